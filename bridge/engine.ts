@@ -1,0 +1,69 @@
+import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
+
+/**
+ * The one door to physics. The orchestrator uses the in-process headless engine and any remote engine
+ * (a headless worker process, a Unity instance) through this interface and nothing else.
+ *
+ * One `run` is one trial of one level: load the XML, simulate, stream frames and events to the sink,
+ * optionally capture the black-on-white image, finish. The Unity evaluator's up-to-3-trials
+ * bookkeeping lives above this interface (the level machine), each trial being its own `run`.
+ */
+export type DamageFormula = 'body' | 'contact-point';
+
+export interface SimulationSettings {
+  /** Steps in the stability window: 10 s at 50 Hz = 500 (evaluator `duration: 10`). */
+  windowSteps: number;
+  /** Trial number 1..3: selects the body creation order (1 = XML order, as the image run). */
+  trial: number;
+  damage: DamageFormula;
+  /** Render the black-on-white capture after the window (+14 frames, as the similarity scene). */
+  capture: boolean;
+  /** Also render the textured `_raw` image. */
+  captureRaw: boolean;
+  /** Steps per `frames` message; the engine batches to keep messages small. */
+  framesPerBatch: number;
+}
+
+export interface LevelJob {
+  levelId: string;
+  xml: string;
+  settings: SimulationSettings;
+}
+
+export interface CaptureResult {
+  png: Uint8Array;
+  raw?: Uint8Array;
+}
+
+/** Receives one trial's stream in order: loaded, then frames/events interleaved, then capture, then done. */
+export interface LevelSink {
+  loaded(bodies: BodyInfo[], dt: number): void;
+  frames(batch: FrameBatch): void;
+  events(events: SimEvent[]): void;
+  capture(result: CaptureResult): void;
+}
+
+export interface EngineIdentity {
+  /** `headless` or `unity`. */
+  kind: string;
+  /** Free text: versions, host, physics settings digest. */
+  description: string;
+  version: string;
+}
+
+export interface Engine {
+  readonly id: string;
+  readonly identity: EngineIdentity;
+  /** Resolves when the trial is done; rejects with the engine's error (load failure, crash, protocol). */
+  run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SIMULATION: SimulationSettings = {
+  windowSteps: 500,
+  trial: 1,
+  damage: 'contact-point',
+  capture: true,
+  captureRaw: false,
+  framesPerBatch: 50,
+};

@@ -1,0 +1,6 @@
+/**
+ * The library entry: `import { ... } from 'sbeval'`.
+ */
+export type { Level, LevelObject, LevelBlock, LevelPig, LevelTnt, LevelPlatform, LevelCamera, Material } from './levels/level.js';
+export { BLOCKS, MATERIALS, DEFAULT_MATERIAL, blockSpec, isMaterial } from './levels/catalog.js';
+export type { BlockSpec, Collider, MaterialSpec } from './levels/catalog.js';

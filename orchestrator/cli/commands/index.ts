@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+
+/**
+ * Every command group registers itself here; one module per group keeps the CLI file small and lets
+ * each stage own its flags and help text.
+ */
+export type RegisterCommands = (program: Command) => void;
+
+export const COMMANDS: RegisterCommands[] = [];
