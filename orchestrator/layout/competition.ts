@@ -129,3 +129,32 @@ function statOrUndefined(path: string) {
 export function trialFileBase(team: string, character: string, trial: number): string {
   return `${team}_${character}_${trial}`;
 }
+
+/** `--team`/`--char` filters shared by every stage command; empty or undefined means all. */
+export interface StageFilter {
+  teams?: readonly string[] | undefined;
+  characters?: readonly string[] | undefined;
+}
+
+export interface TrialFile {
+  team: string;
+  character: string;
+  /** File name inside `<root>/<team>/<stage>/<character>/`. */
+  file: string;
+  path: string;
+}
+
+/** Every trial file of a per-trial stage, teams and characters sorted, trials by index. */
+export function listTrialFiles(root: string, stage: TrialStage, filter: StageFilter = {}, extension?: string): TrialFile[] {
+  const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
+  const trials: TrialFile[] = [];
+  for (const team of listTeams(root)) {
+    if (!wanted(filter.teams, team)) continue;
+    for (const character of listCharacters(root, team, stage)) {
+      if (!wanted(filter.characters, character)) continue;
+      const dir = stageDir(root, team, stage, character);
+      for (const file of listFiles(dir, extension)) trials.push({ team, character, file, path: join(dir, file) });
+    }
+  }
+  return trials;
+}

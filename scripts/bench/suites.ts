@@ -1,0 +1,8 @@
+/** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
+export interface BenchSuite {
+  name: string;
+  description: string;
+  run(): Promise<Array<Record<string, string | number>>>;
+}
+
+export const SUITES: BenchSuite[] = [];
