@@ -4,3 +4,5 @@
 export type { Level, LevelObject, LevelBlock, LevelPig, LevelTnt, LevelPlatform, LevelCamera, Material } from './levels/level.js';
 export { BLOCKS, MATERIALS, DEFAULT_MATERIAL, blockSpec, isMaterial } from './levels/catalog.js';
 export type { BlockSpec, Collider, MaterialSpec } from './levels/catalog.js';
+export { EnginePool, PoolJobError, defaultClassifyError } from './orchestrator/pool/index.js';
+export type { EnginePoolOptions, EngineFactory, PoolEvent, PoolRequest, PoolRunResult, AttemptRecord } from './orchestrator/pool/index.js';

@@ -1,0 +1,500 @@
+import type { Engine, LevelSink } from '../../bridge/engine.js';
+import { describeError, SbevalError } from '../errors.js';
+import { GuardedSink } from './stream-guard.js';
+import {
+  ENGINE_FAULTS,
+  PoolJobError,
+  type AttemptFailureKind,
+  type AttemptRecord,
+  type EngineHealth,
+  type EnginePoolOptions,
+  type ErrorClass,
+  type PoolEvent,
+  type PoolRequest,
+  type PoolRunResult,
+} from './types.js';
+
+/**
+ * The engine pool hands level jobs (one trial of one level each) to free engines and makes sure no
+ * job is lost when an engine misbehaves:
+ * - an engine whose `run` rejects, stalls (no sink callback for `stallMs`), overruns `jobTimeoutMs`
+ *   or streams garbage fails that attempt; the job goes back to the front of the queue and runs on
+ *   another engine when one exists, up to `maxAttempts`, with every attempt's reason recorded;
+ * - an engine that stalled, overran, streamed garbage, reported itself dead (`alive === false`) or
+ *   failed `maxConsecutiveFailures` times in a row is retired (closed) and, with a factory, replaced,
+ *   within a visible restart budget (`maxReplacements`);
+ * - a level error (the engine says the level itself cannot run) fails the job at once: another
+ *   engine would say the same, and the engine stays healthy;
+ * - a caller's AbortSignal cancels a queued job at once and a running one through the engine's signal.
+ *
+ * Lesson from ML-Agents (reference/model-codebases.md §1, §7a.5): every wait is bounded and every
+ * failure says which engine, which phase and why.
+ */
+const DEFAULTS = {
+  jobTimeoutMs: 120_000,
+  stallMs: 30_000,
+  maxAttempts: 3,
+  maxConsecutiveFailures: 2,
+  settleMs: 2_000,
+  closeMs: 5_000,
+} as const;
+
+interface Member {
+  engine: Engine;
+  slot: number | undefined;
+  generation: number;
+  busy: boolean;
+  retired: boolean;
+  jobsDone: number;
+  consecutiveFailures: number;
+  totalFailures: number;
+  /** The engine's current `run`, settled or not (awaited by `close`). */
+  running: Promise<unknown> | undefined;
+}
+
+interface Pending {
+  request: PoolRequest;
+  levelId: string;
+  maxAttempts: number;
+  attempts: AttemptRecord[];
+  tried: Set<string>;
+  avoid: Set<string>;
+  resolve: (result: PoolRunResult) => void;
+  reject: (error: unknown) => void;
+  /** Ends the running attempt (set while one runs). */
+  cancelAttempt: ((reason: string) => void) | undefined;
+  detachAbort: () => void;
+}
+
+interface Outcome {
+  kind: AttemptFailureKind | 'ok';
+  reason: string;
+  cause?: unknown;
+}
+
+/** Default split between level errors and engine faults (see `EnginePoolOptions.classifyError`). */
+export function defaultClassifyError(error: unknown): ErrorClass {
+  if (error !== null && typeof error === 'object' && (error as { levelError?: unknown }).levelError === true) return 'level';
+  if (error instanceof SbevalError && (error.phase === 'input' || error.phase === 'convert')) return 'level';
+  return 'engine';
+}
+
+function isReportedDead(engine: Engine): boolean {
+  return (engine as { alive?: unknown }).alive === false;
+}
+
+function delay(ms: number): Promise<'timeout'> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('timeout'), ms);
+    timer.unref?.();
+  });
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = promise.then(
+    () => 'settled' as const,
+    () => 'settled' as const,
+  );
+  return (await Promise.race([settled, delay(ms)])) === 'settled';
+}
+
+export class EnginePool {
+  private readonly members: Member[] = [];
+  private readonly queue: Pending[] = [];
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements'>> & {
+    maxReplacements: number;
+  };
+  private replacementsLeft: number;
+  private replacementsInFlight = 0;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+  private readonly generations = new Map<number, number>();
+
+  /** A pool over the given engines (no factory needed), or an empty one that `create` fills. */
+  constructor(private readonly config: EnginePoolOptions = {}) {
+    const initial = config.engines?.length || config.size || 1;
+    this.options = {
+      jobTimeoutMs: config.jobTimeoutMs ?? DEFAULTS.jobTimeoutMs,
+      stallMs: config.stallMs ?? DEFAULTS.stallMs,
+      maxAttempts: config.maxAttempts ?? DEFAULTS.maxAttempts,
+      maxConsecutiveFailures: config.maxConsecutiveFailures ?? DEFAULTS.maxConsecutiveFailures,
+      settleMs: config.settleMs ?? DEFAULTS.settleMs,
+      closeMs: config.closeMs ?? DEFAULTS.closeMs,
+      classifyError: config.classifyError ?? defaultClassifyError,
+      maxReplacements: config.maxReplacements ?? 4 * initial,
+    };
+    this.replacementsLeft = this.options.maxReplacements;
+    for (const engine of config.engines ?? []) this.addMember(engine, undefined, 0);
+  }
+
+  /** Starts `size` engines through the factory (in parallel) unless `engines` were given. */
+  static async create(config: EnginePoolOptions): Promise<EnginePool> {
+    const pool = new EnginePool(config);
+    if ((config.engines?.length ?? 0) > 0) return pool;
+    const factory = config.factory;
+    if (!factory) throw new SbevalError('launch', 'an engine pool needs engines or an engine factory');
+    const size = config.size ?? 1;
+    const started = await Promise.allSettled(Array.from({ length: size }, (_, slot) => factory(slot, 0)));
+    const failures = started.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    started.forEach((s, slot) => {
+      if (s.status === 'fulfilled') pool.addMember(s.value, slot, 0);
+    });
+    if (failures.length > 0) {
+      await pool.close();
+      throw new SbevalError('launch', `${failures.length} of ${size} engines failed to start: ${describeError(failures[0]?.reason)}`, undefined, {
+        cause: failures[0]?.reason,
+      });
+    }
+    return pool;
+  }
+
+  /** Live engines (not retired). */
+  get size(): number {
+    return this.members.filter((m) => !m.retired).length;
+  }
+
+  /** Jobs waiting for an engine. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  health(): EngineHealth[] {
+    return this.members
+      .filter((m) => !m.retired)
+      .map((m) => ({
+        engineId: m.engine.id,
+        slot: m.slot,
+        busy: m.busy,
+        jobsDone: m.jobsDone,
+        consecutiveFailures: m.consecutiveFailures,
+        totalFailures: m.totalFailures,
+      }));
+  }
+
+  /** Adds an engine that became available (a remote engine that dialled in). */
+  add(engine: Engine): void {
+    if (this.closing) {
+      this.track(engine.close());
+      return;
+    }
+    this.addMember(engine, undefined, 0);
+    this.pump();
+  }
+
+  /**
+   * Runs one job to completion on some engine. Resolves with the engine that produced the stream and
+   * every attempt; rejects with `PoolJobError` (kind and reason of the last attempt) when the level
+   * failed, the attempts ran out, no engine is left, or the signal/close cancelled it.
+   */
+  run(request: PoolRequest): Promise<PoolRunResult> {
+    const levelId = request.job.levelId;
+    return new Promise<PoolRunResult>((resolve, reject) => {
+      if (this.closing) {
+        reject(new PoolJobError('cancelled', levelId, `${levelId}: the engine pool is closed`, []));
+        return;
+      }
+      if (request.signal?.aborted) {
+        reject(new PoolJobError('cancelled', levelId, `${levelId}: cancelled before it started`, []));
+        return;
+      }
+      const pending: Pending = {
+        request,
+        levelId,
+        maxAttempts: Math.max(1, request.maxAttempts ?? this.options.maxAttempts),
+        attempts: [],
+        tried: new Set(),
+        avoid: new Set(request.avoidEngines ?? []),
+        resolve,
+        reject,
+        cancelAttempt: undefined,
+        detachAbort: () => {},
+      };
+      const signal = request.signal;
+      if (signal) {
+        const onAbort = () => this.cancel(pending, `cancelled: ${describeError(signal.reason ?? 'aborted')}`);
+        signal.addEventListener('abort', onAbort, { once: true });
+        pending.detachAbort = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.queue.push(pending);
+      this.pump();
+      this.failIfNoEngines();
+    });
+  }
+
+  /** Cancels queued and running jobs, waits for running attempts to settle, closes every engine. Idempotent. */
+  close(): Promise<void> {
+    this.closed ??= this.doClose();
+    return this.closed;
+  }
+
+  private async doClose(): Promise<void> {
+    this.closing = true;
+    for (const pending of [...this.queue]) this.cancel(pending, 'cancelled: the engine pool closed');
+    const running = [...this.runningPendings];
+    for (const pending of running) pending.cancelAttempt?.('cancelled: the engine pool closed');
+    await Promise.all(this.members.filter((m) => !m.retired && m.running).map((m) => withTimeout(m.running as Promise<unknown>, this.options.settleMs)));
+    for (const member of this.members) if (!member.retired) this.retire(member, 'the engine pool closed', false);
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  private readonly runningPendings = new Set<Pending>();
+
+  private addMember(engine: Engine, slot: number | undefined, generation: number): void {
+    const member: Member = {
+      engine,
+      slot,
+      generation,
+      busy: false,
+      retired: false,
+      jobsDone: 0,
+      consecutiveFailures: 0,
+      totalFailures: 0,
+      running: undefined,
+    };
+    if (slot !== undefined) this.generations.set(slot, generation);
+    this.members.push(member);
+    this.emit({ type: 'engine-added', engineId: engine.id, slot });
+  }
+
+  /** Gives free engines the first job each may take. */
+  private pump(): void {
+    if (this.closing) return;
+    for (const member of this.members) {
+      if (member.busy || member.retired) continue;
+      const index = this.queue.findIndex((p) => this.accepts(p, member));
+      if (index < 0) continue;
+      const [pending] = this.queue.splice(index, 1);
+      if (pending) this.startAttempt(member, pending);
+    }
+  }
+
+  /** A job takes an engine it has not failed on and was not told to avoid, unless only such engines are left. */
+  private accepts(pending: Pending, member: Member): boolean {
+    const id = member.engine.id;
+    if (!pending.tried.has(id) && !pending.avoid.has(id)) return true;
+    return !this.members.some((m) => !m.retired && !pending.tried.has(m.engine.id) && !pending.avoid.has(m.engine.id));
+  }
+
+  private startAttempt(member: Member, pending: Pending): void {
+    const { job, sink } = pending.request;
+    const attempt = pending.attempts.length + 1;
+    const engineId = member.engine.id;
+    member.busy = true;
+    pending.tried.add(engineId);
+    this.runningPendings.add(pending);
+    this.emit({ type: 'attempt-start', levelId: pending.levelId, attempt, engineId });
+
+    const controller = new AbortController();
+    let settled = false;
+    let stallTimer: NodeJS.Timeout | undefined;
+    const liveSink: LevelSink | undefined = typeof sink === 'function' ? sink(attempt) : undefined;
+
+    let runSettled = false;
+    let running: Promise<void> = Promise.resolve();
+    const finish = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(jobTimer);
+      if (stallTimer) clearTimeout(stallTimer);
+      guard.close();
+      pending.cancelAttempt = undefined;
+      this.runningPendings.delete(pending);
+      if (!runSettled) controller.abort(new Error(outcome.reason));
+
+      if (outcome.kind === 'ok') {
+        pending.attempts.push({ attempt, engineId });
+        member.jobsDone += 1;
+        member.consecutiveFailures = 0;
+        member.busy = false;
+        this.succeed(pending, guard, engineId);
+        this.pump();
+        return;
+      }
+
+      pending.attempts.push({ attempt, engineId, failure: { kind: outcome.kind, reason: outcome.reason } });
+      this.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt, engineId, kind: outcome.kind, reason: outcome.reason });
+      this.afterFailedAttempt(member, outcome, runSettled, running);
+
+      if (ENGINE_FAULTS.has(outcome.kind) && pending.attempts.length < pending.maxAttempts && !this.closing) {
+        this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });
+        this.queue.unshift(pending); // retries first: a requeued job is never starved by new work
+        this.pump();
+        this.failIfNoEngines();
+        return;
+      }
+      const exhausted = ENGINE_FAULTS.has(outcome.kind) && pending.attempts.length > 1;
+      const message = exhausted ? `${outcome.reason} (after ${pending.attempts.length} attempts)` : outcome.reason;
+      this.fail(pending, outcome.kind as AttemptFailureKind, message, outcome.cause);
+      this.pump();
+    };
+
+    const armStall = () => {
+      if (stallTimer) clearTimeout(stallTimer);
+      stallTimer = setTimeout(
+        () => finish({ kind: 'stalled', reason: `engine ${engineId} stalled: no progress for ${this.options.stallMs} ms` }),
+        this.options.stallMs,
+      );
+    };
+    const guard = new GuardedSink(job, liveSink, armStall, (violation) =>
+      finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
+    );
+    const jobTimer = setTimeout(
+      () => finish({ kind: 'timeout', reason: `engine ${engineId} took longer than ${this.options.jobTimeoutMs} ms` }),
+      this.options.jobTimeoutMs,
+    );
+    pending.cancelAttempt = (reason: string) => finish({ kind: 'cancelled', reason });
+    armStall();
+
+    running = (async () => member.engine.run(job, guard, controller.signal))();
+    member.running = running;
+    running.then(
+      () => {
+        runSettled = true;
+        const violation = guard.finish();
+        if (!violation) finish({ kind: 'ok', reason: '' });
+        // A violation found at the end already called finish through the guard's callback.
+      },
+      (error: unknown) => {
+        runSettled = true;
+        if (controller.signal.aborted) return; // we ended it ourselves; finish already ran
+        const kind: AttemptFailureKind = this.options.classifyError(error) === 'level' ? 'level' : 'crashed';
+        const reason = kind === 'level' ? describeError(error) : `engine ${engineId} failed: ${describeError(error)}`;
+        finish({ kind, reason, cause: error });
+      },
+    );
+  }
+
+  /** Updates the engine's health after a failed attempt and frees or retires it. */
+  private afterFailedAttempt(member: Member, outcome: Outcome, runSettled: boolean, running: Promise<unknown>): void {
+    const kind = outcome.kind as AttemptFailureKind;
+    if (kind === 'level') {
+      member.consecutiveFailures = 0; // it answered properly
+      member.busy = false;
+      return;
+    }
+    if (kind === 'cancelled') {
+      if (runSettled) {
+        member.busy = false;
+        return;
+      }
+      // Give the engine a moment to honour its abort signal; one that ignores it cannot be trusted.
+      this.track(
+        withTimeout(running, this.options.settleMs).then((ok) => {
+          if (member.retired) return;
+          if (ok && !this.closing) {
+            member.busy = false;
+            this.pump();
+          } else if (!ok) this.retire(member, `engine ${member.engine.id} ignored cancellation`);
+        }),
+      );
+      return;
+    }
+    member.consecutiveFailures += 1;
+    member.totalFailures += 1;
+    const mustRetire =
+      kind === 'stalled' ||
+      kind === 'timeout' ||
+      kind === 'garbage' ||
+      isReportedDead(member.engine) ||
+      member.consecutiveFailures >= this.options.maxConsecutiveFailures;
+    if (mustRetire) this.retire(member, outcome.reason);
+    else member.busy = false;
+  }
+
+  private succeed(pending: Pending, guard: GuardedSink, engineId: string): void {
+    pending.detachAbort();
+    const sink = pending.request.sink;
+    if (typeof sink !== 'function') {
+      try {
+        guard.replay(sink);
+      } catch (error) {
+        // The caller's own sink threw: report it as it is, it says nothing about the engine.
+        this.emit({ type: 'job-failed', levelId: pending.levelId, kind: 'crashed', reason: describeError(error) });
+        pending.reject(error);
+        return;
+      }
+    }
+    this.emit({ type: 'job-done', levelId: pending.levelId, engineId, attempts: pending.attempts.length });
+    pending.resolve({ engineId, attempts: pending.attempts });
+  }
+
+  private fail(pending: Pending, kind: PoolJobError['kind'], message: string, cause?: unknown): void {
+    pending.detachAbort();
+    this.emit({ type: 'job-failed', levelId: pending.levelId, kind, reason: message });
+    pending.reject(new PoolJobError(kind, pending.levelId, message, pending.attempts, { cause }));
+  }
+
+  private cancel(pending: Pending, reason: string): void {
+    const index = this.queue.indexOf(pending);
+    if (index >= 0) {
+      this.queue.splice(index, 1);
+      this.fail(pending, 'cancelled', `${pending.levelId}: ${reason}`);
+      return;
+    }
+    pending.cancelAttempt?.(reason);
+  }
+
+  /** Closes an engine in the background and, with a factory and budget left, starts its replacement. */
+  private retire(member: Member, reason: string, replace = true): void {
+    if (member.retired) return;
+    member.retired = true;
+    member.busy = true;
+    this.emit({ type: 'engine-retired', engineId: member.engine.id, reason });
+    this.track(withTimeout(member.engine.close(), this.options.closeMs));
+    if (replace && !this.closing && this.config.factory && member.slot !== undefined) {
+      const slot = member.slot;
+      if (this.replacementsLeft > 0) {
+        this.replacementsLeft -= 1;
+        this.replacementsInFlight += 1;
+        const generation = (this.generations.get(slot) ?? 0) + 1;
+        this.generations.set(slot, generation);
+        this.track(
+          this.config
+            .factory(slot, generation)
+            .then(
+              (engine) => {
+                if (this.closing) {
+                  this.track(withTimeout(engine.close(), this.options.closeMs));
+                  return;
+                }
+                this.addMember(engine, slot, generation);
+              },
+              (error: unknown) => this.emit({ type: 'engine-replace-failed', slot, reason: describeError(error) }),
+            )
+            .finally(() => {
+              this.replacementsInFlight -= 1;
+              this.pump();
+              this.failIfNoEngines();
+            }),
+        );
+      } else {
+        this.emit({ type: 'engine-replace-failed', slot, reason: `restart budget of ${this.options.maxReplacements} replacements used up` });
+      }
+    }
+    this.failIfNoEngines();
+  }
+
+  /** With no engine left and none coming, queued jobs can never run: fail them with that reason. */
+  private failIfNoEngines(): void {
+    if (this.closing || this.size > 0 || this.replacementsInFlight > 0) return;
+    for (const pending of this.queue.splice(0)) {
+      const last = pending.attempts.at(-1)?.failure?.reason;
+      this.fail(pending, 'no-engines', `${pending.levelId}: no engine left to run it${last ? ` (last failure: ${last})` : ''}`);
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.catch(() => undefined);
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  private emit(event: PoolEvent): void {
+    try {
+      this.config.onEvent?.(event);
+    } catch {
+      // A broken listener must not break scheduling.
+    }
+  }
+}

@@ -1,0 +1,16 @@
+export { EnginePool, defaultClassifyError } from './engine-pool.js';
+export { GuardedSink, StreamViolation } from './stream-guard.js';
+export { PoolJobError, ENGINE_FAULTS } from './types.js';
+export type {
+  AttemptFailureKind,
+  AttemptRecord,
+  EngineFactory,
+  EngineHealth,
+  EnginePoolOptions,
+  ErrorClass,
+  LevelSinkFactory,
+  PoolEvent,
+  PoolFailureKind,
+  PoolRequest,
+  PoolRunResult,
+} from './types.js';

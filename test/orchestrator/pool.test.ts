@@ -1,0 +1,281 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
+import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
+import { FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+
+const STEPS = 20;
+const job = (levelId: string, capture = true): LevelJob => ({ levelId, xml: '<Level/>', settings: { ...DEFAULT_SIMULATION, capture } });
+const allSteps = Array.from({ length: STEPS }, (_, i) => i);
+
+function collect() {
+  const events: PoolEvent[] = [];
+  return { events, onEvent: (e: PoolEvent) => events.push(e) };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<PoolJobError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PoolJobError) return error;
+    throw error;
+  }
+  throw new Error('expected the job to fail');
+}
+
+describe('engine pool', () => {
+  it('runs every job once on free engines and delivers exactly one complete stream per job', async () => {
+    const engines = [new FakeEngine('e0'), new FakeEngine('e1')];
+    const pool = new EnginePool({ engines });
+    const sinks = Array.from({ length: 8 }, () => new RecordingSink());
+    const results = await Promise.all(sinks.map((sink, i) => pool.run({ job: job(`L${i}`), sink })));
+    for (const sink of sinks) {
+      expect(sink.loadedCalls).toBe(1);
+      expect(sink.steps).toEqual(allSteps);
+      expect(sink.captures).toBe(1);
+    }
+    expect(results.every((r) => r.attempts.length === 1)).toBe(true);
+    // Both engines worked, and together they ran each job exactly once.
+    expect(engines[0]!.jobs.length).toBeGreaterThan(0);
+    expect(engines[1]!.jobs.length).toBeGreaterThan(0);
+    expect([...engines[0]!.jobs, ...engines[1]!.jobs].sort()).toEqual(sinks.map((_, i) => `L${i}`).sort());
+    await pool.close();
+    expect(engines.map((e) => e.closeCalls)).toEqual([1, 1]);
+  });
+
+  it('requeues the job of an engine that dies mid-level on another engine, and the sink sees only the good attempt', async () => {
+    const dying = new FakeEngine('dying', ['die', 'ok']);
+    const healthy = new FakeEngine('healthy');
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [dying, healthy], onEvent });
+    const sink = new RecordingSink();
+    // Only one job: the dying engine gets it first (list order), fails after streaming a batch.
+    const result = await pool.run({ job: job('L0'), sink });
+    expect(result.engineId).toBe('healthy');
+    expect(result.attempts.map((a) => [a.engineId, a.failure?.kind])).toEqual([
+      ['dying', 'crashed'],
+      ['healthy', undefined],
+    ]);
+    expect(result.attempts[0]!.failure!.reason).toMatch(/connection lost/);
+    expect(sink.loadedCalls).toBe(1);
+    expect(sink.steps).toEqual(allSteps);
+    expect(events.some((e) => e.type === 'requeued' && e.levelId === 'L0')).toBe(true);
+    // One crash is not yet a dead engine (maxConsecutiveFailures 2): it stays in the pool.
+    expect(pool.health().map((h) => h.engineId).sort()).toEqual(['dying', 'healthy']);
+    await pool.close();
+  });
+
+  it('retires an engine that reports itself dead after a crash and replaces it through the factory', async () => {
+    const made: FakeEngine[] = [];
+    const scripts: Behaviour[][] = [['die'], ['ok']];
+    const { events, onEvent } = collect();
+    const pool = await EnginePool.create({
+      size: 2,
+      factory: async (slot, generation) => {
+        const engine = new FakeEngine(`s${slot}g${generation}`, generation === 0 ? scripts[slot] : ['ok']);
+        made.push(engine);
+        return engine;
+      },
+      onEvent,
+    });
+    const dying = made[0]!;
+    dying.run = (async (j, s, signal) => {
+      await FakeEngine.prototype.run.call(dying, j, s, signal).catch((error: unknown) => {
+        dying.alive = false; // a remote engine whose socket closed
+        throw error;
+      });
+    }) as FakeEngine['run'];
+    const sinks = [new RecordingSink(), new RecordingSink(), new RecordingSink()];
+    await Promise.all(sinks.map((sink, i) => pool.run({ job: job(`L${i}`), sink })));
+    expect(sinks.every((s) => s.steps.length === STEPS && s.loadedCalls === 1)).toBe(true);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'engine-retired', engineId: 's0g0' }));
+    expect(events).toContainEqual({ type: 'engine-added', engineId: 's0g1', slot: 0 });
+    expect(dying.closeCalls).toBe(1);
+    await pool.close();
+  });
+
+  it('detects a stalled engine with the progress watchdog, retires and replaces it, and the job completes', async () => {
+    const { events, onEvent } = collect();
+    let created = 0;
+    const pool = await EnginePool.create({
+      size: 1,
+      stallMs: 80,
+      factory: async (slot, generation) => {
+        created += 1;
+        return new FakeEngine(`s${slot}g${generation}`, generation === 0 ? ['stall'] : ['ok']);
+      },
+      onEvent,
+    });
+    const sink = new RecordingSink();
+    const result = await pool.run({ job: job('L0'), sink });
+    expect(result.attempts[0]!.failure).toEqual({ kind: 'stalled', reason: expect.stringMatching(/s0g0 stalled: no progress for 80 ms/) });
+    expect(result.engineId).toBe('s0g1');
+    expect(created).toBe(2);
+    expect(sink.steps).toEqual(allSteps);
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['attempt-failed', 'engine-retired', 'requeued', 'engine-added', 'job-done']),
+    );
+    await pool.close();
+  });
+
+  it('ends an attempt that keeps progressing past the job timeout', async () => {
+    const pool = new EnginePool({ engines: [new FakeEngine('slow', ['endless']), new FakeEngine('fine')], jobTimeoutMs: 120, stallMs: 10_000 });
+    const result = await pool.run({ job: job('L0'), sink: new RecordingSink() });
+    expect(result.attempts[0]!.failure?.kind).toBe('timeout');
+    expect(result.attempts[0]!.failure?.reason).toMatch(/slow took longer than 120 ms/);
+    expect(result.engineId).toBe('fine');
+    await pool.close();
+  });
+
+  const garbage: Array<[Behaviour, RegExp]> = [
+    ['garbage-order', /`frames` before `loaded`/],
+    ['garbage-shape', /for 4 bodies, `loaded` announced 3/],
+    ['garbage-nan', /non-finite state at step 5/],
+    ['garbage-gap', /start at step 6, expected 5/],
+    ['garbage-png', /not a PNG image/],
+    ['garbage-no-capture', /without the requested capture/],
+  ];
+  for (const [behaviour, message] of garbage) {
+    it(`treats an engine that answers garbage (${behaviour}) as faulty and reruns the job elsewhere`, async () => {
+      const bad = new FakeEngine('bad', [behaviour]);
+      const pool = new EnginePool({ engines: [bad, new FakeEngine('good')] });
+      const sink = new RecordingSink();
+      const result = await pool.run({ job: job('L0'), sink });
+      expect(result.attempts[0]).toEqual({ attempt: 1, engineId: 'bad', failure: { kind: 'garbage', reason: expect.stringMatching(message) } });
+      expect(result.engineId).toBe('good');
+      expect(sink.loadedCalls).toBe(1);
+      expect(sink.steps).toEqual(allSteps);
+      expect(sink.captures).toBe(1);
+      // Garbage means the engine's stream cannot be trusted any more: it is retired.
+      expect(pool.health().map((h) => h.engineId)).toEqual(['good']);
+      expect(bad.closeCalls).toBe(1);
+      await pool.close();
+    });
+  }
+
+  it('fails a level error at once without retrying and keeps the engine', async () => {
+    const engine = new FakeEngine('e0', ['level-error', 'ok']);
+    const other = new FakeEngine('e1');
+    const pool = new EnginePool({ engines: [engine, other] });
+    const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
+    expect(error.kind).toBe('level');
+    expect(error.message).toBe('BAD: unknown block type');
+    expect(error.attempts).toHaveLength(1);
+    expect(other.jobs).toEqual([]);
+    await pool.run({ job: job('L1'), sink: new RecordingSink() });
+    expect(pool.health().find((h) => h.engineId === 'e0')?.consecutiveFailures).toBe(0);
+    await pool.close();
+  });
+
+  it('bounds the retries and records every attempt with its reason', async () => {
+    const engines = ['a', 'b', 'c', 'd'].map((id) => new FakeEngine(id, ['die']));
+    const pool = new EnginePool({ engines, maxAttempts: 3 });
+    const error = await rejection(pool.run({ job: job('L0'), sink: new RecordingSink() }));
+    expect(error.kind).toBe('crashed');
+    expect(error.attempts.map((a) => a.engineId)).toEqual(['a', 'b', 'c']);
+    expect(error.attempts.every((a) => /connection lost/.test(a.failure?.reason ?? ''))).toBe(true);
+    expect(error.message).toMatch(/after 3 attempts/);
+    expect(engines[3]!.jobs).toEqual([]);
+    await pool.close();
+  });
+
+  it('fails queued jobs with "no engine left" when every engine died and the restart budget is spent', async () => {
+    const { events, onEvent } = collect();
+    const pool = await EnginePool.create({
+      size: 1,
+      maxReplacements: 1,
+      maxAttempts: 5,
+      stallMs: 50,
+      factory: async (slot, generation) => new FakeEngine(`s${slot}g${generation}`, ['stall']),
+      onEvent,
+    });
+    const error = await rejection(pool.run({ job: job('L0'), sink: new RecordingSink() }));
+    expect(error.kind).toBe('no-engines');
+    expect(error.message).toMatch(/no engine left.*stalled/);
+    expect(error.attempts.map((a) => a.engineId)).toEqual(['s0g0', 's0g1']);
+    expect(events).toContainEqual({ type: 'engine-replace-failed', slot: 0, reason: 'restart budget of 1 replacements used up' });
+    await pool.close();
+  });
+
+  it('prefers engines the request does not avoid', async () => {
+    const a = new FakeEngine('a');
+    const b = new FakeEngine('b');
+    const pool = new EnginePool({ engines: [a, b] });
+    const result = await pool.run({ job: job('L0'), sink: new RecordingSink(), avoidEngines: ['a'] });
+    expect(result.engineId).toBe('b');
+    expect(a.jobs).toEqual([]);
+    await pool.close();
+  });
+
+  it('streams each attempt to a fresh sink when given a sink factory', async () => {
+    const pool = new EnginePool({ engines: [new FakeEngine('dying', ['die']), new FakeEngine('ok')] });
+    const sinks: RecordingSink[] = [];
+    await pool.run({
+      job: job('L0'),
+      sink: (attempt) => {
+        expect(attempt).toBe(sinks.length + 1);
+        const sink = new RecordingSink();
+        sinks.push(sink);
+        return sink;
+      },
+    });
+    expect(sinks).toHaveLength(2);
+    // The first attempt got its partial stream live; the second the whole one.
+    expect(sinks[0]!.steps.length).toBeGreaterThan(0);
+    expect(sinks[0]!.steps.length).toBeLessThan(STEPS);
+    expect(sinks[1]!.steps).toEqual(allSteps);
+    await pool.close();
+  });
+
+  it('cancels a queued job without running it and a running one through the engine signal', async () => {
+    const engine = new FakeEngine('e0', ['wait-abort', 'ok']);
+    const pool = new EnginePool({ engines: [engine] });
+    const running = new AbortController();
+    const queued = new AbortController();
+    const first = pool.run({ job: job('RUNNING'), sink: new RecordingSink(), signal: running.signal });
+    const second = pool.run({ job: job('QUEUED'), sink: new RecordingSink(), signal: queued.signal });
+    queued.abort();
+    const queuedError = await rejection(second);
+    expect(queuedError.kind).toBe('cancelled');
+    expect(queuedError.attempts).toEqual([]);
+    running.abort(new Error('user pressed Ctrl-C'));
+    const runningError = await rejection(first);
+    expect(runningError.kind).toBe('cancelled');
+    expect(runningError.message).toMatch(/Ctrl-C/);
+    expect(engine.aborts).toBe(1);
+    expect(engine.jobs).toEqual(['RUNNING']);
+    // The engine honoured the abort, so it is free again for the next job.
+    const third = new RecordingSink();
+    await pool.run({ job: job('NEXT'), sink: third });
+    expect(third.steps).toEqual(allSteps);
+    await pool.close();
+  });
+
+  it('closes cleanly: queued and running jobs are cancelled, engines closed once, later runs refused', async () => {
+    const engine = new FakeEngine('e0', ['wait-abort']);
+    const pool = new EnginePool({ engines: [engine] });
+    const running = pool.run({ job: job('A'), sink: new RecordingSink() });
+    const queued = pool.run({ job: job('B'), sink: new RecordingSink() });
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([pool.close(), pool.close()]);
+    expect((await rejection(running)).kind).toBe('cancelled');
+    expect((await rejection(queued)).kind).toBe('cancelled');
+    expect(engine.closeCalls).toBe(1);
+    expect((await rejection(pool.run({ job: job('C'), sink: new RecordingSink() }))).message).toMatch(/closed/);
+  });
+
+  it('refuses to start when an engine fails to launch, and closes the ones that started', async () => {
+    const started: FakeEngine[] = [];
+    await expect(
+      EnginePool.create({
+        size: 2,
+        factory: async (slot) => {
+          if (slot === 1) throw new Error('port in use');
+          const engine = new FakeEngine(`s${slot}`);
+          started.push(engine);
+          return engine;
+        },
+      }),
+    ).rejects.toThrow(/1 of 2 engines failed to start: port in use/);
+    expect(started[0]!.closeCalls).toBe(1);
+  });
+});
