@@ -1,0 +1,15 @@
+/**
+ * The official per-character JSON files, one module each: types, zod readers and byte-exact writers.
+ *
+ * - stability.ts — Science Birds Evaluator (Unity JsonUtility, 4-space indent, Unity float printing)
+ * - similarity.ts — similarity-checking-script (Python json.dumps indent=2)
+ * - diversity.ts — diversity-checking-script (Python json.dumps indent=2)
+ *
+ * Writers return the file text; callers write it atomically (orchestrator/layout/atomic.ts).
+ */
+export * from './stability.js';
+export * from './similarity.js';
+export * from './diversity.js';
+export { formatUnityFloat, formatUnityDouble } from './unity-float.js';
+export { formatPythonFloat, pythonJsonDumps, pythonJsonString } from './python-json.js';
+export type { PythonJsonValue, PythonDumpOptions } from './python-json.js';
