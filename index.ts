@@ -4,6 +4,32 @@
 export type { Level, LevelObject, LevelBlock, LevelPig, LevelTnt, LevelPlatform, LevelCamera, Material } from './levels/level.js';
 export { BLOCKS, MATERIALS, DEFAULT_MATERIAL, blockSpec, isMaterial } from './levels/catalog.js';
 export type { BlockSpec, Collider, MaterialSpec } from './levels/catalog.js';
+
+// Levels (issue 2): response → drop program → grid drop → Science Birds XML, official-exact
+// (chatgpt4pcg@1.4.1); a strict reader for any Science Birds level; the 2023 prompt rules.
+/** Official code extraction: the drop calls of the last fenced block, or null (`Code not found.`). */
+export { extractCode, lastFencedBlock, assertFunctionName, DROP_BLOCK, AB_DROP, CODE_NOT_FOUND } from './levels/extract.js';
+/** A drop program read line by line as the official converter reads it. */
+export { parseDropProgram } from './levels/program.js';
+export type { BlockId, DropCall } from './levels/program.js';
+/** The official 20×16 height-map drop with its three errors and the left shift; the placed grid as data. */
+export {
+  dropBlocks, tryDropBlocks, structureToText, DropError, BLOCK_SHAPES, GRID_WIDTH, GRID_HEIGHT,
+  HEIGHT_BOUNDARY, WIDTH_BOUNDARY, UNKNOWN_BLOCK,
+} from './levels/drop.js';
+export type { PlacedBlock, PlacedStructure, DropFailure, DropResult } from './levels/drop.js';
+/** Byte-identical official XML (exact 1e-5 integer arithmetic), and the same level as data. */
+export { structureToXml, structureToLevel, levelFrame, formatUnits, blockCentreUnits, GRID_WORLD } from './levels/xml-write.js';
+export type { LevelFrame } from './levels/xml-write.js';
+/** Strict Science Birds level reader: parseLevelXml throws LevelXmlError; readLevelXml also lists Unity quirks. */
+export { parseLevelXml, readLevelXml, LevelXmlError, DEFAULT_MAX_LEVEL_SIZE, DEFAULT_MAX_LEVEL_OBJECTS, DEFAULT_MAX_MAGNITUDE, MAX_LEVEL_WIDTH } from './levels/xml-read.js';
+export type { ReadLevelXmlOptions, LevelXmlResult } from './levels/xml-read.js';
+/** The two level stages composed: responseToLevel (extract + convert), convertProgram, programToXml. */
+export { responseToLevel, convertProgram, programToXml } from './levels/pipeline.js';
+export type { LevelOptions, ConvertResult, ResponseResult } from './levels/pipeline.js';
+/** 2023 prompt rules: words-count@2.0.2 word count, allowed characters, <OBJECT>, 900 words. */
+export { qualify, countWords, disallowedCharacters, containsDisallowedCharacters, countObjectTokens, MAX_WORDS_2023 } from './levels/rules-2023.js';
+export type { QualificationVerdict, QualificationCheck } from './levels/rules-2023.js';
 export { EnginePool, PoolJobError, defaultClassifyError } from './orchestrator/pool/index.js';
 export type { EnginePoolOptions, EngineFactory, PoolEvent, PoolRequest, PoolRunResult, AttemptRecord } from './orchestrator/pool/index.js';
 
