@@ -1,0 +1,117 @@
+import type { Level } from '../../levels/level.js';
+import type { SimulationSettings } from '../engine.js';
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../frames.js';
+import { transformPoints, type Vec } from './geometry.js';
+import { fnv1a } from './order.js';
+import { BLACK, RAW_COLOURS, boundOf, renderImage, viewOf, type Bound, type Shape } from './render.js';
+import { CAPTURE_BOUND_DELAY_STEPS, CAPTURE_DELAY_STEPS, CAPTURE_RAW_DELAY_STEPS } from './settings.js';
+import { LevelWorld } from './world.js';
+
+/**
+ * One trial of one level, synchronously: creates the world, streams every step's frame (step 0 = right
+ * after creation) and the events to `out`, and renders the images the evaluator would save. The
+ * stream is produced whether or not anyone keeps it: stability, traces and the viewer all read it.
+ */
+export interface TrialStream {
+  loaded(bodies: BodyInfo[], dt: number): void;
+  frames(batch: FrameBatch): void;
+  events(events: SimEvent[]): void;
+}
+
+export interface TrialImages {
+  /** RGBA 1024 × 1024, the black-on-white capture. */
+  image: Uint8Array;
+  /** RGBA 1024 × 1024 flat-colour rendering taken 7 frames before the capture (the `_raw` image). */
+  raw?: Uint8Array;
+  /** The structure bound the camera framed (undefined: no block alive, white image). */
+  bound: Bound | undefined;
+}
+
+/** Seed of a level's trial shuffles: its XML text, so the same file behaves the same anywhere. */
+export function levelSeed(xml: string): number {
+  return fnv1a(xml);
+}
+
+export function simulateTrial(level: Level, seed: number, settings: SimulationSettings, out: TrialStream, shouldStop?: () => boolean): TrialImages | undefined {
+  const world = new LevelWorld(level, { trial: settings.trial, damage: settings.damage, seed });
+  const bodyCount = world.bodies.length;
+  out.loaded(world.bodies, world.dt);
+
+  const totalSteps = settings.windowSteps + (settings.capture ? CAPTURE_DELAY_STEPS : 0);
+  const perBatch = Math.max(1, Math.floor(settings.framesPerBatch));
+  let batchFirst = 0;
+  let batchSteps = Math.min(perBatch, totalSteps + 1);
+  let states = new Float32Array(batchSteps * bodyCount * FIELD_COUNT);
+  let alive = new Uint8Array(batchSteps * bodyCount);
+  let pending: SimEvent[] = [];
+  let bound: Bound | undefined;
+  let raw: Uint8Array | undefined;
+  let image: Uint8Array | undefined;
+
+  const record = (step: number): void => {
+    const s = step - batchFirst;
+    world.writeFrame(states, s * bodyCount * FIELD_COUNT, alive, s * bodyCount);
+    if (s + 1 === batchSteps) {
+      if (pending.length > 0) out.events(pending);
+      pending = [];
+      out.frames({ firstStep: batchFirst, stepCount: batchSteps, bodyCount, states, alive });
+      batchFirst = step + 1;
+      batchSteps = Math.min(perBatch, totalSteps + 1 - batchFirst);
+      if (batchSteps > 0) {
+        states = new Float32Array(batchSteps * bodyCount * FIELD_COUNT);
+        alive = new Uint8Array(batchSteps * bodyCount);
+      }
+    }
+  };
+
+  const captureAt = (step: number): void => {
+    if (!settings.capture) return;
+    if (step === settings.windowSteps + CAPTURE_BOUND_DELAY_STEPS) bound = structureBound(world);
+    if (settings.captureRaw && step === settings.windowSteps + CAPTURE_RAW_DELAY_STEPS) raw = renderImage(rawShapes(world), bound && viewOf(bound));
+    if (step === settings.windowSteps + CAPTURE_DELAY_STEPS) image = renderImage(ocrShapes(world), bound && viewOf(bound));
+  };
+
+  record(0);
+  captureAt(0);
+  for (let step = 1; step <= totalSteps; step++) {
+    if (shouldStop?.()) return undefined;
+    const events = world.advance();
+    for (const e of events) pending.push(e);
+    record(step);
+    captureAt(step);
+  }
+  if (!settings.capture || !image) return undefined;
+  return raw ? { image, raw, bound } : { image, bound };
+}
+
+/** `GetStructureBound`: union of the live ABBlocks' collider bounds (collider cores, no skin). */
+function structureBound(world: LevelWorld): Bound | undefined {
+  const sets: Vec[][] = [];
+  for (const o of world.liveObjects()) {
+    if (!o.plan.framesImage) continue;
+    sets.push(transformPoints(o.plan.outline[0] as Vec[], o.x, o.y, o.angle));
+  }
+  return boundOf(sets);
+}
+
+/** After `AdjustBlocks`: OCR types black at their OCR sprite size, other layer-10 objects black at their sprite/collider shape; dead objects are invisible. */
+function ocrShapes(world: LevelWorld): Shape[] {
+  const shapes: Shape[] = [];
+  for (const o of world.liveObjects()) {
+    if (!o.plan.draw) continue;
+    shapes.push({ paths: o.plan.draw.paths.map((p) => transformPoints(p, o.x, o.y, o.angle)), colour: BLACK });
+  }
+  return shapes;
+}
+
+/** The `_raw` image before the OCR swap: textured sprites, here a flat colour per material / object (see RAW_COLOURS). */
+function rawShapes(world: LevelWorld): Shape[] {
+  const shapes: Shape[] = [];
+  for (const o of world.liveObjects()) {
+    if (!o.plan.draw) continue;
+    const colour = RAW_COLOURS[o.plan.material ?? o.plan.kind] ?? BLACK;
+    const paths = o.plan.kind === 'block' ? o.plan.outline : o.plan.draw.paths;
+    shapes.push({ paths: paths.map((p) => transformPoints(p, o.x, o.y, o.angle)), colour });
+  }
+  return shapes;
+}

@@ -1,0 +1,367 @@
+import { Box, Polygon, Vec2, World, testOverlap, Circle, Transform, type Body, type Contact, type Fixture } from 'planck';
+import type { Level } from '../../levels/level.js';
+import { DEFAULT_MATERIAL, TNT } from '../../levels/catalog.js';
+import type { DamageFormula } from '../engine.js';
+import { FIELD_COUNT, type BodyInfo, type SimEvent } from '../frames.js';
+import { bodyInfos, groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './objects.js';
+import { creationOrder } from './order.js';
+import { WORLD_SETTINGS, secondsToSteps } from './settings.js';
+import type { Vec } from './geometry.js';
+
+/**
+ * One trial of one level in a planck.js world configured as the evaluator's Unity scene, plus the
+ * game logic that runs beside Box2D there (Assets/Scripts/GameWorld/ABGameObject.cs, ABBlock.cs,
+ * ABTNT.cs, ABGameWorld.cs of chatgpt4pcg/modified-science-birds):
+ *
+ * - damage at contact begin (`OnCollisionEnter2D` → `DealDamage(relativeVelocity.magnitude)`), once
+ *   per collider pair, to every participant that has health (blocks, pigs, TNT; not the ground or
+ *   platforms), applied after the physics step as Unity delivers collision callbacks after it;
+ * - death at health ≤ 0 (`Die`): linear velocity set to zero, collider off (fixtures destroyed, the
+ *   body keeps falling under gravity and damping), removal `_systemLifetime` later (blocks 0.5 s,
+ *   pigs 0.2 s, TNT 0.1 s); TNT explodes when it dies;
+ * - the out-of-world rule (`DestroyIfOutScreen`, every frame): an object whose x-extent lies
+ *   entirely outside ±width·17.5/2 dies (again every frame while it stays outside).
+ *
+ * Birds and the slingshot are not simulated: the first bird hangs at the slingshot with gravity 0
+ * and all of them are at x ≈ −9, far from anything a level places on the ground right of x = 2.
+ */
+export interface TrialOptions {
+  /** 1 = the evaluator's creation order; 2 = reversed; 3+ = a shuffle seeded by `seed` and the trial. */
+  trial: number;
+  damage: DamageFormula;
+  /** Seed of the trial shuffles (derived from the level's content, so a level behaves the same anywhere). */
+  seed: number;
+}
+
+/** Fixture user data: the collider it belongs to (an object id ≥ 0, or −1 − tile index for the ground). */
+interface ColliderRef {
+  collider: number;
+}
+
+interface ObjectState {
+  plan: ObjectPlan;
+  body: Body | undefined;
+  health: number;
+  dead: boolean;
+  removed: boolean;
+  removeAtStep: number;
+  removalReason: 'death' | 'out-of-world';
+  exploded: boolean;
+  /** Last reported state (frozen after removal). */
+  state: Float64Array;
+}
+
+interface PendingEnter {
+  a: number;
+  b: number;
+  relativeSpeed: number;
+}
+
+const GROUND_EVENT_ID = -1;
+
+export class LevelWorld {
+  readonly plans: ObjectPlan[];
+  readonly bodies: BodyInfo[];
+  readonly dt = WORLD_SETTINGS.dt;
+  /** Steps done so far (0 right after creation). */
+  step = 0;
+
+  private readonly world: World;
+  private readonly objects: ObjectState[];
+  private readonly halfWidth: number;
+  /** Touching fixture contacts per collider pair: Unity reports a collision enter once per collider pair. */
+  private readonly touching = new Map<string, number>();
+  private pending: PendingEnter[] = [];
+  private events: SimEvent[] = [];
+
+  constructor(level: Level, private readonly options: TrialOptions) {
+    this.plans = planObjects(level);
+    this.bodies = bodyInfos(this.plans);
+    this.halfWidth = worldHalfWidth(level.width);
+    this.world = new World({
+      gravity: Vec2(WORLD_SETTINGS.gravity.x, WORLD_SETTINGS.gravity.y),
+      allowSleep: WORLD_SETTINGS.allowSleep,
+      warmStarting: WORLD_SETTINGS.warmStarting,
+      continuousPhysics: WORLD_SETTINGS.continuousPhysics,
+      subStepping: WORLD_SETTINGS.subStepping,
+      blockSolve: WORLD_SETTINGS.blockSolve,
+    });
+    this.world.on('begin-contact', (contact: Contact) => this.beginContact(contact));
+    this.world.on('end-contact', (contact: Contact) => this.endContact(contact));
+
+    // Ground first (DecodeLevel instantiates the Landscape tiles before any object): static colliders
+    // without a Rigidbody2D all live on Unity's one static ground body.
+    const ground = this.world.createBody({ type: 'static', position: Vec2(0, 0) });
+    groundTiles(level.width).forEach((tile, index) => {
+      ground.createFixture(new Box(tile.halfWidth, tile.halfHeight, Vec2(tile.x, tile.y), 0), {
+        density: 0,
+        friction: DEFAULT_MATERIAL.friction,
+        restitution: DEFAULT_MATERIAL.bounciness,
+        userData: { collider: -1 - index } satisfies ColliderRef,
+      });
+    });
+
+    this.objects = this.plans.map((plan) => ({
+      plan,
+      body: undefined,
+      health: plan.body.life ?? Number.POSITIVE_INFINITY,
+      dead: false,
+      removed: false,
+      removeAtStep: Number.POSITIVE_INFINITY,
+      removalReason: 'death' as const,
+      exploded: false,
+      state: new Float64Array([plan.x, plan.y, plan.angle, 0, 0, 0]),
+    }));
+    for (const index of creationOrder(this.plans, options.trial, options.seed)) this.createBody(this.objects[index] as ObjectState);
+    this.captureStates();
+  }
+
+  private createBody(object: ObjectState): void {
+    const { plan } = object;
+    const body = this.world.createBody({
+      type: plan.body.bodyType,
+      position: Vec2(plan.x, plan.y),
+      angle: plan.angle,
+      linearDamping: plan.body.linearDamping,
+      angularDamping: plan.body.angularDamping,
+      gravityScale: plan.body.gravityScale,
+      allowSleep: true,
+      awake: true,
+    });
+    for (const piece of plan.pieces) {
+      body.createFixture(new Polygon(piece.map(([x, y]) => Vec2(x, y))), {
+        density: WORLD_SETTINGS.density,
+        friction: plan.friction,
+        restitution: plan.restitution,
+        userData: { collider: plan.id } satisfies ColliderRef,
+      });
+    }
+    if (plan.body.bodyType === 'dynamic') {
+      // Exact mass of the whole collider (holes subtracted, fixed prefab masses): Box2D's mass data
+      // takes the inertia about the body origin.
+      const { mass, cx, cy, inertia } = plan.mass;
+      body.setMassData({ mass, center: Vec2(cx, cy), I: inertia + mass * (cx * cx + cy * cy) });
+    }
+    object.body = body;
+  }
+
+  private colliderOf(fixture: Fixture): number {
+    return (fixture.getUserData() as ColliderRef).collider;
+  }
+
+  private pairKey(a: number, b: number): string {
+    return a < b ? `${a}:${b}` : `${b}:${a}`;
+  }
+
+  private beginContact(contact: Contact): void {
+    const a = this.colliderOf(contact.getFixtureA());
+    const b = this.colliderOf(contact.getFixtureB());
+    const key = this.pairKey(a, b);
+    const count = this.touching.get(key) ?? 0;
+    this.touching.set(key, count + 1);
+    if (count > 0) return; // another piece of the same collider pair already touches
+    this.pending.push({ a, b, relativeSpeed: this.relativeSpeed(contact) });
+  }
+
+  private endContact(contact: Contact): void {
+    const key = this.pairKey(this.colliderOf(contact.getFixtureA()), this.colliderOf(contact.getFixtureB()));
+    const count = (this.touching.get(key) ?? 1) - 1;
+    if (count <= 0) this.touching.delete(key);
+    else this.touching.set(key, count);
+  }
+
+  /**
+   * `Collision2D.relativeVelocity.magnitude` at the moment the contact begins (before the step's
+   * solver runs): `body` = |vA − vB| of the bodies' linear velocities; `contact-point` = the largest
+   * |(vA + ωA × rA) − (vB + ωB × rB)| over the contact's manifold points.
+   */
+  private relativeSpeed(contact: Contact): number {
+    const bodyA = contact.getFixtureA().getBody();
+    const bodyB = contact.getFixtureB().getBody();
+    if (this.options.damage === 'body') {
+      const va = bodyA.getLinearVelocity();
+      const vb = bodyB.getLinearVelocity();
+      return Math.hypot(va.x - vb.x, va.y - vb.y);
+    }
+    const manifold = contact.getWorldManifold(null);
+    let best = 0;
+    const count = manifold?.pointCount ?? 0;
+    for (let i = 0; i < count; i++) {
+      const p = manifold!.points[i]!;
+      const va = bodyA.getLinearVelocityFromWorldPoint(p);
+      const vb = bodyB.getLinearVelocityFromWorldPoint(p);
+      best = Math.max(best, Math.hypot(va.x - vb.x, va.y - vb.y));
+    }
+    return best;
+  }
+
+  /** Advances one physics step (+ the game logic of that frame); returns the events of the step. */
+  advance(): SimEvent[] {
+    this.step += 1;
+    this.events = [];
+    // Removals due this frame (Invoke'd `WaitParticlesAndDestroy`): the object was last seen at the
+    // end of the previous frame, so its reported state stays that one.
+    for (const object of this.objects) {
+      if (!object.removed && object.removeAtStep <= this.step) this.remove(object);
+    }
+    this.pending = [];
+    this.world.step(this.dt, WORLD_SETTINGS.velocityIterations, WORLD_SETTINGS.positionIterations);
+    for (const enter of this.pending) {
+      const b = enter.b >= 0 ? enter.b : GROUND_EVENT_ID;
+      const a = enter.a >= 0 ? enter.a : GROUND_EVENT_ID;
+      // Events name an object first when there is one.
+      const [first, second] = a >= 0 ? [a, b] : [b, a];
+      this.events.push({ kind: 'contact', step: this.step, a: first, b: second, relativeSpeed: enter.relativeSpeed });
+      if (enter.a >= 0) this.dealDamage(this.objects[enter.a] as ObjectState, enter.relativeSpeed);
+      if (enter.b >= 0) this.dealDamage(this.objects[enter.b] as ObjectState, enter.relativeSpeed);
+    }
+    this.pending = [];
+    this.outOfWorld();
+    this.captureStates();
+    return this.events;
+  }
+
+  /** `ABGameObject.DealDamage`; objects without an ABGameObject (platforms) take none. */
+  private dealDamage(object: ObjectState, amount: number): void {
+    if (object.plan.body.life === undefined || object.removed) return;
+    object.health -= amount;
+    this.events.push({ kind: 'damage', step: this.step, id: object.plan.id, amount, health: object.health });
+    if (object.health <= 0) this.die(object, 'death');
+  }
+
+  /** `ABGameObject.Die` (and `ABTNT.Die`, which explodes first). Called again on a dead object it re-zeroes the velocity, as Unity does. */
+  private die(object: ObjectState, reason: 'death' | 'out-of-world'): void {
+    const body = object.body;
+    if (!body || object.removed) return;
+    if (object.plan.kind === 'tnt' && !object.exploded) {
+      object.exploded = true;
+      this.explode(object);
+    }
+    body.setLinearVelocity(Vec2(0, 0));
+    if (!object.dead) {
+      object.dead = true;
+      object.removalReason = reason;
+      object.removeAtStep = this.step + secondsToSteps(object.plan.body.deathLifetime ?? 0);
+      this.events.push({ kind: 'destroyed', step: this.step, id: object.plan.id });
+      for (let f = body.getFixtureList(); f; ) {
+        const next = f.getNext();
+        body.destroyFixture(f);
+        f = next;
+      }
+    }
+  }
+
+  /**
+   * `ABTNT.Explode`: every enabled collider with a rigidbody overlapping the circle (radius
+   * `_explosionArea`) around the TNT, except the TNT itself, takes `damage / distance` and an impulse
+   * `power / (2·distance)` away from the TNT (distance between object positions). The collider list is
+   * taken before any damage is dealt, as `Physics2D.OverlapCircleAll` returns it.
+   */
+  private explode(tnt: ObjectState): void {
+    const body = tnt.body as Body;
+    const centre = body.getPosition().clone();
+    this.events.push({ kind: 'explosion', step: this.step, id: tnt.plan.id, x: Math.fround(centre.x), y: Math.fround(centre.y) });
+    const circle = new Circle(TNT.explosion.area);
+    const circleXf = new Transform(centre, 0);
+    const hit: ObjectState[] = [];
+    for (const other of this.objects) {
+      if (other === tnt || other.dead || other.removed || !other.body) continue;
+      let overlaps = false;
+      for (let f = other.body.getFixtureList(); f && !overlaps; f = f.getNext()) {
+        overlaps = testOverlap(circle, 0, f.getShape(), 0, circleXf, other.body.getTransform());
+      }
+      if (overlaps) hit.push(other);
+    }
+    for (const other of hit) {
+      const otherBody = other.body;
+      if (!otherBody || other.removed) continue;
+      const p = otherBody.getPosition();
+      const dx = p.x - centre.x;
+      const dy = p.y - centre.y;
+      const distance = Math.hypot(dx, dy);
+      this.dealDamage(other, distance > 0 ? TNT.explosion.damage / distance : Number.POSITIVE_INFINITY);
+      if (distance > 0 && otherBody.isDynamic()) {
+        const magnitude = TNT.explosion.power / (distance * 2);
+        otherBody.applyLinearImpulse(Vec2((dx / distance) * magnitude, (dy / distance) * magnitude), otherBody.getWorldCenter(), true);
+      }
+    }
+  }
+
+  /** `ABGameObject.DestroyIfOutScreen` via `ABGameWorld.IsObjectOutOfWorld` (x only). */
+  private outOfWorld(): void {
+    for (const object of this.objects) {
+      if (object.plan.body.life === undefined || object.removed || !object.body) continue;
+      const x = object.body.getPosition().x;
+      let halfX = 0;
+      if (!object.dead) {
+        let minX = Number.POSITIVE_INFINITY;
+        let maxX = Number.NEGATIVE_INFINITY;
+        for (const [px] of this.worldOutline(object)) {
+          minX = Math.min(minX, px);
+          maxX = Math.max(maxX, px);
+        }
+        halfX = (maxX - minX) / 2;
+      }
+      if (x - halfX > this.halfWidth || x + halfX < -this.halfWidth) this.die(object, object.dead ? object.removalReason : 'out-of-world');
+    }
+  }
+
+  private remove(object: ObjectState): void {
+    if (object.body) this.world.destroyBody(object.body);
+    object.body = undefined;
+    object.removed = true;
+    object.state[3] = 0;
+    object.state[4] = 0;
+    object.state[5] = 0;
+    this.events.push({ kind: 'removed', step: this.step, id: object.plan.id, reason: object.removalReason });
+  }
+
+  private captureStates(): void {
+    for (const object of this.objects) {
+      const body = object.body;
+      if (!body || object.removed) continue;
+      const p = body.getPosition();
+      const v = body.getLinearVelocity();
+      const s = object.state;
+      s[0] = p.x;
+      s[1] = p.y;
+      s[2] = body.getAngle();
+      s[3] = v.x;
+      s[4] = v.y;
+      s[5] = body.getAngularVelocity();
+    }
+  }
+
+  /** Writes the current step's states (float32) and alive flags for every body, in XML order. */
+  writeFrame(states: Float32Array, stateOffset: number, alive: Uint8Array, aliveOffset: number): void {
+    this.objects.forEach((object, i) => {
+      states.set(object.state, stateOffset + i * FIELD_COUNT);
+      alive[aliveOffset + i] = object.dead || object.removed ? 0 : 1;
+    });
+  }
+
+  /** World-frame outline points of a live object's collider (for bounds). */
+  worldOutline(object: ObjectState): Vec[] {
+    const body = object.body as Body;
+    const p = body.getPosition();
+    const angle = body.getAngle();
+    const c = Math.cos(angle);
+    const s = Math.sin(angle);
+    const out: Vec[] = [];
+    for (const path of object.plan.outline.slice(0, 1)) {
+      for (const [lx, ly] of path) out.push([p.x + c * lx - s * ly, p.y + s * lx + c * ly]);
+    }
+    return out;
+  }
+
+  /** Live objects (collider on) with their current pose, for the renderer. */
+  liveObjects(): Array<{ plan: ObjectPlan; x: number; y: number; angle: number }> {
+    const out: Array<{ plan: ObjectPlan; x: number; y: number; angle: number }> = [];
+    for (const object of this.objects) {
+      if (object.dead || object.removed || !object.body) continue;
+      const p = object.body.getPosition();
+      out.push({ plan: object.plan, x: p.x, y: p.y, angle: object.body.getAngle() });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,168 @@
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+
+/**
+ * Stability of one trial from the frame stream, and the evaluator's trial bookkeeping. Pure: data in,
+ * data out; no physics here.
+ *
+ * Official rule (`BaseStabilityEvaluator.IE_StableCheck` of chatgpt4pcg/modified-science-birds, scene
+ * value `movementThreshold: 0.1`, `duration: 10`): every block, pig and TNT present at the start is
+ * counted; its start position is taken right after the level is created (step 0) and its last position
+ * is updated every frame while the object exists (a dying object is still tracked during its 0.5 s
+ * fall; once removed it keeps the last position seen); it is moving when the Euclidean distance between
+ * the two centres is ≥ 0.1. Rotation and velocity do not matter. `score = 1 − moving/starting` in
+ * float32.
+ *
+ * Frame-stream contract this relies on (bridge/frames.ts): states of a removed body either stay at
+ * their last value (the headless engine does this) or are ignored from the step of its `removed`
+ * event on (pass the events to the tracker).
+ */
+export type StabilityRule =
+  /** Centre displacement between step 0 and the last position within the window ≥ threshold (units). */
+  | { kind: 'displacement'; threshold: number }
+  /** Linear speed above threshold (units/s) in any frame of the window, from `fromStep` on, while the object exists. */
+  | { kind: 'velocity'; threshold: number; fromStep: number };
+
+/** The evaluator's scene value `movementThreshold: 0.1` (BatchStabilityTest.unity; the script default 3 is not used). */
+export const OFFICIAL_MOVEMENT_THRESHOLD = 0.1;
+/** The evaluator's `duration: 10` s at the 0.02 s physics step. */
+export const OFFICIAL_WINDOW_STEPS = 500;
+export const OFFICIAL_RULE: StabilityRule = { kind: 'displacement', threshold: OFFICIAL_MOVEMENT_THRESHOLD };
+
+/**
+ * Defaults of the velocity-based option (not an official rule): 1 unit/s, ignoring the first 0.5 s
+ * in which competition levels settle the 0.01–0.03 gaps the converter leaves between blocks (a
+ * 0.03 drop at 4.905 units/s² ends at ≈0.54 units/s).
+ */
+export const DEFAULT_VELOCITY_RULE: StabilityRule = { kind: 'velocity', threshold: 1, fromStep: 25 };
+
+export interface TrialStability {
+  /** Objects counted at the start (blocks, pigs, TNT). */
+  startingObjects: number;
+  movingObjects: number;
+  /** float32 `1 − moving/starting`; 0 when nothing is counted (Unity would divide 0 by 0). */
+  score: number;
+  /** Ids (BodyInfo.id) of the moving objects, in id order. */
+  moving: number[];
+}
+
+/** `1.0f − ((float)moving / (float)starting)` as the evaluator's files show it: one rounding to float32. */
+export function unityScore(startingObjects: number, movingObjects: number): number {
+  if (startingObjects <= 0) return 0;
+  // The reference files show the division done in double and rounded once (4 of 6 → 0.3333333432674408,
+  // not the 0.33333331 a float32 subtraction would give): C# evaluates the float expression in higher precision.
+  return Math.fround(1 - movingObjects / startingObjects);
+}
+
+/** Consumes one trial's stream incrementally (no need to keep every frame) and gives the verdict. */
+export class StabilityTracker {
+  private readonly counted: number[];
+  private readonly start: Float64Array;
+  private readonly last: Float64Array;
+  private readonly seenStart: Uint8Array;
+  private readonly movingByVelocity: Uint8Array;
+  private readonly removedAt: Float64Array;
+
+  constructor(private readonly bodies: readonly BodyInfo[], private readonly windowSteps = OFFICIAL_WINDOW_STEPS, private readonly rule: StabilityRule = OFFICIAL_RULE) {
+    this.counted = bodies.filter((b) => b.counted).map((b) => b.id);
+    const n = bodies.length;
+    this.start = new Float64Array(n * 2);
+    this.last = new Float64Array(n * 2);
+    this.seenStart = new Uint8Array(n);
+    this.movingByVelocity = new Uint8Array(n);
+    this.removedAt = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
+    // Until frames arrive, the body table's creation pose is the start.
+    bodies.forEach((b, i) => {
+      this.start[i * 2] = b.x;
+      this.start[i * 2 + 1] = b.y;
+      this.last[i * 2] = b.x;
+      this.last[i * 2 + 1] = b.y;
+    });
+  }
+
+  events(events: readonly SimEvent[]): void {
+    for (const e of events) {
+      if (e.kind === 'removed' && e.id >= 0 && e.id < this.bodies.length) this.removedAt[e.id] = Math.min(this.removedAt[e.id] as number, e.step);
+    }
+  }
+
+  frames(batch: FrameBatch): void {
+    const n = batch.bodyCount;
+    for (let s = 0; s < batch.stepCount; s++) {
+      const step = batch.firstStep + s;
+      if (step > this.windowSteps) return;
+      for (let b = 0; b < n; b++) {
+        const o = (s * n + b) * FIELD_COUNT;
+        const x = batch.states[o] as number;
+        const y = batch.states[o + 1] as number;
+        if (step === 0) {
+          this.start[b * 2] = x;
+          this.start[b * 2 + 1] = y;
+          this.seenStart[b] = 1;
+        }
+        if (step >= (this.removedAt[b] as number)) continue;
+        this.last[b * 2] = x;
+        this.last[b * 2 + 1] = y;
+        if (this.rule.kind === 'velocity' && step >= this.rule.fromStep) {
+          const speed = Math.hypot(batch.states[o + 3] as number, batch.states[o + 4] as number);
+          if (speed > this.rule.threshold) this.movingByVelocity[b] = 1;
+        }
+      }
+    }
+  }
+
+  result(): TrialStability {
+    const moving: number[] = [];
+    for (const id of this.counted) {
+      if (this.rule.kind === 'velocity') {
+        if (this.movingByVelocity[id] || Number.isFinite(this.removedAt[id] as number)) moving.push(id);
+        continue;
+      }
+      const dx = (this.last[id * 2] as number) - (this.start[id * 2] as number);
+      const dy = (this.last[id * 2 + 1] as number) - (this.start[id * 2 + 1] as number);
+      // Unity: Vector2.Distance in float32, compared with >=.
+      if (Math.fround(Math.hypot(dx, dy)) >= Math.fround(this.rule.threshold)) moving.push(id);
+    }
+    return { startingObjects: this.counted.length, movingObjects: moving.length, score: unityScore(this.counted.length, moving.length), moving };
+  }
+}
+
+/** Stability of a complete recorded trial. */
+export function trialStability(bodies: readonly BodyInfo[], batches: readonly FrameBatch[], events: readonly SimEvent[] = [], windowSteps = OFFICIAL_WINDOW_STEPS, rule: StabilityRule = OFFICIAL_RULE): TrialStability {
+  const tracker = new StabilityTracker(bodies, windowSteps, rule);
+  tracker.events(events);
+  for (const batch of batches) tracker.frames(batch);
+  return tracker.result();
+}
+
+// --- Trial bookkeeping (`BaseStabilityEvaluator.IE_Evaluate`) ------------------------------------
+
+/** The evaluator's `trials: 3`. */
+export const OFFICIAL_TRIALS = 3;
+
+/** Another trial runs while fewer than `maxTrials` ran and the best score is still below 1.0. */
+export function needsAnotherTrial(trials: readonly TrialStability[], maxTrials = OFFICIAL_TRIALS): boolean {
+  if (trials.length === 0) return true;
+  return trials.length < Math.max(1, maxTrials) && bestScore(trials) < 1;
+}
+
+/** `score = Mathf.Max(score, m_score)` from 0 over the trials run. */
+export function bestScore(trials: readonly TrialStability[]): number {
+  let best = 0;
+  for (const t of trials) best = Math.max(best, t.score);
+  return Math.fround(best);
+}
+
+export interface LevelStability {
+  /** Best score over the trials (float32). */
+  score: number;
+  /** From the LAST trial run, not the best one (the evaluator keeps `m_startingObjs`/`m_movingObjs` of the last `IE_StableCheck`). */
+  startingObjects: number;
+  movingObjects: number;
+  trialsRun: number;
+}
+
+export function combineTrials(trials: readonly TrialStability[]): LevelStability {
+  const last = trials.at(-1);
+  if (!last) throw new RangeError('combineTrials needs at least one trial');
+  return { score: bestScore(trials), startingObjects: last.startingObjects, movingObjects: last.movingObjects, trialsRun: trials.length };
+}
