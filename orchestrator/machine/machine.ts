@@ -92,7 +92,7 @@ export const levelMachine = setup({
     /** The trial succeeded and the bookkeeping says it was the last one. */
     trialStops: ({ context, event }) => {
       const output = outputOf<SimulateOutput>(event);
-      return output.status === 'ok' && trialStops(output.score, context.trial, context.limits.maxTrials);
+      return output.status === 'ok' && trialStops([...context.trials, output], context.limits.maxTrials);
     },
     /** An engine fault with retries left and engines to retry on. */
     canRetryEngine: ({ context, event }) => {

@@ -1,25 +1,25 @@
+import { combineTrials, needsAnotherTrial, type TrialStability } from '../../scoring/stability.js';
 import type { LevelStability, TrialRecord } from './types.js';
 
 /**
- * The evaluator's trial bookkeeping as the machine's guards and actions need it.
- * Source: `BaseStabilityEvaluator.IE_Evaluate` (reference/science-birds-evaluator.md §4): up to
- * `trials` runs, stop early once a run scores 1.0, keep the maximum score, and report the object
- * counts of the last run (not the best one).
+ * The evaluator's trial bookkeeping (up to `trials` runs, stop once a run scores 1.0, best score,
+ * counts of the last run: `BaseStabilityEvaluator.IE_Evaluate`, reference/science-birds-evaluator.md §4)
+ * is H2's pure code in scoring/stability.ts; these adapters give the machine's guards and actions
+ * the shapes they read.
  */
+const asTrialStability = (t: Pick<TrialRecord, 'score' | 'startingObjects' | 'movingObjects'>): TrialStability => ({
+  score: t.score,
+  startingObjects: t.startingObjects,
+  movingObjects: t.movingObjects,
+  moving: [],
+});
 
-/** True when no further trial runs after this one. */
-export function trialStops(score: number, trial: number, maxTrials: number): boolean {
-  return score >= 1 || trial >= maxTrials;
+/** True when no further trial runs after the trials so far (the last one included). */
+export function trialStops(trials: ReadonlyArray<Pick<TrialRecord, 'score' | 'startingObjects' | 'movingObjects'>>, maxTrials: number): boolean {
+  return !needsAnotherTrial(trials.map(asTrialStability), maxTrials);
 }
 
 /** The level's result over the trials that ran, in order. */
 export function levelStability(trials: readonly TrialRecord[]): LevelStability {
-  const last = trials.at(-1);
-  if (!last) throw new RangeError('a level result needs at least one trial');
-  return {
-    score: Math.max(...trials.map((t) => t.score)),
-    startingObjects: last.startingObjects,
-    movingObjects: last.movingObjects,
-    trialsRun: trials.length,
-  };
+  return combineTrials(trials.map(asTrialStability));
 }

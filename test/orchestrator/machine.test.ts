@@ -233,7 +233,8 @@ describe('level machine scenarios', () => {
     const trial = (score: number, moving: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 5, movingObjects: moving, engineId: 'e0' });
     const { calls, machine } = scripted({ simulate: [trial(0.6, 2), trial(0.8, 1), trial(0.4, 3)] });
     const outcome = await startLevel(machine, input());
-    expect(outcome.stability).toEqual({ score: 0.8, startingObjects: 5, movingObjects: 3, trialsRun: 3 });
+    // Unity keeps the score as a float32 (`Mathf.Max` over floats).
+    expect(outcome.stability).toEqual({ score: Math.fround(0.8), startingObjects: 5, movingObjects: 3, trialsRun: 3 });
     const sims = calls.filter((c) => c.name === 'simulate').map((c) => c.input as SimulateInput);
     expect(sims.map((s) => [s.trial, s.capture])).toEqual([
       [1, true],
