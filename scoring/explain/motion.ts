@@ -1,0 +1,81 @@
+import { angleDelta, field, isAlive, ANGLE, X, Y, type FrameSeries } from './series.js';
+
+/**
+ * How each body moved over the window: its displacement from the start at every step, when it started
+ * to move (onset), when it first passed the official movement threshold, and the shape of its motion.
+ */
+
+/** The evaluator's movement threshold: centre displacement ≥ 0.1 (BatchStabilityTest.unity `movementThreshold: 0.1`). */
+export const MOVEMENT_THRESHOLD = 0.1;
+/**
+ * Onset: the first step a body clearly does something other than settle straight down into the start
+ * gaps (≤ ~0.03 per block, reference/science-birds-evaluator.md §1.2): a sideways shift of 0.02, a turn
+ * of 2°, the movement threshold itself, or its death.
+ */
+export const ONSET_SHIFT = 0.02;
+export const ONSET_TURN = (2 * Math.PI) / 180;
+/** A turn of 15° by the time it passes the threshold reads as tipping rather than sliding or falling. */
+export const TIP_TURN = (15 * Math.PI) / 180;
+
+export type MotionKind = 'still' | 'fell' | 'slid' | 'tipped' | 'rose' | 'destroyed';
+
+export interface BodyMotion {
+  /** Displacement of the centre from step 0, per step, up to the last step it existed (then held). */
+  displacement: Float64Array;
+  maxDisplacement: number;
+  onsetStep: number | undefined;
+  /** First step whose displacement is ≥ the threshold. */
+  crossStep: number | undefined;
+  /** First step with alive = 0 (collider off: destroyed or removed). */
+  deathStep: number | undefined;
+  /** The motion from the start to the crossing step (or the window's end if it never crossed). */
+  kind: MotionKind;
+  dx: number;
+  dy: number;
+  turn: number;
+}
+
+/**
+ * `lastStep` is the last step the body's GameObject existed within the window (its removal ends it; a
+ * destroyed body still falls with its collider off until removed, and Unity keeps its last position).
+ */
+export function bodyMotion(series: FrameSeries, body: number, lastStep: number, threshold = MOVEMENT_THRESHOLD): BodyMotion {
+  const end = Math.min(lastStep, series.stepCount - 1);
+  const x0 = field(series, 0, body, X);
+  const y0 = field(series, 0, body, Y);
+  const a0 = field(series, 0, body, ANGLE);
+  const window = Math.max(end, 0) + 1;
+  const displacement = new Float64Array(window);
+  let maxDisplacement = 0;
+  let onsetStep: number | undefined;
+  let crossStep: number | undefined;
+  let deathStep: number | undefined;
+  for (let s = 0; s <= end; s++) {
+    const x = field(series, s, body, X);
+    const y = field(series, s, body, Y);
+    const d = Math.hypot(x - x0, y - y0);
+    displacement[s] = d;
+    if (d > maxDisplacement) maxDisplacement = d;
+    if (deathStep === undefined && !isAlive(series, s, body)) deathStep = s;
+    if (crossStep === undefined && d >= threshold) crossStep = s;
+    if (
+      onsetStep === undefined &&
+      (Math.abs(x - x0) >= ONSET_SHIFT || Math.abs(angleDelta(a0, field(series, s, body, ANGLE))) >= ONSET_TURN || crossStep !== undefined || deathStep !== undefined)
+    ) {
+      onsetStep = s;
+    }
+  }
+  const at = crossStep ?? end;
+  const dx = field(series, at, body, X) - x0;
+  const dy = field(series, at, body, Y) - y0;
+  const turn = angleDelta(a0, field(series, at, body, ANGLE));
+  return { displacement, maxDisplacement, onsetStep, crossStep, deathStep, kind: classify(dx, dy, turn, deathStep !== undefined && deathStep <= at, crossStep !== undefined), dx, dy, turn };
+}
+
+function classify(dx: number, dy: number, turn: number, dead: boolean, crossed: boolean): MotionKind {
+  if (dead) return 'destroyed';
+  if (!crossed) return 'still';
+  if (Math.abs(turn) >= TIP_TURN) return 'tipped';
+  if (Math.abs(dx) >= Math.abs(dy)) return 'slid';
+  return dy > 0 ? 'rose' : 'fell';
+}

@@ -1,0 +1,182 @@
+import type { BodyInfo } from '../../bridge/frames.js';
+import { LANDSCAPE } from '../../levels/catalog.js';
+import { localShape, worldAabb, type Aabb } from './shapes.js';
+
+/**
+ * Who rests on whom at the start, and whether each body's load is carried: a static reading of the
+ * first frame that explains collapses which start by themselves (a block over an edge, an overhang
+ * that tips, a block with nothing under it).
+ *
+ * The ground's top surface is y ≈ −3.5 (Landscape prefab: −4.3 − 1.4034476 + 4.4068956/2, levels/
+ * catalog.ts `LANDSCAPE`; reference/science-birds-evaluator.md §3). Blocks start up to ~0.03 above what they rest on, because the
+ * competition grid is 0.2401 while the colliders are 0.21–0.22 (§1.2), hence the gap tolerance.
+ */
+export const GROUND_TOP_Y = LANDSCAPE.groundLocalY + LANDSCAPE.colliderOffsetY + LANDSCAPE.colliderSize.height / 2;
+/** Largest vertical gap between a body's bottom and a top below it that still counts as resting on it. */
+export const SUPPORT_GAP = 0.06;
+/** Smallest horizontal overlap that counts as contact (grid neighbours sit ~0.02 apart side by side). */
+export const MIN_OVERLAP = 0.01;
+/** A load this far past the support's edge tips; below it the reading is within rounding. */
+const EDGE_TOLERANCE = 0.002;
+
+/** −1 stands for the ground, as in contact events. */
+export const GROUND = -1;
+
+export interface SupportContact {
+  /** Body id, or GROUND. */
+  by: number;
+  left: number;
+  right: number;
+}
+
+export type StaticIssue =
+  | {
+      kind: 'overhang';
+      /** The edge of the support the load lies beyond. */
+      side: 'left' | 'right';
+      edgeX: number;
+      /** How far beyond the edge the load's centre of mass lies. */
+      beyond: number;
+      /** Centre of mass (x) of the body and everything it carries. */
+      loadX: number;
+      /** The body (or GROUND) whose edge it is. */
+      edgeOf: number;
+      /** This body and every body whose weight goes through it. */
+      loadBodies: number[];
+    }
+  | {
+      kind: 'unsupported';
+      /** Distance down to the first top below it (another body or the ground). */
+      dropHeight: number;
+      /** What it will land on first (body id or GROUND). */
+      landsOn: number;
+    };
+
+export interface BodySupport {
+  id: number;
+  aabb: Aabb;
+  mass: number;
+  contacts: SupportContact[];
+  /** Number of bodies between this one and the ground along its deepest support chain. */
+  depth: number;
+  /** Total weight (mass) it carries including itself, and where it acts. */
+  load: { mass: number; x: number };
+  issue: StaticIssue | undefined;
+}
+
+export interface PlacedBody {
+  info: BodyInfo;
+  x: number;
+  y: number;
+  angle: number;
+  alive: boolean;
+}
+
+function overlap(a: Aabb, b: Aabb): [number, number] | undefined {
+  const left = Math.max(a.minX, b.minX);
+  const right = Math.min(a.maxX, b.maxX);
+  return right - left > MIN_OVERLAP ? [left, right] : undefined;
+}
+
+/** A static body (platform) carries loads but never tips; dead bodies are ignored. */
+function isDynamic(body: PlacedBody): boolean {
+  return body.info.kind !== 'platform';
+}
+
+export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
+  const result: BodySupport[] = placed.map((p) => {
+    const shape = localShape(p.info);
+    return {
+      id: p.info.id,
+      aabb: worldAabb(shape, p.x, p.y, p.angle),
+      mass: shape.mass,
+      contacts: [],
+      depth: 0,
+      load: { mass: 0, x: p.x },
+      issue: undefined,
+    };
+  });
+  const live = result.filter((_, i) => placed[i]!.alive);
+
+  for (const u of live) {
+    const gapToGround = u.aabb.minY - GROUND_TOP_Y;
+    if (gapToGround <= SUPPORT_GAP && gapToGround >= -SUPPORT_GAP) {
+      u.contacts.push({ by: GROUND, left: u.aabb.minX, right: u.aabb.maxX });
+    }
+    for (const s of live) {
+      if (s === u) continue;
+      const gap = u.aabb.minY - s.aabb.maxY;
+      // Resting on s: its bottom is at s's top (within the start gap) and s is really below it.
+      if (gap > SUPPORT_GAP || gap < -0.02 || s.aabb.minY >= u.aabb.minY) continue;
+      const o = overlap(u.aabb, s.aabb);
+      if (o) u.contacts.push({ by: s.id, left: o[0], right: o[1] });
+    }
+  }
+
+  // Depth bottom-up: supporters are strictly lower, so ascending bottoms visit them first.
+  const byBottom = [...live].sort((a, b) => a.aabb.minY - b.aabb.minY);
+  const byId = new Map(result.map((r) => [r.id, r]));
+  for (const u of byBottom) {
+    let depth = 0;
+    for (const c of u.contacts) if (c.by !== GROUND) depth = Math.max(depth, (byId.get(c.by)?.depth ?? 0) + 1);
+    u.depth = depth;
+  }
+
+  // Loads top-down: each body passes its resultant (own weight + what rests on it) to its supports.
+  const incoming = new Map<number, Array<{ mass: number; x: number; from: Set<number> }>>();
+  for (const u of [...byBottom].reverse()) {
+    const forces = [{ mass: u.mass, x: placed[result.indexOf(u)]!.x, from: new Set([u.id]) }, ...(incoming.get(u.id) ?? [])];
+    const mass = forces.reduce((sum, f) => sum + f.mass, 0);
+    const x = forces.reduce((sum, f) => sum + f.mass * f.x, 0) / mass;
+    const from = new Set<number>();
+    for (const f of forces) for (const id of f.from) from.add(id);
+    u.load = { mass, x };
+    const dynamic = isDynamic(placed[result.indexOf(u)]!);
+    if (u.contacts.length === 0) {
+      if (dynamic) u.issue = unsupportedIssue(u, live);
+      continue;
+    }
+    const left = Math.min(...u.contacts.map((c) => c.left));
+    const right = Math.max(...u.contacts.map((c) => c.right));
+    const give = (contact: SupportContact, share: number, at: number): void => {
+      if (contact.by === GROUND || share <= 0) return;
+      const list = incoming.get(contact.by) ?? [];
+      list.push({ mass: share, x: at, from });
+      incoming.set(contact.by, list);
+    };
+    if (dynamic && (x < left - EDGE_TOLERANCE || x > right + EDGE_TOLERANCE)) {
+      const side = x < left ? 'left' : 'right';
+      const edgeX = side === 'left' ? left : right;
+      const edge = u.contacts.find((c) => (side === 'left' ? c.left === left : c.right === right))!;
+      u.issue = { kind: 'overhang', side, edgeX, beyond: Math.abs(x - edgeX), loadX: x, edgeOf: edge.by, loadBodies: [...from].sort((a, b) => a - b) };
+      give(edge, mass, edgeX);
+      continue;
+    }
+    const sorted = [...u.contacts].sort((a, b) => a.left - b.left);
+    const holding = sorted.find((c) => x >= c.left - EDGE_TOLERANCE && x <= c.right + EDGE_TOLERANCE);
+    if (holding) {
+      give(holding, mass, Math.min(Math.max(x, holding.left), holding.right));
+      continue;
+    }
+    // Between two supports: split by the lever rule between the nearest edges on either side.
+    const before = sorted.filter((c) => c.right < x).at(-1)!;
+    const after = sorted.find((c) => c.left > x)!;
+    const span = after.left - before.right;
+    give(before, (mass * (after.left - x)) / span, before.right);
+    give(after, (mass * (x - before.right)) / span, after.left);
+  }
+  return result;
+}
+
+function unsupportedIssue(u: BodySupport, live: readonly BodySupport[]): StaticIssue {
+  let landsOn = GROUND;
+  let top = GROUND_TOP_Y;
+  for (const s of live) {
+    if (s === u || s.aabb.maxY > u.aabb.minY) continue;
+    if (overlap(u.aabb, s.aabb) && s.aabb.maxY > top) {
+      top = s.aabb.maxY;
+      landsOn = s.id;
+    }
+  }
+  return { kind: 'unsupported', dropHeight: u.aabb.minY - top, landsOn };
+}
