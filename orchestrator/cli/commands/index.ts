@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerLevelsCommands } from './levels.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -6,4 +7,6 @@ import type { Command } from 'commander';
  */
 export type RegisterCommands = (program: Command) => void;
 
-export const COMMANDS: RegisterCommands[] = [];
+export const COMMANDS: RegisterCommands[] = [
+  registerLevelsCommands,
+];

@@ -1,0 +1,164 @@
+import type { Command } from 'commander';
+import { relative } from 'node:path';
+import { AB_DROP, DROP_BLOCK } from '../../../levels/extract.js';
+import type { StageFilter } from '../../layout/competition.js';
+import { formatSummary, type StageSummary } from '../../layout/stage-log.js';
+import type { ProgressSink } from '../../progress/types.js';
+import { runExtractStage } from '../../stages/extract.js';
+import { runConvertStage } from '../../stages/convert.js';
+import { failureReason, runQualifyStage } from '../../stages/qualify.js';
+
+/**
+ * The level stages over the official competition layout: `extract` (raw → intermediate), `convert`
+ * (intermediate → levels), and the 2023 prompt check `qualify`.
+ */
+
+/** `--team a,b --team c` → ['a', 'b', 'c']. */
+function collectList(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+}
+
+interface StageFlags {
+  prefix: string;
+  team: string[];
+  char: string[];
+  force?: boolean;
+  json?: boolean;
+}
+
+/**
+ * A minimal display: a live counter on a terminal's stderr, nothing when piped (the summary follows
+ * on stdout either way). Notices always go to stderr.
+ */
+function terminalProgress(): ProgressSink {
+  const live = process.stderr.isTTY === true;
+  let total = 0;
+  let done = 0;
+  let last = 0;
+  return {
+    start(_stage, n) {
+      total = n;
+      done = 0;
+    },
+    tick(stage) {
+      done++;
+      const t = Date.now();
+      if (live && (t - last > 100 || done === total)) {
+        last = t;
+        process.stderr.write(`\r${stage}: ${done}/${total}`);
+      }
+    },
+    note(stage, message) {
+      process.stderr.write(`${live && done > 0 ? '\n' : ''}${stage}: ${message}\n`);
+    },
+    end() {
+      if (live && total > 0) process.stderr.write('\n');
+    },
+  };
+}
+
+function summaryJson(summary: StageSummary) {
+  return {
+    stage: summary.stage,
+    succeeded: summary.succeeded,
+    failed: summary.failed,
+    skipped: summary.skipped,
+    reasons: Object.fromEntries(summary.reasons),
+    logFile: summary.logFile ?? null,
+  };
+}
+
+function printSummary(summary: StageSummary, json: boolean | undefined): void {
+  process.stdout.write(json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : `${formatSummary(summary)}\n`);
+}
+
+function addStageFlags(command: Command): Command {
+  return command
+    .option('--prefix <name>', `function name of the drop calls: ${DROP_BLOCK} (2024–2025) or ${AB_DROP} (2023)`, DROP_BLOCK)
+    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
+    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
+    .option('--force', 'redo trials whose output is already up to date')
+    .option('--json', 'print the summary as JSON');
+}
+
+function filterOf(flags: StageFlags): StageFilter {
+  return { teams: flags.team, characters: flags.char };
+}
+
+export function registerLevelsCommands(program: Command): void {
+  addStageFlags(
+    program
+      .command('extract')
+      .description('raw → intermediate: extract the drop calls of every response, exactly as the official code-extraction-script')
+      .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)'),
+  )
+    .addHelpText(
+      'after',
+      `
+Writes <root>/<team>/intermediate/<C>/<name>.txt with the calls of the response's last fenced code
+block (one per line, lower-cased, single quotes). A response without calls writes nothing and is logged
+as "Failed - Code not found." in <root>/logs/intermediate_log_<time>.txt. Trials whose output is newer
+than their input are skipped, so an interrupted run resumes. Exit code 0 when the stage ran.
+
+Example: sbeval extract examples/competition --team team-a --char I,L`,
+    )
+    .action(async (root: string, flags: StageFlags) => {
+      const summary = await runExtractStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, terminalProgress());
+      printSummary(summary, flags.json);
+    });
+
+  addStageFlags(
+    program
+      .command('convert')
+      .description('intermediate → levels: drop every program on the 20×16 grid and write the level XML, byte-identical to the official converter')
+      .argument('<root>', 'competition folder (<root>/<team>/intermediate/<C>/<team>_<C>_<n>.txt)'),
+  )
+    .addHelpText(
+      'after',
+      `
+Writes <root>/<team>/levels/<C>/<name>.xml. A program the official converter refuses writes nothing and
+is logged with the official reason ("Height boundary is intruded.", "Width boundary is intruded.",
+"BlockType does not exist.") in <root>/logs/levels_log_<time>.txt. Exit code 0 when the stage ran.
+
+Example: sbeval convert examples/competition`,
+    )
+    .action(async (root: string, flags: StageFlags) => {
+      const summary = await runConvertStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, terminalProgress());
+      printSummary(summary, flags.json);
+    });
+
+  program
+    .command('qualify')
+    .description('check 2023 prompts against the ChatGPT4PCG rules: ≤ 900 words (words-count@2.0.2), allowed characters, an <OBJECT> token')
+    .argument('<prompt-file...>', 'prompt text files, or folders of them')
+    .option('--json', 'print the verdicts as JSON')
+    .option('--copy-to <dir>', 'copy qualified prompts into <dir> and write the official log <dir>/logs/qualified_log_<time>.txt')
+    .addHelpText(
+      'after',
+      `
+Checks run in the official order and the verdict names the first failure (maxLength, disallowChars,
+objectToken); the numbers behind every check are printed. Exit code 0 when every prompt qualifies,
+1 when at least one does not (so scripts can gate on it), 2 when a file cannot be read.
+
+Example: sbeval qualify prompts/ --json`,
+    )
+    .action(async (paths: string[], flags: { json?: boolean; copyTo?: string }) => {
+      const result = await runQualifyStage({ paths, copyTo: flags.copyTo }, terminalProgress());
+      if (flags.json) {
+        const prompts = result.prompts.map((p) => ({ file: p.file, team: p.team, ...p.verdict }));
+        process.stdout.write(`${JSON.stringify({ prompts, summary: summaryJson(result.summary) }, null, 2)}\n`);
+      } else {
+        for (const p of result.prompts) {
+          const v = p.verdict;
+          const chars = v.disallowedCharacters.map((c) => `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ');
+          const details = [`${v.words}/${v.maxWords} words`, `<OBJECT> ×${v.objectTokens}`, chars ? `disallowed: ${chars}` : 'characters ok'].join(', ');
+          const name = relative(process.cwd(), p.file) || p.file;
+          process.stdout.write(`${v.qualified ? 'qualified   ' : 'DISQUALIFIED'}  ${name}  ${v.qualified ? '' : `[${failureReason(v)}] `}${details}\n`);
+        }
+        const s = result.summary;
+        process.stdout.write(`qualify: ${s.succeeded} qualified, ${s.failed} disqualified${s.logFile ? `\n  log: ${s.logFile}` : ''}\n`);
+      }
+      // 1 = a check failed (orchestrator/cli/main.ts EXIT_CHECK_FAILED).
+      if (result.summary.failed > 0) process.exitCode = 1;
+    });
+}
