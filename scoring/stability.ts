@@ -110,6 +110,15 @@ export class StabilityTracker {
     }
   }
 
+  /** Per counted object: start and last position and displacement (for reports and `sbeval level`). */
+  details(): Array<{ id: number; start: [number, number]; last: [number, number]; displacement: number; removed: boolean }> {
+    return this.counted.map((id) => {
+      const start: [number, number] = [this.start[id * 2] as number, this.start[id * 2 + 1] as number];
+      const last: [number, number] = [this.last[id * 2] as number, this.last[id * 2 + 1] as number];
+      return { id, start, last, displacement: Math.hypot(last[0] - start[0], last[1] - start[1]), removed: Number.isFinite(this.removedAt[id] as number) };
+    });
+  }
+
   result(): TrialStability {
     const moving: number[] = [];
     for (const id of this.counted) {

@@ -1,0 +1,151 @@
+import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { nodeArgsFor, siblingModule } from '../../orchestrator/runtime/node-entry.js';
+import { SbevalError } from '../../orchestrator/errors.js';
+import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
+import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest } from './engine.js';
+import type { FromWorker, ToWorker } from './worker-protocol.js';
+
+/**
+ * The headless engine in a worker thread, so levels run in parallel over cores (one WorkerEngine per
+ * core, handed jobs by the engine pool). Works from the TypeScript sources (the worker gets tsx's
+ * loader) and from dist/. A worker that dies fails its current run with an engine error and reports
+ * `alive === false`, so the pool retires it and requeues the job.
+ */
+interface Running {
+  runId: number;
+  sink: LevelSink;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+let nextEngine = 0;
+
+/**
+ * From dist/ the worker runs worker-main.js directly. From the sources, Node 20 does not apply
+ * `--import tsx` from a worker's execArgv before loading the worker's main module, so a tiny eval'd
+ * bootstrap registers tsx's loader in the worker first and then imports worker-main.ts.
+ */
+function startWorker(moduleUrl: URL): Worker {
+  const { execArgv, file } = nodeArgsFor(moduleUrl);
+  if (execArgv.length === 0) return new Worker(file);
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(file).href)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+export class WorkerEngine implements Engine {
+  readonly id: string;
+  readonly identity: EngineIdentity;
+  alive = true;
+  private readonly worker: Worker;
+  private readonly ready: Promise<void>;
+  private running: Running | undefined;
+  private nextRun = 1;
+  private closing = false;
+
+  constructor(id?: string) {
+    this.id = id ?? `headless-worker-${process.pid}-${nextEngine++}`;
+    this.identity = { kind: 'headless', description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
+    this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'));
+    this.ready = new Promise((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type !== 'ready') return;
+        this.worker.off('message', onMessage);
+        resolve();
+      };
+      this.worker.on('message', onMessage);
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new SbevalError('launch', `headless worker ${this.id} exited with code ${code} before it was ready`)));
+    });
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (message: FromWorker) => this.onMessage(message));
+    this.worker.on('error', (error) => this.onDeath(`crashed: ${error.message}`));
+    this.worker.on('exit', (code) => this.onDeath(`exited with code ${code}`));
+  }
+
+  /** Resolves once the worker has loaded the engine (rejects if it cannot start). */
+  started(): Promise<void> {
+    return this.ready;
+  }
+
+  async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
+    if (!this.alive) throw new SbevalError('simulate', `headless worker ${this.id} is not running`);
+    if (this.running) throw new SbevalError('simulate', `headless worker ${this.id} is busy with another level`);
+    await this.ready;
+    if (signal?.aborted) throw new SbevalError('simulate', `level ${job.levelId} cancelled`);
+    const runId = this.nextRun++;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        if (this.running?.runId !== runId) return;
+        this.running = undefined;
+        reject(new SbevalError('simulate', `level ${job.levelId} cancelled`));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      this.running = {
+        runId,
+        sink,
+        resolve: () => {
+          done();
+          resolve();
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      this.worker.postMessage({ type: 'run', runId, job } satisfies ToWorker);
+    });
+  }
+
+  private onMessage(message: FromWorker): void {
+    if (message.type === 'ready') return;
+    const running = this.running;
+    if (!running || running.runId !== message.runId) return; // a cancelled run's late messages
+    try {
+      switch (message.type) {
+        case 'loaded':
+          running.sink.loaded(message.bodies, message.dt);
+          break;
+        case 'frames':
+          running.sink.frames(message.batch);
+          break;
+        case 'events':
+          running.sink.events(message.events);
+          break;
+        case 'capture':
+          running.sink.capture(message.raw ? { png: message.png, raw: message.raw } : { png: message.png });
+          break;
+        case 'done':
+          this.running = undefined;
+          running.resolve();
+          break;
+        case 'error':
+          this.running = undefined;
+          running.reject(message.levelError ? new LevelLoadError(message.message) : new SbevalError(message.phase as SbevalError['phase'], message.message));
+          break;
+      }
+    } catch (error) {
+      // The sink threw: the run fails, the worker stays usable.
+      this.running = undefined;
+      running.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private onDeath(reason: string): void {
+    if (!this.alive) return;
+    this.alive = false;
+    const running = this.running;
+    this.running = undefined;
+    if (running && !this.closing) running.reject(new SbevalError('simulate', `headless worker ${this.id} ${reason}`));
+    else if (running) running.reject(new SbevalError('shutdown', `headless worker ${this.id} closed`));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (!this.alive) return;
+    await this.worker.terminate();
+    this.onDeath('closed');
+  }
+}

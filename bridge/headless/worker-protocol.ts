@@ -1,0 +1,14 @@
+import type { LevelJob } from '../engine.js';
+import type { BodyInfo, FrameBatch, SimEvent } from '../frames.js';
+
+/** Messages between a WorkerEngine (main thread) and its headless worker thread (structured clone). */
+export type ToWorker = { type: 'run'; runId: number; job: LevelJob };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'loaded'; runId: number; bodies: BodyInfo[]; dt: number }
+  | { type: 'frames'; runId: number; batch: FrameBatch }
+  | { type: 'events'; runId: number; events: SimEvent[] }
+  | { type: 'capture'; runId: number; png: Uint8Array; raw?: Uint8Array }
+  | { type: 'done'; runId: number }
+  | { type: 'error'; runId: number; message: string; phase: string; levelError: boolean };

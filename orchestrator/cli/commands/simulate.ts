@@ -1,0 +1,225 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { DamageFormula } from '../../../bridge/engine.js';
+import { HeadlessEngine } from '../../../bridge/headless/engine.js';
+import { writeFileAtomic } from '../../layout/atomic.js';
+import { formatSummary } from '../../layout/stage-log.js';
+import { responseToLevel, convertProgram } from '../../../levels/pipeline.js';
+import { SbevalError } from '../../errors.js';
+import type { ProgressSink } from '../../progress/types.js';
+import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
+import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';
+import { defaultEngineCount } from '../../../bridge/engines.js';
+
+/**
+ * `sbeval simulate <root>` (the evaluator's batch stability + image runs over the competition layout)
+ * and `sbeval level <file>` (one level, printed).
+ */
+const DAMAGE: readonly DamageFormula[] = ['contact-point', 'body'];
+
+function collectList(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+}
+
+function intIn(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+function damageFormula(value: string): DamageFormula {
+  if (!(DAMAGE as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${DAMAGE.join(', ')}`);
+  return value as DamageFormula;
+}
+
+/** A live counter on a terminal's stderr, nothing when piped; notices always go to stderr. */
+function terminalProgress(): ProgressSink {
+  const live = process.stderr.isTTY === true;
+  let total = 0;
+  let done = 0;
+  let last = 0;
+  return {
+    start(_stage, n) {
+      total = n;
+      done = 0;
+    },
+    tick(stage, outcome, label, detail) {
+      done++;
+      if (outcome === 'failed' && label) process.stderr.write(`${live ? '\r' : ''}${stage}: ${label} failed: ${detail ?? ''}\n`);
+      const t = Date.now();
+      if (live && (t - last > 100 || done === total)) {
+        last = t;
+        process.stderr.write(`\r${stage}: ${done}/${total}`);
+      }
+    },
+    note(stage, message) {
+      process.stderr.write(`${live && done > 0 ? '\n' : ''}${stage}: ${message}\n`);
+    },
+    end() {
+      if (live && total > 0) process.stderr.write('\n');
+    },
+  };
+}
+
+interface SimulateFlags {
+  trials: number;
+  damage: DamageFormula;
+  rule: string;
+  velocityThreshold?: number;
+  workers?: number;
+  engine: string;
+  rawImages?: boolean;
+  team: string[];
+  char: string[];
+  force?: boolean;
+  json?: boolean;
+}
+
+interface LevelFlags {
+  trials: number;
+  damage: DamageFormula;
+  rule: string;
+  velocityThreshold?: number;
+  json?: boolean;
+  image?: string;
+  raw?: string;
+  prefix?: string;
+}
+
+/** A `.xml` level, or a `.txt` drop program / LLM response converted the official way. */
+async function levelXmlFrom(file: string, prefix: string | undefined): Promise<string> {
+  const text = await readFile(file, 'utf8');
+  if (extname(file).toLowerCase() !== '.txt') return text;
+  // The 2023 programs call ab_drop; later ones drop_block (the official default).
+  const chosen = prefix ?? (text.includes('ab_drop(') && !text.includes('drop_block(') ? 'ab_drop' : undefined);
+  const options = chosen ? { prefix: chosen } : {};
+  if (text.includes('```')) {
+    const result = responseToLevel(text, options);
+    if (!result.ok) throw new SbevalError('input', `${file}: ${result.reason}`, result.stage === 'extract' ? 'the response has no code block with drop calls' : undefined);
+    return result.xml;
+  }
+  const result = convertProgram(text, options);
+  if (!result.ok) throw new SbevalError('input', `${file}: ${result.reason}`);
+  if (result.calls.length === 0) throw new SbevalError('input', `${file}: no ${chosen ?? 'drop_block'}(...) calls found`, 'use --prefix ab_drop for 2023 programs');
+  return result.xml;
+}
+
+function fmt(n: number): string {
+  return n.toFixed(3);
+}
+
+export function registerSimulateCommands(program: Command): void {
+  program
+    .command('simulate')
+    .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
+    .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)')
+    .option('--trials <n>', 'trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', intIn(1, 3), OFFICIAL_TRIALS)
+    .option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points, default) or body (linear velocities)', damageFormula, 'contact-point')
+    .option('--rule <rule>', 'stability rule: displacement (official: centre moved ≥ 0.1 in 10 s) or velocity (speed above a threshold in any frame)', 'displacement')
+    .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 1)', positiveNumber)
+    .option('--workers <n>', `engines in parallel (default: cores = ${defaultEngineCount()})`, intIn(1, 1024))
+    .option('--engine <kind>', 'engine: headless', 'headless')
+    .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
+    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
+    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
+    .option('--force', 'ignore the cache and run every level again')
+    .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      `
+Writes <root>/<team>/stability/<C>.json in the evaluator's exact format and
+<root>/<team>/images/<C>/<name>.png (1024×1024, black on white). Finished levels are cached under
+<root>/.sbeval/simulate/ with the XML hash and a settings digest, so an interrupted run resumes and a
+second run changes nothing. A level that cannot be loaded is logged with its reason in
+<root>/logs/stability_log_<time>.txt and left out of the JSON. Exit code 0 when the stage ran.
+
+Example: sbeval simulate examples/competition --char I,L --workers 2`,
+    )
+    .action(async (root: string, flags: SimulateFlags) => {
+      const summary = await runSimulateStage(
+        {
+          root,
+          filter: { teams: flags.team, characters: flags.char },
+          trials: flags.trials,
+          damage: flags.damage,
+          rule: ruleFrom(flags.rule, flags.velocityThreshold),
+          engine: flags.engine,
+          rawImages: flags.rawImages === true,
+          force: flags.force === true,
+          ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+        },
+        terminalProgress(),
+      );
+      if (flags.json) {
+        const { reasons, ...rest } = summary;
+        process.stdout.write(`${JSON.stringify({ ...rest, reasons: Object.fromEntries(reasons) }, null, 2)}\n`);
+      } else {
+        process.stdout.write(`${formatSummary(summary)}\n  stability files: ${summary.characters.length}\n`);
+      }
+    });
+
+  program
+    .command('level')
+    .description('simulate one level and print its blocks, moving blocks and stability score')
+    .argument('<file>', 'a level .xml, or a .txt drop program / LLM response (converted the official way)')
+    .option('--trials <n>', 'trials (Unity bookkeeping)', intIn(1, 3), OFFICIAL_TRIALS)
+    .option('--damage <formula>', 'contact-point (default) or body', damageFormula, 'contact-point')
+    .option('--rule <rule>', 'displacement (official) or velocity', 'displacement')
+    .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 1)', positiveNumber)
+    .option('--prefix <name>', 'function name of the drop calls in a .txt (drop_block or ab_drop)')
+    .option('--image <out.png>', 'write the black-on-white image (trial 1)')
+    .option('--raw <out.png>', 'write the flat-colour _raw image (trial 1)')
+    .option('--json', 'print the result as JSON')
+    .addHelpText(
+      'after',
+      `
+Prints every counted object (blocks, pigs, TNT) with its start and last position and whether it
+moved (≥ 0.1 units; the counts are the last trial's, as the evaluator reports them), then the score.
+
+Example: sbeval level my_level.xml --image my_level.png`,
+    )
+    .action(async (file: string, flags: LevelFlags) => {
+      const xml = await levelXmlFrom(resolve(file), flags.prefix);
+      const engine = new HeadlessEngine();
+      const result = await evaluateLevel(engineRunner(engine), file, xml, {
+        trials: flags.trials,
+        damage: flags.damage,
+        rule: ruleFrom(flags.rule, flags.velocityThreshold),
+        capture: flags.image !== undefined || flags.raw !== undefined,
+        rawImages: flags.raw !== undefined,
+      });
+      await engine.close();
+      if (flags.image && result.png) await writeFileAtomic(resolve(flags.image), result.png);
+      if (flags.raw && result.raw) await writeFileAtomic(resolve(flags.raw), result.raw);
+      const last = result.trials.at(-1);
+      const moving = new Set(last?.moving ?? []);
+      const objects = result.details.map((d) => {
+        const body = result.bodies[d.id];
+        return { id: d.id, kind: body?.kind, type: body?.type, material: body?.material ?? null, start: d.start, last: d.last, displacement: d.displacement, moving: moving.has(d.id), destroyed: d.removed };
+      });
+      if (flags.json) {
+        process.stdout.write(
+          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objects }, null, 2)}\n`,
+        );
+        return;
+      }
+      const row = (cells: string[]) => `  ${cells[0]!.padStart(3)}  ${cells[1]!.padEnd(12)}  ${cells[2]!.padEnd(8)}  ${cells[3]!.padEnd(18)}  ${cells[4]!.padEnd(18)}  ${cells[5]!.padStart(6)}  ${cells[6]}`;
+      const lines = [file, row(['id', 'type', 'material', 'start (x, y)', 'last (x, y)', 'moved', 'verdict'])];
+      for (const o of objects) {
+        const verdict = o.moving ? (o.destroyed ? 'MOVING (destroyed)' : 'MOVING') : 'stable';
+        lines.push(row([String(o.id), String(o.type), String(o.material ?? '-'), `(${fmt(o.start[0])}, ${fmt(o.start[1])})`, `(${fmt(o.last[0])}, ${fmt(o.last[1])})`, fmt(o.displacement), verdict]));
+      }
+      lines.push(`  trials: ${result.trials.map((t, i) => `#${i + 1} ${t.movingObjects}/${t.startingObjects} moving, score ${t.score}`).join('; ')}`);
+      lines.push(`score ${result.stability.score} (${result.stability.movingObjects} of ${result.stability.startingObjects} moving)`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+}

@@ -1,0 +1,319 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
+import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
+import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
+import { headlessDigest } from '../../bridge/headless/engine.js';
+import { writeStabilityJson, stabilityTag, type StabilityEntry } from '../../scoring/formats/stability.js';
+import {
+  DEFAULT_VELOCITY_RULE,
+  OFFICIAL_RULE,
+  OFFICIAL_TRIALS,
+  OFFICIAL_WINDOW_STEPS,
+  StabilityTracker,
+  combineTrials,
+  needsAnotherTrial,
+  type LevelStability,
+  type StabilityRule,
+  type TrialStability,
+} from '../../scoring/stability.js';
+import { SbevalError, describeError } from '../errors.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { compareNames, listTrialFiles, stageDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { StageLog, type StageSummary } from '../layout/stage-log.js';
+import { EnginePool, PoolJobError, type PoolEvent } from '../pool/index.js';
+import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+
+/**
+ * `levels` → `stability` + `images`: the Science Birds evaluator's batch stability and similarity
+ * runs, on any `Engine` (headless by default). For every `<root>/<team>/levels/<C>/<name>.xml`:
+ * up to `trials` runs with Unity's bookkeeping (stop at 1.0, score = max, counts from the last trial),
+ * the image of trial 1 at `<root>/<team>/images/<C>/<name>.png`, and per character the evaluator's
+ * `<root>/<team>/stability/<C>.json`.
+ *
+ * Resumable: each finished level is cached at `<root>/.sbeval/simulate/<team>/<C>/<name>.json`
+ * (hidden root folders are ignored by the official scripts) with the XML's hash and a digest of the
+ * settings; a cached level whose XML and settings are unchanged (and whose image exists) is not run
+ * again. A character's JSON is (re)written from the caches once all its levels are done. A level that
+ * cannot be loaded is recorded with its reason in `<root>/logs/stability_log_<ISO>.txt` and left out
+ * of the JSON (the scoring script counts a missing trial as 0).
+ */
+export interface SimulateOptions {
+  root: string;
+  filter?: StageFilter;
+  /** 1..3 (default 3, the evaluator's `trials`). */
+  trials?: number;
+  damage?: DamageFormula;
+  rule?: StabilityRule;
+  /** Engines in parallel (default: one per core). */
+  workers?: number;
+  /** Engine kind for `createEngines` (default `headless`). */
+  engine?: string;
+  /** Ready-made engines (tests, callers that own them); `engine`/`workers` are then ignored. */
+  engines?: Engine[];
+  rawImages?: boolean;
+  /** Ignore caches and redo every level. */
+  force?: boolean;
+}
+
+export interface LevelEvaluation {
+  stability: LevelStability;
+  trials: TrialStability[];
+  bodies: BodyInfo[];
+  /** Trial 1's image (when asked for). */
+  png?: Uint8Array;
+  raw?: Uint8Array;
+  /** The last trial's per-object details and events (for `sbeval level`). */
+  details: ReturnType<StabilityTracker['details']>;
+  events: SimEvent[];
+}
+
+export interface LevelEvaluationOptions {
+  trials: number;
+  damage: DamageFormula;
+  rule: StabilityRule;
+  capture: boolean;
+  rawImages: boolean;
+  windowSteps?: number;
+}
+
+/** Runs one trial on some engine; `makeSink` gives a fresh sink per attempt (the last one wins). */
+export type TrialRunner = (job: LevelJob, makeSink: () => LevelSink) => Promise<void>;
+
+export function engineRunner(engine: Engine): TrialRunner {
+  return (job, makeSink) => engine.run(job, makeSink());
+}
+
+export function poolRunner(pool: EnginePool): TrialRunner {
+  return async (job, makeSink) => {
+    await pool.run({ job, sink: () => makeSink() });
+  };
+}
+
+/** One level with the evaluator's trial bookkeeping; trial 1 also renders the image. */
+export async function evaluateLevel(run: TrialRunner, levelId: string, xml: string, options: LevelEvaluationOptions): Promise<LevelEvaluation> {
+  const windowSteps = options.windowSteps ?? OFFICIAL_WINDOW_STEPS;
+  const trials: TrialStability[] = [];
+  let png: Uint8Array | undefined;
+  let raw: Uint8Array | undefined;
+  let bodies: BodyInfo[] = [];
+  let details: LevelEvaluation['details'] = [];
+  let events: SimEvent[] = [];
+  while (needsAnotherTrial(trials, options.trials)) {
+    const trial = trials.length + 1;
+    const capture = options.capture && trial === 1;
+    const settings: SimulationSettings = { ...DEFAULT_SIMULATION, windowSteps, trial, damage: options.damage, capture, captureRaw: capture && options.rawImages };
+    let tracker: StabilityTracker | undefined;
+    let trialEvents: SimEvent[] = [];
+    await run({ levelId, xml, settings }, () => {
+      tracker = undefined;
+      trialEvents = [];
+      return {
+        loaded(b) {
+          bodies = b;
+          tracker = new StabilityTracker(b, windowSteps, options.rule);
+        },
+        frames(batch) {
+          tracker?.frames(batch);
+        },
+        events(list) {
+          tracker?.events(list);
+          for (const e of list) trialEvents.push(e);
+        },
+        capture(result) {
+          png = result.png;
+          raw = result.raw;
+        },
+      };
+    });
+    if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
+    trials.push(tracker.result());
+    details = tracker.details();
+    events = trialEvents;
+  }
+  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, events };
+  if (png) evaluation.png = png;
+  if (raw) evaluation.raw = raw;
+  return evaluation;
+}
+
+// --- cache ------------------------------------------------------------------------------------------
+
+interface CachedLevel {
+  format: 1;
+  xmlSha256: string;
+  settings: string;
+  outcome: { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: TrialStability[] } | { ok: false; reason: string };
+}
+
+export function cachePath(root: string, team: string, character: string, file: string): string {
+  return join(root, '.sbeval', 'simulate', team, character, `${trialBaseName(file)}.json`);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+async function readCache(path: string): Promise<CachedLevel | undefined> {
+  try {
+    const data = JSON.parse(await readFile(path, 'utf8')) as CachedLevel;
+    return data.format === 1 ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Everything that changes a level's result: engine behaviour and the stage's settings. */
+export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule; rawImages: boolean }): string {
+  const engine = options.engine === 'headless' ? `headless:${headlessDigest()}` : options.engine;
+  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW_STEPS, raw: options.rawImages })).slice(0, 24);
+}
+
+// --- the stage --------------------------------------------------------------------------------------
+
+export interface SimulateSummary extends StageSummary {
+  /** `<team>/<C>` whose stability JSON was (re)written. */
+  characters: string[];
+}
+
+function imagePaths(root: string, level: TrialFile): { png: string; raw: string } {
+  const dir = stageDir(root, level.team, 'images', level.character);
+  const base = trialBaseName(level.file);
+  return { png: join(dir, `${base}.png`), raw: join(dir, `${base}_raw.png`) };
+}
+
+export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
+  const root = options.root;
+  const trials = options.trials ?? OFFICIAL_TRIALS;
+  if (!Number.isInteger(trials) || trials < 1 || trials > 3) throw new SbevalError('config', `--trials must be 1, 2 or 3, got ${trials}`);
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
+  const rule = options.rule ?? OFFICIAL_RULE;
+  const rawImages = options.rawImages === true;
+  const engineKind = options.engine ?? 'headless';
+  const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages });
+  const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
+  const log = new StageLog(root, 'stability');
+
+  // Which levels still need work.
+  const todo: TrialFile[] = [];
+  const cached = new Map<string, CachedLevel>();
+  for (const level of levels) {
+    const xml = await readFile(level.path, 'utf8');
+    const entry = options.force ? undefined : await readCache(cachePath(root, level.team, level.character, level.file));
+    const images = imagePaths(root, level);
+    const imagesPresent = existsSync(images.png) && (!rawImages || existsSync(images.raw));
+    if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent)) {
+      cached.set(level.path, entry);
+      log.skipped();
+    } else {
+      todo.push(level);
+    }
+  }
+
+  progress.start('simulate', todo.length);
+  if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
+  const ownEngines = options.engines === undefined;
+  const engines = todo.length === 0 ? [] : (options.engines ?? (await createEngines(engineKind, Math.min(options.workers ?? defaultEngineCount(), todo.length))));
+  let closing = false;
+  const onEvent = (e: PoolEvent): void => {
+    if (e.type === 'requeued') progress.note('simulate', `retrying ${e.levelId}: ${e.reason}`);
+    else if (e.type === 'engine-retired' && !closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
+  };
+  const pool = engines.length > 0 ? new EnginePool({ engines, onEvent }) : undefined;
+
+  try {
+    const runner = pool ? poolRunner(pool) : undefined;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const level = todo[next++];
+        if (!level || !runner) return;
+        const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
+        const xml = await readFile(level.path, 'utf8');
+        const cacheFile = cachePath(root, level.team, level.character, level.file);
+        try {
+          const result = await evaluateLevel(runner, label, xml, { trials, damage, rule, capture: true, rawImages });
+          const images = imagePaths(root, level);
+          if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
+          await writeFileAtomic(images.png, result.png);
+          if (rawImages && result.raw) await writeFileAtomic(images.raw, result.raw);
+          const entry: CachedLevel = {
+            format: 1,
+            xmlSha256: sha256(xml),
+            settings: digest,
+            outcome: { ok: true, ...result.stability, trials: result.trials },
+          };
+          await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
+          cached.set(level.path, entry);
+          log.trial(level.team, level.character, level.file, { ok: true });
+          progress.tick('simulate', 'ok', label);
+        } catch (error) {
+          const reason = describeError(error);
+          const levelError = isLevelError(error);
+          if (levelError) {
+            // Deterministic: the same XML fails the same way, so the verdict is cached too.
+            const entry: CachedLevel = { format: 1, xmlSha256: sha256(xml), settings: digest, outcome: { ok: false, reason } };
+            await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
+            cached.set(level.path, entry);
+          }
+          log.trial(level.team, level.character, level.file, { ok: false, reason });
+          progress.tick('simulate', 'failed', label, reason);
+        }
+      }
+    };
+    const parallel = Math.max(1, engines.length * 2);
+    await Promise.all(Array.from({ length: Math.min(parallel, todo.length) }, () => worker()));
+  } finally {
+    closing = true;
+    await pool?.close();
+    if (ownEngines) await Promise.all(engines.map((e) => e.close()));
+    progress.end('simulate');
+  }
+
+  // Character files from the caches, once every level of the character is done.
+  const characters: string[] = [];
+  const groups = new Map<string, TrialFile[]>();
+  for (const level of levels) {
+    const key = `${level.team}/${level.character}`;
+    groups.set(key, [...(groups.get(key) ?? []), level]);
+  }
+  for (const [key, group] of groups) {
+    if (!group.every((level) => cached.has(level.path))) {
+      progress.note('simulate', `${key}: not every level is done, stability JSON not written (run again to retry)`);
+      continue;
+    }
+    const entries: StabilityEntry[] = [];
+    // Directory.GetFiles order on the evaluator's Windows machine: names in ordinal, case-insensitive order.
+    for (const level of [...group].sort((a, b) => compareNames(a.file, b.file))) {
+      const outcome = (cached.get(level.path) as CachedLevel).outcome;
+      if (!outcome.ok) continue;
+      entries.push({ tag: stabilityTag(level.team, level.character, level.file), score: outcome.score, startingObjects: outcome.startingObjects, movingObjects: outcome.movingObjects });
+    }
+    const [team, character] = key.split('/') as [string, string];
+    await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), writeStabilityJson(entries));
+    characters.push(key);
+  }
+  return { ...log.result(), characters };
+}
+
+function isLevelError(error: unknown): boolean {
+  if (error instanceof PoolJobError) return error.kind === 'level';
+  return typeof error === 'object' && error !== null && (error as { levelError?: unknown }).levelError === true;
+}
+
+/** CLI helpers: the velocity rule with an optional threshold. */
+export function ruleFrom(kind: string, velocityThreshold?: number): StabilityRule {
+  if (kind === 'displacement') return OFFICIAL_RULE;
+  if (kind === 'velocity') {
+    const base = DEFAULT_VELOCITY_RULE as Extract<StabilityRule, { kind: 'velocity' }>;
+    return velocityThreshold === undefined ? base : { ...base, threshold: velocityThreshold };
+  }
+  throw new SbevalError('config', `unknown stability rule "${kind}"`, 'use displacement or velocity');
+}
+
+/** Level id for logs and jobs from a path. */
+export function levelIdOf(path: string): string {
+  return trialBaseName(basename(path));
+}
