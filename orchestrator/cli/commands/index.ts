@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
+import { registerSimulateCommands } from './simulate.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -9,4 +10,5 @@ export type RegisterCommands = (program: Command) => void;
 
 export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
+  registerSimulateCommands,
 ];
