@@ -1,5 +1,6 @@
 import type { BodyInfo, BodyKind, FrameBatch, SimEvent } from '../bridge/frames.js';
 import { TNT } from '../levels/catalog.js';
+import { trialStability } from './stability.js';
 import { bodyMotion, MOVEMENT_THRESHOLD, ONSET_SHIFT, ONSET_TURN, type BodyMotion, type MotionKind } from './explain/motion.js';
 import { angleDelta, field, mergeBatches, ANGLE, X, Y, type FrameSeries } from './explain/series.js';
 import { analyseSupport, GROUND, type BodySupport, type StaticIssue } from './explain/support.js';
@@ -98,7 +99,7 @@ export interface BodyReport {
   deathStep: number | null;
   removedStep: number | null;
   removedReason: 'death' | 'out-of-world' | null;
-  /** The official verdict: counted and its last position is ≥ threshold from its start. */
+  /** The official verdict (scoring/stability.ts): counted and its last position is ≥ threshold from its start. */
   moved: boolean;
   motion: { kind: MotionKind; dx: number; dy: number; turn: number };
   damageTaken: number;
@@ -147,7 +148,7 @@ export interface Explanation {
   /** Bodies counted by the stability rule (blocks, pigs, TNT). */
   counted: number;
   moving: number;
-  /** 1 − moving / counted (NaN when nothing is counted, as the evaluator's float division). */
+  /** The official trial score (scoring/stability.ts `trialStability`: float32 1 − moving/counted). */
   score: number;
   /** The body that started moving first, by onset; null when nothing moved. */
   firstMover: number | null;
@@ -243,21 +244,24 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const contacts: ContactReport[] = [];
   for (const e of events) if (e.kind === 'contact') contacts.push({ step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed });
 
-  const movedVerdict = (w: Work): boolean => w.info.counted && (w.motion.displacement[w.lastStep] ?? 0) >= threshold;
+  // The verdict is the official rule's own (scoring/stability.ts), so explain can never disagree with the score.
+  const verdict = trialStability(bodies, input.frames, input.events, end, { kind: 'displacement', threshold });
+  const movingIds = new Set(verdict.moving);
+  const movedVerdict = (w: Work): boolean => movingIds.has(w.info.id);
   for (const w of work) {
-    const involved = w.motion.crossStep !== undefined || movedVerdict(w) || w.destroyedStep !== undefined || w.removed !== undefined;
+    const involved = w.motion.onsetStep !== undefined || movedVerdict(w) || w.destroyedStep !== undefined || w.removed !== undefined;
     if (involved && w.info.kind !== 'platform') w.reason = reasonFor(w, { byId, contacts, events, series });
   }
 
-  const firstMover = pickFirstMover(work);
+  const firstMover = pickFirstMover(work, byId, movedVerdict);
   const origin = firstMover ? followCauses(firstMover, byId) : undefined;
   const failureOrder = work
     .filter((w) => w.motion.crossStep !== undefined)
     .sort((a, b) => a.motion.crossStep! - b.motion.crossStep! || (a.motion.onsetStep ?? 0) - (b.motion.onsetStep ?? 0) || a.info.id - b.info.id)
     .map((w) => w.info.id);
 
-  const counted = work.filter((w) => w.info.counted).length;
-  const moving = work.filter(movedVerdict).length;
+  const counted = verdict.startingObjects;
+  const moving = verdict.movingObjects;
   const reports = work.map((w) => toReport(w, series, movedVerdict(w), sampleEvery));
   const deaths: DeathReport[] = work
     .filter((w) => w.destroyedStep !== undefined || w.removed?.reason === 'out-of-world')
@@ -279,7 +283,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
     sampleEvery,
     counted,
     moving,
-    score: 1 - moving / counted,
+    score: verdict.score,
     firstMover: firstMover?.info.id ?? null,
     origin: origin?.info.id ?? null,
     failureOrder,
@@ -372,13 +376,17 @@ function reasonFor(w: Work, ctx: Context): Reason {
     };
   }
 
-  // Hit by a body that was already moving.
+  // Hit by a body that was already moving when the contact began. Contacts with what it rests on or
+  // what rests on it are the support relations below unless they come in fast (a real hit).
+  const restsOn = new Set(w.support.contacts.map((c) => c.by));
   let hit: ContactReport | undefined;
   for (const c of ctx.contacts) {
     if (c.step < onset - REACTION_STEPS || c.step > onset + 1 || (c.a !== id && c.b !== id)) continue;
     const other = c.a === id ? c.b : c.a;
     const o = byId.get(other);
-    if (!o || o.motion.onsetStep === undefined || o.motion.onsetStep >= onset) continue;
+    if (!o || o.motion.onsetStep === undefined || o.motion.onsetStep >= onset || o.motion.onsetStep > c.step) continue;
+    const related = restsOn.has(other) || o.support.contacts.some((k) => k.by === id);
+    if (related && c.relativeSpeed < STRIKE_SPEED) continue;
     if (!hit || c.relativeSpeed > hit.relativeSpeed) hit = c;
   }
   if (hit) {
@@ -394,20 +402,25 @@ function reasonFor(w: Work, ctx: Context): Reason {
     };
   }
 
-  // What it rested on moved first (or together with it, unless it is the one whose load tips).
+  // What it rested on moved first (or together with it, unless it is the one whose load tips). A
+  // body riding a support that tips over an edge can register its onset a few steps before the
+  // support does (it sits further from the pivot), so a support with a static issue under it gets
+  // REACTION_STEPS of slack.
   let support: Work | undefined;
   for (const c of w.support.contacts) {
     if (c.by === GROUND) continue;
     const s = byId.get(c.by);
     const sOnset = s?.motion.onsetStep;
-    if (!s || sOnset === undefined || sOnset > onset) continue;
+    if (!s || sOnset === undefined) continue;
+    const slack = !w.support.issue && unstableBelow(s, byId) ? REACTION_STEPS : 0;
+    if (sOnset > onset + slack) continue;
     if (sOnset === onset && w.support.issue && !s.support.issue) continue;
     if (!support || sOnset < support.motion.onsetStep!) support = s;
   }
   if (support) {
     const sOnset = support.motion.onsetStep!;
     const dead = support.destroyedStep !== undefined && support.destroyedStep <= onset;
-    const when = sOnset === onset ? 'together with it' : `at step ${sOnset}`;
+    const when = sOnset >= onset ? 'together with it' : `at step ${sOnset}`;
     return dead
       ? { kind: 'support-destroyed', cause: support.info.id, step: support.destroyedStep!, text: `lost its support: ${nameOf(support.info.id, byId)} under it was destroyed at step ${support.destroyedStep}` }
       : { kind: 'support-moved', cause: support.info.id, step: sOnset, text: `carried off by its support ${nameOf(support.info.id, byId)}, which started to move ${when}` };
@@ -434,7 +447,6 @@ function reasonFor(w: Work, ctx: Context): Reason {
   for (const other of byId.values()) {
     if (other === w || other.motion.onsetStep === undefined || other.motion.onsetStep > onset) continue;
     if (!other.support.contacts.some((c) => c.by === id)) continue;
-    if (other.reason === null && other.support.issue === undefined) continue;
     return { kind: 'dragged', cause: other.info.id, step: other.motion.onsetStep, text: `dragged by ${nameOf(other.info.id, byId)} resting on it, which started to move at step ${other.motion.onsetStep}` };
   }
 
@@ -446,26 +458,56 @@ function reasonFor(w: Work, ctx: Context): Reason {
   return { kind: 'unknown', text: `${m.kind === 'still' ? 'moved' : m.kind} (dx ${f2(m.dx)}, dy ${f2(m.dy)}, turn ${f2((m.turn * 180) / Math.PI)}°) with no hit, support change or static cause found` };
 }
 
+/** Whether a body, or anything under it down to the ground, starts with a static issue (it will tip or fall). */
+function unstableBelow(w: Work, byId: Map<number, Work>, seen = new Set<number>()): boolean {
+  if (w.support.issue) return true;
+  if (seen.has(w.info.id)) return false;
+  seen.add(w.info.id);
+  return w.support.contacts.some((c) => {
+    const s = c.by === GROUND ? undefined : byId.get(c.by);
+    return s !== undefined && unstableBelow(s, byId, seen);
+  });
+}
+
 const INTRINSIC: ReadonlySet<ReasonKind> = new Set(['overhang', 'unsupported']);
 
 /**
- * The first mover: the earliest onset among bodies that passed the threshold or died. Bodies of one
- * rigid group start in the same step; then the one with a static cause of its own, and then the
- * lowest one, is named (the pivot of a tipping stack rather than its top). Bodies that only settled
- * come last: sinking into the start gaps is not what starts a collapse.
+ * The first mover: the block that started the failure. Among the bodies that failed (passed the
+ * threshold, were judged moving, or died), each is ranked by the onset of the chain of causes it
+ * belongs to (a block carried by a tipping support belongs to that support's chain); a body that is
+ * its own cause comes before the ones it carries, then one with a static cause of its own (overhang,
+ * nothing under it), then the lowest (the pivot of a tipping stack rather than its top). Bodies that
+ * only settled into the start gaps come last: sinking is not what starts a collapse.
  */
-function pickFirstMover(work: Work[]): Work | undefined {
-  const candidates = work.filter((w) => w.reason !== null && w.motion.onsetStep !== undefined);
-  candidates.sort(
-    (a, b) =>
-      Number(a.reason!.kind === 'settled') - Number(b.reason!.kind === 'settled') ||
-      a.motion.onsetStep! - b.motion.onsetStep! ||
-      Number(!INTRINSIC.has(a.reason!.kind)) - Number(!INTRINSIC.has(b.reason!.kind)) ||
-      a.support.depth - b.support.depth ||
-      (a.motion.crossStep ?? Infinity) - (b.motion.crossStep ?? Infinity) ||
-      a.info.id - b.info.id,
+function pickFirstMover(work: Work[], byId: Map<number, Work>, moved: (w: Work) => boolean): Work | undefined {
+  const failed = work.filter(
+    (w) => w.reason !== null && w.motion.onsetStep !== undefined && (w.motion.crossStep !== undefined || moved(w) || w.destroyedStep !== undefined),
   );
-  return candidates[0];
+  const key = (w: Work) => {
+    const origin = followCauses(w, byId);
+    return {
+      settled: Number(w.reason!.kind === 'settled'),
+      chainOnset: origin === w ? w.motion.onsetStep! : (origin.motion.onsetStep ?? w.motion.onsetStep!),
+      ownCause: Number(origin !== w),
+      intrinsic: Number(!INTRINSIC.has(w.reason!.kind)),
+    };
+  };
+  const keys = new Map(failed.map((w) => [w, key(w)]));
+  failed.sort((a, b) => {
+    const ka = keys.get(a)!;
+    const kb = keys.get(b)!;
+    return (
+      ka.settled - kb.settled ||
+      ka.chainOnset - kb.chainOnset ||
+      ka.ownCause - kb.ownCause ||
+      ka.intrinsic - kb.intrinsic ||
+      a.support.depth - b.support.depth ||
+      a.motion.onsetStep! - b.motion.onsetStep! ||
+      (a.motion.crossStep ?? Infinity) - (b.motion.crossStep ?? Infinity) ||
+      a.info.id - b.info.id
+    );
+  });
+  return failed[0];
 }
 
 /** Follows "caused by another body" links to where the chain starts. */
@@ -556,7 +598,7 @@ function buildTimeline(work: Work[], events: readonly SimEvent[], byId: Map<numb
 }
 
 function summarise(e: Explanation, byId: Map<number, Work>): string {
-  const verdict = `${e.moving} of ${e.counted} moved (≥ ${e.threshold}), stability ${Number.isNaN(e.score) ? 'NaN' : e.score.toFixed(4)}`;
+  const verdict = `${e.moving} of ${e.counted} moved (≥ ${e.threshold}), stability ${e.score.toFixed(4)}`;
   if (e.firstMover === null) return `${verdict}; nothing moved.`;
   const first = byId.get(e.firstMover)!;
   const when = `step ${first.motion.onsetStep} (${((first.motion.onsetStep ?? 0) * e.dt).toFixed(2)} s)`;

@@ -21,7 +21,7 @@ export function formatExplanation(e: Explanation, options: FormatOptions = {}): 
   const lines: string[] = [];
   const title = e.levelId ?? 'level';
   lines.push(`${title}: ${e.bodies.length} bodies (${e.counted} counted), ${e.windowSteps} steps of ${e.dt} s (${(e.windowSteps * e.dt).toFixed(2)} s)`);
-  const score = Number.isNaN(e.score) ? 'NaN' : e.score.toFixed(4);
+  const score = e.score.toFixed(4);
   lines.push(`Verdict: ${e.moving} of ${e.counted} moved (centre displacement ≥ ${e.threshold}) → stability ${score}`);
 
   if (e.firstMover === null) {
