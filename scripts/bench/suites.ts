@@ -1,3 +1,4 @@
+import { levelsSuite } from './levels.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -5,4 +6,6 @@ export interface BenchSuite {
   run(): Promise<Array<Record<string, string | number>>>;
 }
 
-export const SUITES: BenchSuite[] = [];
+export const SUITES: BenchSuite[] = [
+  levelsSuite,
+];
