@@ -42,6 +42,13 @@ export const DEFAULT_MAX_MAGNITUDE = 1e6;
 /** `width` creates that many 17.49-wide ground tiles (`ABGameWorld.DecodeLevel`); competition levels use 3. */
 export const MAX_LEVEL_WIDTH = 100;
 
+/** Deepest element nesting accepted (a level needs 3: Level > GameObjects > Block). */
+const MAX_DEPTH = 16;
+/** Most attributes on one element (Platform, the largest, has 6). */
+const MAX_ATTRIBUTES = 64;
+/** Longest element or attribute name. */
+const MAX_NAME_LENGTH = 256;
+
 /** A malformed or hostile level: names where (1-based line and column) and what. */
 export class LevelXmlError extends Error {
   readonly line: number;
@@ -202,13 +209,15 @@ class Tokenizer {
     if (start >= s.length || !NAME_START.test(s[start]!)) this.fail(`expected ${what}`, start);
     this.i++;
     while (this.i < s.length && NAME_CHAR.test(s[this.i]!)) this.i++;
+    if (this.i - start > MAX_NAME_LENGTH) this.fail(`name longer than ${MAX_NAME_LENGTH} characters`, start);
     return s.slice(start, this.i);
   }
 
-  private element(): XmlElement {
+  private element(depth = 1): XmlElement {
     const s = this.s;
     const offset = this.i;
     if (++this.elements > this.maxElements) this.fail(`more than ${this.maxElements} elements`, offset);
+    if (depth > MAX_DEPTH) this.fail(`elements nested more than ${MAX_DEPTH} deep`, offset);
     this.i++; // <
     const name = this.name('an element name after "<"');
     const attributes: XmlAttribute[] = [];
@@ -241,6 +250,7 @@ class Tokenizer {
       const raw = s.slice(valueStart, valueEnd);
       const lt = raw.indexOf('<');
       if (lt >= 0) this.fail('"<" is not allowed in an attribute value', valueStart + lt, name, attrName);
+      if (attributes.length >= MAX_ATTRIBUTES) this.fail(`more than ${MAX_ATTRIBUTES} attributes`, attrOffset, name);
       for (const a of attributes) if (a.name === attrName) this.fail('duplicate attribute', attrOffset, name, attrName);
       attributes.push({ name: attrName, value: this.attributeValue(raw, valueStart, name, attrName), offset: attrOffset });
       this.i = valueEnd + 1;
@@ -268,7 +278,7 @@ class Tokenizer {
         children.push({ kind: 'comment', offset: at });
         continue;
       }
-      children.push(this.element());
+      children.push(this.element(depth + 1));
     }
   }
 

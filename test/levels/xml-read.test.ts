@@ -165,6 +165,10 @@ const BAD: Array<{ name: string; xml: string; message: RegExp; line?: number; at
   { name: 'end tag first', xml: '</Level>', message: /end tag without a matching start tag/ },
   { name: '2 MiB file', xml: `${HEAD}${'    <Block type="SquareTiny" material="wood" x="1" y="1" />\n'.repeat(40_000)}${TAIL}`, message: /more than the limit of 1048576/ },
   { name: 'too many objects', xml: `${HEAD}${'    <Pig type="BasicSmall" x="1" y="1" />\n'.repeat(10_001)}${TAIL}`, message: /more than 10000 objects/ },
+  { name: 'deep nesting', xml: `${'<Level>'.repeat(5_000)}${'</Level>'.repeat(5_000)}`, message: /nested more than 16 deep/ },
+  { name: 'attribute flood', xml: `<Level ${Array.from({ length: 100_000 }, (_, k) => `a${k}=""`).join(' ')}/>`, message: /more than 64 attributes/ },
+  { name: 'huge name', xml: `<Level${'x'.repeat(100_000)}/>`, message: /name longer than 256 characters/ },
+  { name: 'huge unterminated comment', xml: `<Level/><!--${'-'.repeat(500_000)}`, message: /"--" is not allowed/ },
   { name: 'too many elements', xml: `<Level>${'<GameObjects/>'.repeat(20_000)}</Level>`, message: /more than \d+ elements/ },
 ];
 
