@@ -12,6 +12,7 @@
  * need not agree between libvips and PIL.
  */
 import sharp from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
 import type { Image8 } from './pil-resample.js';
 
 export class ImageDecodeError extends Error {
@@ -25,7 +26,7 @@ export class ImageDecodeError extends Error {
 export const MAX_INPUT_PIXELS = 8192 * 8192;
 
 export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
-  let meta: sharp.Metadata;
+  let meta: Metadata;
   try {
     meta = await sharp(png, { ignoreIcc: true, limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   } catch (error) {
@@ -35,7 +36,7 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
   const wide = meta.depth === 'ushort';
   // 16-bit: ask for the image's own 16-bit colourspace, or libvips would convert to 8-bit sRGB on its own terms.
   const greyWide = wide && meta.space === 'grey16';
-  let raw: { data: Buffer; info: sharp.OutputInfo };
+  let raw: { data: Buffer; info: OutputInfo };
   try {
     let pipeline = sharp(png, { ignoreIcc: true, limitInputPixels: MAX_INPUT_PIXELS });
     if (wide) pipeline = pipeline.toColourspace(greyWide ? 'grey16' : 'rgb16');

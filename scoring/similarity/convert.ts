@@ -1,0 +1,129 @@
+/**
+ * Hugging Face ViT checkpoint → ONNX model (pure: parsed JSON and weight tensors in, encoded pieces out).
+ * The ONNX file carries, in `metadata_props`, what inference needs besides the graph, so one file is the
+ * whole model: the class labels (`id2label`), the resolved preprocessing (`preprocessor_config.json` with
+ * ViTImageProcessor's defaults), the output names and the source checkpoint.
+ */
+import { parsePreprocessorConfig, VIT_DEFAULT_PREPROCESSOR, type PreprocessorConfig } from './preprocess.js';
+import { parseVitConfig, type VitConfig } from './vit-config.js';
+import { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS, type WeightSource } from './vit-graph.js';
+import { encodeOnnxModel } from './onnx-writer.js';
+import { parseSafetensors, toFloat32 } from './safetensors.js';
+
+/** Metadata keys (namespaced so they cannot clash with other producers'). */
+export const META = {
+  format: 'sbeval.format',
+  labels: 'sbeval.labels',
+  preprocessor: 'sbeval.preprocessor',
+  imageSize: 'sbeval.image_size',
+  hiddenSize: 'sbeval.hidden_size',
+  source: 'sbeval.source',
+} as const;
+export const MODEL_FORMAT = 'sbeval-vit-1';
+
+/** What the classifier needs to know about a converted model. */
+export interface VitModelInfo {
+  labels: string[];
+  preprocessor: PreprocessorConfig;
+  imageSize: number;
+  hiddenSize: number;
+  inputName: string;
+  logitsName: string;
+  clsName: string;
+  source: string | undefined;
+}
+
+export class ModelConversionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelConversionError';
+  }
+}
+
+export interface HfVitCheckpoint {
+  config: unknown;
+  /** Parsed `preprocessor_config.json`, or undefined when the folder has none (defaults apply). */
+  preprocessor: unknown;
+  weights: WeightSource;
+  /** Free text recorded in the model (repo id, revision, checksums). */
+  source?: string;
+}
+
+export function resolvePreprocessor(config: VitConfig, preprocessor: unknown): PreprocessorConfig {
+  const p = preprocessor === undefined ? { ...VIT_DEFAULT_PREPROCESSOR, height: config.imageSize, width: config.imageSize } : parsePreprocessorConfig(preprocessor);
+  if (p.doResize && (p.height !== config.imageSize || p.width !== config.imageSize)) {
+    throw new ModelConversionError(
+      `preprocessor resizes to ${p.width}×${p.height} but the model takes ${config.imageSize}×${config.imageSize} (ViT would refuse that input)`,
+    );
+  }
+  return p;
+}
+
+/** Converts and returns the ONNX pieces (write them in order) plus what was read. */
+export function convertHfVit(checkpoint: HfVitCheckpoint): { pieces: Uint8Array[]; config: VitConfig; info: VitModelInfo } {
+  const config = parseVitConfig(checkpoint.config);
+  const preprocessor = resolvePreprocessor(config, checkpoint.preprocessor);
+  const info: VitModelInfo = {
+    labels: config.labels,
+    preprocessor,
+    imageSize: config.imageSize,
+    hiddenSize: config.hiddenSize,
+    inputName: VIT_INPUT,
+    logitsName: VIT_LOGITS,
+    clsName: VIT_CLS_HIDDEN,
+    source: checkpoint.source,
+  };
+  const model = buildVitGraph(config, checkpoint.weights, {
+    docString: `ViTForImageClassification converted by sbeval${checkpoint.source ? ` from ${checkpoint.source}` : ''}. Outputs: logits, cls_hidden (hidden_states[-1][:, 0, :], before the final LayerNorm).`,
+    metadata: {
+      [META.format]: MODEL_FORMAT,
+      [META.labels]: JSON.stringify(config.labels),
+      [META.preprocessor]: JSON.stringify(preprocessor),
+      [META.imageSize]: String(config.imageSize),
+      [META.hiddenSize]: String(config.hiddenSize),
+      ...(checkpoint.source ? { [META.source]: checkpoint.source } : {}),
+    },
+  });
+  return { pieces: encodeOnnxModel(model), config, info };
+}
+
+/** Weight source over a safetensors file's bytes. */
+export function safetensorsWeights(file: Uint8Array): WeightSource {
+  const st = parseSafetensors(file);
+  return (name) => {
+    const t = st.tensors.get(name);
+    return t ? { shape: t.shape, data: toFloat32(t) } : undefined;
+  };
+}
+
+/** Reads the metadata of a model written by `convertHfVit`; other ONNX files get the competition defaults. */
+export function modelInfoFromMetadata(meta: Record<string, string>): VitModelInfo {
+  if (meta[META.format] === undefined) {
+    // A ViT exported by someone else: assume the competition's conventions (26 labels A..Z, in21k preprocessing).
+    return {
+      labels: [],
+      preprocessor: VIT_DEFAULT_PREPROCESSOR,
+      imageSize: VIT_DEFAULT_PREPROCESSOR.height,
+      hiddenSize: 0,
+      inputName: VIT_INPUT,
+      logitsName: VIT_LOGITS,
+      clsName: VIT_CLS_HIDDEN,
+      source: undefined,
+    };
+  }
+  if (meta[META.format] !== MODEL_FORMAT) throw new ModelConversionError(`model format ${meta[META.format]} is not ${MODEL_FORMAT}; convert it again with this sbeval`);
+  try {
+    return {
+      labels: JSON.parse(meta[META.labels] ?? '[]') as string[],
+      preprocessor: JSON.parse(meta[META.preprocessor] ?? 'null') as PreprocessorConfig,
+      imageSize: Number(meta[META.imageSize]),
+      hiddenSize: Number(meta[META.hiddenSize]),
+      inputName: VIT_INPUT,
+      logitsName: VIT_LOGITS,
+      clsName: VIT_CLS_HIDDEN,
+      source: meta[META.source],
+    };
+  } catch (error) {
+    throw new ModelConversionError(`model metadata is unreadable: ${(error as Error).message}`);
+  }
+}
