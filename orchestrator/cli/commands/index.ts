@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
+import { registerModelCommands } from './model.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -11,4 +12,5 @@ export type RegisterCommands = (program: Command) => void;
 export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
+  registerModelCommands,
 ];
