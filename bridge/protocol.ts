@@ -1,0 +1,542 @@
+import { z } from 'zod';
+import { SbevalError } from '../orchestrator/errors.js';
+import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
+import { bytesToFloat32, float32ToBytes, ownBytes, packValue, unpackValue } from './codec.js';
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
+
+/**
+ * The bridge protocol (bridge/PROTOCOL.md is the human-readable specification; this module is the
+ * TypeScript implementation, `unity-plugin/Runtime/Protocol.cs` the C# one).
+ *
+ * Version history (bump MINOR for additions a peer may ignore, MAJOR for anything else):
+ * - 1.0.0: hello/welcome handshake with token and capabilities; load, loaded, frames, events,
+ *   capture, done, error, cancel, ping/pong, bye.
+ */
+export const PROTOCOL_VERSION = '1.0.0';
+
+/** Default ceiling for one message (a textured 1024² `_raw` capture is a few MB; frames are ~40 KB). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+/** What an engine can do; announced in `hello`. Every field is a feature flag a newer minor may add. */
+export interface Capabilities {
+  /** Streams `frames` (per-step states). */
+  frames: boolean;
+  /** Streams `events` (contacts, damage, deaths). */
+  events: boolean;
+  /** Can render the black-on-white capture. */
+  capture: boolean;
+  /** Can render the textured `_raw` capture. */
+  captureRaw: boolean;
+  /** Honours `cancel` for a running level. */
+  cancel: boolean;
+  /** Selectable `settings.damage` formulas; empty = the engine has one native rule (Unity). */
+  damageFormulas: string[];
+}
+
+export interface RunSummary {
+  /** Physics steps simulated in the window. */
+  steps: number;
+  bodies: number;
+  events: number;
+  /** Engine-side wall time for the run, milliseconds (informative only). */
+  elapsedMs: number;
+}
+
+/** Where an error happened, as the engine or the orchestrator saw it. */
+export const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'capture', 'cancelled', 'internal'] as const;
+export type ErrorPhase = (typeof ERROR_PHASES)[number];
+
+export interface HelloMessage {
+  type: 'hello';
+  protocol: string;
+  token: string;
+  /** The name its launcher gave this engine process (argv), so a restarted process takes its old slot. */
+  instance?: string;
+  engine: EngineIdentity;
+  capabilities: Capabilities;
+  maxMessageBytes: number;
+}
+export interface WelcomeMessage {
+  type: 'welcome';
+  protocol: string;
+  sessionId: string;
+  /** The name the orchestrator gives this engine in logs and results. */
+  engineId: string;
+  heartbeatMs: number;
+  maxMessageBytes: number;
+}
+export interface LoadMessage {
+  type: 'load';
+  runId: string;
+  levelId: string;
+  xml: string;
+  settings: SimulationSettings;
+}
+export interface LoadedMessage {
+  type: 'loaded';
+  runId: string;
+  dt: number;
+  bodies: BodyInfo[];
+}
+export interface FramesMessage {
+  type: 'frames';
+  runId: string;
+  batch: FrameBatch;
+}
+export interface EventsMessage {
+  type: 'events';
+  runId: string;
+  events: SimEvent[];
+}
+export interface CaptureMessage {
+  type: 'capture';
+  runId: string;
+  png: Uint8Array;
+  raw?: Uint8Array;
+}
+export interface DoneMessage {
+  type: 'done';
+  runId: string;
+  summary: RunSummary;
+}
+/** Who is to blame: `level` = the level itself cannot run (another engine would fail the same way, no retry). */
+export type ErrorFault = 'level' | 'engine';
+
+export interface ErrorMessage {
+  type: 'error';
+  runId?: string;
+  levelId?: string;
+  phase: ErrorPhase;
+  fault: ErrorFault;
+  message: string;
+  hint?: string;
+}
+export interface CancelMessage {
+  type: 'cancel';
+  runId: string;
+}
+export interface PingMessage {
+  type: 'ping';
+  nonce: number;
+}
+export interface PongMessage {
+  type: 'pong';
+  nonce: number;
+}
+export interface ByeMessage {
+  type: 'bye';
+  reason: string;
+}
+
+export type Message =
+  | HelloMessage
+  | WelcomeMessage
+  | LoadMessage
+  | LoadedMessage
+  | FramesMessage
+  | EventsMessage
+  | CaptureMessage
+  | DoneMessage
+  | ErrorMessage
+  | CancelMessage
+  | PingMessage
+  | PongMessage
+  | ByeMessage;
+export type MessageType = Message['type'];
+
+/** Who sends a message. */
+export type Side = 'engine' | 'orchestrator';
+
+/** Which side may send which type (a message from the wrong side is a protocol error). */
+export const SENDERS: Readonly<Record<MessageType, readonly Side[]>> = {
+  hello: ['engine'],
+  welcome: ['orchestrator'],
+  load: ['orchestrator'],
+  loaded: ['engine'],
+  frames: ['engine'],
+  events: ['engine'],
+  capture: ['engine'],
+  done: ['engine'],
+  error: ['engine', 'orchestrator'],
+  cancel: ['orchestrator'],
+  ping: ['engine', 'orchestrator'],
+  pong: ['engine', 'orchestrator'],
+  bye: ['engine', 'orchestrator'],
+};
+export const MESSAGE_TYPES = Object.keys(SENDERS) as MessageType[];
+
+/** WebSocket close codes (4000-4999 are the application's range; 1000/1009 are the standard ones). */
+export const CLOSE = {
+  normal: 1000,
+  tooLarge: 1009,
+  badToken: 4001,
+  incompatible: 4002,
+  malformed: 4003,
+  unknownType: 4004,
+  unexpected: 4005,
+  timeout: 4006,
+  superseded: 4007,
+} as const;
+
+export type ProtocolErrorCode = 'malformed' | 'unknown-type' | 'too-large' | 'bad-token' | 'incompatible' | 'unexpected' | 'timeout';
+
+const CLOSE_FOR: Record<ProtocolErrorCode, number> = {
+  malformed: CLOSE.malformed,
+  'unknown-type': CLOSE.unknownType,
+  'too-large': CLOSE.tooLarge,
+  'bad-token': CLOSE.badToken,
+  incompatible: CLOSE.incompatible,
+  unexpected: CLOSE.unexpected,
+  timeout: CLOSE.timeout,
+};
+
+/** A violation of the protocol: the receiver sends `error` and closes the connection with `closeCode`. */
+export class ProtocolError extends SbevalError {
+  readonly code: ProtocolErrorCode;
+  readonly closeCode: number;
+  constructor(code: ProtocolErrorCode, message: string, hint?: string) {
+    super(code === 'bad-token' || code === 'incompatible' ? 'handshake' : 'protocol', message, hint);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.closeCode = CLOSE_FOR[code];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compatibility (ML-Agents' rule, one pure function tested from one table on both sides)
+
+export type Compatibility = { ok: true; warning?: string } | { ok: false; reason: string };
+
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * Can a peer speaking protocol `theirs` talk to us (`ours`)? Majors must match; on 0.x the minors must
+ * match too; a different minor on 1.x+ works (additions are capability-gated) with a warning; patch,
+ * pre-release and build tags never matter. Anything that is not a semantic version is incompatible.
+ */
+export function checkCompatibility(ours: string, theirs: string): Compatibility {
+  const a = SEMVER.exec(ours);
+  const b = SEMVER.exec(theirs);
+  if (!a) return { ok: false, reason: `our protocol version "${ours}" is not a semantic version` };
+  if (!b) return { ok: false, reason: `peer protocol version "${theirs}" is not a semantic version` };
+  const [, aMajor, aMinor] = a;
+  const [, bMajor, bMinor] = b;
+  if (aMajor !== bMajor) return { ok: false, reason: `protocol major versions differ (ours ${ours}, peer ${theirs})` };
+  if (aMajor === '0' && aMinor !== bMinor) {
+    return { ok: false, reason: `protocol 0.x minor versions differ (ours ${ours}, peer ${theirs})` };
+  }
+  if (aMinor !== bMinor) {
+    return { ok: true, warning: `protocol minor versions differ (ours ${ours}, peer ${theirs}); features are limited to announced capabilities` };
+  }
+  return { ok: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding: every message is built field by field in the documented order (canonical bytes).
+
+function defined<T extends Record<string, unknown>>(entries: T): T {
+  for (const key of Object.keys(entries)) if (entries[key] === undefined) delete entries[key];
+  return entries;
+}
+
+function wireSettings(s: SimulationSettings): Record<string, unknown> {
+  return {
+    windowSteps: s.windowSteps,
+    trial: s.trial,
+    damage: s.damage,
+    capture: s.capture,
+    captureRaw: s.captureRaw,
+    framesPerBatch: s.framesPerBatch,
+  };
+}
+
+function wireBody(b: BodyInfo): Record<string, unknown> {
+  return defined({ id: b.id, kind: b.kind, type: b.type, material: b.material, counted: b.counted, x: b.x, y: b.y, angle: b.angle });
+}
+
+export function wireEvent(e: SimEvent): Record<string, unknown> {
+  switch (e.kind) {
+    case 'contact':
+      return { kind: e.kind, step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed };
+    case 'damage':
+      return { kind: e.kind, step: e.step, id: e.id, amount: e.amount, health: e.health };
+    case 'destroyed':
+      return { kind: e.kind, step: e.step, id: e.id };
+    case 'removed':
+      return { kind: e.kind, step: e.step, id: e.id, reason: e.reason };
+    case 'explosion':
+      return { kind: e.kind, step: e.step, id: e.id, x: e.x, y: e.y };
+  }
+}
+
+/** The frame batch's wire fields (shared with the trace format). */
+export function wireFrames(batch: FrameBatch): Record<string, unknown> {
+  return {
+    firstStep: batch.firstStep,
+    stepCount: batch.stepCount,
+    bodyCount: batch.bodyCount,
+    states: float32ToBytes(batch.states),
+    alive: batch.alive,
+  };
+}
+
+/** The message as the plain map that goes on the wire (field order = PROTOCOL.md order). */
+export function toWire(m: Message): Record<string, unknown> {
+  switch (m.type) {
+    case 'hello':
+      return defined({
+        type: m.type,
+        protocol: m.protocol,
+        token: m.token,
+        instance: m.instance,
+        engine: { kind: m.engine.kind, version: m.engine.version, description: m.engine.description },
+        capabilities: {
+          frames: m.capabilities.frames,
+          events: m.capabilities.events,
+          capture: m.capabilities.capture,
+          captureRaw: m.capabilities.captureRaw,
+          cancel: m.capabilities.cancel,
+          damageFormulas: [...m.capabilities.damageFormulas],
+        },
+        maxMessageBytes: m.maxMessageBytes,
+      });
+    case 'welcome':
+      return {
+        type: m.type,
+        protocol: m.protocol,
+        sessionId: m.sessionId,
+        engineId: m.engineId,
+        heartbeatMs: m.heartbeatMs,
+        maxMessageBytes: m.maxMessageBytes,
+      };
+    case 'load':
+      return { type: m.type, runId: m.runId, levelId: m.levelId, xml: m.xml, settings: wireSettings(m.settings) };
+    case 'loaded':
+      return { type: m.type, runId: m.runId, dt: m.dt, bodies: m.bodies.map(wireBody) };
+    case 'frames':
+      return { type: m.type, runId: m.runId, ...wireFrames(m.batch) };
+    case 'events':
+      return { type: m.type, runId: m.runId, events: m.events.map(wireEvent) };
+    case 'capture':
+      return defined({ type: m.type, runId: m.runId, png: m.png, raw: m.raw });
+    case 'done':
+      return {
+        type: m.type,
+        runId: m.runId,
+        summary: { steps: m.summary.steps, bodies: m.summary.bodies, events: m.summary.events, elapsedMs: m.summary.elapsedMs },
+      };
+    case 'error':
+      return defined({ type: m.type, runId: m.runId, levelId: m.levelId, phase: m.phase, fault: m.fault, message: m.message, hint: m.hint });
+    case 'cancel':
+      return { type: m.type, runId: m.runId };
+    case 'ping':
+    case 'pong':
+      return { type: m.type, nonce: m.nonce };
+    case 'bye':
+      return { type: m.type, reason: m.reason };
+  }
+}
+
+export function encodeMessage(m: Message): Uint8Array {
+  return packValue(toWire(m));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding and validation
+
+const int = z.number().int();
+const nonNegInt = int.min(0);
+const finite = z.number();
+const bytes = z.instanceof(Uint8Array);
+const id = z.string().min(1).max(256);
+
+const settingsSchema = z.object({
+  windowSteps: nonNegInt.max(1_000_000),
+  trial: int.min(1).max(1000),
+  damage: z.enum(['body', 'contact-point']),
+  capture: z.boolean(),
+  captureRaw: z.boolean(),
+  framesPerBatch: int.min(1).max(100_000),
+});
+
+const bodySchema = z.object({
+  id: nonNegInt,
+  kind: z.enum(['block', 'pig', 'tnt', 'platform']),
+  type: z.string(),
+  material: z.string().optional(),
+  counted: z.boolean(),
+  x: finite,
+  y: finite,
+  angle: finite,
+});
+
+const eventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('contact'), step: nonNegInt, a: int.min(-2), b: int.min(-2), relativeSpeed: finite }),
+  z.object({ kind: z.literal('damage'), step: nonNegInt, id: nonNegInt, amount: finite, health: finite }),
+  z.object({ kind: z.literal('destroyed'), step: nonNegInt, id: nonNegInt }),
+  z.object({ kind: z.literal('removed'), step: nonNegInt, id: nonNegInt, reason: z.enum(['death', 'out-of-world']) }),
+  z.object({ kind: z.literal('explosion'), step: nonNegInt, id: nonNegInt, x: finite, y: finite }),
+]);
+
+const schemas = {
+  hello: z.object({
+    type: z.literal('hello'),
+    protocol: z.string().max(64),
+    token: z.string().max(1024),
+    instance: z.string().min(1).max(256).optional(),
+    engine: z.object({ kind: z.string().min(1).max(64), version: z.string().max(256), description: z.string().max(4096) }),
+    capabilities: z.object({
+      frames: z.boolean(),
+      events: z.boolean(),
+      capture: z.boolean(),
+      captureRaw: z.boolean(),
+      cancel: z.boolean(),
+      damageFormulas: z.array(z.string().max(64)).max(64),
+    }),
+    maxMessageBytes: int.min(1024),
+  }),
+  welcome: z.object({
+    type: z.literal('welcome'),
+    protocol: z.string().max(64),
+    sessionId: id,
+    engineId: id,
+    heartbeatMs: int.min(1),
+    maxMessageBytes: int.min(1024),
+  }),
+  load: z.object({ type: z.literal('load'), runId: id, levelId: z.string().max(4096), xml: z.string(), settings: settingsSchema }),
+  loaded: z.object({ type: z.literal('loaded'), runId: id, dt: finite.positive(), bodies: z.array(bodySchema) }),
+  frames: z.object({
+    type: z.literal('frames'),
+    runId: id,
+    firstStep: nonNegInt,
+    stepCount: int.min(1),
+    bodyCount: nonNegInt,
+    states: bytes,
+    alive: bytes,
+  }),
+  events: z.object({ type: z.literal('events'), runId: id, events: z.array(eventSchema) }),
+  capture: z.object({ type: z.literal('capture'), runId: id, png: bytes, raw: bytes.optional() }),
+  done: z.object({
+    type: z.literal('done'),
+    runId: id,
+    summary: z.object({ steps: nonNegInt, bodies: nonNegInt, events: nonNegInt, elapsedMs: finite.min(0) }),
+  }),
+  error: z.object({
+    type: z.literal('error'),
+    runId: id.optional(),
+    levelId: z.string().max(4096).optional(),
+    phase: z.enum(ERROR_PHASES),
+    fault: z.enum(['level', 'engine']),
+    message: z.string().max(65_536),
+    hint: z.string().max(65_536).optional(),
+  }),
+  cancel: z.object({ type: z.literal('cancel'), runId: id }),
+  ping: z.object({ type: z.literal('ping'), nonce: nonNegInt }),
+  pong: z.object({ type: z.literal('pong'), nonce: nonNegInt }),
+  bye: z.object({ type: z.literal('bye'), reason: z.string().max(4096) }),
+} satisfies Record<MessageType, z.ZodType>;
+
+export interface DecodeOptions {
+  /** Who sent the bytes; a message type the other side never sends is `unexpected`. */
+  from: Side;
+  maxBytes?: number;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(message)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** Decodes and validates one message; any problem is a ProtocolError naming what was wrong. */
+export function decodeMessage(data: Uint8Array, options: DecodeOptions): Message {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (data.byteLength > maxBytes) {
+    throw new ProtocolError('too-large', `message of ${data.byteLength} bytes exceeds the limit of ${maxBytes} bytes`);
+  }
+  let value: unknown;
+  try {
+    value = unpackValue(data);
+  } catch (error) {
+    throw new ProtocolError('malformed', `message is not valid msgpack (${(error as Error).message})`);
+  }
+  return messageFromValue(value, options.from);
+}
+
+/** Validates an already unpacked msgpack value as a message sent by `from` (traces reuse this). */
+export function messageFromValue(value: unknown, from: Side): Message {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) {
+    throw new ProtocolError('malformed', 'message is not a msgpack map');
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') throw new ProtocolError('malformed', 'message has no string "type" field');
+  if (!Object.hasOwn(SENDERS, type)) {
+    throw new ProtocolError('unknown-type', `unknown message type "${type.slice(0, 64)}"`, `this side speaks protocol ${PROTOCOL_VERSION}`);
+  }
+  const messageType = type as MessageType;
+  if (!SENDERS[messageType].includes(from)) {
+    throw new ProtocolError('unexpected', `"${messageType}" is never sent by the ${from}`);
+  }
+  const parsed = schemas[messageType].safeParse(value);
+  if (!parsed.success) throw new ProtocolError('malformed', `invalid "${messageType}" message: ${describeIssues(parsed.error)}`);
+  return fromWire(parsed.data as WireOf<MessageType>);
+}
+
+type WireOf<T extends MessageType> = z.infer<(typeof schemas)[T]>;
+
+function fromWire(w: WireOf<MessageType>): Message {
+  switch (w.type) {
+    case 'frames': {
+      const cells = w.stepCount * w.bodyCount;
+      if (w.states.byteLength !== cells * FIELD_COUNT * 4) {
+        throw new ProtocolError(
+          'malformed',
+          `invalid "frames" message: states has ${w.states.byteLength} bytes, expected ${cells * FIELD_COUNT * 4} (${w.stepCount} steps × ${w.bodyCount} bodies × ${FIELD_COUNT} float32)`,
+        );
+      }
+      if (w.alive.byteLength !== cells) {
+        throw new ProtocolError('malformed', `invalid "frames" message: alive has ${w.alive.byteLength} bytes, expected ${cells}`);
+      }
+      const batch: FrameBatch = {
+        firstStep: w.firstStep,
+        stepCount: w.stepCount,
+        bodyCount: w.bodyCount,
+        states: bytesToFloat32(w.states),
+        alive: ownBytes(w.alive),
+      };
+      return { type: 'frames', runId: w.runId, batch };
+    }
+    case 'capture': {
+      const m: CaptureMessage = { type: 'capture', runId: w.runId, png: ownBytes(w.png) };
+      if (w.raw) m.raw = ownBytes(w.raw);
+      return m;
+    }
+    case 'loaded':
+      return {
+        type: 'loaded',
+        runId: w.runId,
+        dt: w.dt,
+        bodies: w.bodies.map((b) => ({ ...b, material: b.material })),
+      };
+    case 'error': {
+      const m: ErrorMessage = { type: 'error', phase: w.phase, fault: w.fault, message: w.message };
+      if (w.runId !== undefined) m.runId = w.runId;
+      if (w.levelId !== undefined) m.levelId = w.levelId;
+      if (w.hint !== undefined) m.hint = w.hint;
+      return m;
+    }
+    case 'hello': {
+      const m: HelloMessage = { ...w };
+      if (w.instance === undefined) delete m.instance;
+      return m;
+    }
+    default:
+      return w as Message;
+  }
+}
+
+/** The capture part of a `capture` message as the engine interface's result. */
+export function captureResult(m: CaptureMessage): CaptureResult {
+  return m.raw ? { png: m.png, raw: m.raw } : { png: m.png };
+}

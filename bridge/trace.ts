@@ -1,0 +1,598 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
+import { UnpackrStream } from 'msgpackr';
+import { z } from 'zod';
+import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { packValue, unpackValues } from './codec.js';
+import type { CaptureResult, Engine, EngineIdentity, LevelJob, LevelSink, SimulationSettings } from './engine.js';
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
+import {
+  messageFromValue,
+  ProtocolError,
+  toWire,
+  type CaptureMessage,
+  type DoneMessage,
+  type ErrorFault,
+  type ErrorMessage,
+  type ErrorPhase,
+  type EventsMessage,
+  type FramesMessage,
+  type RunSummary,
+} from './protocol.js';
+import { TRACE_FORMAT, TRACE_VERSION, TraceVersionError, upgradeHeader, upgradeRecord } from './trace-versions.js';
+
+export { TRACE_FORMAT, TRACE_VERSION, TraceVersionError } from './trace-versions.js';
+
+/**
+ * Trace files: one level run (one trial) recorded for replay, `explain`, the viewer and regression
+ * comparisons. A trace is a stream of msgpack maps, optionally gzip-compressed (detected on read by
+ * the gzip magic bytes, so any name works; `.sbtrace` by convention, `.sbtrace.gz` compressed):
+ *
+ *   header  {type: 'trace', format: 'sbeval-trace', version, producer, recordedAt?, runId, levelId,
+ *            engine, settings, xml, dt, bodies}
+ *   then the bridge protocol's level messages exactly as on the wire (PROTOCOL.md), each with the
+ *   header's runId: frames, events, capture, and finally done or error.
+ *
+ * States are float32 as the engines emit them, so a trace is lossless. Writing streams (a crash
+ * leaves a readable prefix in the temporary file); the file appears under its name only when the
+ * recording ends (atomic rename).
+ */
+
+export interface TraceHeader {
+  type: 'trace';
+  format: typeof TRACE_FORMAT;
+  version: typeof TRACE_VERSION;
+  producer: string;
+  recordedAt?: string;
+  runId: string;
+  levelId: string;
+  engine: EngineIdentity;
+  settings: SimulationSettings;
+  xml: string;
+  /** Seconds per step; 0 when the run failed before the level was loaded. */
+  dt: number;
+  bodies: BodyInfo[];
+}
+
+export type TraceRecord = FramesMessage | EventsMessage | CaptureMessage | DoneMessage | ErrorMessage;
+
+const TRACE_RECORD_TYPES = new Set(['frames', 'events', 'capture', 'done', 'error']);
+
+const headerSchema = z.object({
+  type: z.literal('trace'),
+  format: z.literal(TRACE_FORMAT),
+  version: z.literal(TRACE_VERSION),
+  producer: z.string(),
+  recordedAt: z.string().optional(),
+  runId: z.string().min(1),
+  levelId: z.string(),
+  engine: z.object({ kind: z.string(), version: z.string(), description: z.string() }),
+  settings: z.object({
+    windowSteps: z.number().int().min(0),
+    trial: z.number().int().min(1),
+    damage: z.enum(['body', 'contact-point']),
+    capture: z.boolean(),
+    captureRaw: z.boolean(),
+    framesPerBatch: z.number().int().min(1),
+  }),
+  xml: z.string(),
+  dt: z.number().min(0),
+  bodies: z.array(
+    z.object({
+      id: z.number().int().min(0),
+      kind: z.enum(['block', 'pig', 'tnt', 'platform']),
+      type: z.string(),
+      material: z.string().optional(),
+      counted: z.boolean(),
+      x: z.number(),
+      y: z.number(),
+      angle: z.number(),
+    }),
+  ),
+});
+
+/** A trace file that cannot be read (not a trace, damaged header, invalid record). */
+export class TraceFormatError extends SbevalError {
+  constructor(message: string, hint?: string) {
+    super('input', message, hint);
+    this.name = 'TraceFormatError';
+  }
+}
+
+function headerWire(h: TraceHeader): Record<string, unknown> {
+  const wire: Record<string, unknown> = {
+    type: h.type,
+    format: h.format,
+    version: h.version,
+    producer: h.producer,
+  };
+  if (h.recordedAt !== undefined) wire.recordedAt = h.recordedAt;
+  Object.assign(wire, {
+    runId: h.runId,
+    levelId: h.levelId,
+    engine: { kind: h.engine.kind, version: h.engine.version, description: h.engine.description },
+    settings: {
+      windowSteps: h.settings.windowSteps,
+      trial: h.settings.trial,
+      damage: h.settings.damage,
+      capture: h.settings.capture,
+      captureRaw: h.settings.captureRaw,
+      framesPerBatch: h.settings.framesPerBatch,
+    },
+    xml: h.xml,
+    dt: h.dt,
+    bodies: h.bodies.map((b) => {
+      const body: Record<string, unknown> = { id: b.id, kind: b.kind, type: b.type };
+      if (b.material !== undefined) body.material = b.material;
+      Object.assign(body, { counted: b.counted, x: b.x, y: b.y, angle: b.angle });
+      return body;
+    }),
+  });
+  return wire;
+}
+
+/** Encodes a header (exported for tools that assemble traces, and tests). */
+export function encodeTraceHeader(header: TraceHeader): Uint8Array {
+  return packValue(headerWire(header));
+}
+
+/** Encodes one record exactly as the protocol message. */
+export function encodeTraceRecord(record: TraceRecord): Uint8Array {
+  return packValue(toWire(record));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** Validates a decoded header map of any known version and brings it to the current version. */
+export function parseTraceHeader(value: unknown, path?: string): { header: TraceHeader; version: number } {
+  const where = path ? `${path}: ` : '';
+  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'trace' || (value as { format?: unknown }).format !== TRACE_FORMAT) {
+    throw new TraceFormatError(`${where}not an sbeval trace (the first record is not a "${TRACE_FORMAT}" header)`);
+  }
+  const version = (value as { version?: unknown }).version;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new TraceFormatError(`${where}trace header has an invalid version ${JSON.stringify(version)}`);
+  }
+  if (version > TRACE_VERSION) throw new TraceVersionError(version, path);
+  const upgraded = upgradeHeader(value as Record<string, unknown>, version);
+  const parsed = headerSchema.safeParse(upgraded);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TraceFormatError(`${where}invalid trace header: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown problem'}`);
+  }
+  const header = parsed.data as TraceHeader;
+  header.bodies = header.bodies.map((b) => ({ ...b, material: b.material }));
+  return { header, version };
+}
+
+/** Validates one decoded record of a version-`version` trace; an old record may become several. */
+export function parseTraceRecords(value: unknown, version: number, runId: string, path?: string): TraceRecord[] {
+  const where = path ? `${path}: ` : '';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TraceFormatError(`${where}trace record is not a map`);
+  const out: TraceRecord[] = [];
+  for (const raw of upgradeRecord(value as Record<string, unknown>, version)) {
+    const type = (raw as { type?: unknown }).type;
+    if (typeof type !== 'string' || !TRACE_RECORD_TYPES.has(type)) {
+      throw new TraceFormatError(`${where}unexpected trace record type ${JSON.stringify(type)}`);
+    }
+    let message;
+    try {
+      message = messageFromValue(raw, 'engine');
+    } catch (error) {
+      if (error instanceof ProtocolError) throw new TraceFormatError(`${where}${error.message}`);
+      throw error;
+    }
+    if ((message as TraceRecord).runId !== undefined && (message as TraceRecord).runId !== runId) {
+      throw new TraceFormatError(`${where}record of run "${(message as TraceRecord).runId}" in the trace of run "${runId}"`);
+    }
+    out.push(message as TraceRecord);
+  }
+  return out;
+}
+
+async function isGzipFile(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const magic = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface TraceStream {
+  header: TraceHeader;
+  /** The version the file was written in (older versions are upgraded on the fly). */
+  fileVersion: number;
+  /** The records after the header, validated, in file order. Ends early (no error) on a truncated file. */
+  records: AsyncIterableIterator<TraceRecord>;
+  /** True once `records` ended because the file was cut off (a crashed recorder). */
+  readonly truncated: boolean;
+  close(): void;
+}
+
+/** Opens a trace for streaming: the header at once, the records as they are read. */
+export async function openTrace(path: string): Promise<TraceStream> {
+  const gzip = await isGzipFile(path);
+  const file = createReadStream(path);
+  const unpack = new UnpackrStream({ useRecords: false, mapsAsObjects: true } as ConstructorParameters<typeof UnpackrStream>[0]);
+  let truncated = false;
+  let source: Readable = file;
+  if (gzip) {
+    const gunzip = createGunzip();
+    file.on('error', (error) => gunzip.destroy(error));
+    source = file.pipe(gunzip);
+  }
+  source.on('error', (error: NodeJS.ErrnoException) => {
+    // A gzip stream cut off mid-way (the recorder crashed) is a truncated trace, not a broken one.
+    if (error.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(error.message)) {
+      truncated = true;
+      unpack.end();
+    } else {
+      unpack.destroy(error);
+    }
+  });
+  source.pipe(unpack as unknown as Writable);
+  const values = unpack[Symbol.asyncIterator]() as AsyncIterableIterator<unknown>;
+
+  let first: IteratorResult<unknown>;
+  try {
+    first = await values.next();
+  } catch (error) {
+    file.destroy();
+    throw new TraceFormatError(`${path}: cannot read the trace (${describeError(error)})`);
+  }
+  if (first.done) {
+    file.destroy();
+    throw new TraceFormatError(`${path}: empty trace file`);
+  }
+  let parsed: { header: TraceHeader; version: number };
+  try {
+    parsed = parseTraceHeader(first.value, path);
+  } catch (error) {
+    file.destroy();
+    unpack.destroy();
+    throw error;
+  }
+  const { header, version } = parsed;
+
+  async function* records(): AsyncGenerator<TraceRecord> {
+    try {
+      for (;;) {
+        let next: IteratorResult<unknown>;
+        try {
+          next = await values.next();
+        } catch (error) {
+          // The last value cut off mid-way: the recorder died while writing. Everything before is valid.
+          if ((error as { incomplete?: unknown }).incomplete === true || /unexpected end of messagepack data/i.test(describeError(error))) {
+            truncated = true;
+            return;
+          }
+          throw new TraceFormatError(`${path}: cannot read the trace (${describeError(error)})`);
+        }
+        if (next.done) return;
+        for (const record of parseTraceRecords(next.value, version, header.runId, path)) yield record;
+      }
+    } finally {
+      file.destroy();
+    }
+  }
+
+  return {
+    header,
+    fileVersion: version,
+    records: records(),
+    get truncated() {
+      return truncated;
+    },
+    close: () => {
+      file.destroy();
+      unpack.destroy();
+    },
+  };
+}
+
+/** A whole trace in memory, frames assembled into one batch. */
+export interface LoadedTrace {
+  header: TraceHeader;
+  fileVersion: number;
+  dt: number;
+  bodies: BodyInfo[];
+  /** Every recorded step, `firstStep` 0 (empty when the run failed before its first frame). */
+  frames: FrameBatch;
+  events: SimEvent[];
+  capture?: CaptureResult;
+  done?: RunSummary;
+  error?: { phase: ErrorPhase; fault: ErrorFault; message: string; hint?: string };
+  /** The recording ended with `done` or `error` (false: the recorder died; what is here is still valid). */
+  complete: boolean;
+}
+
+/** Collects records into a `LoadedTrace`, checking that frames are contiguous and shaped like the header. */
+export class TraceAssembler {
+  private readonly batches: FrameBatch[] = [];
+  private nextStep = 0;
+  private readonly events: SimEvent[] = [];
+  private capture: CaptureResult | undefined;
+  private done: RunSummary | undefined;
+  private error: LoadedTrace['error'];
+  private ended = false;
+
+  constructor(
+    private readonly header: TraceHeader,
+    private readonly fileVersion: number,
+    private readonly path = 'trace',
+  ) {}
+
+  add(record: TraceRecord): void {
+    if (this.ended) throw new TraceFormatError(`${this.path}: "${record.type}" record after the end of the run`);
+    switch (record.type) {
+      case 'frames': {
+        const b = record.batch;
+        if (b.bodyCount !== this.header.bodies.length) {
+          throw new TraceFormatError(`${this.path}: frames for ${b.bodyCount} bodies, the header lists ${this.header.bodies.length}`);
+        }
+        if (b.firstStep !== this.nextStep) throw new TraceFormatError(`${this.path}: frames start at step ${b.firstStep}, expected ${this.nextStep}`);
+        this.batches.push(b);
+        this.nextStep += b.stepCount;
+        break;
+      }
+      case 'events':
+        for (const e of record.events) this.events.push(e);
+        break;
+      case 'capture':
+        this.capture = record.raw ? { png: record.png, raw: record.raw } : { png: record.png };
+        break;
+      case 'done':
+        this.done = record.summary;
+        this.ended = true;
+        break;
+      case 'error':
+        this.error = { phase: record.phase, fault: record.fault, message: record.message };
+        if (record.hint !== undefined) this.error.hint = record.hint;
+        this.ended = true;
+        break;
+    }
+  }
+
+  result(): LoadedTrace {
+    const bodyCount = this.header.bodies.length;
+    const stepCount = this.nextStep;
+    const states = new Float32Array(stepCount * bodyCount * FIELD_COUNT);
+    const alive = new Uint8Array(stepCount * bodyCount);
+    for (const b of this.batches) {
+      states.set(b.states, b.firstStep * bodyCount * FIELD_COUNT);
+      alive.set(b.alive, b.firstStep * bodyCount);
+    }
+    const trace: LoadedTrace = {
+      header: this.header,
+      fileVersion: this.fileVersion,
+      dt: this.header.dt,
+      bodies: this.header.bodies,
+      frames: { firstStep: 0, stepCount, bodyCount, states, alive },
+      events: this.events,
+      complete: this.ended,
+    };
+    if (this.capture) trace.capture = this.capture;
+    if (this.done) trace.done = this.done;
+    if (this.error) trace.error = this.error;
+    return trace;
+  }
+}
+
+/** Reads a whole trace file (any known version, gzip or not). */
+export async function readTrace(path: string): Promise<LoadedTrace> {
+  const stream = await openTrace(path);
+  const assembler = new TraceAssembler(stream.header, stream.fileVersion, path);
+  for await (const record of stream.records) assembler.add(record);
+  return assembler.result();
+}
+
+/** Parses a trace held in memory (e.g. uploaded to the viewer's server); gzip is detected. */
+export function traceFromBytes(bytes: Uint8Array, name = 'trace'): LoadedTrace {
+  let values: unknown[];
+  try {
+    const plain = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : bytes;
+    values = unpackValues(plain).values;
+  } catch (error) {
+    throw new TraceFormatError(`${name}: cannot read the trace (${describeError(error)})`);
+  }
+  if (values.length === 0) throw new TraceFormatError(`${name}: empty trace`);
+  const { header, version } = parseTraceHeader(values[0], name);
+  const assembler = new TraceAssembler(header, version, name);
+  for (const value of values.slice(1)) for (const record of parseTraceRecords(value, version, header.runId, name)) assembler.add(record);
+  return assembler.result();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export interface TraceRecorderOptions {
+  job: LevelJob;
+  engine: EngineIdentity;
+  /** Default: gzip when the path ends with `.gz`. */
+  gzip?: boolean;
+  /** Default `<levelId>#<trial>`. */
+  runId?: string;
+  /** Default now; `null` leaves the time out (byte-reproducible traces). */
+  recordedAt?: string | null;
+  /** Default `sbeval`. */
+  producer?: string;
+}
+
+/**
+ * Records one run to a trace file while it streams: use it as the run's `LevelSink` (or tee it with
+ * another sink), then call `finish()` when the run resolved or `fail(error)` when it rejected.
+ */
+export class TraceRecorder implements LevelSink {
+  readonly path: string;
+  private readonly tmp: string;
+  private readonly file: WriteStream;
+  private readonly out: Writable;
+  private readonly header: TraceHeader;
+  private headerWritten = false;
+  private writeError: Error | undefined;
+  private steps = 0;
+  private eventCount = 0;
+  private readonly started = Date.now();
+  private closed = false;
+
+  constructor(path: string, options: TraceRecorderOptions) {
+    this.path = path;
+    this.tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    this.file = createWriteStream(this.tmp);
+    this.file.on('error', (error) => {
+      this.writeError ??= error;
+    });
+    const gzip = options.gzip ?? path.endsWith('.gz');
+    if (gzip) {
+      const z = createGzip();
+      z.on('error', (error) => {
+        this.writeError ??= error;
+      });
+      z.pipe(this.file);
+      this.out = z;
+    } else {
+      this.out = this.file;
+    }
+    const header: TraceHeader = {
+      type: 'trace',
+      format: TRACE_FORMAT,
+      version: TRACE_VERSION,
+      producer: options.producer ?? 'sbeval',
+      runId: options.runId ?? `${options.job.levelId}#${options.job.settings.trial}`,
+      levelId: options.job.levelId,
+      engine: options.engine,
+      settings: options.job.settings,
+      xml: options.job.xml,
+      dt: 0,
+      bodies: [],
+    };
+    if (options.recordedAt !== null) header.recordedAt = options.recordedAt ?? new Date().toISOString();
+    this.header = header;
+  }
+
+  get runId(): string {
+    return this.header.runId;
+  }
+
+  private write(bytes: Uint8Array): void {
+    if (this.closed) throw new SbevalError('simulate', `trace ${this.path}: record after the recording ended`);
+    this.out.write(bytes);
+  }
+
+  private writeHeader(): void {
+    if (this.headerWritten) return;
+    this.headerWritten = true;
+    this.write(encodeTraceHeader(this.header));
+  }
+
+  loaded(bodies: BodyInfo[], dt: number): void {
+    if (this.headerWritten) throw new SbevalError('simulate', `trace ${this.path}: "loaded" twice`);
+    this.header.bodies = bodies;
+    this.header.dt = dt;
+    this.writeHeader();
+  }
+
+  frames(batch: FrameBatch): void {
+    this.writeHeader();
+    this.steps = Math.max(this.steps, batch.firstStep + batch.stepCount - 1);
+    this.write(encodeTraceRecord({ type: 'frames', runId: this.header.runId, batch }));
+  }
+
+  events(events: SimEvent[]): void {
+    this.writeHeader();
+    this.eventCount += events.length;
+    this.write(encodeTraceRecord({ type: 'events', runId: this.header.runId, events }));
+  }
+
+  capture(result: CaptureResult): void {
+    this.writeHeader();
+    const record: CaptureMessage = { type: 'capture', runId: this.header.runId, png: result.png };
+    if (result.raw) record.raw = result.raw;
+    this.write(encodeTraceRecord(record));
+  }
+
+  /** Ends a successful run: writes `done` and moves the file into place. */
+  async finish(summary?: Partial<RunSummary>): Promise<void> {
+    this.writeHeader();
+    this.write(
+      encodeTraceRecord({
+        type: 'done',
+        runId: this.header.runId,
+        summary: {
+          steps: summary?.steps ?? this.steps,
+          bodies: summary?.bodies ?? this.header.bodies.length,
+          events: summary?.events ?? this.eventCount,
+          elapsedMs: summary?.elapsedMs ?? Date.now() - this.started,
+        },
+      }),
+    );
+    await this.close(true);
+  }
+
+  /** Ends a failed run: writes `error` (the trace keeps everything streamed before) and moves it into place. */
+  async fail(error: unknown): Promise<void> {
+    this.writeHeader();
+    const phase: ErrorPhase = error instanceof SbevalError && error.phase === 'capture' ? 'capture' : 'simulate';
+    const levelFault = (error as { levelError?: unknown } | null)?.levelError === true;
+    const record: ErrorMessage = { type: 'error', runId: this.header.runId, phase, fault: levelFault ? 'level' : 'engine', message: describeError(error) };
+    this.write(encodeTraceRecord(record));
+    await this.close(true);
+  }
+
+  /** Drops the recording (no file is left behind). */
+  async discard(): Promise<void> {
+    await this.close(false);
+  }
+
+  private async close(keep: boolean): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await new Promise<void>((resolve) => {
+      this.file.once('close', () => resolve());
+      this.out.end();
+    });
+    if (this.writeError || !keep) {
+      await rm(this.tmp, { force: true });
+      if (this.writeError) throw new SbevalError('simulate', `cannot write trace ${this.path}: ${this.writeError.message}`, undefined, { cause: this.writeError });
+      return;
+    }
+    await rename(this.tmp, this.path);
+  }
+}
+
+/** A sink that forwards every call to several sinks, in order. */
+export function teeSinks(...sinks: LevelSink[]): LevelSink {
+  return {
+    loaded: (bodies, dt) => sinks.forEach((s) => s.loaded(bodies, dt)),
+    frames: (batch) => sinks.forEach((s) => s.frames(batch)),
+    events: (events) => sinks.forEach((s) => s.events(events)),
+    capture: (result) => sinks.forEach((s) => s.capture(result)),
+  };
+}
+
+/** Runs one job on an engine while recording it to `path`; the trace is kept whether the run succeeds or fails. */
+export async function runRecorded(
+  engine: Engine,
+  job: LevelJob,
+  path: string,
+  sink?: LevelSink,
+  options: Omit<TraceRecorderOptions, 'job' | 'engine'> & { signal?: AbortSignal } = {},
+): Promise<void> {
+  const { signal, ...recorderOptions } = options;
+  const recorder = new TraceRecorder(path, { ...recorderOptions, job, engine: engine.identity });
+  try {
+    await engine.run(job, sink ? teeSinks(recorder, sink) : recorder, signal);
+  } catch (error) {
+    await recorder.fail(error);
+    throw error;
+  }
+  await recorder.finish();
+}
