@@ -18,8 +18,8 @@ export {
   HEIGHT_BOUNDARY, WIDTH_BOUNDARY, UNKNOWN_BLOCK,
 } from './levels/drop.js';
 export type { PlacedBlock, PlacedStructure, DropFailure, DropResult } from './levels/drop.js';
-/** Byte-identical official XML (exact 1e-5 integer arithmetic), and the same level as data. */
-export { structureToXml, structureToLevel, levelFrame, formatUnits, blockCentreUnits, GRID_WORLD } from './levels/xml-write.js';
+/** Byte-identical official XML (exact 1e-5 integer arithmetic), the same level as data, and any Level as XML. */
+export { structureToXml, structureToLevel, levelToXml, levelFrame, formatUnits, blockCentreUnits, GRID_WORLD } from './levels/xml-write.js';
 export type { LevelFrame } from './levels/xml-write.js';
 /** Strict Science Birds level reader: parseLevelXml throws LevelXmlError; readLevelXml also lists Unity quirks. */
 export { parseLevelXml, readLevelXml, LevelXmlError, DEFAULT_MAX_LEVEL_SIZE, DEFAULT_MAX_LEVEL_OBJECTS, DEFAULT_MAX_MAGNITUDE, MAX_LEVEL_WIDTH } from './levels/xml-read.js';

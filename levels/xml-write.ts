@@ -108,5 +108,45 @@ export function structureToLevel(structure: PlacedStructure): Level {
   };
 }
 
+/** XML attribute value escaping (the reader decodes these five). */
+function escapeAttribute(value: string): string {
+  return /[&<>"']/.test(value)
+    ? value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+    : value;
+}
+
+/**
+ * Any {@link Level} as XML in the official converter's layout (same declaration, indentation,
+ * attribute order and self-closing style; objects in their given order, one per line, so Unity's
+ * LevelLoader reads every one). Numbers are printed as JavaScript's shortest round-trip decimal, so
+ * `parseLevelXml(levelToXml(level))` gives back exactly `level`, and a competition level read from
+ * its file is written back byte for byte.
+ */
+export function levelToXml(level: Level): string {
+  const n = (value: number) => {
+    if (!Number.isFinite(value)) throw new RangeError(`cannot write the non-finite number ${value} into a level`);
+    return String(value);
+  };
+  let xml = `<?xml version="1.0" encoding="utf-16"?>\n<Level width="${n(level.width)}">\n`;
+  if (level.camera) {
+    const c = level.camera;
+    xml += `  <Camera x="${n(c.x)}" y="${n(c.y)}" minWidth="${n(c.minWidth)}" maxWidth="${n(c.maxWidth)}" />\n`;
+  }
+  xml += '  <Birds>\n';
+  for (const bird of level.birds) xml += `    <Bird type="${escapeAttribute(bird)}" />\n`;
+  xml += '  </Birds>\n';
+  if (level.slingshot) xml += `  <Slingshot x="${n(level.slingshot.x)}" y="${n(level.slingshot.y)}" />\n`;
+  xml += '  <GameObjects>\n';
+  for (const o of level.objects) {
+    const type = escapeAttribute(o.type);
+    const at = `x="${n(o.x)}" y="${n(o.y)}" rotation="${n(o.rotation)}"`;
+    if (o.kind === 'block') xml += `    <Block type="${type}" material="${o.material}" ${at} />\n`;
+    else if (o.kind === 'pig') xml += `    <Pig type="${type}" ${at} />\n`;
+    else if (o.kind === 'tnt') xml += `    <TNT type="${type}" ${at} />\n`;
+    else xml += `    <Platform type="${type}" ${at} scaleX="${n(o.scaleX)}" scaleY="${n(o.scaleY)}" />\n`;
+  }
+  return `${xml}  </GameObjects>\n</Level>`;
+}
+
 /** Grid width in world units, for renderers: 20 cells of 0.2401 starting at x = 2. */
 export const GRID_WORLD = { originX: ORIGIN_X / UNIT, originY: ORIGIN_Y / UNIT, cell: CELL / UNIT, columns: GRID_WIDTH } as const;
