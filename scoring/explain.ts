@@ -250,7 +250,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const movedVerdict = (w: Work): boolean => movingIds.has(w.info.id);
   for (const w of work) {
     const involved = w.motion.onsetStep !== undefined || movedVerdict(w) || w.destroyedStep !== undefined || w.removed !== undefined;
-    if (involved && w.info.kind !== 'platform') w.reason = reasonFor(w, { byId, contacts, events, series });
+    if (involved && w.info.kind !== 'platform') w.reason = reasonFor(w, { threshold, byId, contacts, events, series });
   }
 
   const firstMover = pickFirstMover(work, byId, movedVerdict);
@@ -298,6 +298,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 }
 
 interface Context {
+  threshold: number;
   byId: Map<number, Work>;
   contacts: ContactReport[];
   events: readonly SimEvent[];
@@ -318,6 +319,7 @@ function reasonFor(w: Work, ctx: Context): Reason {
   const id = w.info.id;
   const onset = w.motion.onsetStep ?? w.motion.crossStep ?? w.lastStep;
 
+  const threshold = ctx.threshold;
   if (w.removed?.reason === 'out-of-world' && w.destroyedStep === undefined && w.removed.step <= onset + 1) {
     return { kind: 'out-of-world', step: w.removed.step, text: `left the world (|x| past the level's half width) at step ${w.removed.step}` };
   }
@@ -365,7 +367,7 @@ function reasonFor(w: Work, ctx: Context): Reason {
   if (
     w.destroyedStep === undefined &&
     w.support.issue === undefined &&
-    endDy < 0 &&
+    -endDy >= threshold / 2 &&
     Math.abs(endDx) < ONSET_SHIFT &&
     Math.abs(endTurn) < ONSET_TURN &&
     -endDy <= SETTLE_PER_LAYER * (w.support.depth + 1)

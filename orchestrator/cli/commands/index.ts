@@ -2,6 +2,10 @@ import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
 import { registerModelCommands } from './model.js';
+import { registerGenerateCommands } from './generate.js';
+import { registerScoreCommands } from './score.js';
+import { registerViewCommands } from './view.js';
+import { registerEngineCommands } from './engine.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -13,4 +17,8 @@ export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
   registerModelCommands,
+  registerGenerateCommands,
+  registerScoreCommands,
+  registerViewCommands,
+  registerEngineCommands,
 ];

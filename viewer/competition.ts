@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  compareNames,
+  compareTrialFiles,
+  listCharacters,
+  listTeams,
+  listTrialFiles,
+  stageDir,
+  trialBaseName,
+  trialIndexFromName,
+} from '../orchestrator/layout/competition.js';
+import { parseSimilarityJson } from '../scoring/formats/similarity.js';
+import { parseStabilityJson } from '../scoring/formats/stability.js';
+
+/**
+ * The trials of a competition folder as the viewer lists them: by team, then character, then trial
+ * index, with the files that exist for each (level XML, trace, image) and the scores already computed
+ * (`<team>/stability/<C>.json`, `<team>/similarity/<C>.json`), read with the official formats' readers.
+ */
+export interface CompetitionTrial {
+  /** `team/C/name`: the viewer's handle for the trial. */
+  key: string;
+  team: string;
+  character: string;
+  trial: number;
+  name: string;
+  levelPath: string | undefined;
+  tracePath: string | undefined;
+  imagePath: string | undefined;
+  stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
+  similarity: number | undefined;
+}
+
+/** `team_A_1.trace.gz` / `team_A_1.trace` → `team_A_1`; any other file drops its last extension (as the official scripts do). */
+export function traceBaseName(file: string): string {
+  const m = /^(.*)\.trace(\.gz)?$/.exec(file);
+  return m ? m[1]! : trialBaseName(file);
+}
+
+function lastPathPart(tag: string): string {
+  return tag.split(/[\\/]/).at(-1) ?? tag;
+}
+
+function readJson<T>(path: string, parse: (text: string, source: string) => T): T | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return parse(readFileSync(path, 'utf8'), path);
+  } catch {
+    // A broken score file should not hide the trials; the list just shows no score.
+    return undefined;
+  }
+}
+
+export function listCompetition(root: string): CompetitionTrial[] {
+  const byKey = new Map<string, CompetitionTrial>();
+  const entry = (team: string, character: string, name: string): CompetitionTrial => {
+    const key = `${team}/${character}/${name}`;
+    let t = byKey.get(key);
+    if (!t) {
+      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, imagePath: undefined, stability: undefined, similarity: undefined };
+      byKey.set(key, t);
+    }
+    return t;
+  };
+  for (const f of listTrialFiles(root, 'levels', {}, '.xml')) entry(f.team, f.character, trialBaseName(f.file)).levelPath = f.path;
+  for (const f of listTrialFiles(root, 'traces')) if (/\.trace(\.gz)?$/.test(f.file)) entry(f.team, f.character, traceBaseName(f.file)).tracePath = f.path;
+  for (const f of listTrialFiles(root, 'images', {}, '.png')) {
+    if (f.file.endsWith('_raw.png')) continue;
+    const t = byKey.get(`${f.team}/${f.character}/${trialBaseName(f.file)}`);
+    if (t) t.imagePath = f.path;
+  }
+  for (const team of listTeams(root)) {
+    for (const character of listCharacters(root, team, 'levels')) {
+      const stability = readJson(join(stageDir(root, team, 'stability'), `${character}.json`), parseStabilityJson);
+      for (const raw of stability?.raws ?? []) {
+        const t = byKey.get(`${team}/${character}/${trialBaseName(lastPathPart(raw.tag))}`);
+        if (t) t.stability = { score: raw.score, startingObjects: raw.startingObjects ?? null, movingObjects: raw.movingObjects ?? null };
+      }
+      const similarity = readJson(join(stageDir(root, team, 'similarity'), `${character}.json`), parseSimilarityJson);
+      for (const trial of similarity?.trials ?? []) {
+        const t = byKey.get(`${team}/${character}/${trialBaseName(lastPathPart(trial.id))}`);
+        if (t) t.similarity = trial.similarity;
+      }
+    }
+  }
+  return [...byKey.values()].sort(
+    (a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareTrialFiles(a.name, b.name),
+  );
+}

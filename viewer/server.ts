@@ -1,0 +1,200 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describeError } from '../orchestrator/errors.js';
+import { listCompetition, type CompetitionTrial } from './competition.js';
+import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
+
+/**
+ * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)
+ * and a small JSON/binary API over one trial or a whole competition folder. It binds to 127.0.0.1
+ * only and serves the page and the data from the same origin, so no CORS is involved.
+ *
+ * API (all GET):
+ * - `/api/session` → `{ mode: 'trial' | 'competition', title, hasReference, trials? }`
+ * - `/api/trial/<key>/meta` → `ViewerMeta` (viewer/trial.ts): bodies with outlines, events, explanation
+ * - `/api/trial/<key>/frames` → binary: float32 LE states (step × body × 6) then uint8 alive (step × body)
+ * - `/api/trial/<key>/capture.png` → the trial's black-on-white capture (from the trace or the run)
+ * - `/api/trial/<key>/image.png` → the image already in the competition folder (`images` stage)
+ * - `/api/reference.png` → the reference image given with `--reference`
+ * `<key>` is `main` for a single trial, else `team/C/name` URL-encoded as one segment.
+ */
+export type ViewerSource =
+  /** One trial: a trace file or a level simulated on demand. */
+  | { kind: 'trial'; title: string; load: () => Promise<TrialData> }
+  /** A competition folder: lists its trials; opens traces when present, else simulates the level. */
+  | { kind: 'competition'; root: string; openTrace: (path: string) => Promise<TrialData> };
+
+export interface ViewerOptions {
+  source: ViewerSource;
+  /** 0 (default) lets the OS pick a free port. */
+  port?: number;
+  host?: string;
+  /** A PNG shown beside the final capture (the Unity evaluator's image of the same level). */
+  reference?: string;
+}
+
+export interface ViewerServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The page's files: beside this module in the sources, `../../viewer/static` from `dist/viewer/`. */
+export function staticDir(): string {
+  for (const candidate of ['./static/', '../../viewer/static/']) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  throw new Error('the viewer page (viewer/static/index.html) is missing from this installation');
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+/** Only plain file names of the page are served: nothing can walk out of the static folder. */
+const STATIC_NAME = /^[a-z0-9][a-z0-9-]*\.(html|js|css|svg)$/;
+/** Trials kept in memory (each holds every frame of a 10-s run). */
+const CACHE_SIZE = 8;
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
+  const dir = staticDir();
+  const host = options.host ?? '127.0.0.1';
+  const source = options.source;
+  const cache = new Map<string, Promise<{ trial: TrialData; meta: ViewerMeta }>>();
+  let trials: CompetitionTrial[] | undefined;
+
+  const listing = (): CompetitionTrial[] => {
+    if (source.kind !== 'competition') return [];
+    trials ??= listCompetition(source.root);
+    return trials;
+  };
+
+  const findTrial = (key: string): CompetitionTrial => {
+    const t = listing().find((x) => x.key === key);
+    if (!t) throw new HttpError(404, `no trial "${key}" in this folder`);
+    return t;
+  };
+
+  const loadTrial = (key: string): Promise<{ trial: TrialData; meta: ViewerMeta }> => {
+    let pending = cache.get(key);
+    if (pending) {
+      // Most recently used last.
+      cache.delete(key);
+      cache.set(key, pending);
+      return pending;
+    }
+    pending = (async () => {
+      let trial: TrialData;
+      if (source.kind === 'trial') {
+        if (key !== 'main') throw new HttpError(404, `no trial "${key}"`);
+        trial = await source.load();
+      } else {
+        const t = findTrial(key);
+        if (t.tracePath) trial = await source.openTrace(t.tracePath);
+        else if (t.levelPath) trial = await simulateTrialData(t.name, await readFile(t.levelPath, 'utf8'));
+        else throw new HttpError(404, `trial "${key}" has neither a trace nor a level file`);
+      }
+      return { trial, meta: viewerMeta(trial) };
+    })();
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
+    while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    return pending;
+  };
+
+  const send = (res: ServerResponse, status: number, type: string, body: string | Uint8Array): void => {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.end(body);
+  };
+  const json = (res: ServerResponse, value: unknown, status = 200): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
+    const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+    const path = url.pathname;
+    if (path === '/' || path === '/index.html') return send(res, 200, CONTENT_TYPES.html!, await readFile(`${dir}index.html`));
+    if (path.startsWith('/static/')) {
+      const name = path.slice('/static/'.length);
+      if (!STATIC_NAME.test(name)) throw new HttpError(404, 'not found');
+      const file = `${dir}${name}`;
+      if (!existsSync(file)) throw new HttpError(404, 'not found');
+      return send(res, 200, CONTENT_TYPES[name.split('.').at(-1)!]!, await readFile(file));
+    }
+    if (path === '/api/session') {
+      const base = { hasReference: options.reference !== undefined };
+      if (source.kind === 'trial') return json(res, { mode: 'trial', title: source.title, ...base });
+      return json(res, {
+        mode: 'competition',
+        title: source.root,
+        ...base,
+        trials: listing().map((t) => ({
+          key: t.key,
+          team: t.team,
+          character: t.character,
+          trial: t.trial,
+          name: t.name,
+          hasTrace: t.tracePath !== undefined,
+          hasLevel: t.levelPath !== undefined,
+          hasImage: t.imagePath !== undefined,
+          stability: t.stability ?? null,
+          similarity: t.similarity ?? null,
+        })),
+      });
+    }
+    if (path === '/api/reference.png') {
+      if (!options.reference) throw new HttpError(404, 'no reference image was given (--reference)');
+      return send(res, 200, 'image/png', await readFile(options.reference));
+    }
+    const m = /^\/api\/trial\/([^/]+)\/(meta|frames|capture\.png|image\.png)$/.exec(path);
+    if (m) {
+      const key = decodeURIComponent(m[1]!);
+      const what = m[2]!;
+      if (what === 'image.png') {
+        const image = source.kind === 'competition' ? findTrial(key).imagePath : undefined;
+        if (!image) throw new HttpError(404, 'no image for this trial in the folder');
+        return send(res, 200, 'image/png', await readFile(image));
+      }
+      const { trial, meta } = await loadTrial(key);
+      if (what === 'meta') return json(res, meta);
+      if (what === 'frames') return send(res, 200, 'application/octet-stream', viewerFrames(trial));
+      if (!trial.capture) throw new HttpError(404, 'this trial has no capture');
+      return send(res, 200, 'image/png', trial.capture);
+    }
+    throw new HttpError(404, 'not found');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!res.headersSent) json(res, { error: describeError(error) }, status);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolveListen());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}

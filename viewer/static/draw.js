@@ -1,0 +1,151 @@
+// Drawing the level at one step on a 2-D canvas: the evaluator's black-on-white look or wood colours,
+// with optional highlights (moving, destroyed, first mover, selection), velocity vectors and contacts.
+import { placePath, worldToPixel } from './geometry.js';
+import { poseAt } from './frames.js';
+
+const WOOD = { wood: ['#d39b5b', '#7a4b1c'], stone: ['#a5a5a5', '#555'], ice: ['#bde7f7', '#4a90b0'] };
+const KIND_COLOURS = { pig: ['#7bc043', '#3c6e1a'], tnt: ['#d9412b', '#7a1a0e'], platform: ['#777', '#333'] };
+export const HIGHLIGHT = { first: '#1565c0', moving: '#ef6c00', dead: '#c62828', selected: '#d500f9', contact: '#e91e63' };
+/** Contacts are shown for this many steps after they begin. */
+const CONTACT_STEPS = 6;
+/** Velocity arrows: world units drawn per unit/s (0.15 s of travel). */
+const VECTOR_SCALE = 0.15;
+
+function tracePaths(ctx, view, paths, pose) {
+  ctx.beginPath();
+  for (const path of paths) {
+    const placed = placePath(path, pose.x, pose.y, pose.angle);
+    placed.forEach(([x, y], i) => {
+      const [px, py] = worldToPixel(view, x, y);
+      if (i === 0) ctx.moveTo(px, py);
+      else ctx.lineTo(px, py);
+    });
+    ctx.closePath();
+  }
+}
+
+function arrow(ctx, x0, y0, x1, y1) {
+  const len = Math.hypot(x1 - x0, y1 - y0);
+  if (len < 2) return;
+  const a = Math.atan2(y1 - y0, x1 - x0);
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x1, y1);
+  ctx.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
+  ctx.moveTo(x1, y1);
+  ctx.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
+  ctx.stroke();
+}
+
+export function drawScene(ctx, width, height, scene) {
+  const { meta, frames, step, view, style } = scene;
+  ctx.save();
+  ctx.clearRect(0, 0, width, height);
+  ctx.fillStyle = style === 'wood' ? '#dff1fb' : '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+
+  // The ground: drawn in wood mode; in black mode only a faint line (the evaluator's camera does not render it).
+  const [gl, gt] = worldToPixel(view, meta.ground.left, meta.ground.top);
+  const [gr] = worldToPixel(view, meta.ground.right, meta.ground.top);
+  if (style === 'wood') {
+    ctx.fillStyle = '#8d6e4a';
+    ctx.fillRect(gl, gt, gr - gl, height - gt);
+    ctx.fillStyle = '#6ab04c';
+    ctx.fillRect(gl, gt, gr - gl, Math.max(2, 0.05 * view.scale));
+  } else if (scene.highlights) {
+    ctx.strokeStyle = '#cfcfcf';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(gl, gt + 0.5);
+    ctx.lineTo(gr, gt + 0.5);
+    ctx.stroke();
+  }
+
+  const poses = meta.bodies.map((_, i) => poseAt(frames, step, i));
+  meta.bodies.forEach((body, i) => {
+    const pose = poses[i];
+    const removed = (scene.removedAt.get(i) ?? Infinity) <= step;
+    if (removed) return;
+    const dead = !pose.alive;
+    if (style === 'black') {
+      // The evaluator's image: layer-10 objects in solid black at their OCR sprite size; dead ones are invisible.
+      if (!dead && body.draw) {
+        tracePaths(ctx, view, body.draw, pose);
+        ctx.fillStyle = '#000';
+        ctx.fill('evenodd');
+      }
+    } else {
+      const [fill, edge] = body.kind === 'block' ? WOOD[body.material] ?? WOOD.wood : KIND_COLOURS[body.kind] ?? ['#999', '#333'];
+      tracePaths(ctx, view, body.outline, pose);
+      ctx.globalAlpha = dead ? 0.35 : 1;
+      ctx.fillStyle = fill;
+      ctx.fill('evenodd');
+      ctx.strokeStyle = edge;
+      ctx.lineWidth = 1;
+      ctx.stroke();
+      ctx.globalAlpha = 1;
+    }
+    if (!scene.highlights) return;
+    let colour;
+    let lineWidth = 2;
+    if (scene.selected === body.id) {
+      colour = HIGHLIGHT.selected;
+      lineWidth = 3;
+    } else if (dead) colour = HIGHLIGHT.dead;
+    else if (scene.firstMover === body.id) {
+      colour = HIGHLIGHT.first;
+      lineWidth = 3;
+    } else if (scene.movingNow.has(i)) colour = HIGHLIGHT.moving;
+    if (!colour) return;
+    tracePaths(ctx, view, body.outline, pose);
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = lineWidth;
+    ctx.setLineDash(dead ? [5, 4] : []);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    if (scene.firstMover === body.id) {
+      const [px, py] = worldToPixel(view, pose.x, pose.y);
+      ctx.fillStyle = HIGHLIGHT.first;
+      ctx.font = 'bold 12px sans-serif';
+      ctx.fillText('1st', px + 4, py - 4);
+    }
+  });
+
+  if (scene.vectors) {
+    ctx.strokeStyle = '#00897b';
+    ctx.lineWidth = 1.5;
+    poses.forEach((pose, i) => {
+      if ((scene.removedAt.get(i) ?? Infinity) <= step) return;
+      const [x0, y0] = worldToPixel(view, pose.x, pose.y);
+      const [x1, y1] = worldToPixel(view, pose.x + pose.vx * VECTOR_SCALE, pose.y + pose.vy * VECTOR_SCALE);
+      arrow(ctx, x0, y0, x1, y1);
+    });
+  }
+
+  if (scene.contacts) {
+    for (const e of meta.events) {
+      if (e.kind !== 'contact' || e.step > step || e.step <= step - CONTACT_STEPS) continue;
+      const a = poses[e.a];
+      if (!a) continue;
+      const b = e.b >= 0 ? poses[e.b] : undefined;
+      // Events carry no contact point: mark between the two centres (or under the body for the ground).
+      const x = b ? (a.x + b.x) / 2 : a.x;
+      const y = b ? (a.y + b.y) / 2 : meta.ground.top;
+      const [px, py] = worldToPixel(view, x, y);
+      const r = 3 + Math.min(12, e.relativeSpeed * 3);
+      ctx.globalAlpha = 1 - (step - e.step) / CONTACT_STEPS;
+      ctx.strokeStyle = HIGHLIGHT.contact;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.arc(px, py, r, 0, 2 * Math.PI);
+      ctx.stroke();
+      if (e.relativeSpeed >= 0.5) {
+        ctx.fillStyle = HIGHLIGHT.contact;
+        ctx.font = '11px sans-serif';
+        ctx.fillText(`${e.relativeSpeed.toFixed(2)} u/s`, px + r + 2, py);
+      }
+      ctx.globalAlpha = 1;
+    }
+  }
+  ctx.restore();
+}

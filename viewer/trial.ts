@@ -1,0 +1,165 @@
+import { DEFAULT_SIMULATION, type CaptureResult, type Engine, type EngineIdentity, type LevelSink, type SimulationSettings } from '../bridge/engine.js';
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
+import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
+import { explainFrames, type Explanation } from '../scoring/explain.js';
+import { mergeBatches } from '../scoring/explain/series.js';
+import { localShape } from '../scoring/explain/shapes.js';
+
+/**
+ * One trial as the viewer shows it: the body table, every frame and event, the capture, and the
+ * level XML it came from. It is filled either from a trace file (bridge/trace.ts) or by running the
+ * headless engine on a level on demand; the viewer does not care which.
+ */
+export interface TrialData {
+  levelId: string;
+  dt: number;
+  bodies: BodyInfo[];
+  frames: FrameBatch[];
+  events: SimEvent[];
+  settings: SimulationSettings;
+  xml: string | undefined;
+  capture: Uint8Array | undefined;
+  engine: EngineIdentity | undefined;
+  /** Where it came from: a trace file's path, or `simulated`. */
+  source: string;
+}
+
+/** What a `LevelSink` collected of one trial. */
+export interface CollectedTrial {
+  bodies: BodyInfo[];
+  dt: number;
+  frames: FrameBatch[];
+  events: SimEvent[];
+  png: Uint8Array | undefined;
+}
+
+/** A `LevelSink` that keeps one trial in memory (engines hand over fresh arrays per batch, so keeping them is safe). */
+export function memorySink(): { sink: LevelSink; data: CollectedTrial } {
+  const data: CollectedTrial = { bodies: [], dt: 0, frames: [], events: [], png: undefined };
+  const sink: LevelSink = {
+    loaded(bodies, dt) {
+      data.bodies = bodies;
+      data.dt = dt;
+      data.frames = [];
+      data.events = [];
+    },
+    frames(batch) {
+      data.frames.push(batch);
+    },
+    events(events) {
+      for (const e of events) data.events.push(e);
+    },
+    capture(result: CaptureResult) {
+      data.png = result.png;
+    },
+  };
+  return { sink, data };
+}
+
+/** Runs one trial of a level on an engine (the in-process headless one by default) and keeps all of it. */
+export async function simulateTrialData(levelId: string, xml: string, settings: Partial<SimulationSettings> = {}, engine?: Engine): Promise<TrialData> {
+  const own = engine ?? new HeadlessEngine();
+  const full: SimulationSettings = { ...DEFAULT_SIMULATION, ...settings };
+  const { sink, data } = memorySink();
+  try {
+    await own.run({ levelId, xml, settings: full }, sink);
+  } finally {
+    if (!engine) await own.close();
+  }
+  return { levelId, dt: data.dt, bodies: data.bodies, frames: data.frames, events: data.events, settings: full, xml, capture: data.png, engine: own.identity, source: 'simulated' };
+}
+
+export function explainTrial(trial: TrialData): Explanation {
+  return explainFrames({ levelId: trial.levelId, dt: trial.dt, bodies: trial.bodies, frames: trial.frames, events: trial.events, windowSteps: trial.settings.windowSteps });
+}
+
+// --- What the browser receives --------------------------------------------------------------------
+
+type Path = Array<[number, number]>;
+
+export interface ViewerBody extends BodyInfo {
+  /** Collider outline(s) in the body frame (holes as further paths). */
+  outline: Path[];
+  /** What the evaluator's black-on-white image draws (OCR sprite for the competition blocks), in the body frame; null if not drawn. */
+  draw: Path[] | null;
+  /** Frames the similarity image (an ABBlock): its collider bounds count in the structure bound. */
+  framesImage: boolean;
+}
+
+/**
+ * The viewer's JSON for one trial (`GET /api/trial/<key>/meta`). Frames travel separately as one
+ * binary body (`GET /api/trial/<key>/frames`): `stepCount × bodyCount × 6` little-endian float32
+ * (x, y, angle, vx, vy, omega per body per step, bridge/frames.ts order) followed by
+ * `stepCount × bodyCount` bytes of `alive`.
+ */
+export interface ViewerMeta {
+  levelId: string;
+  source: string;
+  dt: number;
+  stepCount: number;
+  bodyCount: number;
+  windowSteps: number;
+  settings: SimulationSettings;
+  engine: EngineIdentity | null;
+  bodies: ViewerBody[];
+  events: SimEvent[];
+  /** Ground tiles' top surface and x extent (for drawing the ground). */
+  ground: { top: number; left: number; right: number };
+  explanation: Explanation;
+  hasCapture: boolean;
+}
+
+const toPath = (points: ReadonlyArray<readonly [number, number]>): Path => points.map(([x, y]) => [x, y]);
+
+/** The engine's own object plans (outlines, image shapes) when the trial carries its level XML. */
+function plansOf(trial: TrialData): { plans: ObjectPlan[] | undefined; width: number } {
+  if (trial.xml === undefined) return { plans: undefined, width: 3 };
+  try {
+    const level = loadLevel(trial.xml);
+    const plans = planObjects(level);
+    return { plans: plans.length === trial.bodies.length ? plans : undefined, width: level.width };
+  } catch {
+    return { plans: undefined, width: 3 };
+  }
+}
+
+export function viewerMeta(trial: TrialData, explanation: Explanation = explainTrial(trial)): ViewerMeta {
+  const { plans, width } = plansOf(trial);
+  const bodies: ViewerBody[] = trial.bodies.map((b, i) => {
+    const plan = plans?.[i];
+    if (plan) return { ...b, outline: plan.outline.map(toPath), draw: plan.draw ? plan.draw.paths.map(toPath) : null, framesImage: plan.framesImage };
+    const outline = [toPath(localShape(b).points)];
+    return { ...b, outline, draw: b.kind === 'platform' ? null : outline, framesImage: b.kind === 'block' };
+  });
+  const tiles = groundTiles(width);
+  const top = Math.max(...tiles.map((t) => t.y + t.halfHeight));
+  const left = Math.min(...tiles.map((t) => t.x - t.halfWidth));
+  const right = Math.max(...tiles.map((t) => t.x + t.halfWidth));
+  const stepCount = trial.frames.reduce((n, f) => n + f.stepCount, 0);
+  return {
+    levelId: trial.levelId,
+    source: trial.source,
+    dt: trial.dt,
+    stepCount,
+    bodyCount: trial.bodies.length,
+    windowSteps: trial.settings.windowSteps,
+    settings: trial.settings,
+    engine: trial.engine ?? null,
+    bodies,
+    events: trial.events,
+    ground: { top, left, right },
+    explanation,
+    hasCapture: trial.capture !== undefined,
+  };
+}
+
+/** The binary frames body described at `ViewerMeta`. */
+export function viewerFrames(trial: TrialData): Buffer {
+  const series = mergeBatches(trial.frames, trial.bodies.length);
+  const floats = series.stepCount * series.bodyCount * FIELD_COUNT;
+  const out = Buffer.alloc(floats * 4 + series.alive.length);
+  for (let i = 0; i < floats; i++) out.writeFloatLE(series.states[i]!, i * 4);
+  out.set(series.alive, floats * 4);
+  return out;
+}
