@@ -1,0 +1,77 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { HeadlessEngine } from '../../../bridge/headless/engine.js';
+import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
+import { SbevalError } from '../../errors.js';
+
+/**
+ * `sbeval engine --connect ws://host:port --token T`: this process becomes an engine for a remote
+ * orchestrator (the headless engine behind the bridge protocol). Start as many as you have cores, on
+ * as many machines as you have; each one dials in and is handed levels.
+ */
+interface EngineFlags {
+  connect: string;
+  token?: string;
+  instance?: string;
+  maxRetries: number;
+  quiet?: boolean;
+}
+
+function wsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected a URL such as ws://127.0.0.1:8765');
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new InvalidArgumentError('expected a ws:// or wss:// URL');
+  return value;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+export function registerEngineCommands(program: Command): void {
+  program
+    .command('engine')
+    .description('run the headless engine as a worker that dials an orchestrator endpoint and simulates the levels it is handed')
+    .requiredOption('--connect <url>', 'the orchestrator endpoint, e.g. ws://127.0.0.1:8765', wsUrl)
+    .option('--token <token>', 'the endpoint token (default: the SBEVAL_TOKEN environment variable, which keeps it out of `ps`)')
+    .option('--instance <name>', 'a name for this worker in the orchestrator\'s logs (set by launchers)')
+    .option('--max-retries <n>', 'failed connection attempts in a row before giving up', positiveInt, 20)
+    .option('--quiet', 'no connection log on stderr')
+    .addHelpText(
+      'after',
+      '\nThe worker reconnects with backoff when the connection drops and exits 0 when the orchestrator says bye.\n' +
+        'Example:\n  SBEVAL_TOKEN=... sbeval engine --connect ws://10.0.0.5:8765\n',
+    )
+    .action(async (flags: EngineFlags) => {
+      const token = flags.token ?? process.env.SBEVAL_TOKEN;
+      if (!token) throw new SbevalError('config', 'no token', 'pass --token or set SBEVAL_TOKEN to the token the orchestrator printed');
+      const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`sbeval engine${flags.instance ? ` ${flags.instance}` : ''}: ${line}\n`);
+      const engine = new HeadlessEngine(flags.instance);
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      try {
+        const result = await runEngineWorker({
+          url: flags.connect,
+          token,
+          engine,
+          capabilities: headlessCapabilities(),
+          ...(flags.instance ? { instance: flags.instance } : {}),
+          reconnect: { maxAttempts: flags.maxRetries },
+          signal: stop.signal,
+          log,
+        });
+        log(`stopped (${result.reason}) after ${result.levelsRun} level run(s) over ${result.connections} connection(s)`);
+      } finally {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        await engine.close();
+      }
+    });
+}
