@@ -1,0 +1,201 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { resolve } from 'node:path';
+import { formatSummary } from '../../layout/stage-log.js';
+import { createProgressDisplay } from '../../progress/index.js';
+import { parseCharacters } from '../../generate/characters.js';
+import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
+import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../generate/limits.js';
+import { TokenMeter } from '../../generate/token-meter.js';
+import { OFFICIAL_MASTER_SEED_2025 } from '../../generate/seeds.js';
+import { runGenerate, stageName, type GenerateSummary, type LayoutChoice } from '../../generate/stage.js';
+import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle } from '../../generate/submission.js';
+
+/**
+ * `sbeval generate <root>`: ask Ollama models for levels (the `raw` stage), the way the 2024/2025
+ * competitions did, resumable and spread over several hosts.
+ */
+function list(value: string): string[] {
+  return value.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+}
+
+function int(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
+    return n;
+  };
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  return n;
+}
+
+interface GenerateFlags {
+  submission: string;
+  team: string;
+  models: string[];
+  hosts?: string[];
+  trials: number;
+  chars: string;
+  seed: number;
+  timeLimit: number;
+  tokenLimit: number;
+  temperature: number;
+  topP: number;
+  concurrency?: number;
+  objectStyle?: ObjectStyle;
+  newlines?: Newlines;
+  layout: LayoutChoice;
+  retryFailed?: boolean;
+  stream: boolean;
+  stallTimeout: number;
+  maxAttempts: number;
+  backoff: number;
+  hostFailures: number;
+  hostCooldown: number;
+  json?: boolean;
+}
+
+function defaultHosts(): string[] {
+  return [process.env.OLLAMA_HOST?.trim() || 'http://127.0.0.1:11434'];
+}
+
+function summaryLines(summary: GenerateSummary, team: string): string[] {
+  const lines: string[] = [];
+  for (const m of summary.models) {
+    lines.push(
+      `${m.model}: ${m.succeeded} written, ${m.failed} failed (limits), ${m.unfinished} unfinished, ${m.alreadyDone} already done, ${m.previouslyFailed} failed earlier — ${m.promptTokens} prompt + ${m.completionTokens} completion tokens`,
+    );
+    lines.push(`  files: ${resolve(m.root, team, 'raw')}`);
+    for (const line of formatSummary(m.stage).split('\n').slice(1)) lines.push(`  ${line}`);
+  }
+  lines.push(`calls and trials: ${summary.logFile}`);
+  if (summary.stopped) lines.push(`stopped early: ${summary.stopped}`);
+  return lines;
+}
+
+export function registerGenerateCommands(program: Command): void {
+  program
+    .command('generate')
+    .description('submission × models × letters × trials → raw LLM responses through Ollama (official limits, resumable, several hosts)')
+    .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
+    .requiredOption('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn')
+    .requiredOption('--team <name>', 'team name (folder and file prefix)')
+    .requiredOption('--models <a,b,c>', 'Ollama model names, comma-separated', list)
+    .option('--hosts <url,url>', 'Ollama hosts sharing the work (default: $OLLAMA_HOST or http://127.0.0.1:11434)', list)
+    .option('--trials <n>', 'trials per letter', int(1, 100_000), 10)
+    .option('--chars <letters>', 'letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X', 'A-Z')
+    .option('--seed <n>', 'master seed; trial seed = master + 26·(trial−1) + letter index (A=0)', int(-(2 ** 31), 2 ** 31 - 1), OFFICIAL_MASTER_SEED_2025)
+    .option('--time-limit <s>', 'per-trial time limit in seconds, checked before each call (0 = none)', nonNegative, OFFICIAL_TIME_LIMIT_S)
+    .option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', int(0), OFFICIAL_TOKEN_LIMIT)
+    .option('--temperature <t>', 'sampling temperature of every call', nonNegative, OFFICIAL_TEMPERATURE)
+    .option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", nonNegative, OFFICIAL_TOP_P)
+    .option('--concurrency <n>', 'trials in flight at once (default: one per host)', int(1, 1024))
+    .addOption(new Option('--object-style <style>', '<OBJECT> becomes "A" (quoted, 2023) or A (bare, 2024+)').choices(['quoted', 'bare']))
+    .addOption(new Option('--newlines <mode>', 'prompt line ends: lf (as Python text mode; default for bare) or keep (default for quoted)').choices(['lf', 'keep']))
+    .addOption(new Option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several').choices(['auto', 'flat', 'per-model']).default('auto'))
+    .option('--retry-failed', 'run again the trials that failed a limit in an earlier run')
+    .option('--no-stream', 'ask Ollama for whole answers instead of streamed ones')
+    .option('--stall-timeout <s>', 'retry a call when the host sends nothing for this long (0 = never)', nonNegative, DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000)
+    .option('--max-attempts <n>', 'failed attempts (network errors, 5xx, dropped streams) before a call gives up', int(1, 1000), DEFAULT_POOL_SETTINGS.maxAttempts)
+    .option('--backoff <ms>', 'first back-off of a failing host; doubles per consecutive failure (max 30 s)', int(0), DEFAULT_POOL_SETTINGS.backoffMs)
+    .option('--host-failures <n>', 'consecutive failures that set a host aside', int(1, 1000), DEFAULT_POOL_SETTINGS.hostFailures)
+    .option('--host-cooldown <s>', 'how long a host stays aside (doubles each time, up to 8×)', nonNegative, DEFAULT_POOL_SETTINGS.cooldownMs / 1000)
+    .option('--json', 'progress and summary as JSON lines on stdout')
+    .addHelpText(
+      'after',
+      `
+The 2025 setup (three models, master seed 6280, 500 s and 25,000 tokens per trial, temperature 1):
+  sbeval generate competition --submission builtin:zero-shot --team zero_shot \\
+    --models qwen2.5:32b-instruct-fp16,gemma2:27b-instruct-fp16,phi3:14b-medium-128k-instruct-fp16 \\
+    --hosts http://gpu1:11434,http://gpu2:11434
+
+Files: one model → <root>/<team>/raw/<C>/<team>_<C>_<n>.txt (official); several →
+<root>/<model-folder>/<team>/raw/… (':' and '/' in model names become '_'). Existing files are
+skipped, so the same command resumes a killed run. A trial over a limit fails with the official
+message ("Time limit exceeded. …", "Prompt token limit exceeded. …") and writes no file. Every call
+is logged to <root>/logs/generate_<time>.jsonl; per-trial lines go to <competition>/logs/raw_log_<time>.txt.
+Exit code 0 when every trial has a file or failed a limit, 1 when some are unfinished (hosts down,
+program errors: run again), 2 on setup errors.`,
+    )
+    .action(async (root: string, flags: GenerateFlags) => {
+      const submission = loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines });
+      const hosts = flags.hosts && flags.hosts.length > 0 ? flags.hosts : defaultHosts();
+      const characters = parseCharacters(flags.chars);
+      const display = createProgressDisplay({ json: flags.json === true });
+      const meter = new TokenMeter((model, message) => display.note(stageName(model), message));
+      const cancel = new AbortController();
+      const onSigint = () => {
+        if (cancel.signal.aborted) process.exit(130);
+        display.note('generate', 'interrupted: stopping the running trials (Ctrl-C again to quit at once)');
+        cancel.abort();
+      };
+      process.on('SIGINT', onSigint);
+      if (!flags.json) process.stderr.write(`generate: ${describeSubmission(submission)}\n`);
+      let summary: GenerateSummary;
+      try {
+        summary = await runGenerate(
+          {
+            root: resolve(root),
+            submission,
+            team: flags.team,
+            models: flags.models,
+            hosts,
+            trials: flags.trials,
+            characters,
+            masterSeed: flags.seed,
+            limits: { timeLimitS: flags.timeLimit, tokenLimit: flags.tokenLimit },
+            sampling: { temperature: flags.temperature, topP: flags.topP },
+            concurrency: flags.concurrency ?? hosts.length,
+            layout: flags.layout,
+            retryFailed: flags.retryFailed === true,
+            pool: {
+              ...DEFAULT_POOL_SETTINGS,
+              maxAttempts: flags.maxAttempts,
+              backoffMs: flags.backoff,
+              hostFailures: flags.hostFailures,
+              cooldownMs: flags.hostCooldown * 1000,
+              call: { stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
+            },
+          },
+          display,
+          {
+            call: (line) => meter.call(line),
+            host: (event) => {
+              const text =
+                event.type === 'set-aside'
+                  ? `host ${event.host} set aside for ${Math.round(event.forMs / 1000)} s: ${event.reason}`
+                  : event.type === 'back'
+                    ? `host ${event.host} is back`
+                    : event.type === 'model-missing'
+                      ? `host ${event.host} does not have ${event.model}`
+                      : `host ${event.host} is not reachable: ${event.reason}`;
+              display.note('generate', text);
+            },
+            note: (message) => display.note('generate', message),
+          },
+          cancel.signal,
+        );
+      } finally {
+        meter.close();
+        display.close();
+        process.off('SIGINT', onSigint);
+      }
+      if (flags.json) {
+        process.stdout.write(
+          `${JSON.stringify({
+            type: 'summary',
+            logFile: summary.logFile,
+            stopped: summary.stopped ?? null,
+            models: summary.models.map(({ stage, ...rest }) => ({ ...rest, reasons: Object.fromEntries(stage.reasons), stageLog: stage.logFile })),
+          })}\n`,
+        );
+      } else {
+        for (const line of meter.summary()) process.stdout.write(`${line}\n`);
+        for (const line of summaryLines(summary, flags.team)) process.stdout.write(`${line}\n`);
+      }
+      if (summary.stopped || summary.models.some((m) => m.unfinished > 0)) process.exitCode = 1; // EXIT_CHECK_FAILED of cli/main.ts (not imported: main imports the commands)
+    });
+}
