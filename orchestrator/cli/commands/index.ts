@@ -6,7 +6,6 @@ import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
 import { registerEngineCommands } from './engine.js';
-import { registerRunCommands } from './run.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -22,5 +21,4 @@ export const COMMANDS: RegisterCommands[] = [
   registerScoreCommands,
   registerViewCommands,
   registerEngineCommands,
-  registerRunCommands,
 ];
