@@ -4,6 +4,7 @@ import { AB_DROP, DROP_BLOCK } from '../../../levels/extract.js';
 import type { StageFilter } from '../../layout/competition.js';
 import { formatSummary, type StageSummary } from '../../layout/stage-log.js';
 import type { ProgressSink } from '../../progress/types.js';
+import { createProgressDisplay } from '../../progress/index.js';
 import { runExtractStage } from '../../stages/extract.js';
 import { runConvertStage } from '../../stages/convert.js';
 import { failureReason, runQualifyStage } from '../../stages/qualify.js';
@@ -27,34 +28,16 @@ interface StageFlags {
 }
 
 /**
- * A minimal display: a live counter on a terminal's stderr, nothing when piped (the summary follows
- * on stdout either way). Notices always go to stderr.
+ * Progress goes to stderr through the shared displays (live bars on a terminal, periodic plain lines
+ * otherwise); stdout carries only the summary, so `--json` output stays parseable.
  */
-function terminalProgress(): ProgressSink {
-  const live = process.stderr.isTTY === true;
-  let total = 0;
-  let done = 0;
-  let last = 0;
-  return {
-    start(_stage, n) {
-      total = n;
-      done = 0;
-    },
-    tick(stage) {
-      done++;
-      const t = Date.now();
-      if (live && (t - last > 100 || done === total)) {
-        last = t;
-        process.stderr.write(`\r${stage}: ${done}/${total}`);
-      }
-    },
-    note(stage, message) {
-      process.stderr.write(`${live && done > 0 ? '\n' : ''}${stage}: ${message}\n`);
-    },
-    end() {
-      if (live && total > 0) process.stderr.write('\n');
-    },
-  };
+async function withDisplay<T>(work: (sink: ProgressSink) => Promise<T>): Promise<T> {
+  const display = createProgressDisplay({ stream: process.stderr });
+  try {
+    return await work(display);
+  } finally {
+    display.close();
+  }
 }
 
 function summaryJson(summary: StageSummary) {
@@ -103,7 +86,7 @@ than their input are skipped, so an interrupted run resumes. Exit code 0 when th
 Example: sbeval extract examples/competition --team team-a --char I,L`,
     )
     .action(async (root: string, flags: StageFlags) => {
-      const summary = await runExtractStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, terminalProgress());
+      const summary = await withDisplay((sink) => runExtractStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, sink));
       printSummary(summary, flags.json);
     });
 
@@ -123,7 +106,7 @@ is logged with the official reason ("Height boundary is intruded.", "Width bound
 Example: sbeval convert examples/competition`,
     )
     .action(async (root: string, flags: StageFlags) => {
-      const summary = await runConvertStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, terminalProgress());
+      const summary = await withDisplay((sink) => runConvertStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, sink));
       printSummary(summary, flags.json);
     });
 
@@ -143,7 +126,7 @@ objectToken); the numbers behind every check are printed. Exit code 0 when every
 Example: sbeval qualify prompts/ --json`,
     )
     .action(async (paths: string[], flags: { json?: boolean; copyTo?: string }) => {
-      const result = await runQualifyStage({ paths, copyTo: flags.copyTo }, terminalProgress());
+      const result = await withDisplay((sink) => runQualifyStage({ paths, copyTo: flags.copyTo }, sink));
       if (flags.json) {
         const prompts = result.prompts.map((p) => ({ file: p.file, team: p.team, ...p.verdict }));
         process.stdout.write(`${JSON.stringify({ prompts, summary: summaryJson(result.summary) }, null, 2)}\n`);
