@@ -32,9 +32,12 @@ export interface CompetitionTrial {
   similarity: number | undefined;
 }
 
-/** `team_A_1.trace.gz` / `team_A_1.trace` → `team_A_1`; any other file drops its last extension (as the official scripts do). */
+/** Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz`; `.trace[.gz]` is accepted too. */
+export const TRACE_FILE = /^(.*)\.(sb)?trace(\.gz)?$/;
+
+/** `team_A_1.sbtrace.gz` → `team_A_1`; any other file drops its last extension (as the official scripts do). */
 export function traceBaseName(file: string): string {
-  const m = /^(.*)\.trace(\.gz)?$/.exec(file);
+  const m = TRACE_FILE.exec(file);
   return m ? m[1]! : trialBaseName(file);
 }
 
@@ -64,7 +67,7 @@ export function listCompetition(root: string): CompetitionTrial[] {
     return t;
   };
   for (const f of listTrialFiles(root, 'levels', {}, '.xml')) entry(f.team, f.character, trialBaseName(f.file)).levelPath = f.path;
-  for (const f of listTrialFiles(root, 'traces')) if (/\.trace(\.gz)?$/.test(f.file)) entry(f.team, f.character, traceBaseName(f.file)).tracePath = f.path;
+  for (const f of listTrialFiles(root, 'traces')) if (TRACE_FILE.test(f.file)) entry(f.team, f.character, traceBaseName(f.file)).tracePath = f.path;
   for (const f of listTrialFiles(root, 'images', {}, '.png')) {
     if (f.file.endsWith('_raw.png')) continue;
     const t = byKey.get(`${f.team}/${f.character}/${trialBaseName(f.file)}`);

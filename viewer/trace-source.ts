@@ -1,9 +1,26 @@
+import { readTrace } from '../bridge/trace.js';
 import type { TrialData } from './trial.js';
 
 /**
  * Opens a trace file as a trial. Every reader of traces goes through bridge/trace.ts (the one shared
- * loader); this adapter only maps its result onto the viewer's `TrialData`.
+ * loader: versions, gzip, truncated files); this adapter only maps its result onto `TrialData`.
  */
 export async function openTraceFile(path: string): Promise<TrialData> {
-  throw new Error(`${path}: reading trace files needs bridge/trace.ts, which this build does not have yet`);
+  const trace = await readTrace(path);
+  if (trace.bodies.length === 0 || trace.frames.stepCount === 0) {
+    const why = trace.error ? `the run failed: ${trace.error.message}` : 'it holds no frames';
+    throw new Error(`${path}: nothing to show, ${why}`);
+  }
+  return {
+    levelId: trace.header.levelId,
+    dt: trace.dt,
+    bodies: trace.bodies,
+    frames: [trace.frames],
+    events: trace.events,
+    settings: trace.header.settings,
+    xml: trace.header.xml,
+    capture: trace.capture?.png,
+    engine: trace.header.engine,
+    source: path,
+  };
 }

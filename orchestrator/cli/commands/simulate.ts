@@ -11,6 +11,7 @@ import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
 import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';
 import { defaultEngineCount } from '../../../bridge/engines.js';
+import { runRecorded } from '../../../bridge/trace.js';
 
 /**
  * `sbeval simulate <root>` (the evaluator's batch stability + image runs over the competition layout)
@@ -93,6 +94,7 @@ interface LevelFlags {
   image?: string;
   raw?: string;
   prefix?: string;
+  trace?: string;
 }
 
 /** A `.xml` level, or a `.txt` drop program / LLM response converted the official way. */
@@ -178,6 +180,7 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
     .option('--prefix <name>', 'function name of the drop calls in a .txt (drop_block or ab_drop)')
     .option('--image <out.png>', 'write the black-on-white image (trial 1)')
     .option('--raw <out.png>', 'write the flat-colour _raw image (trial 1)')
+    .option('--trace <out>', 'record trial 1 (frames, events, capture) to a trace file for sbeval explain/view (gzip when it ends in .gz)')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
@@ -190,11 +193,15 @@ Example: sbeval level my_level.xml --image my_level.png`,
     .action(async (file: string, flags: LevelFlags) => {
       const xml = await levelXmlFrom(resolve(file), flags.prefix);
       const engine = new HeadlessEngine();
-      const result = await evaluateLevel(engineRunner(engine), file, xml, {
+      const plain = engineRunner(engine);
+      const tracePath = flags.trace === undefined ? undefined : resolve(flags.trace);
+      // --trace records trial 1 (the image trial) as it runs.
+      const runner: typeof plain = tracePath ? (job, makeSink) => (job.settings.trial === 1 ? runRecorded(engine, job, tracePath, makeSink()) : plain(job, makeSink)) : plain;
+      const result = await evaluateLevel(runner, file, xml, {
         trials: flags.trials,
         damage: flags.damage,
         rule: ruleFrom(flags.rule, flags.velocityThreshold),
-        capture: flags.image !== undefined || flags.raw !== undefined,
+        capture: flags.image !== undefined || flags.raw !== undefined || tracePath !== undefined,
         rawImages: flags.raw !== undefined,
       });
       await engine.close();
@@ -208,7 +215,7 @@ Example: sbeval level my_level.xml --image my_level.png`,
       });
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objects }, null, 2)}\n`,
+          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objects, ...(tracePath ? { trace: tracePath } : {}) }, null, 2)}\n`,
         );
         return;
       }
@@ -220,6 +227,7 @@ Example: sbeval level my_level.xml --image my_level.png`,
       }
       lines.push(`  trials: ${result.trials.map((t, i) => `#${i + 1} ${t.movingObjects}/${t.startingObjects} moving, score ${t.score}`).join('; ')}`);
       lines.push(`score ${result.stability.score} (${result.stability.movingObjects} of ${result.stability.startingObjects} moving)`);
+      if (tracePath) lines.push(`trace (trial 1): ${tracePath}  — sbeval explain ${tracePath} / sbeval view ${tracePath}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     });
 }
