@@ -9,5 +9,6 @@ if (!existsSync(fileURLToPath(main))) {
   process.stderr.write('sbeval: dist/ is missing; run `npm run build` (npm ci does it) in the sbeval checkout.\n');
   process.exit(2);
 }
-const { runCli } = await import(main.href);
+const { runCli, exitQuietlyOnClosedPipe } = await import(main.href);
+exitQuietlyOnClosedPipe();
 process.exitCode = await runCli(process.argv);

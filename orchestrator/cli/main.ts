@@ -46,6 +46,17 @@ function isMain(): boolean {
   }
 }
 
+/** `sbeval ... | head` closes stdout early: that is the reader's choice, not an error. */
+export function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+}
+
 if (isMain()) {
+  exitQuietlyOnClosedPipe();
   process.exitCode = await runCli(process.argv);
 }
