@@ -7,7 +7,7 @@ export { levelMachine, type LevelMachine } from './machine.js';
 export { createLevelActors, type LevelEffects } from './actors.js';
 export { machineEvents, ACTOR_IDS, DELAYS, MACHINE_ID } from './events.js';
 export type { LevelEvent, RunnerEvent } from './events.js';
-export { levelStability, trialStops } from './trials.js';
+export { levelStability, trialStops, asTrialStability } from './trials.js';
 export type * from './types.js';
 
 /** The machine with the runner's effects. */

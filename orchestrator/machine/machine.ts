@@ -120,6 +120,7 @@ export const levelMachine = setup({
         score: output.score,
         startingObjects: output.startingObjects,
         movingObjects: output.movingObjects,
+        moving: output.moving,
         engineId: output.engineId,
       };
       return {

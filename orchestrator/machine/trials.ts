@@ -7,15 +7,18 @@ import type { LevelStability, TrialRecord } from './types.js';
  * is H2's pure code in scoring/stability.ts; these adapters give the machine's guards and actions
  * the shapes they read.
  */
-const asTrialStability = (t: Pick<TrialRecord, 'score' | 'startingObjects' | 'movingObjects'>): TrialStability => ({
-  score: t.score,
+type Counts = Pick<TrialRecord, 'score' | 'startingObjects' | 'movingObjects'> & { moving?: number[] };
+
+/** The tracker's own shape and key order (`StabilityTracker.result()`), as cached by the simulate stage. */
+export const asTrialStability = (t: Counts): TrialStability => ({
   startingObjects: t.startingObjects,
   movingObjects: t.movingObjects,
-  moving: [],
+  score: t.score,
+  moving: t.moving ?? [],
 });
 
 /** True when no further trial runs after the trials so far (the last one included). */
-export function trialStops(trials: ReadonlyArray<Pick<TrialRecord, 'score' | 'startingObjects' | 'movingObjects'>>, maxTrials: number): boolean {
+export function trialStops(trials: readonly Counts[], maxTrials: number): boolean {
   return !needsAnotherTrial(trials.map(asTrialStability), maxTrials);
 }
 

@@ -56,6 +56,8 @@ export interface TrialRecord {
   score: number;
   startingObjects: number;
   movingObjects: number;
+  /** Ids of the moving objects (BodyInfo.id), as scoring/stability.ts reports them. */
+  moving: number[];
   engineId: string;
 }
 

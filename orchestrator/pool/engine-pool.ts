@@ -288,7 +288,19 @@ export class EnginePool {
     const controller = new AbortController();
     let settled = false;
     let stallTimer: NodeJS.Timeout | undefined;
-    const liveSink: LevelSink | undefined = typeof sink === 'function' ? sink(attempt) : undefined;
+    let liveSink: LevelSink | undefined;
+    try {
+      liveSink = typeof sink === 'function' ? sink(attempt, member.engine) : undefined;
+    } catch (error) {
+      // The caller's sink factory failed (e.g. a trace file cannot be created): nothing ran.
+      member.busy = false;
+      this.runningPendings.delete(pending);
+      pending.detachAbort();
+      this.emit({ type: 'job-failed', levelId: pending.levelId, kind: 'crashed', reason: describeError(error) });
+      pending.reject(error);
+      queueMicrotask(() => this.pump());
+      return;
+    }
 
     let runSettled = false;
     let running: Promise<void> = Promise.resolve();

@@ -32,10 +32,11 @@ export interface AttemptRecord {
 
 /**
  * A sink for one attempt. A plain `LevelSink` receives exactly one complete stream: the pool buffers
- * each attempt and replays only the one that succeeded. A factory is called once per attempt and
- * receives the stream live (for traces or large levels); the caller keeps what the last one got.
+ * each attempt and replays only the one that succeeded. A factory is called once per attempt, with the
+ * engine that runs it (a trace header names the engine), and receives the stream live (for traces or
+ * large levels); the caller keeps what the last one got.
  */
-export type LevelSinkFactory = (attempt: number) => LevelSink;
+export type LevelSinkFactory = (attempt: number, engine: Engine) => LevelSink;
 
 export interface PoolRequest {
   job: LevelJob;

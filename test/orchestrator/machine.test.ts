@@ -27,7 +27,7 @@ type AnyEvent = { type: string; [key: string]: unknown };
  * The alphabet the graph walks: every event the machine can receive, with every output variant its
  * guards tell apart (success, cached success, each failure reason, each engine fault).
  */
-const ok = (score: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 4, movingObjects: Math.round((1 - score) * 4), engineId: 'e0' });
+const ok = (score: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 4, movingObjects: Math.round((1 - score) * 4), moving: [], engineId: 'e0' });
 const ALPHABET: AnyEvent[] = [
   ev.start(),
   ev.cancel('user pressed Ctrl-C'),
@@ -230,7 +230,7 @@ describe('level machine scenarios', () => {
   });
 
   it('keeps the best of up to three trials and the counts of the last one (evaluator bookkeeping)', async () => {
-    const trial = (score: number, moving: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 5, movingObjects: moving, engineId: 'e0' });
+    const trial = (score: number, moving: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 5, movingObjects: moving, moving: Array.from({ length: moving }, (_, i) => i), engineId: 'e0' });
     const { calls, machine } = scripted({ simulate: [trial(0.6, 2), trial(0.8, 1), trial(0.4, 3)] });
     const outcome = await startLevel(machine, input());
     // Unity keeps the score as a float32 (`Mathf.Max` over floats).

@@ -1,0 +1,122 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { CONFIG_FILES, ENGINES, RULES, resolveRunConfig, type RunFlags } from '../../config/index.js';
+import { createProgressDisplay, formatSummaryLines } from '../../progress/index.js';
+import { runCompetition, type RunReport } from '../../run/index.js';
+
+/**
+ * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
+ */
+const EXIT_CANCELLED = 130;
+
+function collectList(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+}
+
+interface RunCommandFlags {
+  rules?: string;
+  engine?: string;
+  model?: string;
+  traces?: boolean;
+  workers?: number;
+  json?: boolean;
+  team: string[];
+  chars?: string;
+  trials?: number;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('run')
+    .description('Evaluate a whole competition folder: generate (when configured) → extract → convert → simulate → similarity → diversity → score, resumable')
+    .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
+    .option('--rules <year>', `scoring rules and function name: ${RULES.join(' | ')} (default 2025)`)
+    .option('--engine <kind>', `physics engine: ${ENGINES.join(' | ')} (default headless)`)
+    .option('--model <file.onnx>', 'similarity model (ONNX); without one, similarity, diversity and score are skipped')
+    .option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')
+    .option('--workers <n>', 'engines in parallel (default: one per core)', positiveInt)
+    .option('--team <name>', 'only these teams (repeatable or comma-separated)', collectList, [])
+    .option('--chars <list>', 'only these characters, e.g. A-Z or A,I,L (default: the character folders found)')
+    .option('--trials <n>', 'trials per character, T (default 10; missing trials count as failed)', positiveInt)
+    .option('--json', 'machine-readable progress: one JSON object per line on stdout')
+    .addHelpText(
+      'after',
+      `
+Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win):
+  rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
+  engine, workers, model, traces, simulationTrials, damage, listen,
+  limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries}
+
+A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again: finished work is kept
+in the official folders and in <root>/.sbeval/, and the second run ends with the same files.
+Outputs: the official stage folders, <root>/result/ (scores; trials.csv and failures.md for every
+trial's fate), <root>/logs/ (official stage logs and run_<time>.jsonl with every level's transitions).
+Exit codes: 0 the run finished (trials may have failed: see result/trials.csv), 2 usage or setup error,
+130 cancelled.`,
+    )
+    .action(async (root: string, flags: RunCommandFlags) => {
+      const runFlags: RunFlags = {
+        rules: flags.rules,
+        engine: flags.engine,
+        model: flags.model,
+        traces: flags.traces,
+        workers: flags.workers,
+        teams: flags.team,
+        chars: flags.chars,
+        trials: flags.trials,
+        json: flags.json,
+      };
+      const config = resolveRunConfig(root, runFlags);
+      const display = createProgressDisplay({ json: config.json });
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSignal = (signal: NodeJS.Signals) => {
+        interrupts += 1;
+        if (interrupts > 1) process.exit(EXIT_CANCELLED);
+        process.stderr.write(`\nsbeval: ${signal}: stopping after the levels in flight (again to quit at once); finished work is kept\n`);
+        controller.abort(new Error(signal));
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      let report: RunReport;
+      try {
+        report = await runCompetition({ config, progress: display, signal: controller.signal });
+      } finally {
+        display.close();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      if (config.json) {
+        process.stdout.write(`${JSON.stringify({ type: 'summary', ...summaryRecord(report) })}\n`);
+      } else {
+        process.stdout.write(`${formatReport(report, formatSummaryLines(display.tallies(), Date.now()))}\n`);
+      }
+      if (report.cancelled) process.exitCode = EXIT_CANCELLED;
+    });
+}
+
+function summaryRecord(report: RunReport) {
+  return {
+    root: report.root,
+    cancelled: report.cancelled,
+    levels: report.levels,
+    stages: report.stages.map(({ stage, status, detail }) => ({ stage, status, detail })),
+    trialsCsv: report.trialsCsv,
+    runLog: report.runLog,
+  };
+}
+
+function formatReport(report: RunReport, tallies: string[]): string {
+  const lines = [report.cancelled ? 'sbeval run: cancelled; run the same command again to continue' : 'sbeval run: finished', ...tallies, ''];
+  for (const stage of report.stages) lines.push(`${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
+  const { total, simulated, cached, failed, retries } = report.levels;
+  lines.push('', `levels: ${total} trials, ${simulated} simulated now, ${cached} already done, ${failed} failed, ${retries} engine retries`);
+  if (report.trials.length > 0) lines.push(`every trial's fate: ${report.trialsCsv}`);
+  lines.push(`run log: ${report.runLog}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { checkName } from '../layout/names.js';
+
+/**
+ * `sbeval.config.(json|yaml|yml)` at the competition root: everything `sbeval run` needs that is not
+ * in the folder itself. Every key is optional (a folder of responses needs no config at all); every
+ * object is strict, so a misspelt key is an error that names it instead of a silently ignored setting.
+ * CLI flags override the file (orchestrator/config/resolve.ts).
+ */
+export const RULES = ['2023', '2024', '2025'] as const;
+export type Rules = (typeof RULES)[number];
+
+export const ENGINES = ['headless', 'headless-ws', 'bridge'] as const;
+export type EngineKind = (typeof ENGINES)[number];
+
+/** A folder-name-safe team name (orchestrator/layout/names.ts). */
+const teamName = z.string().superRefine((name, ctx) => {
+  const problem = checkName('team', name);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** `A-Z`, `A,C,F-H` or a list of letters. */
+const characters = z.union([z.string().min(1), z.array(z.string().regex(/^[A-Z]$/, 'a character is one capital letter A–Z')).min(1)]);
+
+const seconds = z.number().positive();
+
+export const submissionSchema = z.strictObject({
+  /** The team folder the responses go to. */
+  team: teamName,
+  /** A prompt file (`<OBJECT>` replaced by the letter), a chat script (.json/.yaml) or a program; relative to the root, or `builtin:<name>`. */
+  file: z.string().min(1),
+  kind: z.enum(['prompt', 'chat', 'program']).optional(),
+});
+
+export const limitsSchema = z.strictObject({
+  /** Generation: seconds per trial (official 500 in 2025; 0 = none). */
+  timeSeconds: z.number().min(0).optional(),
+  /** Generation: prompt + completion tokens per trial (official 25,000; 0 = none). */
+  tokens: z.number().int().min(0).optional(),
+  /** Simulation: longest silence of an engine before it counts as stalled. */
+  stallSeconds: seconds.optional(),
+  /** Simulation: longest time for one trial of one level on one engine. */
+  trialSeconds: seconds.optional(),
+  /** Simulation: retries on another engine after an engine fault, per trial. */
+  engineRetries: z.number().int().min(0).max(10).optional(),
+});
+
+export const configSchema = z.strictObject({
+  /** Scoring rules (and the function name: `ab_drop` for 2023, `drop_block` otherwise). */
+  rules: z.union([z.enum(RULES), z.literal(2023), z.literal(2024), z.literal(2025)]).optional(),
+  /** Teams to evaluate (default: every team folder). */
+  teams: z.array(teamName).min(1).optional(),
+  /** Characters to evaluate (default A–Z). */
+  characters: characters.optional(),
+  /** Trials per character (official 10): the diversity denominator and the scoring's T. */
+  trials: z.number().int().min(1).max(1000).optional(),
+  /** Function name override (`drop_block` / `ab_drop`). */
+  prefix: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name: letters, digits, underscore').optional(),
+  /** Submissions to generate responses for (needs `models`). */
+  submissions: z.array(submissionSchema).min(1).optional(),
+  /** Ollama models; with more than one, each model gets its own competition folder `<root>/<model>/`. */
+  models: z.array(z.string().min(1)).min(1).optional(),
+  /** Ollama hosts sharing the generation work. */
+  hosts: z.array(z.url()).min(1).optional(),
+  /** Master seed of the generation (official 2025: 6280). */
+  seed: z.number().int().optional(),
+  /** Engine: in-process headless (default), headless worker processes over WebSocket, or remote engines over the bridge. */
+  engine: z.enum(ENGINES).optional(),
+  /** Engines to run (default: the number of cores). */
+  workers: z.number().int().min(1).max(256).optional(),
+  /** Similarity model (ONNX), relative to the root or absolute. */
+  model: z.string().min(1).optional(),
+  /** Record a trace of every simulated trial under `<root>/<team>/traces/`. */
+  traces: z.boolean().optional(),
+  /** Stability trials per level (evaluator: 3; stop at 1.0). */
+  simulationTrials: z.number().int().min(1).max(3).optional(),
+  /** Damage formula of the headless engine. */
+  damage: z.enum(['body', 'contact-point']).optional(),
+  /** Bridge endpoint for `engine: bridge`: `host:port` to listen on. */
+  listen: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').optional(),
+  limits: limitsSchema.optional(),
+});
+
+export type ConfigFile = z.infer<typeof configSchema>;
+export type SubmissionConfig = z.infer<typeof submissionSchema>;

@@ -1,0 +1,129 @@
+import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
+import type { LevelOutcome, StageReached } from '../machine/index.js';
+
+/**
+ * Failure accounting: every trial of the run ends as one row of `result/trials.csv`, so a sentence
+ * like "58% of the 2023 trials never became a level" can be broken down by reason, per team.
+ *
+ * Columns: `team, model, letter, trial, stage_reached, reason, stability, similarity`:
+ * - `stage_reached`: the last thing the trial became: `none` (no response), `raw` (a response without
+ *   usable code), `intermediate` (a drop program that did not convert), `level` (an XML level the
+ *   engine could not run), `simulated` (stability known, no image), `image` (complete);
+ * - `reason`: the official wording where one exists (`Code not found.`, `Height boundary is intruded.`),
+ *   empty for complete trials;
+ * - `stability`: the score as written in the stability JSON (Unity float text), empty when none;
+ * - `similarity`: the target-letter probability from the similarity JSON, empty when the trial has no
+ *   image, `unavailable` when the run had no similarity model.
+ */
+export interface TrialRow {
+  team: string;
+  model: string;
+  letter: string;
+  /** The trial number from the file name, or the name itself when it has none. */
+  trial: string;
+  stageReached: StageReached;
+  reason: string;
+  stability: string;
+  similarity: string;
+}
+
+export const TRIAL_COLUMNS = ['team', 'model', 'letter', 'trial', 'stage_reached', 'reason', 'stability', 'similarity'] as const;
+
+/** `<team>/<C>/<image file base>` → similarity, from the similarity JSON files; undefined: no model. */
+export type SimilarityLookup = ((team: string, character: string, base: string) => number | undefined) | undefined;
+
+export function trialRow(outcome: LevelOutcome, similarity: SimilarityLookup): TrialRow {
+  const { level } = outcome;
+  let sim = '';
+  if (similarity === undefined) sim = outcome.stageReached === 'image' ? 'unavailable' : '';
+  else {
+    const value = similarity(level.team, level.character, level.base);
+    if (value !== undefined) sim = String(value);
+  }
+  return {
+    team: level.team,
+    model: level.model ?? '',
+    letter: level.character,
+    trial: Number.isFinite(level.trial) ? String(level.trial) : level.base,
+    stageReached: outcome.stageReached,
+    reason: outcome.failure?.reason ?? '',
+    stability: outcome.stability ? formatUnityFloat(outcome.stability.score) : '',
+    similarity: sim,
+  };
+}
+
+/** RFC 4180 CSV: fields with `,`, `"` or line ends are quoted, `"` doubled; LF line ends, final LF. */
+export function trialsCsv(rows: readonly TrialRow[]): string {
+  const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+  const lines = [TRIAL_COLUMNS.join(',')];
+  for (const r of rows) lines.push([r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity].map(cell).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Rows sorted the way the published result files list things: model, team (case-insensitive), letter, trial. */
+export function sortRows(rows: TrialRow[]): TrialRow[] {
+  const num = (t: string) => (/^\d+$/.test(t) ? Number(t) : Number.POSITIVE_INFINITY);
+  const key = (s: string) => s.toLowerCase();
+  return rows.sort(
+    (a, b) =>
+      (key(a.model) < key(b.model) ? -1 : key(a.model) > key(b.model) ? 1 : 0) ||
+      (key(a.team) < key(b.team) ? -1 : key(a.team) > key(b.team) ? 1 : a.team < b.team ? -1 : a.team > b.team ? 1 : 0) ||
+      (a.letter < b.letter ? -1 : a.letter > b.letter ? 1 : 0) ||
+      num(a.trial) - num(b.trial) ||
+      (a.trial < b.trial ? -1 : a.trial > b.trial ? 1 : 0),
+  );
+}
+
+const NEVER_A_LEVEL: ReadonlySet<StageReached> = new Set(['none', 'raw', 'intermediate']);
+
+export interface TeamBreakdown {
+  team: string;
+  model: string;
+  trials: number;
+  complete: number;
+  neverALevel: number;
+  /** Reason → count, most frequent first. */
+  reasons: Array<[string, number]>;
+}
+
+/** Per team (and model): how many trials there were, how many became complete, and why the others did not. */
+export function breakdown(rows: readonly TrialRow[]): TeamBreakdown[] {
+  const byTeam = new Map<string, TeamBreakdown & { counts: Map<string, number> }>();
+  for (const row of rows) {
+    const key = `${row.model}\u0000${row.team}`;
+    let entry = byTeam.get(key);
+    if (!entry) {
+      entry = { team: row.team, model: row.model, trials: 0, complete: 0, neverALevel: 0, reasons: [], counts: new Map() };
+      byTeam.set(key, entry);
+    }
+    entry.trials += 1;
+    if (row.stageReached === 'image') entry.complete += 1;
+    if (NEVER_A_LEVEL.has(row.stageReached)) entry.neverALevel += 1;
+    if (row.reason) entry.counts.set(row.reason, (entry.counts.get(row.reason) ?? 0) + 1);
+  }
+  return [...byTeam.values()].map(({ counts, ...rest }) => ({
+    ...rest,
+    reasons: [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+  }));
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`);
+
+/** The report section: one table of trials per team and one line of reasons per team. */
+export function failureSection(rows: readonly TrialRow[]): { title: string; markdown: string } {
+  const teams = breakdown(rows);
+  const total = rows.length;
+  const never = rows.filter((r) => NEVER_A_LEVEL.has(r.stageReached)).length;
+  const withModel = teams.some((t) => t.model !== '');
+  const lines = [
+    `${total} trials; ${never} (${percent(never, total)}) never became a level; ${rows.filter((r) => r.stageReached === 'image').length} complete. Every trial is a row of \`result/trials.csv\`.`,
+    '',
+    `| ${withModel ? 'model | ' : ''}team | trials | complete | never a level | reasons |`,
+    `| ${withModel ? '--- | ' : ''}--- | ---: | ---: | ---: | --- |`,
+  ];
+  for (const t of teams) {
+    const reasons = t.reasons.map(([reason, count]) => `${count} × ${reason.replace(/\|/g, '\\|')}`).join('<br>') || '—';
+    lines.push(`| ${withModel ? `${t.model} | ` : ''}${t.team} | ${t.trials} | ${t.complete} | ${t.neverALevel} (${percent(t.neverALevel, t.trials)}) | ${reasons} |`);
+  }
+  return { title: 'Failure accounting', markdown: lines.join('\n') };
+}

@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
+import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
+import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
+import { convertProgram } from '../../levels/pipeline.js';
+import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
+import { describeError } from '../errors.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { stageDir } from '../layout/competition.js';
+import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
+import { ENGINE_FAULTS, PoolJobError, type EnginePool } from '../pool/index.js';
+import { cachePath } from '../stages/simulate.js';
+import type { LevelPaths } from './levels.js';
+
+/**
+ * The effects of a level machine over a competition folder and an engine pool:
+ * - extract/convert: the folder stages (H1's `runExtractStage`/`runConvertStage`) have already run
+ *   over the whole folder; these report the trial's fate from their output, and when there is none,
+ *   the official reason from the same pure functions (`extractCode`, `convertProgram`);
+ * - simulate: one trial on the pool (`maxAttempts: 1`: the machine decides about retries), frames fed
+ *   to scoring/stability.ts's tracker; trial 1 also captures the image;
+ * - capture: writes trial 1's image (or renders one when the engine sent none);
+ * - commit: writes the level's result in the simulate stage's cache format
+ *   (`<root>/.sbeval/simulate/<team>/<C>/<name>.json`), so `sbeval simulate` and a resumed `sbeval run`
+ *   both see the level as done and never run it again.
+ */
+export interface RunEffectsOptions {
+  root: string;
+  prefix: string;
+  pool: EnginePool;
+  /** The simulate stage's settings digest (stages/simulate.ts `settingsDigest`). */
+  digest: string;
+  damage: DamageFormula;
+  windowSteps?: number;
+  paths: ReadonlyMap<string, LevelPaths>;
+  /** When this run started: outputs older than that were there before (a resumed run). */
+  startedAt: number;
+  /** Record every trial to `<root>/<team>/traces/<C>/<name>.trial<k>.sbtrace` (bridge/trace.ts format). */
+  traces?: boolean;
+}
+
+export interface CachedLevel {
+  format: 1;
+  xmlSha256: string;
+  settings: string;
+  outcome:
+    | { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: ReturnType<typeof asTrialStability>[] }
+    | { ok: false; reason: string };
+}
+
+/**
+ * A trial's trace: `<root>/<team>/traces/<C>/<name>.trial<k>.sbtrace` (the official trial-number parse,
+ * text after the last `_` up to the first `.`, still reads the trial from it).
+ */
+export function tracePath(root: string, level: LevelRef, trial: number): string {
+  return join(stageDir(root, level.team, 'traces', level.character), `${level.base}.trial${trial}.sbtrace`);
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no file (see logs/${log}_log_*.txt)`;
+
+export type RunEffects = LevelEffects & { recordLevelError(level: LevelRef, reason: string): Promise<void> };
+
+export function createRunEffects(options: RunEffectsOptions): RunEffects {
+  const windowSteps = options.windowSteps ?? OFFICIAL_WINDOW_STEPS;
+  const images = new Map<string, Uint8Array>();
+  const xmls = new Map<string, string>();
+  const pathsOf = (id: string): LevelPaths => {
+    const paths = options.paths.get(id);
+    if (!paths) throw new Error(`no paths planned for level ${id}`);
+    return paths;
+  };
+  const existedBefore = (path: string) => statSync(path).mtimeMs < options.startedAt;
+  const xmlOf = async (id: string) => {
+    let xml = xmls.get(id);
+    if (xml === undefined) {
+      xml = await readFile(pathsOf(id).level, 'utf8');
+      xmls.set(id, xml);
+    }
+    return xml;
+  };
+  const cacheFile = (level: LevelRef) => cachePath(options.root, level.team, level.character, `${level.base}.xml`);
+
+  /** Turns a pool failure into the machine's vocabulary. */
+  const engineOutcome = (error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> => {
+    if (error instanceof PoolJobError) {
+      if (error.kind === 'level') return { status: 'level-error', reason: error.message };
+      if (ENGINE_FAULTS.has(error.kind as never) || error.kind === 'no-engines') {
+        return { status: 'engine-fault', kind: error.kind as EngineFaultKind, engineId: error.attempts.at(-1)?.engineId, reason: error.message };
+      }
+    }
+    throw error; // cancelled or a bug: the machine records it as such
+  };
+
+  const runTrial = async (level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) => {
+    const id = level.id;
+    const xml = await xmlOf(id);
+    const job: LevelJob = { levelId: id, xml, settings: { ...DEFAULT_SIMULATION, windowSteps, trial, damage: options.damage, capture, captureRaw: false } };
+    let tracker: StabilityTracker | undefined;
+    let png: Uint8Array | undefined;
+    const recorders: TraceRecorder[] = [];
+    const sink = (_attempt: number, engine: Engine): LevelSink => {
+      tracker = undefined;
+      png = undefined;
+      // No time in the trace and no elapsed time in its summary: a resumed run writes the same bytes.
+      let recorder: TraceRecorder | undefined;
+      if (options.traces) {
+        const path = tracePath(options.root, level, trial);
+        mkdirSync(dirname(path), { recursive: true });
+        recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
+      }
+      if (recorder) recorders.push(recorder);
+      const own: LevelSink = {
+        loaded(bodies) {
+          tracker = new StabilityTracker(bodies, windowSteps, OFFICIAL_RULE);
+        },
+        frames(batch) {
+          tracker?.frames(batch);
+        },
+        events(events) {
+          tracker?.events(events);
+        },
+        capture(result) {
+          png = result.png;
+        },
+      };
+      return recorder ? teeSinks(own, recorder) : own;
+    };
+    let result;
+    try {
+      result = await options.pool.run({ job, sink, signal, maxAttempts: 1, avoidEngines });
+    } catch (error) {
+      await Promise.all(recorders.map((r) => r.discard()));
+      throw error;
+    }
+    const last = recorders.pop();
+    await Promise.all(recorders.map((r) => r.discard()));
+    await last?.finish({ elapsedMs: 0 });
+    return { engineId: result.engineId, stability: tracker!.result(), png };
+  };
+
+  return {
+    async extract({ level }): Promise<StepOutput> {
+      const paths = pathsOf(level.id);
+      if (existsSync(paths.intermediate)) return { status: 'ok', cached: existedBefore(paths.intermediate) };
+      if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: 'no response (the trial was never generated)', missingInput: true };
+      const code = extractCode(await readFile(paths.raw, 'utf8'), options.prefix);
+      return { status: 'failed', reason: code === null ? CODE_NOT_FOUND : NOT_FOUND('extract', 'intermediate') };
+    },
+
+    async convert({ level }): Promise<StepOutput> {
+      const paths = pathsOf(level.id);
+      if (existsSync(paths.level)) return { status: 'ok', cached: existedBefore(paths.level) };
+      const result = convertProgram(await readFile(paths.intermediate, 'utf8'), { prefix: options.prefix });
+      return { status: 'failed', reason: result.ok ? NOT_FOUND('convert', 'levels') : result.reason };
+    },
+
+    async simulate({ level, trial, capture, avoidEngines }, signal): Promise<SimulateOutput> {
+      try {
+        const { engineId, stability, png } = await runTrial(level, trial, capture, avoidEngines, signal);
+        if (png) images.set(level.id, png);
+        return { status: 'ok', cached: false, captured: png !== undefined, engineId, ...stability };
+      } catch (error) {
+        return engineOutcome(error);
+      }
+    },
+
+    async capture({ level, captured, avoidEngines }, signal): Promise<CaptureOutput> {
+      const paths = pathsOf(level.id);
+      let png = captured ? images.get(level.id) : undefined;
+      if (!png) {
+        // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
+        try {
+          png = (await runTrial(level, 1, true, avoidEngines, signal)).png;
+        } catch (error) {
+          return engineOutcome(error);
+        }
+        if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
+      }
+      await writeFileAtomic(paths.image, png);
+      images.delete(level.id);
+      return { status: 'ok', cached: false };
+    },
+
+    async commit({ level, stability, trials }): Promise<StepOutput> {
+      const entry: CachedLevel = {
+        format: 1,
+        xmlSha256: sha256(await xmlOf(level.id)),
+        settings: options.digest,
+        outcome: { ok: true, ...stability, trials: trials.map(asTrialStability) },
+      };
+      await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+      xmls.delete(level.id);
+      return { status: 'ok', cached: false };
+    },
+
+    /** A level the engine cannot load fails the same way every time: cached like the simulate stage does. */
+    async recordLevelError(level: LevelRef, reason: string): Promise<void> {
+      const levelId = level.id;
+      try {
+        const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(levelId)), settings: options.digest, outcome: { ok: false, reason } };
+        await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+      } catch (error) {
+        // Not cached: the level is simply tried again next run.
+        void describeError(error);
+      } finally {
+        xmls.delete(levelId);
+        images.delete(levelId);
+      }
+    },
+  };
+}
+
+/** A level's cached result when it is still valid for its XML and the settings (and its image exists). */
+export async function readValidCache(root: string, team: string, character: string, base: string, xmlPath: string, imagePath: string, digest: string): Promise<CachedLevel | undefined> {
+  if (!existsSync(xmlPath)) return undefined;
+  let entry: CachedLevel;
+  try {
+    entry = JSON.parse(await readFile(cachePath(root, team, character, `${base}.xml`), 'utf8')) as CachedLevel;
+  } catch {
+    return undefined;
+  }
+  if (entry.format !== 1 || entry.settings !== digest) return undefined;
+  if (entry.xmlSha256 !== sha256(await readFile(xmlPath, 'utf8'))) return undefined;
+  if (entry.outcome.ok && !existsSync(imagePath)) return undefined;
+  return entry;
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfigFile, resolveRunConfig } from '../../orchestrator/config/index.js';
+import { describeError } from '../../orchestrator/errors.js';
+
+function competition(files: Record<string, string> = {}): string {
+  const root = mkdtempSync(join(tmpdir(), 'sbeval-config-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(root, name, '..'), { recursive: true });
+    writeFileSync(join(root, name), text);
+  }
+  return root;
+}
+
+const errorOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (error) {
+    return describeError(error); // what the CLI prints: message and hint
+  }
+  throw new Error('expected an error');
+};
+
+describe('run config', () => {
+  it('works without a config file: official defaults, A–Z, 10 trials, 2025 rules', () => {
+    const config = resolveRunConfig(competition(), { workers: 2 });
+    expect(config.configFile).toBeUndefined();
+    expect(config.rules).toBe('2025');
+    expect(config.prefix).toBe('drop_block');
+    expect(config.characters.join('')).toBe('ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+    expect(config.trials).toBe(10);
+    expect(config.simulationTrials).toBe(3);
+    expect(config.engine).toBe('headless');
+    expect(config.sources.rules).toBe('default');
+  });
+
+  it('reads YAML and JSON config files, and CLI flags override them', () => {
+    const yamlRoot = competition({
+      'sbeval.config.yaml': 'rules: 2023\ncharacters: A-C\ntrials: 5\nworkers: 3\nlimits:\n  stallSeconds: 2\n  engineRetries: 1\n',
+    });
+    const fromYaml = resolveRunConfig(yamlRoot);
+    expect(fromYaml.rules).toBe('2023');
+    expect(fromYaml.prefix).toBe('ab_drop');
+    expect(fromYaml.characters).toEqual(['A', 'B', 'C']);
+    expect(fromYaml.trials).toBe(5);
+    expect(fromYaml.workers).toBe(3);
+    expect(fromYaml.limits.stallMs).toBe(2000);
+    expect(fromYaml.limits.engineRetries).toBe(1);
+    expect(fromYaml.sources.rules).toBe('config');
+
+    const overridden = resolveRunConfig(yamlRoot, { rules: '2024', workers: 1, chars: 'Z' });
+    expect(overridden.rules).toBe('2024');
+    expect(overridden.prefix).toBe('drop_block');
+    expect(overridden.workers).toBe(1);
+    expect(overridden.characters).toEqual(['Z']);
+    expect(overridden.sources.rules).toBe('flag');
+
+    const jsonRoot = competition({ 'sbeval.config.json': JSON.stringify({ rules: '2024', engine: 'headless-ws', teams: ['a', 'b'] }) });
+    const fromJson = resolveRunConfig(jsonRoot);
+    expect(fromJson.engine).toBe('headless-ws');
+    expect(fromJson.teams).toEqual(['a', 'b']);
+  });
+
+  it('names the bad key: unknown keys, nested keys, wrong values', () => {
+    const unknown = competition({ 'sbeval.config.yaml': 'enigne: headless\n' });
+    expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" \(known keys: rules, teams/);
+    const nested = competition({ 'sbeval.config.yaml': 'limits:\n  stallSecs: 3\n' });
+    expect(errorOf(() => loadConfigFile(nested))).toMatch(/unknown key "limits.stallSecs"/);
+    const wrong = competition({ 'sbeval.config.yaml': 'rules: 2022\nlimits:\n  stallSeconds: -1\nworkers: two\n' });
+    const message = errorOf(() => loadConfigFile(wrong));
+    expect(message).toMatch(/3 invalid settings/);
+    expect(message).toMatch(/key "rules"/);
+    expect(message).toMatch(/key "limits.stallSeconds"/);
+    expect(message).toMatch(/key "workers"/);
+    expect(message).toContain('sbeval.config.yaml');
+  });
+
+  it('reports syntax errors with the file name', () => {
+    const root = competition({ 'sbeval.config.json': '{ "rules": 2024, }' });
+    expect(errorOf(() => loadConfigFile(root))).toMatch(/sbeval\.config\.json: not valid JSON/);
+  });
+
+  it('refuses two config files at once', () => {
+    const root = competition({ 'sbeval.config.json': '{}', 'sbeval.config.yaml': 'rules: 2024\n' });
+    expect(errorOf(() => loadConfigFile(root))).toMatch(/more than one config file.*sbeval\.config\.json, sbeval\.config\.yaml/);
+  });
+
+  it('rejects team names that could leave the root, from the config and from flags', () => {
+    for (const team of ['..', '../x', 'a/b', '.hidden', '']) {
+      const root = competition({ 'sbeval.config.json': JSON.stringify({ teams: [team] }) });
+      expect(errorOf(() => resolveRunConfig(root))).toMatch(/key "teams\.0"/);
+    }
+    expect(errorOf(() => resolveRunConfig(competition(), { teams: ['x/../../etc'] }))).toMatch(/team name "x\/\.\.\/\.\.\/etc" contains a path separator/);
+    const submission = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 'x/..', file: 'p.txt' }], models: ['m'] }) });
+    expect(errorOf(() => resolveRunConfig(submission))).toMatch(/key "submissions\.0\.team"/);
+  });
+
+  it('keeps submission files inside the root, also through symbolic links', () => {
+    const outside = competition({ 'secret.txt': 'not a prompt' });
+    const escaping = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: '../secret.txt' }], models: ['m'] }) });
+    expect(errorOf(() => resolveRunConfig(escaping))).toMatch(/submissions\.0\.file "\.\.\/secret\.txt" points outside the competition root/);
+    const linked = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompt.txt' }], models: ['m'] }) });
+    symlinkSync(join(outside, 'secret.txt'), join(linked, 'prompt.txt'));
+    expect(errorOf(() => resolveRunConfig(linked))).toMatch(/is a link that leads outside the competition root/);
+    const fine = competition({ 'prompts/p.txt': 'Build <OBJECT>', 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompts/p.txt' }], models: ['qwen2.5:32b'] }) });
+    const config = resolveRunConfig(fine);
+    expect(config.submissions[0]!.file).toBe(join(fine, 'prompts', 'p.txt'));
+    expect(config.models).toEqual([{ name: 'qwen2.5:32b', folder: 'qwen2.5_32b' }]);
+  });
+
+  it('needs models when submissions are configured, and distinct model folders', () => {
+    const noModels = competition({ 'p.txt': 'x', 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'p.txt' }] }) });
+    expect(errorOf(() => resolveRunConfig(noModels))).toMatch(/submissions are configured but no models/);
+    const clash = competition({ 'sbeval.config.json': JSON.stringify({ models: ['a:b', 'a/b'] }) });
+    expect(errorOf(() => resolveRunConfig(clash))).toMatch(/"a:b" and "a\/b" map to the same folder "a_b"/);
+  });
+
+  it('says how to get a similarity model when the configured one is missing', () => {
+    const root = competition({ 'sbeval.config.json': JSON.stringify({ model: 'models/vit.onnx' }) });
+    expect(errorOf(() => resolveRunConfig(root))).toMatch(/vit\.onnx does not exist \(sbeval model fetch pittawat\/vit-base-uppercase-english-characters\)/);
+  });
+
+  it('rejects bad flag values with the flag name', () => {
+    expect(errorOf(() => resolveRunConfig(competition(), { rules: '2022' }))).toMatch(/--rules: rules "2022" is not one of 2023, 2024, 2025/);
+    expect(errorOf(() => resolveRunConfig(competition(), { engine: 'unity' }))).toMatch(/--engine "unity" is not one of headless, headless-ws, bridge/);
+    expect(errorOf(() => resolveRunConfig(competition(), { chars: 'A-5' }))).toMatch(/not in the alphabet/);
+  });
+});
