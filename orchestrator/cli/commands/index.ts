@@ -2,10 +2,13 @@ import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
 import { registerModelCommands } from './model.js';
+import { registerSimilarityCommands } from './similarity.js';
 import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
+import { registerExplainCommands } from './explain.js';
 import { registerEngineCommands } from './engine.js';
+import { registerRunCommands } from './run.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -17,8 +20,11 @@ export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
   registerModelCommands,
+  registerSimilarityCommands,
   registerGenerateCommands,
   registerScoreCommands,
   registerViewCommands,
+  registerExplainCommands,
   registerEngineCommands,
+  registerRunCommands,
 ];
