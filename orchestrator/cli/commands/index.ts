@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
 import { registerModelCommands } from './model.js';
-import { registerSimilarityCommands } from './similarity.js';
 import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
-import { registerExplainCommands } from './explain.js';
 import { registerEngineCommands } from './engine.js';
 import { registerRunCommands } from './run.js';
 
@@ -20,11 +18,9 @@ export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
   registerModelCommands,
-  registerSimilarityCommands,
   registerGenerateCommands,
   registerScoreCommands,
   registerViewCommands,
-  registerExplainCommands,
   registerEngineCommands,
   registerRunCommands,
 ];
