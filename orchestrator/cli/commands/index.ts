@@ -5,6 +5,7 @@ import { registerModelCommands } from './model.js';
 import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
+import { registerExplainCommands } from './explain.js';
 import { registerEngineCommands } from './engine.js';
 import { registerRunCommands } from './run.js';
 
@@ -21,6 +22,7 @@ export const COMMANDS: RegisterCommands[] = [
   registerGenerateCommands,
   registerScoreCommands,
   registerViewCommands,
+  registerExplainCommands,
   registerEngineCommands,
   registerRunCommands,
 ];
