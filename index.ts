@@ -35,3 +35,16 @@ export type { EnginePoolOptions, EngineFactory, PoolEvent, PoolRequest, PoolRunR
 
 // Official per-character file formats (stability, similarity, diversity): types, readers, byte-exact writers.
 export * from './scoring/formats/index.js';
+
+// Generation (issue 8): submissions × Ollama models × letters × trials → raw responses, official limits.
+/** The generate stage, its plan (layout, per-trial seeds) and the trial-seed rule. */
+export { runGenerate, planTrials, competitionRoots, trialFingerprint } from './orchestrator/generate/stage.js';
+export type { GenerateOptions, GenerateSummary, GenerateEvents, ModelSummary, PlannedTrial, LayoutChoice } from './orchestrator/generate/stage.js';
+export { trialSeed, OFFICIAL_MASTER_SEED_2025 } from './orchestrator/generate/seeds.js';
+/** Submissions: prompt files, chat scripts, external programs, built-in baselines; `<OBJECT>` substitution. */
+export { loadSubmission, fillObject, BUILTIN_SUBMISSIONS } from './orchestrator/generate/submission.js';
+export type { Submission, ConversationSubmission, ProgramSubmission, ObjectStyle, Newlines } from './orchestrator/generate/submission.js';
+/** llms4pcg 2.0.1 limits: time before each call, tokens after; the official messages. */
+export { TrialBudget, LimitExceeded, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './orchestrator/generate/limits.js';
+export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS } from './orchestrator/generate/host-pool.js';
+export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-pool.js';

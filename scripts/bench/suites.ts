@@ -1,4 +1,5 @@
 import { levelsSuite } from './levels.js';
+import { generateSuite } from './generate.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -8,4 +9,5 @@ export interface BenchSuite {
 
 export const SUITES: BenchSuite[] = [
   levelsSuite,
+  generateSuite,
 ];
