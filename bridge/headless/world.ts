@@ -354,6 +354,12 @@ export class LevelWorld {
     return out;
   }
 
+  /** Mass and rotational inertia (about the centre of mass) of an object's body while it exists. */
+  massOf(id: number): { mass: number; inertia: number } | undefined {
+    const body = this.objects[id]?.body;
+    return body ? { mass: body.getMass(), inertia: body.getInertia() - body.getMass() * Vec2.dot(body.getLocalCenter(), body.getLocalCenter()) } : undefined;
+  }
+
   /** Live objects (collider on) with their current pose, for the renderer. */
   liveObjects(): Array<{ plan: ObjectPlan; x: number; y: number; angle: number }> {
     const out: Array<{ plan: ObjectPlan; x: number; y: number; angle: number }> = [];

@@ -1,0 +1,127 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIMULATION, type LevelJob, type LevelSink } from '../../bridge/engine.js';
+import type { FrameBatch, SimEvent } from '../../bridge/frames.js';
+import { createEngines } from '../../bridge/engines.js';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
+import { GuardedSink } from '../../orchestrator/pool/index.js';
+import { GOLDEN } from '../helpers/cli.js';
+
+const LEVEL = join(GOLDEN, 'reference-levels', 'v1', 'levels', 'L', 'V1_L_1.xml');
+const xml = readFileSync(LEVEL, 'utf8');
+
+interface Stream {
+  bodies: number;
+  frames: FrameBatch[];
+  events: SimEvent[];
+  png?: Uint8Array;
+}
+
+function collector(): { sink: LevelSink; stream: Stream } {
+  const stream: Stream = { bodies: 0, frames: [], events: [] };
+  return {
+    stream,
+    sink: {
+      loaded: (bodies) => (stream.bodies = bodies.length),
+      frames: (batch) => stream.frames.push(batch),
+      events: (events) => stream.events.push(...events),
+      capture: (result) => (stream.png = result.png),
+    },
+  };
+}
+
+const job = (settings: Partial<LevelJob['settings']> = {}): LevelJob => ({ levelId: 'V1_L_1', xml, settings: { ...DEFAULT_SIMULATION, ...settings } });
+const workers: WorkerEngine[] = [];
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+});
+
+describe('HeadlessEngine', () => {
+  it('streams loaded → frames/events → capture that the pool\'s stream guard accepts', async () => {
+    const { sink, stream } = collector();
+    let violation: Error | undefined;
+    const guard = new GuardedSink(job(), sink, () => undefined, (v) => (violation = v));
+    await new HeadlessEngine().run(job(), guard);
+    expect(guard.finish()).toBeUndefined();
+    expect(violation).toBeUndefined();
+    expect(stream.bodies).toBe(6);
+    expect(stream.frames.reduce((n, b) => n + b.stepCount, 0)).toBe(500 + 14 + 1);
+    expect(stream.events.some((e) => e.kind === 'destroyed')).toBe(true);
+    expect(stream.png).toBeInstanceOf(Uint8Array);
+  });
+
+  it('a level that cannot be loaded rejects with a level error (the pool does not retry it)', async () => {
+    const error = await new HeadlessEngine().run({ ...job(), xml: '<Level><GameObjects>' }, collector().sink).catch((e: unknown) => e);
+    expect(error).toMatchObject({ levelError: true, phase: 'input' });
+    const unknown = xml.replace('type="SquareTiny"', 'type="Hexagon"');
+    expect(await new HeadlessEngine().run({ ...job(), xml: unknown }, collector().sink).catch((e: unknown) => e)).toMatchObject({ levelError: true });
+  });
+});
+
+describe('WorkerEngine (worker thread)', () => {
+  it('streams exactly what the in-process engine streams', async () => {
+    const [worker] = (await createEngines('headless', 1)) as WorkerEngine[];
+    workers.push(worker!);
+    const a = collector();
+    const b = collector();
+    await new HeadlessEngine().run(job({ trial: 3 }), a.sink);
+    await worker!.run(job({ trial: 3 }), b.sink);
+    expect(b.stream.bodies).toBe(a.stream.bodies);
+    expect(b.stream.events).toEqual(a.stream.events);
+    expect(b.stream.frames.length).toBe(a.stream.frames.length);
+    b.stream.frames.forEach((batch, i) => {
+      expect(Buffer.from(batch.states.buffer).equals(Buffer.from(a.stream.frames[i]!.states.buffer))).toBe(true);
+      expect(Buffer.from(batch.alive).equals(Buffer.from(a.stream.frames[i]!.alive))).toBe(true);
+    });
+    expect(Buffer.from(b.stream.png!).equals(Buffer.from(a.stream.png!))).toBe(true);
+    const error = await worker!.run({ ...job(), xml: 'not xml' }, collector().sink).catch((e: unknown) => e);
+    expect(error).toMatchObject({ levelError: true });
+    // Still usable after a level error.
+    await worker!.run(job({ capture: false }), collector().sink);
+  });
+
+  it('a worker that dies fails its run with an engine error and reports alive = false', async () => {
+    const worker = new WorkerEngine();
+    workers.push(worker);
+    await worker.started();
+    const { sink } = collector();
+    let killed = false;
+    const running = worker.run(job({ windowSteps: 200_000, capture: false }), {
+      ...sink,
+      loaded: () => {
+        if (!killed) {
+          killed = true;
+          void (worker as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+        }
+      },
+    });
+    const error = await running.catch((e: unknown) => e);
+    expect(error).toMatchObject({ phase: 'simulate' });
+    expect((error as { levelError?: boolean }).levelError).toBeUndefined();
+    expect(worker.alive).toBe(false);
+    await expect(worker.run(job(), collector().sink)).rejects.toThrow(/not running/);
+  });
+
+  it('createEngines refuses unknown kinds and counts', async () => {
+    await expect(createEngines('quantum', 1)).rejects.toThrow(/unknown engine "quantum"/);
+    await expect(createEngines('headless', 0)).rejects.toThrow(/positive integer/);
+  });
+});
+
+describe('determinism', () => {
+  it('two separate processes stream byte-identical frames, events and PNGs', async () => {
+    const script = fileURLToPath(new URL('./fixtures/digest.ts', import.meta.url));
+    const levels = ['v1/levels/L/V1_L_1.xml', 'v2/levels/L/V2_L_6.xml', 'v3/levels/U/V3_U_3.xml'].map((p) => join(GOLDEN, 'reference-levels', p));
+    const run = () => execa(process.execPath, ['--import', 'tsx', script, ...levels], { cwd: fileURLToPath(new URL('../../', import.meta.url)) });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.stdout.split('\n')).toHaveLength(9);
+    expect(a.stdout).toBe(b.stdout);
+    // Different trials (creation orders) are different runs.
+    const lines = a.stdout.split('\n').map((l) => l.split(' ')[1]);
+    expect(new Set(lines).size).toBeGreaterThan(3);
+  });
+});
