@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { describeError } from '../errors.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
+import { StageLog, type StageSummary } from '../layout/stage-log.js';
+import type { ProgressSink } from '../progress/types.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { DEFAULT_DIVERSITY_TRIALS } from '../../scoring/formats/diversity.js';
+import { computeDiversity, diversityJson, type DiversityRules } from '../../scoring/diversity/diversity.js';
+
+/**
+ * `sbeval diversity <root>`: the official diversity script (chatgpt4pcg/diversity-checking-script
+ * `main.py`; reference/official-pipeline.md §6): for every team, every file of `<team>/similarity/`
+ * (sorted), write `<team>/diversity/<C>.json` (C = the file name up to its first `.`).
+ *
+ * Beyond the official script: only `.json` files are read (anything else is ignored with a notice; the
+ * script would crash on it), an unreadable similarity file is a recorded failure for that character,
+ * atomic writes, and resumability: diversity is cheap to compute, so every file is computed and an
+ * existing output with exactly that text is left alone (counted as already done) — a change of rules,
+ * trial count or similarity file always shows.
+ */
+export const DIVERSITY_STAGE = 'diversity';
+
+export interface DiversityStageOptions {
+  root: string;
+  rules?: DiversityRules;
+  /** Trials per letter N in the denominator N(N+1)/2 − N (the script's `--n_trial`, default 10). */
+  trials?: number;
+  filter?: StageFilter;
+  force?: boolean;
+  now?: () => Date;
+}
+
+interface Work {
+  team: string;
+  character: string;
+  file: string;
+  input: string;
+  output: string;
+}
+
+export async function runDiversityStage(options: DiversityStageOptions, progress: ProgressSink): Promise<StageSummary> {
+  const { root } = options;
+  const rules = options.rules ?? 2025;
+  const trials = options.trials ?? DEFAULT_DIVERSITY_TRIALS;
+  const now = options.now ?? (() => new Date());
+  const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
+  const log = new StageLog(root, DIVERSITY_STAGE, now(), now);
+  const work: Work[] = [];
+  for (const team of listTeams(root)) {
+    if (!wanted(options.filter?.teams, team)) continue;
+    const dir = stageDir(root, team, 'similarity');
+    if (!existsSync(dir)) continue;
+    // Official: sorted(os.walk names) — plain code-point order.
+    const files = listFiles(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const file of files) {
+      if (extname(file).toLowerCase() !== '.json') {
+        progress.note(DIVERSITY_STAGE, `ignoring ${team}/similarity/${file}: not a JSON file`);
+        log.line(`Processing - team: ${team} - character: ${file} - Ignored - not a JSON file`);
+        continue;
+      }
+      const character = file.split('.')[0] ?? file;
+      if (!character || !wanted(options.filter?.characters, character)) continue;
+      work.push({ team, character, file, input: join(dir, file), output: join(stageDir(root, team, 'diversity'), `${character}.json`) });
+    }
+  }
+
+  progress.start(DIVERSITY_STAGE, work.length);
+  let lastTeam = '';
+  for (const w of work) {
+    const label = `${w.team}/${w.character}`;
+    try {
+      const similarity = parseSimilarityJson(await readFile(w.input, 'utf8'), w.input);
+      const text = diversityJson(computeDiversity(similarity, rules, trials));
+      if (!options.force && (await readFile(w.output, 'utf8').catch(() => undefined)) === text) {
+        log.skipped();
+        progress.tick(DIVERSITY_STAGE, 'skipped', label);
+        continue;
+      }
+      if (w.team !== lastTeam) {
+        log.line(`Processing - team: ${w.team}`);
+        lastTeam = w.team;
+      }
+      await writeFileAtomic(w.output, text);
+      log.trial(w.team, w.character, w.file, { ok: true });
+      progress.tick(DIVERSITY_STAGE, 'ok', label);
+    } catch (error) {
+      const reason = `Diversity not computed: ${describeError(error)}`;
+      log.trial(w.team, w.character, w.file, { ok: false, reason });
+      progress.tick(DIVERSITY_STAGE, 'failed', label, reason);
+    }
+  }
+  progress.end(DIVERSITY_STAGE);
+  return { ...log.result(), stage: DIVERSITY_STAGE };
+}

@@ -1,0 +1,207 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { describeError, SbevalError } from '../errors.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { listCharacters, listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
+import { StageLog, type StageSummary } from '../layout/stage-log.js';
+import type { ProgressSink } from '../progress/types.js';
+import { decodePngToRgb } from '../../scoring/similarity/decode.js';
+import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
+import { VitClassifier, letterProbabilities, type ClassifierStats } from '../../scoring/similarity/classifier.js';
+import { parseSimilarityJson, similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
+import { readModelInfo } from './model.js';
+
+/**
+ * `sbeval similarity <root>`: the official similarity script (chatgpt4pcg/similarity-checking-script
+ * `main.py`; reference/official-pipeline.md §5) over the competition layout: for every team and character
+ * folder of `images/`, classify every image except `*_raw.png` and write `<team>/similarity/<C>.json`
+ * in the official format (scoring/formats/similarity.ts) — with `cls_embedding` under the 2025 rules.
+ *
+ * Beyond the official script: images in trial order (the script takes the directory's order), a file that
+ * is not a PNG is ignored with a notice (the script would crash on it), an unreadable PNG is recorded as
+ * a failed trial and left out of the file, one ONNX session for the run, identical images inferred once,
+ * atomic writes, and resumability: a character whose JSON is newer than its images and their folder and
+ * has the requested rules' shape is skipped (`upToDate`).
+ */
+export type SimilarityRules = 2024 | 2025;
+export const SIMILARITY_STAGE = 'similarity';
+
+export interface SimilarityStageOptions {
+  root: string;
+  /** Path of the ONNX model (`sbeval model convert|fetch`). */
+  model: string;
+  rules?: SimilarityRules;
+  batchSize?: number;
+  threads?: number;
+  filter?: StageFilter;
+  force?: boolean;
+  now?: () => Date;
+}
+
+export interface SimilaritySummary extends StageSummary {
+  classifier: ClassifierStats;
+  ignored: string[];
+}
+
+interface CharacterWork {
+  team: string;
+  character: string;
+  dir: string;
+  images: string[];
+  output: string;
+}
+
+/** Official: every file of the folder except names ending `_raw.png` (the evaluator's raw screenshots). */
+export function isRawImage(file: string): boolean {
+  return file.endsWith('_raw.png');
+}
+
+/**
+ * Done already: the JSON is not older than the image folder (adding or removing a file touches it) nor any
+ * image, lists only images that are still there, in order, and has the requested rules' shape. An image
+ * that failed to decode is absent from the JSON and stays recorded as failed in the earlier log.
+ */
+async function upToDate(work: CharacterWork, rules: SimilarityRules): Promise<boolean> {
+  const out = await stat(work.output).catch(() => undefined);
+  if (!out) return false;
+  if ((await stat(work.dir)).mtimeMs > out.mtimeMs) return false;
+  for (const image of work.images) {
+    const s = await stat(join(work.dir, image));
+    if (s.mtimeMs > out.mtimeMs) return false;
+  }
+  try {
+    const file = parseSimilarityJson(await readFile(work.output, 'utf8'), work.output);
+    const ids = file.similarities.map((s) => s.id);
+    let at = 0;
+    for (const id of ids) {
+      at = work.images.indexOf(id, at);
+      if (at < 0) return false;
+      at += 1;
+    }
+    return file.similarities.every((s) => (rules === 2025) === (s.cls_embedding !== undefined));
+  } catch {
+    return false;
+  }
+}
+
+export async function runSimilarityStage(options: SimilarityStageOptions, progress: ProgressSink): Promise<SimilaritySummary> {
+  const { root } = options;
+  const rules = options.rules ?? 2025;
+  const now = options.now ?? (() => new Date());
+  const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
+  const teams = listTeams(root);
+  if (!existsSync(options.model)) throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');
+  const info = readModelInfo(options.model);
+  const log = new StageLog(root, SIMILARITY_STAGE, now(), now);
+  const ignored: string[] = [];
+
+  const work: CharacterWork[] = [];
+  for (const team of teams) {
+    if (!wanted(options.filter?.teams, team)) continue;
+    if (!existsSync(stageDir(root, team, 'images'))) continue;
+    for (const character of listCharacters(root, team, 'images')) {
+      if (!wanted(options.filter?.characters, character)) continue;
+      const dir = stageDir(root, team, 'images', character);
+      const images: string[] = [];
+      for (const file of listFiles(dir)) {
+        if (isRawImage(file)) continue;
+        if (extname(file).toLowerCase() !== '.png') {
+          ignored.push(join(team, 'images', character, file));
+          progress.note(SIMILARITY_STAGE, `ignoring ${team}/images/${character}/${file}: not a PNG image`);
+          log.line(`Processing - team: ${team} - character: ${character} - trial: ${file} - Ignored - not a PNG image`);
+          continue;
+        }
+        images.push(file);
+      }
+      work.push({ team, character, dir, images, output: join(stageDir(root, team, 'similarity'), `${character}.json`) });
+    }
+  }
+
+  const total = work.reduce((n, w) => n + w.images.length, 0);
+  progress.start(SIMILARITY_STAGE, total);
+  const todo: CharacterWork[] = [];
+  for (const w of work) {
+    if (!options.force && (await upToDate(w, rules))) {
+      log.skipped(w.images.length);
+      for (const image of w.images) progress.tick(SIMILARITY_STAGE, 'skipped', `${w.team}/${w.character}/${image}`);
+    } else todo.push(w);
+  }
+
+  if (todo.length === 0) {
+    progress.end(SIMILARITY_STAGE);
+    return { ...log.result(), stage: SIMILARITY_STAGE, classifier: { requested: 0, inferred: 0, runs: 0 }, ignored };
+  }
+
+  const classifier = await VitClassifier.create(options.model, info, {
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+  }).catch((error: unknown) => {
+    throw new SbevalError('similarity', describeError(error));
+  });
+  try {
+    if (rules === 2025 && !classifier.hasCls) {
+      throw new SbevalError('similarity', `the model has no "${info.clsName}" output, which the 2025 rules store as cls_embedding`, 'convert the model with `sbeval model convert`, or use --rules 2024');
+    }
+    // Decode/preprocess one character while the previous one is in the model.
+    let inFlight: Promise<void> | undefined;
+    let lastTeam = '';
+    for (const w of todo) {
+      if (w.team !== lastTeam) {
+        log.line(`Processing - team: ${w.team}`);
+        lastTeam = w.team;
+      }
+      log.line(`Processing - team: ${w.team} - character: ${w.character}`);
+      const prepared: Array<{ image: string; tensor: Float32Array } | { image: string; error: string }> = [];
+      for (const image of w.images) {
+        try {
+          const rgb = await decodePngToRgb(await readFile(join(w.dir, image)));
+          prepared.push({ image, tensor: preprocessRgb(rgb, info.preprocessor).tensor });
+        } catch (error) {
+          prepared.push({ image, error: `Image could not be read: ${describeError(error)}` });
+        }
+      }
+      const previous = inFlight;
+      inFlight = (async () => {
+        const ok = prepared.filter((p): p is { image: string; tensor: Float32Array } => 'tensor' in p);
+        const results = await classifier.classifyAll(ok.map((p) => p.tensor));
+        if (previous) await previous;
+        const classified: ImageClassification[] = [];
+        const byImage = new Map(ok.map((p, i) => [p.image, results[i]!]));
+        for (const p of prepared) {
+          const label = `${w.team}/${w.character}/${p.image}`;
+          if ('error' in p) {
+            log.trial(w.team, w.character, p.image, { ok: false, reason: p.error });
+            progress.tick(SIMILARITY_STAGE, 'failed', label, p.error);
+            continue;
+          }
+          const r = byImage.get(p.image)!;
+          classified.push({ id: p.image, probabilities: letterProbabilities(info.labels, r.probabilities), ...(rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
+        }
+        try {
+          await writeFileAtomic(w.output, writeSimilarityJson(similarityFile(w.character, classified)));
+          for (const c of classified) {
+            log.trial(w.team, w.character, c.id, { ok: true });
+            progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
+          }
+        } catch (error) {
+          const reason = `Similarity file not written: ${describeError(error)}`;
+          for (const c of classified) {
+            log.trial(w.team, w.character, c.id, { ok: false, reason });
+            progress.tick(SIMILARITY_STAGE, 'failed', `${w.team}/${w.character}/${c.id}`, reason);
+          }
+        }
+      })();
+      // Handled later (awaited below); without this a model failure during the next decode would be an
+      // unhandled rejection.
+      inFlight.catch(() => undefined);
+      // Keep at most one character waiting on the model while the next one is decoded.
+      if (previous) await previous;
+    }
+    if (inFlight) await inFlight;
+  } finally {
+    await classifier.close();
+  }
+  progress.end(SIMILARITY_STAGE);
+  return { ...log.result(), stage: SIMILARITY_STAGE, classifier: classifier.statistics(), ignored };
+}

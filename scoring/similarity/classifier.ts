@@ -1,0 +1,198 @@
+/**
+ * The ViT classifier through onnxruntime-node: one session for the whole run, images in batches,
+ * softmax over the logits (as `torch.nn.Softmax(dim=-1)` in the official script), the CLS vector beside.
+ * Identical inputs (same preprocessed tensor, by SHA-256) are inferred once per classifier: many trials
+ * produce the same level and therefore the same picture.
+ */
+import { createHash } from 'node:crypto';
+import * as ort from 'onnxruntime-node';
+import type { VitModelInfo } from './convert.js';
+
+export interface ClassifierOptions {
+  /** Intra-op threads (onnxruntime). One is often fastest on small machines; see `npm run bench -- vit`. */
+  threads?: number;
+  /** Images per session run. */
+  batchSize?: number;
+}
+
+export interface Classification {
+  logits: Float32Array;
+  /** softmax(logits), float32 values. */
+  probabilities: Float32Array;
+  /** CLS token of the last encoder layer before the final LayerNorm; undefined if the model has no such output. */
+  cls: Float32Array | undefined;
+}
+
+export interface ClassifierStats {
+  /** Images asked for. */
+  requested: number;
+  /** Images actually run through the model. */
+  inferred: number;
+  /** Session runs. */
+  runs: number;
+}
+
+export class ClassifierError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ClassifierError';
+  }
+}
+
+/** Softmax in double precision, rounded to float32 (the model's dtype). */
+export function softmax(logits: ArrayLike<number>): Float32Array {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]!);
+  const e = new Float64Array(logits.length);
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) {
+    e[i] = Math.exp(logits[i]! - max);
+    sum += e[i]!;
+  }
+  return Float32Array.from(e, (v) => v / sum);
+}
+
+export function tensorDigest(tensor: Float32Array): string {
+  return createHash('sha256').update(new Uint8Array(tensor.buffer, tensor.byteOffset, tensor.byteLength)).digest('hex');
+}
+
+export class VitClassifier {
+  private readonly cache = new Map<string, Promise<Classification>>();
+  private pending: Array<{ tensor: Float32Array; resolve: (c: Classification) => void; reject: (e: unknown) => void }> = [];
+  private readonly stats: ClassifierStats = { requested: 0, inferred: 0, runs: 0 };
+  private chain: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly info: VitModelInfo,
+    readonly batchSize: number,
+    private readonly inputName: string,
+    private readonly logitsName: string,
+    private readonly clsName: string | undefined,
+    private readonly inputDims: [number, number, number],
+  ) {}
+
+  /** Opens `model` (a path or the ONNX bytes). */
+  static async create(model: string | Uint8Array, info: VitModelInfo, options: ClassifierOptions = {}): Promise<VitClassifier> {
+    const threads = options.threads ?? 1;
+    const batchSize = options.batchSize ?? 8;
+    if (!Number.isInteger(threads) || threads < 0) throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new ClassifierError(`batch size must be a positive integer, got ${batchSize}`);
+    const sessionOptions: ort.InferenceSession.SessionOptions = {
+      graphOptimizationLevel: 'all',
+      executionMode: 'sequential',
+      interOpNumThreads: 1,
+      ...(threads > 0 ? { intraOpNumThreads: threads } : {}),
+    };
+    let session: ort.InferenceSession;
+    try {
+      session = typeof model === 'string' ? await ort.InferenceSession.create(model, sessionOptions) : await ort.InferenceSession.create(model, sessionOptions);
+    } catch (error) {
+      throw new ClassifierError(`onnxruntime cannot load the model: ${(error as Error).message}`, { cause: error });
+    }
+    const inputName = session.inputNames.includes(info.inputName) ? info.inputName : session.inputNames[0];
+    const logitsName = session.outputNames.includes(info.logitsName) ? info.logitsName : undefined;
+    if (!inputName || !logitsName) {
+      await session.release();
+      throw new ClassifierError(`the model needs an input and a "${info.logitsName}" output; it has inputs [${session.inputNames}] and outputs [${session.outputNames}]`);
+    }
+    const clsName = session.outputNames.includes(info.clsName) ? info.clsName : undefined;
+    const p = info.preprocessor;
+    return new VitClassifier(session, info, batchSize, inputName, logitsName, clsName, [3, p.height, p.width]);
+  }
+
+  get hasCls(): boolean {
+    return this.clsName !== undefined;
+  }
+
+  statistics(): ClassifierStats {
+    return { ...this.stats };
+  }
+
+  /**
+   * Classifies one preprocessed image ([3, H, W] float32). Calls made together are batched; an input
+   * seen before (same bytes) returns the earlier result without running the model.
+   */
+  classify(tensor: Float32Array): Promise<Classification> {
+    this.stats.requested += 1;
+    const expected = this.inputDims[0] * this.inputDims[1] * this.inputDims[2];
+    if (tensor.length !== expected) return Promise.reject(new ClassifierError(`input has ${tensor.length} values, the model takes ${this.inputDims.join('×')}`));
+    const key = tensorDigest(tensor);
+    const known = this.cache.get(key);
+    if (known) return known;
+    const result = new Promise<Classification>((resolve, reject) => {
+      this.pending.push({ tensor, resolve, reject });
+      if (this.pending.length >= this.batchSize) this.flush();
+      else queueMicrotask(() => this.flush());
+    });
+    // A failed inference must not poison later identical requests.
+    result.catch(() => this.cache.delete(key));
+    this.cache.set(key, result);
+    return result;
+  }
+
+  /** Classifies many images; resolves in input order. */
+  classifyAll(tensors: readonly Float32Array[]): Promise<Classification[]> {
+    const all = tensors.map((t) => this.classify(t));
+    this.flush();
+    return Promise.all(all);
+  }
+
+  private flush(): void {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.batchSize);
+      // Runs are chained: one session, one run at a time (onnxruntime parallelises inside a run).
+      this.chain = this.chain.then(() => this.run(batch));
+    }
+  }
+
+  private async run(batch: Array<{ tensor: Float32Array; resolve: (c: Classification) => void; reject: (e: unknown) => void }>): Promise<void> {
+    const [c, h, w] = this.inputDims;
+    const size = c * h * w;
+    const input = new Float32Array(batch.length * size);
+    batch.forEach((b, i) => input.set(b.tensor, i * size));
+    try {
+      const out = await this.session.run({ [this.inputName]: new ort.Tensor('float32', input, [batch.length, c, h, w]) });
+      this.stats.runs += 1;
+      this.stats.inferred += batch.length;
+      const logits = out[this.logitsName]!.data as Float32Array;
+      const labels = logits.length / batch.length;
+      const cls = this.clsName ? (out[this.clsName]!.data as Float32Array) : undefined;
+      const hidden = cls ? cls.length / batch.length : 0;
+      batch.forEach((b, i) => {
+        const l = logits.slice(i * labels, (i + 1) * labels);
+        b.resolve({ logits: l, probabilities: softmax(l), cls: cls ? cls.slice(i * hidden, (i + 1) * hidden) : undefined });
+      });
+    } catch (error) {
+      const e = new ClassifierError(`inference failed: ${(error as Error).message}`, { cause: error });
+      for (const b of batch) b.reject(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.session.release();
+  }
+}
+
+/**
+ * Which output index holds letter `C`: the official script uses `ord(C) − 65`; a model whose `id2label`
+ * names all 26 letters is read through it (for the competition model both agree).
+ */
+export function letterIndex(labels: readonly string[], letter: string): number {
+  const byLabel = labels.indexOf(letter);
+  const allLetters = labels.length > 0 && 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('').every((l) => labels.includes(l));
+  if (allLetters && byLabel >= 0) return byLabel;
+  return letter.charCodeAt(0) - 65;
+}
+
+/** The 26 probabilities in A..Z order (what the official `raws` list holds). */
+export function letterProbabilities(labels: readonly string[], probabilities: Float32Array): Float32Array {
+  const out = new Float32Array(26);
+  for (let i = 0; i < 26; i++) {
+    const index = letterIndex(labels, String.fromCharCode(65 + i));
+    if (index < 0 || index >= probabilities.length) throw new ClassifierError(`the model has ${probabilities.length} labels; letter ${String.fromCharCode(65 + i)} has none`);
+    out[i] = probabilities[index]!;
+  }
+  return out;
+}
