@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
 import { registerModelCommands } from './model.js';
+import { registerSimilarityCommands } from './similarity.js';
 import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
@@ -19,6 +20,7 @@ export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
   registerModelCommands,
+  registerSimilarityCommands,
   registerGenerateCommands,
   registerScoreCommands,
   registerViewCommands,
