@@ -56,7 +56,7 @@ export class TokenMeter {
   }
 
   summary(): string[] {
-    return [...this.models.keys()].map((model) => `${model}: ${this.line(model)}`);
+    return [...this.models.keys()].map((model) => `${model} throughput: ${this.line(model)}`);
   }
 
   close(): void {

@@ -1,4 +1,5 @@
-import { link, open, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { link, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { isAtomicTemp } from '../layout/atomic.js';
@@ -28,7 +29,15 @@ export async function writeFileOnce(path: string, data: string): Promise<boolean
       await link(tmp, path);
       return true;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // File systems without hard links (some network and FAT mounts): check, then rename — atomic
+      // still, exclusive only against this process's own workers (which never share a trial).
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') {
+        if (existsSync(path)) return false;
+        await rename(tmp, path);
+        return true;
+      }
       throw error;
     }
   } finally {
