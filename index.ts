@@ -48,3 +48,33 @@ export type { Submission, ConversationSubmission, ProgramSubmission, ObjectStyle
 export { TrialBudget, LimitExceeded, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './orchestrator/generate/limits.js';
 export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS } from './orchestrator/generate/host-pool.js';
 export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-pool.js';
+
+// Official scoring (weights, scores, ranks with exact decimals; 2023/2024/2025 rules) and its report.
+export * from './scoring/score/index.js';
+export { buildReport, competitionGrids, heatMapSvg } from './scoring/report/index.js';
+export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, HeatMap } from './scoring/report/index.js';
+export { runScoreStage, loadCompetition, detectModelFolders } from './orchestrator/stages/score.js';
+export type { ScoreStageOptions, ScoreStageResult, TeamOrder } from './orchestrator/stages/score.js';
+
+// Headless engine (issue 3): the evaluator's physics, damage, stability and image without Unity.
+/** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
+export { HeadlessEngine, LevelLoadError, HEADLESS_ENGINE_VERSION, headlessDigest } from './bridge/headless/engine.js';
+export { WorkerEngine } from './bridge/headless/worker-engine.js';
+export { createEngines, defaultEngineCount, ENGINE_KINDS } from './bridge/engines.js';
+export type { EngineKind, CreateEnginesOptions } from './bridge/engines.js';
+export { WORLD_SETTINGS, BOX2D_CONSTANTS } from './bridge/headless/settings.js';
+/** One trial in this thread: frame stream + events + the rendered images (RGBA), and PNG encoding. */
+export { simulateTrial, levelSeed } from './bridge/headless/run.js';
+export type { TrialStream, TrialImages } from './bridge/headless/run.js';
+export { encodePng, decodePng } from './bridge/headless/png.js';
+/** Stability from the frame stream (official displacement rule, velocity option) and Unity's trial bookkeeping. */
+export {
+  StabilityTracker, trialStability, unityScore, needsAnotherTrial, combineTrials, bestScore,
+  OFFICIAL_RULE, OFFICIAL_MOVEMENT_THRESHOLD, OFFICIAL_WINDOW_STEPS, OFFICIAL_TRIALS, DEFAULT_VELOCITY_RULE,
+} from './scoring/stability.js';
+export type { StabilityRule, TrialStability, LevelStability } from './scoring/stability.js';
+/** The simulate stage (levels → stability JSON + images) and one level on any engine. */
+export { runSimulateStage, evaluateLevel, engineRunner, poolRunner } from './orchestrator/stages/simulate.js';
+export type { SimulateOptions, SimulateSummary, LevelEvaluation, LevelEvaluationOptions, TrialRunner } from './orchestrator/stages/simulate.js';
+export { PIGS, TNT, PLATFORM, LANDSCAPE, BLOCK_BODY, LAYERS, MATERIAL_LIFE_FACTOR, PIG_TYPES, BIRD_TYPES, BLOCK_TYPES, pigSpec } from './levels/catalog.js';
+export type { BodySpec, PigSpec, Size, Point } from './levels/catalog.js';

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { pythonJsonDumps, type PythonJsonValue } from './python-json.js';
-import { parseWith } from './stability.js';
+import { jsonNumber, parseWith } from './stability.js';
 
 export interface DiversityTrial {
   trial: string;
@@ -91,9 +91,9 @@ export function writeDiversityJson(file: DiversityFile): string {
 }
 
 const schema = z.object({
-  diversityRate: z.number(),
-  trials: z.array(z.object({ trial: z.string(), vector: z.array(z.number()) })),
-  diversities: z.array(z.object({ pair: z.object({ trial1: z.string(), trial2: z.string() }), distance: z.number() })),
+  diversityRate: jsonNumber,
+  trials: z.array(z.object({ trial: z.string(), vector: z.array(jsonNumber) })),
+  diversities: z.array(z.object({ pair: z.object({ trial1: z.string(), trial2: z.string() }), distance: jsonNumber })),
   count: z.number().int(),
 });
 

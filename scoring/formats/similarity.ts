@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { pythonJsonDumps, type PythonJsonValue } from './python-json.js';
-import { parseWith } from './stability.js';
+import { jsonNumber, parseWith } from './stability.js';
 
 /** Class labels of the classifier: index = `ord(letter) − 65` (the script's `LETTERS_LIST`). */
 export const LETTERS: readonly string[] = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
@@ -107,13 +107,13 @@ export function writeSimilarityJson(file: SimilarityFile): string {
 
 const schema = z.object({
   count: z.number().int(),
-  similarityRate: z.number(),
-  trials: z.array(z.object({ id: z.string(), label: z.string(), similarity: z.number() })),
+  similarityRate: jsonNumber,
+  trials: z.array(z.object({ id: z.string(), label: z.string(), similarity: jsonNumber })),
   similarities: z.array(
     z.object({
       id: z.string(),
-      raws: z.array(z.object({ id: z.string(), label: z.string(), softmax_prob: z.number() })),
-      cls_embedding: z.array(z.number()).optional(),
+      raws: z.array(z.object({ id: z.string(), label: z.string(), softmax_prob: jsonNumber })),
+      cls_embedding: z.array(jsonNumber).optional(),
     }),
   ),
 });

@@ -34,16 +34,22 @@ export interface StabilityFile {
   raws: StabilityEntry[];
 }
 
+/**
+ * Any JSON number, including the non-finite values `JSON.parse` gives for literals such as `1e999`
+ * (zod's `z.number()` rejects them); scoring reports and neutralises them instead of losing the file.
+ */
+export const jsonNumber = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' });
+
 const entrySchema = z.object({
   tag: z.string(),
-  score: z.number(),
+  score: jsonNumber,
   startingObjects: z.number().int().optional(),
   movingObjects: z.number().int().optional(),
 });
 
 const fileSchema = z.object({
   dataCount: z.number().int(),
-  rate: z.number(),
+  rate: jsonNumber,
   raws: z.array(entrySchema),
 });
 
