@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,9 +50,17 @@ beforeAll(async () => {
   hostB = await new FakeOllama({ models: MODELS, delayMs: 1 }).start();
 });
 
+const made: string[] = [];
+function tempRoot(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 afterAll(async () => {
   await hostA.stop();
   await hostB.stop();
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('sbeval generate (real CLI)', () => {
@@ -65,7 +73,7 @@ describe('sbeval generate (real CLI)', () => {
   });
 
   it('runs 3 models × 26 letters × 10 trials over two hosts with every file correct', async () => {
-    fullRoot = mkdtempSync(join(tmpdir(), 'sbeval-cli-full-'));
+    fullRoot = tempRoot('sbeval-cli-full-');
     const result = await runSbeval(args(fullRoot, [hostA.url, hostB.url], ['--concurrency', '6']));
     expect(result.stderr).not.toMatch(/Error/);
     expect(result.exitCode).toBe(0);
@@ -94,7 +102,7 @@ describe('sbeval generate (real CLI)', () => {
   });
 
   it('killed with SIGKILL midway and run again, finishes with identical files and no repeated calls for finished trials', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'sbeval-cli-kill-'));
+    const root = tempRoot('sbeval-cli-kill-');
     const host = await new FakeOllama({ models: MODELS, delayMs: 3 }).start();
     try {
       const child = execa(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'orchestrator/cli/main.ts'), ...args(root, [host.url], ['--concurrency', '4'])], {
