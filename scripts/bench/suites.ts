@@ -1,5 +1,7 @@
 import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
+import { simulateSuite } from './simulate.js';
+import { vitSuite } from './vit.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -10,4 +12,6 @@ export interface BenchSuite {
 export const SUITES: BenchSuite[] = [
   levelsSuite,
   generateSuite,
+  simulateSuite,
+  vitSuite,
 ];
