@@ -3,20 +3,29 @@ import { SbevalError } from '../orchestrator/errors.js';
 import type { Engine } from './engine.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { WorkerEngine } from './headless/worker-engine.js';
+import { EngineFleet, type FleetOptions } from './remote-fleet.js';
+import { headlessWorkerLauncher, unityLauncher, type UnityLaunchOptions } from './remote-launchers.js';
 
 /**
  * Engine construction by kind, for stages and the pool. One switch, one case per engine kind:
  * - `headless`: the planck.js engine in worker threads (one per engine, so levels run in parallel),
  *   or in this thread with `inProcess` (tests, one-level commands).
- * (`headless-ws` and `unity` are added by the bridge work.)
+ * - `headless-ws`: the headless engine in `sbeval engine` child processes behind the bridge protocol
+ *   (an endpoint on 127.0.0.1 plus one worker per engine; a worker that dies is restarted).
+ * - `unity`: Science Birds Unity editors with the sbeval plugin (options.unity, or the environment
+ *   variables SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT).
  */
-export type EngineKind = 'headless';
+export type EngineKind = 'headless' | 'headless-ws' | 'unity';
 
-export const ENGINE_KINDS: readonly EngineKind[] = ['headless'];
+export const ENGINE_KINDS: readonly EngineKind[] = ['headless', 'headless-ws', 'unity'];
 
 export interface CreateEnginesOptions {
   /** Run the headless engine in the calling thread instead of worker threads. */
   inProcess?: boolean;
+  /** `unity`: the editor binary and the project (default: SBEVAL_UNITY_EDITOR / SBEVAL_UNITY_PROJECT). */
+  unity?: UnityLaunchOptions;
+  /** `headless-ws` / `unity`: fleet settings (log folder, restart budget, endpoint host/port, log lines). */
+  fleet?: Omit<FleetOptions, 'launcher' | 'count'>;
 }
 
 /** Engines to start by default: one per core. */
@@ -38,7 +47,25 @@ export async function createEngines(kind: string, count: number, options: Create
       }
       return engines;
     }
+    case 'headless-ws': {
+      const fleet = await EngineFleet.start({ ...options.fleet, launcher: headlessWorkerLauncher(), count });
+      return fleet.engines;
+    }
+    case 'unity': {
+      const unity = options.unity ?? unityFromEnvironment();
+      const fleet = await EngineFleet.start({ ...options.fleet, launcher: unityLauncher(unity), count });
+      return fleet.engines;
+    }
     default:
       throw new SbevalError('config', `unknown engine "${kind}"`, `choose one of: ${ENGINE_KINDS.join(', ')}`);
   }
+}
+
+function unityFromEnvironment(): UnityLaunchOptions {
+  const editor = process.env.SBEVAL_UNITY_EDITOR;
+  const project = process.env.SBEVAL_UNITY_PROJECT;
+  if (!editor || !project) {
+    throw new SbevalError('config', 'the unity engine needs the editor binary and the Science Birds project', 'set SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT (see unity-plugin/README.md)');
+  }
+  return { editor, project };
 }
