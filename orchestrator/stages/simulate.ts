@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
@@ -253,6 +253,10 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
           const reason = describeError(error);
           const levelError = isLevelError(error);
           if (levelError) {
+            // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
+            const images = imagePaths(root, level);
+            await rm(images.png, { force: true });
+            await rm(images.raw, { force: true });
             // Deterministic: the same XML fails the same way, so the verdict is cached too.
             const entry: CachedLevel = { format: 1, xmlSha256: sha256(xml), settings: digest, outcome: { ok: false, reason } };
             await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
