@@ -59,6 +59,7 @@ export type ReasonKind =
   | 'support-moved'
   | 'support-destroyed'
   | 'dragged'
+  | 'overlap'
   | 'overhang'
   | 'unsupported'
   | 'settled'
@@ -347,6 +348,16 @@ function reasonFor(w: Work, ctx: Context): Reason {
     return { kind: 'destroyed', step: w.destroyedStep, damage: round(total), ...(worst ? { cause: worst[0], relativeSpeed: round(worst[1].maxSpeed) } : {}), text };
   }
 
+  if (w.support.issue?.kind === 'overlap') {
+    const issue = w.support.issue;
+    return {
+      kind: 'overlap',
+      issue,
+      cause: issue.with[0]!,
+      text: `the level places it inside ${issue.with.map((o) => nameOf(o, byId)).join(', ')} (by ${f2(issue.depth)}): the solver pushes them apart at once`,
+    };
+  }
+
   const explosion = ctx.events.find(
     (e): e is Extract<SimEvent, { kind: 'explosion' }> =>
       e.kind === 'explosion' &&
@@ -471,7 +482,7 @@ function unstableBelow(w: Work, byId: Map<number, Work>, seen = new Set<number>(
   });
 }
 
-const INTRINSIC: ReadonlySet<ReasonKind> = new Set(['overhang', 'unsupported']);
+const INTRINSIC: ReadonlySet<ReasonKind> = new Set(['overlap', 'overhang', 'unsupported']);
 
 /**
  * The first mover: the block that started the failure. Among the bodies that failed (passed the

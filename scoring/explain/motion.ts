@@ -1,4 +1,4 @@
-import { angleDelta, field, isAlive, ANGLE, X, Y, type FrameSeries } from './series.js';
+import { angleDelta, field, isAlive, ANGLE, OMEGA, VX, VY, X, Y, type FrameSeries } from './series.js';
 
 /**
  * How each body moved over the window: its displacement from the start at every step, when it started
@@ -14,6 +14,12 @@ export const MOVEMENT_THRESHOLD = 0.1;
  */
 export const ONSET_SHIFT = 0.02;
 export const ONSET_TURN = (2 * Math.PI) / 180;
+/**
+ * At rest: slower than this (units/s, rad/s). Onset is searched from the last step at rest before the
+ * failure, so a block that wobbled while settling and stood still again is not dated by that wobble.
+ */
+export const REST_SPEED = 0.05;
+export const REST_SPIN = 0.1;
 /** A turn of 15° by the time it passes the threshold reads as tipping rather than sliding or falling. */
 export const TIP_TURN = (15 * Math.PI) / 180;
 
@@ -23,6 +29,11 @@ export interface BodyMotion {
   /** Displacement of the centre from step 0, per step, up to the last step it existed (then held). */
   displacement: Float64Array;
   maxDisplacement: number;
+  /**
+   * First step of the motion that ends in the failure: a sideways shift ≥ ONSET_SHIFT or a turn ≥
+   * ONSET_TURN from the start, the threshold, or death — and after the last step at rest before the
+   * threshold crossing or death.
+   */
   onsetStep: number | undefined;
   /** First step whose displacement is ≥ the threshold. */
   crossStep: number | undefined;
@@ -63,6 +74,18 @@ export function bodyMotion(series: FrameSeries, body: number, lastStep: number, 
       (Math.abs(x - x0) >= ONSET_SHIFT || Math.abs(angleDelta(a0, field(series, s, body, ANGLE))) >= ONSET_TURN || crossStep !== undefined || deathStep !== undefined)
     ) {
       onsetStep = s;
+    }
+  }
+  // The motion that ends in the failure starts after the last step at rest before it.
+  const failure = crossStep ?? deathStep;
+  if (failure !== undefined && onsetStep !== undefined) {
+    for (let s = failure - 1; s > onsetStep; s--) {
+      const atRest =
+        Math.hypot(field(series, s, body, VX), field(series, s, body, VY)) < REST_SPEED && Math.abs(field(series, s, body, OMEGA)) < REST_SPIN && isAlive(series, s, body);
+      if (atRest) {
+        onsetStep = s + 1;
+        break;
+      }
     }
   }
   const at = crossStep ?? end;

@@ -16,6 +16,8 @@ export const GROUND_TOP_Y = LANDSCAPE.groundLocalY + LANDSCAPE.colliderOffsetY +
 export const SUPPORT_GAP = 0.06;
 /** Smallest horizontal overlap that counts as contact (grid neighbours sit ~0.02 apart side by side). */
 export const MIN_OVERLAP = 0.01;
+/** Bodies whose boxes interpenetrate deeper than this on both axes start overlapping (a start gap is ~0.01–0.03 the other way). */
+export const OVERLAP_DEPTH = 0.03;
 /** A load this far past the support's edge tips; below it the reading is within rounding. */
 const EDGE_TOLERANCE = 0.002;
 
@@ -30,6 +32,8 @@ export interface SupportContact {
 }
 
 export type StaticIssue =
+  /** The level places it (partly) inside other bodies: the solver pushes them apart at the first steps. */
+  | { kind: 'overlap'; with: number[]; depth: number }
   | {
       kind: 'overhang';
       /** The edge of the support the load lies beyond. */
@@ -113,6 +117,28 @@ export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
     }
   }
 
+  // Overlaps: only for bodies turned by a multiple of 90° (their bounding box is their shape).
+  const square = (p: PlacedBody): boolean => {
+    const r = Math.abs(p.angle) % (Math.PI / 2);
+    return Math.min(r, Math.PI / 2 - r) < 0.01;
+  };
+  const overlaps = new Map<number, { with: number[]; depth: number }>();
+  for (let i = 0; i < result.length; i++) {
+    for (let j = i + 1; j < result.length; j++) {
+      if (!placed[i]!.alive || !placed[j]!.alive || !square(placed[i]!) || !square(placed[j]!)) continue;
+      const a = result[i]!.aabb;
+      const b = result[j]!.aabb;
+      const depth = Math.min(Math.min(a.maxX, b.maxX) - Math.max(a.minX, b.minX), Math.min(a.maxY, b.maxY) - Math.max(a.minY, b.minY));
+      if (depth <= OVERLAP_DEPTH) continue;
+      for (const [u, v] of [[result[i]!, result[j]!], [result[j]!, result[i]!]] as const) {
+        const o = overlaps.get(u.id) ?? { with: [], depth: 0 };
+        o.with.push(v.id);
+        o.depth = Math.max(o.depth, depth);
+        overlaps.set(u.id, o);
+      }
+    }
+  }
+
   // Depth bottom-up: supporters are strictly lower, so ascending bottoms visit them first.
   const byBottom = [...live].sort((a, b) => a.aabb.minY - b.aabb.minY);
   const byId = new Map(result.map((r) => [r.id, r]));
@@ -164,6 +190,10 @@ export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
     const span = after.left - before.right;
     give(before, (mass * (after.left - x)) / span, before.right);
     give(after, (mass * (x - before.right)) / span, after.left);
+  }
+  for (const u of result) {
+    const o = overlaps.get(u.id);
+    if (o && isDynamic(placed[result.indexOf(u)]!)) u.issue = { kind: 'overlap', with: o.with.sort((a, b) => a - b), depth: o.depth };
   }
   return result;
 }

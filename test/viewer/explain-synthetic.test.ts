@@ -228,6 +228,39 @@ describe('explainFrames on constructed streams', () => {
   });
 });
 
+describe('explainFrames: overlaps and motion episodes', () => {
+  it('names blocks the level places inside each other', () => {
+    const bodies: SynthBody[] = [
+      { type: 'RectSmall', pose: movesFrom(plankOn(2.3, GROUND_TOP_Y), 0, [0, -0.001, 0]) },
+      // A square whose centre lies inside the plank: both are pushed apart at once.
+      { type: 'SquareTiny', pose: movesFrom([2.4, GROUND_TOP_Y + 0.15, 0], 0, [0, 0.06, 0]) },
+      { type: 'SquareTiny', pose: still(squareOnGround(4)) },
+    ];
+    const e = explainFrames({ dt: 0.02, bodies: bodyInfos(bodies), frames: synthFrames(bodies, 100), events: [], windowSteps: 100 });
+    // The boxes overlap by min(x overlap, y overlap) = the square's full height inside the plank.
+    expect(e.bodies[1]!.staticIssue).toMatchObject({ kind: 'overlap', with: [0] });
+    expect(e.bodies[0]!.staticIssue).toMatchObject({ kind: 'overlap', with: [1] });
+    expect(e.bodies[2]!.staticIssue).toBeNull();
+    expect(e.firstMover).toBe(1);
+    expect(e.bodies[1]!.reason?.kind).toBe('overlap');
+  });
+
+  it('dates the onset from the last rest before the failure, not from an early settling wobble', () => {
+    // The plank over the edge turns 3° while landing (steps 1–3), rests, then tips from step 40.
+    const start = plankOn(2.3, pillarTop);
+    const tip = movesFrom([start[0], start[1], -0.06], 40, [0.005, -0.004, -0.03]);
+    const plank = (s: number): Pose => (s === 0 ? start : s < 3 ? [start[0], start[1], -0.02 * s] : s < 40 ? [start[0], start[1], -0.06] : tip(Math.min(s, 80)));
+    const bodies: SynthBody[] = [
+      { type: 'RectSmall', pose: still(pillarAt(2)) },
+      { type: 'RectSmall', pose: plank },
+    ];
+    const e = explainFrames({ dt: 0.02, bodies: bodyInfos(bodies), frames: synthFrames(bodies, 200), events: [], windowSteps: 200 });
+    // At rest (zero velocity) through step 40, moving from step 41 on.
+    expect(e.bodies[1]!.onsetStep).toBe(41);
+    expect(e.firstMover).toBe(1);
+  });
+});
+
 describe('mergeBatches', () => {
   it('joins batches and rejects gaps', () => {
     const bodies: SynthBody[] = [{ type: 'SquareTiny', pose: (s) => [s, 0, 0] }];

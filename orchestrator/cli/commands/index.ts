@@ -7,6 +7,7 @@ import { registerGenerateCommands } from './generate.js';
 import { registerScoreCommands } from './score.js';
 import { registerViewCommands } from './view.js';
 import { registerExplainCommands } from './explain.js';
+import { registerVerifyCommands } from './verify.js';
 import { registerEngineCommands } from './engine.js';
 import { registerRunCommands } from './run.js';
 
@@ -25,6 +26,7 @@ export const COMMANDS: RegisterCommands[] = [
   registerScoreCommands,
   registerViewCommands,
   registerExplainCommands,
+  registerVerifyCommands,
   registerEngineCommands,
   registerRunCommands,
 ];
