@@ -10,7 +10,12 @@ import { checkName } from '../layout/names.js';
 export const RULES = ['2023', '2024', '2025'] as const;
 export type Rules = (typeof RULES)[number];
 
-export const ENGINES = ['headless', 'headless-ws', 'bridge'] as const;
+/**
+ * `headless`: planck.js in worker threads; `headless-ws`: `sbeval engine` processes over the bridge
+ * protocol; `unity`: Science Birds editors with the sbeval plugin, launched here; `bridge`: listen and
+ * take whatever engines dial in (Unity or headless workers on other machines).
+ */
+export const ENGINES = ['headless', 'headless-ws', 'unity', 'bridge'] as const;
 export type EngineKind = (typeof ENGINES)[number];
 
 /** A folder-name-safe team name (orchestrator/layout/names.ts). */
@@ -76,7 +81,7 @@ export const configSchema = z.strictObject({
   simulationTrials: z.number().int().min(1).max(3).optional(),
   /** Damage formula of the headless engine. */
   damage: z.enum(['body', 'contact-point']).optional(),
-  /** Bridge endpoint for `engine: bridge`: `host:port` to listen on. */
+  /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port). */
   listen: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').optional(),
   limits: limitsSchema.optional(),
 });

@@ -102,7 +102,7 @@ export class EnginePool {
   private readonly members: Member[] = [];
   private readonly queue: Pending[] = [];
   private readonly background = new Set<Promise<unknown>>();
-  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements'>> & {
+  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements' | 'awaitEngines' | 'onClosed'>> & {
     maxReplacements: number;
   };
   private replacementsLeft: number;
@@ -236,6 +236,7 @@ export class EnginePool {
     await Promise.all(this.members.filter((m) => !m.retired && m.running).map((m) => withTimeout(m.running as Promise<unknown>, this.options.settleMs)));
     for (const member of this.members) if (!member.retired) this.retire(member, 'the engine pool closed', false);
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
+    await this.config.onClosed?.();
   }
 
   private readonly runningPendings = new Set<Pending>();
@@ -489,7 +490,7 @@ export class EnginePool {
 
   /** With no engine left and none coming, queued jobs can never run: fail them with that reason. */
   private failIfNoEngines(): void {
-    if (this.closing || this.size > 0 || this.replacementsInFlight > 0) return;
+    if (this.closing || this.config.awaitEngines || this.size > 0 || this.replacementsInFlight > 0) return;
     for (const pending of this.queue.splice(0)) {
       const last = pending.attempts.at(-1)?.failure?.reason;
       this.fail(pending, 'no-engines', `${pending.levelId}: no engine left to run it${last ? ` (last failure: ${last})` : ''}`);

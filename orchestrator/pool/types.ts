@@ -95,9 +95,16 @@ export interface EnginePoolOptions {
   settleMs?: number;
   /** How long `engine.close()` may take (default 5 s). */
   closeMs?: number;
+  /**
+   * Jobs wait for engines that `add()` will bring (remote engines dialling in) instead of failing with
+   * `no-engines` when the pool is empty (default false).
+   */
+  awaitEngines?: boolean;
   /** Decides whether a rejected `run` blames the level or the engine (default: see `defaultClassifyError`). */
   classifyError?: (error: unknown) => ErrorClass;
   onEvent?: (event: PoolEvent) => void;
+  /** Runs at the end of `close()`, after every engine closed (e.g. closing the endpoint they came through). */
+  onClosed?: () => Promise<void>;
 }
 
 export type PoolEvent =

@@ -278,4 +278,27 @@ describe('engine pool', () => {
     ).rejects.toThrow(/1 of 2 engines failed to start: port in use/);
     expect(started[0]!.closeCalls).toBe(1);
   });
+
+  it('with awaitEngines, jobs wait for engines that dial in later instead of failing', async () => {
+    let closed = 0;
+    const pool = new EnginePool({ awaitEngines: true, onClosed: async () => void (closed += 1) });
+    const sink = new RecordingSink();
+    const job1 = pool.run({ job: job('L0'), sink });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pool.queued).toBe(1);
+    const late = new FakeEngine('late');
+    pool.add(late);
+    const result = await job1;
+    expect(result.engineId).toBe('late');
+    expect(sink.steps).toEqual(allSteps);
+    await pool.close();
+    expect(late.closeCalls).toBe(1);
+    expect(closed).toBe(1);
+  });
+
+  it('without awaitEngines, an empty pool fails jobs at once with no-engines', async () => {
+    const pool = new EnginePool({});
+    expect((await rejection(pool.run({ job: job('L0'), sink: new RecordingSink() }))).kind).toBe('no-engines');
+    await pool.close();
+  });
 });
