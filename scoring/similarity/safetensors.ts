@@ -78,6 +78,8 @@ export function parseSafetensors(file: Uint8Array): Safetensors {
   return { metadata, tensors };
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 function halfToFloat(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >> 10) & 0x1f;
@@ -94,6 +96,8 @@ export function toFloat32(t: TensorInfo): Float32Array {
   const out = new Float32Array(n);
   switch (t.dtype) {
     case 'F32':
+      // One memcpy into a fresh, aligned buffer (Uint8Array's slice copies; a Node Buffer's would not).
+      if (LITTLE_ENDIAN) return new Float32Array(Uint8Array.prototype.slice.call(t.bytes).buffer, 0, n);
       for (let i = 0; i < n; i++) out[i] = view.getFloat32(i * 4, true);
       return out;
     case 'F64':
@@ -133,10 +137,9 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, { shape: number[]
   new DataView(head.buffer).setBigUint64(0, BigInt(padded), true);
   head.set(raw, 8);
   const pieces: Uint8Array[] = [head];
-  const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
   for (const name of names) {
     const d = tensors.get(name)!.data;
-    if (littleEndian) {
+    if (LITTLE_ENDIAN) {
       pieces.push(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
     } else {
       const b = new Uint8Array(d.length * 4);

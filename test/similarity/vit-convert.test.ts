@@ -8,7 +8,7 @@ import { convertHfVit, safetensorsWeights, modelInfoFromMetadata, ModelConversio
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
 import { parseSafetensors, encodeSafetensors, toFloat32, SafetensorsError } from '../../scoring/similarity/safetensors.js';
 import { VitWeightsError } from '../../scoring/similarity/vit-graph.js';
-import { VitConfigError, parseVitConfig } from '../../scoring/similarity/vit-config.js';
+import { VitConfigError, parseVitConfig, vitParameterShapes } from '../../scoring/similarity/vit-config.js';
 import { hfConfig, randomPixels, randomWeights, referenceForward, writeHfFolder, type TinyVitSpec } from './tiny-vit.js';
 import { runSbeval } from '../helpers/cli.js';
 
@@ -91,6 +91,14 @@ describe('HF ViTForImageClassification → ONNX matches an independent reference
 });
 
 describe('conversion inputs', () => {
+  it('ViT-B/16 with 26 labels has the parameter count of the competition model card (85,818,650)', () => {
+    const config = parseVitConfig({ model_type: 'vit', id2label: Object.fromEntries(Array.from({ length: 26 }, (_, i) => [String(i), String.fromCharCode(65 + i)])) });
+    expect(config.labels[25]).toBe('Z');
+    let total = 0;
+    for (const shape of vitParameterShapes(config).values()) total += shape.reduce((a, b) => a * b, 1);
+    expect(total).toBe(85_818_650);
+  });
+
   it('records labels and preprocessing in the model metadata', () => {
     const spec: TinyVitSpec = { hidden: 8, layers: 1, heads: 2, intermediate: 8, image: 8, patch: 4, labels: 3, act: 'relu', id2label: { 0: 'cat', 1: 'dog', 2: 'emu' } };
     const { pieces } = convertHfVit({
