@@ -78,3 +78,33 @@ export { runSimulateStage, evaluateLevel, engineRunner, poolRunner } from './orc
 export type { SimulateOptions, SimulateSummary, LevelEvaluation, LevelEvaluationOptions, TrialRunner } from './orchestrator/stages/simulate.js';
 export { PIGS, TNT, PLATFORM, LANDSCAPE, BLOCK_BODY, LAYERS, MATERIAL_LIFE_FACTOR, PIG_TYPES, BIRD_TYPES, BLOCK_TYPES, pigSpec } from './levels/catalog.js';
 export type { BodySpec, PigSpec, Size, Point } from './levels/catalog.js';
+
+// Similarity and diversity (issue 5): the competition's ViT through onnxruntime-node, PIL-exact preprocessing.
+/** PNG → RGB as PIL's convert("RGB"); Pillow's resampling bit for bit; ViTImageProcessor's rescale/normalise. */
+export { decodePngToRgb, ImageDecodeError } from './scoring/similarity/decode.js';
+export { pilResize, axisCoefficients, PIL_RESAMPLE } from './scoring/similarity/pil-resample.js';
+export type { Image8, PilResample } from './scoring/similarity/pil-resample.js';
+export { parsePreprocessorConfig, preprocessRgb, resizeForModel, normalizeInto, VIT_DEFAULT_PREPROCESSOR, PreprocessorConfigError } from './scoring/similarity/preprocess.js';
+export type { PreprocessorConfig } from './scoring/similarity/preprocess.js';
+/** Hugging Face ViT → ONNX without Python: safetensors, ViTConfig, the graph, the protobuf writer. */
+export { parseSafetensors, toFloat32, encodeSafetensors, SafetensorsError } from './scoring/similarity/safetensors.js';
+export { parseVitConfig, vitParameterShapes, VIT_ACTIVATIONS, VitConfigError } from './scoring/similarity/vit-config.js';
+export type { VitConfig, VitActivation } from './scoring/similarity/vit-config.js';
+export { buildVitGraph, VIT_INPUT, VIT_LOGITS, VIT_CLS_HIDDEN, VitWeightsError } from './scoring/similarity/vit-graph.js';
+export { encodeOnnxModel, concatPieces } from './scoring/similarity/onnx-writer.js';
+export { convertHfVit, safetensorsWeights, modelInfoFromMetadata, ModelConversionError } from './scoring/similarity/convert.js';
+export type { VitModelInfo } from './scoring/similarity/convert.js';
+/** One onnxruntime session, batched, deduplicated; softmax; letter indices as the official script. */
+export { VitClassifier, softmax, letterIndex, letterProbabilities, ClassifierError } from './scoring/similarity/classifier.js';
+export type { Classification, ClassifierOptions, ClassifierStats } from './scoring/similarity/classifier.js';
+/** scipy 1.12 cosine distance and the official diversity of one character (2024: softmax, 2025: CLS). */
+export { scipyCosine, cosineDistance } from './scoring/diversity/cosine.js';
+export { computeDiversity, diversityTrials, diversityJson, DiversityInputError } from './scoring/diversity/diversity.js';
+export type { DiversityRules } from './scoring/diversity/diversity.js';
+/** Stages and model files: sbeval similarity / diversity / model convert / model fetch. */
+export { runSimilarityStage } from './orchestrator/stages/similarity.js';
+export type { SimilarityStageOptions, SimilaritySummary, SimilarityRules } from './orchestrator/stages/similarity.js';
+export { runDiversityStage } from './orchestrator/stages/diversity.js';
+export type { DiversityStageOptions } from './orchestrator/stages/diversity.js';
+export { convertModelFolder, fetchModel, readModelInfo, COMPETITION_MODEL } from './orchestrator/stages/model.js';
+export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/stages/model.js';
