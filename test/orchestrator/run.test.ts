@@ -125,7 +125,7 @@ describe('sbeval run', () => {
       const path = lines.filter((l) => l.type === 'transition' && l.level === id).map((l) => l.to);
       expect(path.filter((v, i) => v !== path[i - 1])).toEqual(['queued', 'extracting', 'converting', 'simulating', 'capturing', 'scoringReady', 'done']);
     }
-  });
+  }, 180_000);
 
   it('prints machine-readable progress with --json', async () => {
     const root = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });

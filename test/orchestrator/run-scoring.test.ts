@@ -1,0 +1,112 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import { parseDiversityJson } from '../../scoring/formats/diversity.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import type { EngineFactory } from '../../orchestrator/pool/index.js';
+import { runCompetition } from '../../orchestrator/run/index.js';
+import { writeRandomVit } from '../../scripts/make-random-vit.js';
+import { exampleCopy, snapshot } from './helpers/competition.js';
+
+/**
+ * `sbeval run` with a similarity model: similarity, diversity and the official score files follow the
+ * level stages, the report carries the failure accounting, `trials.csv` carries each trial's
+ * similarity, and a second run changes nothing. Also the 2025 layout with a folder per model.
+ * The model is a tiny random ViT in the Hugging Face layout converted to ONNX (the real weights are
+ * not available here); its numbers are meaningless, the files and the plumbing are what is tested.
+ */
+let model: string;
+const inProcess: EngineFactory = async (slot, generation) => new HeadlessEngine(`headless-${slot}-${generation}`);
+const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')).sort() : []);
+
+beforeAll(() => {
+  const dir = mkdtempSync(join(tmpdir(), 'sbeval-tiny-vit-'));
+  model = writeRandomVit(dir, { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 5 }).onnx;
+});
+
+describe('sbeval run with a similarity model', () => {
+  it('scores the competition, puts the failure accounting in the report, and is idempotent', async () => {
+    const root = exampleCopy({ config: 'rules: 2024\ntrials: 3\n' });
+    const config = resolveRunConfig(root, { model, workers: 2 });
+    const report = await runCompetition({ config, engineFactory: inProcess });
+    expect(report.similarity).toBe(true);
+    expect(report.stages.map((s) => `${s.stage}:${s.status}`)).toEqual([
+      'extract:done',
+      'convert:done',
+      'stability:done',
+      'similarity:done',
+      'diversity:done',
+      'accounting:done',
+      'score:done',
+    ]);
+    const result = join(root, 'result');
+    for (const file of ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html', 'trials.csv', 'failures.md']) {
+      expect(existsSync(join(result, file)), file).toBe(true);
+    }
+    const failures = readFileSync(join(result, 'failures.md'), 'utf8').replace(/^## Failure accounting\n\n/, '').trim();
+    const reportMd = readFileSync(join(result, 'report.md'), 'utf8');
+    expect(reportMd).toContain('Failure accounting');
+    for (const line of failures.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| team'))) expect(reportMd).toContain(line);
+    expect(readFileSync(join(result, 'report.html'), 'utf8')).toContain('Code not found.');
+
+    // trials.csv: the similarity of every trial with an image is the one in the similarity file.
+    const rows = readFileSync(join(result, 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+    let compared = 0;
+    for (const team of ['BlockSmith', 'GridThinkers', 'PromptPilots']) {
+      for (const file of list(join(root, team, 'similarity'))) {
+        const letter = file.replace('.json', '');
+        const sim = parseSimilarityJson(readFileSync(join(root, team, 'similarity', file), 'utf8'));
+        for (const t of sim.trials) {
+          const trial = t.id.replace(/^.*_(\d+)\.png$/, '$1');
+          const row = rows.find((r) => r[0] === team && r[2] === letter && r[3] === trial);
+          expect(row?.[7], `${team} ${letter} ${trial}`).toBe(String(t.similarity));
+          compared += 1;
+        }
+        expect(parseDiversityJson(readFileSync(join(root, team, 'diversity', file), 'utf8')).trials.length).toBe(sim.count);
+      }
+    }
+    expect(compared).toBe(rows.filter((r) => r[4] === 'image').length);
+    expect(rows.filter((r) => r[4] !== 'image').every((r) => r[7] === '')).toBe(true);
+
+    const before = snapshot(root);
+    const again = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
+    expect(again.levels.simulated).toBe(0);
+    expect(again.levels.cached).toBe(rows.filter((r) => r[4] === 'image').length);
+    const after = snapshot(root);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
+  }, 240_000);
+
+  it('runs the 2025 layout with a competition folder per model and scores across models', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sbeval-run-models-'));
+    const source = exampleCopy({ teams: ['BlockSmith', 'PromptPilots'], letters: ['I', 'L'] });
+    for (const folder of ['alpha_7b', 'beta_3b']) {
+      mkdirSync(join(root, folder));
+      for (const team of ['BlockSmith', 'PromptPilots']) cpSync(join(source, team), join(root, folder, team), { recursive: true });
+    }
+    // The second model lost one response: its row must say so.
+    rmSync(join(root, 'beta_3b', 'BlockSmith', 'raw', 'I', 'BlockSmith_I_2.txt'));
+    writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2025\ntrials: 3\nmodels: ["alpha:7b", "beta:3b"]\n');
+    const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
+    expect(report.stages.filter((s) => s.stage === 'similarity').map((s) => s.model)).toEqual(['alpha_7b', 'beta_3b']);
+    expect(report.stages.at(-1)).toMatchObject({ stage: 'score', status: 'done' });
+    for (const folder of ['alpha_7b', 'beta_3b']) {
+      expect(list(join(root, folder, 'BlockSmith', 'stability'))).toEqual(['I.json', 'L.json']);
+      expect(existsSync(join(root, folder, 'result', 'prompt_scores_ranks.csv'))).toBe(true);
+      // 2025 similarity files carry the CLS embedding the 2025 diversity uses.
+      const sim = parseSimilarityJson(readFileSync(join(root, folder, 'BlockSmith', 'similarity', 'I.json'), 'utf8'));
+      expect(sim.similarities.every((s) => Array.isArray(s.cls_embedding) && s.cls_embedding.length === 32)).toBe(true);
+    }
+    expect(existsSync(join(root, 'result', 'prompt_scores_ranks.csv'))).toBe(true);
+    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+    // 2 models × 2 teams × 2 letters × 3 trials.
+    expect(rows).toHaveLength(24);
+    expect(new Set(rows.map((r) => r[1]))).toEqual(new Set(['alpha_7b', 'beta_3b']));
+    expect(rows.find((r) => r[1] === 'beta_3b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.slice(4, 6)).toEqual(['none', 'no response (the trial was never generated)']);
+    expect(rows.find((r) => r[1] === 'alpha_7b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.[4]).toBe('image');
+    expect(readFileSync(join(root, 'result', 'failures.md'), 'utf8')).toMatch(/\| model \| team \|/);
+  }, 240_000);
+});
