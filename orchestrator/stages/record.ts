@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type Engine, type SimulationSettings } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { runRecorded } from '../../bridge/trace.js';
+import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
 import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../viewer/trial.js';
 import { writeFileAtomic } from '../layout/atomic.js';
@@ -15,8 +15,8 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  *
  * Corpus layout: `<corpus>/<path of the level relative to levels-dir, without .xml>.sbtrace.gz` plus
  * `<corpus>/corpus.json`, an index with the recorded verdict of every level (plain JSON so a
- * re-recording shows up in a diff). Traces are written without a recording time, so recording the
- * same levels with the same engine gives byte-identical files.
+ * re-recording shows up in a diff). Traces are written without a recording time and with a zero
+ * duration, so recording the same levels with the same engine gives byte-identical files.
  */
 export const CORPUS_INDEX = 'corpus.json';
 export const CORPUS_FORMAT = 'sbeval-corpus';
@@ -96,7 +96,16 @@ export async function recordCorpus(options: RecordOptions, progress: ProgressSin
         const xml = readFileSync(file, 'utf8');
         const levelId = level.replace(/\.xml$/i, '');
         const { sink, data } = memorySink();
-        await runRecorded(engine, { levelId, xml, settings }, tracePath, sink, { recordedAt: null, producer: 'sbeval record' });
+        const job = { levelId, xml, settings };
+        // No recording time and no wall-clock duration: the same levels on the same engine give the same bytes.
+        const recorder = new TraceRecorder(tracePath, { job, engine: engine.identity, recordedAt: null, producer: 'sbeval record' });
+        try {
+          await engine.run(job, teeSinks(recorder, sink));
+        } catch (error) {
+          await recorder.discard();
+          throw error;
+        }
+        await recorder.finish({ elapsedMs: 0 });
         const verdict = trialStability(data.bodies, data.frames, data.events, settings.windowSteps);
         summary.recorded.push({
           level,
