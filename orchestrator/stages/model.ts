@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, basename, join } from 'node:path';
 import { SbevalError } from '../errors.js';
 import { writeFileAtomicSync } from '../layout/atomic.js';
-import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
+import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, torchWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
 import { onnxByteLength } from '../../scoring/similarity/onnx-writer.js';
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
 import type { VitConfig } from '../../scoring/similarity/vit-config.js';
@@ -58,27 +58,30 @@ export interface ConvertResult {
   info: VitModelInfo;
 }
 
-/** `sbeval model convert <dir> --out <file>`: config.json + model.safetensors (+ preprocessor_config.json). */
+/** Weight files a folder may hold, in order of preference (safetensors cannot run code; a pickle could). */
+export const WEIGHT_FILES = ['model.safetensors', 'pytorch_model.bin'] as const;
+
+/**
+ * `sbeval model convert <dir> --out <file>`: config.json + model.safetensors (or pytorch_model.bin, read by
+ * a restricted unpickler) + optional preprocessor_config.json → one ONNX file.
+ */
 export function convertModelFolder(dir: string, out: string, source?: string): ConvertResult {
   const configPath = join(dir, 'config.json');
-  const weightsPath = join(dir, 'model.safetensors');
   const prePath = join(dir, 'preprocessor_config.json');
   if (!existsSync(configPath)) throw new SbevalError('config', `${dir} has no config.json`, 'point at a Hugging Face ViTForImageClassification folder');
-  if (!existsSync(weightsPath)) {
-    const hint = existsSync(join(dir, 'pytorch_model.bin'))
-      ? 'only pytorch_model.bin is there; sbeval reads safetensors (on the hub, the refs/pr/… safetensors conversion of the repo usually has it)'
-      : 'the folder needs model.safetensors';
-    throw new SbevalError('config', `${dir} has no model.safetensors`, hint);
-  }
+  const weightsFile = WEIGHT_FILES.find((f) => existsSync(join(dir, f)));
+  if (!weightsFile) throw new SbevalError('config', `${dir} has no ${WEIGHT_FILES.join(' or ')}`, 'the folder needs the model weights');
   const config = readJson(configPath, 'config');
   const preprocessor = existsSync(prePath) ? readJson(prePath, 'preprocessor config') : undefined;
   try {
-    const { pieces, config: parsed, info } = convertHfVit({ config, preprocessor, weights: safetensorsWeights(readFileSync(weightsPath)), ...(source ? { source } : {}) });
+    const bytes = readFileSync(join(dir, weightsFile));
+    const weights = weightsFile === 'model.safetensors' ? safetensorsWeights(bytes) : torchWeights(bytes);
+    const { pieces, config: parsed, info } = convertHfVit({ config, preprocessor, weights, ...(source ? { source } : {}) });
     writePiecesAtomic(out, pieces);
     return { out, bytes: onnxByteLength(pieces), config: parsed, info };
   } catch (error) {
     if (error instanceof SbevalError) throw error;
-    throw new SbevalError('config', `cannot convert ${dir}: ${(error as Error).message}`, undefined, { cause: error });
+    throw new SbevalError('config', `cannot convert ${dir} (${weightsFile}): ${(error as Error).message}`, undefined, { cause: error });
   }
 }
 
@@ -142,7 +145,6 @@ export interface ModelManifest {
   onnx: { file: string; sha256: string; bytes: number } | null;
 }
 
-const REQUIRED = ['config.json', 'model.safetensors'] as const;
 const OPTIONAL = ['preprocessor_config.json'] as const;
 
 export function defaultCacheDir(): string {
@@ -296,7 +298,7 @@ function readManifest(path: string): ModelManifest | undefined {
 /** True when every file the manifest lists is on disk with its recorded size. */
 function cacheComplete(folder: string, m: ModelManifest | undefined): m is ModelManifest {
   if (!m?.onnx) return false;
-  for (const name of REQUIRED) if (!m.files[name]) return false;
+  if (!m.files['config.json'] || !WEIGHT_FILES.some((w) => m.files[w])) return false;
   for (const [name, f] of Object.entries(m.files)) {
     const p = join(folder, name);
     if (!existsSync(p) || statSync(p).size !== f.size) return false;
@@ -321,9 +323,9 @@ export async function fetchModel(options: FetchOptions): Promise<FetchResult> {
   mkdirSync(folder, { recursive: true });
   const files: Record<string, FetchedFile> = {};
   let commit: string | null = null;
-  const all = [...REQUIRED, ...OPTIONAL];
-  progress.start('model', all.length);
-  for (const name of all) {
+  progress.start('model', 3);
+  /** HEAD, download unless the cache has the same file, verify. 'missing' on 404. */
+  const fetchOne = async (name: string): Promise<FetchedFile | 'missing'> => {
     const url = fileUrl(baseUrl, repo, revision, name);
     const dest = join(folder, name);
     let h: Head;
@@ -333,16 +335,11 @@ export async function fetchModel(options: FetchOptions): Promise<FetchResult> {
       if (error instanceof SbevalError) throw error;
       throw new SbevalError('config', `cannot reach ${url}: ${(error as Error).message}`, 'check the network, or --base-url for a mirror');
     }
-    if (h.status === 404 && (OPTIONAL as readonly string[]).includes(name)) {
+    if (h.status === 404) {
       rmSync(dest, { force: true });
-      progress.tick('model', 'skipped', name, 'not in the repository');
-      continue;
+      return 'missing';
     }
     if (h.status === 401 || h.status === 403) throw new SbevalError('config', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
-    if (h.status === 404) {
-      const hint = name === 'model.safetensors' ? 'the revision has no safetensors weights; try --revision refs/pr/1 (the hub bot\'s safetensors conversion) if it exists' : undefined;
-      throw new SbevalError('config', `${repo}@${revision} has no ${name} (404)`, hint);
-    }
     if (h.status >= 400) throw new SbevalError('config', `HEAD ${url} answered ${h.status}`);
     commit ??= h.commit;
     const old = previous?.files[name];
@@ -350,19 +347,43 @@ export async function fetchModel(options: FetchOptions): Promise<FetchResult> {
     if (!reusable) {
       rmSync(dest, { force: true });
       // A leftover .part from another ETag would be resumed into the wrong file: keep it only if the ETag matches.
-      if (previous?.files[name]?.etag !== undefined && previous.files[name]!.etag !== h.etag) rmSync(`${dest}.part`, { force: true });
+      if (old?.etag !== undefined && old.etag !== h.etag) rmSync(`${dest}.part`, { force: true });
       await download(h.location, dest, h.size, { baseUrl, token, retries: options.retries ?? 5, retryDelayMs: options.retryDelayMs ?? 500, progress, label: name });
     }
     try {
-      files[name] = await verify(dest, h.etag, `${repo}/${name}`);
+      return await verify(dest, h.etag, `${repo}/${name}`);
     } catch (error) {
       rmSync(dest, { force: true });
       throw error;
     }
-    progress.tick('model', 'ok', name);
+  };
+
+  const config = await fetchOne('config.json');
+  if (config === 'missing') throw new SbevalError('config', `${repo}@${revision} has no config.json (404)`, 'is this a Hugging Face model repository?');
+  files['config.json'] = config;
+  progress.tick('model', 'ok', 'config.json');
+  // Weights: safetensors when the revision has it, else the older pytorch_model.bin (restricted unpickler).
+  let weightsFile: string | undefined;
+  for (const name of WEIGHT_FILES) {
+    const got = await fetchOne(name);
+    if (got === 'missing') continue;
+    files[name] = got;
+    weightsFile = name;
+    for (const other of WEIGHT_FILES) if (other !== name) rmSync(join(folder, other), { force: true });
+    break;
+  }
+  if (!weightsFile) throw new SbevalError('config', `${repo}@${revision} has neither ${WEIGHT_FILES.join(' nor ')} (404)`, 'is this a PyTorch ViTForImageClassification repository?');
+  progress.tick('model', 'ok', weightsFile);
+  for (const name of OPTIONAL) {
+    const got = await fetchOne(name);
+    if (got === 'missing') progress.tick('model', 'skipped', name, 'not in the repository');
+    else {
+      files[name] = got;
+      progress.tick('model', 'ok', name);
+    }
   }
   progress.end('model');
-  const source = `${baseUrl.replace(/\/+$/, '')}/${repo}@${revision}${commit ? ` (commit ${commit})` : ''} model.safetensors sha256 ${files['model.safetensors']!.sha256}`;
+  const source = `${baseUrl.replace(/\/+$/, '')}/${repo}@${revision}${commit ? ` (commit ${commit})` : ''} ${weightsFile} sha256 ${files[weightsFile]!.sha256}`;
   const onnxPath = join(folder, 'model.onnx');
   const converted = convertModelFolder(folder, onnxPath, source);
   const manifest: ModelManifest = {

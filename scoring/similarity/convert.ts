@@ -9,6 +9,7 @@ import { parseVitConfig, type VitConfig } from './vit-config.js';
 import { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS, type WeightSource } from './vit-graph.js';
 import { encodeOnnxModel } from './onnx-writer.js';
 import { parseSafetensors, toFloat32 } from './safetensors.js';
+import { readTorchCheckpoint } from './torch-checkpoint.js';
 
 /** Metadata keys (namespaced so they cannot clash with other producers'). */
 export const META = {
@@ -94,6 +95,12 @@ export function safetensorsWeights(file: Uint8Array): WeightSource {
     const t = st.tensors.get(name);
     return t ? { shape: t.shape, data: toFloat32(t) } : undefined;
   };
+}
+
+/** Weight source over a `pytorch_model.bin` (torch.save zip) file's bytes. */
+export function torchWeights(file: Uint8Array): WeightSource {
+  const sd = readTorchCheckpoint(file);
+  return (name) => sd.read(name);
 }
 
 /** Reads the metadata of a model written by `convertHfVit`; other ONNX files get the competition defaults. */

@@ -175,12 +175,15 @@ describe('sbeval model fetch against a local hub', () => {
     }
   });
 
-  it('says what is missing when the repository has no safetensors, and tolerates a missing preprocessor config', async () => {
-    hub.files.set(`other/bin-only/main/config.json`, { body: Buffer.from(JSON.stringify(hfConfig(spec))), lfs: false });
-    await expect(fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS })).rejects.toThrow(/no model\.safetensors/);
-    hub.files.set(`other/bin-only/main/model.safetensors`, hub.files.get(`${REPO}/main/model.safetensors`)!);
+  it('falls back to pytorch_model.bin, tolerates a missing preprocessor config, says when there are no weights', async () => {
+    const torchBin = new URL('./fixtures/torch-bin/', import.meta.url).pathname;
+    hub.files.set('other/bin-only/main/config.json', { body: readFileSync(join(torchBin, 'config.json')), lfs: false });
+    await expect(fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS })).rejects.toThrow(/neither model\.safetensors nor pytorch_model\.bin/);
+    hub.files.set('other/bin-only/main/pytorch_model.bin', { body: readFileSync(join(torchBin, 'pytorch_model.bin')), lfs: true });
     const r = await fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS });
-    expect(Object.keys(r.manifest.files).sort()).toEqual(['config.json', 'model.safetensors']);
+    expect(Object.keys(r.manifest.files).sort()).toEqual(['config.json', 'pytorch_model.bin']);
+    expect(r.manifest.files['pytorch_model.bin']!.verified).toBe('sha256');
+    expect(existsSync(r.onnxPath)).toBe(true);
     await expect(fetchModel({ repo: '../etc', baseUrl: hub.baseUrl, cacheDir })).rejects.toThrow(/not a hub repository id/);
   });
 
