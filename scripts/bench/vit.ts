@@ -63,7 +63,7 @@ export const vitSuite: BenchSuite = {
     const png = readFileSync(IMAGE);
     const t0 = process.hrtime.bigint();
     const reps = 20;
-    let tensor = new Float32Array(0);
+    let tensor: Float32Array = new Float32Array(0);
     for (let i = 0; i < reps; i++) tensor = preprocessRgb(await decodePngToRgb(png)).tensor;
     rows.push({ case: 'preprocess 1024² PNG → 3×224×224', threads: '-', batch: '-', 'ms/image': Number((Number(process.hrtime.bigint() - t0) / 1e6 / reps).toFixed(2)), 'images/s': Number((reps / (Number(process.hrtime.bigint() - t0) / 1e9)).toFixed(1)) });
 
