@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BLOCKS, DEFAULT_MATERIAL, MATERIALS, TNT } from '../../levels/catalog.js';
 import type { LevelObject } from '../../levels/level.js';
 import type { SimEvent } from '../../bridge/frames.js';
-import { StabilityTracker } from '../../scoring/stability.js';
+import { DEFAULT_VELOCITY_RULE, StabilityTracker, trialStability } from '../../scoring/stability.js';
 import { GROUND, block, level, record } from './helpers.js';
 
 /** Evaluator constants, restated from the sources (reference/science-birds-evaluator.md §1.3, §2). */
@@ -179,5 +179,24 @@ describe('frame stream', () => {
       [0, 'block', 'SquareTiny', 'wood'],
       [1, 'block', 'RectSmall', 'wood'],
     ]);
+  });
+});
+
+describe('velocity rule on a real simulation', () => {
+  it('a block settling from 0.04 above its rest height: displacement-stable; velocity-moving only when the first 0.5 s counts', () => {
+    const rest = GROUND + 0.105 + 0.015;
+    const rec = record(level([block('SquareTiny', 3, rest + 0.04)]));
+    // Its fall speed exceeds 0.5 units/s before it lands (damped free fall over the 0.04 + skin gap, integrated here).
+    let v = 0;
+    let fallen = 0;
+    while (fallen < 0.04) {
+      v = (v + DT * GRAVITY * BLOCK_GRAVITY_SCALE) / (1 + DT * BLOCK_DAMPING);
+      fallen += DT * v;
+    }
+    expect(v).toBeGreaterThan(0.5);
+    const verdict = (rule?: Parameters<typeof trialStability>[4]) => trialStability(rec.bodies, rec.batches, rec.events, 500, rule).movingObjects;
+    expect(verdict()).toBe(0);
+    expect(verdict({ kind: 'velocity', threshold: 0.5, fromStep: 0 })).toBe(1);
+    expect(verdict(DEFAULT_VELOCITY_RULE)).toBe(0);
   });
 });
