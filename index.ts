@@ -108,3 +108,12 @@ export { runDiversityStage } from './orchestrator/stages/diversity.js';
 export type { DiversityStageOptions } from './orchestrator/stages/diversity.js';
 export { convertModelFolder, fetchModel, readModelInfo, COMPETITION_MODEL } from './orchestrator/stages/model.js';
 export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/stages/model.js';
+/** The orchestrator: sbeval run, its config, the per-level machine, progress displays. */
+export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdown, TRIAL_COLUMNS } from './orchestrator/run/index.js';
+export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
+export { resolveRunConfig, loadConfigFile, parseConfigText, configSchema, RULES, ENGINES } from './orchestrator/config/index.js';
+export type { RunConfig, RunFlags, ConfigFile, Rules, EngineKind } from './orchestrator/config/index.js';
+export { levelMachine, provideLevelMachine, startLevel, createLevelActors } from './orchestrator/machine/index.js';
+export type { LevelEffects, LevelInput, LevelOutcome, LevelRef, LevelContext, LevelFailure } from './orchestrator/machine/index.js';
+export { createProgressDisplay, PlainProgress, JsonProgress, TtyProgress } from './orchestrator/progress/index.js';
+export type { ProgressDisplay } from './orchestrator/progress/index.js';
