@@ -437,8 +437,8 @@ const schemas = {
 } satisfies Record<MessageType, z.ZodType>;
 
 export interface DecodeOptions {
-  /** Who sent the bytes; a message type the other side never sends is `unexpected`. */
-  from: Side;
+  /** Who sent the bytes; a message type the other side never sends is `unexpected` (undefined: any side, for tools). */
+  from: Side | undefined;
   maxBytes?: number;
 }
 
@@ -465,7 +465,7 @@ export function decodeMessage(data: Uint8Array, options: DecodeOptions): Message
 }
 
 /** Validates an already unpacked msgpack value as a message sent by `from` (traces reuse this). */
-export function messageFromValue(value: unknown, from: Side): Message {
+export function messageFromValue(value: unknown, from: Side | undefined): Message {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) {
     throw new ProtocolError('malformed', 'message is not a msgpack map');
   }
@@ -475,7 +475,7 @@ export function messageFromValue(value: unknown, from: Side): Message {
     throw new ProtocolError('unknown-type', `unknown message type "${type.slice(0, 64)}"`, `this side speaks protocol ${PROTOCOL_VERSION}`);
   }
   const messageType = type as MessageType;
-  if (!SENDERS[messageType].includes(from)) {
+  if (from !== undefined && !SENDERS[messageType].includes(from)) {
     throw new ProtocolError('unexpected', `"${messageType}" is never sent by the ${from}`);
   }
   const parsed = schemas[messageType].safeParse(value);

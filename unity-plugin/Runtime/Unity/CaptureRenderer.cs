@@ -1,0 +1,157 @@
+// sbeval bridge, Unity side: the black-on-white capture exactly as the evaluator's similarity scene
+// makes it (Assets/ICE/Scripts/Evaluation/Similarity/BaseSimilarityEvaluator.cs and the render camera
+// in Assets/ICE/Scenes/BatchSimilarityTest.unity):
+// - bound: union of Collider2D.bounds over every ABBlock (GetStructureBound); no block → a 20 × 20
+//   box around the render camera (outputErrorLevels);
+// - camera: orthographic, solid white background, culling mask 1024 (layer 10 "Blocks" only), near
+//   0.3, far 1000, centred on the bound at the gameplay camera's z, sized so the larger side of the
+//   bound fills the 824 × 824 render (AdjustCamera);
+// - OCR sprites: every ABBlock whose type has an OCR sprite gets it for all materials, then
+//   SetMaterial re-applies it (AdjustBlocks; OCRSettings.asset lists RectSmall and SquareTiny);
+// - image: a 1024 × 1024 RGBA texture filled with the background colour, the 824² render copied in
+//   at (100, 100), encoded as PNG (SaveTexture / CopyPixels).
+// Rendering is explicit (Camera.Render) instead of the evaluator's enabled camera plus end-of-frame
+// waits, which do not fire in batch mode; the pixels are the same.
+
+using UnityEngine;
+using ICE.Evaluation;
+#if UNITY_EDITOR
+using UnityEditor;
+#endif
+
+namespace Sbeval.Bridge.Unity
+{
+    public sealed class CaptureRenderer
+    {
+        /// <summary>BatchSimilarityTest.unity inspector values.</summary>
+        public const int TargetSize = 1024;
+        public const int Margin = 100;
+        /// <summary>Render camera culling mask: layer 10 ("Blocks").</summary>
+        public const int CullingMask = 1024;
+        public const string OcrSettingsPath = "Assets/ICE/Settings/OCRSettings.asset";
+
+        private readonly OCRSettings m_ocr;
+        private Camera m_camera;
+        private RenderTexture m_target;
+        private Texture2D m_image;
+
+        private CaptureRenderer(OCRSettings ocr)
+        {
+            m_ocr = ocr;
+        }
+
+        /// <summary>The OCR settings come from the project's asset (editor only: the evaluator itself only runs in the editor).</summary>
+        public static CaptureRenderer Create()
+        {
+            OCRSettings ocr = null;
+#if UNITY_EDITOR
+            ocr = AssetDatabase.LoadAssetAtPath<OCRSettings>(OcrSettingsPath);
+#endif
+            return new CaptureRenderer(ocr);
+        }
+
+        public bool Available { get { return m_ocr != null; } }
+
+        /// <summary>GetStructureBound + AdjustCamera, at the end of the window.</summary>
+        public void FrameStructure()
+        {
+            EnsureCamera();
+            Rect bound = StructureBound();
+            if (bound.size.x <= 0 || bound.size.y <= 0)
+            {
+                Vector3 at = m_camera.transform.position;
+                bound = Rect.MinMaxRect(at.x - 10, at.y - 10, at.x + 10, at.y + 10);
+            }
+            ABGameplayCamera gameplay = Object.FindObjectOfType<ABGameplayCamera>();
+            float z = gameplay != null ? gameplay.transform.position.z : m_camera.transform.position.z;
+            m_camera.transform.position = new Vector3(bound.center.x, bound.center.y, z);
+            float structureAspect = bound.width / bound.height;
+            if (structureAspect > m_camera.aspect)
+            {
+                float width = m_camera.aspect * bound.height;
+                m_camera.orthographicSize = bound.height * 0.5f * (bound.width / width);
+            }
+            else
+            {
+                m_camera.orthographicSize = bound.height * 0.5f;
+            }
+        }
+
+        /// <summary>AdjustBlocks: the OCR sprite for every configured block type, all materials.</summary>
+        public void UseOcrSprites()
+        {
+            if (m_ocr == null) return;
+            foreach (ABBlock b in Object.FindObjectsOfType<ABBlock>())
+            {
+                string blockType = Utils.GetBlockType(b.gameObject);
+                if (string.IsNullOrEmpty(blockType)) continue;
+                Sprite sprite = m_ocr.GetOCRSprite(blockType);
+                if (sprite == null) continue;
+                for (int i = 0; i < b._woodSprites.Length; i++) b._woodSprites[i] = sprite;
+                for (int i = 0; i < b._stoneSprites.Length; i++) b._stoneSprites[i] = sprite;
+                for (int i = 0; i < b._iceSprites.Length; i++) b._iceSprites[i] = sprite;
+                b.SetMaterial(b._material);
+            }
+        }
+
+        /// <summary>Renders the camera now and returns the 1024² PNG with the white margin.</summary>
+        public byte[] Render()
+        {
+            EnsureCamera();
+            m_camera.targetTexture = m_target;
+            m_camera.Render();
+            RenderTexture previous = RenderTexture.active;
+            RenderTexture.active = m_target;
+            m_image.ReadPixels(new Rect(0, 0, m_target.width, m_target.height), Margin, Margin);
+            m_image.Apply();
+            RenderTexture.active = previous;
+            m_camera.targetTexture = null;
+            return m_image.EncodeToPNG();
+        }
+
+        private static Rect StructureBound()
+        {
+            Vector2 min = Vector2.positiveInfinity;
+            Vector2 max = Vector2.negativeInfinity;
+            bool any = false;
+            foreach (ABBlock b in Object.FindObjectsOfType<ABBlock>())
+            {
+                Collider2D col = b.GetComponent<Collider2D>();
+                if (col == null) continue;
+                any = true;
+                min.x = Mathf.Min(min.x, col.bounds.min.x);
+                min.y = Mathf.Min(min.y, col.bounds.min.y);
+                max.x = Mathf.Max(max.x, col.bounds.max.x);
+                max.y = Mathf.Max(max.y, col.bounds.max.y);
+            }
+            return any ? Rect.MinMaxRect(min.x, min.y, max.x, max.y) : Rect.zero;
+        }
+
+        private void EnsureCamera()
+        {
+            if (m_camera != null) return;
+            GameObject go = new GameObject("sbeval capture camera");
+            Object.DontDestroyOnLoad(go);
+            m_camera = go.AddComponent<Camera>();
+            m_camera.enabled = false; // rendered explicitly
+            m_camera.orthographic = true;
+            m_camera.orthographicSize = 5f;
+            m_camera.clearFlags = CameraClearFlags.SolidColor;
+            m_camera.backgroundColor = Color.white;
+            m_camera.cullingMask = CullingMask;
+            m_camera.nearClipPlane = 0.3f;
+            m_camera.farClipPlane = 1000f;
+            m_camera.allowHDR = true;
+            m_camera.allowMSAA = true;
+            m_target = new RenderTexture(TargetSize - Margin * 2, TargetSize - Margin * 2, 16, RenderTextureFormat.ARGB32);
+            m_camera.targetTexture = m_target;
+            m_camera.aspect = (float)m_target.width / m_target.height;
+            m_image = new Texture2D(TargetSize, TargetSize, TextureFormat.RGBA32, false);
+            Color32[] white = new Color32[TargetSize * TargetSize];
+            Color32 background = m_camera.backgroundColor;
+            for (int i = 0; i < white.Length; i++) white[i] = background;
+            m_image.SetPixels32(white);
+            m_image.Apply();
+        }
+    }
+}

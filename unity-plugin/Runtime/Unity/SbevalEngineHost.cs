@@ -1,0 +1,178 @@
+// sbeval bridge, Unity side: the engine host. Lives for the whole play session (DontDestroyOnLoad),
+// owns the BridgeClient (whose socket work runs on background tasks), and runs every level it is
+// handed on the main thread, one at a time, through the game's own LevelList / ABGameWorld
+// (LevelRun). Started by SbevalBootstrap when the command line has -sbevalUrl.
+
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Threading;
+using UnityEngine;
+#if UNITY_EDITOR
+using UnityEditor;
+#endif
+
+namespace Sbeval.Bridge.Unity
+{
+    public sealed class SbevalLaunchOptions
+    {
+        public Uri Url;
+        public string Token;
+        public string Instance;
+        /// <summary>Time.timeScale during runs (the stability scene's inspector value is 10).</summary>
+        public float TimeScale = 10f;
+    }
+
+    public sealed class SbevalEngineHost : MonoBehaviour
+    {
+        /// <summary>Version of this plugin (unity-plugin/package.json).</summary>
+        public const string PluginVersion = "0.1.0";
+
+        /// <summary>Set when the host ends the process on purpose (the editor watch then stays quiet).</summary>
+        public static bool QuitRequested { get; private set; }
+
+        private SbevalLaunchOptions m_options;
+        private BridgeClient m_client;
+        private CaptureRenderer m_capture;
+        private LevelRun m_running;
+        private readonly Queue<HostCommand> m_waiting = new Queue<HostCommand>();
+        private bool m_quitting;
+
+        public static SbevalEngineHost Launch(SbevalLaunchOptions options)
+        {
+            GameObject go = new GameObject("sbeval bridge");
+            DontDestroyOnLoad(go);
+            SbevalEngineHost host = go.AddComponent<SbevalEngineHost>();
+            host.m_options = options;
+            return host;
+        }
+
+        private void Start()
+        {
+            // The game parses level numbers with the current culture (LevelLoader uses Convert.ToDouble):
+            // the competition files use '.', so read them as the evaluator's machines did.
+            CultureInfo.DefaultThreadCurrentCulture = CultureInfo.InvariantCulture;
+            Thread.CurrentThread.CurrentCulture = CultureInfo.InvariantCulture;
+            Application.runInBackground = true;
+
+            m_capture = CaptureRenderer.Create();
+            Capabilities capabilities = new Capabilities
+            {
+                Frames = true,
+                Events = true,
+                Capture = m_capture.Available,
+                CaptureRaw = m_capture.Available,
+                Cancel = true,
+            };
+            m_client = new BridgeClient(new BridgeClientOptions
+            {
+                Url = m_options.Url,
+                Token = m_options.Token,
+                Instance = m_options.Instance,
+                Engine = new EngineIdentity
+                {
+                    Kind = "unity",
+                    Version = Application.unityVersion,
+                    Description = "Science Birds (ICE evaluator) with the sbeval plugin " + PluginVersion + (m_capture.Available ? "" : " (no capture: OCR settings not found)"),
+                },
+                Capabilities = capabilities,
+                Log = line => Debug.Log("[sbeval] " + line),
+            });
+            m_client.Start();
+            Debug.Log("[sbeval] engine host started, dialling " + m_options.Url);
+        }
+
+        private void Update()
+        {
+            if (m_client == null || m_quitting) return;
+            if (m_client.Status == ClientStatus.Failed)
+            {
+                Debug.LogError("[sbeval] " + m_client.Failure);
+                Quit(1);
+                return;
+            }
+            if (m_client.Status == ClientStatus.Stopped && m_running == null)
+            {
+                Quit(0);
+                return;
+            }
+            HostCommand command;
+            while (m_client.TryTakeCommand(out command))
+            {
+                if (command.Message is ByeMessage)
+                {
+                    Quit(0);
+                    return;
+                }
+                if (command.Message is LoadMessage) m_waiting.Enqueue(command);
+                // `cancel` is applied by the session itself (EngineSession.CancelRequested).
+            }
+            if (m_running != null && m_running.Finished) m_running = null;
+            if (m_running == null && m_waiting.Count > 0)
+            {
+                HostCommand next = m_waiting.Dequeue();
+                if (next.Session.State == SessionState.Closed) return; // its connection is gone
+                m_running = new LevelRun(m_client, next.Session, (LoadMessage)next.Message, m_capture, m_options.TimeScale);
+                StartCoroutine(m_running.Execute());
+            }
+        }
+
+        private void Quit(int code)
+        {
+            m_quitting = true;
+            QuitRequested = true;
+            if (m_client != null && m_client.Status == ClientStatus.Running) m_client.Stop("engine quitting");
+            Time.timeScale = 1f;
+            Debug.Log("[sbeval] quitting with exit code " + code);
+#if UNITY_EDITOR
+            EditorApplication.Exit(code);
+#else
+            Application.Quit(code);
+#endif
+        }
+
+        private void OnApplicationQuit()
+        {
+            if (m_client != null && m_client.Status == ClientStatus.Running) m_client.Stop("engine quitting");
+        }
+    }
+
+    /// <summary>Starts the host when the process was launched for sbeval (command line has -sbevalUrl).</summary>
+    public static class SbevalBootstrap
+    {
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.AfterSceneLoad)]
+        private static void Boot()
+        {
+            SbevalLaunchOptions options = FromCommandLine(Environment.GetCommandLineArgs(), Environment.GetEnvironmentVariable("SBEVAL_TOKEN"));
+            if (options == null) return;
+            SbevalEngineHost.Launch(options);
+        }
+
+        /// <summary>-sbevalUrl ws://host:port [-sbevalToken T] [-sbevalInstance name] [-sbevalTimeScale x]; null without -sbevalUrl.</summary>
+        public static SbevalLaunchOptions FromCommandLine(string[] args, string tokenFromEnvironment)
+        {
+            string url = Argument(args, "-sbevalUrl");
+            if (url == null) return null;
+            string token = Argument(args, "-sbevalToken") ?? tokenFromEnvironment;
+            if (string.IsNullOrEmpty(token))
+            {
+                Debug.LogError("[sbeval] -sbevalUrl given without a token: pass -sbevalToken or set SBEVAL_TOKEN");
+                return null;
+            }
+            SbevalLaunchOptions options = new SbevalLaunchOptions { Url = new Uri(url), Token = token, Instance = Argument(args, "-sbevalInstance") };
+            string scale = Argument(args, "-sbevalTimeScale");
+            float value;
+            if (scale != null && float.TryParse(scale, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value > 0) options.TimeScale = value;
+            return options;
+        }
+
+        private static string Argument(string[] args, string name)
+        {
+            for (int i = 0; i + 1 < args.Length; i++)
+            {
+                if (args[i] == name) return args[i + 1];
+            }
+            return null;
+        }
+    }
+}
