@@ -112,7 +112,7 @@ export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/st
 export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdown, TRIAL_COLUMNS } from './orchestrator/run/index.js';
 export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
 export { resolveRunConfig, loadConfigFile, parseConfigText, configSchema, RULES, ENGINES } from './orchestrator/config/index.js';
-export type { RunConfig, RunFlags, ConfigFile, Rules, EngineKind } from './orchestrator/config/index.js';
+export type { RunConfig, RunFlags, ConfigFile, Rules, EngineKind as RunEngineKind } from './orchestrator/config/index.js';
 export { levelMachine, provideLevelMachine, startLevel, createLevelActors } from './orchestrator/machine/index.js';
 export type { LevelEffects, LevelInput, LevelOutcome, LevelRef, LevelContext, LevelFailure } from './orchestrator/machine/index.js';
 export { createProgressDisplay, PlainProgress, JsonProgress, TtyProgress } from './orchestrator/progress/index.js';
