@@ -149,7 +149,7 @@ describe('sbeval verify finds changes', () => {
     recorder.loaded(source.bodies, source.dt);
     const states = source.frames.states.slice();
     const n = source.bodies.length;
-    for (let s = changedFrom; s < source.frames.stepCount; s++) states[(s * n + 0) * FIELD_COUNT] += 0.5;
+    for (let s = changedFrom; s < source.frames.stepCount; s++) states[(s * n + 0) * FIELD_COUNT] = states[(s * n + 0) * FIELD_COUNT]! + 0.5;
     recorder.frames({ ...source.frames, states });
     recorder.events(source.events);
     await recorder.finish();

@@ -102,6 +102,7 @@ export function ticks(min, max, pixels, minSpacing) {
   const interval = niceInterval(max - min, pixels, minSpacing);
   const out = [];
   const first = Math.ceil(min / interval - 1e-9) * interval;
-  for (let v = first; v <= max + 1e-9; v += interval) out.push(Math.round(v / interval) * interval);
+  // `|| 0` turns -0 (from rounding a tiny negative) into 0.
+  for (let v = first; v <= max + 1e-9; v += interval) out.push(Math.round(v / interval) * interval || 0);
   return out;
 }

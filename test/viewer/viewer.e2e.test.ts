@@ -1,0 +1,271 @@
+import { execa, type ResultPromise } from 'execa';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIELD_COUNT } from '../../bridge/frames.js';
+import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
+import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
+
+/**
+ * The viewer end to end: `sbeval view <trace> --port 0` started as a real child process, its printed
+ * URL opened in headless Chromium, the page driven through its controls, and the block positions it
+ * shows checked against the trace read with the shared loader (bridge/trace.ts).
+ */
+const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
+const OUT = join(PROJECT_ROOT, 'test', '.out');
+const LEVEL = join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_1.xml');
+const REFERENCE = join(GOLDEN, 'reference-levels/v1/images/L/V1_L_1.png');
+
+interface Served {
+  child: ResultPromise;
+  url: string;
+}
+
+/** Starts `sbeval view ... --port 0` and waits for the URL it prints. */
+async function serve(args: string[]): Promise<Served> {
+  const child = execa(process.execPath, ['--import', 'tsx', MAIN, 'view', ...args, '--port', '0'], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`sbeval view printed no URL: ${out} ${err}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /sbeval viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    void child.then((r) => reject(new Error(`sbeval view exited ${r.exitCode}: ${err}`)));
+  });
+  return { child, url };
+}
+
+async function stop(served: Served | undefined): Promise<void> {
+  if (!served) return;
+  served.child.kill('SIGTERM');
+  const result = await served.child;
+  expect(result.exitCode).toBe(0);
+}
+
+type Positions = Array<[number, number, number, number]>;
+
+async function frameState(page: Page): Promise<{ step: number; playing: boolean; positions: Positions }> {
+  return page.locator('#frame-state').evaluate((el: HTMLElement) => ({
+    step: Number(el.dataset.step),
+    playing: el.dataset.playing === 'true',
+    positions: JSON.parse(el.dataset.positions ?? '[]'),
+  }));
+}
+
+/** The trace's own values at a step: [x, y, angle, alive] per body. */
+function traceAt(trace: LoadedTrace, step: number): Positions {
+  const n = trace.bodies.length;
+  return trace.bodies.map((_, b) => {
+    const o = (step * n + b) * FIELD_COUNT;
+    return [trace.frames.states[o]!, trace.frames.states[o + 1]!, trace.frames.states[o + 2]!, trace.frames.alive[step * n + b]!];
+  });
+}
+
+async function waitStep(page: Page, predicate: string): Promise<void> {
+  await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, { timeout: 20_000 });
+}
+
+let dir: string;
+let browser: Browser;
+let trace: LoadedTrace;
+let tracePath: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sbeval-viewer-'));
+  mkdirSync(OUT, { recursive: true });
+  tracePath = join(dir, 'V1_L_1.sbtrace.gz');
+  const recorded = await runSbeval(['level', LEVEL, '--trace', tracePath, '--trials', '1']);
+  expect(recorded.exitCode, recorded.stderr).toBe(0);
+  trace = await readTrace(tracePath);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sbeval view <trace>', () => {
+  let served: Served | undefined;
+  let page: Page;
+
+  beforeAll(async () => {
+    served = await serve([tracePath, '--reference', REFERENCE]);
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(served.url);
+    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    expect(errors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await page?.close();
+    await stop(served);
+  });
+
+  it('loads the trace and shows the bodies where the trace has them at step 0', async () => {
+    const state = await frameState(page);
+    expect(state.step).toBe(0);
+    expect(state.positions).toEqual(traceAt(trace, 0));
+    await expect(page.locator('#status').textContent()).resolves.toContain(`${trace.bodies.length} bodies · ${trace.frames.stepCount} steps`);
+    // Panels: the explanation's summary, one table row per body, the first mover marked.
+    await expect(page.locator('#summary').textContent()).resolves.toContain('first mover');
+    expect(await page.locator('#blocks tbody tr').count()).toBe(trace.bodies.length);
+    expect(await page.locator('#blocks tbody tr.first').count()).toBe(1);
+  });
+
+  it('plays and pauses', async () => {
+    await page.getByRole('button', { name: 'Play' }).click();
+    await waitStep(page, 's >= 25');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const paused = await frameState(page);
+    expect(paused.playing).toBe(false);
+    await page.waitForTimeout(300);
+    expect((await frameState(page)).step).toBe(paused.step);
+    expect(paused.positions).toEqual(traceAt(trace, paused.step));
+  });
+
+  it('steps one frame forward and back, with the buttons and the keyboard', async () => {
+    const { step } = await frameState(page);
+    await page.getByRole('button', { name: 'Next frame' }).click();
+    expect((await frameState(page)).step).toBe(step + 1);
+    await page.getByRole('button', { name: 'Previous frame' }).click();
+    await page.getByRole('button', { name: 'Previous frame' }).click();
+    expect((await frameState(page)).step).toBe(step - 1);
+    await page.locator('#scene').click();
+    await page.keyboard.press('ArrowRight');
+    const after = await frameState(page);
+    expect(after.step).toBe(step);
+    expect(after.positions).toEqual(traceAt(trace, step));
+  });
+
+  it('seeks to a frame and shows the right block positions', async () => {
+    await page.getByLabel('Step', { exact: true }).fill('250');
+    await page.getByRole('button', { name: 'Go' }).click();
+    const state = await frameState(page);
+    expect(state.step).toBe(250);
+    expect(state.positions).toEqual(traceAt(trace, 250));
+    await expect(page.getByLabel('Time', { exact: true }).inputValue()).resolves.toBe('250');
+    // Blocks that died are reported dead at this step, as in the trace.
+    expect(state.positions.some((p) => p[3] === 0)).toBe(true);
+  });
+
+  it('scrubs with the time slider and by clicking the displacement chart', async () => {
+    await page.getByLabel('Time', { exact: true }).evaluate((el: HTMLInputElement) => {
+      el.value = '100';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    const state = await frameState(page);
+    expect(state.step).toBe(100);
+    expect(state.positions).toEqual(traceAt(trace, 100));
+    const box = (await page.locator('#chart').boundingBox())!;
+    await page.mouse.click(box.x + box.width - 12, box.y + box.height / 2);
+    expect((await frameState(page)).step).toBeGreaterThan(400);
+  });
+
+  it('shows the final capture beside the reference image', async () => {
+    const images = page.locator('#images img');
+    await page.waitForFunction(() => document.querySelectorAll('#images img').length === 2);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#images img')).every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+    const sizes = await images.evaluateAll((imgs) => imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, width: (img as HTMLImageElement).naturalWidth, height: (img as HTMLImageElement).naturalHeight })));
+    expect(sizes.map((s) => s.alt)).toEqual(['final capture (' + tracePath + ')', 'reference (Unity)']);
+    // Both 1024 × 1024, the evaluator's image size.
+    for (const s of sizes) expect([s.width, s.height]).toEqual([1024, 1024]);
+  });
+
+  it('writes a screenshot at a given frame (test/.out/) drawn as the evaluator draws: black on white', async () => {
+    await page.getByLabel('Step', { exact: true }).fill('120');
+    await page.getByRole('button', { name: 'Go' }).click();
+    expect((await frameState(page)).positions).toEqual(traceAt(trace, 120));
+    const full = join(OUT, 'viewer-V1_L_1-step120.png');
+    await page.screenshot({ path: full });
+    const scene = join(OUT, 'viewer-V1_L_1-step120-scene.png');
+    await page.locator('#scene').screenshot({ path: scene });
+    const meta = await sharp(full).metadata();
+    expect(meta.width).toBe(1400);
+    // Black blocks on white: the scene has pure-black and pure-white pixels.
+    const { data, info } = await sharp(scene).raw().toBuffer({ resolveWithObject: true });
+    let black = 0;
+    let white = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      if (data[i] === 0 && data[i + 1] === 0 && data[i + 2] === 0) black++;
+      if (data[i] === 255 && data[i + 1] === 255 && data[i + 2] === 255) white++;
+    }
+    expect(black).toBeGreaterThan(500);
+    expect(white).toBeGreaterThan(black);
+    // The wood look draws the same frame in colour.
+    await page.getByLabel('Look').selectOption('wood');
+    await page.locator('#scene').screenshot({ path: join(OUT, 'viewer-V1_L_1-step120-wood.png') });
+    await page.getByLabel('Look').selectOption('black');
+  });
+});
+
+describe('sbeval view <competition-dir>', () => {
+  let served: Served | undefined;
+
+  afterAll(async () => {
+    await stop(served);
+  });
+
+  it('lists trials by team and letter with their scores, and opens traces and levels', async () => {
+    const root = join(dir, 'competition');
+    const levels = join(root, 'alpha', 'levels', 'L');
+    mkdirSync(levels, { recursive: true });
+    copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_2.xml'), join(levels, 'alpha_L_1.xml'));
+    copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_10.xml'), join(levels, 'alpha_L_2.xml'));
+    mkdirSync(join(root, 'alpha', 'stability'), { recursive: true });
+    // The evaluator's stability file format (golden reference-levels/*/stability/*.json).
+    writeFileSync(
+      join(root, 'alpha', 'stability', 'L.json'),
+      JSON.stringify({
+        dataCount: 2,
+        rate: 0.6666666865348816,
+        raws: [
+          { tag: 'competition\\alpha\\levels\\L\\alpha_L_1.xml', score: 0.3333333432674408, startingObjects: 3, movingObjects: 2 },
+          { tag: 'competition\\alpha\\levels\\L\\alpha_L_2.xml', score: 1.0, startingObjects: 5, movingObjects: 0 },
+        ],
+      }),
+    );
+    const traces = join(root, 'alpha', 'traces', 'L');
+    mkdirSync(traces, { recursive: true });
+    const rec = await runSbeval(['level', join(levels, 'alpha_L_2.xml'), '--trace', join(traces, 'alpha_L_2.sbtrace.gz'), '--trials', '1']);
+    expect(rec.exitCode, rec.stderr).toBe(0);
+
+    served = await serve([root]);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(served.url);
+    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    const list = page.getByRole('navigation', { name: 'Trials' });
+    await expect(list.locator('h3').allTextContents()).resolves.toEqual(['alpha · L']);
+    const buttons = list.locator('button');
+    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33', 'alpha_L_2 ●sta 1.00']);
+    // The first trial has no trace: simulated on demand with the headless engine.
+    await expect(page.locator('#status').textContent()).resolves.toContain('simulated');
+    await expect(page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.positions!).length)).resolves.toBe(3);
+    await buttons.nth(1).click();
+    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2"]');
+    await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.sbtrace.gz');
+    const loaded = await readTrace(join(traces, 'alpha_L_2.sbtrace.gz'));
+    expect((await frameState(page)).positions).toEqual(traceAt(loaded, 0));
+    expect(page.url()).toContain('trial=alpha%2FL%2Falpha_L_2');
+    await page.close();
+  });
+});
