@@ -9,7 +9,10 @@ import * as ort from 'onnxruntime-node';
 import type { VitModelInfo } from './convert.js';
 
 export interface ClassifierOptions {
-  /** Intra-op threads (onnxruntime). One is often fastest on small machines; see `npm run bench -- vit`. */
+  /**
+   * Intra-op threads; 0 (default) lets onnxruntime use one per physical core. On a busy machine fewer
+   * threads waste less CPU per image (see `npm run bench -- vit`).
+   */
   threads?: number;
   /** Images per session run. */
   batchSize?: number;
@@ -74,7 +77,7 @@ export class VitClassifier {
 
   /** Opens `model` (a path or the ONNX bytes). */
   static async create(model: string | Uint8Array, info: VitModelInfo, options: ClassifierOptions = {}): Promise<VitClassifier> {
-    const threads = options.threads ?? 1;
+    const threads = options.threads ?? 0;
     const batchSize = options.batchSize ?? 8;
     if (!Number.isInteger(threads) || threads < 0) throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new ClassifierError(`batch size must be a positive integer, got ${batchSize}`);

@@ -65,7 +65,7 @@ export function registerSimilarityCommands(program: Command): void {
     .option('--model <file>', `ONNX model from \`sbeval model fetch|convert\` (default: the cached ${COMPETITION_MODEL})`)
     .option('--rules <year>', '2024 (softmax only) or 2025 (also cls_embedding)', rules, 2025 as SimilarityRules)
     .option('--batch <n>', 'images per inference run', intAtLeast(1), 8)
-    .option('--threads <n>', 'onnxruntime intra-op threads (0 = its default)', intAtLeast(0), 1)
+    .option('--threads <n>', 'onnxruntime intra-op threads (0 = one per physical core)', intAtLeast(0), 0)
     .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
     .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
     .option('--force', 'redo characters whose file is already up to date')
