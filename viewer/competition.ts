@@ -26,19 +26,26 @@ export interface CompetitionTrial {
   trial: number;
   name: string;
   levelPath: string | undefined;
+  /** The trace opened by default: trial 1's when there are several. */
   tracePath: string | undefined;
+  /** Every recorded trial of this level (`sbeval run --traces` records each trial), by trial number. */
+  traces: Array<{ trial: number; path: string }>;
   imagePath: string | undefined;
   stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
   similarity: number | undefined;
 }
 
-/** Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz`; `.trace[.gz]` is accepted too. */
-export const TRACE_FILE = /^(.*)\.(sb)?trace(\.gz)?$/;
+/**
+ * Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz` (`.trace[.gz]` accepted too),
+ * optionally with the evaluator trial they hold: `<name>.trial<k>.sbtrace` (orchestrator/run/effects.ts).
+ */
+export const TRACE_FILE = /^(.*?)(?:\.trial(\d+))?\.(?:sb)?trace(?:\.gz)?$/;
 
-/** `team_A_1.sbtrace.gz` → `team_A_1`; any other file drops its last extension (as the official scripts do). */
-export function traceBaseName(file: string): string {
+/** `team_A_1.trial2.sbtrace` → `{ base: 'team_A_1', trial: 2 }` (trial 1 when the name does not say). */
+export function parseTraceName(file: string): { base: string; trial: number } {
   const m = TRACE_FILE.exec(file);
-  return m ? m[1]! : trialBaseName(file);
+  if (!m) return { base: trialBaseName(file), trial: 1 };
+  return { base: m[1]!, trial: m[2] ? Number(m[2]) : 1 };
 }
 
 function lastPathPart(tag: string): string {
@@ -61,13 +68,20 @@ export function listCompetition(root: string): CompetitionTrial[] {
     const key = `${team}/${character}/${name}`;
     let t = byKey.get(key);
     if (!t) {
-      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, imagePath: undefined, stability: undefined, similarity: undefined };
+      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, traces: [], imagePath: undefined, stability: undefined, similarity: undefined };
       byKey.set(key, t);
     }
     return t;
   };
   for (const f of listTrialFiles(root, 'levels', {}, '.xml')) entry(f.team, f.character, trialBaseName(f.file)).levelPath = f.path;
-  for (const f of listTrialFiles(root, 'traces')) if (TRACE_FILE.test(f.file)) entry(f.team, f.character, traceBaseName(f.file)).tracePath = f.path;
+  for (const f of listTrialFiles(root, 'traces')) {
+    if (!TRACE_FILE.test(f.file)) continue;
+    const { base, trial } = parseTraceName(f.file);
+    const t = entry(f.team, f.character, base);
+    t.traces.push({ trial, path: f.path });
+    t.traces.sort((a, b) => a.trial - b.trial);
+    t.tracePath = t.traces[0]!.path;
+  }
   for (const f of listTrialFiles(root, 'images', {}, '.png')) {
     if (f.file.endsWith('_raw.png')) continue;
     const t = byKey.get(`${f.team}/${f.character}/${trialBaseName(f.file)}`);

@@ -19,7 +19,8 @@ import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type Viewe
  * - `/api/trial/<key>/capture.png` → the trial's black-on-white capture (from the trace or the run)
  * - `/api/trial/<key>/image.png` → the image already in the competition folder (`images` stage)
  * - `/api/reference.png` → the reference image given with `--reference`
- * `<key>` is `main` for a single trial, else `team/C/name` URL-encoded as one segment.
+ * `<key>` is `main` for a single trial, else `team/C/name` URL-encoded as one segment (`team/C/name@k`
+ * for recorded trial k when a run kept the traces of every trial).
  */
 export type ViewerSource =
   /** One trial: a trace file or a level simulated on demand. */
@@ -102,8 +103,12 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         if (key !== 'main') throw new HttpError(404, `no trial "${key}"`);
         trial = await source.load();
       } else {
-        const t = findTrial(key);
-        if (t.tracePath) trial = await source.openTrace(t.tracePath);
+        // `team/C/name` opens trial 1's trace (or the level); `team/C/name@k` a recorded trial k.
+        const at = /^(.*)@(\d+)$/.exec(key);
+        const t = findTrial(at ? at[1]! : key);
+        const chosen = at ? t.traces.find((x) => x.trial === Number(at[2]))?.path : t.tracePath;
+        if (at && !chosen) throw new HttpError(404, `trial "${t.key}" has no recorded trial ${at[2]}`);
+        if (chosen) trial = await source.openTrace(chosen);
         else if (t.levelPath) trial = await simulateTrialData(t.name, await readFile(t.levelPath, 'utf8'));
         else throw new HttpError(404, `trial "${key}" has neither a trace nor a level file`);
       }
@@ -147,6 +152,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           trial: t.trial,
           name: t.name,
           hasTrace: t.tracePath !== undefined,
+          tracedTrials: t.traces.map((x) => x.trial),
           hasLevel: t.levelPath !== undefined,
           hasImage: t.imagePath !== undefined,
           stability: t.stability ?? null,
@@ -163,7 +169,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       const key = decodeURIComponent(m[1]!);
       const what = m[2]!;
       if (what === 'image.png') {
-        const image = source.kind === 'competition' ? findTrial(key).imagePath : undefined;
+        const image = source.kind === 'competition' ? findTrial(key.replace(/@\d+$/, '')).imagePath : undefined;
         if (!image) throw new HttpError(404, 'no image for this trial in the folder');
         return send(res, 200, 'image/png', await readFile(image));
       }

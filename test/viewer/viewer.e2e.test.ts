@@ -246,8 +246,10 @@ describe('sbeval view <competition-dir>', () => {
     );
     const traces = join(root, 'alpha', 'traces', 'L');
     mkdirSync(traces, { recursive: true });
-    const rec = await runSbeval(['level', join(levels, 'alpha_L_2.xml'), '--trace', join(traces, 'alpha_L_2.sbtrace.gz'), '--trials', '1']);
+    // `sbeval run --traces` names each evaluator trial's trace `<name>.trial<k>.sbtrace` (orchestrator/run/effects.ts).
+    const rec = await runSbeval(['level', join(levels, 'alpha_L_2.xml'), '--trace', join(traces, 'alpha_L_2.trial1.sbtrace'), '--trials', '1']);
     expect(rec.exitCode, rec.stderr).toBe(0);
+    copyFileSync(join(traces, 'alpha_L_2.trial1.sbtrace'), join(traces, 'alpha_L_2.trial2.sbtrace'));
 
     served = await serve([root]);
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -256,16 +258,19 @@ describe('sbeval view <competition-dir>', () => {
     const list = page.getByRole('navigation', { name: 'Trials' });
     await expect(list.locator('h3').allTextContents()).resolves.toEqual(['alpha · L']);
     const buttons = list.locator('button');
-    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33', 'alpha_L_2 ●sta 1.00']);
+    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33', 'alpha_L_2 ●sta 1.00', '  trial 2']);
     // The first trial has no trace: simulated on demand with the headless engine.
     await expect(page.locator('#status').textContent()).resolves.toContain('simulated');
     await expect(page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.positions!).length)).resolves.toBe(3);
     await buttons.nth(1).click();
     await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2"]');
-    await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.sbtrace.gz');
-    const loaded = await readTrace(join(traces, 'alpha_L_2.sbtrace.gz'));
+    await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.trial1.sbtrace');
+    const loaded = await readTrace(join(traces, 'alpha_L_2.trial1.sbtrace'));
     expect((await frameState(page)).positions).toEqual(traceAt(loaded, 0));
     expect(page.url()).toContain('trial=alpha%2FL%2Falpha_L_2');
+    await buttons.nth(2).click();
+    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2@2"]');
+    await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.trial2.sbtrace');
     await page.close();
   });
 });

@@ -185,7 +185,7 @@ function buildImages() {
   div.textContent = '';
   const base = `/api/trial/${encodeKey(state.key)}`;
   if (state.meta.hasCapture) div.append(figure(`${base}/capture.png`, `final capture (${state.meta.source})`));
-  const trial = state.session.trials?.find((t) => t.key === state.key);
+  const trial = state.session.trials?.find((t) => t.key === state.key.replace(/@\d+$/, ''));
   if (trial?.hasImage) div.append(figure(`${base}/image.png`, 'image in the folder'));
   if (state.session.hasReference) div.append(figure('/api/reference.png', 'reference (Unity)'));
   if (!div.firstChild) div.textContent = 'no images for this trial';
@@ -224,6 +224,16 @@ function buildTrialList(trials) {
       button.disabled = !t.hasTrace && !t.hasLevel;
       button.addEventListener('click', () => openTrial(t.key).then(writeHash).catch((err) => setStatus(err.message, true)));
       list.append(button);
+      // Runs that keep every evaluator trial's trace: one small button per further trial.
+      for (const k of (t.tracedTrials ?? []).filter((k) => k !== t.tracedTrials[0])) {
+        const extra = document.createElement('button');
+        extra.type = 'button';
+        extra.dataset.key = `${t.key}@${k}`;
+        extra.className = 'trial-extra';
+        extra.textContent = `  trial ${k}`;
+        extra.addEventListener('click', () => openTrial(`${t.key}@${k}`).then(writeHash).catch((err) => setStatus(err.message, true)));
+        list.append(extra);
+      }
     }
   };
   render('');
@@ -400,8 +410,9 @@ async function main() {
     return;
   }
   buildTrialList(session.trials);
-  const first = session.trials.find((t) => t.key === hash.trial) ?? session.trials.find((t) => t.hasTrace || t.hasLevel);
-  if (first) await openTrial(first.key, hash.trial === first.key ? hash.step ?? 0 : 0);
+  const wanted = hash.trial && session.trials.some((t) => t.key === hash.trial.replace(/@\d+$/, '')) ? hash.trial : null;
+  const first = wanted ?? session.trials.find((t) => t.hasTrace || t.hasLevel)?.key;
+  if (first) await openTrial(first, wanted ? hash.step ?? 0 : 0);
   else setStatus('no trials with a trace or a level in this folder');
 }
 

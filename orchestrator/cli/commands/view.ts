@@ -47,7 +47,8 @@ draws the level black on white as the evaluator's image or as wood, highlights t
 past the 0.1 threshold and destroyed blocks, shows velocity vectors and contacts, a per-block
 displacement chart, the explanation (sbeval explain) and the final capture beside --reference.
 A competition folder lists its trials by team and letter with their stability/similarity scores;
-trials with a trace (<team>/traces/<C>/<name>.sbtrace[.gz]) open it, others are simulated on demand.
+trials with a trace (<team>/traces/<C>/<name>[.trial<k>].sbtrace[.gz], as sbeval run --traces writes
+them) open it, others are simulated on demand.
 
 Example: sbeval view run.trace --reference unity.png`,
     )
