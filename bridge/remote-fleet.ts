@@ -305,6 +305,7 @@ export class EngineFleet {
   private readonly running = new Set<Instance>();
   private readonly released = new Set<Instance>();
   private closing: Promise<void> | undefined;
+  private started = false;
   private readonly quitMs: number;
   private readonly killMs: number;
   private readonly maxRestarts: number;
@@ -349,6 +350,7 @@ export class EngineFleet {
       await fleet.close();
       throw error;
     }
+    fleet.started = true;
     return fleet;
   }
 
@@ -393,7 +395,8 @@ export class EngineFleet {
   }
 
   onInstanceDied(instance: Instance): void {
-    if (this.closing || instance.stopping) return;
+    // Before the fleet is up, an exit is a launch failure (start() reports it with the log), not a restart.
+    if (this.closing || instance.stopping || !this.started) return;
     const restartsSoFar = instance.starts - 1;
     if (restartsSoFar >= this.maxRestarts) {
       instance.gaveUp = true;

@@ -9,6 +9,7 @@ import { registerViewCommands } from './view.js';
 import { registerExplainCommands } from './explain.js';
 import { registerVerifyCommands } from './verify.js';
 import { registerEngineCommands } from './engine.js';
+import { registerUnityCommands } from './unity.js';
 import { registerRunCommands } from './run.js';
 
 /**
@@ -28,5 +29,6 @@ export const COMMANDS: RegisterCommands[] = [
   registerExplainCommands,
   registerVerifyCommands,
   registerEngineCommands,
+  registerUnityCommands,
   registerRunCommands,
 ];
