@@ -9,6 +9,9 @@ import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
+import { readTrace } from '../../bridge/trace.js';
+import { trialStability } from '../../scoring/stability.js';
+import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
 import { exampleCopy, snapshot } from './helpers/competition.js';
 
 /**
@@ -109,4 +112,40 @@ describe('sbeval run with a similarity model', () => {
     expect(rows.find((r) => r[1] === 'alpha_7b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.[4]).toBe('image');
     expect(readFileSync(join(root, 'result', 'failures.md'), 'utf8')).toMatch(/\| model \| team \|/);
   }, 240_000);
+});
+
+describe('sbeval run --traces', () => {
+  it('records every simulated trial as a trace that reads back to the level, its trial and the stability verdict', async () => {
+    const root = exampleCopy({ teams: ['GridThinkers'], letters: ['I', 'O'] });
+    const report = await runCompetition({ config: resolveRunConfig(root, { traces: true, workers: 2 }), engineFactory: inProcess });
+    const simulated = report.trials.filter((t) => t.stageReached === 'image');
+    expect(simulated.length).toBeGreaterThan(0);
+    for (const row of simulated) {
+      const base = `GridThinkers_${row.letter}_${row.trial}`;
+      const dir = join(root, 'GridThinkers', 'traces', row.letter);
+      const files = list(dir).filter((f) => f.startsWith(`${base}.`));
+      // One trace per trial that ran: trial 1, and more while the level was not fully stable.
+      const stable = row.stability === '1.0';
+      expect(files[0]).toBe(`${base}.trial1.sbtrace`);
+      if (stable) expect(files).toEqual([`${base}.trial1.sbtrace`]);
+      const trace = await readTrace(join(dir, files[0]!));
+      expect(trace.complete).toBe(true);
+      expect(trace.header.levelId).toBe(`GridThinkers/${row.letter}/${base}`);
+      expect(trace.header.xml).toBe(readFileSync(join(root, 'GridThinkers', 'levels', row.letter, `${base}.xml`), 'utf8'));
+      expect(trace.header.settings.trial).toBe(1);
+      // Trial 1 renders the image: the trace holds the same PNG as images/.
+      expect(Buffer.from(trace.capture!.png).equals(readFileSync(join(root, 'GridThinkers', 'images', row.letter, `${base}.png`)))).toBe(true);
+      // The verdict recomputed from the recorded frames equals the trial's (first trial when it was the only one).
+      if (stable) {
+        const verdict = trialStability(trace.bodies, [trace.frames], trace.events);
+        expect(formatUnityFloat(verdict.score)).toBe(row.stability);
+      }
+    }
+    // A second run keeps the traces byte for byte (no times in them) and records nothing new.
+    const before = snapshot(root);
+    await runCompetition({ config: resolveRunConfig(root, { traces: true, workers: 2 }), engineFactory: inProcess });
+    const after = snapshot(root);
+    for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,4 +146,56 @@ describe('sbeval run', () => {
     expect(run.stderr).toMatch(/key "teams\.0": team name "x\/\.\.\/\.\.\/BlockSmith" contains a path separator/);
     expect(existsSync(join(root, 'logs'))).toBe(false);
   });
+
+  it('refuses folder names that could lead outside the root: a linked team folder, a linked response, a control character', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'sbeval-outside-'));
+    mkdirSync(join(outside, 'raw', 'I'), { recursive: true });
+    writeFileSync(join(outside, 'raw', 'I', 'x_I_1.txt'), 'not ours');
+
+    const linkedTeam = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
+    symlinkSync(outside, join(linkedTeam, 'escape'));
+    const team = await spawnSbeval(['run', linkedTeam]);
+    expect(team.exitCode).toBe(2);
+    expect(team.stderr).toMatch(/escape is a symbolic link/);
+
+    const linkedFile = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
+    symlinkSync(join(outside, 'raw', 'I', 'x_I_1.txt'), join(linkedFile, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_9.txt'));
+    const file = await spawnSbeval(['run', linkedFile]);
+    expect(file.exitCode).toBe(2);
+    expect(file.stderr).toMatch(/BlockSmith_I_9\.txt is a symbolic link/);
+
+    const control = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
+    mkdirSync(join(control, 'bad\tteam', 'raw', 'I'), { recursive: true });
+    const named = await spawnSbeval(['run', control]);
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr).toMatch(/contains a path separator or control character/);
+
+    // Nothing was written outside the root.
+    expect(readdirSync(outside)).toEqual(['raw']);
+    expect(readdirSync(join(outside, 'raw', 'I'))).toEqual(['x_I_1.txt']);
+  });
+
+  it('stops on SIGINT with exit code 130, and the next run finishes the work', async () => {
+    const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L', 'O'] });
+    const child = spawnSbeval(['run', root, '--workers', '1']);
+    let sent = false;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (!sent && chunk.toString().includes('simulate: started')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    const stopped = await child;
+    expect(sent).toBe(true);
+    expect(stopped.exitCode).toBe(130);
+    expect(stopped.stdout).toMatch(/cancelled; run the same command again to continue/);
+    const [first] = runLogs(root);
+    expect(readRunLog(first!).map((l) => l.type)).toContain('run-cancelled');
+    expect(existsSync(join(root, 'result', 'trials.csv'))).toBe(false);
+
+    const again = await spawnSbeval(['run', root, '--workers', '1']);
+    expect(again.exitCode).toBe(0);
+    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1);
+    expect(rows).toHaveLength(18);
+  }, 120_000);
 });
