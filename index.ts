@@ -117,3 +117,16 @@ export { levelMachine, provideLevelMachine, startLevel, createLevelActors } from
 export type { LevelEffects, LevelInput, LevelOutcome, LevelRef, LevelContext, LevelFailure } from './orchestrator/machine/index.js';
 export { createProgressDisplay, PlainProgress, JsonProgress, TtyProgress } from './orchestrator/progress/index.js';
 export type { ProgressDisplay } from './orchestrator/progress/index.js';
+/** Why a level collapsed (sbeval explain), the viewer server (sbeval view), recorded-run regression (sbeval record / verify). */
+export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STRIKE_SPEED } from './scoring/explain.js';
+export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
+export { formatExplanation } from './scoring/explain/format.js';
+export { startViewer } from './viewer/server.js';
+export type { ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
+export { simulateTrialData, viewerMeta, viewerFrames, memorySink } from './viewer/trial.js';
+export type { TrialData, ViewerMeta } from './viewer/trial.js';
+export { openTraceFile } from './viewer/trace-source.js';
+export { recordCorpus } from './orchestrator/stages/record.js';
+export type { CorpusIndex, CorpusEntry, RecordOptions, RecordSummary } from './orchestrator/stages/record.js';
+export { verifyCorpus, compareTrials, applyBox2dOverrides, DEFAULT_TOLERANCE } from './orchestrator/stages/verify.js';
+export type { TrialComparison, VerifyOptions, VerifySummary, LevelVerification, Divergence } from './orchestrator/stages/verify.js';
