@@ -154,19 +154,15 @@ describe('sbeval run', () => {
 
     const linkedTeam = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
     symlinkSync(outside, join(linkedTeam, 'escape'));
-    const team = await spawnSbeval(['run', linkedTeam]);
-    expect(team.exitCode).toBe(2);
-    expect(team.stderr).toMatch(/escape is a symbolic link/);
-
     const linkedFile = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
     symlinkSync(join(outside, 'raw', 'I', 'x_I_1.txt'), join(linkedFile, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_9.txt'));
-    const file = await spawnSbeval(['run', linkedFile]);
-    expect(file.exitCode).toBe(2);
-    expect(file.stderr).toMatch(/BlockSmith_I_9\.txt is a symbolic link/);
-
     const control = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
     mkdirSync(join(control, 'bad\tteam', 'raw', 'I'), { recursive: true });
-    const named = await spawnSbeval(['run', control]);
+    const [team, file, named] = await Promise.all([spawnSbeval(['run', linkedTeam]), spawnSbeval(['run', linkedFile]), spawnSbeval(['run', control])]);
+    expect(team.exitCode).toBe(2);
+    expect(team.stderr).toMatch(/escape is a symbolic link/);
+    expect(file.exitCode).toBe(2);
+    expect(file.stderr).toMatch(/BlockSmith_I_9\.txt is a symbolic link/);
     expect(named.exitCode).toBe(2);
     expect(named.stderr).toMatch(/contains a path separator or control character/);
 
@@ -176,7 +172,7 @@ describe('sbeval run', () => {
   });
 
   it('stops on SIGINT with exit code 130, and the next run finishes the work', async () => {
-    const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L', 'O'] });
+    const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L'] });
     const child = spawnSbeval(['run', root, '--workers', '1']);
     let sent = false;
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -196,6 +192,6 @@ describe('sbeval run', () => {
     const again = await spawnSbeval(['run', root, '--workers', '1']);
     expect(again.exitCode).toBe(0);
     const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1);
-    expect(rows).toHaveLength(18);
+    expect(rows).toHaveLength(12);
   }, 120_000);
 });
