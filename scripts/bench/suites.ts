@@ -2,6 +2,7 @@ import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
 import { simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
+import { bridgeSuite } from './bridge.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -14,4 +15,5 @@ export const SUITES: BenchSuite[] = [
   generateSuite,
   simulateSuite,
   vitSuite,
+  bridgeSuite,
 ];
