@@ -3,6 +3,7 @@ import { generateSuite } from './generate.js';
 import { simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
 import { bridgeSuite } from './bridge.js';
+import { explainSuite } from './explain.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -16,4 +17,5 @@ export const SUITES: BenchSuite[] = [
   simulateSuite,
   vitSuite,
   bridgeSuite,
+  explainSuite,
 ];
