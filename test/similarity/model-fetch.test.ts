@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -176,7 +177,7 @@ describe('sbeval model fetch against a local hub', () => {
   });
 
   it('falls back to pytorch_model.bin, tolerates a missing preprocessor config, says when there are no weights', async () => {
-    const torchBin = new URL('./fixtures/torch-bin/', import.meta.url).pathname;
+    const torchBin = fileURLToPath(new URL('./fixtures/torch-bin/', import.meta.url));
     hub.files.set('other/bin-only/main/config.json', { body: readFileSync(join(torchBin, 'config.json')), lfs: false });
     await expect(fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS })).rejects.toThrow(/neither model\.safetensors nor pytorch_model\.bin/);
     hub.files.set('other/bin-only/main/pytorch_model.bin', { body: readFileSync(join(torchBin, 'pytorch_model.bin')), lfs: true });

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,8 @@ import { GOLDEN, runSbeval } from '../helpers/cli.js';
  * expected outputs were computed by Hugging Face transformers + PyTorch on the same images the way the
  * official script runs (fixtures/hf-tiny-vit, scripts/fixtures/hf-tiny-vit.py).
  */
-const HF = new URL('./fixtures/hf-tiny-vit/', import.meta.url).pathname;
-const PILLOW_INPUTS = new URL('./fixtures/pillow/inputs/', import.meta.url).pathname;
+const HF = fileURLToPath(new URL('./fixtures/hf-tiny-vit/', import.meta.url));
+const PILLOW_INPUTS = fileURLToPath(new URL('./fixtures/pillow/inputs/', import.meta.url));
 interface Expected {
   image: string;
   logits: number[];

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, copyFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { convertModelFolder } from '../../orchestrator/stages/model.js';
 import { prng } from './tiny-vit.js';
 
 /** Files written by PyTorch itself (scripts/fixtures/hf-tiny-vit.py → fixtures/torch-bin/). */
-const DIR = new URL('./fixtures/torch-bin/', import.meta.url).pathname;
+const DIR = fileURLToPath(new URL('./fixtures/torch-bin/', import.meta.url));
 
 describe('torch.save checkpoints (pytorch_model.bin) without Python', () => {
   it('reads views with strides and offsets into shared storage, float16, bfloat16 and parameters as PyTorch does', () => {
