@@ -130,3 +130,40 @@ export { recordCorpus } from './orchestrator/stages/record.js';
 export type { CorpusIndex, CorpusEntry, RecordOptions, RecordSummary } from './orchestrator/stages/record.js';
 export { verifyCorpus, compareTrials, applyBox2dOverrides, DEFAULT_TOLERANCE } from './orchestrator/stages/verify.js';
 export type { TrialComparison, VerifyOptions, VerifySummary, LevelVerification, Divergence } from './orchestrator/stages/verify.js';
+
+// The bridge: protocol, endpoint, remote engines, workers, fleets, traces (bridge/PROTOCOL.md).
+export {
+  PROTOCOL_VERSION,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  CLOSE,
+  MESSAGE_TYPES,
+  SENDERS,
+  ProtocolError,
+  checkCompatibility,
+  encodeMessage,
+  decodeMessage,
+} from './bridge/protocol.js';
+export type { Message, MessageType, Capabilities, RunSummary, ErrorPhase, ErrorFault, Compatibility, Side } from './bridge/protocol.js';
+export { EngineEndpoint } from './bridge/endpoint.js';
+export type { EndpointOptions, RejectedConnection } from './bridge/endpoint.js';
+export { RemoteEngine, EngineLostError, RemoteRunError } from './bridge/remote-engine.js';
+export { runEngineWorker, headlessCapabilities } from './bridge/worker.js';
+export type { WorkerOptions, WorkerResult } from './bridge/worker.js';
+export { EngineFleet, FleetEngine } from './bridge/remote-fleet.js';
+export type { FleetOptions, InstanceLauncher, LaunchSpec, InstanceInfo, InstanceStatus } from './bridge/remote-fleet.js';
+export { headlessWorkerLauncher, unityLauncher, UNITY_ENTRY_METHOD } from './bridge/remote-launchers.js';
+export type { UnityLaunchOptions } from './bridge/remote-launchers.js';
+export {
+  TRACE_FORMAT,
+  TRACE_VERSION,
+  TraceVersionError,
+  TraceFormatError,
+  TraceRecorder,
+  TraceAssembler,
+  openTrace,
+  readTrace,
+  traceFromBytes,
+  runRecorded,
+  teeSinks,
+} from './bridge/trace.js';
+export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderOptions } from './bridge/trace.js';
