@@ -97,7 +97,9 @@ namespace Sbeval.Bridge
         /// </summary>
         public static int[] Match(List<LevelObject> xmlObjects, string kind, IList<double[]> createdPositions)
         {
-            const double Tolerance = 1e-3; // positions arrive through float32 transforms
+            // Positions arrive through float32 transforms, and a body may already have moved a little if a
+            // physics step ran before it was seen; distinct objects of one kind are further apart than this.
+            const double Tolerance = 0.05;
             int[] ids = new int[createdPositions.Count];
             int next = 0;
             List<LevelObject> candidates = xmlObjects.FindAll(o => o.Kind == kind);

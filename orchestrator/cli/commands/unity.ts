@@ -154,7 +154,9 @@ async function launch(flags: LaunchFlags): Promise<number> {
     if (levels.length > 0) {
       const out = resolve(flags.out as string);
       const base = levels.length === 1 ? dirname(levels[0] as string) : commonDir(levels);
-      const pool = new EnginePool({ engines: fleet.engines, maxAttempts: flags.attempts });
+      // A run may wait for its instance to restart (an editor needs minutes): the pool's watchdogs allow for it.
+      const restartMs = flags.connectTimeout * 1000;
+      const pool = new EnginePool({ engines: fleet.engines, maxAttempts: flags.attempts, stallMs: restartMs + 60_000, jobTimeoutMs: restartMs + 300_000 });
       try {
         await Promise.all(
           levels.map(async (file) => {

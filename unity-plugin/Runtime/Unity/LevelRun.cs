@@ -68,18 +68,22 @@ namespace Sbeval.Bridge.Unity
             m_totalSteps = settings.WindowSteps + (settings.Capture ? CaptureDelaySteps : 0);
             m_scene = settings.Capture ? SimilarityScene : StabilityScene;
 
-            if (!Try("load", "level", PrepareLevel)) return Finish();
-            return Body();
+            return Run();
+        }
+
+        private IEnumerator Run()
+        {
+            if (Try("load", "level", PrepareLevel)) yield return Body();
+            Finished = true;
         }
 
         private IEnumerator Body()
         {
             AsyncOperation loading = null;
-            if (!Try("load", "engine", () => loading = SceneManager.LoadSceneAsync(m_scene, LoadSceneMode.Additive))) { Finished = true; yield break; }
+            if (!Try("load", "engine", () => loading = SceneManager.LoadSceneAsync(m_scene, LoadSceneMode.Additive))) yield break;
             if (loading == null)
             {
                 Fail("load", "engine", "cannot load " + m_scene + " (is it in the build settings?)", "open the project once in the editor and check File > Build Settings");
-                Finished = true;
                 yield break;
             }
             while (!loading.isDone) yield return null;
@@ -117,13 +121,6 @@ namespace Sbeval.Bridge.Unity
             if (!Try("simulate", "engine", SendRest)) { yield return Cleanup(); yield break; }
             yield return Cleanup();
             Try("simulate", "engine", SendDone);
-            Finished = true;
-        }
-
-        private IEnumerator Finish()
-        {
-            Finished = true;
-            yield break;
         }
 
         private void PrepareLevel()
@@ -145,7 +142,8 @@ namespace Sbeval.Bridge.Unity
         {
             m_tracker = BodyTracker.Attach(m_xmlObjects);
             m_batcher = new FrameBatcher(m_tracker.Count, (int)m_load.Settings.FramesPerBatch);
-            Send(m_session.Loaded(Time.fixedDeltaTime, m_tracker.Bodies));
+            // Time.fixedDeltaTime is the float 0.02 (TimeManager.asset); announce it as the decimal it stands for.
+            Send(m_session.Loaded(Math.Round(Time.fixedDeltaTime, 6), m_tracker.Bodies));
             m_tracker.Sample(0, m_batcher, m_pending);
             EndStep(0);
         }
@@ -219,7 +217,6 @@ namespace Sbeval.Bridge.Unity
                 }
                 yield return null;
             }
-            Finished = true;
         }
 
         private void Send(Message message)
