@@ -51,7 +51,7 @@ export interface InstanceLauncher {
 export interface FleetOptions {
   launcher: InstanceLauncher;
   count: number;
-  /** Where instance logs go (default: a new folder under the OS temp dir). */
+  /** Where instance logs go (default: a new folder under $SBEVAL_ENGINE_LOG_DIR, else under the OS temp dir). */
   logDir?: string;
   endpoint?: EndpointOptions;
   /** Restarts allowed per instance over the fleet's life (default 3). */
@@ -335,7 +335,8 @@ export class EngineFleet {
   /** Starts the endpoint and every instance; resolves when all of them completed the handshake. */
   static async start(options: FleetOptions): Promise<EngineFleet> {
     if (!Number.isInteger(options.count) || options.count < 1) throw new SbevalError('config', `instance count must be a positive integer, got ${options.count}`);
-    const logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'sbeval-engines-'));
+    const fromEnvironment = process.env.SBEVAL_ENGINE_LOG_DIR;
+    const logDir = options.logDir ?? (fromEnvironment ? mkdtempSync(join(fromEnvironment, 'engines-')) : mkdtempSync(join(tmpdir(), 'sbeval-engines-')));
     mkdirSync(logDir, { recursive: true });
     await options.launcher.prepare?.(options.count);
     const endpoint = await EngineEndpoint.listen({ ...options.endpoint, log: options.endpoint?.log ?? options.log });

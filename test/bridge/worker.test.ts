@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,12 +155,19 @@ describe('sbeval simulate --engine headless-ws', () => {
     const [inProcess, sockets] = roots as [string, string];
     const a = await runSbeval(['simulate', inProcess, '--engine', 'headless', '--workers', '1', '--json']);
     expect(a.exitCode).toBe(0);
-    const b = await runSbeval(['simulate', sockets, '--engine', 'headless-ws', '--workers', '2', '--json']);
+    const engineLogs = join(dir, 'engine-logs');
+    mkdirSync(engineLogs, { recursive: true });
+    const b = await runSbeval(['simulate', sockets, '--engine', 'headless-ws', '--workers', '2', '--json'], { env: { SBEVAL_ENGINE_LOG_DIR: engineLogs } });
     expect(b.stderr).toBe('');
     expect(b.exitCode).toBe(0);
     expect(JSON.parse(b.stdout)).toMatchObject({ succeeded: 4, failed: 0 });
     const expected = outputs(inProcess);
     expect(Object.keys(expected).sort()).toEqual(['images/L/V1_L_1.png', 'images/L/V1_L_5.png', 'images/L/V1_L_8.png', 'images/L/V1_L_9.png', 'stability/L.json']);
     expect(outputs(sockets)).toEqual(expected);
+    // Two `sbeval engine` processes served it, each with its log, and both left on bye.
+    const [fleetDir] = readdirSync(engineLogs);
+    const logs = readdirSync(join(engineLogs, fleetDir as string)).sort();
+    expect(logs).toEqual(['headless-ws-0.log', 'headless-ws-1.log']);
+    for (const log of logs) expect(readFileSync(join(engineLogs, fleetDir as string, log), 'utf8')).toMatch(/stopped \(bye\) after \d+ level run/);
   }, 180_000);
 });
