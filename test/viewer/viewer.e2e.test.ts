@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
+import { similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
 import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
 
 /**
@@ -244,6 +245,13 @@ describe('sbeval view <competition-dir>', () => {
         ],
       }),
     );
+    // The similarity script's file (scoring/formats/similarity.ts writes the official format): P(L) = 0.25 for trial 1.
+    const probabilities = (p: number) => Array.from({ length: 26 }, (_, i) => (i === 11 ? p : (1 - p) / 25));
+    mkdirSync(join(root, 'alpha', 'similarity'), { recursive: true });
+    writeFileSync(
+      join(root, 'alpha', 'similarity', 'L.json'),
+      writeSimilarityJson(similarityFile('L', [{ id: 'alpha_L_1.png', probabilities: probabilities(0.25) }, { id: 'alpha_L_2.png', probabilities: probabilities(0.5) }])),
+    );
     const traces = join(root, 'alpha', 'traces', 'L');
     mkdirSync(traces, { recursive: true });
     // `sbeval run --traces` names each evaluator trial's trace `<name>.trial<k>.sbtrace` (orchestrator/run/effects.ts).
@@ -258,7 +266,7 @@ describe('sbeval view <competition-dir>', () => {
     const list = page.getByRole('navigation', { name: 'Trials' });
     await expect(list.locator('h3').allTextContents()).resolves.toEqual(['alpha · L']);
     const buttons = list.locator('button');
-    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33', 'alpha_L_2 ●sta 1.00', '  trial 2']);
+    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33 sim 0.25', 'alpha_L_2 ●sta 1.00 sim 0.50', '  trial 2']);
     // The first trial has no trace: simulated on demand with the headless engine.
     await expect(page.locator('#status').textContent()).resolves.toContain('simulated');
     await expect(page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.positions!).length)).resolves.toBe(3);
