@@ -157,6 +157,12 @@ describe('sbeval explain (CLI)', () => {
     expect(e.moving).toBe(4);
     expect(e.bodies).toHaveLength(6);
     expect(e.bodies[e.firstMover!]!.reason?.kind).toBe('overhang');
+
+    // A level file is simulated once on the headless engine and explained the same way.
+    const direct = await runSbeval(['explain', xml, '--json']);
+    expect(direct.exitCode, direct.stderr).toBe(0);
+    const d = JSON.parse(direct.stdout) as Explanation;
+    expect([d.moving, d.firstMover, d.bodies[d.firstMover!]!.onsetStep]).toEqual([e.moving, e.firstMover, e.bodies[e.firstMover!]!.onsetStep]);
   });
 
   it('says what is wrong with a file that is not a trace', async () => {
