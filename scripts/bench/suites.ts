@@ -2,6 +2,7 @@ import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
 import { simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
+import { pipelineSuite } from './pipeline.js';
 import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
@@ -16,6 +17,7 @@ export const SUITES: BenchSuite[] = [
   generateSuite,
   simulateSuite,
   vitSuite,
+  pipelineSuite,
   bridgeSuite,
   explainSuite,
 ];

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- pipeline`: the whole `sbeval run` on a generated competition of 10 teams × 26
+ * letters × 10 trials (2,600 responses, the 2024 size), headless engine in worker threads (one per
+ * core), similarity with a ViT-B/16-sized random model (scripts/make-random-vit.ts; the competition
+ * model's shape), 2024 rules. Reports, per stage, the work done and levels (or files) per second, then
+ * a second run over the finished folder (everything already done: the cost of resuming).
+ *
+ * The responses are seeded (same folder on every machine): prose plus a fenced block of 4–40
+ * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
+ * break the height boundary, so every stage sees realistic failures.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchSuite } from './suites.js';
+import { VIT_B16, defaultRandomVitDir, writeRandomVit } from '../make-random-vit.js';
+import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
+import { runCompetition } from '../../orchestrator/run/index.js';
+
+const TEAMS = 10;
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const TRIALS = 10;
+const BLOCKS = ['b11', 'b31', 'b13'] as const;
+
+/** mulberry32: a seeded generator, so the folder is the same everywhere. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function response(random: () => number, letter: string): string {
+  if (random() < 0.06) return `I would build the letter ${letter} as a tall structure with a wide base, but I cannot write code for it.`;
+  const calls: string[] = [];
+  const count = 4 + Math.floor(random() * 37);
+  const centre = 3 + Math.floor(random() * 14);
+  for (let i = 0; i < count; i += 1) {
+    const block = BLOCKS[Math.floor(random() * BLOCKS.length)]!;
+    const x = Math.max(0, Math.min(19, centre + Math.floor((random() - 0.5) * 8)));
+    calls.push(`drop_block('${block}', ${x})`);
+  }
+  return `Here is a structure that looks like the letter ${letter}:\n\n\`\`\`python\n${calls.join('\n')}\n\`\`\`\n\nThe stems are built first, then the bars.`;
+}
+
+export function writeCompetition(root: string, seed = 2024): number {
+  const random = prng(seed);
+  let files = 0;
+  for (let t = 0; t < TEAMS; t += 1) {
+    const team = `team${String(t).padStart(2, '0')}`;
+    for (const letter of LETTERS) {
+      const dir = join(root, team, 'raw', letter);
+      mkdirSync(dir, { recursive: true });
+      for (let n = 1; n <= TRIALS; n += 1) {
+        writeFileSync(join(dir, `${team}_${letter}_${n}.txt`), response(random, letter));
+        files += 1;
+      }
+    }
+  }
+  writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2024\n');
+  return files;
+}
+
+/** Start/end time and counts per stage, from the progress events every stage reports. */
+class StageClock implements ProgressSink {
+  readonly stages = new Map<string, { started: number; ended: number; ok: number; failed: number; skipped: number }>();
+  start(stage: string): void {
+    const existing = this.stages.get(stage);
+    if (existing) existing.ended = 0;
+    else this.stages.set(stage, { started: performance.now(), ended: 0, ok: 0, failed: 0, skipped: 0 });
+  }
+  tick(stage: string, outcome: TickOutcome): void {
+    const s = this.stages.get(stage);
+    if (s) s[outcome] += 1;
+  }
+  note(): void {}
+  end(stage: string): void {
+    const s = this.stages.get(stage);
+    if (s) s.ended = performance.now();
+  }
+}
+
+function modelPath(): string {
+  const dir = defaultRandomVitDir(VIT_B16);
+  const onnx = join(dir, 'model.onnx');
+  if (!existsSync(onnx)) {
+    console.log(`generating a random ViT-B/16 in ${dir} …`);
+    writeRandomVit(dir, VIT_B16);
+  }
+  return onnx;
+}
+
+async function timedRun(root: string, model: string, label: string): Promise<Array<Record<string, string | number>>> {
+  const clock = new StageClock();
+  const started = performance.now();
+  const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: availableParallelism() }), progress: clock });
+  const total = (performance.now() - started) / 1000;
+  const rows: Array<Record<string, string | number>> = [];
+  for (const [stage, s] of clock.stages) {
+    const seconds = ((s.ended || performance.now()) - s.started) / 1000;
+    const worked = s.ok + s.failed;
+    rows.push({
+      run: label,
+      stage,
+      items: s.ok + s.failed + s.skipped,
+      ok: s.ok,
+      failed: s.failed,
+      alreadyDone: s.skipped,
+      seconds: Number(seconds.toFixed(2)),
+      perSecond: seconds > 0 ? Number(((worked || s.skipped) / seconds).toFixed(1)) : 0,
+    });
+  }
+  const score = report.stages.find((s) => s.stage === 'score');
+  rows.push({ run: label, stage: 'whole run', items: report.levels.total, ok: report.levels.total - report.levels.failed, failed: report.levels.failed, alreadyDone: report.levels.cached, seconds: Number(total.toFixed(2)), perSecond: Number((report.levels.total / total).toFixed(1)) });
+  if (score?.status !== 'done') throw new Error(`the score stage did not run: ${score?.detail ?? 'missing'}`);
+  return rows;
+}
+
+export const pipelineSuite: BenchSuite = {
+  name: 'pipeline',
+  description: `sbeval run end to end: ${TEAMS} teams × 26 letters × ${TRIALS} trials, headless engine (${availableParallelism()} workers), ViT-B/16-sized random model, 2024 rules; then the same command again (resume with nothing left)`,
+  async run() {
+    const model = modelPath();
+    const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-pipeline-'));
+    try {
+      writeCompetition(root);
+      const first = await timedRun(root, model, 'fresh');
+      const second = await timedRun(root, model, 'resume');
+      return [...first, ...second];
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
