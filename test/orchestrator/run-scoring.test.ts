@@ -13,6 +13,7 @@ import { readTrace } from '../../bridge/trace.js';
 import { trialStability } from '../../scoring/stability.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
 import { exampleCopy, snapshot } from './helpers/competition.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
 
 /**
  * `sbeval run` with a similarity model: similarity, diversity and the official score files follow the
@@ -147,5 +148,34 @@ describe('sbeval run --traces', () => {
     const after = snapshot(root);
     for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
     expect([...after.keys()]).toEqual([...before.keys()]);
+  }, 120_000);
+});
+
+describe('sbeval run with a configured submission', () => {
+  it('generates the responses through Ollama first, then evaluates them; a second run asks nothing again', async () => {
+    const server = await new FakeOllama({ models: ['m1'] }).start();
+    try {
+      const root = mkdtempSync(join(tmpdir(), 'sbeval-run-generate-'));
+      writeFileSync(
+        join(root, 'sbeval.config.yaml'),
+        `rules: 2024\ncharacters: A-C\ntrials: 2\nmodels: [m1]\nhosts: ["${server.url}"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n`,
+      );
+      const report = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+      expect(report.stages[0]).toMatchObject({ stage: 'generate', status: 'done' });
+      const answered = server.calls.filter((c) => c.outcome === 'ok').length;
+      expect(answered).toBe(6);
+      for (const c of ['A', 'B', 'C']) expect(list(join(root, 'zero_shot', 'raw', c))).toEqual([`zero_shot_${c}_1.txt`, `zero_shot_${c}_2.txt`]);
+      // Every generated trial is accounted for, none as "never generated".
+      expect(report.trials).toHaveLength(6);
+      expect(report.trials.every((t) => t.stageReached !== 'none')).toBe(true);
+
+      const before = snapshot(root);
+      await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+      expect(server.calls.filter((c) => c.outcome === 'ok').length).toBe(answered);
+      const after = snapshot(root);
+      for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
+    } finally {
+      await server.stop();
+    }
   }, 120_000);
 });
