@@ -124,7 +124,7 @@ describe('run config', () => {
 
   it('rejects bad flag values with the flag name', () => {
     expect(errorOf(() => resolveRunConfig(competition(), { rules: '2022' }))).toMatch(/--rules: rules "2022" is not one of 2023, 2024, 2025/);
-    expect(errorOf(() => resolveRunConfig(competition(), { engine: 'unity' }))).toMatch(/--engine "unity" is not one of headless, headless-ws, bridge/);
+    expect(errorOf(() => resolveRunConfig(competition(), { engine: 'box2d' }))).toMatch(/--engine "box2d" is not one of headless, headless-ws, unity, bridge/);
     expect(errorOf(() => resolveRunConfig(competition(), { chars: 'A-5' }))).toMatch(/not in the alphabet/);
   });
 });
