@@ -261,6 +261,10 @@ async function runLevels(competition: Competition, ctx: LevelRunContext): Promis
   const found = config.sources.characters === 'default' ? charactersFound(competition.root, config.teams) : config.characters;
   const planned = planLevels(competition.root, { teams: config.teams, characters: found.length > 0 ? found : config.characters, trials: config.trials, model: competition.model });
   const digest = settingsDigest({ engine: config.engine, trials: config.simulationTrials, damage: config.damage, rule: OFFICIAL_RULE, rawImages: false });
+  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
+  if (config.sources.trials === 'default' && highest > 0 && highest < config.trials) {
+    progress.note('simulate', `expecting ${config.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`);
+  }
 
   // Levels an earlier run finished are not run again.
   const todo: PlannedLevel[] = [];
