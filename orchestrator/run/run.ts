@@ -169,13 +169,27 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
       stageDone('convert', await runConvertStage({ root: competition.root, filter, prefix: config.prefix, now }, progress));
       throwIfCancelled(options.signal);
 
-      pool = await runLevels(competition, { config, options, progress, log, report, outcomes, startedAt, pool });
+      const levels = await runLevels(competition, { config, options, progress, log, report, outcomes, startedAt, pool });
+      pool = levels.pool;
+      const levelsWithXml = levels.planned.filter((l) => existsSync(l.paths.level));
       throwIfCancelled(options.signal);
 
       // The evaluator's per-character stability files, from the caches the machines committed
       // (no engines: a level that is not done is left for the next run, never run here).
       const summary = await runSimulateStage({ root: competition.root, filter, engines: [], trials: config.simulationTrials, damage: config.damage, engine: config.engine }, SILENT_PROGRESS);
-      record({ stage: 'stability', model: competition.model, status: 'done', detail: `${summary.characters.length} character file(s)` });
+      // A character with a level that is not done (an engine failure past its retries) gets no file yet: say so.
+      const written = new Set(summary.characters);
+      const held = [...new Set(levelsWithXml.map((l) => `${l.ref.team}/${l.ref.character}`))].filter((key) => !written.has(key));
+      for (const key of held) progress.note('stability', `${key}: not every level is done, so its stability file is not written; run again to retry them`);
+      record(
+        {
+          stage: 'stability',
+          model: competition.model,
+          status: held.length > 0 ? 'failed' : 'done',
+          detail: `${summary.characters.length} character file(s)${held.length > 0 ? `; ${held.length} held back until their levels are done (run again)` : ''}`,
+        },
+        { held },
+      );
     }
     await pool?.close();
     pool = undefined;
@@ -255,7 +269,7 @@ interface LevelRunContext {
 }
 
 /** Stage 3: a machine per trial that is not done yet; returns the pool (created on first need). */
-async function runLevels(competition: Competition, ctx: LevelRunContext): Promise<EnginePool | undefined> {
+async function runLevels(competition: Competition, ctx: LevelRunContext): Promise<{ pool: EnginePool | undefined; planned: PlannedLevel[] }> {
   const { config, options, progress, log, report, outcomes } = ctx;
   let pool = ctx.pool;
   const found = config.sources.characters === 'default' ? charactersFound(competition.root, config.teams) : config.characters;
@@ -339,7 +353,7 @@ async function runLevels(competition: Competition, ctx: LevelRunContext): Promis
   await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, todo.length)) }, () => worker()));
   progress.end('simulate');
   log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
-  return pool;
+  return { pool, planned };
 }
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {

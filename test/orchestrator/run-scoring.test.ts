@@ -179,3 +179,37 @@ describe('sbeval run with a configured submission', () => {
     }
   }, 120_000);
 });
+
+describe('sbeval run when engines keep failing one level', () => {
+  it('records the level as an engine failure, holds its character file back, and the next run completes it', async () => {
+    const root = exampleCopy({ teams: ['BlockSmith'], letters: ['I', 'L'] });
+    const victim = 'BlockSmith/I/BlockSmith_I_2';
+    // Engines that lose their connection whenever they get this one level (an engine fault, not a level error).
+    const flaky: EngineFactory = async (slot, generation) => {
+      const engine = new HeadlessEngine(`flaky-${slot}-${generation}`);
+      const run = engine.run.bind(engine);
+      engine.run = async (job, sink, signal) => {
+        if (job.levelId === victim) throw new Error('connection reset by peer');
+        return run(job, sink, signal);
+      };
+      return engine;
+    };
+    writeFileSync(join(root, 'sbeval.config.yaml'), 'trials: 3\nlimits:\n  engineRetries: 1\n');
+    const first = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: flaky });
+    const row = first.trials.find((t) => t.letter === 'I' && t.trial === '2')!;
+    expect(row.stageReached).toBe('level');
+    expect(row.reason).toMatch(/connection reset by peer \(after 1 retry on other engines\)/);
+    expect(first.stages.find((s) => s.stage === 'stability')).toMatchObject({ status: 'failed' });
+    expect(list(join(root, 'BlockSmith', 'stability'))).toEqual(['L.json']);
+    // The retry went to the other engine.
+    const lines = readFileSync(first.runLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const attempts = lines.filter((l) => l.type === 'pool.attempt-start' && l.levelId === victim).map((l) => l.engineId);
+    expect(new Set(attempts).size).toBe(2);
+
+    const second = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+    expect(second.levels.simulated).toBe(1);
+    expect(second.trials.find((t) => t.letter === 'I' && t.trial === '2')!.stageReached).toBe('image');
+    expect(list(join(root, 'BlockSmith', 'stability'))).toEqual(['I.json', 'L.json']);
+    expect(second.stages.find((s) => s.stage === 'stability')).toMatchObject({ status: 'done' });
+  }, 120_000);
+});
