@@ -1,4 +1,5 @@
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { unityStabilityScore } from './formats/stability.js';
 
 /**
  * Stability of one trial from the frame stream, and the evaluator's trial bookkeeping. Pure: data in,
@@ -49,9 +50,8 @@ export interface TrialStability {
 /** `1.0f − ((float)moving / (float)starting)` as the evaluator's files show it: one rounding to float32. */
 export function unityScore(startingObjects: number, movingObjects: number): number {
   if (startingObjects <= 0) return 0;
-  // The reference files show the division done in double and rounded once (4 of 6 → 0.3333333432674408,
-  // not the 0.33333331 a float32 subtraction would give): C# evaluates the float expression in higher precision.
-  return Math.fround(1 - movingObjects / startingObjects);
+  // One rounding to float32 of the double-precision expression (see unityStabilityScore).
+  return unityStabilityScore(startingObjects, movingObjects);
 }
 
 /** Consumes one trial's stream incrementally (no need to keep every frame) and gives the verdict. */

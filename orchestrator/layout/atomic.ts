@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { mkdir, rename, rm, open } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
@@ -31,13 +31,15 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
-export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+/** Synchronous variant; `data` may be a list of pieces (large model files are written without joining them). */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempName(path);
   try {
     const fd = openSync(tmp, 'w');
     try {
-      writeFileSync(fd, data);
+      if (typeof data === 'string' || data instanceof Uint8Array) writeFileSync(fd, data);
+      else for (const piece of data) for (let off = 0; off < piece.length; ) off += writeSync(fd, piece, off, piece.length - off);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, readSync, fstatSync, createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, basename, join } from 'node:path';
+import { join } from 'node:path';
 import { SbevalError } from '../errors.js';
 import { writeFileAtomicSync } from '../layout/atomic.js';
 import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, torchWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
@@ -21,26 +21,9 @@ import { SILENT_PROGRESS } from '../progress/types.js';
 export const COMPETITION_MODEL = 'pittawat/vit-base-uppercase-english-characters';
 export const HF_BASE_URL = 'https://huggingface.co';
 
-/** Writes pieces to a temporary file beside `path`, syncs, renames: a killed run never leaves half a model. */
+/** A killed run never leaves half a model: the pieces go to a temporary file that is renamed into place. */
 export function writePiecesAtomic(path: string, pieces: readonly Uint8Array[]): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      for (const p of pieces) {
-        let off = 0;
-        while (off < p.length) off += writeSync(fd, p, off, p.length - off);
-      }
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
+  writeFileAtomicSync(path, pieces);
 }
 
 function readJson(path: string, what: string): unknown {

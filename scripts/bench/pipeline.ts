@@ -17,23 +17,13 @@ import { VIT_B16, defaultRandomVitDir, writeRandomVit } from '../make-random-vit
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
+import { mulberry32 as prng } from '../../bridge/headless/order.js';
 
 const TEAMS = 10;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const TRIALS = 10;
 const BLOCKS = ['b11', 'b31', 'b13'] as const;
 
-/** mulberry32: a seeded generator, so the folder is the same everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function response(random: () => number, letter: string): string {
   if (random() < 0.06) return `I would build the letter ${letter} as a tall structure with a wide base, but I cannot write code for it.`;

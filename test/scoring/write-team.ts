@@ -41,14 +41,5 @@ export function writeTeam(dir: string, team: string, spec: TeamSpec): void {
   }
 }
 
-/** Small deterministic PRNG (mulberry32) for constructed data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG: the engine's own mulberry32 (one implementation in the project). */
+export { mulberry32 as prng } from '../../bridge/headless/order.js';

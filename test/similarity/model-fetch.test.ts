@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { fetchModel, parseEtag } from '../../orchestrator/stages/model.js';
 import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
-import { hfConfig, randomPixels, randomWeights, referenceForward, writeHfFolder, type TinyVitSpec } from './tiny-vit.js';
+import { randomPixels, randomWeights, referenceForward, writeHfFolder, type TinyVitSpec } from './tiny-vit.js';
 import { runSbeval } from '../helpers/cli.js';
 
 /**

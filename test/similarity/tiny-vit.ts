@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 as prng } from '../../bridge/headless/order.js';
 
 export interface TinyVitSpec {
   hidden: number;
@@ -23,17 +24,8 @@ export interface TinyVitSpec {
 
 export type Weights = Map<string, { shape: number[]; data: Float32Array }>;
 
-/** mulberry32: a small seeded PRNG (tests must not use Math.random). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG: the engine's own mulberry32 (one implementation in the project). */
+export { mulberry32 as prng } from '../../bridge/headless/order.js';
 
 export function randomWeights(s: TinyVitSpec, seed: number): Weights {
   const rand = prng(seed);

@@ -11,18 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convertProgram } from '../../levels/pipeline.js';
+import { mulberry32 as prng } from '../../bridge/headless/order.js';
 
-/** mulberry32: a small seeded PRNG (tests and generators only; never in simulation code). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Call = [block: 'b11' | 'b31' | 'b13', slot: number];
 
