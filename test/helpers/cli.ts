@@ -1,5 +1,7 @@
 import { execa, type Options } from 'execa';
 import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The project root (tests run the CLI from the sources, so no rebuild is needed after an edit). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,3 +26,20 @@ export async function runSbeval(args: string[], options: Options = {}): Promise<
 
 /** Golden data from the official tools and published results (read-only copy, see test/fixtures/README.md). */
 export const GOLDEN = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
+
+/**
+ * Copies the shipped example competition's sources — each team's `raw/` responses, nothing a stage
+ * generated (the README's run command fills `examples/competition` with outputs) — into `dest`.
+ */
+export function copyExampleSources(dest: string, options: { teams?: string[]; letters?: string[] } = {}): void {
+  const example = join(PROJECT_ROOT, 'examples', 'competition');
+  for (const team of readdirSync(example)) {
+    const raw = join(example, team, 'raw');
+    if (team.startsWith('.') || !existsSync(raw)) continue;
+    if (options.teams && !options.teams.includes(team)) continue;
+    for (const letter of readdirSync(raw)) {
+      if (options.letters && !options.letters.includes(letter)) continue;
+      cpSync(join(raw, letter), join(dest, team, 'raw', letter), { recursive: true });
+    }
+  }
+}

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
+import { GOLDEN, copyExampleSources, runSbeval } from '../helpers/cli.js';
 import { Gen, response } from './generators.js';
 import { readZip } from './zip.js';
 import { runExtractStage } from '../../orchestrator/stages/extract.js';
@@ -245,7 +245,7 @@ describe('stage functions', () => {
 describe('the example competition', () => {
   it('yields the levels the official scripts would, most of them', async () => {
     const root = join(work, 'example');
-    cpSync(join(PROJECT_ROOT, 'examples/competition'), root, { recursive: true });
+    copyExampleSources(root);
     const expected = officialOutputs(root, 'drop_block');
     await runExtractStage({ root });
     await runConvertStage({ root });

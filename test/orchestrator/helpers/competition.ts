@@ -1,28 +1,19 @@
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { copyExampleSources } from '../../helpers/cli.js';
 
 /** Helpers for the run tests: copies of the example competition, file snapshots, the CLI as a child. */
-export const EXAMPLE = fileURLToPath(new URL('../../../examples/competition/', import.meta.url));
 export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../../orchestrator/cli/main.ts', import.meta.url));
 
 /** A fresh copy of the example competition (optionally only some teams and letters) with a config file. */
 export function exampleCopy(options: { teams?: string[]; letters?: string[]; config?: string } = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-run-'));
-  for (const team of readdirSync(EXAMPLE)) {
-    if (!statSync(join(EXAMPLE, team)).isDirectory()) continue;
-    if (options.teams && !options.teams.includes(team)) continue;
-    cpSync(join(EXAMPLE, team), join(root, team), { recursive: true });
-    if (options.letters) {
-      for (const letter of readdirSync(join(root, team, 'raw'))) {
-        if (!options.letters.includes(letter)) rmSync(join(root, team, 'raw', letter), { recursive: true });
-      }
-    }
-  }
+  copyExampleSources(root, options);
   // The example has 3 trials per letter (the official T is 10).
   writeFileSync(join(root, 'sbeval.config.yaml'), options.config ?? 'trials: 3\n');
   return root;
