@@ -72,3 +72,16 @@ export function formatSummary(summary: StageSummary): string {
   if (summary.logFile && summary.succeeded + summary.failed > 0) lines.push(`  log: ${summary.logFile}`);
   return lines.join('\n');
 }
+
+/** The summary as `--json` prints it (reasons as an object; `extra` adds stage-specific fields). */
+export function summaryToJson(summary: StageSummary, extra: Record<string, unknown> = {}) {
+  return {
+    stage: summary.stage,
+    succeeded: summary.succeeded,
+    failed: summary.failed,
+    skipped: summary.skipped,
+    reasons: Object.fromEntries(summary.reasons),
+    logFile: summary.logFile ?? null,
+    ...extra,
+  };
+}

@@ -9,15 +9,15 @@
  * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
  * break the height boundary, so every stage sees realistic failures.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSuite } from './suites.js';
-import { VIT_B16, defaultRandomVitDir, writeRandomVit } from '../make-random-vit.js';
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
+import { modelPath } from './vit.js';
 
 const TEAMS = 10;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -75,15 +75,6 @@ class StageClock implements ProgressSink {
   }
 }
 
-function modelPath(): string {
-  const dir = defaultRandomVitDir(VIT_B16);
-  const onnx = join(dir, 'model.onnx');
-  if (!existsSync(onnx)) {
-    console.log(`generating a random ViT-B/16 in ${dir} …`);
-    writeRandomVit(dir, VIT_B16);
-  }
-  return onnx;
-}
 
 async function timedRun(root: string, model: string, label: string): Promise<Array<Record<string, string | number>>> {
   const clock = new StageClock();

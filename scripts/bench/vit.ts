@@ -20,7 +20,8 @@ import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 
 const IMAGE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/v1/images/L/V1_L_1.png', import.meta.url));
 
-function modelPath(): string {
+/** The ViT-B/16-sized random model (generated once into the OS temp folder, reused by later runs). */
+export function modelPath(): string {
   const dir = defaultRandomVitDir(VIT_B16);
   const onnx = join(dir, 'model.onnx');
   if (!existsSync(onnx)) {

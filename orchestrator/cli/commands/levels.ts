@@ -8,6 +8,7 @@ import { createProgressDisplay } from '../../progress/index.js';
 import { runExtractStage } from '../../stages/extract.js';
 import { runConvertStage } from '../../stages/convert.js';
 import { failureReason, runQualifyStage } from '../../stages/qualify.js';
+import { summaryToJson } from '../../layout/stage-log.js';
 
 /**
  * The level stages over the official competition layout: `extract` (raw → intermediate), `convert`
@@ -40,19 +41,8 @@ async function withDisplay<T>(work: (sink: ProgressSink) => Promise<T>): Promise
   }
 }
 
-function summaryJson(summary: StageSummary) {
-  return {
-    stage: summary.stage,
-    succeeded: summary.succeeded,
-    failed: summary.failed,
-    skipped: summary.skipped,
-    reasons: Object.fromEntries(summary.reasons),
-    logFile: summary.logFile ?? null,
-  };
-}
-
 function printSummary(summary: StageSummary, json: boolean | undefined): void {
-  process.stdout.write(json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : `${formatSummary(summary)}\n`);
+  process.stdout.write(json ? `${JSON.stringify(summaryToJson(summary), null, 2)}\n` : `${formatSummary(summary)}\n`);
 }
 
 function addStageFlags(command: Command): Command {
@@ -129,7 +119,7 @@ Example: sbeval qualify prompts/ --json`,
       const result = await withDisplay((sink) => runQualifyStage({ paths, copyTo: flags.copyTo }, sink));
       if (flags.json) {
         const prompts = result.prompts.map((p) => ({ file: p.file, team: p.team, ...p.verdict }));
-        process.stdout.write(`${JSON.stringify({ prompts, summary: summaryJson(result.summary) }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ prompts, summary: summaryToJson(result.summary) }, null, 2)}\n`);
       } else {
         for (const p of result.prompts) {
           const v = p.verdict;

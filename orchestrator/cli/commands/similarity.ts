@@ -2,11 +2,12 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SbevalError } from '../../errors.js';
-import { formatSummary, type StageSummary } from '../../layout/stage-log.js';
+import { formatSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { COMPETITION_MODEL, defaultCacheDir } from '../../stages/model.js';
 import { runSimilarityStage, type SimilarityRules } from '../../stages/similarity.js';
 import { runDiversityStage } from '../../stages/diversity.js';
+import { summaryToJson } from '../../layout/stage-log.js';
 
 /**
  * `sbeval similarity <root>` and `sbeval diversity <root>`: the official similarity and diversity scripts
@@ -32,18 +33,6 @@ function intAtLeast(min: number) {
 /** The competition model as `sbeval model fetch` caches it. */
 export function cachedCompetitionModel(): string {
   return join(defaultCacheDir(), 'models', `models--${COMPETITION_MODEL.replace('/', '--')}`, 'main', 'model.onnx');
-}
-
-function summaryJson(summary: StageSummary, extra: Record<string, unknown> = {}) {
-  return {
-    stage: summary.stage,
-    succeeded: summary.succeeded,
-    failed: summary.failed,
-    skipped: summary.skipped,
-    reasons: Object.fromEntries(summary.reasons),
-    logFile: summary.logFile ?? null,
-    ...extra,
-  };
 }
 
 interface CommonFlags {
@@ -86,7 +75,7 @@ export function registerSimilarityCommands(program: Command): void {
         display.close();
       }
       const { classifier, ignored } = summary;
-      if (opts.json) process.stdout.write(`${JSON.stringify(summaryJson(summary, { classifier, ignored }))}\n`);
+      if (opts.json) process.stdout.write(`${JSON.stringify(summaryToJson(summary, { classifier, ignored }))}\n`);
       else {
         const dedup = classifier.requested - classifier.inferred;
         process.stdout.write(`${formatSummary(summary)}\n  inferred ${classifier.inferred} images in ${classifier.runs} runs${dedup > 0 ? ` (${dedup} identical images reused)` : ''}${ignored.length ? `; ${ignored.length} non-PNG files ignored` : ''}\n`);
@@ -117,6 +106,6 @@ export function registerSimilarityCommands(program: Command): void {
       } finally {
         display.close();
       }
-      process.stdout.write(opts.json ? `${JSON.stringify(summaryJson(summary))}\n` : `${formatSummary(summary)}\n`);
+      process.stdout.write(opts.json ? `${JSON.stringify(summaryToJson(summary))}\n` : `${formatSummary(summary)}\n`);
     });
 }
