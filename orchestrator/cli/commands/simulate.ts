@@ -10,7 +10,7 @@ import { SbevalError } from '../../errors.js';
 import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
 import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';
-import { defaultEngineCount } from '../../../bridge/engines.js';
+import { defaultEngineCount, ENGINE_KINDS } from '../../../bridge/engines.js';
 import { runRecorded } from '../../../bridge/trace.js';
 
 /**
@@ -119,17 +119,24 @@ function fmt(n: number): string {
   return n.toFixed(3);
 }
 
-export function registerSimulateCommands(program: Command): void {
-  program
-    .command('simulate')
-    .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
-    .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)')
+/** The physics options `simulate` and `level` share (one place for their defaults and help). */
+function physicsOptions(command: Command): Command {
+  return command
     .option('--trials <n>', 'trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', intIn(1, 3), OFFICIAL_TRIALS)
     .option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points, default) or body (linear velocities)', damageFormula, 'contact-point')
     .option('--rule <rule>', 'stability rule: displacement (official: centre moved ≥ 0.1 in 10 s) or velocity (speed above a threshold in any frame)', 'displacement')
-    .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 0.5)', positiveNumber)
+    .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 0.5)', positiveNumber);
+}
+
+export function registerSimulateCommands(program: Command): void {
+  physicsOptions(
+    program
+      .command('simulate')
+      .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
+      .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
+  )
     .option('--workers <n>', `engines in parallel (default: cores = ${defaultEngineCount()})`, intIn(1, 1024))
-    .option('--engine <kind>', 'engine: headless', 'headless')
+    .option('--engine <kind>', `engine: ${ENGINE_KINDS.join(' | ')} (headless-ws: sbeval engine processes over WebSocket; unity: Science Birds editors, see unity-plugin/README.md)`, 'headless')
     .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
     .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
     .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
@@ -169,14 +176,12 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
       }
     });
 
-  program
-    .command('level')
-    .description('simulate one level and print its blocks, moving blocks and stability score')
-    .argument('<file>', 'a level .xml, or a .txt drop program / LLM response (converted the official way)')
-    .option('--trials <n>', 'trials (Unity bookkeeping)', intIn(1, 3), OFFICIAL_TRIALS)
-    .option('--damage <formula>', 'contact-point (default) or body', damageFormula, 'contact-point')
-    .option('--rule <rule>', 'displacement (official) or velocity', 'displacement')
-    .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 0.5)', positiveNumber)
+  physicsOptions(
+    program
+      .command('level')
+      .description('simulate one level and print its blocks, moving blocks and stability score')
+      .argument('<file>', 'a level .xml, or a .txt drop program / LLM response (converted the official way)'),
+  )
     .option('--prefix <name>', 'function name of the drop calls in a .txt (drop_block or ab_drop)')
     .option('--image <out.png>', 'write the black-on-white image (trial 1)')
     .option('--raw <out.png>', 'write the flat-colour _raw image (trial 1)')
