@@ -13,6 +13,7 @@ import type { VerifySummary } from '../../orchestrator/stages/verify.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { memorySink } from '../../viewer/trial.js';
 import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { hardLevels } from './make-hard-levels.js';
 
 /**
  * The committed corpus of recorded simulations (test/fixtures/corpus) replays as recorded, and
@@ -39,6 +40,14 @@ function countXml(root: string): number {
 }
 
 describe('the committed corpus', () => {
+  it('holds ten distinct hard levels, exactly as the seeded generator writes them', () => {
+    const levels = hardLevels();
+    expect(new Set(levels.map((l) => l.xml)).size).toBe(levels.length);
+    for (const level of levels) {
+      expect(readFileSync(join(CORPUS, 'hard-levels', `${level.name}.xml`), 'utf8'), level.name).toBe(level.xml);
+    }
+  });
+
   it('holds a trace of every reference level and every hard level', () => {
     const reference = JSON.parse(readFileSync(join(CORPUS, 'reference/corpus.json'), 'utf8')) as CorpusIndex;
     const hard = JSON.parse(readFileSync(join(CORPUS, 'hard/corpus.json'), 'utf8')) as CorpusIndex;

@@ -11,17 +11,24 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convertProgram } from '../../levels/pipeline.js';
-import { mulberry32 as prng } from '../../bridge/headless/order.js';
+import { fnv1a, mulberry32 as prng } from '../../bridge/headless/order.js';
 
 
 type Call = [block: 'b11' | 'b31' | 'b13', slot: number];
 
 const families: Record<string, (rand: () => number) => Call[]> = {
-  /** A tall column of vertical planks capped by horizontal ones: settles through many start gaps. */
+  /**
+   * A tall column of vertical planks capped by horizontal ones, with weights on top: settles through
+   * many start gaps. Three storeys leave room for the weights under the grid's top row; the weights'
+   * count and sides vary with the seed (the left shift erases the column's position, so position
+   * alone would not make two towers differ).
+   */
   tower: (rand) => {
     const x = 4 + Math.floor(rand() * 10);
     const calls: Call[] = [['b31', x]];
-    for (let i = 0; i < 4; i++) calls.push(['b13', x - 1], ['b13', x + 1], ['b31', x]);
+    for (let i = 0; i < 3; i++) calls.push(['b13', x - 1], ['b13', x + 1], ['b31', x]);
+    const weights = 1 + Math.floor(rand() * 3);
+    for (let i = 0; i < weights; i++) calls.push(['b11', x - 1 + Math.floor(rand() * 3)]);
     return calls;
   },
   /** Stairs of horizontal planks each shifted one column: the load walks past its base and tips. */
@@ -75,7 +82,7 @@ const PLAN: Array<[family: keyof typeof families, seed: number]> = [
 
 export function hardLevels(): Array<{ name: string; program: string; xml: string }> {
   return PLAN.map(([family, seed], i) => {
-    const calls = families[family]!(prng(seed * 7919));
+    const calls = families[family]!(prng(fnv1a(`${family}:${seed}`)));
     const program = calls.map(([b, x]) => `drop_block('${b}', ${x})`).join('\n');
     const result = convertProgram(program);
     if (!result.ok) throw new Error(`hard level ${family}/${seed}: ${result.reason}`);
