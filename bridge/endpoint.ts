@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import { checkCompatibility, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
 import { RemoteEngine } from './remote-engine.js';
 import { MessageSocket, type SocketClose } from './remote-socket.js';

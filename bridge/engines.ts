@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { SbevalError } from '../orchestrator/errors.js';
+import { SbevalError } from '../core/errors.js';
 import type { Engine } from './engine.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { WorkerEngine } from './headless/worker-engine.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SbevalError } from '../orchestrator/errors.js';
+import { SbevalError } from '../core/errors.js';
 import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
 import { bytesToFloat32, float32ToBytes, ownBytes, packValue, unpackValue } from './codec.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';

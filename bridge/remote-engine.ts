@@ -1,4 +1,4 @@
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from './engine.js';
 import {
   captureResult,

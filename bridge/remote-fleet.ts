@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from './engine.js';
 import { EngineEndpoint, type EndpointOptions } from './endpoint.js';
 import { EngineLostError, type RemoteEngine } from './remote-engine.js';

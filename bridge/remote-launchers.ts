@@ -1,8 +1,8 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SbevalError } from '../orchestrator/errors.js';
-import { nodeArgsFor, siblingModule } from '../orchestrator/runtime/node-entry.js';
+import { SbevalError } from '../core/errors.js';
+import { nodeArgsFor, siblingModule } from '../core/node-entry.js';
 import type { InstanceInfo, InstanceLauncher, LaunchSpec } from './remote-fleet.js';
 
 /**
@@ -11,18 +11,18 @@ import type { InstanceInfo, InstanceLauncher, LaunchSpec } from './remote-fleet.
  * (`SBEVAL_TOKEN`), so it does not show up in `ps`.
  */
 
-/** `sbeval engine --connect <url> --instance <name>` as a child process (from sources via tsx, or from dist). */
+/** The headless worker process (`bridge/worker-process`, what `sbeval engine` runs) as a child (from sources via tsx, or from dist). */
 export function headlessWorkerLauncher(options: { connectTimeoutMs?: number } = {}): InstanceLauncher {
-  const main = siblingModule(import.meta.url, '../orchestrator/cli/main.js');
+  const main = siblingModule(import.meta.url, './worker-process.js');
   const { execArgv, file } = nodeArgsFor(main);
   // From sources, `--import tsx` is resolved from the working directory: run in the package root.
-  const packageRoot = resolve(dirname(fileURLToPath(main)), '../..');
+  const packageRoot = resolve(dirname(fileURLToPath(main)), file.endsWith('.js') ? '../..' : '..');
   return {
     kind: 'headless-ws',
     connectTimeoutMs: options.connectTimeoutMs ?? 60_000,
     spec: (instance: InstanceInfo): LaunchSpec => ({
       file: process.execPath,
-      args: [...execArgv, file, 'engine', '--connect', instance.url, '--instance', instance.name],
+      args: [...execArgv, file, '--connect', instance.url, '--instance', instance.name],
       env: { SBEVAL_TOKEN: instance.token },
       cwd: packageRoot,
       captureOutput: true,

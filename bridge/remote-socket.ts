@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import { CLOSE, decodeMessage, encodeMessage, ProtocolError, type ErrorPhase, type Message, type Side } from './protocol.js';
 
 /**

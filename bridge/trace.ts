@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
 import { UnpackrStream } from 'msgpackr';
 import { z } from 'zod';
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import { packValue, unpackValues } from './codec.js';
 import type { CaptureResult, Engine, EngineIdentity, LevelJob, LevelSink, SimulationSettings } from './engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';

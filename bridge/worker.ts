@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { describeError, SbevalError } from '../orchestrator/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import type { Engine, LevelSink } from './engine.js';
 import {
   checkCompatibility,

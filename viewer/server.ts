@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describeError } from '../orchestrator/errors.js';
+import { describeError } from '../core/errors.js';
 import { listCompetition, type CompetitionTrial } from './competition.js';
 import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import type { Level } from '../../levels/level.js';
-import { SbevalError, describeError } from '../../orchestrator/errors.js';
+import { SbevalError, describeError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { encodePng } from './png.js';
 import { levelSeed, simulateTrial } from './run.js';

@@ -15,7 +15,7 @@ import {
   type Size,
 } from '../../levels/catalog.js';
 import type { BodyInfo, BodyKind } from '../frames.js';
-import { SbevalError } from '../../orchestrator/errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { boxPoints, convexPieces, counterClockwise, massProperties, type Vec } from './geometry.js';
 import { BOX2D_CONSTANTS } from './settings.js';
 

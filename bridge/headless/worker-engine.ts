@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { nodeArgsFor, siblingModule } from '../../orchestrator/runtime/node-entry.js';
-import { SbevalError } from '../../orchestrator/errors.js';
+import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
+import { SbevalError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest } from './engine.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';

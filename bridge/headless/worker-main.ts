@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { SbevalError } from '../../orchestrator/errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { HeadlessEngine } from './engine.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeError, SbevalError } from '../errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { COMMANDS } from './commands/index.js';
 
 /** Exit codes: 0 the command ran (trials may have failed and are recorded), 1 a verdict or check failed, 2 usage or setup error. */

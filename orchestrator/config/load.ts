@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { configSchema, type ConfigFile } from './schema.js';
 
 /** Looked up at the competition root, in this order; two at once is an error (which one would win?). */

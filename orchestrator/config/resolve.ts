@@ -2,7 +2,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { parseCharacters } from '../generate/characters.js';
 import { ALPHABET } from '../layout/competition.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';

@@ -1,4 +1,4 @@
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { ALPHABET } from '../layout/competition.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { NON_TEAM_DIRS, stageDir, trialFileBase } from '../layout/competition.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';

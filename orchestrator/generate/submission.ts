@@ -4,7 +4,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 
 /**
  * What a team submits, in the three shapes sbeval runs:

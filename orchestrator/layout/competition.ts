@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join, basename, extname } from 'node:path';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { assertSafeName } from './names.js';
 import { isAtomicTemp } from './atomic.js';
 

@@ -1,4 +1,4 @@
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 
 /**
  * Names that come from folders, config or the command line become path components. They must never

@@ -1,5 +1,5 @@
 import type { Engine, LevelSink } from '../../bridge/engine.js';
-import { describeError, SbevalError } from '../errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { GuardedSink } from './stream-guard.js';
 import {
   ENGINE_FAULTS,

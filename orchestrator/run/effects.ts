@@ -7,7 +7,7 @@ import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';

@@ -5,7 +5,7 @@ import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { escapeXml } from '../../scoring/report/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import type { RunConfig } from '../config/index.js';
-import { SbevalError, describeError } from '../errors.js';
+import { SbevalError, describeError } from '../../core/errors.js';
 import { DEFAULT_POOL_SETTINGS } from '../generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from '../generate/limits.js';
 import { runGenerate } from '../generate/stage.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { describeError } from '../errors.js';
+import { describeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';

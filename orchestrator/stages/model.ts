@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, readSync, fstatSync, createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { writeFileAtomicSync } from '../layout/atomic.js';
 import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, torchWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
 import { onnxByteLength } from '../../scoring/similarity/onnx-writer.js';

@@ -1,7 +1,7 @@
 import { readFile, readdir, stat, appendFile, mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { qualify, type QualificationVerdict } from '../../levels/rules-2023.js';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames } from '../layout/competition.js';
 import { logFileStamp, type StageSummary } from '../layout/stage-log.js';

@@ -6,7 +6,7 @@ import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
 import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../viewer/trial.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { describeError, SbevalError } from '../errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**

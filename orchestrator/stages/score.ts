@@ -27,7 +27,7 @@ import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName }
 import type { CharacterInput, ScoreInput, ScoreResult, TrialValue } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
 import { buildReport, type ReportCompetition, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
-import { SbevalError } from '../errors.js';
+import { SbevalError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listDirs, listFiles, listTeams, NON_TEAM_DIRS, resultDir, trialIndexFromName } from '../layout/competition.js';
 import { modelFolderName } from '../layout/names.js';

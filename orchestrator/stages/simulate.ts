@@ -19,7 +19,7 @@ import {
   type StabilityRule,
   type TrialStability,
 } from '../../scoring/stability.js';
-import { SbevalError, describeError } from '../errors.js';
+import { SbevalError, describeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';

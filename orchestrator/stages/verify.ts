@@ -10,7 +10,7 @@ import { traceFromBytes } from '../../bridge/trace.js';
 import { mergeBatches } from '../../scoring/explain/series.js';
 import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../viewer/trial.js';
-import { describeError, SbevalError } from '../errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfigFile, resolveRunConfig } from '../../orchestrator/config/index.js';
-import { describeError } from '../../orchestrator/errors.js';
+import { describeError } from '../../core/errors.js';
 
 function competition(files: Record<string, string> = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-config-'));

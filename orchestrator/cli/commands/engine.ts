@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { HeadlessEngine } from '../../../bridge/headless/engine.js';
-import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
-import { SbevalError } from '../../errors.js';
+import { runHeadlessWorker } from '../../../bridge/worker-process.js';
+import { SbevalError } from '../../../core/errors.js';
 
 /**
  * `sbeval engine --connect ws://host:port --token T`: this process becomes an engine for a remote
@@ -51,27 +50,6 @@ export function registerEngineCommands(program: Command): void {
       const token = flags.token ?? process.env.SBEVAL_TOKEN;
       if (!token) throw new SbevalError('config', 'no token', 'pass --token or set SBEVAL_TOKEN to the token the orchestrator printed');
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`sbeval engine${flags.instance ? ` ${flags.instance}` : ''}: ${line}\n`);
-      const engine = new HeadlessEngine(flags.instance);
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-      try {
-        const result = await runEngineWorker({
-          url: flags.connect,
-          token,
-          engine,
-          capabilities: headlessCapabilities(),
-          ...(flags.instance ? { instance: flags.instance } : {}),
-          reconnect: { maxAttempts: flags.maxRetries },
-          signal: stop.signal,
-          log,
-        });
-        log(`stopped (${result.reason}) after ${result.levelsRun} level run(s) over ${result.connections} connection(s)`);
-      } finally {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        await engine.close();
-      }
+      await runHeadlessWorker({ url: flags.connect, token, ...(flags.instance ? { instance: flags.instance } : {}), maxRetries: flags.maxRetries, log });
     });
 }

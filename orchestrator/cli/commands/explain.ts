@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { explainFrames } from '../../../scoring/explain.js';
 import { formatExplanation } from '../../../scoring/explain/format.js';
-import { SbevalError } from '../../errors.js';
+import { SbevalError } from '../../../core/errors.js';
 import { openTraceFile } from '../../../viewer/trace-source.js';
 import { simulateTrialData, type TrialData } from '../../../viewer/trial.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { SbevalError } from '../../errors.js';
+import { SbevalError } from '../../../core/errors.js';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { isRuleSetName } from '../../../scoring/score/rules.js';
 import { runScoreStage, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SbevalError } from '../../errors.js';
+import { SbevalError } from '../../../core/errors.js';
 import { formatSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { COMPETITION_MODEL, defaultCacheDir } from '../../stages/model.js';

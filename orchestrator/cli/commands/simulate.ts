@@ -6,7 +6,7 @@ import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
 import { formatSummary } from '../../layout/stage-log.js';
 import { responseToLevel, convertProgram } from '../../../levels/pipeline.js';
-import { SbevalError } from '../../errors.js';
+import { SbevalError } from '../../../core/errors.js';
 import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
 import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';

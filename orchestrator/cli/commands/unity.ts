@@ -9,7 +9,7 @@ import { EngineFleet } from '../../../bridge/remote-fleet.js';
 import { checkUnityProject, unityLauncher, UNITY_ENTRY_METHOD } from '../../../bridge/remote-launchers.js';
 import { teeSinks, TraceRecorder } from '../../../bridge/trace.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
-import { describeError, SbevalError } from '../../errors.js';
+import { describeError, SbevalError } from '../../../core/errors.js';
 import { EnginePool } from '../../pool/index.js';
 
 /**

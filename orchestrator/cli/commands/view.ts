@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import { SbevalError } from '../../errors.js';
+import { SbevalError } from '../../../core/errors.js';
 import { startViewer, type ViewerSource } from '../../../viewer/server.js';
 import { openTraceFile } from '../../../viewer/trace-source.js';
 import { simulateTrialData } from '../../../viewer/trial.js';
