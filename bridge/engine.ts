@@ -22,6 +22,24 @@ export interface SimulationSettings {
   captureRaw: boolean;
   /** Steps per `frames` message; the engine batches to keep messages small. */
   framesPerBatch: number;
+  /**
+   * Robustness runs only (`simulate --robustness`): tiny variations of the kind Unity's own runs differ
+   * by. Absent = the evaluator's trial exactly. Only the in-process / worker-thread headless engine
+   * honours it (it is not part of the wire protocol).
+   */
+  perturbation?: Perturbation;
+}
+
+/** One perturbed run of a level: seeded, so the same seed gives the same run everywhere. */
+export interface Perturbation {
+  /** Seed of this run's creation-order shuffle and position noise. */
+  seed: number;
+  /** Create the bodies in a seeded shuffled order instead of the trial's order. */
+  shuffleOrder: boolean;
+  /** Uniform noise in [−noise, +noise] units added to every object's creation x and y (0 = none). */
+  positionNoise: number;
+  /** Box2D warm starting of the contact solver (the evaluator's world has it on). */
+  warmStarting: boolean;
 }
 
 export interface LevelJob {

@@ -20,6 +20,17 @@ export function creationOrder(plans: readonly ObjectPlan[], trial: number, seed:
   return order;
 }
 
+/** A perturbed run's creation order (`Perturbation.shuffleOrder`): DecodeLevel's order shuffled by `seed`. */
+export function shuffledOrder(plans: readonly ObjectPlan[], seed: number): number[] {
+  const order = decodeOrder(plans);
+  const random = mulberry32(seed);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  return order;
+}
+
 /** mulberry32: a tiny seeded PRNG (no Math.random anywhere in the simulation). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

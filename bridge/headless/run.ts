@@ -33,7 +33,7 @@ export function levelSeed(xml: string): number {
 }
 
 export function simulateTrial(level: Level, seed: number, settings: SimulationSettings, out: TrialStream, shouldStop?: () => boolean): TrialImages | undefined {
-  const world = new LevelWorld(level, { trial: settings.trial, damage: settings.damage, seed });
+  const world = new LevelWorld(level, { trial: settings.trial, damage: settings.damage, seed, perturbation: settings.perturbation });
   const bodyCount = world.bodies.length;
   out.loaded(world.bodies, world.dt);
 

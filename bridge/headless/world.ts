@@ -1,10 +1,10 @@
 import { Box, Polygon, Vec2, World, testOverlap, Circle, Transform, type Body, type Contact, type Fixture } from 'planck';
 import type { Level } from '../../levels/level.js';
 import { DEFAULT_MATERIAL, TNT } from '../../levels/catalog.js';
-import type { DamageFormula } from '../engine.js';
+import type { DamageFormula, Perturbation } from '../engine.js';
 import { FIELD_COUNT, type BodyInfo, type SimEvent } from '../frames.js';
 import { bodyInfos, groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './objects.js';
-import { creationOrder } from './order.js';
+import { creationOrder, mulberry32, shuffledOrder } from './order.js';
 import { WORLD_SETTINGS, secondsToSteps } from './settings.js';
 import type { Vec } from './geometry.js';
 
@@ -31,6 +31,8 @@ export interface TrialOptions {
   damage: DamageFormula;
   /** Seed of the trial shuffles (derived from the level's content, so a level behaves the same anywhere). */
   seed: number;
+  /** Robustness runs: creation order, position noise and warm starting varied (absent = the evaluator's trial). */
+  perturbation?: Perturbation | undefined;
 }
 
 /** Fixture user data: the collider it belongs to (an object id ≥ 0, or −1 − tile index for the ground). */
@@ -40,6 +42,9 @@ interface ColliderRef {
 
 interface ObjectState {
   plan: ObjectPlan;
+  /** Creation position (the plan's, plus a perturbed run's noise). */
+  x: number;
+  y: number;
   body: Body | undefined;
   health: number;
   dead: boolean;
@@ -81,7 +86,7 @@ export class LevelWorld {
     this.world = new World({
       gravity: Vec2(WORLD_SETTINGS.gravity.x, WORLD_SETTINGS.gravity.y),
       allowSleep: WORLD_SETTINGS.allowSleep,
-      warmStarting: WORLD_SETTINGS.warmStarting,
+      warmStarting: options.perturbation?.warmStarting ?? WORLD_SETTINGS.warmStarting,
       continuousPhysics: WORLD_SETTINGS.continuousPhysics,
       subStepping: WORLD_SETTINGS.subStepping,
       blockSolve: WORLD_SETTINGS.blockSolve,
@@ -101,8 +106,14 @@ export class LevelWorld {
       });
     });
 
+    const perturbation = options.perturbation;
+    // Position noise from its own stream (XML order), so it does not depend on the creation order.
+    const noise = perturbation && perturbation.positionNoise > 0 ? mulberry32((perturbation.seed ^ 0x5bd1e995) >>> 0) : undefined;
+    const jitter = (value: number) => (noise ? value + (noise() * 2 - 1) * (perturbation as Perturbation).positionNoise : value);
     this.objects = this.plans.map((plan) => ({
       plan,
+      x: jitter(plan.x),
+      y: jitter(plan.y),
       body: undefined,
       health: plan.body.life ?? Number.POSITIVE_INFINITY,
       dead: false,
@@ -112,7 +123,8 @@ export class LevelWorld {
       exploded: false,
       state: new Float64Array([plan.x, plan.y, plan.angle, 0, 0, 0]),
     }));
-    for (const index of creationOrder(this.plans, options.trial, options.seed)) this.createBody(this.objects[index] as ObjectState);
+    const order = perturbation?.shuffleOrder ? shuffledOrder(this.plans, perturbation.seed) : creationOrder(this.plans, options.trial, options.seed);
+    for (const index of order) this.createBody(this.objects[index] as ObjectState);
     this.captureStates();
   }
 
@@ -120,7 +132,7 @@ export class LevelWorld {
     const { plan } = object;
     const body = this.world.createBody({
       type: plan.body.bodyType,
-      position: Vec2(plan.x, plan.y),
+      position: Vec2(object.x, object.y),
       angle: plan.angle,
       linearDamping: plan.body.linearDamping,
       angularDamping: plan.body.angularDamping,
