@@ -1,5 +1,6 @@
 import type { FrameSeries } from './explain/series.js';
-import { trialStability } from './stability.js';
+import { evaluatorWindow } from '../bridge/window.js';
+import { OFFICIAL_WINDOW_STEPS, trialStability } from './stability.js';
 import { bodyMotion, MOVEMENT_THRESHOLD } from './explain/motion.js';
 import { field, mergeBatches, ANGLE, X, Y } from './explain/series.js';
 import { analyseSupport } from './explain/support.js';
@@ -36,9 +37,9 @@ export type {
   TimelineKind,
 } from './explain/types.js';
 
-/** The evaluator's window: `while (t <= duration)` samples 10 s of 0.02-s steps, the last one being step `windowSteps`. */
-function windowEnd(series: FrameSeries, windowSteps: number | undefined): number {
-  return Math.min(series.stepCount - 1, windowSteps ?? series.stepCount - 1);
+/** The evaluator's window (bridge/window.ts): its last read step for a duration of `windowSteps` (default 10 s), or the stream's end if sooner. */
+function windowEnd(series: FrameSeries, windowSteps: number): number {
+  return Math.min(series.stepCount - 1, evaluatorWindow(windowSteps).endStep);
 }
 
 export function explainFrames(input: ExplainInput, options: ExplainOptions = {}): Explanation {
@@ -48,7 +49,8 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   if (bodies.length === 0) throw new Error('the trial has no bodies to explain');
   const series = mergeBatches(input.frames, bodies.length);
   if (series.stepCount === 0) throw new Error('the trial has no frames');
-  const end = windowEnd(series, input.windowSteps);
+  const windowSteps = input.windowSteps ?? OFFICIAL_WINDOW_STEPS;
+  const end = windowEnd(series, windowSteps);
   const events = input.events.filter((e) => e.step <= end);
 
   const removed = new Map<number, { step: number; reason: 'death' | 'out-of-world' }>();
@@ -94,7 +96,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   for (const e of events) if (e.kind === 'contact') contacts.push({ step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed });
 
   // The verdict is the official rule's own (scoring/stability.ts), so explain can never disagree with the score.
-  const verdict = trialStability(bodies, input.frames, input.events, end, { kind: 'displacement', threshold });
+  const verdict = trialStability(bodies, input.frames, input.events, windowSteps, { kind: 'displacement', threshold });
   const movingIds = new Set(verdict.moving);
   const movedVerdict = (w: Work): boolean => movingIds.has(w.info.id);
   for (const w of work) {

@@ -1,4 +1,5 @@
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { EVALUATOR_DURATION_STEPS, evaluatorWindow, isReadStep, type EvaluatorWindow } from '../bridge/window.js';
 import { unityStabilityScore } from './formats/stability.js';
 
 /**
@@ -7,11 +8,11 @@ import { unityStabilityScore } from './formats/stability.js';
  *
  * Official rule (`BaseStabilityEvaluator.IE_StableCheck` of chatgpt4pcg/modified-science-birds, scene
  * value `movementThreshold: 0.1`, `duration: 10`): every block, pig and TNT present at the start is
- * counted; its start position is taken right after the level is created (step 0) and its last position
- * is updated every frame while the object exists (a dying object is still tracked during its 0.5 s
- * fall; once removed it keeps the last position seen); it is moving when the Euclidean distance between
- * the two centres is ≥ 0.1. Rotation and velocity do not matter. `score = 1 − moving/starting` in
- * float32.
+ * counted; its start position is read on the window's start step and its last position on every
+ * step the evaluator reads while the object exists (bridge/window.ts: steps 1, then 2 … 501 and 503
+ * for the 10-s window; a dying object is still tracked during its 0.5 s fall; once removed it keeps
+ * the last position seen); it is moving when the Euclidean distance between the two centres is ≥ 0.1.
+ * Rotation and velocity do not matter. `score = 1 − moving/starting` in float32.
  *
  * Frame-stream contract this relies on (bridge/frames.ts): states of a removed body either stay at
  * their last value (the headless engine does this) or are ignored from the step of its `removed`
@@ -20,13 +21,13 @@ import { unityStabilityScore } from './formats/stability.js';
 export type StabilityRule =
   /** Centre displacement between step 0 and the last position within the window ≥ threshold (units). */
   | { kind: 'displacement'; threshold: number }
-  /** Linear speed above threshold (units/s) in any frame of the window, from `fromStep` on, while the object exists. */
+  /** Linear speed above threshold (units/s) in any frame up to the window's end, from `fromStep` on, while the object exists. */
   | { kind: 'velocity'; threshold: number; fromStep: number };
 
 /** The evaluator's scene value `movementThreshold: 0.1` (BatchStabilityTest.unity; the script default 3 is not used). */
 export const OFFICIAL_MOVEMENT_THRESHOLD = 0.1;
-/** The evaluator's `duration: 10` s at the 0.02 s physics step. */
-export const OFFICIAL_WINDOW_STEPS = 500;
+/** The evaluator's `duration: 10` s at the 0.02 s physics step (the window's steps: bridge/window.ts). */
+export const OFFICIAL_WINDOW_STEPS = EVALUATOR_DURATION_STEPS;
 export const OFFICIAL_RULE: StabilityRule = { kind: 'displacement', threshold: OFFICIAL_MOVEMENT_THRESHOLD };
 
 /**
@@ -59,16 +60,17 @@ export class StabilityTracker {
   private readonly counted: number[];
   private readonly start: Float64Array;
   private readonly last: Float64Array;
-  private readonly seenStart: Uint8Array;
   private readonly movingByVelocity: Uint8Array;
   private readonly removedAt: Float64Array;
+  private readonly window: EvaluatorWindow;
 
-  constructor(private readonly bodies: readonly BodyInfo[], private readonly windowSteps = OFFICIAL_WINDOW_STEPS, private readonly rule: StabilityRule = OFFICIAL_RULE) {
+  /** `windowSteps`: the window's duration in steps (`SimulationSettings.windowSteps`, 500 = 10 s); its read steps come from bridge/window.ts. */
+  constructor(private readonly bodies: readonly BodyInfo[], windowSteps = OFFICIAL_WINDOW_STEPS, private readonly rule: StabilityRule = OFFICIAL_RULE) {
+    this.window = evaluatorWindow(windowSteps);
     this.counted = bodies.filter((b) => b.counted).map((b) => b.id);
     const n = bodies.length;
     this.start = new Float64Array(n * 2);
     this.last = new Float64Array(n * 2);
-    this.seenStart = new Uint8Array(n);
     this.movingByVelocity = new Uint8Array(n);
     this.removedAt = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
     // Until frames arrive, the body table's creation pose is the start.
@@ -88,21 +90,26 @@ export class StabilityTracker {
 
   frames(batch: FrameBatch): void {
     const n = batch.bodyCount;
+    const { startStep, endStep } = this.window;
     for (let s = 0; s < batch.stepCount; s++) {
       const step = batch.firstStep + s;
-      if (step > this.windowSteps) return;
+      if (step > endStep) return;
+      const read = isReadStep(this.window, step);
       for (let b = 0; b < n; b++) {
+        if (step >= (this.removedAt[b] as number)) continue;
         const o = (s * n + b) * FIELD_COUNT;
         const x = batch.states[o] as number;
         const y = batch.states[o + 1] as number;
-        if (step === 0) {
+        // Streams that begin before the start step (all do) also fill the start from step 0, so a
+        // stream shorter than the window still has a start.
+        if (step <= startStep) {
           this.start[b * 2] = x;
           this.start[b * 2 + 1] = y;
-          this.seenStart[b] = 1;
         }
-        if (step >= (this.removedAt[b] as number)) continue;
-        this.last[b * 2] = x;
-        this.last[b * 2 + 1] = y;
+        if (step <= startStep || read) {
+          this.last[b * 2] = x;
+          this.last[b * 2 + 1] = y;
+        }
         if (this.rule.kind === 'velocity' && step >= this.rule.fromStep) {
           const speed = Math.hypot(batch.states[o + 3] as number, batch.states[o + 4] as number);
           if (speed > this.rule.threshold) this.movingByVelocity[b] = 1;

@@ -8,7 +8,7 @@ import { levelSeed, simulateTrial } from './run.js';
 import { physicsDigestSource } from './settings.js';
 
 /** Version of the headless engine's behaviour: bump when results can change (part of cache digests). */
-export const HEADLESS_ENGINE_VERSION = '1.0.0';
+export const HEADLESS_ENGINE_VERSION = '1.1.0';
 
 /** Digest of the physics settings and engine version (cache keys, engine identity). */
 export function headlessDigest(): string {

@@ -4,7 +4,7 @@ import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../f
 import { transformPoints, type Vec } from './geometry.js';
 import { fnv1a } from './order.js';
 import { BLACK, RAW_COLOURS, boundOf, renderImage, viewOf, type Bound, type Shape } from './render.js';
-import { CAPTURE_BOUND_DELAY_STEPS, CAPTURE_DELAY_STEPS, CAPTURE_RAW_DELAY_STEPS } from './settings.js';
+import { evaluatorWindow, stepsToSimulate } from '../window.js';
 import { LevelWorld } from './world.js';
 
 /**
@@ -37,7 +37,9 @@ export function simulateTrial(level: Level, seed: number, settings: SimulationSe
   const bodyCount = world.bodies.length;
   out.loaded(world.bodies, world.dt);
 
-  const totalSteps = settings.windowSteps + (settings.capture ? CAPTURE_DELAY_STEPS : 0);
+  // The evaluator's timing (bridge/window.ts): frames up to the window's end, or to the image step.
+  const window = evaluatorWindow(settings.windowSteps);
+  const totalSteps = stepsToSimulate(settings);
   const perBatch = Math.max(1, Math.floor(settings.framesPerBatch));
   let batchFirst = 0;
   let batchSteps = Math.min(perBatch, totalSteps + 1);
@@ -66,9 +68,9 @@ export function simulateTrial(level: Level, seed: number, settings: SimulationSe
 
   const captureAt = (step: number): void => {
     if (!settings.capture) return;
-    if (step === settings.windowSteps + CAPTURE_BOUND_DELAY_STEPS) bound = structureBound(world);
-    if (settings.captureRaw && step === settings.windowSteps + CAPTURE_RAW_DELAY_STEPS) raw = renderImage(rawShapes(world), bound && viewOf(bound));
-    if (step === settings.windowSteps + CAPTURE_DELAY_STEPS) image = renderImage(ocrShapes(world), bound && viewOf(bound));
+    if (step === window.boundStep) bound = structureBound(world);
+    if (settings.captureRaw && step === window.rawStep) raw = renderImage(rawShapes(world), bound && viewOf(bound));
+    if (step === window.imageStep) image = renderImage(ocrShapes(world), bound && viewOf(bound));
   };
 
   record(0);

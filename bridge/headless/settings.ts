@@ -92,15 +92,6 @@ export function secondsToSteps(seconds: number): number {
   return Math.max(1, Math.ceil(seconds / WORLD_SETTINGS.dt - 1e-9));
 }
 
-/**
- * Steps after the stability window at which the similarity image is taken: the evaluator waits
- * 10 s (the window), computes the structure bound, waits 7 frames, saves the raw image, swaps in the
- * OCR sprites, waits 7 more frames and saves the image (`BaseSimilarityEvaluator.IE_TakeScreenshots`).
- */
-export const CAPTURE_BOUND_DELAY_STEPS = 0;
-export const CAPTURE_RAW_DELAY_STEPS = 7;
-export const CAPTURE_DELAY_STEPS = 14;
-
 /** A short stable digest of everything above, for cache keys and the engine identity. */
 export function physicsDigestSource(): string {
   return JSON.stringify({ world: WORLD_SETTINGS, box2d: BOX2D_CONSTANTS });

@@ -6,6 +6,7 @@ import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, typ
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { headlessDigest } from '../../bridge/headless/engine.js';
+import { OFFICIAL_WINDOW } from '../../bridge/window.js';
 import { writeStabilityJson, stabilityTag, type StabilityEntry } from '../../scoring/formats/stability.js';
 import {
   DEFAULT_VELOCITY_RULE,
@@ -168,7 +169,7 @@ async function readCache(path: string): Promise<CachedLevel | undefined> {
 /** Everything that changes a level's result: engine behaviour and the stage's settings. */
 export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule; rawImages: boolean }): string {
   const engine = options.engine === 'headless' ? `headless:${headlessDigest()}` : options.engine;
-  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW_STEPS, raw: options.rawImages })).slice(0, 24);
+  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW, raw: options.rawImages })).slice(0, 24);
 }
 
 // --- the stage --------------------------------------------------------------------------------------

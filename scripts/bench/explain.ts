@@ -8,7 +8,7 @@ import { viewerFrames, viewerMeta } from '../../viewer/trial.js';
 
 /**
  * The trace tools on the committed corpus (test/fixtures/corpus: 90 reference levels + 10 hard
- * generated ones, 501 steps each): reading a trace, `explain`, the viewer's payload, and a whole
+ * generated ones, 504 steps each: steps 0 … 503, the evaluator's window): reading a trace, `explain`, the viewer's payload, and a whole
  * `sbeval verify` (re-simulation + comparison) in this thread.
  */
 const CORPUS = fileURLToPath(new URL('../../test/fixtures/corpus/', import.meta.url));

@@ -3,6 +3,7 @@ import { BLOCKS, DEFAULT_MATERIAL, MATERIALS, TNT } from '../../levels/catalog.j
 import type { LevelObject } from '../../levels/level.js';
 import type { SimEvent } from '../../bridge/frames.js';
 import { DEFAULT_VELOCITY_RULE, StabilityTracker, trialStability } from '../../scoring/stability.js';
+import { evaluatorWindow } from '../../bridge/window.js';
 import { GROUND, block, level, record } from './helpers.js';
 
 /** Evaluator constants, restated from the sources (reference/science-birds-evaluator.md §1.3, §2). */
@@ -162,14 +163,16 @@ describe('out-of-world rule (x-extent entirely outside ±width·17.5/2)', () => 
 });
 
 describe('frame stream', () => {
-  it('step 0 is the state right after creation; every body every step; dt 0.02; alive flags', () => {
+  it("step 0 is the state right after creation; every body every step up to the window's end; dt 0.02; alive flags", () => {
     const objects = [block('SquareTiny', 3, GROUND + 0.11), block('RectSmall', 5, GROUND + 0.115, { rotation: 0 })];
     const rec = record(level(objects), { windowSteps: 120, framesPerBatch: 50 });
     expect(rec.dt).toBe(DT);
+    // A 120-step window (2.4 s): start read on step 1, `while (t <= 2.4f)` runs 121 times, last read on 1 + 121 + 2 = 124.
+    expect(evaluatorWindow(120).endStep).toBe(124);
     expect(rec.batches.map((b) => [b.firstStep, b.stepCount])).toEqual([
       [0, 50],
       [50, 50],
-      [100, 21],
+      [100, 25],
     ]);
     expect(rec.at(0, 0, 'x')).toBe(Math.fround(3));
     expect(rec.at(0, 1, 'y')).toBe(Math.fround(GROUND + 0.115));

@@ -64,7 +64,7 @@ describe('score arithmetic', () => {
 describe('official displacement rule', () => {
   const bodies = [body(0), body(1), body(2, false)];
 
-  it('moving when the centre moved ≥ 0.1 between step 0 and the last step of the window; platforms not counted', () => {
+  it('moving when the centre moved ≥ 0.1 between the start and the last read of the window; platforms not counted', () => {
     const steps = 11;
     const moveTo = (d: number): Array<[number, number, number, number]> => Array.from({ length: steps }, (_, s) => [s === steps - 1 ? d : 0, 0, 0, 0]);
     const result = trialStability(bodies, [batch([moveTo(OFFICIAL_MOVEMENT_THRESHOLD), moveTo(0.0999), moveTo(5)])], [], 10);
@@ -76,9 +76,16 @@ describe('official displacement rule', () => {
     expect(trialStability([body(0)], [batch([wobble])], [], 10).movingObjects).toBe(0);
   });
 
-  it('frames after the window are ignored', () => {
-    const late: Array<[number, number, number, number]> = Array.from({ length: 20 }, (_, s) => [s > 10 ? 3 : 0, 0, 0, 0]);
-    expect(trialStability([body(0)], [batch([late])], [], 10).movingObjects).toBe(0);
+  it("reads on the evaluator's steps only: the start on step 1, last positions on 2 … 1+N and 3+N, nothing after", () => {
+    // A 10-step window (0.2 s): `while (t <= 0.2f)` runs N = 11 times; reads on 2 … 12 and on 14 (bridge/window.ts).
+    const path = (f: (s: number) => number): Array<[number, number, number, number]> => Array.from({ length: 20 }, (_, s) => [f(s), 0, 0, 0]);
+    const moving = (f: (s: number) => number): number => trialStability([body(0)], [batch([path(f)])], [], 10).movingObjects;
+    expect(moving((s) => (s >= 15 ? 3 : 0))).toBe(0); // after the end step
+    expect(moving((s) => (s === 13 ? 3 : 0))).toBe(0); // step 13 is not read
+    expect(moving((s) => (s === 14 ? 3 : 0))).toBe(1); // the last read
+    // The start is step 1, not the creation pose of step 0.
+    expect(moving((s) => (s === 0 ? -3 : 0))).toBe(0);
+    expect(moving((s) => (s === 0 ? 0 : 0.08 + (s >= 2 ? 0.05 : 0)))).toBe(0); // 0.05 from step 1, 0.13 from step 0
   });
 
   it('a removed object keeps the last position seen before its removal, whatever the stream reports afterwards', () => {

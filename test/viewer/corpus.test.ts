@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { readTrace, TraceRecorder } from '../../bridge/trace.js';
+import { stepsToSimulate } from '../../bridge/window.js';
 import type { CorpusIndex } from '../../orchestrator/stages/record.js';
 import type { VerifySummary } from '../../orchestrator/stages/verify.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
@@ -205,7 +206,9 @@ describe('sbeval record', () => {
     expect(l10.score).toBe(1);
     const trace = await readTrace(join(a, 'L', 'V1_L_1.sbtrace.gz'));
     expect(trace.header.xml).toBe(readFileSync(join(levels, 'L', 'V1_L_1.xml'), 'utf8'));
-    expect(trace.frames.stepCount).toBe(trace.header.settings.windowSteps + 1);
+    // Steps 0 … the window's end (bridge/window.ts: 503 for the 10-s window).
+    expect(trace.frames.stepCount).toBe(stepsToSimulate(trace.header.settings) + 1);
+    expect(trace.frames.stepCount).toBe(504);
   });
 
   it('fails clearly on a folder without levels', async () => {

@@ -218,13 +218,17 @@ describe('explainFrames on constructed streams', () => {
     expect(e.bodies[1]!.supporters).toEqual([0]);
   });
 
-  it('ignores frames after the window and samples the displacement series', () => {
-    const late = movesFrom(squareOnGround(2), 505, [0.05, 0, 0]);
+  it("ignores frames after the window (it ends on the evaluator's last read, step 503) and samples the displacement series", () => {
+    // Moves from step 504 on: after the window.
+    const late = movesFrom(squareOnGround(2), 504, [0.05, 0, 0]);
     const bodies: SynthBody[] = [{ type: 'SquareTiny', pose: late }];
     const e = explainFrames({ dt: 0.02, bodies: bodyInfos(bodies), frames: synthFrames(bodies, 514), events: [], windowSteps: 500 }, { sampleEvery: 10 });
     expect(e.moving).toBe(0);
-    expect(e.bodies[0]!.displacement).toHaveLength(51);
-    expect(JSON.parse(JSON.stringify(e)).bodies[0].lastStep).toBe(500);
+    expect(e.bodies[0]!.displacement).toHaveLength(52); // steps 0, 10, …, 500 and 503
+    expect(JSON.parse(JSON.stringify(e)).bodies[0].lastStep).toBe(503);
+    // Moving from step 502 on: step 503 reads it.
+    const justIn: SynthBody[] = [{ type: 'SquareTiny', pose: movesFrom(squareOnGround(2), 502, [0.2, 0, 0]) }];
+    expect(explainFrames({ dt: 0.02, bodies: bodyInfos(justIn), frames: synthFrames(justIn, 514), events: [], windowSteps: 500 }).moving).toBe(1);
   });
 });
 
