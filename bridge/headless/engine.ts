@@ -3,6 +3,7 @@ import { parseLevelXml } from '../../levels/xml-read.js';
 import type { Level } from '../../levels/level.js';
 import { SbevalError, describeError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
+import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import { encodePng } from './png.js';
 import { levelSeed, simulateTrial } from './run.js';
 import { physicsDigestSource } from './settings.js';
@@ -10,9 +11,9 @@ import { physicsDigestSource } from './settings.js';
 /** Version of the headless engine's behaviour: bump when results can change (part of cache digests). */
 export const HEADLESS_ENGINE_VERSION = '1.1.0';
 
-/** Digest of the physics settings and engine version (cache keys, engine identity). */
+/** Digest of the physics settings, the simulation budget and the engine version (cache keys, engine identity). */
 export function headlessDigest(): string {
-  return createHash('sha256').update(`${HEADLESS_ENGINE_VERSION}\n${physicsDigestSource()}`).digest('hex').slice(0, 16);
+  return createHash('sha256').update(`${HEADLESS_ENGINE_VERSION}\n${physicsDigestSource()}\n${JSON.stringify(SIMULATION_BUDGET)}`).digest('hex').slice(0, 16);
 }
 
 /** A level the engine cannot load: the pool does not retry it elsewhere (`levelError`). */
@@ -42,8 +43,11 @@ export class HeadlessEngine implements Engine {
   readonly id: string;
   readonly identity: EngineIdentity;
   private closed = false;
+  private readonly budget: SimulationBudget;
 
-  constructor(id?: string) {
+  /** `budget`: the simulation budget (budget.ts; tests use small ones). */
+  constructor(id?: string, options: { budget?: SimulationBudget } = {}) {
+    this.budget = options.budget ?? SIMULATION_BUDGET;
     this.id = id ?? `headless-${process.pid}-${nextId++}`;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
   }
@@ -54,7 +58,7 @@ export class HeadlessEngine implements Engine {
     const level = loadLevel(job.xml);
     let images;
     try {
-      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true);
+      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget);
     } catch (error) {
       if (error instanceof SbevalError) {
         if (error.phase === 'input') throw new LevelLoadError(error.message, { cause: error });

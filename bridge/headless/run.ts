@@ -3,6 +3,7 @@ import type { SimulationSettings } from '../engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../frames.js';
 import { transformPoints, type Vec } from './geometry.js';
 import { fnv1a } from './order.js';
+import { CostMeter, SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import { BLACK, RAW_COLOURS, boundOf, renderImage, viewOf, type Bound, type Shape } from './render.js';
 import { evaluatorWindow, stepsToSimulate } from '../window.js';
 import { LevelWorld } from './world.js';
@@ -32,8 +33,20 @@ export function levelSeed(xml: string): number {
   return fnv1a(xml);
 }
 
-export function simulateTrial(level: Level, seed: number, settings: SimulationSettings, out: TrialStream, shouldStop?: () => boolean): TrialImages | undefined {
+/**
+ * Throws `SimulationBudgetError` (budget.ts) before a step that would take the trial over `budget`;
+ * the frames and events streamed up to then are the trial's beginning, and the trial has no result.
+ */
+export function simulateTrial(
+  level: Level,
+  seed: number,
+  settings: SimulationSettings,
+  out: TrialStream,
+  shouldStop?: () => boolean,
+  budget: SimulationBudget = SIMULATION_BUDGET,
+): TrialImages | undefined {
   const world = new LevelWorld(level, { trial: settings.trial, damage: settings.damage, seed, perturbation: settings.perturbation });
+  const meter = new CostMeter(budget);
   const bodyCount = world.bodies.length;
   out.loaded(world.bodies, world.dt);
 
@@ -77,6 +90,7 @@ export function simulateTrial(level: Level, seed: number, settings: SimulationSe
   captureAt(0);
   for (let step = 1; step <= totalSteps; step++) {
     if (shouldStop?.()) return undefined;
+    meter.charge(step, world.workload());
     const events = world.advance();
     for (const e of events) pending.push(e);
     record(step);

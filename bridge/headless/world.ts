@@ -1,4 +1,4 @@
-import { Box, Polygon, Vec2, World, testOverlap, Circle, Transform, type Body, type Contact, type Fixture } from 'planck';
+import { AABB, Box, Polygon, Settings, Vec2, World, testOverlap, Circle, Transform, type Body, type Contact, type Fixture } from 'planck';
 import type { Level } from '../../levels/level.js';
 import { DEFAULT_MATERIAL, TNT } from '../../levels/catalog.js';
 import type { DamageFormula, Perturbation } from '../engine.js';
@@ -205,6 +205,45 @@ export class LevelWorld {
       best = Math.max(best, Math.hypot(va.x - vb.x, va.y - vb.y));
     }
     return best;
+  }
+
+  /**
+   * The cost of the next step for the simulation budget (budget.ts): dynamic bodies awake now plus
+   * the contacts that involve one. Before the first step planck has not built its contact list, so
+   * the pairs are counted from the broad phase (fixture boxes grown by planck's AABB margin, on
+   * different bodies, at least one dynamic): the contacts the first step creates.
+   */
+  workload(): number {
+    let cost = 0;
+    for (let body = this.world.getBodyList(); body; body = body.getNext()) if (body.isDynamic() && body.isAwake()) cost += 1;
+    if (this.step === 0) return cost + this.initialPairs();
+    for (let contact = this.world.getContactList(); contact; contact = contact.getNext()) {
+      const a = contact.getFixtureA().getBody();
+      const b = contact.getFixtureB().getBody();
+      if ((a.isDynamic() && a.isAwake()) || (b.isDynamic() && b.isAwake())) cost += 1;
+    }
+    return cost;
+  }
+
+  private initialPairs(): number {
+    let pairs = 0;
+    const margin = Settings.aabbExtension * Settings.lengthUnitsPerMeter;
+    const box = new AABB();
+    for (let body = this.world.getBodyList(); body; body = body.getNext()) {
+      if (!body.isDynamic()) continue;
+      for (let fixture = body.getFixtureList(); fixture; fixture = fixture.getNext()) {
+        const own = fixture.getAABB(0);
+        box.lowerBound.set(own.lowerBound.x - margin, own.lowerBound.y - margin);
+        box.upperBound.set(own.upperBound.x + margin, own.upperBound.y + margin);
+        this.world.queryAABB(box, (other) => {
+          const otherBody = other.getBody();
+          // A dynamic–dynamic pair once (from the object with the lower id), a dynamic–static pair once.
+          if (otherBody !== body && (!otherBody.isDynamic() || this.colliderOf(fixture) < this.colliderOf(other))) pairs += 1;
+          return true;
+        });
+      }
+    }
+    return pairs;
   }
 
   /** Advances one physics step (+ the game logic of that frame); returns the events of the step. */

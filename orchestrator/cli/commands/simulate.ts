@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import type { DamageFormula } from '../../../bridge/engine.js';
+import { SimulationBudgetError } from '../../../bridge/headless/budget.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
 import { formatSummary } from '../../layout/stage-log.js';
@@ -192,6 +193,7 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
       `
 Prints every counted object (blocks, pigs, TNT) with its start and last position and whether it
 moved (≥ 0.1 units; the counts are the last trial's, as the evaluator reports them), then the score.
+A level over the simulation budget (the one simulate and run use) prints its reason and exits 1.
 
 Example: sbeval level my_level.xml --image my_level.png`,
     )
@@ -202,14 +204,25 @@ Example: sbeval level my_level.xml --image my_level.png`,
       const tracePath = flags.trace === undefined ? undefined : resolve(flags.trace);
       // --trace records trial 1 (the image trial) as it runs.
       const runner: typeof plain = tracePath ? (job, makeSink) => (job.settings.trial === 1 ? runRecorded(engine, job, tracePath, makeSink()) : plain(job, makeSink)) : plain;
-      const result = await evaluateLevel(runner, file, xml, {
-        trials: flags.trials,
-        damage: flags.damage,
-        rule: ruleFrom(flags.rule, flags.velocityThreshold),
-        capture: flags.image !== undefined || flags.raw !== undefined || tracePath !== undefined,
-        rawImages: flags.raw !== undefined,
-      });
-      await engine.close();
+      let result;
+      try {
+        result = await evaluateLevel(runner, file, xml, {
+          trials: flags.trials,
+          damage: flags.damage,
+          rule: ruleFrom(flags.rule, flags.velocityThreshold),
+          capture: flags.image !== undefined || flags.raw !== undefined || tracePath !== undefined,
+          rawImages: flags.raw !== undefined,
+        });
+      } catch (error) {
+        if (!(error instanceof SimulationBudgetError)) throw error;
+        // The level failed (the same budget as simulate and run): a verdict, not a usage error.
+        const failure = { file, failed: error.message, step: error.step, cost: error.cost };
+        process.stdout.write(flags.json ? `${JSON.stringify(failure, null, 2)}\n` : `${file}\nfailed: ${error.message} (the cost reached ${error.cost} at step ${error.step})\n`);
+        process.exitCode = 1;
+        return;
+      } finally {
+        await engine.close();
+      }
       if (flags.image && result.png) await writeFileAtomic(resolve(flags.image), result.png);
       if (flags.raw && result.raw) await writeFileAtomic(resolve(flags.raw), result.raw);
       const last = result.trials.at(-1);
