@@ -1,0 +1,12 @@
+/** Judges beyond the ViT, as pure functions: the tiered rubric, the ordering judge, agreement statistics. */
+export * from './rubric.js';
+export * from './rubric-answer.js';
+export * from './rubric-prompt.js';
+export * from './order.js';
+export * from './order-prompt.js';
+export * from './order-metrics.js';
+export * from './schedule.js';
+export * from './agreement.js';
+export * from './grid-view.js';
+export * from './views.js';
+export { stripThinking, keepRaw } from './answer-text.js';
