@@ -13,6 +13,8 @@ export type Phase =
   | 'diversity'
   | 'score'
   | 'generate'
+  | 'judge'
+  | 'survey'
   | 'launch'
   | 'handshake'
   | 'protocol'

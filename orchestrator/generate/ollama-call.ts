@@ -8,6 +8,8 @@ import { Ollama, type ChatResponse, type Message } from 'ollama';
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /** Images for vision models, base64-encoded (Ollama's `images` field of a message). */
+  images?: string[] | undefined;
 }
 
 export interface ChatOptions {
@@ -133,7 +135,7 @@ export async function chatOnce(host: string, request: ChatRequestSpec, settings:
   cancel?.addEventListener('abort', onCancel, { once: true });
   arm();
   const client = new Ollama({ host, fetch: guardedFetch(controller, settings, arm) });
-  const messages: Message[] = request.messages.map((m) => ({ role: m.role, content: m.content }));
+  const messages: Message[] = request.messages.map((m) => (m.images && m.images.length > 0 ? { role: m.role, content: m.content, images: m.images } : { role: m.role, content: m.content }));
   const options: Record<string, number> = { temperature: request.options.temperature, top_p: request.options.top_p, seed: request.options.seed };
   if (request.options.num_predict !== undefined) options.num_predict = request.options.num_predict;
   try {

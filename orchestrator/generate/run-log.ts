@@ -62,10 +62,11 @@ export type LogLine = Record<string, unknown> & { type: string };
 export class RunLog {
   readonly file: string;
 
-  constructor(root: string, startedAt: Date = new Date()) {
+  /** `name`: the file's prefix (`generate`, or a judge's `judge-rubric` …), all with the same line types. */
+  constructor(root: string, startedAt: Date = new Date(), name = 'generate') {
     const dir = join(root, 'logs');
     mkdirSync(dir, { recursive: true });
-    this.file = join(dir, `generate_${logFileStamp(startedAt)}.jsonl`);
+    this.file = join(dir, `${name}_${logFileStamp(startedAt)}.jsonl`);
   }
 
   write(line: LogLine): void {

@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 export interface FakeMessage {
   role: string;
   content: string;
+  /** Base64 images of a vision request (Ollama's `images`), as sent. */
+  images?: string[];
 }
 
 export interface FakeCall {
@@ -42,6 +44,8 @@ export interface FakeOllamaOptions {
   fault?: (call: FakeCall) => Fault | undefined;
   /** Called when an answer has been sent completely. */
   onAnswered?: (call: FakeCall) => void;
+  /** The answer's text (default: `fakeAnswer`, a level generator); a judge double supplies its own. */
+  answer?: (call: FakeCall) => string;
 }
 
 /** The fake's tokenizer: each word with its leading white space is one token (a trailing run of white space is one more). */
@@ -142,7 +146,7 @@ export class FakeOllama {
       return; // never answers; stop() closes the socket
     }
     const seed = typeof call.options.seed === 'number' ? call.options.seed : undefined;
-    let tokens = fakeTokens(fakeAnswer(call.model, call.messages, seed));
+    let tokens = fakeTokens(this.options.answer ? this.options.answer(call) : fakeAnswer(call.model, call.messages, seed));
     const limit = call.options.num_predict;
     let doneReason = 'stop';
     if (typeof limit === 'number' && limit >= 0 && tokens.length > limit) {

@@ -11,6 +11,7 @@ import { registerVerifyCommands } from './verify.js';
 import { registerEngineCommands } from './engine.js';
 import { registerUnityCommands } from './unity.js';
 import { registerRunCommands } from './run.js';
+import { registerJudgeCommands } from './judge.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -31,4 +32,5 @@ export const COMMANDS: RegisterCommands[] = [
   registerEngineCommands,
   registerUnityCommands,
   registerRunCommands,
+  registerJudgeCommands,
 ];

@@ -1,0 +1,63 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The judges' memory of every answer they received: `<root>/.sbeval/judges/<name>.jsonl`, one JSON
+ * line per attempt (the raw answer, what it parsed to, or why it was refused), appended synchronously
+ * the moment the answer is in. A run killed at any moment loses at most the calls in flight; a
+ * resumed run reads the journal and never asks again for an answer it has, nor repeats an attempt
+ * it already made (retries continue with the next seed). A torn last line (a kill mid-write) is
+ * ignored. Lines carry the fingerprint of everything that shaped the question (model, view, prompt,
+ * rubric, seed, temperature): answers to other settings stay in the file but do not count.
+ */
+export interface AttemptLine {
+  type: 'attempt';
+  /** The task: `team/C/name` (rubric), `C/trial/teams…/p<k>` (ordering). */
+  key: string;
+  fingerprint: string;
+  /** 0 for the first call, 1 for the first retry … */
+  attempt: number;
+  seed: number;
+  model: string;
+  ok: boolean;
+  /** The judge's answer as received (thinking blocks included). */
+  content: string;
+  reason?: string;
+  doneReason?: string;
+  time: string;
+}
+
+export function journalPath(root: string, name: string): string {
+  return join(root, '.sbeval', 'judges', `${name}.jsonl`);
+}
+
+export class Journal {
+  constructor(readonly file: string) {}
+
+  /** Attempts per task key with this fingerprint, in attempt order. */
+  read(fingerprintOf: (key: string) => string | undefined): Map<string, AttemptLine[]> {
+    const byKey = new Map<string, AttemptLine[]>();
+    if (!existsSync(this.file)) return byKey;
+    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      if (!line.startsWith('{')) continue;
+      let parsed: AttemptLine;
+      try {
+        parsed = JSON.parse(line) as AttemptLine;
+      } catch {
+        continue;
+      }
+      if (parsed.type !== 'attempt' || typeof parsed.key !== 'string' || typeof parsed.attempt !== 'number') continue;
+      if (fingerprintOf(parsed.key) !== parsed.fingerprint) continue;
+      const list = byKey.get(parsed.key) ?? [];
+      if (!list.some((a) => a.attempt === parsed.attempt)) list.push(parsed);
+      byKey.set(parsed.key, list);
+    }
+    for (const list of byKey.values()) list.sort((a, b) => a.attempt - b.attempt);
+    return byKey;
+  }
+
+  append(line: AttemptLine): void {
+    mkdirSync(dirname(this.file), { recursive: true });
+    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+  }
+}
