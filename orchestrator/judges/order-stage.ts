@@ -7,6 +7,7 @@ import { buildOrderPrompt, ORDER_PROMPT_VERSION, PERSPECTIVES } from '../../scor
 import { coveringGroups, mixSeed, presentations } from '../../scoring/judges/schedule.js';
 import type { LevelView, ViewKind } from '../../scoring/judges/views.js';
 import { writeFileAtomic } from '../layout/atomic.js';
+import { removeStaleTemps } from '../generate/write.js';
 import { compareNames, listTeams, resultDir } from '../layout/competition.js';
 import { HostPool, type HostPoolSettings } from '../generate/host-pool.js';
 import { RunLog } from '../generate/run-log.js';
@@ -159,6 +160,8 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
     }
   }
 
+  await removeStaleTemps(outDir);
+  await removeStaleTemps(join(resultDir(root), 'judge-order'));
   const journal = new Journal(journalPath(root, `order-${options.perspective}`));
   const prints = new Map(tasks.map((t) => [t.key, t.fingerprint]));
   const previous = journal.read((key) => prints.get(key));

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { removeStaleTemps } from '../generate/write.js';
 import { SbevalError } from '../../core/errors.js';
 import { buildRubricPrompt, RUBRIC_PROMPT_VERSION } from '../../scoring/judges/rubric-prompt.js';
 import { parseRubricAnswer } from '../../scoring/judges/rubric-answer.js';
@@ -170,6 +172,9 @@ export async function runRubricJudge(options: RubricJudgeOptions, progress: Prog
       }
     }
   }
+
+  // Temporaries of letter files whose writer was killed.
+  for (const dir of new Set([...groups.values()].map((g) => dirname(rubricFile(root, g.team, g.character))))) await removeStaleTemps(dir);
 
   const journal = new Journal(journalPath(root, 'rubric'));
   const fingerprints = new Map<string, string>();

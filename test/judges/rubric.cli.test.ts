@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyExampleSources, runSbeval } from '../helpers/cli.js';
+import { FakeOllama, type FakeCall } from '../helpers/fake-ollama.js';
+import { filesUnder, readJournal, spawnSbeval, until, userText } from './helpers.js';
+
+/**
+ * `sbeval judge rubric` through the real CLI on the example competition (after `sbeval run`), with a
+ * fake vision judge over real HTTP whose behaviour per level is a function of what it is shown (the
+ * letter and the image; two teams may well have drawn the same level):
+ * well-formed answers, rambling ones, answers without tags on the first try, scores out of range
+ * every time, and scores that contradict the judge's own item verdicts. The expected file of every
+ * letter is computed here, independently, with the tier rules written out again below.
+ */
+const JUDGE = 'llava:13b';
+const LETTERS = ['I', 'L', 'O', 'T', 'U'];
+const TEAMS = ['BlockSmith', 'GridThinkers', 'PromptPilots'];
+
+// A rubric with a 3-item 50 level (so 3 × 50 must be capped at 100), a 4-item 25 level, and letter I
+// with an empty 100 level (skipped).
+const RUBRIC_YAML = `question: Does this level look like "{letter}"?
+levels:
+  100: ["perfect {letter}"]
+  50: [s1, s2, s3]
+  25: [f1, f2, f3, f4]
+letters:
+  I:
+    levels:
+      100: []
+      50: [s1, s2]
+      25: [f1]
+`;
+const SIZES = (letter: string) => (letter === 'I' ? { 100: 0, 50: 2, 25: 1 } : { 100: 1, 50: 3, 25: 4 });
+
+type Kind = 'good' | 'ramble' | 'untagged-first' | 'out-of-range' | 'inconsistent';
+const KINDS: Kind[] = ['good', 'ramble', 'untagged-first', 'out-of-range', 'inconsistent'];
+
+/** What the judge sees of a level: its letter and image. */
+function contentId(letter: string, imageBase64: string): string {
+  return createHash('sha256').update(`${letter}:${imageBase64}`).digest('hex');
+}
+
+/** Level name → what the judge sees of it. */
+const contentOf = new Map<string, string>();
+
+function digest(name: string): Buffer {
+  return createHash('sha256').update(`judge:${contentOf.get(name) ?? name}`).digest();
+}
+
+function kindOf(name: string): Kind {
+  return KINDS[digest(name)[0]! % KINDS.length]!;
+}
+
+function verdictsOf(name: string, letter: string): { 100: boolean[]; 50: boolean[]; 25: boolean[] } {
+  const d = digest(name);
+  const s = SIZES(letter);
+  // Three profiles so that every branch of the procedure occurs: mixed, every 50-item met (3 × 50
+  // must cap at 100), no 50-item met (the 25 level decides).
+  const profile = d[12]! % 3;
+  return {
+    100: Array.from({ length: s[100] }, (_, i) => profile === 0 && d[1 + i]! % 2 === 0),
+    50: Array.from({ length: s[50] }, (_, i) => profile === 1 || (profile === 0 && d[3 + i]! % 2 === 0)),
+    25: Array.from({ length: s[25] }, (_, i) => d[8 + i]! % 2 === 0),
+  };
+}
+
+/** The tier rules, written out independently of scoring/judges/rubric.ts. */
+function expectedScore(v: { 100: boolean[]; 50: boolean[]; 25: boolean[] }): number {
+  if (v[100].includes(true)) return 100;
+  const n50 = v[50].filter((x) => x).length;
+  if (n50 >= 1) return n50 * 50 > 100 ? 100 : n50 * 50;
+  return v[25].filter((x) => x).length * 25;
+}
+
+function verdictLines(v: { 100: boolean[]; 50: boolean[]; 25: boolean[] }): string {
+  const lines: string[] = [];
+  for (const tier of [100, 50, 25] as const) {
+    if (v[tier].length === 0) lines.push(`[${tier}] skipped (no items)`);
+    v[tier].forEach((met, i) => lines.push(`[${tier}.${i + 1}] ${met ? 'met' : 'not met'} — looked at the image`));
+  }
+  return lines.join('\n');
+}
+
+/** What the judge sees → one level name with that content. */
+const nameOfContent = new Map<string, string>();
+
+function seen(call: FakeCall): string {
+  const user = call.messages.find((m) => m.role === 'user')!;
+  const letter = /look like "([A-Z])"/.exec(user.content)?.[1] ?? '?';
+  return contentId(letter, user.images?.[0] ?? '');
+}
+
+function judgeAnswer(call: FakeCall): string {
+  const user = call.messages.find((m) => m.role === 'user')!;
+  const name = nameOfContent.get(seen(call)) ?? 'unknown';
+  const letter = /look like "([A-Z])"/.exec(user.content)?.[1] ?? '?';
+  const v = verdictsOf(name, letter);
+  const score = expectedScore(v);
+  const seed = Number(call.options.seed);
+  const well = (stated: number) => `<analysis>\n${verdictLines(v)}\n</analysis>\n<score>\n${stated}\n</score>`;
+  switch (kindOf(name)) {
+    case 'good':
+      return well(score);
+    case 'ramble':
+      return `Let me think about this level carefully. The blocks are black on white.\n${'It has several parts. '.repeat(20)}\n${well(score)}\nI hope this evaluation helps!`;
+    case 'untagged-first':
+      return seed === 6280 ? `The level deserves ${score} points.` : well(score);
+    case 'out-of-range':
+      return `<analysis>\n${verdictLines(v)}\n</analysis>\n<score>150</score>`;
+    case 'inconsistent':
+      return well(score === 100 ? 0 : 100);
+  }
+}
+
+function attemptsExpected(name: string): number {
+  const kind = kindOf(name);
+  return kind === 'untagged-first' ? 2 : kind === 'out-of-range' ? 3 : 1;
+}
+
+let base: string;
+let host: FakeOllama;
+const levelsWithImage: Array<{ team: string; letter: string; name: string }> = [];
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'sbeval-judge-rubric-'));
+  const root = join(base, 'setup');
+  copyExampleSources(root);
+  const run = await runSbeval(['run', root]);
+  expect(run.exitCode, run.stderr).toBe(0);
+  for (const team of TEAMS) {
+    for (const letter of LETTERS) {
+      for (const file of filesUnder(join(root, team, 'images', letter))) {
+        if (!file.endsWith('.png') || file.endsWith('_raw.png')) continue;
+        const name = file.replace(/\.png$/, '');
+        const id = contentId(letter, readFileSync(join(root, team, 'images', letter, file)).toString('base64'));
+        contentOf.set(name, id);
+        if (!nameOfContent.has(id)) nameOfContent.set(id, name);
+        levelsWithImage.push({ team, letter, name });
+      }
+    }
+  }
+  writeFileSync(join(base, 'rubric.yaml'), RUBRIC_YAML);
+  host = await new FakeOllama({ models: [JUDGE], answer: judgeAnswer, delayMs: 15 }).start();
+});
+
+afterAll(async () => {
+  await host?.stop();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+function args(root: string, extra: string[] = []): string[] {
+  return ['judge', 'rubric', root, '--judge', JUDGE, '--hosts', host.url, '--rubric', join(base, 'rubric.yaml'), '--concurrency', '2', ...extra];
+}
+
+/** A call as (what was shown, seed): levels with the same content make the same calls. */
+const callKey = (call: FakeCall) => `${seen(call)}#${String(call.options.seed)}`;
+
+function counts(keys: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+}
+
+/** Multiset difference a − b. */
+function minus(a: readonly string[], b: readonly string[]): Map<string, number> {
+  const m = counts(a);
+  for (const k of b) m.set(k, (m.get(k) ?? 0) - 1);
+  for (const [k, v] of m) if (v === 0) m.delete(k);
+  return m;
+}
+
+describe('sbeval judge rubric', () => {
+  it('has levels of every behaviour to judge', () => {
+    expect(levelsWithImage.length).toBe(37);
+    expect(new Set(levelsWithImage.map((l) => kindOf(l.name)))).toEqual(new Set(KINDS));
+  });
+
+  it('killed with SIGKILL and run again: no answer asked twice, and the same files as an uninterrupted run, matching the expectations', async () => {
+    const killedRoot = join(base, 'killed');
+    const fullRoot = join(base, 'full');
+    cpSync(join(base, 'setup'), killedRoot, { recursive: true });
+    cpSync(join(base, 'setup'), fullRoot, { recursive: true });
+
+    const start = host.calls.length;
+    const child = spawnSbeval(args(killedRoot));
+    await until(() => host.answered().length - start >= 15, '15 answers', child);
+    child.kill('SIGKILL');
+    expect((await child).signal).toBe('SIGKILL');
+    const journal = readJournal(join(killedRoot, '.sbeval', 'judges', 'rubric.jsonl'));
+    expect(journal.length).toBeGreaterThanOrEqual(10);
+    const journaled = journal.map((j) => `${contentOf.get(j.key.split('/')[2]!)}#${j.seed}`);
+    const firstRun = host.calls.length;
+
+    const resumed = await runSbeval(args(killedRoot));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const second = host.calls.slice(firstRun).map(callKey);
+    // Every attempt not journaled is asked exactly once more; nothing journaled is asked again.
+    const all = levelsWithImage.flatMap((l) => Array.from({ length: attemptsExpected(l.name) }, (_, k) => `${contentOf.get(l.name)}#${6280 + k}`));
+    expect(counts(second)).toEqual(minus(all, journaled));
+
+    const full = await runSbeval(args(fullRoot));
+    expect(full.exitCode, full.stderr).toBe(0);
+    const outputs = (root: string) => TEAMS.flatMap((t) => filesUnder(join(root, t, 'judge-rubric')).map((f) => `${t}/judge-rubric/${f}`));
+    expect(outputs(killedRoot)).toEqual(outputs(fullRoot));
+    expect(outputs(fullRoot)).toHaveLength(15);
+    for (const file of outputs(fullRoot)) expect(readFileSync(join(killedRoot, file), 'utf8'), file).toBe(readFileSync(join(fullRoot, file), 'utf8'));
+
+    // Every trial as expected.
+    for (const team of TEAMS) {
+      for (const letter of LETTERS) {
+        const doc = JSON.parse(readFileSync(join(fullRoot, team, 'judge-rubric', `${letter}.json`), 'utf8'));
+        expect(doc.settings).toMatchObject({ model: JUDGE, view: 'image', temperature: 0, seed: 6280 });
+        expect(doc.complete).toBe(true);
+        expect(doc.trials.map((t: { trial: number }) => t.trial)).toEqual([1, 2, 3]);
+        for (const t of doc.trials) {
+          const withImage = levelsWithImage.find((l) => l.name === t.name);
+          if (!withImage) {
+            expect(t).toMatchObject({ judged: false, score: 0 });
+            expect(t.reason).toMatch(/no level|no image/);
+            continue;
+          }
+          const kind = kindOf(t.name);
+          const v = verdictsOf(t.name, letter);
+          expect(t.attempts, t.name).toBe(attemptsExpected(t.name));
+          if (kind === 'out-of-range') {
+            expect(t).toMatchObject({ judged: true, ok: false, score: null, seed: 6282 });
+            expect(t.reason).toMatch(/outside 0–100/);
+            expect(t.raw).toContain('<score>150</score>');
+            expect(t.failures).toHaveLength(3);
+            continue;
+          }
+          expect(t).toMatchObject({ judged: true, ok: true, model: JUDGE, seed: kind === 'untagged-first' ? 6281 : 6280, verdicts: v, itemsScore: expectedScore(v) });
+          expect(t.analysis).toContain(letter === 'I' ? '[100] skipped' : '[100.1]');
+          if (kind === 'inconsistent') expect(t).toMatchObject({ score: expectedScore(v) === 100 ? 0 : 100, consistent: false });
+          else expect(t).toMatchObject({ score: expectedScore(v), consistent: true });
+          if (kind === 'untagged-first') expect(t.failures[0]).toMatchObject({ seed: 6280, reason: expect.stringMatching(/no <score>/), raw: expect.stringContaining('points') });
+        }
+        const scores = doc.trials.filter((t: { score: number | null }) => t.score !== null).map((t: { score: number }) => t.score);
+        expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / scores.length, 12);
+      }
+    }
+    // The cap: some letter other than I had all three 50-items met and no 100.
+    const capped = levelsWithImage.filter((l) => l.letter !== 'I' && kindOf(l.name) !== 'out-of-range' && (() => {
+      const v = verdictsOf(l.name, l.letter);
+      return !v[100][0] && v[50].every(Boolean);
+    })());
+    expect(capped.length, 'levels capped at 100 by the 50 level').toBeGreaterThan(0);
+    // …and some level was scored by the 25 level with more than one item met.
+    const by25 = levelsWithImage.filter((l) => {
+      const v = verdictsOf(l.name, l.letter);
+      return ['good', 'ramble', 'untagged-first'].includes(kindOf(l.name)) && !v[100].some(Boolean) && !v[50].some(Boolean) && v[25].filter(Boolean).length >= 2;
+    });
+    expect(by25.length, 'levels scored n × 25 with n ≥ 2').toBeGreaterThan(0);
+
+    // The request: a vision message with the level's PNG, the rubric, temperature 0 and the seed.
+    const call = host.calls.at(-1)!;
+    expect(call.options).toMatchObject({ temperature: 0, num_predict: 2048 });
+    expect(userText(call)).toContain('[50.3] s3');
+    expect(call.messages[0]!.role).toBe('system');
+  }, 240_000);
+
+  it('does nothing on a finished folder and refuses to mix settings without --force', async () => {
+    const root = join(base, 'full');
+    const before = host.calls.length;
+    const again = await runSbeval(args(root));
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain('0 judged now, 0 refused after retries, 37 already done');
+    expect(host.calls.length).toBe(before);
+    const other = await runSbeval(args(root, ['--view', 'grid']));
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toMatch(/judged with other settings .*--force/s);
+    expect(host.calls.length).toBe(before);
+  });
+});
