@@ -51,8 +51,8 @@ export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-p
 
 // Official scoring (weights, scores, ranks with exact decimals; 2023/2024/2025 rules) and its report.
 export * from './scoring/score/index.js';
-export { buildReport, competitionGrids, heatMapSvg } from './scoring/report/index.js';
-export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, HeatMap } from './scoring/report/index.js';
+export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './scoring/report/index.js';
+export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, ReportFact, HeatMap, Gallery, GalleryTrial, RankingBar } from './scoring/report/index.js';
 export { runScoreStage, loadCompetition, detectModelFolders } from './orchestrator/stages/score.js';
 export type { ScoreStageOptions, ScoreStageResult, TeamOrder } from './orchestrator/stages/score.js';
 

@@ -27,6 +27,7 @@ import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup, t
 import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { RunLog } from './run-log.js';
+import { runSettingsFacts } from '../report/settings.js';
 
 /**
  * `sbeval run`: a whole competition from raw responses (or submissions) to `result/`, headless,
@@ -233,6 +234,9 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
         trials: config.trials,
         ...(config.models.length > 1 ? { models: config.models.map((m) => m.name) } : {}),
         sections: [{ id: 'failure-accounting', title: section.title, markdown: section.markdown, html: markdownTableToHtml(section.markdown) }],
+        trialFates: report.trials,
+        prefix: config.prefix,
+        settings: await runSettingsFacts(config),
         progress,
       });
       record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${scored.resultDir}` });

@@ -26,7 +26,11 @@ import { characterScoresCsv, constantsJson, promptScoresRanksCsv, toCsv, trialSc
 import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput, ScoreResult, TrialValue } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
-import { buildReport, type ReportCompetition, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
+import { buildReport, rankingBars, type ReportCompetition, type ReportFact, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
+import { collectGallery, rebaseGallery } from '../report/gallery.js';
+import type { TrialFate } from '../report/fates.js';
+import { softwareVersions } from '../report/versions.js';
+import { functionPrefix } from '../config/resolve.js';
 import { SbevalError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listDirs, listFiles, listTeams, NON_TEAM_DIRS, resultDir, trialIndexFromName } from '../layout/competition.js';
@@ -53,8 +57,18 @@ export interface ScoreStageOptions {
   /** 2025: model names (mapped with `modelFolderName`); default: detected model folders. */
   models?: readonly string[];
   teamOrder?: TeamOrder;
-  /** Extra report sections (markdown + HTML) for the top-level report. */
+  /** Extra report sections (markdown + HTML) for the top-level report (see scoring/report/build.ts). */
   sections?: readonly ReportSection[];
+  /**
+   * Every trial's fate from the run's accounting (`result/trials.csv` rows; `model` is the model
+   * folder, empty for a single competition), for the report's gallery. Without it the gallery reads
+   * the fates from the files (orchestrator/report/fates.ts).
+   */
+  trialFates?: ReadonlyArray<TrialFate & { model?: string }>;
+  /** The drop function's name for reasons read from the files; default the rule set's. */
+  prefix?: string;
+  /** Settings of the stages before scoring (engine, model, …), listed in the report after the score's own. */
+  settings?: readonly ReportFact[];
   progress?: ProgressSink;
 }
 
@@ -272,6 +286,35 @@ function checkNamedTeams(options: ScoreStageOptions, teams: readonly string[], w
   }
 }
 
+/** The gallery of one competition folder; unreadable images become warnings (and blanks in the gallery). */
+async function pictures(dir: string, teams: readonly string[], options: ScoreStageOptions, rules: RuleSet, model: string | undefined, reportDir: string, root: string) {
+  const fates = options.trialFates?.filter((f) => (f.model ?? '') === (model ?? ''));
+  const { gallery, unreadable } = await collectGallery(dir, {
+    teams,
+    trials: options.trials ?? DEFAULT_TRIALS,
+    prefix: options.prefix ?? functionPrefix(rules.name),
+    reportDir,
+    cacheRoot: root,
+    ...(fates ? { fates } : {}),
+  });
+  const warnings: ScoreWarning[] = unreadable.map((u) => ({ code: 'unreadable', message: `image ${relative(root, u.path) || u.path} cannot be read (${u.message}): a blank in the report's gallery`, file: relative(root, u.path) || u.path }));
+  return { gallery, warnings };
+}
+
+/** The settings the score used, then the caller's (the stages before it). */
+function settingsTable(rules: RuleSet, eol: Eol, options: ScoreStageOptions): ReportFact[] {
+  return [
+    { name: 'rules', value: rules.name },
+    { name: 'trials per letter (T)', value: String(options.trials ?? DEFAULT_TRIALS) },
+    { name: 'CSV line ends', value: eolName(eol) },
+    { name: 'team order', value: options.teamOrder === 'bytes' ? 'code points' : 'case-insensitive by name' },
+    { name: 'zero-shot baseline', value: options.baseline ?? 'none' },
+    { name: 'not competing', value: options.nonCompeting && options.nonCompeting.length > 0 ? options.nonCompeting.join(', ') : 'none' },
+    { name: 'prompts (tie-break)', value: options.promptsDir ?? 'none' },
+    ...(options.settings ?? []),
+  ];
+}
+
 /** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its result folder. */
 async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol): Promise<ScoreStageResult> {
   const root = options.root;
@@ -288,18 +331,24 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol)
     mustBeatBaseline: rules.mustBeatBaseline,
     ...(promptWords ? { words: promptWords.words } : {}),
   });
+  const pics = await pictures(root, input.teams, options, rules, undefined, resultDir(root), root);
+  warnings.push(...pics.warnings);
   const written = await writeOfficial(root, result, warnings, eol);
   const rows = rankingRows(result);
+  const roles = roleOf(options);
   const report = buildReport({
     title: `sbeval score — ${rules.name} rules`,
     facts: [
       ...commonFacts(rules, input.teams.length, result.trialsPerCharacter, eol, options),
       `Competition score: ${plain(result.competitionScore)}`,
     ],
-    ranking: rankingTable(rows, roleOf(options), promptWords?.words),
+    ranking: rankingTable(rows, roles, promptWords?.words),
+    rankingBars: rankingBars(rows.map((r) => ({ ...r, role: roles(r.team) })), winners.winners),
     winners,
-    competitions: [{ label: '', result }],
+    competitions: [{ label: '', result, input, gallery: pics.gallery }],
     warnings,
+    settings: settingsTable(rules, eol, options),
+    versions: softwareVersions(),
     sections: options.sections ?? [],
   });
   const reportFiles = await writeReport(root, report);
@@ -385,19 +434,27 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol)
     if (loaded.input.teams.length === 0) continue;
     const result = scoreCompetition(loaded.input, rules);
     perModel.push({ model: folder, result });
-    competitions.push({ label: labels.get(folder) ?? folder, result });
+    // One gallery per model folder, linked from its own report and (rebased) from the aggregate one.
+    const modelPics = await pictures(dir, loaded.input.teams, options, rules, folder, resultDir(dir), root);
+    loaded.warnings.push(...modelPics.warnings);
+    warnings.push(...modelPics.warnings.map((w) => ({ ...w, message: `[${labels.get(folder) ?? folder}] ${w.message}` })));
+    competitions.push({ label: labels.get(folder) ?? folder, result, input: loaded.input, gallery: rebaseGallery(modelPics.gallery, resultDir(dir), resultDir(root)) });
     const written = await writeOfficial(dir, result, loaded.warnings, eol);
     files.push(...written.files);
     logFiles.push(written.logFile);
     const modelWinners = decideWinners(result.teams, result.prompts, { mustBeatBaseline: false, ...(options.baseline !== undefined ? { baseline: options.baseline } : {}), nonCompeting: options.nonCompeting ?? [] });
     modelWinners.notes.unshift('Per-model view only: the 2025 winner is decided on the sum over models (see the aggregate report).');
+    const modelRows = rankingRows(result);
     const modelReport = buildReport({
       title: `sbeval score — ${rules.name} rules — model ${labels.get(folder) ?? folder}`,
       facts: [...commonFacts(rules, result.teams.length, result.trialsPerCharacter, eol, options), `Competition score of this model: ${plain(result.competitionScore)} (normalised here by this model's own total, as the official script does per folder)`],
-      ranking: rankingTable(rankingRows(result), roleOf(options)),
+      ranking: rankingTable(modelRows, roleOf(options)),
+      rankingBars: rankingBars(modelRows.map((r) => ({ ...r, role: roleOf(options)(r.team) })), modelWinners.winners),
       winners: modelWinners,
-      competitions: [{ label: labels.get(folder) ?? folder, result }],
+      competitions: [{ label: labels.get(folder) ?? folder, result, input: loaded.input, gallery: modelPics.gallery }],
       warnings: loaded.warnings,
+      settings: settingsTable(rules, eol, options),
+      versions: softwareVersions(),
     });
     files.push(...(await writeReport(dir, modelReport)));
   }
@@ -463,9 +520,22 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol)
       `Total per program = Σ over models of its prompt score; normalised = total / ${plain(agg.grandTotal)} (sum over all programs, baselines included) · 100`,
     ],
     ranking: aggregateTable(agg, labels, roleOf(options), promptWords?.words),
+    rankingBars: rankingBars(
+      agg.ranking.map((r) => ({
+        team: r.team,
+        rank: r.rank,
+        normalizedPromptScore: plain(r.normalized),
+        role: roleOf(options)(r.team),
+        // Each model's share of the normalised total: its prompt score / grand total · 100.
+        segments: agg.models.map((m) => ({ name: labels.get(m) ?? m, value: agg.grandTotal.isZero() ? 0 : Number(plain((r.perModel.get(m) ?? ZERO).dividedBy(agg.grandTotal).times(100))) })),
+      })),
+      winners.winners,
+    ),
     winners,
     competitions,
     warnings,
+    settings: settingsTable(rules, eol, options),
+    versions: softwareVersions(),
     sections: options.sections ?? [],
   });
   files.push(...(await writeReport(root, report)));

@@ -1,16 +1,28 @@
 /**
  * The human report of a scoring run: `result/report.md` and a self-contained `result/report.html`
- * (inline CSS and SVG only — no scripts, no fonts, no CDN), built from data as pure functions.
+ * (inline CSS, SVG and `data:` images only — no scripts, no fonts, no CDN: it opens offline and from
+ * an e-mail attachment), built from data as pure functions.
  *
- * Other stages add their own sections (e.g. the orchestrator's failure accounting) through
- * `ReportSection`: a title plus the same content as markdown and as an HTML fragment.
+ * What it shows, in order: the facts (rules, P, T, competition score), the winner, the ranking (a bar
+ * chart and the exact table), the warnings; per competition (one, or one per model under the 2025
+ * rules) the levels at a glance (best trial per team × letter), heat maps per metric (each on its own
+ * colour scale; missing data hatched), every trial by letter; then the extra sections other stages
+ * add; last the settings and software versions the results came from.
+ *
+ * Extra sections: other stages add their own (`ReportSection`: an id, a title, and the same content as
+ * markdown and as an HTML fragment), e.g. the run's failure accounting, judges, fragile verdicts.
+ * They appear after the per-letter parts, in the order given, each listed in the contents. The HTML
+ * fragment is trusted: its author escapes its own data (`escapeXml`) and must keep the page
+ * self-contained (no scripts, no external URLs).
  */
 import { plain } from '../score/decimal.js';
 import { CHARACTERS } from '../score/rules.js';
 import type { ScoreWarning } from '../score/checks.js';
-import type { ScoreResult } from '../score/types.js';
+import type { CharacterInput, ScoreInput, ScoreResult } from '../score/types.js';
 import type { WinnerDecision } from '../score/winner.js';
-import { escapeXml, heatMapSvg, type HeatMap } from './heatmap.js';
+import { rankingBarsSvg, type RankingBar } from './bars.js';
+import { GALLERY_HELP, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery } from './gallery.js';
+import { compactNumber, escapeXml, heatMapSvg, scaleOf, type HeatMap } from './heatmap.js';
 
 export interface ReportSection {
   /** Anchor id (letters, digits, `-`). */
@@ -26,20 +38,37 @@ export interface ReportTable {
   rows: string[][];
 }
 
+/** One line of the settings or versions table. */
+export interface ReportFact {
+  name: string;
+  value: string;
+}
+
 export interface ReportCompetition {
   /** e.g. the model name; empty for a single competition. */
   label: string;
-  result: ScoreResult;
+  /** The scores; absent when there are none (no similarity model): the pictures are still shown. */
+  result?: ScoreResult;
+  /** What the scoring read: a cell whose file is missing is drawn as "no data", not as a real 0. */
+  input?: ScoreInput;
+  /** Every trial with its thumbnail (orchestrator/report/gallery.ts). */
+  gallery?: Gallery;
 }
 
 export interface ReportInput {
   title: string;
   /** Short facts shown first (rules, P, T, competition score, assumptions). */
   facts: string[];
-  ranking: ReportTable;
-  winners: WinnerDecision;
+  ranking?: ReportTable;
+  /** The ranking chart's bars in rank order (see `rankingBars`). */
+  rankingBars?: readonly RankingBar[];
+  winners?: WinnerDecision;
   competitions: ReportCompetition[];
   warnings: readonly ScoreWarning[];
+  /** The settings the results were computed with (rules, T, engine, model, …). */
+  settings?: readonly ReportFact[];
+  /** Software versions (sbeval, Node, physics and inference libraries, the model file). */
+  versions?: readonly ReportFact[];
   sections?: readonly ReportSection[];
 }
 
@@ -48,32 +77,55 @@ export interface Report {
   html: string;
 }
 
-interface Grid {
+export interface Grid {
   metric: string;
   title: string;
   values: number[][];
-  max: number;
+  /** No file behind the cell (the score counted it as 0). */
+  missing: boolean[][];
   format: (v: number) => string;
 }
 
-/** The four per-letter grids of one competition (diversity only when the rules use it). */
-export function competitionGrids(result: ScoreResult): Grid[] {
+type Metric = 'stability' | 'similarity' | 'diversity';
+
+function hasData(c: CharacterInput | undefined, metric: Metric): boolean {
+  if (!c) return false;
+  return metric === 'diversity' ? c.diversityRate !== undefined : c[metric] !== undefined;
+}
+
+/**
+ * The per-letter grids of one competition (diversity only when the rules use it). With the scoring's
+ * input, cells whose file was missing or unreadable are marked missing; the character score is
+ * missing when none of its files was there.
+ */
+export function competitionGrids(result: ScoreResult, input?: ScoreInput): Grid[] {
   const byCell = new Map(result.characters.map((c) => [`${c.team}\u0000${c.character}`, c]));
   const grid = (pick: (c: ScoreResult['characters'][number]) => number) =>
-    result.teams.map((team) => CHARACTERS.map((ch) => {
-      const c = byCell.get(`${team}\u0000${ch}`);
-      return c ? pick(c) : NaN;
-    }));
-  const fixed = (v: number) => v.toFixed(4);
+    result.teams.map((team) =>
+      CHARACTERS.map((ch) => {
+        const c = byCell.get(`${team}\u0000${ch}`);
+        return c ? pick(c) : NaN;
+      }),
+    );
+  const metrics: Metric[] = result.rules.diversity ? ['stability', 'similarity', 'diversity'] : ['stability', 'similarity'];
+  const missing = (which: readonly Metric[]) =>
+    result.teams.map((team) => CHARACTERS.map((ch) => (input ? !which.some((m) => hasData(input.inputs.get(team)?.get(ch), m)) : false)));
+  const fixed = (v: number) => (v !== 0 && Math.abs(v) < 0.001 ? v.toExponential(3) : v.toFixed(4));
   const grids: Grid[] = [
-    { metric: 'stability', title: 'Stability (mean over trials)', values: grid((c) => Number(plain(c.averageStability))), max: 1, format: fixed },
-    { metric: 'similarity', title: 'Similarity (mean target probability over trials)', values: grid((c) => Number(plain(c.averageSimilarity))), max: 1, format: fixed },
+    { metric: 'stability', title: 'Stability (mean over trials)', values: grid((c) => Number(plain(c.averageStability))), missing: missing(['stability']), format: fixed },
+    { metric: 'similarity', title: 'Similarity (mean target-letter probability over trials)', values: grid((c) => Number(plain(c.averageSimilarity))), missing: missing(['similarity']), format: fixed },
   ];
-  if (result.rules.diversity) grids.push({ metric: 'diversity', title: 'Diversity (diversityRate)', values: grid((c) => Number(plain(c.diversity))), max: 1, format: fixed });
-  const scores = grid((c) => Number(plain(c.characterScore)));
-  const max = Math.max(0, ...scores.flat().filter(Number.isFinite));
-  grids.push({ metric: 'character-score', title: `Character score (darkest = ${max.toPrecision(4)})`, values: scores, max, format: (v) => v.toPrecision(4) });
+  if (result.rules.diversity) grids.push({ metric: 'diversity', title: 'Diversity (diversityRate)', values: grid((c) => Number(plain(c.diversity))), missing: missing(['diversity']), format: fixed });
+  grids.push({ metric: 'character-score', title: 'Character score', values: grid((c) => Number(plain(c.characterScore))), missing: missing(metrics), format: (v) => v.toPrecision(4) });
   return grids;
+}
+
+/** The ranking chart's bars from ranked rows: value = normalised prompt score, label = it rounded. */
+export function rankingBars(rows: ReadonlyArray<{ team: string; rank: number; normalizedPromptScore: string; role: RankingBar['role']; segments?: RankingBar['segments'] }>, winners: readonly string[]): RankingBar[] {
+  return rows.map((r) => {
+    const value = Number(r.normalizedPromptScore);
+    return { team: r.team, rank: r.rank, value, label: Number.isFinite(value) ? value.toFixed(2) : r.normalizedPromptScore, role: r.role, winner: winners.includes(r.team), ...(r.segments ? { segments: r.segments } : {}) };
+  });
 }
 
 function mdEscape(text: string): string {
@@ -104,64 +156,149 @@ function slug(text: string): string {
   return text.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase() || 'x';
 }
 
+const STYLE = [
+  'body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#111;max-width:1240px}',
+  'h2{margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:2px}',
+  'nav.contents{font-size:13px;margin:8px 0 16px}nav.contents a{margin-right:12px;white-space:nowrap}',
+  'table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}',
+  'th{background:#f0f0f0}td{font-variant-numeric:tabular-nums}',
+  '.heatmap,.ranking-bars{display:block;margin:6px 0 18px;max-width:100%;height:auto}',
+  '.heatmap text,.ranking-bars text{font-size:12px}.heatmap text.cell-value{font-size:10px}',
+  '.warnings li{margin:2px 0}.warnings code{background:#fff3cd;padding:0 4px}',
+  '.gallery-help{color:#444;max-width:900px}',
+  'table.gallery-overview td,table.gallery-overview th{padding:2px;text-align:center;vertical-align:top;font-size:11px}',
+  'table.gallery-overview th.team{text-align:right;padding-right:6px;font-size:12px}',
+  'table.gallery-overview img{display:block;width:40px;height:40px;margin:0 auto;background:#fff}',
+  'table.gallery-overview .count{display:block;color:#666}',
+  '.blank-small{display:block;width:40px;height:40px;line-height:40px;margin:0 auto;color:#c62828;background:#fbeaea}',
+  '.team-row{display:flex;gap:8px;align-items:flex-start;border-top:1px solid #eee;padding:6px 0}',
+  '.team-head{width:150px;flex:none;font-size:12px;overflow-wrap:anywhere}.team-head small{color:#555;line-height:1.3}',
+  '.trials{display:flex;flex-wrap:wrap;gap:6px}',
+  'figure.trial{margin:0;width:84px;font-size:11px;line-height:1.25;text-align:center}',
+  'figure.trial img{display:block;width:80px;height:80px;border:1px solid #bbb;background:#fff}',
+  'figure.trial .blank{width:80px;height:80px;border:1px dashed #c62828;background:#fbeaea;color:#c62828;font-size:28px;line-height:78px}',
+  'figure.trial .target{font-weight:700}figure.trial .reason{color:#c62828;overflow-wrap:anywhere}',
+  'table.facts{min-width:560px}table.facts td:first-child{font-weight:600;white-space:nowrap;width:220px}',
+].join('\n');
+
 export function buildReport(input: ReportInput): Report {
   const sections = input.sections ?? [];
-  const md: string[] = [`# ${input.title}`, '', ...input.facts.map((f) => `- ${f}`), '', '## Winner', '', ...winnerLines(input.winners).map((l) => `- ${l}`), '', '## Ranking', '', mdTable(input.ranking), '', '## Warnings', ''];
+  const multiple = input.competitions.length > 1 || input.competitions.some((c) => c.label !== '');
+  const suffixOf = (c: ReportCompetition) => (c.label ? ` — ${c.label}` : '');
+  const anchorOf = (c: ReportCompetition) => (multiple ? slug(c.label) : 'main');
+
+  // --- markdown ---
+  const md: string[] = [`# ${input.title}`, '', ...input.facts.map((f) => `- ${f}`)];
+  if (input.winners) md.push('', '## Winner', '', ...winnerLines(input.winners).map((l) => `- ${l}`));
+  if (input.ranking) md.push('', '## Ranking', '', mdTable(input.ranking));
+  md.push('', '## Warnings', '');
   if (input.warnings.length === 0) md.push('None: every file was read and consistent.');
   else md.push(...input.warnings.map((w) => `- \`${w.code}\` ${warningText(w)}`));
   for (const competition of input.competitions) {
-    const suffix = competition.label ? ` — ${competition.label}` : '';
-    md.push('', `## Per letter${suffix}`, '');
-    for (const grid of competitionGrids(competition.result)) {
-      md.push(`### ${grid.title}`, '');
-      md.push(
-        mdTable({
-          header: ['team', ...CHARACTERS],
-          rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v) => (Number.isFinite(v) ? (grid.metric === 'character-score' ? v.toPrecision(2) : v.toFixed(2)) : '–'))]),
-        }),
-        '',
-      );
+    if (competition.result) {
+      md.push('', `## Per letter${suffixOf(competition)}`, '');
+      for (const grid of competitionGrids(competition.result, competition.input)) {
+        md.push(`### ${grid.title}`, '', '`–` no data (the file is missing; it counts as 0).', '');
+        md.push(
+          mdTable({
+            header: ['team', ...CHARACTERS],
+            rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v)))]),
+          }),
+          '',
+        );
+      }
     }
+    if (competition.gallery) md.push('', `## Levels${suffixOf(competition)}`, '', galleryMarkdown(competition.gallery));
   }
   for (const section of sections) md.push('', `## ${section.title}`, '', section.markdown.trimEnd());
+  if (input.settings && input.settings.length > 0) md.push('', '## Settings', '', mdTable({ header: ['setting', 'value'], rows: input.settings.map((f) => [f.name, f.value]) }));
+  if (input.versions && input.versions.length > 0) md.push('', '## Software versions', '', mdTable({ header: ['software', 'version'], rows: input.versions.map((f) => [f.name, f.value]) }));
   const markdown = `${md.join('\n').trimEnd()}\n`;
+
+  // --- HTML ---
+  const contents: Array<[string, string]> = [];
+  const body: string[] = [];
+  const h2 = (id: string, title: string) => {
+    contents.push([id, title]);
+    return `<h2 id="${escapeXml(id)}">${escapeXml(title)}</h2>`;
+  };
+  if (input.winners) body.push(h2('winner', 'Winner'), `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`);
+  if (input.ranking || input.rankingBars) {
+    body.push(h2('ranking', 'Ranking'));
+    if (input.rankingBars && input.rankingBars.length > 0) body.push(rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
+    if (input.ranking) body.push(htmlTable(input.ranking, 'ranking'));
+  }
+  body.push(
+    h2('warnings', `Warnings (${input.warnings.length})`),
+    input.warnings.length === 0
+      ? '<p class="warnings">None: every file was read and consistent.</p>'
+      : `<ul class="warnings">${input.warnings.map((w) => `<li><code>${escapeXml(w.code)}</code> ${escapeXml(warningText(w))}</li>`).join('\n')}</ul>`,
+  );
+  for (const competition of input.competitions) {
+    const anchor = anchorOf(competition);
+    const suffix = suffixOf(competition);
+    body.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`);
+    if (competition.gallery) {
+      body.push(h2(`levels-${anchor}`, `Levels at a glance${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)} Each cell shows the team’s best trial for the letter (highest similarity) and how many of its trials became images; click a cell for all of them.</p>`);
+      body.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryOverviewHtml(competition.gallery, `letter-${anchor}`), '</div>');
+    }
+    if (competition.result) {
+      body.push(h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
+      body.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
+      for (const grid of competitionGrids(competition.result, competition.input)) {
+        const map: HeatMap = {
+          metric: grid.metric,
+          title: grid.title,
+          rows: competition.result.teams,
+          columns: CHARACTERS,
+          values: grid.values,
+          missing: grid.missing,
+          scale: scaleOf(grid.values, grid.missing),
+          format: grid.format,
+          ...(multiple ? { idSuffix: anchor } : {}),
+        };
+        body.push(`<h3>${escapeXml(grid.title)}</h3>`, heatMapSvg(map));
+      }
+    }
+    if (competition.gallery) {
+      body.push(h2(`trials-${anchor}`, `Every trial by letter${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)}</p>`);
+      body.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryLettersHtml(competition.gallery, `letter-${anchor}`), '</div>');
+    }
+    body.push('</section>');
+  }
+  for (const section of sections) {
+    const id = slug(section.id);
+    contents.push([id, section.title]);
+    body.push(`<section class="extra" id="${id}">`, `<h2>${escapeXml(section.title)}</h2>`, section.html, '</section>');
+  }
+  if ((input.settings && input.settings.length > 0) || (input.versions && input.versions.length > 0)) {
+    body.push(h2('settings', 'Settings and software versions'));
+    for (const [list, className, title] of [[input.settings, 'settings', 'Settings'], [input.versions, 'versions', 'Software versions']] as const) {
+      if (!list || list.length === 0) continue;
+      body.push(`<h3>${title}</h3>`);
+      body.push(`<table class="facts ${className}"><tbody>${list.map((f) => `<tr><td>${escapeXml(f.name)}</td><td>${escapeXml(f.value)}</td></tr>`).join('')}</tbody></table>`);
+    }
+  }
 
   const html: string[] = [
     '<!DOCTYPE html>',
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeXml(input.title)}</title>`,
     '<style>',
-    'body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#111;max-width:1200px}',
-    'table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}',
-    'th{background:#f0f0f0}td{font-variant-numeric:tabular-nums}',
-    '.heatmap{display:block;margin:6px 0 18px}.heatmap text{font-size:12px;fill:#222}',
-    '.warnings li{margin:2px 0}.warnings code{background:#fff3cd;padding:0 4px}',
+    STYLE,
     '</style>',
     '</head>',
     '<body>',
     `<h1>${escapeXml(input.title)}</h1>`,
+    `<nav class="contents" aria-label="Contents">${contents.map(([id, title]) => `<a href="#${escapeXml(id)}">${escapeXml(title)}</a>`).join(' ')}</nav>`,
     `<ul class="facts">${input.facts.map((f) => `<li>${escapeXml(f)}</li>`).join('')}</ul>`,
-    '<h2 id="winner">Winner</h2>',
-    `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`,
-    '<h2 id="ranking">Ranking</h2>',
-    htmlTable(input.ranking, 'ranking'),
-    '<h2 id="warnings">Warnings</h2>',
-    input.warnings.length === 0
-      ? '<p class="warnings">None: every file was read and consistent.</p>'
-      : `<ul class="warnings">${input.warnings.map((w) => `<li><code>${escapeXml(w.code)}</code> ${escapeXml(warningText(w))}</li>`).join('\n')}</ul>`,
+    ...body,
+    '</body>',
+    '</html>',
+    '',
   ];
-  for (const competition of input.competitions) {
-    const suffix = competition.label ? ` — ${competition.label}` : '';
-    html.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`, `<h2 id="letters-${slug(competition.label)}">Per letter${escapeXml(suffix)}</h2>`);
-    for (const grid of competitionGrids(competition.result)) {
-      const map: HeatMap = { metric: grid.metric, title: grid.title, rows: competition.result.teams, columns: CHARACTERS, values: grid.values, max: grid.max, format: grid.format };
-      html.push(`<h3>${escapeXml(grid.title)}</h3>`, heatMapSvg(map));
-    }
-    html.push('</section>');
-  }
-  for (const section of sections) html.push(`<section class="extra" id="${slug(section.id)}">`, `<h2>${escapeXml(section.title)}</h2>`, section.html, '</section>');
-  html.push('</body>', '</html>', '');
   return { markdown, html: html.join('\n') };
 }

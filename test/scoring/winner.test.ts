@@ -68,10 +68,14 @@ describe('report builder (pure)', () => {
     expect(report.html).not.toMatch(/<script|https?:\/\//);
   });
 
-  it('colours from light (0) to dark (max), clamped', () => {
-    expect(heatColor(0, 1)).toBe('rgb(247,251,255)');
-    expect(heatColor(1, 1)).toBe('rgb(8,48,107)');
-    expect(heatColor(5, 1)).toBe(heatColor(1, 1));
-    expect(heatColor(0.5, 0)).toBe(heatColor(0, 1));
+  it('colours from light (the scale min) to dark (its max), clamped', () => {
+    const unit = { min: 0, max: 1 };
+    expect(heatColor(0, unit)).toBe('rgb(247,251,255)');
+    expect(heatColor(1, unit)).toBe('rgb(8,48,107)');
+    expect(heatColor(5, unit)).toBe(heatColor(1, unit));
+    expect(heatColor(0.5, { min: 0, max: 0 })).toBe(heatColor(0, unit));
+    // A per-metric scale: the best diversity of a table is as dark as a stability of 1.
+    expect(heatColor(0.006, { min: 0.001, max: 0.006 })).toBe(heatColor(1, unit));
+    expect(heatColor(0.001, { min: 0.001, max: 0.006 })).toBe(heatColor(0, unit));
   });
 });
