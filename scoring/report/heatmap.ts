@@ -76,7 +76,7 @@ export function heatColor(value: number, scale: HeatScale): string {
 }
 
 /**
- * A value short enough for a 34-px cell: `0`, `1`, `.82`, `.047`, `4e-4`. The tooltip has the full
+ * A value short enough for a 34-px cell: `0`, `1`, `.82`, `.047`, `.006`, `4e-4`. The tooltip has the full
  * value.
  */
 export function compactNumber(value: number): string {
@@ -88,7 +88,7 @@ export function compactNumber(value: number): string {
   if (abs >= 10) return `${sign}${abs.toFixed(0)}`;
   if (abs >= 1) return `${sign}${abs.toFixed(abs === Math.round(abs) ? 0 : 1)}`;
   if (abs >= 0.095) return `${sign}${abs.toFixed(2).replace(/^0/, '')}`;
-  if (abs >= 0.0095) return `${sign}${abs.toFixed(3).replace(/^0/, '')}`;
+  if (abs >= 0.00095) return `${sign}${abs.toFixed(3).replace(/^0/, '')}`;
   const [mantissa, exponent] = abs.toExponential(0).split('e');
   return `${sign}${mantissa}e${exponent}`;
 }

@@ -5,6 +5,7 @@ import { vitSuite } from './vit.js';
 import { pipelineSuite } from './pipeline.js';
 import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
+import { reportSuite } from './report.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -20,4 +21,5 @@ export const SUITES: BenchSuite[] = [
   pipelineSuite,
   bridgeSuite,
   explainSuite,
+  reportSuite,
 ];
