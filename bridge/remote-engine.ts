@@ -35,16 +35,23 @@ export class EngineLostError extends SbevalError {
   }
 }
 
-/** The engine reported an error for a level (`levelError` when it blames the level itself). */
+/**
+ * The engine reported an error for a level (`levelError` when it blames the level itself). A level
+ * error's message is the engine's own text, as the in-process engine would give it: it becomes the
+ * level's recorded reason, which must not depend on which engine ran the level (a resumed or re-routed
+ * run writes the same files). Engine errors name the engine and the phase.
+ */
 export class RemoteRunError extends SbevalError {
   readonly levelError: boolean;
   readonly remotePhase: string;
+  readonly engineId: string;
   constructor(engineId: string, levelId: string, message: ErrorMessage) {
     super(
-      message.phase === 'capture' ? 'capture' : message.fault === 'level' ? 'input' : 'simulate',
-      `engine ${engineId} failed level ${levelId} while ${PHASE_WORDS[message.phase] ?? message.phase}: ${message.message}`,
+      message.phase === 'capture' ? 'capture' : message.fault === 'level' ? (message.phase === 'simulate' ? 'simulate' : 'input') : 'simulate',
+      message.fault === 'level' ? message.message : `engine ${engineId} failed level ${levelId} while ${PHASE_WORDS[message.phase] ?? message.phase}: ${message.message}`,
       message.hint,
     );
+    this.engineId = engineId;
     this.name = 'RemoteRunError';
     this.levelError = message.fault === 'level';
     this.remotePhase = message.phase;

@@ -256,14 +256,17 @@ function session(options: WorkerOptions, stats: { levelsRun: number; connections
         (error: unknown) => {
           if (running === current) running = undefined;
           const levelFault = (error as { levelError?: unknown } | null)?.levelError === true;
-          const phase: ErrorPhase = abort.signal.aborted ? 'cancelled' : levelFault ? 'load' : error instanceof SbevalError && error.phase === 'capture' ? 'capture' : 'simulate';
+          const sbPhase = error instanceof SbevalError ? error.phase : undefined;
+          // A level error is `load` unless the engine found it while simulating (the simulation budget).
+          const phase: ErrorPhase = abort.signal.aborted ? 'cancelled' : levelFault ? (sbPhase === 'simulate' ? 'simulate' : 'load') : sbPhase === 'capture' ? 'capture' : 'simulate';
           socket.send({
             type: 'error',
             runId,
             levelId: job.levelId,
             phase,
             fault: levelFault ? 'level' : 'engine',
-            message: describeError(error),
+            // A level error's text is the level's recorded reason: the engine's message as is.
+            message: levelFault && error instanceof Error ? error.message : describeError(error),
             ...(error instanceof SbevalError && error.hint ? { hint: error.hint } : {}),
           });
         },

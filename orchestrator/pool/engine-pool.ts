@@ -125,7 +125,9 @@ export class EnginePool {
       maxReplacements: config.maxReplacements ?? 4 * initial,
     };
     this.replacementsLeft = this.options.maxReplacements;
-    for (const engine of config.engines ?? []) this.addMember(engine, undefined, 0);
+    // With a factory, the starting engines own slots 0..n-1 like factory-made ones, so a retired
+    // starting engine is replaced too (without a slot it never was, and the pool shrank silently).
+    (config.engines ?? []).forEach((engine, slot) => this.addMember(engine, config.factory ? slot : undefined, 0));
   }
 
   /** Starts `size` engines through the factory (in parallel) unless `engines` were given. */
@@ -148,6 +150,9 @@ export class EnginePool {
     }
     return pool;
   }
+
+  /** Engines retired so far, replacements started by the factory, and replacements that could not be made. */
+  readonly stats = { retired: 0, replaced: 0, replaceFailed: 0 };
 
   /** Live engines (not retired). */
   get size(): number {
@@ -453,39 +458,59 @@ export class EnginePool {
     if (member.retired) return;
     member.retired = true;
     member.busy = true;
+    if (replace) this.stats.retired += 1;
     this.emit({ type: 'engine-retired', engineId: member.engine.id, reason });
     this.track(withTimeout(member.engine.close(), this.options.closeMs));
-    if (replace && !this.closing && this.config.factory && member.slot !== undefined) {
-      const slot = member.slot;
-      if (this.replacementsLeft > 0) {
-        this.replacementsLeft -= 1;
-        this.replacementsInFlight += 1;
-        const generation = (this.generations.get(slot) ?? 0) + 1;
-        this.generations.set(slot, generation);
-        this.track(
-          this.config
-            .factory(slot, generation)
-            .then(
-              (engine) => {
-                if (this.closing) {
-                  this.track(withTimeout(engine.close(), this.options.closeMs));
-                  return;
-                }
-                this.addMember(engine, slot, generation);
-              },
-              (error: unknown) => this.emit({ type: 'engine-replace-failed', slot, reason: describeError(error) }),
-            )
-            .finally(() => {
-              this.replacementsInFlight -= 1;
-              this.pump();
-              this.failIfNoEngines();
-            }),
-        );
-      } else {
-        this.emit({ type: 'engine-replace-failed', slot, reason: `restart budget of ${this.options.maxReplacements} replacements used up` });
-      }
-    }
+    if (replace && !this.closing && this.config.factory && member.slot !== undefined) this.replace(member.slot, 0);
     this.failIfNoEngines();
+  }
+
+  /**
+   * Starts a replacement for `slot`, within the restart budget. A factory that fails is tried again
+   * (after a short, growing pause) while budget is left, so a retired engine is replaced unless the
+   * budget runs out — and then the pool says so (`engine-replace-failed`).
+   */
+  private replace(slot: number, failuresSoFar: number): void {
+    const factory = this.config.factory;
+    if (!factory || this.closing) return;
+    if (this.replacementsLeft <= 0) {
+      this.stats.replaceFailed += 1;
+      this.emit({ type: 'engine-replace-failed', slot, reason: `restart budget of ${this.options.maxReplacements} replacements used up` });
+      return;
+    }
+    this.replacementsLeft -= 1;
+    this.replacementsInFlight += 1;
+    const generation = (this.generations.get(slot) ?? 0) + 1;
+    this.generations.set(slot, generation);
+    this.stats.replaced += 1;
+    let retry = false;
+    this.track(
+      factory(slot, generation)
+        .then(
+          (engine) => {
+            if (this.closing) {
+              this.track(withTimeout(engine.close(), this.options.closeMs));
+              return;
+            }
+            this.addMember(engine, slot, generation);
+          },
+          (error: unknown) => {
+            this.stats.replaced -= 1;
+            this.emit({ type: 'engine-replace-failed', slot, reason: describeError(error) });
+            retry = !this.closing && this.replacementsLeft > 0;
+            if (!retry) this.stats.replaceFailed += 1;
+          },
+        )
+        .then(async () => {
+          if (retry) await delay(Math.min(5_000, 250 * 2 ** failuresSoFar));
+        })
+        .finally(() => {
+          this.replacementsInFlight -= 1;
+          if (retry) this.replace(slot, failuresSoFar + 1);
+          this.pump();
+          this.failIfNoEngines();
+        }),
+    );
   }
 
   /** With no engine left and none coming, queued jobs can never run: fail them with that reason. */

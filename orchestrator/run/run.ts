@@ -28,6 +28,7 @@ import { createRunEffects, readValidCache, type CachedLevel } from './effects.js
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { RunLog } from './run-log.js';
 import { runSettingsFacts } from '../report/settings.js';
+import { unfinishedWork, type UnfinishedWork } from './unfinished.js';
 
 /**
  * `sbeval run`: a whole competition from raw responses (or submissions) to `result/`, headless,
@@ -77,6 +78,10 @@ export interface RunReport {
   /** False when the run had no similarity model: no similarity, diversity or score files were made. */
   similarity: boolean;
   cancelled: boolean;
+  /** What the run could not finish (the command exits 1 unless it is nothing). */
+  unfinished: UnfinishedWork;
+  /** Engines the pool retired, replaced and could not replace (a pool never shrinks silently). */
+  engines: { retired: number; replaced: number; replaceFailed: number };
 }
 
 /** How to get the competition's similarity model (H4's `sbeval model fetch`). */
@@ -106,6 +111,8 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
     levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0 },
     similarity: config.model !== undefined,
     cancelled: false,
+    unfinished: { levels: 0, reasons: [], stages: [] },
+    engines: { retired: 0, replaced: 0, replaceFailed: 0 },
   };
   const record = (entry: RunStageReport, extra: Record<string, unknown> = {}) => {
     stages.push(entry);
@@ -192,6 +199,7 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
         { held },
       );
     }
+    if (pool) report.engines = { ...pool.stats };
     await pool?.close();
     pool = undefined;
 
@@ -250,8 +258,10 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
       throw error;
     }
   } finally {
+    if (pool) report.engines = { ...pool.stats };
     await pool?.close();
-    log.write({ type: 'run-end', levels: report.levels, cancelled: report.cancelled });
+    report.unfinished = unfinishedWork(outcomes, stages);
+    log.write({ type: 'run-end', levels: report.levels, cancelled: report.cancelled, unfinished: report.unfinished, engines: report.engines });
     log.close();
   }
   return report;
@@ -436,6 +446,7 @@ async function createPool(config: RunConfig, injected: EngineFactory | undefined
       log.pool(event);
       // Engines retired because the pool closes at the end are not news.
       if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed') progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
+      if (event.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${event.slot} not replaced: ${event.reason}`);
     },
   };
   if (injected) return EnginePool.create({ ...common, size: config.workers, factory: injected });

@@ -177,6 +177,8 @@ export function settingsDigest(options: { engine: string; trials: number; damage
 export interface SimulateSummary extends StageSummary {
   /** `<team>/<C>` whose stability JSON was (re)written. */
   characters: string[];
+  /** Levels that failed for engine reasons (not a verdict about the level): not cached, a rerun retries them. */
+  unfinished: number;
 }
 
 function imagePaths(root: string, level: TrialFile): { png: string; raw: string } {
@@ -223,6 +225,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     else if (e.type === 'engine-retired' && !closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
   };
   const pool = engines.length > 0 ? new EnginePool({ engines, onEvent }) : undefined;
+  let unfinished = 0;
 
   try {
     const runner = pool ? poolRunner(pool) : undefined;
@@ -262,7 +265,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
             const entry: CachedLevel = { format: 1, xmlSha256: sha256(xml), settings: digest, outcome: { ok: false, reason } };
             await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
             cached.set(level.path, entry);
-          }
+          } else unfinished += 1;
           log.trial(level.team, level.character, level.file, { ok: false, reason });
           progress.tick('simulate', 'failed', label, reason);
         }
@@ -300,7 +303,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), writeStabilityJson(entries));
     characters.push(key);
   }
-  return { ...log.result(), characters };
+  return { ...log.result(), characters, unfinished };
 }
 
 function isLevelError(error: unknown): boolean {

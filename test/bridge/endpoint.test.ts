@@ -92,7 +92,11 @@ describe('endpoint and remote engine over a real socket', () => {
     const error = await remote.run(job('bad', '<Level><GameObjects><Block type='), new Collected().sink).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteRunError);
     expect((error as RemoteRunError).levelError).toBe(true);
-    expect((error as Error).message).toMatch(/failed level bad while loading it/);
+    // The recorded reason is the engine's text, the same as the in-process engine's (no engine id in it).
+    const local = await new HeadlessEngine().run(job('bad', '<Level><GameObjects><Block type='), new Collected().sink).catch((e: unknown) => e);
+    expect((error as Error).message).toBe((local as Error).message);
+    expect((error as Error).message).toMatch(/^level XML cannot be loaded: /);
+    expect((error as RemoteRunError).remotePhase).toBe('load');
     // The engine is still usable.
     await remote.run(job('good', goldenLevel('V1_L_1'), { capture: false }), new Collected().sink);
   });

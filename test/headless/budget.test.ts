@@ -14,6 +14,7 @@ import { parseLevelXml } from '../../levels/xml-read.js';
 import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
 import { Collected } from '../bridge/collect.js';
 import { PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
+import { pathologicalXml } from './pathological-levels.js';
 
 /**
  * The simulation budget (bridge/headless/budget.ts): pathological levels fail as levels with their
@@ -21,23 +22,6 @@ import { PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
  * levels (data the limits were not fitted on) stay far below it; and steps in which nothing is awake
  * cost nothing, so a "stop when everything sleeps" shortcut cannot change a verdict.
  */
-export function pathologicalXml(kind: 'spot' | 'pigs', count = kind === 'spot' ? 500 : 1000): string {
-  const object = kind === 'spot' ? '<Block type="SquareTiny" material="wood" x="2" y="-3" rotation="0" />' : '<Pig type="BasicSmall" x="2" y="-3" rotation="0" />';
-  return [
-    '<?xml version="1.0" encoding="utf-16"?>',
-    '<Level width="3">',
-    '  <Camera x="2" y="0" minWidth="17.34656" maxWidth="22.34656" />',
-    '  <Birds>',
-    '    <Bird type="BirdRed" />',
-    '  </Birds>',
-    '  <Slingshot x="-9" y="-2.5" />',
-    '  <GameObjects>',
-    ...Array.from({ length: count }, () => `    ${object}`),
-    '  </GameObjects>',
-    '</Level>',
-  ].join('\n');
-}
-
 const HARD = join(PROJECT_ROOT, 'test/fixtures/corpus/hard-levels');
 const hard = (name: string) => readFileSync(join(HARD, name), 'utf8');
 const job = (levelId: string, xml: string, capture = false): LevelJob => ({ levelId, xml, settings: { ...DEFAULT_SIMULATION, capture } });

@@ -301,4 +301,76 @@ describe('engine pool', () => {
     expect((await rejection(pool.run({ job: job('L0'), sink: new RecordingSink() }))).kind).toBe('no-engines');
     await pool.close();
   });
+
+  it('replaces a retired starting engine through the factory, so queued jobs still run (issue 12, defect 2)', async () => {
+    // The run gives the pool its starting engines and a factory for replacements (orchestrator/run).
+    const starting = [new FakeEngine('start-0', ['stall']), new FakeEngine('start-1', ['stall'])];
+    const made: Array<[number, number]> = [];
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({
+      engines: starting,
+      stallMs: 50,
+      settleMs: 20,
+      onEvent,
+      factory: async (slot, generation) => {
+        made.push([slot, generation]);
+        return new FakeEngine(`s${slot}g${generation}`);
+      },
+    });
+    const sinks = Array.from({ length: 6 }, () => new RecordingSink());
+    const results = await Promise.allSettled(sinks.map((sink, i) => pool.run({ job: job(`L${i}`), sink, maxAttempts: 2 })));
+    expect(results.map((r) => r.status)).toEqual(sinks.map(() => 'fulfilled'));
+    for (const sink of sinks) expect(sink.steps).toEqual(allSteps);
+    expect(made.sort()).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(events.filter((e) => e.type === 'engine-retired').map((e) => (e as { engineId: string }).engineId).sort()).toEqual(['start-0', 'start-1']);
+    expect(pool.size).toBe(2);
+    expect(pool.stats).toEqual({ retired: 2, replaced: 2, replaceFailed: 0 });
+    await pool.close();
+  });
+
+  it('tries a failing replacement again within the restart budget, and says so when the budget is used up', async () => {
+    let calls = 0;
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({
+      engines: [new FakeEngine('start-0', ['stall'])],
+      stallMs: 50,
+      settleMs: 20,
+      maxReplacements: 3,
+      onEvent,
+      factory: async (slot, generation) => {
+        calls += 1;
+        if (calls < 3) throw new Error(`launch ${calls} failed`);
+        return new FakeEngine(`s${slot}g${generation}`);
+      },
+    });
+    const sink = new RecordingSink();
+    await pool.run({ job: job('L0'), sink, maxAttempts: 2 });
+    expect(sink.steps).toEqual(allSteps);
+    expect(calls).toBe(3);
+    expect(events.filter((e) => e.type === 'engine-replace-failed').map((e) => (e as { reason: string }).reason)).toEqual(['launch 1 failed', 'launch 2 failed']);
+    expect(pool.stats).toEqual({ retired: 1, replaced: 1, replaceFailed: 0 });
+    await pool.close();
+
+    // A factory that never works: the budget runs out, the pool says so, and jobs fail with the reason.
+    const broken = collect();
+    const hopeless = new EnginePool({
+      engines: [new FakeEngine('only', ['stall'])],
+      stallMs: 50,
+      settleMs: 20,
+      maxReplacements: 2,
+      onEvent: broken.onEvent,
+      factory: async () => {
+        throw new Error('no binary');
+      },
+    });
+    const failed = await rejection(hopeless.run({ job: job('L1'), sink: new RecordingSink(), maxAttempts: 3 }));
+    expect(failed.kind).toBe('no-engines');
+    expect(failed.message).toMatch(/no engine left to run it \(last failure: engine only stalled/);
+    expect(broken.events.filter((e) => e.type === 'engine-replace-failed').map((e) => (e as { reason: string }).reason)).toEqual(['no binary', 'no binary']);
+    expect(hopeless.stats).toEqual({ retired: 1, replaced: 0, replaceFailed: 1 });
+    await hopeless.close();
+  });
 });

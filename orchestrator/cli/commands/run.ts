@@ -1,12 +1,14 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CONFIG_FILES, ENGINES, RULES, resolveRunConfig, type RunFlags } from '../../config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../progress/index.js';
-import { runCompetition, type RunReport } from '../../run/index.js';
+import { isUnfinished, runCompetition, unfinishedLines, type RunReport } from '../../run/index.js';
 
 /**
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
  */
 const EXIT_CANCELLED = 130;
+/** Some levels could not be finished (issue 12: never exit 0 after losing levels). */
+const EXIT_UNFINISHED = 1;
 
 function collectList(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
@@ -56,8 +58,9 @@ A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again:
 in the official folders and in <root>/.sbeval/, and the second run ends with the same files.
 Outputs: the official stage folders, <root>/result/ (scores; trials.csv and failures.md for every
 trial's fate), <root>/logs/ (official stage logs and run_<time>.jsonl with every level's transitions).
-Exit codes: 0 the run finished (trials may have failed: see result/trials.csv), 2 usage or setup error,
-130 cancelled.`,
+Exit codes: 0 every level was finished (trials may have failed with a verdict: see result/trials.csv),
+1 some levels could not be finished (engines failed past their retries, timeouts; the summary says how
+many and why; run again to retry them), 2 usage or setup error, 130 cancelled.`,
     )
     .action(async (root: string, flags: RunCommandFlags) => {
       const runFlags: RunFlags = {
@@ -97,6 +100,7 @@ Exit codes: 0 the run finished (trials may have failed: see result/trials.csv), 
         process.stdout.write(`${formatReport(report, formatSummaryLines(display.tallies(), Date.now()))}\n`);
       }
       if (report.cancelled) process.exitCode = EXIT_CANCELLED;
+      else if (isUnfinished(report.unfinished)) process.exitCode = EXIT_UNFINISHED;
     });
 }
 
@@ -105,6 +109,8 @@ function summaryRecord(report: RunReport) {
     root: report.root,
     cancelled: report.cancelled,
     levels: report.levels,
+    unfinished: report.unfinished,
+    engines: report.engines,
     stages: report.stages.map(({ stage, status, detail }) => ({ stage, status, detail })),
     trialsCsv: report.trialsCsv,
     runLog: report.runLog,
@@ -112,10 +118,18 @@ function summaryRecord(report: RunReport) {
 }
 
 function formatReport(report: RunReport, tallies: string[]): string {
-  const lines = [report.cancelled ? 'sbeval run: cancelled; run the same command again to continue' : 'sbeval run: finished', ...tallies, ''];
+  const head = report.cancelled
+    ? 'sbeval run: cancelled; run the same command again to continue'
+    : isUnfinished(report.unfinished)
+      ? 'sbeval run: stopped with unfinished levels (see below); run the same command again to retry them'
+      : 'sbeval run: finished';
+  const lines = [head, ...tallies, ''];
   for (const stage of report.stages) lines.push(`${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
   const { total, simulated, cached, failed, retries } = report.levels;
   lines.push('', `levels: ${total} trials, ${simulated} simulated now, ${cached} already done, ${failed} failed, ${retries} engine retries`);
+  const { retired, replaced, replaceFailed } = report.engines;
+  if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
+  lines.push(...unfinishedLines(report.unfinished));
   if (report.trials.length > 0) lines.push(`every trial's fate: ${report.trialsCsv}`);
   lines.push(`run log: ${report.runLog}`);
   return lines.join('\n');

@@ -150,7 +150,8 @@ Writes <root>/<team>/stability/<C>.json in the evaluator's exact format and
 <root>/<team>/images/<C>/<name>.png (1024×1024, black on white). Finished levels are cached under
 <root>/.sbeval/simulate/ with the XML hash and a settings digest, so an interrupted run resumes and a
 second run changes nothing. A level that cannot be loaded is logged with its reason in
-<root>/logs/stability_log_<time>.txt and left out of the JSON. Exit code 0 when the stage ran.
+<root>/logs/stability_log_<time>.txt and left out of the JSON. Exit code 0 when every level was
+simulated or failed with a verdict, 1 when some could not be simulated (engine failures; run again).
 
 Example: sbeval simulate examples/competition --char I,L --workers 2`,
     )
@@ -174,6 +175,11 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
         process.stdout.write(`${JSON.stringify({ ...rest, reasons: Object.fromEntries(reasons) }, null, 2)}\n`);
       } else {
         process.stdout.write(`${formatSummary(summary)}\n  stability files: ${summary.characters.length}\n`);
+      }
+      if (summary.unfinished > 0) {
+        // Engine failures are not verdicts: exit 1 so nobody publishes an incomplete stage (issue 12).
+        process.stderr.write(`simulate: ${summary.unfinished} level(s) could not be simulated (engine failures, see the log); run again to retry them\n`);
+        process.exitCode = 1;
       }
     });
 
