@@ -6,9 +6,9 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { listCharacters, listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import type { ProgressSink } from '../progress/types.js';
-import { decodePngToRgb } from '../../scoring/similarity/decode.js';
-import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
-import { VitClassifier, letterProbabilities, type ClassifierStats } from '../../scoring/similarity/classifier.js';
+import { letterProbabilities, type Classification, type ClassifierStats } from '../../scoring/similarity/classifier.js';
+import { ImageClassifier } from '../similarity/image-classifier.js';
+import { PreprocessError } from '../similarity/prepare-pool.js';
 import { parseSimilarityJson, similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
 import { readModelInfo } from './model.js';
 
@@ -20,8 +20,9 @@ import { readModelInfo } from './model.js';
  *
  * Beyond the official script: images in trial order (the script takes the directory's order), a file that
  * is not a PNG is ignored with a notice (the script would crash on it), an unreadable PNG is recorded as
- * a failed trial and left out of the file, one ONNX session for the run, identical images inferred once,
- * atomic writes, and resumability: a character whose JSON is newer than its images and their folder and
+ * a failed trial and left out of the file, one ONNX session for the run, images decoded in worker threads
+ * while the session runs, identical images inferred once (orchestrator/similarity/), atomic writes, and
+ * resumability: a character whose JSON is newer than its images and their folder and
  * has the requested rules' shape is skipped (`upToDate`).
  */
 export type SimilarityRules = 2024 | 2025;
@@ -32,8 +33,17 @@ export interface SimilarityStageOptions {
   /** Path of the ONNX model (`sbeval model convert|fetch`). */
   model: string;
   rules?: SimilarityRules;
+  /** Images per session run (default: one per core). */
   batchSize?: number;
+  /** onnxruntime intra-op threads (0 = one per physical core). */
   threads?: number;
+  /** Preprocessing worker threads (default: one per 4 cores, at least one; 0 = in this thread). */
+  prepareWorkers?: number;
+  /**
+   * A classifier the caller owns and keeps open (`sbeval run` shares one over every folder, so identical
+   * images are inferred once per run); `model`'s file must be the one it was opened on.
+   */
+  classifier?: ImageClassifier;
   filter?: StageFilter;
   force?: boolean;
   now?: () => Date;
@@ -133,75 +143,110 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
     return { ...log.result(), stage: SIMILARITY_STAGE, classifier: { requested: 0, inferred: 0, runs: 0 }, ignored };
   }
 
-  const classifier = await VitClassifier.create(options.model, info, {
-    ...(options.threads !== undefined ? { threads: options.threads } : {}),
-    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-  }).catch((error: unknown) => {
-    throw new SbevalError('similarity', describeError(error));
-  });
+  const shared = options.classifier;
+  const classifier =
+    shared ??
+    (await ImageClassifier.open({
+      model: options.model,
+      info,
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+      ...(options.prepareWorkers !== undefined ? { prepareWorkers: options.prepareWorkers } : {}),
+    }).catch((error: unknown) => {
+      throw new SbevalError('similarity', describeError(error));
+    }));
+  const before = classifier.statistics();
   try {
     if (rules === 2025 && !classifier.hasCls) {
       throw new SbevalError('similarity', `the model has no "${info.clsName}" output, which the 2025 rules store as cls_embedding`, 'convert the model with `sbeval model convert`, or use --rules 2024');
     }
-    // Decode/preprocess one character while the previous one is in the model.
-    let inFlight: Promise<void> | undefined;
+    // Every image of every character is handed over at once, in order, through a window that bounds the
+    // tensors in memory; the files are written character by character, in order, as their images finish.
+    const limit = new Window(Math.max(16, classifier.batchSize * 4));
+    const outcomes = todo.map((w) => w.images.map((image) => limit.run(() => classifyFile(classifier, w, image))));
+    // Handled in order below; without this a model failure while an earlier character is written would be
+    // an unhandled rejection.
+    for (const list of outcomes) for (const o of list) o.catch(() => undefined);
     let lastTeam = '';
-    for (const w of todo) {
+    for (const [index, w] of todo.entries()) {
       if (w.team !== lastTeam) {
         log.line(`Processing - team: ${w.team}`);
         lastTeam = w.team;
       }
       log.line(`Processing - team: ${w.team} - character: ${w.character}`);
-      const prepared: Array<{ image: string; tensor: Float32Array } | { image: string; error: string }> = [];
-      for (const image of w.images) {
-        try {
-          const rgb = await decodePngToRgb(await readFile(join(w.dir, image)));
-          prepared.push({ image, tensor: preprocessRgb(rgb, info.preprocessor).tensor });
-        } catch (error) {
-          prepared.push({ image, error: `Image could not be read: ${describeError(error)}` });
+      const prepared = await Promise.all(outcomes[index]!);
+      const classified: ImageClassification[] = [];
+      for (const p of prepared) {
+        const label = `${w.team}/${w.character}/${p.image}`;
+        if ('error' in p) {
+          log.trial(w.team, w.character, p.image, { ok: false, reason: p.error });
+          progress.tick(SIMILARITY_STAGE, 'failed', label, p.error);
+          continue;
+        }
+        const r = p.result;
+        classified.push({ id: p.image, probabilities: letterProbabilities(info.labels, r.probabilities), ...(rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
+      }
+      try {
+        await writeFileAtomic(w.output, writeSimilarityJson(similarityFile(w.character, classified)));
+        for (const c of classified) {
+          log.trial(w.team, w.character, c.id, { ok: true });
+          progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
+        }
+      } catch (error) {
+        const reason = `Similarity file not written: ${describeError(error)}`;
+        for (const c of classified) {
+          log.trial(w.team, w.character, c.id, { ok: false, reason });
+          progress.tick(SIMILARITY_STAGE, 'failed', `${w.team}/${w.character}/${c.id}`, reason);
         }
       }
-      const previous = inFlight;
-      inFlight = (async () => {
-        const ok = prepared.filter((p): p is { image: string; tensor: Float32Array } => 'tensor' in p);
-        const results = await classifier.classifyAll(ok.map((p) => p.tensor));
-        if (previous) await previous;
-        const classified: ImageClassification[] = [];
-        const byImage = new Map(ok.map((p, i) => [p.image, results[i]!]));
-        for (const p of prepared) {
-          const label = `${w.team}/${w.character}/${p.image}`;
-          if ('error' in p) {
-            log.trial(w.team, w.character, p.image, { ok: false, reason: p.error });
-            progress.tick(SIMILARITY_STAGE, 'failed', label, p.error);
-            continue;
-          }
-          const r = byImage.get(p.image)!;
-          classified.push({ id: p.image, probabilities: letterProbabilities(info.labels, r.probabilities), ...(rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
-        }
-        try {
-          await writeFileAtomic(w.output, writeSimilarityJson(similarityFile(w.character, classified)));
-          for (const c of classified) {
-            log.trial(w.team, w.character, c.id, { ok: true });
-            progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
-          }
-        } catch (error) {
-          const reason = `Similarity file not written: ${describeError(error)}`;
-          for (const c of classified) {
-            log.trial(w.team, w.character, c.id, { ok: false, reason });
-            progress.tick(SIMILARITY_STAGE, 'failed', `${w.team}/${w.character}/${c.id}`, reason);
-          }
-        }
-      })();
-      // Handled later (awaited below); without this a model failure during the next decode would be an
-      // unhandled rejection.
-      inFlight.catch(() => undefined);
-      // Keep at most one character waiting on the model while the next one is decoded.
-      if (previous) await previous;
     }
-    if (inFlight) await inFlight;
+  } catch (error) {
+    if (error instanceof SbevalError) throw error;
+    throw new SbevalError('similarity', describeError(error));
   } finally {
-    await classifier.close();
+    if (!shared) await classifier.close();
   }
+  const after = classifier.statistics();
   progress.end(SIMILARITY_STAGE);
-  return { ...log.result(), stage: SIMILARITY_STAGE, classifier: classifier.statistics(), ignored };
+  return {
+    ...log.result(),
+    stage: SIMILARITY_STAGE,
+    classifier: { requested: after.requested - before.requested, inferred: after.inferred - before.inferred, runs: after.runs - before.runs },
+    ignored,
+  };
+}
+
+type FileOutcome = { image: string; result: Classification } | { image: string; error: string };
+
+/** One image file: its classification, or why it could not be read (a failed trial); a model failure throws. */
+async function classifyFile(classifier: ImageClassifier, work: CharacterWork, image: string): Promise<FileOutcome> {
+  let png: Uint8Array;
+  try {
+    png = await readFile(join(work.dir, image));
+  } catch (error) {
+    return { image, error: `Image could not be read: ${describeError(error)}` };
+  }
+  try {
+    return { image, result: await classifier.classifyPng(png) };
+  } catch (error) {
+    if (error instanceof PreprocessError) return { image, error: `Image could not be read: ${error.message}` };
+    throw error;
+  }
+}
+
+/** At most `size` tasks at once, started in the order they were asked for. */
+class Window {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active += 1;
+    try {
+      return await task();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
 }

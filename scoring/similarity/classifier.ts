@@ -5,6 +5,7 @@
  * produce the same level and therefore the same picture.
  */
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
 import type { VitModelInfo } from './convert.js';
 
@@ -14,8 +15,16 @@ export interface ClassifierOptions {
    * threads waste less CPU per image (see `npm run bench -- vit`).
    */
   threads?: number;
-  /** Images per session run. */
+  /** Images per session run (default: one per core, `defaultBatchSize`). */
   batchSize?: number;
+}
+
+/**
+ * Images per session run by default: one per core. On this project's 2-core machine batch 2 was the
+ * fastest of 1…16 with 2 threads (`npm run bench -- vit`); larger batches only add latency.
+ */
+export function defaultBatchSize(): number {
+  return Math.max(1, availableParallelism());
 }
 
 export interface Classification {
@@ -64,6 +73,7 @@ export class VitClassifier {
   private pending: Array<{ tensor: Float32Array; resolve: (c: Classification) => void; reject: (e: unknown) => void }> = [];
   private readonly stats: ClassifierStats = { requested: 0, inferred: 0, runs: 0 };
   private chain: Promise<void> = Promise.resolve();
+  private running = false;
 
   private constructor(
     private readonly session: ort.InferenceSession,
@@ -78,7 +88,7 @@ export class VitClassifier {
   /** Opens `model` (a path or the ONNX bytes). */
   static async create(model: string | Uint8Array, info: VitModelInfo, options: ClassifierOptions = {}): Promise<VitClassifier> {
     const threads = options.threads ?? 0;
-    const batchSize = options.batchSize ?? 8;
+    const batchSize = options.batchSize ?? defaultBatchSize();
     if (!Number.isInteger(threads) || threads < 0) throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new ClassifierError(`batch size must be a positive integer, got ${batchSize}`);
     const sessionOptions: ort.InferenceSession.SessionOptions = {
@@ -125,8 +135,8 @@ export class VitClassifier {
     if (known) return known;
     const result = new Promise<Classification>((resolve, reject) => {
       this.pending.push({ tensor, resolve, reject });
-      if (this.pending.length >= this.batchSize) this.flush();
-      else queueMicrotask(() => this.flush());
+      // Calls made in the same tick share a batch: the drain runs after them.
+      queueMicrotask(() => this.drain());
     });
     // A failed inference must not poison later identical requests.
     result.catch(() => this.cache.delete(key));
@@ -136,17 +146,24 @@ export class VitClassifier {
 
   /** Classifies many images; resolves in input order. */
   classifyAll(tensors: readonly Float32Array[]): Promise<Classification[]> {
-    const all = tensors.map((t) => this.classify(t));
-    this.flush();
-    return Promise.all(all);
+    return Promise.all(tensors.map((t) => this.classify(t)));
   }
 
-  private flush(): void {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.batchSize);
-      // Runs are chained: one session, one run at a time (onnxruntime parallelises inside a run).
-      this.chain = this.chain.then(() => this.run(batch));
-    }
+  /**
+   * One session run at a time (onnxruntime parallelises inside a run), started as soon as the previous
+   * one ends with whatever is waiting, up to `batchSize`: images that arrive one by one from the
+   * preprocessing workers never wait for a batch to fill while the session is idle, and pile up into
+   * full batches while it is busy. The outputs do not depend on how images are grouped (onnxruntime's
+   * CPU kernels compute each image's rows alike whatever the batch; the stage tests compare files).
+   */
+  private drain(): void {
+    if (this.running || this.pending.length === 0) return;
+    const batch = this.pending.splice(0, this.batchSize);
+    this.running = true;
+    this.chain = this.run(batch).finally(() => {
+      this.running = false;
+      this.drain();
+    });
   }
 
   private async run(batch: Array<{ tensor: Float32Array; resolve: (c: Classification) => void; reject: (e: unknown) => void }>): Promise<void> {
@@ -173,7 +190,10 @@ export class VitClassifier {
   }
 
   async close(): Promise<void> {
-    await this.chain;
+    while (this.running || this.pending.length > 0) {
+      this.drain();
+      await this.chain;
+    }
     await this.session.release();
   }
 }

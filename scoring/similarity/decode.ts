@@ -25,6 +25,30 @@ export class ImageDecodeError extends Error {
 /** Pixel count above which decoding is refused (64 Mpx ≈ 8192²; a level image is 1024²). */
 export const MAX_INPUT_PIXELS = 8192 * 8192;
 
+/**
+ * The same pixels as `decodePngToRgb`, but an image whose R, G and B are equal everywhere (every evaluator
+ * image: black on white) comes back as one grey channel: a third of the data for the resize, which treats
+ * channels independently, so the model input is the same (preprocess.ts replicates the grey plane).
+ */
+export async function decodePngForModel(png: Uint8Array): Promise<Image8> {
+  const rgb = await decodePngToRgb(png);
+  return greyIfNeutral(rgb) ?? rgb;
+}
+
+/** One channel when R = G = B in every pixel, else undefined. */
+export function greyIfNeutral(rgb: Image8): Image8 | undefined {
+  if (rgb.channels !== 3) return undefined;
+  const src = rgb.data;
+  const pixels = rgb.width * rgb.height;
+  const grey = new Uint8Array(pixels);
+  for (let i = 0, p = 0; i < pixels; i++, p += 3) {
+    const r = src[p]!;
+    if (r !== src[p + 1] || r !== src[p + 2]) return undefined;
+    grey[i] = r;
+  }
+  return { width: rgb.width, height: rgb.height, channels: 1, data: grey };
+}
+
 export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
   let meta: Metadata;
   try {

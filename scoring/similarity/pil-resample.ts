@@ -168,6 +168,23 @@ function horizontal(src: Image8, outWidth: number, rowOffset: number, rows: numb
     }
     return { width: outWidth, height: rows, channels, data: out };
   }
+  if (channels === 1) {
+    // Greyscale (every evaluator image is black on white): one sum per output sample.
+    for (let yy = 0; yy < rows; yy++) {
+      const rowStart = (yy + rowOffset) * src.width;
+      const o = yy * outWidth;
+      for (let xx = 0; xx < outWidth; xx++) {
+        const xmin = bounds[xx * 2]!;
+        const xmax = bounds[xx * 2 + 1]!;
+        const kBase = xx * ksize;
+        let s0 = ROUND;
+        const p = rowStart + xmin;
+        for (let x = 0; x < xmax; x++) s0 += data[p + x]! * coeffs[kBase + x]!;
+        out[o + xx] = clip8(s0);
+      }
+    }
+    return { width: outWidth, height: rows, channels, data: out };
+  }
   const sums = new Array<number>(channels);
   for (let yy = 0; yy < rows; yy++) {
     const rowStart = (yy + rowOffset) * src.width * channels;
@@ -192,15 +209,23 @@ function vertical(src: Image8, outHeight: number, c: AxisCoefficients, boundShif
   const { channels, width } = src;
   const stride = width * channels;
   const out = new Uint8Array(outHeight * stride);
+  const data = src.data;
+  // Row by row: each tap's coefficient is read once per output row and the input row is walked in
+  // memory order. The sums are exact integers (far below 2^53), so accumulating tap by tap over a row
+  // gives the same values as Pillow's per-sample loop.
+  const sums = new Float64Array(stride);
   for (let yy = 0; yy < outHeight; yy++) {
     const ymin = c.bounds[yy * 2]! - boundShift;
     const ymax = c.bounds[yy * 2 + 1]!;
     const kBase = yy * c.ksize;
-    for (let i = 0; i < stride; i++) {
-      let sum = ROUND;
-      for (let y = 0; y < ymax; y++) sum += src.data[(y + ymin) * stride + i]! * c.coeffs[kBase + y]!;
-      out[yy * stride + i] = clip8(sum);
+    sums.fill(ROUND);
+    for (let y = 0; y < ymax; y++) {
+      const w = c.coeffs[kBase + y]!;
+      const row = (y + ymin) * stride;
+      for (let i = 0; i < stride; i++) sums[i]! += data[row + i]! * w;
     }
+    const o = yy * stride;
+    for (let i = 0; i < stride; i++) out[o + i] = clip8(sums[i]!);
   }
   return { width, height: outHeight, channels, data: out };
 }

@@ -118,9 +118,13 @@ export function inputShape(config: PreprocessorConfig): [number, number, number]
   return [3, config.height, config.width];
 }
 
-/** `Image.resize` step of the processor (no-op when `do_resize` is false). */
+/**
+ * `Image.resize` step of the processor (no-op when `do_resize` is false). RGB, or one grey channel that
+ * stands for R = G = B (Pillow resamples each channel on its own, so the grey plane resized is each
+ * channel of the RGB image resized).
+ */
 export function resizeForModel(rgb: Image8, config: PreprocessorConfig): Image8 {
-  if (rgb.channels !== 3) throw new RangeError(`expected an RGB image, got ${rgb.channels} channels`);
+  if (rgb.channels !== 3 && rgb.channels !== 1) throw new RangeError(`expected an RGB or grey image, got ${rgb.channels} channels`);
   return config.doResize ? pilResize(rgb, config.width, config.height, config.resample) : rgb;
 }
 
@@ -131,7 +135,7 @@ export function resizeForModel(rgb: Image8, config: PreprocessorConfig): Image8 
  * correctly rounded.
  */
 export function normalizeInto(rgb: Image8, config: PreprocessorConfig, out: Float32Array, offset = 0): void {
-  if (rgb.channels !== 3) throw new RangeError(`expected an RGB image, got ${rgb.channels} channels`);
+  if (rgb.channels !== 3 && rgb.channels !== 1) throw new RangeError(`expected an RGB or grey image, got ${rgb.channels} channels`);
   const plane = rgb.width * rgb.height;
   if (out.length < offset + 3 * plane) throw new RangeError('output tensor too small');
   // Per channel, the 256 possible outputs are precomputed: same values, far fewer operations.
@@ -148,6 +152,16 @@ export function normalizeInto(rgb: Image8, config: PreprocessorConfig, out: Floa
   });
   const data = rgb.data;
   const [t0, t1, t2] = tables as [Float32Array, Float32Array, Float32Array];
+  if (rgb.channels === 1) {
+    // Grey stands for R = G = B: each channel's table applied to the same value.
+    for (let i = 0; i < plane; i++) {
+      const v = data[i]!;
+      out[offset + i] = t0[v]!;
+      out[offset + plane + i] = t1[v]!;
+      out[offset + 2 * plane + i] = t2[v]!;
+    }
+    return;
+  }
   for (let i = 0; i < plane; i++) {
     out[offset + i] = t0[data[i * 3]!]!;
     out[offset + plane + i] = t1[data[i * 3 + 1]!]!;
@@ -155,7 +169,7 @@ export function normalizeInto(rgb: Image8, config: PreprocessorConfig, out: Floa
   }
 }
 
-/** Whole processor on an RGB image: resize, rescale, normalise → float32 CHW. */
+/** Whole processor on an RGB (or grey, see `resizeForModel`) image: resize, rescale, normalise → float32 CHW. */
 export function preprocessRgb(rgb: Image8, config: PreprocessorConfig = VIT_DEFAULT_PREPROCESSOR): { resized: Image8; tensor: Float32Array } {
   const resized = resizeForModel(rgb, config);
   const tensor = new Float32Array(3 * resized.width * resized.height);

@@ -2,6 +2,7 @@ import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
 import { simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
+import { similaritySuite } from './similarity.js';
 import { pipelineSuite } from './pipeline.js';
 import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
@@ -18,6 +19,7 @@ export const SUITES: BenchSuite[] = [
   generateSuite,
   simulateSuite,
   vitSuite,
+  similaritySuite,
   pipelineSuite,
   bridgeSuite,
   explainSuite,

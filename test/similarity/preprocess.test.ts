@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { decodePngToRgb, ImageDecodeError } from '../../scoring/similarity/decode.js';
 import { parsePreprocessorConfig, preprocessRgb, PreprocessorConfigError, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
 import { pilResize } from '../../scoring/similarity/pil-resample.js';
+import { pngToModelInput } from '../../scoring/similarity/prepare.js';
 import { expectedNormalized, expectedResized, inputPath, loadManifest } from './pillow-golden.js';
 
 const manifest = loadManifest();
@@ -54,6 +55,9 @@ describe('preprocessing equals Pillow + ViTImageProcessor on the golden vectors'
         expect(max).toBeLessThanOrEqual(1e-6);
       }
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(c.normalizedSha256);
+      // The similarity stage's path (grey images resized as one channel) gives the same tensor.
+      const fast = await pngToModelInput(readFileSync(inputPath(c)), config);
+      expect(createHash('sha256').update(new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength)).digest('hex')).toBe(c.normalizedSha256);
     });
   }
 });

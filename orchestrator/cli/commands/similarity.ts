@@ -53,13 +53,13 @@ export function registerSimilarityCommands(program: Command): void {
     .argument('<root>', 'competition folder')
     .option('--model <file>', `ONNX model from \`sbeval model fetch|convert\` (default: the cached ${COMPETITION_MODEL})`)
     .option('--rules <year>', '2024 (softmax only) or 2025 (also cls_embedding)', rules, 2025 as SimilarityRules)
-    .option('--batch <n>', 'images per inference run', intAtLeast(1), 8)
+    .option('--batch <n>', 'images per inference run (default: one per core)', intAtLeast(1))
     .option('--threads <n>', 'onnxruntime intra-op threads (0 = one per physical core)', intAtLeast(0), 0)
     .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
     .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
     .option('--force', 'redo characters whose file is already up to date')
     .option('--json', 'progress and summary as JSON lines')
-    .action(async (root: string, opts: CommonFlags & { model?: string; batch: number; threads: number }) => {
+    .action(async (root: string, opts: CommonFlags & { model?: string; batch?: number; threads: number }) => {
       const model = resolve(opts.model ?? cachedCompetitionModel());
       if (!existsSync(model)) {
         throw new SbevalError('similarity', `model ${model} not found`, opts.model ? undefined : 'run `sbeval model fetch` first (or pass --model)');
@@ -68,7 +68,15 @@ export function registerSimilarityCommands(program: Command): void {
       let summary;
       try {
         summary = await runSimilarityStage(
-          { root: resolve(root), model, rules: opts.rules, batchSize: opts.batch, threads: opts.threads, filter: { teams: opts.team, characters: opts.char }, force: opts.force === true },
+          {
+            root: resolve(root),
+            model,
+            rules: opts.rules,
+            ...(opts.batch !== undefined ? { batchSize: opts.batch } : {}),
+            threads: opts.threads,
+            filter: { teams: opts.team, characters: opts.char },
+            force: opts.force === true,
+          },
           display,
         );
       } finally {
