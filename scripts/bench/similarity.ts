@@ -3,7 +3,7 @@
  * in the same run, with the same model (the ViT-B/16-sized random model, scripts/make-random-vit.ts), the
  * same intra-op threads and the same batch size.
  * - images: the 90 reference levels rendered by sbeval's own engine (`sbeval simulate`, so the PNGs are
- *   what a run feeds the stage), all distinct (deduplication cannot help either side);
+ *   what a run feeds the stage), byte-identical pictures removed (deduplication cannot help either side);
  * - bare session: those images already preprocessed in memory, classified in batches — the ceiling;
  * - stage: `runSimilarityStage` on the folder (file reads, PNG decode + resize in the preprocessing
  *   workers, inference, softmax, JSON files written), with a classifier opened and warmed up beforehand
@@ -11,6 +11,7 @@
  * Rounds alternate bare and stage so that load from other processes on a shared machine hits both alike;
  * the ratio is the stage's images/s over the bare session's images/s of the same round.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,15 +37,26 @@ async function warmUpPng(): Promise<Uint8Array> {
   return sharp({ create: { width: 1024, height: 1024, channels: 3, background: '#fff' } }).png().toBuffer();
 }
 
+/** The reference levels rendered by sbeval; levels whose picture equals an earlier one's are removed (distinct images only). */
 export async function renderReferenceImages(root: string): Promise<string[]> {
   cpSync(REFERENCE, root, { recursive: true, filter: (src) => !/stability|images|\.txt$/.test(src) });
   await runSimulateStage({ root });
-  return listTrialFiles(root, 'images', {}, '.png').map((f) => f.path);
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const file of listTrialFiles(root, 'images', {}, '.png')) {
+    const digest = createHash('sha256').update(readFileSync(file.path)).digest('hex');
+    if (seen.has(digest)) rmSync(file.path);
+    else {
+      seen.add(digest);
+      kept.push(file.path);
+    }
+  }
+  return kept;
 }
 
 export const similaritySuite: BenchSuite = {
   name: 'similarity',
-  description: 'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, 90 distinct rendered levels, alternating rounds',
+  description: 'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, the reference levels' distinct renders, alternating rounds',
   async run() {
     const model = modelPath();
     const info = readModelInfo(model);
