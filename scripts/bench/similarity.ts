@@ -56,7 +56,7 @@ export async function renderReferenceImages(root: string): Promise<string[]> {
 
 export const similaritySuite: BenchSuite = {
   name: 'similarity',
-  description: 'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, the reference levels' distinct renders, alternating rounds',
+  description: 'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, distinct renders of the reference levels, alternating rounds',
   async run() {
     const model = modelPath();
     const info = readModelInfo(model);
