@@ -12,6 +12,7 @@ import { registerEngineCommands } from './engine.js';
 import { registerUnityCommands } from './unity.js';
 import { registerRunCommands } from './run.js';
 import { registerJudgeCommands } from './judge.js';
+import { registerSurveyCommands } from './survey.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -33,4 +34,5 @@ export const COMMANDS: RegisterCommands[] = [
   registerUnityCommands,
   registerRunCommands,
   registerJudgeCommands,
+  registerSurveyCommands,
 ];
