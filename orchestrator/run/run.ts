@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { judgesReportSection } from '../judges/report.js';
 import { extname, join } from 'node:path';
 import { createEngines } from '../../bridge/engines.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
@@ -241,7 +242,11 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
         rules: config.rules,
         trials: config.trials,
         ...(config.models.length > 1 ? { models: config.models.map((m) => m.name) } : {}),
-        sections: [{ id: 'failure-accounting', title: section.title, markdown: section.markdown, html: markdownTableToHtml(section.markdown) }],
+        sections: [
+          { id: 'failure-accounting', title: section.title, markdown: section.markdown, html: markdownTableToHtml(section.markdown) },
+          // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
+          ...[judgesReportSection(config.root, { rules: config.rules, trials: config.trials })].filter((x) => x !== undefined),
+        ],
         trialFates: report.trials,
         prefix: config.prefix,
         settings: await runSettingsFacts(config),

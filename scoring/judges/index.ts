@@ -10,3 +10,4 @@ export * from './agreement.js';
 export * from './grid-view.js';
 export * from './views.js';
 export { stripThinking, keepRaw } from './answer-text.js';
+export * from './report-section.js';

@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { SbevalError } from '../../../core/errors.js';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { isRuleSetName } from '../../../scoring/score/rules.js';
+import { judgesReportSection } from '../../judges/report.js';
 import { runScoreStage, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
 
 /**
@@ -76,6 +78,8 @@ report.md and report.html (heat maps), log in <root>/logs/result_log_<time>.txt.
         ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
         ...(flags.models.length > 0 ? { models: flags.models } : {}),
         teamOrder: flags.teamOrder as TeamOrder,
+        // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
+        sections: [judgesReportSection(resolve(root), { rules: flags.rules, trials })].filter((x) => x !== undefined),
       });
       for (const w of result.warnings) process.stderr.write(warningLine(w));
       if (flags.json) {
