@@ -1,15 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveRunConfig } from '../orchestrator/config/index.js';
 import {
   compareNames,
   compareTrialFiles,
   listCharacters,
   listTeams,
   listTrialFiles,
+  resultDir,
   stageDir,
   trialBaseName,
+  trialFileBase,
   trialIndexFromName,
 } from '../orchestrator/layout/competition.js';
+import { folderFates, type TrialFate } from '../orchestrator/report/fates.js';
 import { parseSimilarityJson } from '../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../scoring/formats/stability.js';
 
@@ -33,6 +37,8 @@ export interface CompetitionTrial {
   imagePath: string | undefined;
   stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
   similarity: number | undefined;
+  /** Why the trial has no image (official wording): it may never have become a level at all. */
+  reason: string | undefined;
 }
 
 /**
@@ -68,7 +74,7 @@ export function listCompetition(root: string): CompetitionTrial[] {
     const key = `${team}/${character}/${name}`;
     let t = byKey.get(key);
     if (!t) {
-      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, traces: [], imagePath: undefined, stability: undefined, similarity: undefined };
+      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, traces: [], imagePath: undefined, stability: undefined, similarity: undefined, reason: undefined };
       byKey.set(key, t);
     }
     return t;
@@ -101,7 +107,69 @@ export function listCompetition(root: string): CompetitionTrial[] {
       }
     }
   }
+  // Every trial's fate, those that never became a level included: the run's accounting, else the files.
+  for (const fate of trialFates(root)) {
+    if (!fate.reason) continue;
+    const base = /^\d+$/.test(fate.trial) ? trialFileBase(fate.team, fate.letter, Number(fate.trial)) : fate.trial;
+    entry(fate.team, fate.letter, base).reason = fate.reason;
+  }
   return [...byKey.values()].sort(
     (a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareTrialFiles(a.name, b.name),
   );
+}
+
+/** One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields. */
+function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      out.push(field);
+      field = '';
+    } else field += c;
+  }
+  out.push(field);
+  return out;
+}
+
+/**
+ * The fates of a folder's trials: `result/trials.csv` when a run wrote it (single-model rows), else
+ * read from the files with the folder's settings (rules → drop function, T).
+ */
+export function trialFates(root: string): TrialFate[] {
+  const csv = join(resultDir(root), 'trials.csv');
+  if (existsSync(csv)) {
+    try {
+      const [header, ...lines] = readFileSync(csv, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
+      const columns = csvFields(header ?? '');
+      const at = (name: string) => columns.indexOf(name);
+      if ([at('team'), at('letter'), at('trial'), at('reason')].every((i) => i >= 0)) {
+        return lines
+          .map(csvFields)
+          .filter((f) => (f[at('model')] ?? '') === '')
+          .map((f) => ({ team: f[at('team')]!, letter: f[at('letter')]!, trial: f[at('trial')]!, reason: f[at('reason')] ?? '' }));
+      }
+    } catch {
+      // An unreadable accounting file: read the fates from the files instead.
+    }
+  }
+  let prefix = 'drop_block';
+  let trials = 10;
+  try {
+    const config = resolveRunConfig(root);
+    prefix = config.prefix;
+    trials = config.trials;
+  } catch {
+    // A config the run would refuse still leaves the folder viewable with the defaults.
+  }
+  return folderFates(root, { teams: listTeams(root), trials, prefix });
 }

@@ -157,6 +157,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
           hasImage: t.imagePath !== undefined,
           stability: t.stability ?? null,
           similarity: t.similarity ?? null,
+          reason: t.reason ?? null,
         })),
       });
     }

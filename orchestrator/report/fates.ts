@@ -5,7 +5,7 @@
  *
  * - an image in `images/` → complete;
  * - a level XML but no image → the simulate stage's recorded failure (`.sbeval/simulate/…`), else
- *   "not simulated";
+ *   "no image (the level is not simulated yet)";
  * - a drop program but no level → the official converter's reason (`convertProgram`);
  * - a response but no program → `Code not found.` (`extractCode`);
  * - nothing at all for trial n ≤ T → "no response (the trial was never generated)".
@@ -56,7 +56,7 @@ function simulateFailure(dir: string, team: string, letter: string, base: string
 export function trialFateFromFiles(dir: string, team: string, letter: string, base: string, prefix: string): string {
   const file = (stage: TrialStage, ext: string) => join(stageDir(dir, team, stage, letter), `${base}${ext}`);
   if (existsSync(file('images', '.png'))) return '';
-  if (existsSync(file('levels', '.xml'))) return simulateFailure(dir, team, letter, base) ?? 'not simulated (the level has no image yet)';
+  if (existsSync(file('levels', '.xml'))) return simulateFailure(dir, team, letter, base) ?? 'no image (the level is not simulated yet)';
   const program = readText(file('intermediate', '.txt'));
   if (program !== undefined) {
     const converted = convertProgram(program, { prefix });

@@ -130,7 +130,7 @@ describe('the gallery of a folder without a run accounting', () => {
       `2:${CODE_NOT_FOUND}`,
       '3:BlockType does not exist.',
       '4:the level has no blocks',
-      '5:not simulated (the level has no image yet)',
+      '5:no image (the level is not simulated yet)',
       `6:${NEVER_GENERATED}`,
     ]);
 

@@ -4,7 +4,10 @@ import {
   boundsOf,
   evaluatorView,
   fitView,
+  labelFontSize,
   niceInterval,
+  pickBody,
+  pointInPaths,
   pixelToWorld,
   placePath,
   stepToX,
@@ -138,5 +141,39 @@ describe('viewer frames decoding', () => {
     expect(Array.from(series[0]!)).toEqual([0, 0.5, 1]);
     expect(Array.from(series[1]!)).toEqual([0, 1, 1]);
     expect(() => decodeFrames(new ArrayBuffer(10), steps, bodies)).toThrow(/expected 150 bytes/);
+  });
+});
+
+describe('viewer picking and labels', () => {
+  const square = (x: number, y: number, h: number): Array<[number, number]> => [[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]];
+
+  it('tells inside from outside by the even-odd rule, holes included', () => {
+    expect(pointInPaths([square(0, 0, 1)], 0.5, -0.9)).toBe(true);
+    expect(pointInPaths([square(0, 0, 1)], 1.1, 0)).toBe(false);
+    // A frame: outer square with a hole.
+    const frame = [square(0, 0, 2), square(0, 0, 1)];
+    expect(pointInPaths(frame, 1.5, 0)).toBe(true);
+    expect(pointInPaths(frame, 0, 0)).toBe(false);
+    fc.assert(
+      fc.property(fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: -3, max: 3, noNaN: true }), (x, y) => {
+        // Away from the edges, the even-odd answer is the box test.
+        fc.pre(Math.abs(Math.abs(x) - 1) > 1e-9 && Math.abs(Math.abs(y) - 1) > 1e-9);
+        return pointInPaths([square(0, 0, 1)], x, y) === (Math.abs(x) < 1 && Math.abs(y) < 1);
+      }),
+    );
+  });
+
+  it('picks the body drawn last where shapes overlap, skips hidden ones, and finds none in empty space', () => {
+    const shapes = [[square(0, 0, 1)], [square(1, 0, 1)], null];
+    expect(pickBody(shapes, 0.5, 0)).toBe(1);
+    expect(pickBody(shapes, -0.5, 0)).toBe(0);
+    expect(pickBody(shapes, 5, 5)).toBe(-1);
+    expect(pickBody([[square(0, 0, 1)], null], 0, 0)).toBe(0);
+  });
+
+  it('sizes block numbers from the view scale, readable at every zoom', () => {
+    expect(labelFontSize(10)).toBe(9);
+    expect(labelFontSize(40)).toBe(12);
+    expect(labelFontSize(500)).toBe(14);
   });
 });

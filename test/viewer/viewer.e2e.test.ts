@@ -80,6 +80,30 @@ async function waitStep(page: Page, predicate: string): Promise<void> {
   await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, { timeout: 20_000 });
 }
 
+type Labels = Array<[number, number, number]>;
+
+/** Where the page drew each block number at the current step: [id, x, y] in the scene canvas's CSS px. */
+async function labels(page: Page): Promise<Labels> {
+  return page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.labels ?? '[]'));
+}
+
+/** The scene canvas's pixels (RGB) as drawn now; the canvas has a 1-px border, so content x = px − 1. */
+async function scenePixels(page: Page): Promise<{ data: Buffer; width: number; height: number; at: (x: number, y: number) => [number, number, number] }> {
+  const { data, info } = await sharp(await page.locator('#scene').screenshot()).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (x: number, y: number): [number, number, number] => {
+    const o = (Math.round(y + 1) * info.width + Math.round(x + 1)) * 3;
+    return [data[o]!, data[o + 1]!, data[o + 2]!];
+  };
+  return { data, width: info.width, height: info.height, at };
+}
+
+/** Pixels of a picture in a colour (each channel within `tolerance`). */
+function countColour(data: Buffer, rgb: [number, number, number], tolerance = 30): number {
+  let n = 0;
+  for (let i = 0; i < data.length; i += 3) if (Math.abs(data[i]! - rgb[0]) <= tolerance && Math.abs(data[i + 1]! - rgb[1]) <= tolerance && Math.abs(data[i + 2]! - rgb[2]) <= tolerance) n++;
+  return n;
+}
+
 let dir: string;
 let browser: Browser;
 let trace: LoadedTrace;
@@ -192,6 +216,91 @@ describe('sbeval view <trace>', () => {
     for (const s of sizes) expect([s.width, s.height]).toEqual([1024, 1024]);
   });
 
+  it('numbers every block on the canvas at its centre, and only there', async () => {
+    await page.getByLabel('Step', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Go' }).click();
+    const placed = await labels(page);
+    expect(placed.map(([id]) => id)).toEqual(trace.bodies.map((b) => b.id));
+    const withNumbers = await scenePixels(page);
+    await page.getByLabel('numbers').uncheck();
+    expect(await labels(page)).toEqual([]);
+    const without = await scenePixels(page);
+    await page.getByLabel('numbers').check();
+    await page.locator('#scene').screenshot({ path: join(OUT, 'viewer-V1_L_1-numbers.png') });
+    // Every label changed pixels near its position; nothing changed anywhere else.
+    const near = (x: number, y: number, r: number) => placed.some(([, lx, ly]) => Math.abs(lx + 1 - x) <= r && Math.abs(ly + 1 - y) <= r);
+    const changedAround = new Map<number, number>();
+    let elsewhere = 0;
+    for (let y = 0; y < withNumbers.height; y++) {
+      for (let x = 0; x < withNumbers.width; x++) {
+        const o = (y * withNumbers.width + x) * 3;
+        if (withNumbers.data[o] === without.data[o] && withNumbers.data[o + 1] === without.data[o + 1] && withNumbers.data[o + 2] === without.data[o + 2]) continue;
+        if (!near(x, y, 16)) elsewhere++;
+        for (const [id, lx, ly] of placed) if (Math.abs(lx + 1 - x) <= 8 && Math.abs(ly + 1 - y) <= 8) changedAround.set(id, (changedAround.get(id) ?? 0) + 1);
+      }
+    }
+    expect(elsewhere).toBe(0);
+    for (const [id] of placed) expect(changedAround.get(id) ?? 0, `label #${id}`).toBeGreaterThan(5);
+  });
+
+  it('selects a block by clicking it on the canvas: the table row and the chart line follow', async () => {
+    const placed = await labels(page);
+    const explanation = await page.locator('#blocks tbody tr').evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset.id)));
+    const magenta: [number, number, number] = [0xd5, 0x00, 0xf9];
+    const box = (await page.locator('#scene').boundingBox())!;
+    // A click on empty space clears any selection (an earlier test clicked the scene to focus it).
+    await page.mouse.click(box.x + 4, box.y + 4);
+    await expect(page.locator('#frame-state').getAttribute('data-selected')).resolves.toBe('');
+    const chartBefore = await sharp(await page.locator('#chart').screenshot()).removeAlpha().raw().toBuffer();
+    expect(countColour(chartBefore, magenta)).toBe(0);
+    const [id, x, y] = placed.find(([i]) => i !== explanation[0]) ?? placed[0]!;
+    await page.mouse.click(box.x + 1 + x, box.y + 1 + y);
+    await expect(page.locator('#frame-state').getAttribute('data-selected')).resolves.toBe(String(id));
+    await expect(page.locator('#blocks tbody tr.selected').getAttribute('data-id')).resolves.toBe(String(id));
+    await expect(page.locator('#blocks tbody tr.selected').count()).resolves.toBe(1);
+    const chartAfter = await sharp(await page.locator('#chart').screenshot()).removeAlpha().raw().toBuffer();
+    expect(countColour(chartAfter, magenta)).toBeGreaterThan(50);
+    await expect(page.locator('#chart-legend').textContent()).resolves.toContain(`selected #${id}`);
+    // The step does not move on a canvas click (a table click seeks to the block's onset).
+    expect((await frameState(page)).step).toBe(0);
+    await page.screenshot({ path: join(OUT, 'viewer-V1_L_1-selected.png') });
+    // Empty space again: the selection is cleared.
+    await page.mouse.click(box.x + 4, box.y + 4);
+    await expect(page.locator('#frame-state').getAttribute('data-selected')).resolves.toBe('');
+    await expect(page.locator('#blocks tbody tr.selected').count()).resolves.toBe(0);
+  });
+
+  it('explains the chart lines in a legend', async () => {
+    const items = await page.locator('#chart-legend span').allTextContents();
+    expect(items.length).toBeGreaterThanOrEqual(6);
+    expect(items.join(' | ')).toMatch(/first mover #\d+ \| moved ≥ 0\.1: .* \| stayed \| selected: none \| threshold 0\.1 \| 10-s window end \| current step/);
+  });
+
+  it('outlines blocks by default so touching blocks stay apart (the evaluator look merges them)', async () => {
+    const centres = await labels(page);
+    await page.getByLabel('numbers').uncheck();
+    await page.getByLabel('highlights').uncheck();
+    const outlined = await scenePixels(page);
+    await page.getByLabel('Look').selectOption('black');
+    const black = await scenePixels(page);
+    // Pairs of blocks whose centres are joined by solid black in the evaluator look touch in the image.
+    const segment = (a: [number, number, number], b: [number, number, number]) => Array.from({ length: 41 }, (_, k) => [a[1] + ((b[1] - a[1]) * k) / 40, a[2] + ((b[2] - a[2]) * k) / 40] as const);
+    let touching = 0;
+    for (let i = 0; i < centres.length; i++) {
+      for (let j = i + 1; j < centres.length; j++) {
+        const points = segment(centres[i]!, centres[j]!);
+        if (!points.every(([x, y]) => black.at(x, y).every((c) => c < 40))) continue;
+        touching++;
+        // In the default look a lighter line crosses between them.
+        expect(points.some(([x, y]) => outlined.at(x, y).every((c) => c > 90)), `#${centres[i]![0]} and #${centres[j]![0]}`).toBe(true);
+      }
+    }
+    expect(touching).toBeGreaterThan(0);
+    await page.getByLabel('Look').selectOption('outlined');
+    await page.getByLabel('numbers').check();
+    await page.getByLabel('highlights').check();
+  });
+
   it('writes a screenshot at a given frame (test/.out/) drawn as the evaluator draws: black on white', async () => {
     await page.getByLabel('Step', { exact: true }).fill('120');
     await page.getByRole('button', { name: 'Go' }).click();
@@ -215,7 +324,40 @@ describe('sbeval view <trace>', () => {
     // The wood look draws the same frame in colour.
     await page.getByLabel('Look').selectOption('wood');
     await page.locator('#scene').screenshot({ path: join(OUT, 'viewer-V1_L_1-step120-wood.png') });
-    await page.getByLabel('Look').selectOption('black');
+    await page.getByLabel('Look').selectOption('outlined');
+  });
+});
+
+describe('sbeval view at 1280×800', () => {
+  let served: Served | undefined;
+
+  afterAll(async () => {
+    await stop(served);
+  });
+
+  it('fits the window: scene, controls, chart and legend on screen without page scrolling', async () => {
+    served = await serve([tracePath]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(served.url);
+    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+    expect(size[0]).toBeLessThanOrEqual(1280);
+    expect(size[1]).toBeLessThanOrEqual(800);
+    for (const selector of ['#scene', '#controls', '#options', '#chart', '#chart-legend', '#panel']) {
+      const box = (await page.locator(selector).boundingBox())!;
+      expect(box.y + box.height, selector).toBeLessThanOrEqual(800);
+      expect(box.x + box.width, selector).toBeLessThanOrEqual(1280);
+    }
+    const scene = (await page.locator('#scene').boundingBox())!;
+    expect(Math.abs(scene.width - scene.height)).toBeLessThanOrEqual(1);
+    expect(scene.width).toBeGreaterThan(380);
+    await page.getByRole('button', { name: 'Play' }).click();
+    await waitStep(page, 's >= 10');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByLabel('Step', { exact: true }).fill('120');
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.screenshot({ path: join(OUT, 'viewer-1280x800.png') });
+    await page.close();
   });
 });
 
@@ -226,10 +368,14 @@ describe('sbeval view <competition-dir>', () => {
     await stop(served);
   });
 
-  it('lists trials by team and letter with their scores, and opens traces and levels', async () => {
+  it('lists trials by team and letter with their scores and failures, and opens traces and levels', async () => {
     const root = join(dir, 'competition');
     const levels = join(root, 'alpha', 'levels', 'L');
     mkdirSync(levels, { recursive: true });
+    // T = 3; trial 3 is a response without code: it never became a level.
+    writeFileSync(join(root, 'sbeval.config.yaml'), 'trials: 3\n');
+    mkdirSync(join(root, 'alpha', 'raw', 'L'), { recursive: true });
+    writeFileSync(join(root, 'alpha', 'raw', 'L', 'alpha_L_3.txt'), 'An L is two bars at a right angle.');
     copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_2.xml'), join(levels, 'alpha_L_1.xml'));
     copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_10.xml'), join(levels, 'alpha_L_2.xml'));
     mkdirSync(join(root, 'alpha', 'stability'), { recursive: true });
@@ -266,7 +412,11 @@ describe('sbeval view <competition-dir>', () => {
     const list = page.getByRole('navigation', { name: 'Trials' });
     await expect(list.locator('h3').allTextContents()).resolves.toEqual(['alpha · L']);
     const buttons = list.locator('button');
-    await expect(buttons.allTextContents()).resolves.toEqual(['alpha_L_1sta 0.33 sim 0.25', 'alpha_L_2 ●sta 1.00 sim 0.50', '  trial 2']);
+    await expect(buttons.allTextContents()).resolves.toEqual(['trial 1sta 0.33 sim 0.25', 'trial 2 ●sta 1.00 sim 0.50', '  trial 2']);
+    // Every trial's fate: the levels have no image yet; trial 3 never became a level, for the official reason.
+    await expect(list.locator('.failed').allTextContents()).resolves.toEqual(['no image (the level is not simulated yet)', 'no image (the level is not simulated yet)', 'trial 3 ✕Code not found.']);
+    await expect(list.locator('.failed[data-key="alpha/L/alpha_L_3"] .reason').textContent()).resolves.toBe('Code not found.');
+    await page.screenshot({ path: join(OUT, 'viewer-competition.png') });
     // The first trial has no trace: simulated on demand with the headless engine.
     await expect(page.locator('#status').textContent()).resolves.toContain('simulated');
     await expect(page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.positions!).length)).resolves.toBe(3);

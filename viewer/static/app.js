@@ -1,10 +1,10 @@
 // The viewer page: loads a trial from the local server, then one shared state (the current step and the
 // display options) drives every panel — the scene, the chart, the controls, the table and the timeline.
-import { boundsOf, evaluatorView, fitView, placePath, stepToTime } from './geometry.js';
+import { boundsOf, evaluatorView, fitView, pickBody, pixelToWorld, placePath, stepToTime } from './geometry.js';
 import { advance, createPlayback, pause, seek, setSpeed, SPEEDS, stepBy, toggle } from './playback.js';
 import { decodeFrames, displacementSeries, poseAt } from './frames.js';
-import { drawScene } from './draw.js';
-import { chartStepAt, drawChart } from './chart.js';
+import { drawScene, HIGHLIGHT } from './draw.js';
+import { CHART_COLOURS, chartStepAt, drawChart } from './chart.js';
 
 const $ = (id) => document.getElementById(id);
 const scene = $('scene');
@@ -20,8 +20,9 @@ const state = {
   sceneBounds: null,
   playback: createPlayback(1, 0.02),
   selected: null,
-  style: 'black',
+  style: 'outlined',
   framing: 'scene',
+  labels: true,
   highlights: true,
   vectors: false,
   contacts: true,
@@ -126,6 +127,15 @@ function reasonOf(b) {
   return b.moved || b.crossStep !== null || b.deathStep !== null ? b.reason.text : `(stayed) ${b.reason.text}`;
 }
 
+/** Selects a body (or clears the selection): the scene, the table row and the chart line follow. */
+function select(id, { seekToOnset = false, scroll = false } = {}) {
+  state.selected = id;
+  const b = id === null ? undefined : state.meta.explanation.bodies.find((x) => x.id === id);
+  if (seekToOnset && b && b.onsetStep !== null) state.playback = seek(pause(state.playback), b.onsetStep);
+  render();
+  if (scroll && id !== null) document.querySelector(`#blocks tbody tr[data-id="${id}"]`)?.scrollIntoView({ block: 'nearest' });
+}
+
 function buildTable() {
   const tbody = $('blocks').querySelector('tbody');
   tbody.textContent = '';
@@ -142,11 +152,7 @@ function buildTable() {
       if (i === 4 && b.moved) td.className = 'moved';
       tr.append(td);
     });
-    tr.addEventListener('click', () => {
-      state.selected = state.selected === b.id ? null : b.id;
-      if (state.selected !== null && b.onsetStep !== null) state.playback = seek(pause(state.playback), b.onsetStep);
-      render();
-    });
+    tr.addEventListener('click', () => select(state.selected === b.id ? null : b.id, { seekToOnset: true }));
     tbody.append(tr);
   }
   $('summary').textContent = e.summary;
@@ -208,11 +214,28 @@ function buildTrialList(trials) {
         h.textContent = g;
         list.append(h);
       }
+      if (!t.hasTrace && !t.hasLevel) {
+        // A trial that never became a level: listed with its reason, nothing to open.
+        const failed = document.createElement('div');
+        failed.className = 'failed';
+        failed.dataset.key = t.key;
+        const name = document.createElement('span');
+        name.textContent = `${Number.isFinite(t.trial) ? `trial ${t.trial}` : t.name} ✕`;
+        const reason = document.createElement('span');
+        reason.className = 'reason';
+        reason.textContent = t.reason ?? 'no level';
+        failed.append(name, reason);
+        failed.title = 'never became a level';
+        list.append(failed);
+        continue;
+      }
       const button = document.createElement('button');
       button.type = 'button';
       button.dataset.key = t.key;
+      // The group heading names team and letter: the entry shows the trial number (the name when it has none).
+      const label = Number.isFinite(t.trial) ? `trial ${t.trial}` : t.name;
       const name = document.createElement('span');
-      name.textContent = `${t.name}${t.hasTrace ? ' ●' : ''}`;
+      name.textContent = `${label}${t.hasTrace ? ' ●' : ''}`;
       const score = document.createElement('span');
       score.className = 'score';
       const parts = [];
@@ -220,10 +243,20 @@ function buildTrialList(trials) {
       if (t.similarity !== null) parts.push(`sim ${t.similarity.toFixed(2)}`);
       score.textContent = parts.join(' ');
       button.append(name, score);
-      button.title = t.hasTrace ? 'recorded trace' : t.hasLevel ? 'simulated on demand (headless)' : 'no level';
-      button.disabled = !t.hasTrace && !t.hasLevel;
+      button.title = `${t.name}: ${t.hasTrace ? 'recorded trace' : 'simulated on demand (headless)'}${t.reason ? ` — ${t.reason}` : ''}`;
+
       button.addEventListener('click', () => openTrial(t.key).then(writeHash).catch((err) => setStatus(err.message, true)));
       list.append(button);
+      if (t.reason) {
+        // A level the run could not finish (e.g. the engine failed on it): still opens, with its reason.
+        const reason = document.createElement('div');
+        reason.className = 'failed';
+        const text = document.createElement('span');
+        text.className = 'note';
+        text.textContent = t.reason;
+        reason.append(text);
+        list.append(reason);
+      }
       // Runs that keep every evaluator trial's trace: one small button per further trial.
       for (const k of (t.tracedTrials ?? []).filter((k) => k !== t.tracedTrials[0])) {
         const extra = document.createElement('button');
@@ -255,8 +288,19 @@ function setupCanvas(canvas) {
   return { ctx, w, h };
 }
 
+/** The scene is the largest square its box holds (the box takes the column's height left by the rest). */
+function fitScene() {
+  const box = $('scene-box');
+  const side = Math.max(200, Math.floor(Math.min(box.clientWidth, box.clientHeight)) - 2);
+  if (scene.style.width !== `${side}px`) {
+    scene.style.width = `${side}px`;
+    scene.style.height = `${side}px`;
+  }
+}
+
 function render() {
   if (!state.meta) return;
+  fitScene();
   const { meta, frames, playback } = state;
   const step = playback.step;
   const e = meta.explanation;
@@ -267,12 +311,16 @@ function render() {
   });
 
   const sc = setupCanvas(scene);
+  const placedLabels = [];
+  state.view = currentView(sc.w);
   drawScene(sc.ctx, sc.w, sc.h, {
     meta,
     frames,
     step,
-    view: currentView(sc.w),
+    view: state.view,
     style: state.style,
+    labels: state.labels,
+    placedLabels,
     highlights: state.highlights,
     vectors: state.vectors,
     contacts: state.contacts,
@@ -294,6 +342,7 @@ function render() {
     firstMover: e.firstMover,
     moved: new Set(e.bodies.filter((b) => b.moved).map((b) => b.id)),
   });
+  buildChartLegend(e);
 
   $('play').textContent = playback.playing ? 'Pause' : 'Play';
   $('play').setAttribute('aria-label', playback.playing ? 'Pause' : 'Play');
@@ -309,11 +358,52 @@ function render() {
   const out = $('frame-state');
   out.dataset.step = String(step);
   out.dataset.playing = String(playback.playing);
+  out.dataset.selected = state.selected === null ? '' : String(state.selected);
+  // Where each block number was drawn: [id, x, y] in CSS px of the scene canvas.
+  out.dataset.labels = JSON.stringify(placedLabels);
   out.dataset.positions = JSON.stringify(meta.bodies.map((_, i) => {
     const p = poseAt(frames, step, i);
     return [p.x, p.y, p.angle, p.alive ? 1 : 0];
   }));
   out.value = `step ${step}`;
+}
+
+/** The chart's legend: what each line colour and dash means, with the block numbers it applies to. */
+function buildChartLegend(e) {
+  const moved = e.bodies.filter((b) => b.moved && b.id !== e.firstMover).map((b) => b.id);
+  const items = [
+    [HIGHLIGHT.first, '', e.firstMover === null ? 'first mover: none' : `first mover #${e.firstMover}`],
+    [HIGHLIGHT.moving, '', moved.length ? `moved ≥ ${e.threshold}: #${moved.join(', #')}` : `moved ≥ ${e.threshold}: none`],
+    [CHART_COLOURS.still, '', 'stayed'],
+    [HIGHLIGHT.selected, '', state.selected === null ? 'selected: none' : `selected #${state.selected}`],
+    [CHART_COLOURS.threshold, 'dashed', `threshold ${e.threshold}`],
+    [CHART_COLOURS.window, 'dashed', '10-s window end'],
+    [CHART_COLOURS.cursor, '', 'current step'],
+  ];
+  const legend = $('chart-legend');
+  legend.textContent = '';
+  for (const [colour, dash, text] of items) {
+    const span = document.createElement('span');
+    const i = document.createElement('i');
+    i.style.borderTopColor = colour;
+    if (dash) i.className = dash;
+    span.append(i, text);
+    legend.append(span);
+  }
+}
+
+/** A click on the scene selects the block under it (the top one), or clears the selection. */
+function pickAt(ev) {
+  if (!state.meta || !state.view) return;
+  const [x, y] = pixelToWorld(state.view, ev.offsetX, ev.offsetY);
+  const step = state.playback.step;
+  const shapes = state.meta.bodies.map((body, i) => {
+    if ((state.removedAt.get(i) ?? Infinity) <= step) return null;
+    const p = poseAt(state.frames, step, i);
+    return body.outline.map((path) => placePath(path, p.x, p.y, p.angle));
+  });
+  const i = pickBody(shapes, x, y);
+  select(i < 0 ? null : state.meta.bodies[i].id, { scroll: true });
 }
 
 // --- Controls --------------------------------------------------------------------------------------
@@ -365,7 +455,9 @@ function wireControls() {
     state.framing = ev.target.value;
     render();
   });
-  for (const id of ['highlights', 'vectors', 'contacts']) {
+  scene.addEventListener('click', pickAt);
+  window.addEventListener('resize', () => render());
+  for (const id of ['labels', 'highlights', 'vectors', 'contacts']) {
     $(id).addEventListener('change', (ev) => {
       state[id] = ev.target.checked;
       render();

@@ -3,7 +3,9 @@
 import { niceInterval, stepToX, ticks, valueToY, xToStep } from './geometry.js';
 import { HIGHLIGHT } from './draw.js';
 
-export const CHART_PAD = { left: 44, right: 10, top: 10, bottom: 24 };
+export const CHART_PAD = { left: 44, right: 30, top: 10, bottom: 24 };
+/** Colours of the lines that are not block highlights (the page's legend uses the same). */
+export const CHART_COLOURS = { still: '#9e9e9e', threshold: '#c62828', window: '#888', cursor: '#111' };
 
 export function chartGeometry(width, height) {
   return { x0: CHART_PAD.left, width: width - CHART_PAD.left - CHART_PAD.right, y0: CHART_PAD.top, height: height - CHART_PAD.top - CHART_PAD.bottom };
@@ -37,7 +39,7 @@ export function drawChart(ctx, width, height, chart) {
     ctx.fillText(`${t.toFixed(t % 1 === 0 ? 0 : 1)} s`, x - 8, height - 8);
   }
   // The official threshold and the end of the stability window.
-  ctx.strokeStyle = '#c62828';
+  ctx.strokeStyle = CHART_COLOURS.threshold;
   ctx.setLineDash([4, 3]);
   const ty = valueToY(threshold, max, g.y0, g.height);
   ctx.beginPath();
@@ -46,7 +48,7 @@ export function drawChart(ctx, width, height, chart) {
   ctx.stroke();
   if (windowSteps < stepCount - 1) {
     const wx = stepToX(windowSteps, stepCount, g.x0, g.width);
-    ctx.strokeStyle = '#888';
+    ctx.strokeStyle = CHART_COLOURS.window;
     ctx.beginPath();
     ctx.moveTo(wx, g.y0);
     ctx.lineTo(wx, g.y0 + g.height);
@@ -69,8 +71,17 @@ export function drawChart(ctx, width, height, chart) {
     }
     ctx.stroke();
   }
+  // The highlighted lines carry their block number at the right end.
+  ctx.font = 'bold 10px sans-serif';
+  for (const b of order) {
+    const id = chart.ids[b];
+    if (id !== chart.selected && id !== chart.firstMover) continue;
+    const s = series[b];
+    ctx.fillStyle = styleOf(chart, b).colour;
+    ctx.fillText(`#${id}`, g.x0 + g.width + 3, Math.max(g.y0 + 8, valueToY(s[stepCount - 1], max, g.y0, g.height) + 3));
+  }
   const cx = stepToX(step, stepCount, g.x0, g.width);
-  ctx.strokeStyle = '#111';
+  ctx.strokeStyle = CHART_COLOURS.cursor;
   ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(cx, g.y0);
@@ -84,7 +95,7 @@ function styleOf(chart, b) {
   if (chart.selected === id) return { colour: HIGHLIGHT.selected, width: 2.5 };
   if (chart.firstMover === id) return { colour: HIGHLIGHT.first, width: 2.5 };
   if (chart.moved.has(id)) return { colour: HIGHLIGHT.moving, width: 1.5 };
-  return { colour: '#9e9e9e', width: 1 };
+  return { colour: CHART_COLOURS.still, width: 1 };
 }
 
 function rank(chart, b) {

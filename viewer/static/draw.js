@@ -1,11 +1,14 @@
-// Drawing the level at one step on a 2-D canvas: the evaluator's black-on-white look or wood colours,
-// with optional highlights (moving, destroyed, first mover, selection), velocity vectors and contacts.
-import { placePath, worldToPixel } from './geometry.js';
+// Drawing the level at one step on a 2-D canvas: the evaluator's black-on-white look (exact, or with
+// a grey outline per block so touching blocks stay apart — the default) or wood colours, with optional
+// highlights (moving, destroyed, first mover, selection), block numbers, velocity vectors and contacts.
+import { labelFontSize, placePath, worldToPixel } from './geometry.js';
 import { poseAt } from './frames.js';
 
 const WOOD = { wood: ['#d39b5b', '#7a4b1c'], stone: ['#a5a5a5', '#555'], ice: ['#bde7f7', '#4a90b0'] };
 const KIND_COLOURS = { pig: ['#7bc043', '#3c6e1a'], tnt: ['#d9412b', '#7a1a0e'], platform: ['#777', '#333'] };
 export const HIGHLIGHT = { first: '#1565c0', moving: '#ef6c00', dead: '#c62828', selected: '#d500f9', contact: '#e91e63' };
+/** The outlined look's block edge: grey reads as an edge between two black blocks and on white. */
+const OUTLINE = '#9a9a9a';
 /** Contacts are shown for this many steps after they begin. */
 const CONTACT_STEPS = 6;
 /** Velocity arrows: world units drawn per unit/s (0.15 s of travel). */
@@ -67,12 +70,17 @@ export function drawScene(ctx, width, height, scene) {
     const removed = (scene.removedAt.get(i) ?? Infinity) <= step;
     if (removed) return;
     const dead = !pose.alive;
-    if (style === 'black') {
+    if (style === 'black' || style === 'outlined') {
       // The evaluator's image: layer-10 objects in solid black at their OCR sprite size; dead ones are invisible.
       if (!dead && body.draw) {
         tracePaths(ctx, view, body.draw, pose);
         ctx.fillStyle = '#000';
         ctx.fill('evenodd');
+        if (style === 'outlined') {
+          ctx.strokeStyle = OUTLINE;
+          ctx.lineWidth = 1;
+          ctx.stroke();
+        }
       }
     } else {
       const [fill, edge] = body.kind === 'block' ? WOOD[body.material] ?? WOOD.wood : KIND_COLOURS[body.kind] ?? ['#999', '#333'];
@@ -104,12 +112,25 @@ export function drawScene(ctx, width, height, scene) {
     ctx.stroke();
     ctx.setLineDash([]);
     if (scene.firstMover === body.id) {
-      const [px, py] = worldToPixel(view, pose.x, pose.y);
+      // "1st" just above the block's top edge, clear of its number at the centre.
+      let top = Infinity;
+      let right = -Infinity;
+      for (const path of body.outline) {
+        for (const [x, y] of placePath(path, pose.x, pose.y, pose.angle)) {
+          const [px, py] = worldToPixel(view, x, y);
+          top = Math.min(top, py);
+          right = Math.max(right, px);
+        }
+      }
       ctx.fillStyle = HIGHLIGHT.first;
       ctx.font = 'bold 12px sans-serif';
-      ctx.fillText('1st', px + 4, py - 4);
+      ctx.textAlign = 'right';
+      ctx.fillText('1st', right, top - 4);
+      ctx.textAlign = 'start';
     }
   });
+
+  if (scene.labels) drawLabels(ctx, view, meta, poses, scene, step, style);
 
   if (scene.vectors) {
     ctx.strokeStyle = '#00897b';
@@ -148,4 +169,33 @@ export function drawScene(ctx, width, height, scene) {
     }
   }
   ctx.restore();
+}
+
+/**
+ * Each body's number (the explanation's #id) at its centre, in a halo so it reads on black, on wood
+ * and on white; the selected body's number in the selection colour. Returns where each label went.
+ */
+function drawLabels(ctx, view, meta, poses, scene, step, style) {
+  const size = labelFontSize(view.scale);
+  ctx.font = `bold ${size}px sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.lineJoin = 'round';
+  const onBlack = style !== 'wood';
+  meta.bodies.forEach((body, i) => {
+    if ((scene.removedAt.get(i) ?? Infinity) <= step) return;
+    const pose = poses[i];
+    const [px, py] = worldToPixel(view, pose.x, pose.y);
+    const text = String(body.id);
+    ctx.globalAlpha = pose.alive ? 1 : 0.5;
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = onBlack ? '#000' : '#fff';
+    ctx.strokeText(text, px, py);
+    ctx.fillStyle = scene.selected === body.id ? HIGHLIGHT.selected : onBlack ? '#fff' : '#111';
+    ctx.fillText(text, px, py);
+    scene.placedLabels?.push([body.id, Math.round(px), Math.round(py)]);
+  });
+  ctx.globalAlpha = 1;
+  ctx.textAlign = 'start';
+  ctx.textBaseline = 'alphabetic';
 }

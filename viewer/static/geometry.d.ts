@@ -26,3 +26,6 @@ export function xToStep(x: number, stepCount: number, x0: number, width: number)
 export function valueToY(value: number, max: number, y0: number, height: number): number;
 export function niceInterval(range: number, pixels: number, minSpacing: number): number;
 export function ticks(min: number, max: number, pixels: number, minSpacing: number): number[];
+export function pointInPaths(paths: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, x: number, y: number): boolean;
+export function pickBody(shapes: ReadonlyArray<ReadonlyArray<ReadonlyArray<readonly [number, number]>> | null>, x: number, y: number): number;
+export function labelFontSize(scale: number): number;

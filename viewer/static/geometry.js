@@ -106,3 +106,33 @@ export function ticks(min, max, pixels, minSpacing) {
   for (let v = first; v <= max + 1e-9; v += interval) out.push(Math.round(v / interval) * interval || 0);
   return out;
 }
+
+/** Whether (x, y) is inside a shape made of closed paths, by the even-odd rule (holes are paths too). */
+export function pointInPaths(paths, x, y) {
+  let inside = false;
+  for (const path of paths) {
+    for (let i = 0, j = path.length - 1; i < path.length; j = i++) {
+      const [xi, yi] = path[i];
+      const [xj, yj] = path[j];
+      if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+    }
+  }
+  return inside;
+}
+
+/**
+ * The body under a world point: the last one drawn (drawn on top) whose placed outline holds the point,
+ * or -1. `shapes[i]` is body i's outline paths already placed at its current pose, or null when hidden.
+ */
+export function pickBody(shapes, x, y) {
+  for (let i = shapes.length - 1; i >= 0; i--) {
+    const shape = shapes[i];
+    if (shape && pointInPaths(shape, x, y)) return i;
+  }
+  return -1;
+}
+
+/** Block-number font size in px for a view: about a third of a grid unit, readable from 9 to 14 px. */
+export function labelFontSize(scale) {
+  return Math.max(9, Math.min(14, Math.round(scale * 0.3)));
+}
