@@ -1,15 +1,20 @@
 import { execa } from 'execa';
-import { readdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 
 /**
- * Builds the Unity plugin with Mono's `mcs` the way `npm run unity:check` does: stub assemblies for
- * UnityEngine, UnityEditor and the Science Birds game types, then the plugin against them (editor and
- * player flavours), the protocol core alone (proving it needs no UnityEngine), and the mono test
- * program. The language level is pinned to mcs's C# 7.2 and warnings are errors.
+ * Builds the Unity plugin with Mono's `mcs` the way `npm run unity:check` does: the test double's
+ * UnityEngine, UnityEditor and fake Science Birds game (unity-plugin/TestDouble, with Unity 2019.4's
+ * and the game's public signatures), then the plugin against them (editor and player flavours), the
+ * protocol core alone (proving it needs no UnityEngine), the mono test program, and the stand-in
+ * editor: a folder `standin/` holding exactly what a Unity editor with the plugin installed would
+ * load (the double, the game, the editor-flavour plugin) plus SbevalStandInEditor.exe, and
+ * `standin-broken/`, the same with a UnityEngine built with a deliberately wrong player-loop order
+ * (physics before FixedUpdate). The language level is pinned to mcs's C# 7.2 and warnings are errors.
  */
 export const PLUGIN = join(PROJECT_ROOT, 'unity-plugin');
+const DOUBLE = join(PLUGIN, 'TestDouble');
 
 export function csFiles(dir: string, recursive = false): string[] {
   const out: string[] = [];
@@ -36,8 +41,15 @@ export interface PluginBuild {
   dir: string;
   core: string;
   checkExe: string;
+  /** The stand-in editor (run with mono) and its folder. */
+  standIn: string;
+  /** The same stand-in on a UnityEngine double whose player loop steps physics before FixedUpdate. */
+  brokenStandIn: string;
   steps: Array<{ name: string } & CompileResult>;
 }
+
+/** The assemblies a Unity editor with the plugin installed loads, as the stand-in finds them next to it. */
+const STANDIN_ASSEMBLIES = ['UnityEngine.dll', 'UnityEditor.dll', 'Assembly-CSharp-Game.dll', 'Sbeval.Plugin.Editor.dll', 'Sbeval.Plugin.EditorScripts.dll'];
 
 /** Compiles everything into `dir`; each step's result is reported (the test asserts on all of them). */
 export async function buildPlugin(dir: string): Promise<PluginBuild> {
@@ -47,9 +59,17 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
     steps.push({ name, ...(await mcs(args)) });
   };
   const system = ['-r:System.dll', '-r:System.Core.dll', '-r:System.Xml.dll'];
-  await step('stub UnityEngine', ['-target:library', `-out:${out('UnityEngine.dll')}`, ...system, ...csFiles(join(PLUGIN, 'stubs', 'UnityEngine'), true)]);
-  await step('stub UnityEditor', ['-target:library', `-out:${out('UnityEditor.dll')}`, `-r:${out('UnityEngine.dll')}`, ...system, ...csFiles(join(PLUGIN, 'stubs', 'UnityEditor'), true)]);
-  await step('stub Science Birds', ['-target:library', `-out:${out('Assembly-CSharp-Game.dll')}`, `-r:${out('UnityEngine.dll')}`, ...system, ...csFiles(join(PLUGIN, 'stubs', 'Game'), true)]);
+  const engineSources = csFiles(join(DOUBLE, 'UnityEngine'), true);
+  await step('double UnityEngine', ['-target:library', `-out:${out('UnityEngine.dll')}`, ...system, ...engineSources]);
+  await step('double UnityEditor', ['-target:library', `-out:${out('UnityEditor.dll')}`, `-r:${out('UnityEngine.dll')}`, ...system, ...csFiles(join(DOUBLE, 'UnityEditor'), true)]);
+  await step('double Science Birds', [
+    '-target:library',
+    `-out:${out('Assembly-CSharp-Game.dll')}`,
+    `-r:${out('UnityEngine.dll')}`,
+    `-r:${out('UnityEditor.dll')}`,
+    ...system,
+    ...csFiles(join(DOUBLE, 'Game'), true),
+  ]);
   const runtime = csFiles(join(PLUGIN, 'Runtime'));
   const unity = csFiles(join(PLUGIN, 'Runtime', 'Unity'));
   const editor = csFiles(join(PLUGIN, 'Editor'));
@@ -70,5 +90,37 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
   // As a player build compiles it (no UNITY_EDITOR, no editor scripts).
   await step('plugin, player', ['-target:library', `-out:${out('Sbeval.Plugin.Player.dll')}`, ...refs, ...runtime, ...unity]);
   await step('mono test program', ['-target:exe', `-out:${out('ProtocolCheck.exe')}`, `-r:${out('Sbeval.Bridge.Core.dll')}`, ...system, ...csFiles(join(PLUGIN, 'Tests'))]);
-  return { dir, core: out('Sbeval.Bridge.Core.dll'), checkExe: out('ProtocolCheck.exe'), steps };
+
+  // The stand-in editor, next to exactly the assemblies a project with the plugin installed loads.
+  const standInDir = out('standin');
+  const brokenDir = out('standin-broken');
+  for (const d of [standInDir, brokenDir]) mkdirSync(d, { recursive: true });
+  for (const name of STANDIN_ASSEMBLIES) if (existsSync(out(name))) copyFileSync(out(name), join(standInDir, name));
+  await step('stand-in editor', [
+    '-target:exe',
+    `-out:${join(standInDir, 'SbevalStandInEditor.exe')}`,
+    `-r:${out('UnityEngine.dll')}`,
+    `-r:${out('UnityEditor.dll')}`,
+    `-r:${out('Assembly-CSharp-Game.dll')}`,
+    ...system,
+    ...csFiles(join(DOUBLE, 'StandIn'), true),
+  ]);
+  for (const name of [...STANDIN_ASSEMBLIES, 'SbevalStandInEditor.exe']) {
+    if (name !== 'UnityEngine.dll' && existsSync(join(standInDir, name))) copyFileSync(join(standInDir, name), join(brokenDir, name));
+  }
+  await step('double UnityEngine, broken player loop', [
+    '-target:library',
+    '-define:SBEVAL_DOUBLE_BROKEN_PLAYER_LOOP',
+    `-out:${join(brokenDir, 'UnityEngine.dll')}`,
+    ...system,
+    ...engineSources,
+  ]);
+  return {
+    dir,
+    core: out('Sbeval.Bridge.Core.dll'),
+    checkExe: out('ProtocolCheck.exe'),
+    standIn: join(standInDir, 'SbevalStandInEditor.exe'),
+    brokenStandIn: join(brokenDir, 'SbevalStandInEditor.exe'),
+    steps,
+  };
 }

@@ -1,7 +1,7 @@
 // sbeval bridge: the objects of a level XML in file order, and the match between them and the
 // objects the game created. Body ids in the protocol are indices in XML order among objects
 // (bridge/frames.ts), while ABGameWorld.DecodeLevel creates pigs, then blocks, then platforms, then
-// TNT (Assets/Scripts/GameWorld/ABGameWorld.cs). Pure: no UnityEngine.
+// TNT, each kind in XML order (Assets/Scripts/GameWorld/ABGameWorld.cs). Pure: no UnityEngine.
 
 using System;
 using System.Collections.Generic;
@@ -91,33 +91,39 @@ namespace Sbeval.Bridge
         }
 
         /// <summary>
-        /// Body ids for the objects the game created of one kind, in creation order: each created object
-        /// takes the next XML object of that kind at the same position (the game's own parser can skip
-        /// objects in compact XML, so a plain index would drift). -1 when nothing matches.
+        /// Body ids for the `createdCount` objects the game created of one kind, in creation order: the
+        /// i-th created is the i-th of that kind in the XML, because DecodeLevel creates each kind in XML
+        /// order. Positions are not compared: objects may overlap, and Box2D pushes overlapping bodies
+        /// apart by up to 0.2 per step. Throws LevelMismatchException when the game created a different
+        /// number (its loader skips elements of compact XML; an unknown type or material stops
+        /// DecodeLevel with an exception).
         /// </summary>
-        public static int[] Match(List<LevelObject> xmlObjects, string kind, IList<double[]> createdPositions)
+        public static int[] MatchByCreationOrder(List<LevelObject> xmlObjects, string kind, int createdCount)
         {
-            // Positions arrive through float32 transforms, and a body may already have moved a little if a
-            // physics step ran before it was seen; distinct objects of one kind are further apart than this.
-            const double Tolerance = 0.05;
-            int[] ids = new int[createdPositions.Count];
-            int next = 0;
             List<LevelObject> candidates = xmlObjects.FindAll(o => o.Kind == kind);
-            for (int i = 0; i < createdPositions.Count; i++)
+            if (candidates.Count != createdCount)
             {
-                ids[i] = -1;
-                double[] p = createdPositions[i];
-                for (int j = next; j < candidates.Count; j++)
-                {
-                    if (Math.Abs(candidates[j].X - p[0]) <= Tolerance && Math.Abs(candidates[j].Y - p[1]) <= Tolerance)
-                    {
-                        ids[i] = candidates[j].Id;
-                        next = j + 1;
-                        break;
-                    }
-                }
+                throw new LevelMismatchException(
+                    "the game created " + createdCount + " " + kind + (createdCount == 1 ? "" : "s") + ", the level XML lists " + candidates.Count +
+                    " (the game's loader skips elements of XML without whitespace between them; an unknown type or material stops its DecodeLevel: see the editor log)");
             }
+            int[] ids = new int[createdCount];
+            for (int i = 0; i < createdCount; i++) ids[i] = candidates[i].Id;
             return ids;
         }
+
+        /// <summary>Distance between a created object's position and its XML object's (for a warning: at step 0 they should agree).</summary>
+        public static double Offset(LevelObject xml, double x, double y)
+        {
+            double dx = xml.X - x;
+            double dy = xml.Y - y;
+            return Math.Sqrt(dx * dx + dy * dy);
+        }
+    }
+
+    /// <summary>The objects the game created do not correspond to the level XML (a fault of the level, not of the engine).</summary>
+    public sealed class LevelMismatchException : Exception
+    {
+        public LevelMismatchException(string message) : base(message) { }
     }
 }

@@ -1,10 +1,12 @@
-// sbeval bridge, Unity side: the level's bodies as the protocol sees them. Finds what ABGameWorld
-// created (children of "Blocks": pigs, blocks, TNT in creation order; children of "Platforms"),
-// gives each its XML-order id, samples x, y, angle, velocities and alive after every physics step,
-// and turns what happened into events: contact begins (ContactProbe), health lost (the game's own
-// ABGameObject._currentLife, read by reflection because it is private), death (collider switched off
-// by ABGameObject.Die), removal (GameObject destroyed 0.5 s later, or out of the world) and TNT
-// explosions.
+// sbeval bridge, Unity side: the level's bodies as the protocol sees them. Attached right after
+// ABGameWorld.DecodeLevel created them and before their first physics step (LevelRun.BeforeStep, from
+// the host's FixedUpdate): finds what the game created (children of "Blocks": pigs, blocks, TNT; of
+// "Platforms"), gives each its XML-order id by creation order, attaches a ContactProbe to each, and
+// then samples x, y, angle, velocities and alive after every physics step and turns what happened
+// into events: contact begins (ContactProbe), health lost (the game's own ABGameObject._currentLife —
+// a private field, read by reflection: the one non-public member the plugin touches; without it no
+// damage events are sent), death (collider switched off by ABGameObject.Die), removal (GameObject
+// destroyed 0.5 s later, or out of the world) and TNT explosions.
 
 using System;
 using System.Collections.Generic;
@@ -34,6 +36,7 @@ namespace Sbeval.Bridge.Unity
         }
 
         private static readonly FieldInfo CurrentLife = typeof(ABGameObject).GetField("_currentLife", BindingFlags.NonPublic | BindingFlags.Instance);
+        private static bool s_warnedHealth;
 
         private readonly List<Tracked> m_bodies = new List<Tracked>();
         private readonly Dictionary<int, long> m_idsByInstance = new Dictionary<int, long>();
@@ -42,14 +45,9 @@ namespace Sbeval.Bridge.Unity
         public List<BodyInfo> Bodies { get; private set; }
         public int Count { get { return m_bodies.Count; } }
 
-        /// <summary>Finds the created objects, matches them to the XML, attaches contact probes.</summary>
-        public static BodyTracker Attach(List<LevelObject> xmlObjects)
+        /// <summary>What the game created under "Blocks" and "Platforms", by kind, in creation (sibling) order.</summary>
+        private static void Created(List<GameObject> pigs, List<GameObject> blocks, List<GameObject> tnts, List<GameObject> platforms)
         {
-            BodyTracker tracker = new BodyTracker();
-            List<GameObject> pigs = new List<GameObject>();
-            List<GameObject> blocks = new List<GameObject>();
-            List<GameObject> tnts = new List<GameObject>();
-            List<GameObject> platforms = new List<GameObject>();
             GameObject blocksRoot = GameObject.Find("Blocks");
             if (blocksRoot != null)
             {
@@ -65,11 +63,41 @@ namespace Sbeval.Bridge.Unity
             {
                 foreach (Transform child in platformsRoot.transform) platforms.Add(child.gameObject);
             }
+        }
+
+        /// <summary>
+        /// The first body that has already been through a physics step (a freshly created body is at
+        /// rest; one step of gravity moves every dynamic block), or null. Called before the first step:
+        /// a non-null answer means Unity's player loop ran a step before the plugin saw the level, so
+        /// every frame label would be one step late.
+        /// </summary>
+        public static string AlreadyStepped()
+        {
+            List<GameObject> all = new List<GameObject>();
+            Created(all, all, all, all);
+            foreach (GameObject go in all)
+            {
+                Rigidbody2D body = go.GetComponent<Rigidbody2D>();
+                if (body == null || !body.simulated) continue;
+                if (body.velocity.x != 0f || body.velocity.y != 0f || body.angularVelocity != 0f) return go.name + " (velocity " + body.velocity.x + ", " + body.velocity.y + ")";
+            }
+            return null;
+        }
+
+        /// <summary>Finds the created objects, matches them to the XML by creation order, attaches contact probes.</summary>
+        public static BodyTracker Attach(List<LevelObject> xmlObjects, Action<string> warn)
+        {
+            List<GameObject> pigs = new List<GameObject>();
+            List<GameObject> blocks = new List<GameObject>();
+            List<GameObject> tnts = new List<GameObject>();
+            List<GameObject> platforms = new List<GameObject>();
+            Created(pigs, blocks, tnts, platforms);
+            BodyTracker tracker = new BodyTracker();
             List<Tracked> all = new List<Tracked>();
-            tracker.Collect(xmlObjects, "pig", pigs, all);
-            tracker.Collect(xmlObjects, "block", blocks, all);
-            tracker.Collect(xmlObjects, "platform", platforms, all);
-            tracker.Collect(xmlObjects, "tnt", tnts, all);
+            tracker.Collect(xmlObjects, "pig", pigs, all, warn);
+            tracker.Collect(xmlObjects, "block", blocks, all, warn);
+            tracker.Collect(xmlObjects, "platform", platforms, all, warn);
+            tracker.Collect(xmlObjects, "tnt", tnts, all, warn);
             // Protocol order: by id (XML order).
             all.Sort((a, b) => a.Info.Id.CompareTo(b.Info.Id));
             tracker.Bodies = new List<BodyInfo>();
@@ -83,19 +111,25 @@ namespace Sbeval.Bridge.Unity
                 probe.Init(tracker, all[i].Info.Id);
                 all[i].Probe = probe;
             }
+            if (CurrentLife == null && !s_warnedHealth)
+            {
+                s_warnedHealth = true;
+                warn("ABGameObject._currentLife not found: no damage events (the game's damage still applies)");
+            }
             return tracker;
         }
 
-        private void Collect(List<LevelObject> xmlObjects, string kind, List<GameObject> created, List<Tracked> into)
+        private void Collect(List<LevelObject> xmlObjects, string kind, List<GameObject> created, List<Tracked> into, Action<string> warn)
         {
-            List<double[]> positions = new List<double[]>();
-            foreach (GameObject go in created) positions.Add(new double[] { go.transform.position.x, go.transform.position.y });
-            int[] ids = LevelObjects.Match(xmlObjects, kind, positions);
+            int[] ids = LevelObjects.MatchByCreationOrder(xmlObjects, kind, created.Count);
             for (int i = 0; i < created.Count; i++)
             {
-                if (ids[i] < 0) throw new InvalidOperationException("the game created a " + kind + " at (" + positions[i][0] + ", " + positions[i][1] + ") that is not in the level XML");
                 LevelObject xml = xmlObjects[ids[i]];
                 GameObject go = created[i];
+                Vector3 p = go.transform.position;
+                // At step 0 the game has put each object exactly where the XML says (as a float).
+                double offset = LevelObjects.Offset(xml, p.x, p.y);
+                if (offset > 1e-3) warn(kind + " " + xml.Id + " (" + xml.Type + ") was created " + offset.ToString("0.####") + " from its XML position");
                 ABBlock block = go.GetComponent<ABBlock>();
                 Rigidbody2D body = go.GetComponent<Rigidbody2D>();
                 Tracked t = new Tracked
@@ -113,8 +147,8 @@ namespace Sbeval.Bridge.Unity
                         Type = xml.Type,
                         Material = block != null && kind == "block" ? block._material.ToString() : null,
                         Counted = kind != "platform",
-                        X = go.transform.position.x,
-                        Y = go.transform.position.y,
+                        X = p.x,
+                        Y = p.y,
                         Angle = (body != null ? body.rotation : go.transform.eulerAngles.z) * Mathf.Deg2Rad,
                     },
                 };
@@ -155,7 +189,7 @@ namespace Sbeval.Bridge.Unity
             m_contactEvents.Clear();
         }
 
-        /// <summary>Writes every body's state for `step` into the batcher and adds health / death / removal events.</summary>
+        /// <summary>Writes every body's state for `step` into the batcher and adds health / death events.</summary>
         public void Sample(long step, FrameBatcher batcher, List<SimEvent> events)
         {
             foreach (Tracked t in m_bodies)
@@ -163,17 +197,9 @@ namespace Sbeval.Bridge.Unity
                 long id = t.Info.Id;
                 if (t.GameObject == null)
                 {
-                    // Destroyed: keep the last state seen, dead.
-                    if (!t.Removed)
-                    {
-                        t.Removed = true;
-                        if (!t.Dead)
-                        {
-                            t.Dead = true;
-                            events.Add(SimEvent.Destroyed(step, id));
-                        }
-                        events.Add(SimEvent.Removed(step, id, t.OutOfWorld ? "out-of-world" : "death"));
-                    }
+                    // Destroyed: keep the last state seen, dead. (Removals are normally noted at the end of
+                    // the frame they happen in, NoteRemovals; this covers any other way to vanish.)
+                    if (!t.Removed) NoteRemoval(t, step, events);
                     batcher.Set(t.Index, t.Last[0], t.Last[1], t.Last[2], t.Last[3], t.Last[4], t.Last[5], false);
                     continue;
                 }
@@ -204,6 +230,30 @@ namespace Sbeval.Bridge.Unity
             }
         }
 
+        /// <summary>
+        /// At the end of a frame (LateUpdate, after the game's Update destroyed what it destroys):
+        /// `removed` for each body gone since, stamped `step` — the first step whose end-of-frame read no
+        /// longer finds the object, as the evaluator's reads go.
+        /// </summary>
+        public void NoteRemovals(long step, List<SimEvent> events)
+        {
+            foreach (Tracked t in m_bodies)
+            {
+                if (!t.Removed && t.GameObject == null) NoteRemoval(t, step, events);
+            }
+        }
+
+        private static void NoteRemoval(Tracked t, long step, List<SimEvent> events)
+        {
+            t.Removed = true;
+            if (!t.Dead)
+            {
+                t.Dead = true;
+                events.Add(SimEvent.Destroyed(step, t.Info.Id));
+            }
+            events.Add(SimEvent.Removed(step, t.Info.Id, t.OutOfWorld ? "out-of-world" : "death"));
+        }
+
         /// <summary>Removes the contact probes (the scene is about to be unloaded anyway).</summary>
         public void Detach()
         {
@@ -211,24 +261,6 @@ namespace Sbeval.Bridge.Unity
             {
                 if (t.Probe != null) UnityEngine.Object.Destroy(t.Probe);
             }
-        }
-    }
-
-    /// <summary>Forwards OnCollisionEnter2D (a contact beginning, the moment the game deals damage) to the tracker.</summary>
-    public sealed class ContactProbe : MonoBehaviour
-    {
-        private BodyTracker m_tracker;
-        private long m_id;
-
-        internal void Init(BodyTracker tracker, long id)
-        {
-            m_tracker = tracker;
-            m_id = id;
-        }
-
-        private void OnCollisionEnter2D(Collision2D collision)
-        {
-            if (m_tracker != null) m_tracker.OnContact(m_id, collision);
         }
     }
 }

@@ -1,8 +1,11 @@
-// sbeval bridge, Unity side: the black-on-white capture exactly as the evaluator's similarity scene
-// makes it (Assets/ICE/Scripts/Evaluation/Similarity/BaseSimilarityEvaluator.cs and the render camera
-// in Assets/ICE/Scenes/BatchSimilarityTest.unity):
+// sbeval bridge, Unity side: the black-on-white capture as the evaluator's similarity scene makes it
+// (Assets/ICE/Scripts/Evaluation/Similarity/BaseSimilarityEvaluator.cs and the render camera in
+// Assets/ICE/Scenes/BatchSimilarityTest.unity), driven by LevelRun's image pass:
 // - bound: union of Collider2D.bounds over every ABBlock (GetStructureBound); no block → a 20 × 20
-//   box around the render camera (outputErrorLevels);
+//   box around the render camera's current position (outputErrorLevels). The camera starts where the
+//   evaluator's does, (330.58395, 249.06973, −5.5168686), far from any level, and keeps the position
+//   the previous level left it at — so, as in the evaluator, a level without blocks renders blank
+//   unless an earlier level on the same editor framed a structure near it;
 // - camera: orthographic, solid white background, culling mask 1024 (layer 10 "Blocks" only), near
 //   0.3, far 1000, centred on the bound at the gameplay camera's z, sized so the larger side of the
 //   bound fills the 824 × 824 render (AdjustCamera);
@@ -10,8 +13,8 @@
 //   SetMaterial re-applies it (AdjustBlocks; OCRSettings.asset lists RectSmall and SquareTiny);
 // - image: a 1024 × 1024 RGBA texture filled with the background colour, the 824² render copied in
 //   at (100, 100), encoded as PNG (SaveTexture / CopyPixels).
-// Rendering is explicit (Camera.Render) instead of the evaluator's enabled camera plus end-of-frame
-// waits, which do not fire in batch mode; the pixels are the same.
+// Rendering is explicit (Camera.Render right after the physics step the evaluator's frame would show)
+// instead of the evaluator's enabled camera plus end-of-frame waits, which never resume in batch mode.
 
 using UnityEngine;
 using ICE.Evaluation;
@@ -28,6 +31,8 @@ namespace Sbeval.Bridge.Unity
         public const int Margin = 100;
         /// <summary>Render camera culling mask: layer 10 ("Blocks").</summary>
         public const int CullingMask = 1024;
+        /// <summary>The render camera's position in BatchSimilarityTest.unity (m_LocalPosition).</summary>
+        public static readonly Vector3 InitialPosition = new Vector3(330.58395f, 249.06973f, -5.5168686f);
         public const string OcrSettingsPath = "Assets/ICE/Settings/OCRSettings.asset";
 
         private readonly OCRSettings m_ocr;
@@ -132,6 +137,7 @@ namespace Sbeval.Bridge.Unity
             if (m_camera != null) return;
             GameObject go = new GameObject("sbeval capture camera");
             Object.DontDestroyOnLoad(go);
+            go.transform.position = InitialPosition;
             m_camera = go.AddComponent<Camera>();
             m_camera.enabled = false; // rendered explicitly
             m_camera.orthographic = true;

@@ -1,11 +1,27 @@
 // sbeval bridge, Unity side: one trial of one level, the way the ICE evaluator runs it
-// (Assets/ICE/Scripts/Evaluation/Stability/BaseStabilityEvaluator.cs IE_StableCheck and
-// Similarity/BaseSimilarityEvaluator.cs IE_TakeScreenshots): the XML goes through
-// LevelList.LoadLevelsFromSource, the evaluation world scene is loaded additively and ABGameWorld
-// decodes the level in its Start, physics runs in Unity's own fixed-step loop; after every physics
-// step the bodies' states are streamed; after the window the black-on-white capture is rendered as
-// the similarity scene does. C# forbids `yield` inside try/catch, so every piece of work between two
-// yields runs through Try(), which turns an exception into the run's `error` message.
+// (Assets/ICE/Scripts/Evaluation/Stability/BaseStabilityEvaluator.cs IE_StableCheck, and
+// Similarity/BaseSimilarityEvaluator.cs IE_TakeScreenshots for the image): the XML goes through
+// LevelList.LoadLevelsFromSource, the evaluation world scene is loaded additively, ABGameWorld decodes
+// the level in its Start, physics runs in Unity's own fixed-step loop.
+//
+// Where things happen in Unity's player loop (the host forwards the three hooks):
+// - BeforeStep (host FixedUpdate, before each physics step): the first time the decoded world is
+//   there, its bodies have not been stepped yet — attach the contact probes, record step 0 and send
+//   `loaded`. A body that already moved means a step ran first: the run fails instead of labelling
+//   every frame one step late.
+// - AfterStep (the host's WaitForFixedUpdate clock, after each step): step k's contacts and states.
+// - AfterFrame (host LateUpdate, after Update destroyed what it destroys): removals, then the frames
+//   and events collected so far are sent.
+// Frames are counted in physics steps, not rendered frames: in an editor in batch mode
+// WaitForEndOfFrame never resumes, and steps are what the evaluator's frames amount to at one step
+// per frame (bridge/window.ts, EvaluatorWindow.cs).
+//
+// Passes: the stability pass (StabilityGameWorld, the stability time scale) streams steps
+// 0 … EvaluatorWindow.StepsToSimulate; if a capture was asked for, an image pass follows as the
+// evaluator's is: a separate load of the level in SimilarityGameWorld at time scale 5, the structure
+// bound on step 501, `_raw` on 507, the image on 514 (CaptureRenderer). C# forbids `yield` inside
+// try/catch, so every piece of work runs through Try(), which turns an exception into the run's
+// `error` message.
 
 using System;
 using System.Collections;
@@ -22,114 +38,130 @@ namespace Sbeval.Bridge.Unity
         public const string StabilityScene = "Assets/ICE/Scenes/StabilityGameWorld.unity";
         public const string SimilarityScene = "Assets/ICE/Scenes/SimilarityGameWorld.unity";
 
-        /// <summary>Steps after the window at which the similarity scene computes the bound, saves `_raw`, saves the image (7 + 7 frames; bridge/headless/settings.ts uses the same numbers).</summary>
-        public const int BoundDelaySteps = 0;
-        public const int RawDelaySteps = 7;
-        public const int CaptureDelaySteps = 14;
+        /// <summary>`timeScale: 5` of BatchSimilarityTest.unity (the stability scene's is 10).</summary>
+        public const float SimilarityTimeScale = 5f;
 
         /// <summary>Frames to wait for ABGameWorld to decode the level before giving up.</summary>
         private const int MaxWaitFrames = 600;
 
+        private enum Pass { Stability, Image }
+
+        private readonly MonoBehaviour m_host;
         private readonly BridgeClient m_client;
         private readonly EngineSession m_session;
         private readonly LoadMessage m_load;
         private readonly CaptureRenderer m_capture;
         private readonly float m_timeScale;
+        private readonly EvaluatorWindow m_window;
+        private readonly long m_totalSteps;
         private readonly Stopwatch m_watch = new Stopwatch();
-        private readonly WaitForFixedUpdate m_afterStep = new WaitForFixedUpdate();
 
-        private string m_scene;
-        private bool m_sceneLoaded;
+        private Pass m_pass;
+        private bool m_waitingForWorld;
+        private bool m_stepping;
+        private bool m_passDone;
+        private bool m_streamComplete;
+        private long m_step;
+        private bool m_steppedThisFrame;
         private List<LevelObject> m_xmlObjects;
         private BodyTracker m_tracker;
         private FrameBatcher m_batcher;
         private List<SimEvent> m_pending = new List<SimEvent>();
+        private readonly Queue<FrameBatch> m_ready = new Queue<FrameBatch>();
         private int m_eventCount;
-        private long m_totalSteps;
         private byte[] m_png;
         private byte[] m_raw;
         private bool m_failed;
 
         public bool Finished { get; private set; }
 
-        public LevelRun(BridgeClient client, EngineSession session, LoadMessage load, CaptureRenderer capture, float timeScale)
+        public LevelRun(MonoBehaviour host, BridgeClient client, EngineSession session, LoadMessage load, CaptureRenderer capture, float timeScale)
         {
+            m_host = host;
             m_client = client;
             m_session = session;
             m_load = load;
             m_capture = capture;
             m_timeScale = timeScale;
+            m_window = EvaluatorWindow.For(load.Settings.WindowSteps);
+            m_totalSteps = m_window.StepsToSimulate(load.Settings.Capture);
         }
 
         public IEnumerator Execute()
         {
             m_watch.Start();
-            SimulationSettings settings = m_load.Settings;
-            m_totalSteps = settings.WindowSteps + (settings.Capture ? CaptureDelaySteps : 0);
-            m_scene = settings.Capture ? SimilarityScene : StabilityScene;
-
-            return Run();
-        }
-
-        private IEnumerator Run()
-        {
-            if (Try("load", "level", PrepareLevel)) yield return Body();
+            if (Try("load", "level", PrepareLevel))
+            {
+                yield return m_host.StartCoroutine(RunPass(Pass.Stability, StabilityScene, m_timeScale));
+                if (!m_failed && m_load.Settings.Capture) yield return m_host.StartCoroutine(RunPass(Pass.Image, SimilarityScene, SimilarityTimeScale));
+                Time.timeScale = Mathf.Max(0.1f, m_timeScale);
+                if (!m_failed && Try("simulate", "engine", SendRest)) Try("simulate", "engine", SendDone);
+            }
             Finished = true;
-        }
-
-        private IEnumerator Body()
-        {
-            AsyncOperation loading = null;
-            if (!Try("load", "engine", () => loading = SceneManager.LoadSceneAsync(m_scene, LoadSceneMode.Additive))) yield break;
-            if (loading == null)
-            {
-                Fail("load", "engine", "cannot load " + m_scene + " (is it in the build settings?)", "open the project once in the editor and check File > Build Settings");
-                yield break;
-            }
-            while (!loading.isDone) yield return null;
-            m_sceneLoaded = true;
-
-            // ABGameWorld.Start decodes the level (before Update). This coroutine resumes after Update,
-            // so the first time the world is seen, no physics step has touched the new bodies: step 0.
-            int waited = 0;
-            while (!WorldDecoded())
-            {
-                if (++waited > MaxWaitFrames)
-                {
-                    Fail("load", "engine", "ABGameWorld did not decode the level within " + MaxWaitFrames + " frames", "see the editor log for an exception in ABGameWorld.Start");
-                    yield return Cleanup();
-                    yield break;
-                }
-                yield return null;
-            }
-            if (!Try("load", "engine", TakeFirstFrame)) { yield return Cleanup(); yield break; }
-
-            for (long step = 1; step <= m_totalSteps; step++)
-            {
-                yield return m_afterStep;
-                if (m_session.State == SessionState.Closed) { yield return Cleanup(); yield break; }
-                if (m_session.CancelRequested)
-                {
-                    Fail("cancelled", "engine", "cancelled", null);
-                    yield return Cleanup();
-                    yield break;
-                }
-                long current = step;
-                if (!Try("simulate", "engine", () => AfterStep(current))) { yield return Cleanup(); yield break; }
-                if (!Try("capture", "engine", () => CaptureAt(current))) { yield return Cleanup(); yield break; }
-            }
-            if (!Try("simulate", "engine", SendRest)) { yield return Cleanup(); yield break; }
-            yield return Cleanup();
-            Try("simulate", "engine", SendDone);
         }
 
         private void PrepareLevel()
         {
             m_xmlObjects = LevelObjects.Parse(m_load.Xml);
-            Time.timeScale = Mathf.Max(0.1f, m_timeScale);
             // The evaluator's own path: the XML through LevelLoader, index 0 selected for ABGameWorld.
             LevelList.Instance.LoadLevelsFromSource(new[] { m_load.Xml });
             LevelList.Instance.CurrentIndex = 0;
+        }
+
+        private IEnumerator RunPass(Pass pass, string scene, float timeScale)
+        {
+            m_pass = pass;
+            m_step = 0;
+            m_passDone = false;
+            Time.timeScale = Mathf.Max(0.1f, timeScale);
+            AsyncOperation loading = null;
+            if (!Try("load", "engine", () => loading = SceneManager.LoadSceneAsync(scene, LoadSceneMode.Additive))) yield break;
+            if (loading == null)
+            {
+                Fail("load", "engine", "cannot load " + scene + " (is it in the build settings?)", "open the project once in the editor and check File > Build Settings");
+                yield break;
+            }
+            m_waitingForWorld = true;
+            int frames = 0;
+            while (!m_failed && !(pass == Pass.Stability ? m_streamComplete : m_passDone))
+            {
+                if (m_session.State == SessionState.Closed)
+                {
+                    m_failed = true; // the connection is gone: nobody to tell
+                    break;
+                }
+                if (m_session.CancelRequested)
+                {
+                    Fail("cancelled", "engine", "cancelled", null);
+                    break;
+                }
+                if (m_waitingForWorld && ++frames > MaxWaitFrames)
+                {
+                    Fail("load", "engine", "ABGameWorld did not decode the level within " + MaxWaitFrames + " frames", "see the editor log for an exception in ABGameWorld.Start");
+                    break;
+                }
+                yield return null;
+            }
+            m_waitingForWorld = false;
+            m_stepping = false;
+            // Unload (after the load itself finished: a scene still loading cannot be unloaded).
+            while (!loading.isDone) yield return null;
+            if (m_tracker != null && pass == Pass.Stability) m_tracker.Detach();
+            AsyncOperation unloading = SceneManager.UnloadSceneAsync(scene);
+            if (unloading != null)
+            {
+                while (!unloading.isDone) yield return null;
+            }
+            yield return null;
+        }
+
+        /// <summary>Host FixedUpdate: before a physics step.</summary>
+        public void BeforeStep()
+        {
+            if (!m_waitingForWorld || m_failed || !WorldDecoded()) return;
+            m_waitingForWorld = false;
+            if (m_pass == Pass.Stability) Try("load", "engine", AttachStability);
+            else Try("capture", "engine", AttachImage);
         }
 
         private static bool WorldDecoded()
@@ -138,59 +170,122 @@ namespace Sbeval.Bridge.Unity
             return UnityEngine.Object.FindObjectOfType<ABGameWorld>() != null && GameObject.Find("Slingshot") != null;
         }
 
-        private void TakeFirstFrame()
+        private void CheckNotStepped()
         {
-            m_tracker = BodyTracker.Attach(m_xmlObjects);
+            string moved = BodyTracker.AlreadyStepped();
+            if (moved != null)
+            {
+                throw new InvalidOperationException("the level's bodies went through a physics step before the plugin saw them (" + moved +
+                    "): this Unity's player loop runs ABGameWorld.Start after FixedUpdate, so step labels would be one step late");
+            }
+        }
+
+        private void AttachStability()
+        {
+            CheckNotStepped();
+            try
+            {
+                m_tracker = BodyTracker.Attach(m_xmlObjects, line => UnityEngine.Debug.LogWarning("[sbeval] " + m_load.LevelId + ": " + line));
+            }
+            catch (LevelMismatchException e)
+            {
+                Fail("load", "level", e.Message, "check the level XML (indented, known block types and materials)");
+                return;
+            }
             m_batcher = new FrameBatcher(m_tracker.Count, (int)m_load.Settings.FramesPerBatch);
             // Time.fixedDeltaTime is the float 0.02 (TimeManager.asset); announce it as the decimal it stands for.
             Send(m_session.Loaded(Math.Round(Time.fixedDeltaTime, 6), m_tracker.Bodies));
             m_tracker.Sample(0, m_batcher, m_pending);
             EndStep(0);
+            m_stepping = true;
         }
 
-        private void AfterStep(long step)
+        private void AttachImage()
         {
-            m_tracker.DrainContacts(step, m_pending);
-            m_tracker.Sample(step, m_batcher, m_pending);
-            EndStep(step);
+            CheckNotStepped();
+            m_stepping = true;
+        }
+
+        /// <summary>After each physics step (the host's WaitForFixedUpdate clock).</summary>
+        public void AfterStep()
+        {
+            if (!m_stepping || m_failed) return;
+            m_step++;
+            m_steppedThisFrame = true;
+            long step = m_step;
+            if (m_pass == Pass.Stability)
+            {
+                Try("simulate", "engine", () =>
+                {
+                    m_tracker.DrainContacts(step, m_pending);
+                    m_tracker.Sample(step, m_batcher, m_pending);
+                    EndStep(step);
+                });
+                if (step >= m_totalSteps) m_stepping = false;
+            }
+            else
+            {
+                Try("capture", "engine", () => CaptureAt(step));
+                if (step >= m_window.ImageStep)
+                {
+                    m_stepping = false;
+                    m_passDone = true;
+                }
+            }
+        }
+
+        /// <summary>Host LateUpdate: the end of a frame.</summary>
+        public void AfterFrame()
+        {
+            if (m_failed || m_pass != Pass.Stability || m_tracker == null || m_streamComplete) return;
+            // Destroyed during this frame's Update: its end-of-frame read (the evaluator's) misses it.
+            // If no step ran this frame, the previous end-of-frame read still saw the state of m_step.
+            Try("simulate", "engine", () =>
+            {
+                m_tracker.NoteRemovals(m_steppedThisFrame ? m_step : m_step + 1, m_pending);
+                if (!m_stepping && m_step >= m_totalSteps)
+                {
+                    FrameBatch rest = m_batcher.Flush();
+                    if (rest != null) m_ready.Enqueue(rest);
+                    m_streamComplete = true;
+                }
+                Flush();
+            });
+            m_steppedThisFrame = false;
         }
 
         private void EndStep(long step)
         {
             FrameBatch batch = m_batcher.EndStep();
-            if (batch == null && step == m_totalSteps) batch = m_batcher.Flush();
-            if (batch == null) return;
-            if (m_pending.Count > 0)
+            if (batch != null) m_ready.Enqueue(batch);
+        }
+
+        /// <summary>Events first (they concern the steps of the frames that follow), then the full batches.</summary>
+        private void Flush()
+        {
+            if (m_pending.Count > 0 && (m_ready.Count > 0 || m_streamComplete))
             {
                 m_eventCount += m_pending.Count;
                 Send(m_session.Events(m_pending));
                 m_pending = new List<SimEvent>();
             }
-            Send(m_session.Frames(batch));
+            while (m_ready.Count > 0) Send(m_session.Frames(m_ready.Dequeue()));
         }
 
-        /// <summary>The similarity scene's sequence, counted in physics steps after the window.</summary>
+        /// <summary>The image pass (BaseSimilarityEvaluator.IE_TakeScreenshots), in physics steps since the level's creation.</summary>
         private void CaptureAt(long step)
         {
-            if (!m_load.Settings.Capture) return;
-            long after = step - m_load.Settings.WindowSteps;
-            if (after == BoundDelaySteps) m_capture.FrameStructure();
-            if (after == RawDelaySteps)
+            if (step == m_window.BoundStep) m_capture.FrameStructure();
+            if (step == m_window.RawStep)
             {
                 if (m_load.Settings.CaptureRaw) m_raw = m_capture.Render();
                 m_capture.UseOcrSprites();
             }
-            if (after == CaptureDelaySteps) m_png = m_capture.Render();
+            if (step == m_window.ImageStep) m_png = m_capture.Render();
         }
 
         private void SendRest()
         {
-            if (m_pending.Count > 0)
-            {
-                m_eventCount += m_pending.Count;
-                Send(m_session.Events(m_pending));
-                m_pending = new List<SimEvent>();
-            }
             if (m_load.Settings.Capture)
             {
                 if (m_png == null) throw new InvalidOperationException("the capture was not rendered");
@@ -200,23 +295,7 @@ namespace Sbeval.Bridge.Unity
 
         private void SendDone()
         {
-            if (m_failed) return;
             Send(m_session.Done(new RunSummary { Steps = m_totalSteps, Bodies = m_tracker.Count, Events = m_eventCount, ElapsedMs = Math.Round(m_watch.Elapsed.TotalMilliseconds) }));
-        }
-
-        private IEnumerator Cleanup()
-        {
-            if (m_tracker != null) m_tracker.Detach();
-            if (m_sceneLoaded)
-            {
-                m_sceneLoaded = false;
-                AsyncOperation unloading = SceneManager.UnloadSceneAsync(m_scene);
-                if (unloading != null)
-                {
-                    while (!unloading.isDone) yield return null;
-                }
-                yield return null;
-            }
         }
 
         private void Send(Message message)
@@ -230,7 +309,7 @@ namespace Sbeval.Bridge.Unity
             try
             {
                 work();
-                return true;
+                return !m_failed;
             }
             catch (Exception e)
             {
@@ -244,6 +323,7 @@ namespace Sbeval.Bridge.Unity
         {
             if (m_failed) return;
             m_failed = true;
+            m_stepping = false;
             if (m_session.State == SessionState.Running && m_session.Run == m_load) Send(m_session.Failed(phase, fault, text, hint));
         }
     }

@@ -1,9 +1,12 @@
 // sbeval bridge, Unity side: the engine host. Lives for the whole play session (DontDestroyOnLoad),
 // owns the BridgeClient (whose socket work runs on background tasks), and runs every level it is
 // handed on the main thread, one at a time, through the game's own LevelList / ABGameWorld
-// (LevelRun). Started by SbevalBootstrap when the command line has -sbevalUrl.
+// (LevelRun). It gives the running level the three moments it needs in Unity's player loop: before
+// each physics step (FixedUpdate), after each physics step (a WaitForFixedUpdate clock), and the end
+// of each frame's scripts (LateUpdate). Started by SbevalBootstrap when the command line has -sbevalUrl.
 
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Threading;
@@ -19,7 +22,7 @@ namespace Sbeval.Bridge.Unity
         public Uri Url;
         public string Token;
         public string Instance;
-        /// <summary>Time.timeScale during runs (the stability scene's inspector value is 10).</summary>
+        /// <summary>Time.timeScale during the stability pass (the stability scene's inspector value is 10; the image pass uses the similarity scene's 5).</summary>
         public float TimeScale = 10f;
     }
 
@@ -79,7 +82,31 @@ namespace Sbeval.Bridge.Unity
                 Log = line => Debug.Log("[sbeval] " + line),
             });
             m_client.Start();
+            StartCoroutine(PhysicsClock());
             Debug.Log("[sbeval] engine host started, dialling " + m_options.Url);
+        }
+
+        /// <summary>Before each physics step: a freshly decoded level is seen here, before its first step.</summary>
+        private void FixedUpdate()
+        {
+            if (m_running != null) m_running.BeforeStep();
+        }
+
+        /// <summary>Resumes after every physics step (WaitForFixedUpdate), whatever else the running level is waiting for.</summary>
+        private IEnumerator PhysicsClock()
+        {
+            WaitForFixedUpdate afterStep = new WaitForFixedUpdate();
+            while (true)
+            {
+                yield return afterStep;
+                if (m_running != null) m_running.AfterStep();
+            }
+        }
+
+        /// <summary>After this frame's Update (objects destroyed in it are gone): the level's removals and frames go out.</summary>
+        private void LateUpdate()
+        {
+            if (m_running != null) m_running.AfterFrame();
         }
 
         private void Update()
@@ -112,7 +139,7 @@ namespace Sbeval.Bridge.Unity
             {
                 HostCommand next = m_waiting.Dequeue();
                 if (next.Session.State == SessionState.Closed) return; // its connection is gone
-                m_running = new LevelRun(m_client, next.Session, (LoadMessage)next.Message, m_capture, m_options.TimeScale);
+                m_running = new LevelRun(this, m_client, next.Session, (LoadMessage)next.Message, m_capture, m_options.TimeScale);
                 StartCoroutine(m_running.Execute());
             }
         }
