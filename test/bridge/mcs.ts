@@ -1,6 +1,9 @@
 import { execa } from 'execa';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 
 /**
@@ -123,4 +126,76 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
     brokenStandIn: join(brokenDir, 'SbevalStandInEditor.exe'),
     steps,
   };
+}
+
+/**
+ * One build per set of sources, shared by the test files that need it (they run in parallel): built
+ * once into a folder named by the sources' hash under the OS temp folder, with a lock folder holding
+ * the builder's pid; the others wait for the result (a builder that died leaves a lock whose pid is
+ * gone, and the next caller builds instead).
+ */
+export async function sharedPluginBuild(): Promise<PluginBuild> {
+  const hash = createHash('sha256');
+  for (const file of csFiles(PLUGIN, true)) hash.update(file).update(readFileSync(file));
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
+  const final = join(tmpdir(), `sbeval-unity-build-${hash.digest('hex').slice(0, 16)}`);
+  const result = join(final, 'steps.json');
+  const lock = `${final}.lock`;
+  const deadline = Date.now() + 15 * 60_000;
+  while (!existsSync(result)) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for the plugin build in ${final}`);
+    if (tryLock(lock)) {
+      try {
+        if (!existsSync(result)) {
+          const work = `${final}.tmp-${process.pid}`;
+          rmSync(work, { recursive: true, force: true });
+          mkdirSync(work, { recursive: true });
+          const build = await buildPlugin(work);
+          writeFileSync(join(work, 'steps.json'), JSON.stringify(build.steps));
+          rmSync(final, { recursive: true, force: true });
+          renameSync(work, final);
+        }
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const steps = JSON.parse(readFileSync(result, 'utf8')) as PluginBuild['steps'];
+  return {
+    dir: final,
+    core: join(final, 'Sbeval.Bridge.Core.dll'),
+    checkExe: join(final, 'ProtocolCheck.exe'),
+    standIn: join(final, 'standin', 'SbevalStandInEditor.exe'),
+    brokenStandIn: join(final, 'standin-broken', 'SbevalStandInEditor.exe'),
+    steps,
+  };
+}
+
+function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    writeFileSync(join(lock, 'pid'), String(process.pid));
+    return true;
+  } catch {
+    // Held: take it over only if its holder is gone.
+    let pid = Number.NaN;
+    try {
+      pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+    } catch {
+      return false; // being created right now
+    }
+    if (Number.isInteger(pid) && !alive(pid)) rmSync(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

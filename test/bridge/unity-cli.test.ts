@@ -33,7 +33,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('sbeval unity install', () => {
-  it('copies the runtime and editor sources (not the stubs or tests) into Assets/Sbeval', async () => {
+  it('copies the runtime and editor sources (not the test double or tests) into Assets/Sbeval', async () => {
     const project = fakeProject('install');
     const result = await runSbeval(['unity', 'install', project]);
     expect(result.exitCode, result.stderr).toBe(0);

@@ -13,42 +13,57 @@ import { RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
-import { buildPlugin, PLUGIN, type PluginBuild } from './mcs.js';
+import { PLUGIN, sharedPluginBuild, type PluginBuild } from './mcs.js';
+import { evaluatorWindow, stepsToSimulate } from '../../bridge/window.js';
 import { sampleMessages } from './samples.js';
 
 /**
- * `npm run unity:check`: the Unity plugin compiled with mcs against the stubs (editor and player
+ * `npm run unity:check`: the Unity plugin compiled with mcs against the test double (editor and player
  * flavours, the protocol core without any Unity assembly), and its protocol core run under mono
  * against the TypeScript side over real sockets: every message type byte-identical both ways, the
- * same verdicts on malformed input, the same compatibility table, and a full engine session with the
- * real endpoint.
+ * same verdicts on malformed input, the same compatibility table, the same evaluator window, and a
+ * full engine session with the real endpoint. The Unity half itself runs in unity-double.test.ts.
  */
 let dir: string;
 let build: PluginBuild;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sbeval-unity-check-'));
-  build = await buildPlugin(dir);
-}, 180_000);
+  build = await sharedPluginBuild();
+}, 900_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function mono(args: string[], env: Record<string, string> = {}): ResultPromise<{ reject: false; all: true }> {
   return execa('mono', [build.checkExe, ...args], { reject: false, all: true, env, extendEnv: true }) as ResultPromise<{ reject: false; all: true }>;
 }
 
-describe('the plugin compiles with mcs against the stubs', () => {
+describe('the plugin compiles with mcs against the test double', () => {
   it('builds every part (C# 7.2 subset, warnings as errors)', () => {
     for (const step of build.steps) expect(step.ok, `${step.name}:\n${step.output}`).toBe(true);
     expect(build.steps.map((s) => s.name)).toEqual([
-      'stub UnityEngine',
-      'stub UnityEditor',
-      'stub Science Birds',
+      'double UnityEngine',
+      'double UnityEditor',
+      'double Science Birds',
       'protocol core (no UnityEngine)',
       'plugin, editor',
       'plugin editor scripts',
       'plugin, player',
       'mono test program',
+      'stand-in editor',
+      'double UnityEngine, broken player loop',
     ]);
+  });
+
+  it("uses the same evaluator window as bridge/window.ts (EvaluatorWindow.cs, the C# twin)", async () => {
+    const durations = [500, 0, 1, 10, 40, 50, 120, 1000, 25_000];
+    const result = await mono(['window', ...durations.map(String)]);
+    expect(result.exitCode, result.all).toBe(0);
+    const expected = durations.map((d) => {
+      const w = evaluatorWindow(d);
+      return [d, w.startStep, w.loopIterations, w.endStep, w.boundStep, w.rawStep, w.imageStep, stepsToSimulate({ windowSteps: d, capture: true }), stepsToSimulate({ windowSteps: d, capture: false })].join(' ');
+    });
+    expect(String(result.stdout).trim().split('\n')).toEqual(expected);
+    expect(expected[0]).toBe('500 1 500 503 501 507 514 514 503');
   });
 
   it('keeps the protocol version in step with TypeScript and the plugin version with the sbeval package', () => {
@@ -168,7 +183,7 @@ function expectedSynthetic(xml: string, windowSteps: number, capture: boolean) {
     y: o.y,
     angle: (o.rotation * Math.PI) / 180,
   }));
-  const steps = windowSteps + (capture ? 14 : 0) + 1;
+  const steps = stepsToSimulate({ windowSteps, capture }) + 1;
   const states = new Float32Array(steps * bodies.length * FIELD_COUNT);
   const alive = new Uint8Array(steps * bodies.length);
   for (let s = 0; s < steps; s += 1) {
@@ -204,7 +219,7 @@ describe('cross-language: a full engine session (C# client ↔ TypeScript endpoi
       const expected = expectedSynthetic(xml, 40, true);
       expect(collected.bodies).toEqual(expected.bodies);
       expect(collected.dt).toBe(0.02);
-      expect(collected.batches.map((b) => b.stepCount)).toEqual([7, 7, 7, 7, 7, 7, 7, 6]); // 40 + 14 + 1 = 55 steps
+      expect(collected.batches.map((b) => b.stepCount)).toEqual([7, 7, 7, 7, 7, 7, 7, 6]); // steps 0 … 54: the 40-step window's image step is 54
       const frames = collected.allFrames();
       expect(frames.stepCount).toBe(expected.steps);
       expect(Array.from(frames.states)).toEqual(Array.from(expected.states));
@@ -235,7 +250,7 @@ describe('cross-language: a full engine session (C# client ↔ TypeScript endpoi
       await expect(cancelled).rejects.toThrow(/cancelled/);
       const after = new Collected();
       await engine.run(job('after-cancel', xml, { windowSteps: 3, capture: false }), after.sink);
-      expect(after.allFrames().stepCount).toBe(4);
+      expect(after.allFrames().stepCount).toBe(stepsToSimulate({ windowSteps: 3, capture: false }) + 1);
 
       // Idle longer than the heartbeat timeout: the C# side answers pings, so it is still connected.
       await new Promise((r) => setTimeout(r, 2_000));

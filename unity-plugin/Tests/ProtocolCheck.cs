@@ -6,6 +6,8 @@
 //                                        whose text starts with the ProtocolException code
 //   ProtocolCheck.exe session <url>      a full engine: BridgeClient + EngineSession with a synthetic level
 //                                        run (SyntheticLevel), token from SBEVAL_TOKEN, until `bye`
+//   ProtocolCheck.exe window <steps…>    EvaluatorWindow for each duration: "duration start iterations end
+//                                        bound raw image stepsWithCapture stepsWithout" (bridge/window.ts's twin)
 
 using System;
 using System.Collections.Generic;
@@ -32,6 +34,7 @@ namespace Sbeval.Bridge.Tests
                     case "compat": return Compat(args[1]);
                     case "roundtrip": return RoundTrip(new Uri(args[1]));
                     case "session": return Session(new Uri(args[1]), args.Length > 2 ? args[2] : null);
+                    case "window": return Window(args);
                     default:
                         Console.Error.WriteLine("unknown mode " + args[0]);
                         return 2;
@@ -52,6 +55,16 @@ namespace Sbeval.Bridge.Tests
                 string[] parts = line.Split('\t');
                 CompatibilityResult r = Compatibility.Check(parts[0], parts.Length > 1 ? parts[1] : "");
                 Console.WriteLine(!r.Ok ? "incompatible" : r.Warning != null ? "warn" : "ok");
+            }
+            return 0;
+        }
+
+        private static int Window(string[] args)
+        {
+            for (int i = 1; i < args.Length; i++)
+            {
+                EvaluatorWindow w = EvaluatorWindow.For(long.Parse(args[i], System.Globalization.CultureInfo.InvariantCulture));
+                Console.WriteLine(string.Join(" ", new[] { w.Duration, w.StartStep, w.LoopIterations, w.EndStep, w.BoundStep, w.RawStep, w.ImageStep, w.StepsToSimulate(true), w.StepsToSimulate(false) }));
             }
             return 0;
         }
@@ -148,7 +161,7 @@ namespace Sbeval.Bridge.Tests
             }
             client.Send(session, session.Loaded(0.02, bodies));
             bool slow = load.Xml.Contains("sbeval-test:slow");
-            long total = load.Settings.WindowSteps + (load.Settings.Capture ? 14 : 0);
+            long total = EvaluatorWindow.For(load.Settings.WindowSteps).StepsToSimulate(load.Settings.Capture);
             FrameBatcher batcher = new FrameBatcher(bodies.Count, (int)load.Settings.FramesPerBatch);
             List<SimEvent> pending = new List<SimEvent>();
             int eventCount = 0;

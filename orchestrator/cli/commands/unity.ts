@@ -33,7 +33,7 @@ export function pluginSource(): string {
 /** Where the plugin goes inside a project. */
 export const INSTALL_DIR = join('Assets', 'Sbeval');
 
-/** What is copied: the runtime and editor sources and the README (never the stubs or the mono tests: Unity has the real types). */
+/** What is copied: the runtime and editor sources and the README (never the test double or the mono tests: Unity has the real types). */
 const INSTALLED = ['Runtime', 'Editor', 'README.md'];
 
 function packageVersion(): string {

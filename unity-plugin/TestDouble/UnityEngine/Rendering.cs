@@ -226,6 +226,7 @@ namespace UnityEngine
                 int x1 = Math.Min(w - 1, (int)Math.Ceiling(ToPixel(p.x + ex, eye.x, halfW, w)));
                 int y0 = Math.Max(0, (int)Math.Floor(ToPixel(p.y - ey, eye.y, halfH, h)));
                 int y1 = Math.Min(h - 1, (int)Math.Ceiling(ToPixel(p.y + ey, eye.y, halfH, h)));
+                bool covered = false;
                 for (int py = y0; py <= y1; py++)
                 {
                     double wy = eye.y + ((py + 0.5) / h * 2 - 1) * halfH - p.y;
@@ -234,9 +235,14 @@ namespace UnityEngine
                         double wx = eye.x + ((px + 0.5) / w * 2 - 1) * halfW - p.x;
                         double lx = wx * cos + wy * sin;
                         double ly = -wx * sin + wy * cos;
-                        if (Math.Abs(lx) < hw && Math.Abs(ly) < hh) target.Pixels[py * w + px] = colour;
+                        if (Math.Abs(lx) < hw && Math.Abs(ly) < hh)
+                        {
+                            target.Pixels[py * w + px] = colour;
+                            covered = true;
+                        }
                     }
                 }
+                if (!covered) continue;
                 drawn++;
                 Rigidbody2D body = g.GetComponent<Rigidbody2D>();
                 if (body != null) maxSteps = Math.Max(maxSteps, body.StepsSimulated);

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
+import { UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
+
+/**
+ * The Unity test double from the TypeScript side (unity-plugin/TestDouble): scripts that move the
+ * fake game's bodies (the SBDS format read by TestDouble/Game/Double.cs), and the stand-in editor
+ * started like a Unity editor.
+ */
+
+/** A scripted frame stream for one level: the XML's objects in XML order, steps 0 … steps − 1. */
+export interface DoubleScript {
+  bodies: number;
+  steps: number;
+  /** steps × bodies × 6 (x, y, angle rad, vx, vy, ω rad/s). */
+  states: Float32Array;
+  alive: Uint8Array;
+  contacts: Array<{ step: number; a: number; b: number; speed: number }>;
+  /** Bodies whose death is leaving the world (IsDying). */
+  outOfWorld: number[];
+}
+
+export function encodeScript(s: DoubleScript): Buffer {
+  const head = Buffer.alloc(16);
+  head.write('SBDS', 0, 'ascii');
+  head.writeInt32LE(1, 4);
+  head.writeInt32LE(s.bodies, 8);
+  head.writeInt32LE(s.steps, 12);
+  const states = Buffer.alloc(s.states.length * 4);
+  s.states.forEach((v, i) => states.writeFloatLE(v, i * 4));
+  const events = [...s.contacts.map((c) => [0, c.step, c.a, c.b, c.speed] as const), ...s.outOfWorld.map((id) => [1, 0, id, 0, 0] as const)];
+  const tail = Buffer.alloc(4 + events.length * 20);
+  tail.writeInt32LE(events.length, 0);
+  events.forEach(([kind, step, a, b, speed], i) => {
+    const o = 4 + i * 20;
+    tail.writeInt32LE(kind, o);
+    tail.writeInt32LE(step, o + 4);
+    tail.writeInt32LE(a, o + 8);
+    tail.writeInt32LE(b, o + 12);
+    tail.writeFloatLE(speed, o + 16);
+  });
+  return Buffer.concat([head, states, Buffer.from(s.alive), tail]);
+}
+
+/** The double's key for a level: sha256 of the XML text as UTF-8. */
+export function scriptKey(xml: string): string {
+  return createHash('sha256').update(xml, 'utf8').digest('hex');
+}
+
+/** Writes the script the double uses for `pass` of `xml` (`stability-<n>` for the n-th stability load, `similarity`, or `any`). */
+export function writeScript(dir: string, xml: string, pass: string, script: DoubleScript): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${scriptKey(xml)}${pass === 'any' ? '' : `.${pass}`}.sbds`), encodeScript(script));
+}
+
+/** A script from a recorded trial (e.g. the headless engine's): its frames, contacts and out-of-world deaths. */
+export function scriptFromTrial(bodies: number, frames: FrameBatch, events: readonly SimEvent[]): DoubleScript {
+  return {
+    bodies,
+    steps: frames.stepCount,
+    states: frames.states.slice(0, frames.stepCount * bodies * FIELD_COUNT),
+    alive: frames.alive.slice(0, frames.stepCount * bodies),
+    contacts: events.flatMap((e) => (e.kind === 'contact' && e.b >= -1 ? [{ step: e.step, a: e.a, b: e.b, speed: e.relativeSpeed }] : [])),
+    outOfWorld: events.flatMap((e) => (e.kind === 'removed' && e.reason === 'out-of-world' ? [e.id] : [])),
+  };
+}
+
+/** An executable that runs the stand-in editor under mono (what `--unity` points at). */
+export function standInExecutable(dir: string, exe: string, name = 'Unity'): string {
+  const path = join(dir, name);
+  writeFileSync(path, `#!/bin/sh\nexec mono "${exe}" "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+export interface StandInOptions {
+  project: string;
+  url?: string;
+  instance?: string;
+  logFile: string;
+  token?: string;
+  /** Put the token on the command line (-sbevalToken) instead of SBEVAL_TOKEN. */
+  tokenOnCommandLine?: boolean;
+  scripts?: string;
+  extraArgs?: string[];
+}
+
+/** Starts the stand-in editor the way `sbeval unity launch` starts Unity. */
+export function startStandIn(exe: string, o: StandInOptions): ResultPromise<{ reject: false; all: true }> {
+  const args = ['-batchmode', '-projectPath', o.project, '-executeMethod', UNITY_ENTRY_METHOD, '-logFile', o.logFile];
+  if (o.url) args.push('-sbevalUrl', o.url);
+  if (o.instance) args.push('-sbevalInstance', o.instance);
+  if (o.token && o.tokenOnCommandLine) args.push('-sbevalToken', o.token);
+  args.push(...(o.extraArgs ?? []));
+  const env: Record<string, string> = {};
+  if (o.token && !o.tokenOnCommandLine) env.SBEVAL_TOKEN = o.token;
+  if (o.scripts) env.SBEVAL_DOUBLE_SCRIPTS = o.scripts;
+  // SBEVAL_TOKEN of the test process itself (if any) must not leak into the cases that test its absence.
+  const base = { ...process.env };
+  delete base.SBEVAL_TOKEN;
+  delete base.SBEVAL_DOUBLE_SCRIPTS;
+  return execa('mono', [exe, ...args], { reject: false, all: true, env: { ...base, ...env }, extendEnv: false }) as ResultPromise<{ reject: false; all: true }>;
+}
