@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import { UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
+import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
+import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
+import { parseLevelXml } from '../../levels/xml-read.js';
 
 /**
  * The Unity test double from the TypeScript side (unity-plugin/TestDouble): scripts that move the
@@ -103,4 +106,38 @@ export function startStandIn(exe: string, o: StandInOptions): ResultPromise<{ re
   delete base.SBEVAL_TOKEN;
   delete base.SBEVAL_DOUBLE_SCRIPTS;
   return execa('mono', [exe, ...args], { reject: false, all: true, env: { ...base, ...env }, extendEnv: false }) as ResultPromise<{ reject: false; all: true }>;
+}
+
+/**
+ * Scripts that make the double replay the headless engine: the n-th stability load of a level plays
+ * the headless trial n (its creation order), the image load plays trial 1 with the capture's steps.
+ * The Unity column of a calibration then equals the headless one — up to the double's own rendering.
+ */
+export function scriptsFromHeadless(dir: string, xmls: readonly string[]): void {
+  for (const xml of xmls) {
+    const level = parseLevelXml(xml);
+    const passes: Array<[string, number, boolean]> = [['stability-1', 1, false], ['stability-2', 2, false], ['stability-3', 3, false], ['similarity', 1, true]];
+    for (const [pass, trial, capture] of passes) {
+      const batches: FrameBatch[] = [];
+      const events: SimEvent[] = [];
+      let bodies = 0;
+      simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION, trial, capture }, {
+        loaded: (b) => (bodies = b.length),
+        frames: (b) => batches.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
+        events: (e) => events.push(...e),
+      });
+      writeScript(dir, xml, pass, scriptFromTrial(bodies, joinBatches(batches, bodies), events));
+    }
+  }
+}
+
+function joinBatches(batches: readonly FrameBatch[], bodyCount: number): FrameBatch {
+  const steps = batches.reduce((n, b) => n + b.stepCount, 0);
+  const states = new Float32Array(steps * bodyCount * FIELD_COUNT);
+  const alive = new Uint8Array(steps * bodyCount);
+  for (const b of batches) {
+    states.set(b.states, b.firstStep * bodyCount * FIELD_COUNT);
+    alive.set(b.alive, b.firstStep * bodyCount);
+  }
+  return { firstStep: 0, stepCount: steps, bodyCount, states, alive };
 }

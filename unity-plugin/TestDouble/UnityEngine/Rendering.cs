@@ -311,7 +311,7 @@ namespace UnityEngine
             {
                 z.WriteByte(0x78);
                 z.WriteByte(0x9c);
-                using (DeflateStream deflate = new DeflateStream(z, CompressionMode.Compress, true)) deflate.Write(data, 0, data.Length);
+                using (DeflateStream deflate = new DeflateStream(z, CompressionLevel.Fastest, true)) deflate.Write(data, 0, data.Length);
                 uint a = 1, b = 0;
                 foreach (byte d in data)
                 {

@@ -1,0 +1,173 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DamageFormula, Engine } from '../../bridge/engine.js';
+import { decodePng } from '../../bridge/headless/png.js';
+import { SbevalError } from '../../core/errors.js';
+import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import { compareNames } from '../layout/competition.js';
+import { EnginePool, type EnginePoolOptions } from '../pool/index.js';
+import { evaluateLevel, poolRunner } from './simulate.js';
+
+/**
+ * Agreement of an engine with the Unity evaluator's own results on reference levels: the evaluator's
+ * stability JSON and images for the levels of chatgpt4pcg/modified-science-birds @84df32e
+ * (test/fixtures/golden/reference-levels, 90 levels). Each level runs with the evaluator's trial
+ * bookkeeping (up to 3 trials, stop at 1.0, the image from the capture of trial 1) and is compared
+ * with the evaluator: stable/unstable verdict, moving count, score, and the IoU of the black pixels
+ * of the images. Used by `npm run fidelity` (headless engine) and `sbeval unity calibrate` (Unity).
+ */
+
+/** The reference levels in a checkout of sbeval (absent from the npm package). */
+export const REFERENCE_LEVELS = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
+
+interface EvaluatorEntry {
+  tag: string;
+  score: number;
+  startingObjects: number;
+  movingObjects: number;
+}
+
+export interface ReferenceLevel {
+  level: string;
+  xml: string;
+  evaluator: EvaluatorEntry;
+  /** The evaluator's image (PNG path). */
+  image: string;
+}
+
+export interface LevelAgreement {
+  level: string;
+  evaluator: { score: number; startingObjects: number; movingObjects: number };
+  engine: { score: number; startingObjects: number; movingObjects: number; trialsRun: number };
+  stableAgrees: boolean;
+  movingEqual: boolean;
+  scoreEqual: boolean;
+  iou: number;
+}
+
+export interface AgreementSummary {
+  levels: number;
+  stableAgreement: number;
+  movingEqual: number;
+  scoreEqual: number;
+  meanIou: number;
+  /** Smallest IoU among the levels the evaluator found stable (score 1). */
+  minStableIou: number;
+  unityStable: number;
+}
+
+export interface Agreement {
+  levels: LevelAgreement[];
+  summary: AgreementSummary;
+}
+
+/** `<root>/<version>/levels/<C>/*.xml` with `<version>/stability/<C>.json` and `<version>/images/<C>/<name>.png`. */
+export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[] {
+  if (!existsSync(root)) {
+    throw new SbevalError('input', `no reference levels at ${root}`, 'run from a checkout of sbeval (test/fixtures/golden/reference-levels) or pass --reference <dir>');
+  }
+  const out: ReferenceLevel[] = [];
+  for (const version of readdirSync(root).sort(compareNames)) {
+    const levelsDir = join(root, version, 'levels');
+    if (!existsSync(levelsDir)) continue;
+    for (const character of readdirSync(levelsDir).sort(compareNames)) {
+      const stabilityFile = join(root, version, 'stability', `${character}.json`);
+      if (!existsSync(stabilityFile)) throw new SbevalError('input', `${stabilityFile} is missing (the evaluator's results for ${version}/levels/${character})`);
+      const evaluator = JSON.parse(readFileSync(stabilityFile, 'utf8')) as { raws: EvaluatorEntry[] };
+      const files = readdirSync(join(levelsDir, character)).filter((f) => f.endsWith('.xml')).sort(compareNames);
+      for (const file of files) {
+        const entry = evaluator.raws.find((r) => r.tag.split(/[\\/]/).at(-1) === file);
+        if (!entry) throw new SbevalError('input', `${version}/${character}/${file}: no result in ${stabilityFile}`);
+        const level = file.replace(/\.xml$/, '');
+        const image = join(root, version, 'images', character, `${level}.png`);
+        if (!existsSync(image)) throw new SbevalError('input', `${image} is missing (the evaluator's image of ${level})`);
+        out.push({ level, xml: readFileSync(join(levelsDir, character, file), 'utf8'), evaluator: entry, image });
+      }
+    }
+  }
+  if (out.length === 0) throw new SbevalError('input', `no reference levels under ${root} (expected <version>/levels/<C>/*.xml)`);
+  return out;
+}
+
+/** Black-pixel IoU of two RGBA images of the same size (the reference images hold only black and white). */
+export function blackIou(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) throw new RangeError('images differ in size');
+  let inter = 0;
+  let union = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    const x = (a[i] as number) < 128;
+    const y = (b[i] as number) < 128;
+    if (x && y) inter++;
+    if (x || y) union++;
+  }
+  return union === 0 ? 1 : inter / union;
+}
+
+export interface AgreementOptions {
+  engines: Engine[];
+  levels: ReferenceLevel[];
+  damage?: DamageFormula;
+  /** Pool settings (Unity editors need generous watchdogs). */
+  pool?: Omit<EnginePoolOptions, 'engines'>;
+  /** Called after each level. */
+  onLevel?: (done: number, total: number, level: LevelAgreement) => void;
+}
+
+/** Runs every reference level on the engines and compares it with the evaluator's results. */
+export async function measureAgreement(options: AgreementOptions): Promise<Agreement> {
+  const { engines, levels: jobs } = options;
+  const damage = options.damage ?? 'contact-point';
+  const pool = new EnginePool({ ...options.pool, engines });
+  const run = poolRunner(pool);
+  const results: LevelAgreement[] = new Array(jobs.length);
+  let done = 0;
+  try {
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < jobs.length; i = next++) {
+        const job = jobs[i]!;
+        const evaluation = await evaluateLevel(run, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false });
+        if (!evaluation.png) throw new SbevalError('simulate', `level ${job.level}: the engine sent no capture`);
+        const ours = (await decodePng(evaluation.png)).rgba;
+        const theirs = (await decodePng(readFileSync(job.image))).rgba;
+        const s = evaluation.stability;
+        const e = job.evaluator;
+        const result: LevelAgreement = {
+          level: job.level,
+          evaluator: { score: e.score, startingObjects: e.startingObjects, movingObjects: e.movingObjects },
+          engine: { score: s.score, startingObjects: s.startingObjects, movingObjects: s.movingObjects, trialsRun: s.trialsRun },
+          stableAgrees: (s.score >= 1) === (e.score >= 1),
+          movingEqual: s.movingObjects === e.movingObjects && s.startingObjects === e.startingObjects,
+          scoreEqual: Math.fround(s.score) === Math.fround(e.score),
+          iou: blackIou(ours, theirs),
+        };
+        results[i] = result;
+        done += 1;
+        options.onLevel?.(done, jobs.length, result);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, engines.length * 2) }, worker));
+  } finally {
+    await pool.close();
+  }
+  return { levels: results, summary: summarize(results) };
+}
+
+export function summarize(levels: readonly LevelAgreement[]): AgreementSummary {
+  const stable = levels.filter((l) => l.evaluator.score >= 1);
+  return {
+    levels: levels.length,
+    stableAgreement: levels.filter((l) => l.stableAgrees).length,
+    movingEqual: levels.filter((l) => l.movingEqual).length,
+    scoreEqual: levels.filter((l) => l.scoreEqual).length,
+    meanIou: levels.reduce((sum, l) => sum + l.iou, 0) / Math.max(1, levels.length),
+    minStableIou: stable.reduce((min, l) => Math.min(min, l.iou), 1),
+    unityStable: stable.length,
+  };
+}
+
+/** A level that differs from the evaluator in verdict or count, or whose image overlaps below 0.99. */
+export function differs(l: LevelAgreement): boolean {
+  return !l.movingEqual || !l.stableAgrees || l.iou < 0.99;
+}

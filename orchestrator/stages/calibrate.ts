@@ -1,0 +1,131 @@
+import type { Engine } from '../../bridge/engine.js';
+import type { EnginePoolOptions } from '../pool/index.js';
+import { differs, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
+
+/**
+ * `sbeval unity calibrate`: the Unity engine (the evaluator's own project driven by the plugin) and
+ * the headless engine on the evaluator's reference levels, side by side, each compared with the
+ * evaluator's own stability JSON and images; below the thresholds the Unity installation does not
+ * reproduce the evaluator and the command fails.
+ */
+
+/**
+ * Minimum agreement of the Unity engine with the evaluator's reference results, as shares of the
+ * levels (so a subset of the reference works too). Chosen, not fitted: the headless engine's measured
+ * agreement on the 90 levels (verdicts 90/90, counts 89/90, mean IoU 0.967, stable minimum 0.992,
+ * README "The headless engine") with room for Unity's own trial-to-trial variation on collapsing
+ * levels (its trials share one physics world, so a rerun of the evaluator need not repeat its
+ * counts). No real Unity run has measured them yet (unity-plugin/README.md, "Known unknowns").
+ */
+export const CALIBRATION_THRESHOLDS = Object.freeze({
+  /** Stable/unstable verdict equal to the evaluator's (88 of 90). */
+  stableAgreement: 0.975,
+  /** Moving count equal to the evaluator's (85 of 90). */
+  movingEqual: 0.94,
+  /** Mean image IoU over all levels. */
+  meanIou: 0.96,
+  /** Smallest image IoU over the levels the evaluator found stable (the same pixels but for settling). */
+  minStableIou: 0.99,
+});
+
+export interface CalibrationCheck {
+  measure: string;
+  unity: string;
+  headless: string;
+  threshold: string;
+  ok: boolean;
+}
+
+export interface Calibration {
+  unity: Agreement;
+  headless: Agreement;
+  checks: CalibrationCheck[];
+  ok: boolean;
+}
+
+const share = (n: number, of: number): string => `${n}/${of}`;
+const f4 = (n: number): string => n.toFixed(4);
+
+/** The threshold checks of the Unity engine's agreement (the headless engine's shown beside it). */
+export function calibrationChecks(unity: AgreementSummary, headless: AgreementSummary, t = CALIBRATION_THRESHOLDS): CalibrationCheck[] {
+  const n = unity.levels;
+  const atLeast = (fraction: number): number => Math.ceil(fraction * n - 1e-9);
+  return [
+    {
+      measure: 'stable/unstable verdict',
+      unity: share(unity.stableAgreement, n),
+      headless: share(headless.stableAgreement, headless.levels),
+      threshold: `≥ ${atLeast(t.stableAgreement)}/${n}`,
+      ok: unity.stableAgreement >= atLeast(t.stableAgreement),
+    },
+    {
+      measure: 'moving count equal',
+      unity: share(unity.movingEqual, n),
+      headless: share(headless.movingEqual, headless.levels),
+      threshold: `≥ ${atLeast(t.movingEqual)}/${n}`,
+      ok: unity.movingEqual >= atLeast(t.movingEqual),
+    },
+    { measure: 'score equal (float32)', unity: share(unity.scoreEqual, n), headless: share(headless.scoreEqual, headless.levels), threshold: '—', ok: true },
+    { measure: 'image IoU, mean', unity: f4(unity.meanIou), headless: f4(headless.meanIou), threshold: `≥ ${t.meanIou}`, ok: unity.meanIou >= t.meanIou },
+    {
+      measure: `image IoU, minimum over the ${unity.unityStable} evaluator-stable levels`,
+      unity: f4(unity.minStableIou),
+      headless: f4(headless.minStableIou),
+      threshold: `≥ ${t.minStableIou}`,
+      ok: unity.minStableIou >= t.minStableIou,
+    },
+  ];
+}
+
+export interface CalibrationOptions {
+  levels: ReferenceLevel[];
+  unityEngines: Engine[];
+  headlessEngines: Engine[];
+  unityPool?: Omit<EnginePoolOptions, 'engines'>;
+  onLevel?: (engine: 'unity' | 'headless', done: number, total: number, level: LevelAgreement) => void;
+}
+
+export async function runCalibration(options: CalibrationOptions): Promise<Calibration> {
+  const headless = await measureAgreement({ engines: options.headlessEngines, levels: options.levels, onLevel: (d, t, l) => options.onLevel?.('headless', d, t, l) });
+  const unity = await measureAgreement({
+    engines: options.unityEngines,
+    levels: options.levels,
+    ...(options.unityPool ? { pool: options.unityPool } : {}),
+    onLevel: (d, t, l) => options.onLevel?.('unity', d, t, l),
+  });
+  const checks = calibrationChecks(unity.summary, headless.summary);
+  return { unity, headless, checks, ok: checks.every((c) => c.ok) };
+}
+
+/** The agreement table, then the levels where the Unity engine differs from the evaluator (with the headless engine beside it). */
+export function calibrationMarkdown(c: Calibration, allLevels = false): string {
+  const n = c.unity.summary.levels;
+  const lines = [
+    `Agreement with the Unity evaluator's own results on ${n} reference level${n === 1 ? '' : 's'} (chatgpt4pcg/modified-science-birds @84df32e; up to 3 trials each, the evaluator's bookkeeping)`,
+    '',
+    '| measure | Unity engine | headless engine | threshold (Unity) | |',
+    '| --- | --- | --- | --- | --- |',
+    ...c.checks.map((k) => `| ${k.measure} | ${k.unity} | ${k.headless} | ${k.threshold} | ${k.threshold === '—' ? '' : k.ok ? 'ok' : 'BELOW'} |`),
+    '',
+  ];
+  const headless = new Map(c.headless.levels.map((l) => [l.level, l]));
+  const shown = c.unity.levels.filter((l) => allLevels || differs(l));
+  if (shown.length === 0) {
+    lines.push('Every level agrees with the evaluator (verdict, moving count, image IoU ≥ 0.99).');
+  } else {
+    lines.push(allLevels ? 'Every level:' : `Levels where the Unity engine differs from the evaluator (verdict, moving count, or image IoU < 0.99): ${shown.length}`);
+    lines.push('');
+    lines.push('| level | evaluator moving | Unity moving | headless moving | evaluator score | Unity score | headless score | Unity IoU | headless IoU |');
+    lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const l of shown) {
+      const h = headless.get(l.level);
+      const count = (x: { movingObjects: number; startingObjects: number }): string => `${x.movingObjects}/${x.startingObjects}`;
+      lines.push(
+        `| ${l.level} | ${count(l.evaluator)} | ${count(l.engine)} | ${h ? count(h.engine) : '—'} | ${l.evaluator.score.toFixed(3)} | ${l.engine.score.toFixed(3)} | ${h ? h.engine.score.toFixed(3) : '—'} | ${f4(l.iou)} | ${h ? f4(h.iou) : '—'} |`,
+      );
+    }
+  }
+  lines.push('');
+  lines.push(c.ok ? 'calibrate: the Unity engine reproduces the evaluator within the thresholds.' : 'calibrate: the Unity engine is BELOW the thresholds: its results would not match the evaluator\'s (see unity-plugin/README.md, "Calibrating an installation").');
+  return lines.join('\n');
+}

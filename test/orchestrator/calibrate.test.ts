@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { summarize, type LevelAgreement } from '../../orchestrator/stages/agreement.js';
+import { CALIBRATION_THRESHOLDS, calibrationChecks, calibrationMarkdown, type Calibration } from '../../orchestrator/stages/calibrate.js';
+
+/** The calibration verdict and table (the pure part of `sbeval unity calibrate`). */
+function level(name: string, evaluatorMoving: number, engineMoving: number, iou: number, starting = 4): LevelAgreement {
+  const score = (m: number) => 1 - m / starting;
+  return {
+    level: name,
+    evaluator: { score: score(evaluatorMoving), startingObjects: starting, movingObjects: evaluatorMoving },
+    engine: { score: score(engineMoving), startingObjects: starting, movingObjects: engineMoving, trialsRun: 1 },
+    stableAgrees: (evaluatorMoving === 0) === (engineMoving === 0),
+    movingEqual: evaluatorMoving === engineMoving,
+    scoreEqual: evaluatorMoving === engineMoving,
+    iou,
+  };
+}
+
+function calibration(unity: LevelAgreement[], headless: LevelAgreement[]): Calibration {
+  const checks = calibrationChecks(summarize(unity), summarize(headless));
+  return { unity: { levels: unity, summary: summarize(unity) }, headless: { levels: headless, summary: summarize(headless) }, checks, ok: checks.every((c) => c.ok) };
+}
+
+describe('calibration thresholds', () => {
+  const good = Array.from({ length: 40 }, (_, i) => level(`L${i}`, i % 4 === 0 ? 2 : 0, i % 4 === 0 ? 2 : 0, 0.995));
+
+  it('passes when every measure is at or above its share of the levels', () => {
+    const c = calibration(good, good);
+    expect(c.ok).toBe(true);
+    expect(c.checks.map((k) => k.threshold)).toEqual(['≥ 39/40', '≥ 38/40', '—', `≥ ${CALIBRATION_THRESHOLDS.meanIou}`, `≥ ${CALIBRATION_THRESHOLDS.minStableIou}`]);
+    expect(calibrationMarkdown(c)).toMatch(/Every level agrees with the evaluator/);
+  });
+
+  it('fails on two verdicts out of 40, on a stable level drawn differently, and lists those levels beside the headless engine', () => {
+    const twoWrong = good.map((l, i) => (i < 2 ? level(l.level, 2, 0, 0.995) : l));
+    const c = calibration(twoWrong, good);
+    expect(c.ok).toBe(false);
+    expect(c.checks.find((k) => k.measure === 'stable/unstable verdict')).toMatchObject({ unity: '38/40', headless: '40/40', ok: false });
+    const text = calibrationMarkdown(c);
+    expect(text).toMatch(/\| stable\/unstable verdict \| 38\/40 \| 40\/40 \| ≥ 39\/40 \| BELOW \|/);
+    expect(text).toMatch(/\| L0 \| 2\/4 \| 0\/4 \| 2\/4 \| 0\.500 \| 1\.000 \| 0\.500 \| 0\.9950 \| 0\.9950 \|/);
+    expect(text).toMatch(/BELOW the thresholds/);
+
+    const smudged = good.map((l, i) => (i === 1 ? level(l.level, 0, 0, 0.98) : l));
+    const d = calibration(smudged, good);
+    expect(d.ok).toBe(false);
+    expect(d.checks.find((k) => k.measure.startsWith('image IoU, minimum'))).toMatchObject({ unity: '0.9800', ok: false });
+    expect(calibrationMarkdown(d)).toMatch(/\| L1 \| 0\/4 \| 0\/4 \| 0\/4 \|/);
+  });
+});
