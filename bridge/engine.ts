@@ -11,12 +11,12 @@ import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
 export type DamageFormula = 'body' | 'contact-point';
 
 export interface SimulationSettings {
-  /** Steps in the stability window: 10 s at 50 Hz = 500 (evaluator `duration: 10`). */
+  /** The stability window's duration in steps: 10 s at 50 Hz = 500 (evaluator `duration: 10`); the steps it reads are bridge/window.ts's. */
   windowSteps: number;
   /** Trial number 1..3: selects the body creation order (1 = XML order, as the image run). */
   trial: number;
   damage: DamageFormula;
-  /** Render the black-on-white capture after the window (+14 frames, as the similarity scene). */
+  /** Render the black-on-white capture (the evaluator's image pass: bound on step 501, image on step 514; bridge/window.ts). */
   capture: boolean;
   /** Also render the textured `_raw` image. */
   captureRaw: boolean;
