@@ -167,3 +167,17 @@ export {
   teeSinks,
 } from './bridge/trace.js';
 export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderOptions } from './bridge/trace.js';
+
+// Judges beyond the ViT (issue 16): the tiered rubric judge, the ordering judge, the human survey.
+/** Pure parts: rubric tiers, answer and ordering parsers, schedules, ordering metrics, Krippendorff's alpha, correlations. */
+export * from './scoring/judges/index.js';
+export { runRubricJudge, readRubricFile } from './orchestrator/judges/rubric-stage.js';
+export type { RubricJudgeOptions, RubricJudgeSummary, RubricLetterFile, RubricTrialRecord } from './orchestrator/judges/rubric-stage.js';
+export { runOrderJudge } from './orchestrator/judges/order-stage.js';
+export type { OrderJudgeOptions, OrderJudgeSummary } from './orchestrator/judges/order-stage.js';
+export { loadRubric, parseRubricText, rubricOf } from './orchestrator/judges/rubric-file.js';
+export { judgesReportSection } from './orchestrator/judges/report.js';
+export { buildSurvey, readSurvey } from './orchestrator/survey/build.js';
+export type { SurveyFile, SurveyItem } from './orchestrator/survey/build.js';
+export { startSurveyServer } from './orchestrator/survey/server.js';
+export { collectSurvey } from './orchestrator/survey/collect.js';
