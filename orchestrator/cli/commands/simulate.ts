@@ -10,6 +10,8 @@ import { responseToLevel, convertProgram } from '../../../levels/pipeline.js';
 import { SbevalError } from '../../../core/errors.js';
 import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
+import { runRobustnessStage, type RobustnessSummary } from '../../stages/robustness.js';
+import { formatMovingRange, formatStableShare } from '../../../scoring/robustness.js';
 import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';
 import { defaultEngineCount, ENGINE_KINDS } from '../../../bridge/engines.js';
 import { runRecorded } from '../../../bridge/trace.js';
@@ -84,6 +86,7 @@ interface SimulateFlags {
   char: string[];
   force?: boolean;
   json?: boolean;
+  robustness?: number;
 }
 
 interface LevelFlags {
@@ -142,10 +145,15 @@ export function registerSimulateCommands(program: Command): void {
     .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
     .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
     .option('--force', 'ignore the cache and run every level again')
+    .option('--robustness <n>', 'also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', intIn(1, 10_000))
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
       `
+With --robustness N, every level with a verdict is run N more times, one trial each, perturbed the way
+Unity's own runs differ; result/robustness.csv lists per level the stable runs and the moving-count
+spread, and a verdict is fragile when fewer than 90% of the runs agree with it.
+
 Writes <root>/<team>/stability/<C>.json in the evaluator's exact format and
 <root>/<team>/images/<C>/<name>.png (1024×1024, black on white). Finished levels are cached under
 <root>/.sbeval/simulate/ with the XML hash and a settings digest, so an interrupted run resumes and a
@@ -156,6 +164,9 @@ simulated or failed with a verdict, 1 when some could not be simulated (engine f
 Example: sbeval simulate examples/competition --char I,L --workers 2`,
     )
     .action(async (root: string, flags: SimulateFlags) => {
+      if (flags.robustness !== undefined && flags.engine !== 'headless') {
+        throw new SbevalError('config', `--robustness needs the headless engine (the ${flags.engine} engine cannot perturb a run)`, 'use --engine headless');
+      }
       const summary = await runSimulateStage(
         {
           root,
@@ -170,11 +181,34 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
         },
         terminalProgress(),
       );
+      const robustness =
+        flags.robustness === undefined
+          ? undefined
+          : await runRobustnessStage(
+              {
+                root,
+                runs: flags.robustness,
+                filter: { teams: flags.team, characters: flags.char },
+                trials: flags.trials,
+                damage: flags.damage,
+                rule: ruleFrom(flags.rule, flags.velocityThreshold),
+                engine: flags.engine,
+                rawImages: flags.rawImages === true,
+                force: flags.force === true,
+                ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+              },
+              terminalProgress(),
+            );
       if (flags.json) {
         const { reasons, ...rest } = summary;
-        process.stdout.write(`${JSON.stringify({ ...rest, reasons: Object.fromEntries(reasons) }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ ...rest, reasons: Object.fromEntries(reasons), ...(robustness ? { robustness: robustnessJson(robustness) } : {}) }, null, 2)}\n`);
       } else {
         process.stdout.write(`${formatSummary(summary)}\n  stability files: ${summary.characters.length}\n`);
+        if (robustness) process.stdout.write(`${formatRobustness(robustness)}\n`);
+      }
+      if (robustness && robustness.failed.length > 0) {
+        process.stderr.write(`simulate: ${robustness.failed.length} level(s) have no robustness result (engine failures); run again to retry them\n`);
+        process.exitCode = 1;
       }
       if (summary.unfinished > 0) {
         // Engine failures are not verdicts: exit 1 so nobody publishes an incomplete stage (issue 12).
@@ -254,4 +288,28 @@ Example: sbeval level my_level.xml --image my_level.png`,
       if (tracePath) lines.push(`trace (trial 1): ${tracePath}  — sbeval explain ${tracePath} / sbeval view ${tracePath}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     });
+}
+
+/** The robustness lines of `simulate --robustness`: counts, then every fragile verdict. */
+function formatRobustness(r: RobustnessSummary): string {
+  const lines = [
+    `  robustness: ${r.runs} perturbed runs per level, ${r.levels.length} levels (${r.computed} run now), ${r.fragile.length} fragile verdict(s); result/robustness.csv`,
+  ];
+  if (r.withoutVerdict > 0) lines.push(`  ${r.withoutVerdict} level(s) without a verdict were not perturbed`);
+  for (const f of r.fragile) {
+    lines.push(`  fragile: ${f.team}/${f.character}/${f.base}  official ${f.robustness.officialStable ? 'stable' : 'moving'}, stable in ${formatStableShare(f.robustness)} of the runs, moving ${formatMovingRange(f.robustness)}`);
+  }
+  for (const failure of r.failed) lines.push(`  not perturbed (engine failure): ${failure}`);
+  return lines.join('\n');
+}
+
+function robustnessJson(r: RobustnessSummary): Record<string, unknown> {
+  return {
+    runs: r.runs,
+    levels: r.levels.length,
+    computed: r.computed,
+    withoutVerdict: r.withoutVerdict,
+    failed: r.failed,
+    fragile: r.fragile.map((f) => ({ team: f.team, letter: f.character, level: f.base, ...f.robustness })),
+  };
 }

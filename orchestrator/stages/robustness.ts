@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type SimulationSettings } from '../../bridge/engine.js';
+import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
+import { levelSeed } from '../../bridge/headless/run.js';
+import { SbevalError, describeError } from '../../core/errors.js';
+import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
+import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { EnginePool } from '../pool/index.js';
+import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { cachePath, poolRunner, settingsDigest, type TrialRunner } from './simulate.js';
+
+/**
+ * `sbeval simulate --robustness N` (and `sbeval run --robustness N`): every level that has an official
+ * verdict (a finished `simulate` result in the cache) is simulated N more times, one trial each, under the
+ * perturbations of scoring/robustness.ts; per level the share of stable runs, the spread of the moving
+ * count and whether the verdict is fragile. The official verdict, the stability JSON and the images are
+ * never touched.
+ *
+ * Results are cached per level at `<root>/.sbeval/robustness/<team>/<C>/<name>.json` (valid for the XML,
+ * the simulate settings and N), so a rerun only does new levels, and listed in `result/robustness.csv`.
+ * Only the headless engine (in this process or in worker threads) can perturb a run.
+ */
+export const ROBUSTNESS_STAGE = 'robustness';
+
+/** Bump when the perturbations change (part of the cache key). */
+const SCHEME = 1;
+
+export interface RobustnessStageOptions {
+  root: string;
+  /** Perturbed runs per level. */
+  runs: number;
+  filter?: StageFilter;
+  /** The simulate stage's settings: they select the official verdicts (cache digest) and the physics of the runs. */
+  trials?: number;
+  damage?: DamageFormula;
+  rule?: StabilityRule;
+  rawImages?: boolean;
+  /** Engine kind of the official verdicts (part of their cache digest); the runs themselves need a headless engine. */
+  engine?: string;
+  /** Runs trials (the run's engine pool); otherwise headless worker threads are started. */
+  runner?: TrialRunner;
+  /** Ready-made headless engines (when no runner). */
+  engines?: Engine[];
+  workers?: number;
+  force?: boolean;
+  /** Multi-model runs: the model folder, carried into the results. */
+  model?: string;
+}
+
+export interface LevelRobustnessResult {
+  team: string;
+  character: string;
+  /** Level file name (`<team>_<C>_<n>.xml`). */
+  file: string;
+  /** Trial base name (`<team>_<C>_<n>`). */
+  base: string;
+  model: string | undefined;
+  officialScore: number;
+  robustness: LevelRobustness;
+}
+
+export interface RobustnessSummary {
+  stage: typeof ROBUSTNESS_STAGE;
+  runs: number;
+  /** Every level with an official verdict, in name order. */
+  levels: LevelRobustnessResult[];
+  fragile: LevelRobustnessResult[];
+  /** Levels computed now (the others came from the cache). */
+  computed: number;
+  /** Levels without an official verdict yet (not simulated, or failed to load): skipped. */
+  withoutVerdict: number;
+  /** Levels whose perturbed runs failed on the engine: `<team>/<C>/<name>: reason`. */
+  failed: string[];
+  csv: string;
+}
+
+interface CachedRobustness {
+  format: 1;
+  key: string;
+  officialScore: number;
+  /** Moving objects in each perturbed run. */
+  moving: number[];
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function robustnessCachePath(root: string, team: string, character: string, file: string): string {
+  return join(root, '.sbeval', 'robustness', team, character, `${trialBaseName(file)}.json`);
+}
+
+/** The official score of a level from the simulate cache, when it is valid for the XML and the settings. */
+async function officialScore(root: string, level: TrialFile, xml: string, digest: string): Promise<number | undefined> {
+  try {
+    const entry = JSON.parse(await readFile(cachePath(root, level.team, level.character, level.file), 'utf8')) as { format: number; settings: string; xmlSha256: string; outcome: { ok: boolean; score?: number } };
+    if (entry.format !== 1 || entry.settings !== digest || entry.xmlSha256 !== sha256(xml) || !entry.outcome.ok || typeof entry.outcome.score !== 'number') return undefined;
+    return entry.outcome.score;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One perturbed trial: no image, frames batched large (nobody keeps them). */
+async function perturbedTrial(run: TrialRunner, levelId: string, xml: string, k: number, base: Pick<SimulationSettings, 'damage'>, rule: StabilityRule): Promise<TrialStability> {
+  const settings: SimulationSettings = {
+    ...DEFAULT_SIMULATION,
+    windowSteps: OFFICIAL_WINDOW_STEPS,
+    trial: 1,
+    damage: base.damage,
+    capture: false,
+    captureRaw: false,
+    framesPerBatch: 1024,
+    perturbation: perturbationFor(levelSeed(xml), k),
+  };
+  let tracker: StabilityTracker | undefined;
+  await run({ levelId: `${levelId}#robustness${k + 1}`, xml, settings }, () => {
+    tracker = undefined;
+    return {
+      loaded(bodies) {
+        tracker = new StabilityTracker(bodies, OFFICIAL_WINDOW_STEPS, rule);
+      },
+      frames(batch) {
+        tracker?.frames(batch);
+      },
+      events(events) {
+        tracker?.events(events);
+      },
+      capture() {},
+    };
+  });
+  if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
+  return tracker.result();
+}
+
+export async function runRobustnessStage(options: RobustnessStageOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<RobustnessSummary> {
+  const { root, runs } = options;
+  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new SbevalError('config', `--robustness must be a whole number of runs from 1 to 10000, got ${runs}`);
+  const engineKind = options.engine ?? 'headless';
+  if (!options.runner && !options.engines && engineKind !== 'headless') {
+    throw new SbevalError('config', `--robustness needs the headless engine (the ${engineKind} engine cannot perturb a run)`, 'use --engine headless');
+  }
+  const trials = options.trials ?? OFFICIAL_TRIALS;
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
+  const rule = options.rule ?? OFFICIAL_RULE;
+  const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages: options.rawImages === true });
+  const key = sha256(JSON.stringify({ scheme: SCHEME, digest, runs, noise: ROBUSTNESS_POSITION_NOISE })).slice(0, 24);
+
+  const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml').sort(
+    (a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareNames(a.file, b.file),
+  );
+  const todo: Array<{ level: TrialFile; xml: string; official: number }> = [];
+  let withoutVerdict = 0;
+  const slots = new Map<TrialFile, LevelRobustnessResult>();
+  for (const level of levels) {
+    const xml = await readFile(level.path, 'utf8');
+    const official = await officialScore(root, level, xml, digest);
+    if (official === undefined) {
+      withoutVerdict += 1;
+      continue;
+    }
+    const cached = options.force ? undefined : await readCached(robustnessCachePath(root, level.team, level.character, level.file), key, official, runs);
+    if (cached) slots.set(level, resultOf(level, options.model, official, cached));
+    else todo.push({ level, xml, official });
+  }
+
+  progress.start(ROBUSTNESS_STAGE, todo.length);
+  const failed: string[] = [];
+  let runner = options.runner;
+  let pool: EnginePool | undefined;
+  let engines: Engine[] = [];
+  const own = !options.runner && !options.engines;
+  try {
+    if (!runner && todo.length > 0) {
+      engines = options.engines ?? (await createEngines('headless', Math.min(options.workers ?? defaultEngineCount(), todo.length)));
+      pool = new EnginePool({ engines });
+      runner = poolRunner(pool);
+    }
+    // A few levels at a time, each with all its runs queued as separate jobs: the engines stay busy to
+    // the last run and the queue stays short.
+    let next = 0;
+    let computed = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const item = todo[next++];
+        if (!item || !runner) return;
+        const { level, xml, official } = item;
+        const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
+        try {
+          const list = await Promise.all(Array.from({ length: runs }, (_, k) => perturbedTrial(runner as TrialRunner, label, xml, k, { damage }, rule)));
+          const entry: CachedRobustness = { format: 1, key, officialScore: official, moving: list.map((t) => t.movingObjects) };
+          await writeFileAtomic(robustnessCachePath(root, level.team, level.character, level.file), `${JSON.stringify(entry)}\n`);
+          slots.set(level, resultOf(level, options.model, official, entry));
+          computed += 1;
+          progress.tick(ROBUSTNESS_STAGE, 'ok', label);
+        } catch (error) {
+          const reason = describeError(error);
+          failed.push(`${label}: ${reason}`);
+          progress.tick(ROBUSTNESS_STAGE, 'failed', label, reason);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(todo.length, Math.max(4, Math.ceil(64 / runs))) }, () => worker()));
+    const ordered = levels.map((l) => slots.get(l)).filter((r): r is LevelRobustnessResult => r !== undefined);
+    const csv = robustnessCsv(ordered);
+    await writeFileAtomic(join(resultDir(root), 'robustness.csv'), csv);
+    return { stage: ROBUSTNESS_STAGE, runs, levels: ordered, fragile: ordered.filter((r) => r.robustness.fragile), computed, withoutVerdict, failed, csv };
+  } finally {
+    await pool?.close();
+    if (own) await Promise.all(engines.map((e) => e.close()));
+    progress.end(ROBUSTNESS_STAGE);
+  }
+}
+
+async function readCached(path: string, key: string, official: number, runs: number): Promise<CachedRobustness | undefined> {
+  try {
+    const entry = JSON.parse(await readFile(path, 'utf8')) as CachedRobustness;
+    const valid = entry.format === 1 && entry.key === key && entry.officialScore === official && Array.isArray(entry.moving) && entry.moving.length === runs && entry.moving.every((m) => Number.isInteger(m) && m >= 0);
+    return valid ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function resultOf(level: TrialFile, model: string | undefined, official: number, entry: CachedRobustness): LevelRobustnessResult {
+  return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official) };
+}
+
+export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
+
+/** `result/robustness.csv`: one row per level with an official verdict. */
+export function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
+  const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+  const lines = [ROBUSTNESS_COLUMNS.join(',')];
+  for (const r of rows) {
+    const x = r.robustness;
+    lines.push([r.team, r.character, r.base, String(r.officialScore), String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.moving.mean.toFixed(2), x.fragile ? 'yes' : 'no'].map(cell).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
