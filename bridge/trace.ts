@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
 import { UnpackrStream } from 'msgpackr';
 import { z } from 'zod';
+import { storageFault } from '../core/storage.js';
 import { describeError, SbevalError } from '../core/errors.js';
 import { packValue, unpackValues } from './codec.js';
 import type { CaptureResult, Engine, EngineIdentity, LevelJob, LevelSink, SimulationSettings } from './engine.js';
@@ -561,10 +562,17 @@ export class TraceRecorder implements LevelSink {
     });
     if (this.writeError || !keep) {
       await rm(this.tmp, { force: true });
-      if (this.writeError) throw new SbevalError('simulate', `cannot write trace ${this.path}: ${this.writeError.message}`, undefined, { cause: this.writeError });
+      if (this.writeError) {
+        throw storageFault(this.writeError, this.path) ?? new SbevalError('simulate', `cannot write trace ${this.path}: ${this.writeError.message}`, undefined, { cause: this.writeError });
+      }
       return;
     }
-    await rename(this.tmp, this.path);
+    try {
+      await rename(this.tmp, this.path);
+    } catch (error) {
+      await rm(this.tmp, { force: true }).catch(() => undefined);
+      throw storageFault(error, this.path) ?? error;
+    }
   }
 }
 

@@ -5,6 +5,8 @@
 export type Phase =
   | 'config'
   | 'input'
+  /** The file system failed us (disk full, read-only, permissions) or the folder is in use: core/storage.ts. */
+  | 'storage'
   | 'extract'
   | 'convert'
   | 'simulate'

@@ -2,25 +2,45 @@ import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { storageFault } from '../../core/storage.js';
+import { guardRoot, type RootGuard } from '../layout/root-guard.js';
 import { COMMANDS } from './commands/index.js';
+import { ROOT_WRITERS } from './root-writers.js';
 
 /** Exit codes: 0 the command ran (trials may have failed and are recorded), 1 a verdict or check failed, 2 usage or setup error. */
 export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-export function buildProgram(): Command {
+/**
+ * `guards` receives the root guard of a command that writes into a competition root (cli/root-writers.ts),
+ * taken before its action runs; the caller releases it when the command ends.
+ */
+export function buildProgram(guards: RootGuard[] = []): Command {
   const program = new Command('sbeval')
     .description('Evaluate LLM-generated Science Birds levels the way ChatGPT4PCG / LLMs4PCG do, headlessly.')
     .version(process.env.npm_package_version ?? '0.1.0')
     .showHelpAfterError()
     .exitOverride();
   for (const register of COMMANDS) register(program);
+  program.hook('preAction', (_program, action) => {
+    const options = action.parent === program ? ROOT_WRITERS.get(action.name()) : undefined;
+    const root = action.args[0];
+    if (!options || root === undefined) return;
+    const guard = guardRoot(root, action.name(), options);
+    guards.push(guard);
+    if (guard.replaced) {
+      const r = guard.replaced;
+      process.stderr.write(`sbeval: took over the lock of sbeval ${r.command} (pid ${r.pid}, since ${r.started}), which is no longer running\n`);
+    }
+    if (guard.removedTemps > 0) process.stderr.write(`sbeval: removed ${guard.removedTemps} temporary file(s) left by an interrupted run\n`);
+  });
   return program;
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const guards: RootGuard[] = [];
+  const program = buildProgram(guards);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
@@ -29,10 +49,14 @@ export async function runCli(argv: string[]): Promise<number> {
       // --help and --version end through exitOverride with exit code 0.
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
-    const phase = error instanceof SbevalError ? `[${error.phase}] ` : '';
-    process.stderr.write(`sbeval: ${phase}${describeError(error)}\n`);
+    // A file-system error that no stage wrapped still becomes one line naming the path and the cause.
+    const shown = storageFault(error) ?? error;
+    const phase = shown instanceof SbevalError ? `[${shown.phase}] ` : '';
+    process.stderr.write(`sbeval: ${phase}${describeError(shown)}\n`);
     if (process.env.SBEVAL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return EXIT_USAGE;
+  } finally {
+    for (const guard of guards) guard.release();
   }
 }
 

@@ -339,11 +339,20 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
   };
 
   let next = 0;
+  // An error no trial outcome covers (a full disk, a bug) stops the other workers too before it is
+  // thrown, so no trial goes on writing after the command has ended.
+  let fatal: { error: unknown } | undefined;
   const worker = async () => {
     while (next < pending.length && !runCancel.signal.aborted) {
       const trial = pending[next]!;
       next += 1;
-      await runTrial(trial);
+      try {
+        await runTrial(trial);
+      } catch (error) {
+        fatal ??= { error };
+        runCancel.abort();
+        return;
+      }
     }
   };
   try {
@@ -352,6 +361,7 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     cancel?.removeEventListener('abort', onCancel);
     await proxy?.stop();
   }
+  if (fatal) throw fatal.error;
   if (!stopped && cancel?.aborted) stopped = 'cancelled; run the same command again to resume';
   if (runCancel.signal.aborted) {
     for (const trial of pending.slice(next)) summaries.get(trial.model)!.unfinished += 1;

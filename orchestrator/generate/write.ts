@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { link, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { ensureDirSync, storageFault } from '../../core/storage.js';
 import { isAtomicTemp } from '../layout/atomic.js';
 
 /**
@@ -14,7 +14,15 @@ import { isAtomicTemp } from '../layout/atomic.js';
 let counter = 0;
 
 export async function writeFileOnce(path: string, data: string): Promise<boolean> {
-  await mkdir(dirname(path), { recursive: true });
+  try {
+    return await writeOnce(path, data);
+  } catch (error) {
+    throw storageFault(error, path) ?? error;
+  }
+}
+
+async function writeOnce(path: string, data: string): Promise<boolean> {
+  ensureDirSync(dirname(path));
   counter = (counter + 1) % 1_000_000;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
   try {
@@ -41,7 +49,7 @@ export async function writeFileOnce(path: string, data: string): Promise<boolean
       throw error;
     }
   } finally {
-    await rm(tmp, { force: true });
+    await rm(tmp, { force: true }).catch(() => undefined);
   }
 }
 

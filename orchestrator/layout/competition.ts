@@ -76,21 +76,58 @@ export function listTeams(root: string): string[] {
 }
 
 export function listCharacters(root: string, team: string, stage: Stage): string[] {
-  return listDirs(join(root, team, stage)).map((c) => assertSafeName('character', c));
+  return listDirs(stageDir(root, team, stage)).map((c) => assertSafeName('character', c));
+}
+
+/**
+ * A folder sbeval reads or writes must be a real folder: a symbolic link there (`<team>/levels ->
+ * /elsewhere`, `<root>/logs -> /etc`) would carry its reads and writes out of the competition root,
+ * so it is refused like an unsafe team or letter name. A folder that does not exist yet is fine (it
+ * is created as a real one). Only the parts at and below `root` are checked: the root itself may be
+ * reached through links.
+ */
+export function assertRealFolder(path: string): string {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return path;
+  }
+  if (stat.isSymbolicLink()) {
+    throw new SbevalError('input', `${path} is a symbolic link`, 'sbeval reads and writes only real folders inside the competition root: replace the link with a folder');
+  }
+  return path;
+}
+
+/** `join(root, ...parts)` with every part below `root` checked to be a real folder (no symbolic link). */
+function realFolderBelow(root: string, ...parts: string[]): string {
+  let path = root;
+  for (const part of parts) path = assertRealFolder(join(path, part));
+  return path;
 }
 
 export function stageDir(root: string, team: string, stage: Stage, character?: string): string {
   assertSafeName('team', team);
-  return character === undefined ? join(root, team, stage) : join(root, team, stage, assertSafeName('character', character));
+  return character === undefined ? realFolderBelow(root, team, stage) : realFolderBelow(root, team, stage, assertSafeName('character', character));
 }
 
 export function logsDir(root: string): string {
-  return join(root, 'logs');
+  return realFolderBelow(root, 'logs');
 }
 
 export function resultDir(root: string): string {
-  return join(root, 'result');
+  return realFolderBelow(root, 'result');
 }
+
+/** sbeval's own state, hidden from the official scripts: `<root>/.sbeval/<parts…>` (each part a real folder). */
+export const STATE_DIR = '.sbeval';
+
+export function stateDir(root: string, ...parts: string[]): string {
+  return realFolderBelow(root, STATE_DIR, ...parts);
+}
+
+/** Folder names with a meaning at a competition root or in a team folder: a symbolic link by one of these names is refused. */
+export const RESERVED_FOLDERS: ReadonlySet<string> = new Set([...NON_TEAM_DIRS, STATE_DIR, ...TRIAL_STAGES, ...CHARACTER_STAGES]);
 
 /**
  * Trial index from a trial file name or a path tag, exactly as the official scoring script reads it:

@@ -1,11 +1,15 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDirSync, storageFault } from '../../core/storage.js';
+import { logsDir } from './competition.js';
 
 /**
  * One log file per stage and run, in the official helpers' naming and line format
  * (chatgpt4pcg-node `appendLog`: `<root>/logs/<stage>_log_<ISO with ':' → '_'>.txt`, lines
  * `[<ISO>] Processing - team: <t> - character: <C> - trial: <file> - Succeed|Failed - <reason>`).
- * Lines are appended synchronously so the log survives a killed run and keeps its order.
+ * Lines are appended synchronously so the log survives a killed run and keeps its order. A line the
+ * disk refuses is cut off again (the log ends with its last whole line) and the StorageError stops
+ * the stage (core/storage.ts).
  */
 export type TrialOutcome = { ok: true } | { ok: false; reason: string };
 
@@ -25,10 +29,12 @@ export function logFileStamp(date: Date): string {
 export class StageLog {
   readonly file: string;
   private readonly summary: StageSummary;
+  /** Bytes of whole lines written so far (a new file per stage and run). */
+  private size = 0;
 
   constructor(root: string, stage: string, startedAt: Date = new Date(), private readonly now: () => Date = () => new Date()) {
-    const dir = join(root, 'logs');
-    mkdirSync(dir, { recursive: true });
+    const dir = logsDir(root);
+    ensureDirSync(dir);
     this.file = join(dir, `${stage}_log_${logFileStamp(startedAt)}.txt`);
     this.summary = { stage, succeeded: 0, failed: 0, skipped: 0, reasons: new Map(), logFile: this.file };
   }
@@ -60,7 +66,18 @@ export class StageLog {
   }
 
   private append(line: string): void {
-    appendFileSync(this.file, `${line}\n`);
+    const text = `${line}\n`;
+    try {
+      appendFileSync(this.file, text);
+      this.size += Buffer.byteLength(text);
+    } catch (error) {
+      try {
+        truncateSync(this.file, this.size);
+      } catch {
+        // Nothing more can be done about the log; the fault below says why.
+      }
+      throw storageFault(error, this.file) ?? error;
+    }
   }
 }
 

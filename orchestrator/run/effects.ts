@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
@@ -8,6 +8,7 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
 import { describeError } from '../../core/errors.js';
+import { ensureDirSync } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
@@ -112,7 +113,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
       let recorder: TraceRecorder | undefined;
       if (options.traces) {
         const path = tracePath(options.root, level, trial);
-        mkdirSync(dirname(path), { recursive: true });
+        ensureDirSync(dirname(path));
         recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
       }
       if (recorder) recorders.push(recorder);

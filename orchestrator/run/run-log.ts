@@ -1,6 +1,8 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
+import { ensureDirSync, storageFault, type StorageError } from '../../core/storage.js';
+import { logsDir } from '../layout/competition.js';
 import { logFileStamp } from '../layout/stage-log.js';
 import type { PoolEvent } from '../pool/index.js';
 
@@ -11,27 +13,54 @@ import type { PoolEvent } from '../pool/index.js';
  * under the level's deterministic actor id), every engine-pool event (attempts, retries, engines
  * retired and replaced), levels skipped because an earlier run finished them, and each level's
  * outcome. Lines are written synchronously, so a killed run keeps everything up to the kill.
+ *
+ * `write` is called from engine-pool and state-machine callbacks, where a throw would be an uncaught
+ * exception: a line the disk refuses is cut off again (the log keeps its whole lines), the log stops,
+ * and the fault goes to `onFault` (the run stops with it: orchestrator/run/fault.ts).
  */
 export type RunLogRecord = Record<string, unknown> & { type: string };
 
 export class RunLog {
   readonly file: string;
   private fd: number | undefined;
+  private size = 0;
+  /** The storage fault that stopped the log, if one did. */
+  fault: StorageError | undefined;
 
   constructor(
     root: string,
     startedAt: Date = new Date(),
     private readonly now: () => Date = () => new Date(),
+    private readonly onFault: (fault: StorageError) => void = () => undefined,
   ) {
-    const dir = join(root, 'logs');
-    mkdirSync(dir, { recursive: true });
+    const dir = logsDir(root);
+    ensureDirSync(dir);
     this.file = join(dir, `run_${logFileStamp(startedAt)}.jsonl`);
-    this.fd = openSync(this.file, 'a');
+    try {
+      this.fd = openSync(this.file, 'a');
+    } catch (error) {
+      throw storageFault(error, this.file) ?? error;
+    }
   }
 
   write(record: RunLogRecord): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify({ time: this.now().toISOString(), ...record })}\n`);
+    const line = Buffer.from(`${JSON.stringify({ time: this.now().toISOString(), ...record })}\n`);
+    try {
+      for (let off = 0; off < line.length; ) off += writeSync(this.fd, line, off, line.length - off);
+      this.size += line.length;
+    } catch (error) {
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch {
+        // The fault below says why the log ends here.
+      }
+      const fault = storageFault(error, this.file);
+      if (!fault) throw error;
+      this.fault ??= fault;
+      this.close();
+      this.onFault(fault);
+    }
   }
 
   pool(event: PoolEvent): void {
@@ -72,11 +101,14 @@ export class RunLog {
 
   close(): void {
     if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
     try {
-      fsyncSync(this.fd);
+      fsyncSync(fd);
+    } catch (error) {
+      this.fault ??= storageFault(error, this.file);
     } finally {
-      closeSync(this.fd);
-      this.fd = undefined;
+      closeSync(fd);
     }
   }
 }

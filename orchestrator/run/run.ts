@@ -27,6 +27,7 @@ import { runSimulateStage, settingsDigest } from '../stages/simulate.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup, type TrialRow } from './accounting.js';
 import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { StorageFaultLatch } from './fault.js';
 import { RunLog } from './run-log.js';
 import { runSettingsFacts } from '../report/settings.js';
 import { unfinishedWork, type UnfinishedWork } from './unfinished.js';
@@ -96,12 +97,15 @@ interface Competition {
   model: string | undefined;
 }
 
-export async function runCompetition(options: RunOptions): Promise<RunReport> {
+export async function runCompetition(outer: RunOptions): Promise<RunReport> {
+  // A storage fault anywhere (log, level effects) stops the run through its signal: run/fault.ts.
+  const latch = new StorageFaultLatch(outer.signal);
+  const options: RunOptions = { ...outer, signal: latch.signal };
   const { config } = options;
   const progress = options.progress ?? SILENT_PROGRESS;
   const now = options.now ?? (() => new Date());
   const startedAt = now();
-  const log = new RunLog(config.root, startedAt, now);
+  const log = new RunLog(config.root, startedAt, now, (fault) => latch.report(fault));
   const stages: RunStageReport[] = [];
   const report: RunReport = {
     root: config.root,
@@ -178,7 +182,7 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
       stageDone('convert', await runConvertStage({ root: competition.root, filter, prefix: config.prefix, now }, progress));
       throwIfCancelled(options.signal);
 
-      const levels = await runLevels(competition, { config, options, progress, log, report, outcomes, startedAt, pool });
+      const levels = await runLevels(competition, { config, options, progress, log, report, outcomes, startedAt, pool, latch });
       pool = levels.pool;
       const levelsWithXml = levels.planned.filter((l) => existsSync(l.paths.level));
       throwIfCancelled(options.signal);
@@ -255,6 +259,10 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
       record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${scored.resultDir}` });
     }
   } catch (error) {
+    if (latch.fault) {
+      log.write({ type: 'run-error', error: describeError(latch.fault) });
+      throw latch.fault;
+    }
     if (options.signal?.aborted) {
       report.cancelled = true;
       log.write({ type: 'run-cancelled', reason: describeError(options.signal.reason ?? error) });
@@ -285,6 +293,7 @@ interface LevelRunContext {
   outcomes: LevelOutcome[];
   startedAt: Date;
   pool: EnginePool | undefined;
+  latch: StorageFaultLatch;
 }
 
 /** Stage 3: a machine per trial that is not done yet; returns the pool (created on first need). */
@@ -330,7 +339,7 @@ async function runLevels(competition: Competition, ctx: LevelRunContext): Promis
     startedAt: ctx.startedAt.getTime(),
     traces: config.traces,
   });
-  const machine = provideLevelMachine(effects);
+  const machine = provideLevelMachine(ctx.latch.guard(effects));
   const inspect = log.inspector();
   const limits: LevelInput['limits'] = {
     maxTrials: config.simulationTrials,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { describeError } from '../../core/errors.js';
+import { throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
@@ -87,6 +88,7 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
       log.trial(w.team, w.character, w.file, { ok: true });
       progress.tick(DIVERSITY_STAGE, 'ok', label);
     } catch (error) {
+      throwIfStorageFault(error); // the disk's fault, not the letter's: stop (core/storage.ts)
       const reason = `Diversity not computed: ${describeError(error)}`;
       log.trial(w.team, w.character, w.file, { ok: false, reason });
       progress.tick(DIVERSITY_STAGE, 'failed', label, reason);

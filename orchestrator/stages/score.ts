@@ -32,6 +32,7 @@ import type { TrialFate } from '../report/fates.js';
 import { softwareVersions } from '../report/versions.js';
 import { functionPrefix } from '../config/resolve.js';
 import { SbevalError } from '../../core/errors.js';
+import { throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listDirs, listFiles, listTeams, NON_TEAM_DIRS, resultDir, trialIndexFromName } from '../layout/competition.js';
 import { modelFolderName } from '../layout/names.js';
@@ -151,6 +152,7 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
             c.diversityRate = parseDiversityJson(text, label).diversityRate;
           }
         } catch (error) {
+          throwIfStorageFault(error); // a forbidden or failing disk must not count as a team's zero
           warnings.push({ code: 'unreadable', message: `${(error as Error).message} — the file is treated as missing (its values count as 0)`, file: label, team, character });
         }
       }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listCharacters, listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
@@ -193,6 +194,7 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
           progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
         }
       } catch (error) {
+        throwIfStorageFault(error); // the disk's fault, not the letter's: stop (core/storage.ts)
         const reason = `Similarity file not written: ${describeError(error)}`;
         for (const c of classified) {
           log.trial(w.team, w.character, c.id, { ok: false, reason });
@@ -224,6 +226,7 @@ async function classifyFile(classifier: ImageClassifier, work: CharacterWork, im
   try {
     png = await readFile(join(work.dir, image));
   } catch (error) {
+    throwIfStorageFault(error); // a forbidden or failing disk is not the image's fault: stop (core/storage.ts)
     return { image, error: `Image could not be read: ${describeError(error)}` };
   }
   try {

@@ -21,8 +21,9 @@ import {
   type TrialStability,
 } from '../../scoring/stability.js';
 import { SbevalError, describeError } from '../../core/errors.js';
+import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { compareNames, listTrialFiles, stageDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { EnginePool, PoolJobError, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
@@ -150,7 +151,7 @@ interface CachedLevel {
 }
 
 export function cachePath(root: string, team: string, character: string, file: string): string {
-  return join(root, '.sbeval', 'simulate', team, character, `${trialBaseName(file)}.json`);
+  return join(stateDir(root, 'simulate', team, character), `${trialBaseName(file)}.json`);
 }
 
 function sha256(text: string): string {
@@ -227,11 +228,14 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const pool = engines.length > 0 ? new EnginePool({ engines, onEvent }) : undefined;
   let unfinished = 0;
 
+  // The first storage fault stops every worker (no more levels are started) and then the stage.
+  let fault: StorageError | undefined;
   try {
     const runner = pool ? poolRunner(pool) : undefined;
     let next = 0;
     const worker = async (): Promise<void> => {
       for (;;) {
+        if (fault) return;
         const level = todo[next++];
         if (!level || !runner) return;
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
@@ -254,6 +258,12 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
           log.trial(level.team, level.character, level.file, { ok: true });
           progress.tick('simulate', 'ok', label);
         } catch (error) {
+          // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
+          const storage = storageFault(error);
+          if (storage) {
+            fault ??= storage;
+            return;
+          }
           const reason = describeError(error);
           const levelError = isLevelError(error);
           if (levelError) {
@@ -273,6 +283,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     };
     const parallel = Math.max(1, engines.length * 2);
     await Promise.all(Array.from({ length: Math.min(parallel, todo.length) }, () => worker()));
+    if (fault) throw fault;
   } finally {
     closing = true;
     await pool?.close();

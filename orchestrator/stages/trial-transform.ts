@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError } from '../../core/errors.js';
+import { storageFault, throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listCharacters, listFiles, listTeams, stageDir, type StageFilter, type TrialStage } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
@@ -92,7 +93,8 @@ export async function runTrialTransform(spec: TrialTransformSpec, options: Trial
   for (const trial of work) {
     const label = `${trial.team}/${trial.character}/${trial.file}`;
     const fail = async (reason: string) => {
-      if (trial.output !== undefined) await rm(trial.output, { force: true });
+      const output = trial.output;
+      if (output !== undefined) await rm(output, { force: true }).catch((error: unknown) => Promise.reject(storageFault(error, output, 'remove') ?? error));
       log.trial(trial.team, trial.character, trial.file, { ok: false, reason });
       progress.tick(spec.stage, 'failed', label, reason);
     };
@@ -120,8 +122,10 @@ export async function runTrialTransform(spec: TrialTransformSpec, options: Trial
       log.trial(trial.team, trial.character, trial.file, { ok: true });
       progress.tick(spec.stage, 'ok', label);
     } catch (error) {
-      // An unreadable input or a full disk is this trial's failure, not the end of the run.
-      await fail(describeError(error)).catch(() => undefined);
+      // A full disk, a read-only folder, a forbidden file stop the stage (exit 2, one line; the same
+      // command resumes): the trial itself is not at fault. Anything else is this trial's failure.
+      throwIfStorageFault(error);
+      await fail(describeError(error));
     }
   }
   progress.end(spec.stage);
