@@ -5,7 +5,7 @@ import { describeError, SbevalError } from '../../core/errors.js';
 import { storageFault } from '../../core/storage.js';
 import { guardRoot, type RootGuard } from '../layout/root-guard.js';
 import { COMMANDS } from './commands/index.js';
-import { ROOT_WRITERS } from './root-writers.js';
+import { commandPath, ROOT_WRITERS } from './root-writers.js';
 
 /** Exit codes: 0 the command ran (trials may have failed and are recorded), 1 a verdict or check failed, 2 usage or setup error. */
 export const EXIT_OK = 0;
@@ -24,10 +24,11 @@ export function buildProgram(guards: RootGuard[] = []): Command {
     .exitOverride();
   for (const register of COMMANDS) register(program);
   program.hook('preAction', (_program, action) => {
-    const options = action.parent === program ? ROOT_WRITERS.get(action.name()) : undefined;
+    const name = commandPath(action);
+    const options = ROOT_WRITERS.get(name);
     const root = action.args[0];
     if (!options || root === undefined) return;
-    const guard = guardRoot(root, action.name(), options);
+    const guard = guardRoot(root, name, options);
     guards.push(guard);
     if (guard.replaced) {
       const r = guard.replaced;

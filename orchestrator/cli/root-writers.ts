@@ -1,12 +1,12 @@
 import type { GuardOptions } from '../layout/root-guard.js';
 
 /**
- * The commands that write into a competition root, named by their first argument `<root>`. Each of
- * them runs behind the root guard (orchestrator/layout/root-guard.ts: no symbolic links where sbeval
- * writes, one lock per root, temporaries of killed runs removed) — main.ts does it for all of them in
- * one place, before the command's action. Read-only commands (`view`, `explain`, `verify`, `qualify`
- * without `--copy-to` into a root…) and commands that write elsewhere (`level --image`, `record --out`,
- * `model`, `unity`) take no lock.
+ * The commands that write into a competition root, by their path (`judge rubric`), each with `<root>`
+ * as its first argument. Each runs behind the root guard (orchestrator/layout/root-guard.ts: no
+ * symbolic links where sbeval writes, one lock per root, temporaries of killed runs removed); main.ts
+ * takes it for all of them in one place, before the command's action, and releases it when the
+ * command ends. Commands that only read (`view`, `explain`, `verify`) or write elsewhere (`level
+ * --image`, `record --out`, `model`, `unity`, `qualify --copy-to`) take no lock.
  */
 export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['run', {}],
@@ -17,4 +17,20 @@ export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['similarity', {}],
   ['diversity', {}],
   ['score', {}],
+  ['judge rubric', {}],
+  ['judge order', {}],
+  ['survey build', {}],
+  ['survey collect', {}],
 ]);
+
+/** Commands with a `<root>` argument that take no lock, and why. */
+export const ROOT_UNLOCKED: ReadonlyMap<string, string> = new Map([
+  ['survey serve', 'serves raters for days beside other commands; it writes only their answer files, atomically, in its survey folder'],
+]);
+
+/** `judge rubric` for the `rubric` sub-command of `judge` (the program itself is not part of the path). */
+export function commandPath(command: { name(): string; parent: unknown }): string {
+  const names: string[] = [];
+  for (let c: { name(): string; parent: unknown } | null = command; c && (c as { parent: unknown }).parent; c = c.parent as typeof c) names.unshift(c.name());
+  return names.join(' ');
+}

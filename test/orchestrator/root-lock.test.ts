@@ -8,7 +8,8 @@ import { logsDir, resultDir, stageDir, stateDir, CHARACTER_STAGES, TRIAL_STAGES 
 import { guardRoot } from '../../orchestrator/layout/root-guard.js';
 import { acquireRootLock } from '../../orchestrator/layout/root-lock.js';
 import { buildProgram } from '../../orchestrator/cli/main.js';
-import { ROOT_WRITERS } from '../../orchestrator/cli/root-writers.js';
+import { commandPath, ROOT_UNLOCKED, ROOT_WRITERS } from '../../orchestrator/cli/root-writers.js';
+import type { Command } from 'commander';
 
 /**
  * The root guard's parts in process (the CLI behaviour is in root-guard.test.ts): where links are
@@ -105,8 +106,11 @@ describe('the root lock', () => {
   });
 
   it('guards exactly the commands whose first argument is the competition root', () => {
-    const program = buildProgram();
-    const withRoot = program.commands.filter((c) => c.registeredArguments[0]?.name() === 'root').map((c) => c.name());
-    expect(withRoot.sort()).toEqual([...ROOT_WRITERS.keys()].sort());
+    const all = (command: Command): Command[] => command.commands.flatMap((c) => [c, ...all(c)]);
+    const withRoot = all(buildProgram())
+      .filter((c) => c.registeredArguments[0]?.name() === 'root')
+      .map((c) => commandPath(c));
+    expect(withRoot.sort()).toEqual([...ROOT_WRITERS.keys(), ...ROOT_UNLOCKED.keys()].sort());
+    for (const name of ROOT_UNLOCKED.keys()) expect(ROOT_WRITERS.has(name)).toBe(false);
   });
 });
