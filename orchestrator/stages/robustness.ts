@@ -5,6 +5,7 @@ import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type SimulationSet
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { levelSeed } from '../../bridge/headless/run.js';
 import { SbevalError, describeError } from '../../core/errors.js';
+import { throwIfStorageFault } from '../../core/storage.js';
 import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import { writeFileAtomic } from '../layout/atomic.js';
@@ -198,6 +199,7 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
           computed += 1;
           progress.tick(ROBUSTNESS_STAGE, 'ok', label);
         } catch (error) {
+          throwIfStorageFault(error); // a full or read-only disk stops the stage (core/storage.ts)
           const reason = describeError(error);
           failed.push(`${label}: ${reason}`);
           progress.tick(ROBUSTNESS_STAGE, 'failed', label, reason);
