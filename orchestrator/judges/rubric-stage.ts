@@ -96,9 +96,12 @@ function letterSettings(options: RubricJudgeOptions, rubric: Rubric): RubricLett
 function record(level: JudgedLevel, attempts: readonly AttemptLine[], rubric: Rubric): RubricTrialRecord {
   const failures = attempts.filter((a) => !a.ok).map((a) => ({ seed: a.seed, reason: a.reason ?? 'refused', raw: a.content }));
   const good = attempts.find((a) => a.ok);
-  if (good) {
-    const parsed = parseRubricAnswer(good.content, rubric);
-    if (!parsed.ok) throw new Error(`journal answer for ${level.name} no longer parses: ${parsed.reason}`);
+  const parsed = good ? parseRubricAnswer(good.content, rubric) : undefined;
+  if (good && parsed && !parsed.ok) {
+    // Only if the parser changed since the answer was journaled (the prompt version would normally change too).
+    return { trial: level.trial, name: level.name, judged: true, ok: false, score: null, reason: `the journaled answer no longer parses: ${parsed.reason}`, raw: good.content, model: good.model, seed: good.seed, attempts: attempts.length, failures };
+  }
+  if (good && parsed?.ok) {
     return {
       trial: level.trial,
       name: level.name,

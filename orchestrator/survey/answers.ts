@@ -15,6 +15,8 @@ export interface ItemAnswer {
   values: Record<string, number>;
   comment?: string;
   at: string;
+  /** The level rated (`team/C/name`), so answers never attach to another level if the survey is rebuilt. */
+  level?: string;
 }
 
 export interface RaterFile {
@@ -53,8 +55,14 @@ export function itemOrder(survey: SurveyFile, rater: string): string[] {
 }
 
 /** Checks one item's answer against the survey; returns the problem or undefined. */
-export function checkAnswer(survey: SurveyFile, itemId: string, answer: { values?: unknown; comment?: unknown }): string | undefined {
-  if (!survey.items.some((i) => i.id === itemId)) return `no item ${itemId}`;
+export function levelOf(item: { team: string; letter: string; name: string }): string {
+  return `${item.team}/${item.letter}/${item.name}`;
+}
+
+export function checkAnswer(survey: SurveyFile, itemId: string, answer: { values?: unknown; comment?: unknown; level?: unknown }): string | undefined {
+  const item = survey.items.find((i) => i.id === itemId);
+  if (!item) return `no item ${itemId}`;
+  if (answer.level !== undefined && answer.level !== levelOf(item)) return `${itemId} was ${String(answer.level)} when rated; the survey was rebuilt since`;
   if (!answer.values || typeof answer.values !== 'object') return 'values missing';
   for (const [metricId, value] of Object.entries(answer.values as Record<string, unknown>)) {
     const metric = survey.metrics.find((m) => m.id === metricId);

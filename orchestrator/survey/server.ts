@@ -8,7 +8,7 @@ import { describeError } from '../../core/errors.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { simulateTrialData } from '../../viewer/trial.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { checkAnswer, itemOrder, raterPath, readRater, RATER_ID, type RaterFile } from './answers.js';
+import { checkAnswer, itemOrder, levelOf, raterPath, readRater, RATER_ID, type RaterFile } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
 
 /**
@@ -85,8 +85,12 @@ export async function startSurveyServer(options: { out: string; port?: number })
   const save = (rater: string, itemId: string, answer: { values: Record<string, number>; comment?: string }): Promise<RaterFile> => {
     const run = async () => {
       const file = readRater(out, rater);
-      const previous = file.answers[itemId];
+      const item = survey.items.find((i) => i.id === itemId)!;
+      const stored = file.answers[itemId];
+      // An answer to another level under the same item id (the survey was rebuilt) is not merged into.
+      const previous = stored && (stored.level === undefined || stored.level === levelOf(item)) ? stored : undefined;
       file.answers[itemId] = {
+        level: levelOf(item),
         values: { ...(previous?.values ?? {}), ...answer.values },
         ...(answer.comment !== undefined ? { comment: answer.comment } : previous?.comment !== undefined ? { comment: previous.comment } : {}),
         at: new Date().toISOString(),
@@ -139,15 +143,16 @@ export async function startSurveyServer(options: { out: string; port?: number })
       if (!RATER_ID.test(id)) throw new HttpError(400, 'a rater id is 1–64 letters, digits, _ . -');
       if (req.method === 'GET' && !rater[2]) {
         const file = readRater(out, id);
-        return json(res, { rater: id, order: itemOrder(survey, id), answers: file.answers });
+        const current = Object.fromEntries(Object.entries(file.answers).filter(([itemId, a]) => checkAnswer(survey, itemId, a) === undefined));
+        return json(res, { rater: id, order: itemOrder(survey, id), answers: current });
       }
       if (req.method === 'PUT' && rater[2]) {
         const itemId = decodeURIComponent(rater[2]);
         const answer = (await body(req)) as { values?: Record<string, number>; comment?: string };
-        const problem = checkAnswer(survey, itemId, answer);
+        const problem = checkAnswer(survey, itemId, { values: answer.values, comment: answer.comment });
         if (problem) throw new HttpError(400, problem);
         const file = await save(id, itemId, { values: answer.values!, ...(answer.comment !== undefined ? { comment: answer.comment } : {}) });
-        return json(res, { saved: true, answers: file.answers });
+        return json(res, { saved: true, answers: Object.fromEntries(Object.entries(file.answers).filter(([i, a]) => checkAnswer(survey, i, a) === undefined)) });
       }
     }
     const r = /^\/api\/replay\/([a-z0-9-]+)$/.exec(path);

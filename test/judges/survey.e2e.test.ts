@@ -181,9 +181,12 @@ describe('sbeval survey', () => {
       });
       writeFileSync(join(out, 'answers', `rater${r + 1}.json`), JSON.stringify({ rater: `rater${r + 1}`, updated: '', answers }));
     });
+    // An answer given to another level under the same item id (a rebuilt survey) never counts.
+    writeFileSync(join(out, 'answers', 'rater5.json'), JSON.stringify({ rater: 'rater5', updated: '', answers: { [ids[0]!]: { values: { 'looks-like': 5 }, at: '', level: 'Other/I/Other_I_9' } } }));
     const collected = await runSbeval(['survey', 'collect', root, '--out', out, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const result = JSON.parse(collected.stdout);
+    expect(result.skipped).toEqual([expect.stringMatching(/rater5 item-01: .*rebuilt/)]);
     const byMetric = Object.fromEntries(result.agreement.map((a: { metric: string }) => [a.metric, a]));
     expect(byMetric['looks-like'].interval.toFixed(3)).toBe('0.849');
     expect(byMetric['looks-like'].ordinal.toFixed(3)).toBe('0.815');
