@@ -14,6 +14,7 @@
 import sharp from 'sharp';
 import type { Metadata, OutputInfo } from 'sharp';
 import type { Image8 } from './pil-resample.js';
+import { decodeGreyPng } from './png-grey.js';
 
 export class ImageDecodeError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -31,6 +32,9 @@ export const MAX_INPUT_PIXELS = 8192 * 8192;
  * channels independently, so the model input is the same (preprocess.ts replicates the grey plane).
  */
 export async function decodePngForModel(png: Uint8Array): Promise<Image8> {
+  // sbeval's own captures (1-bit grey) and other plain grey PNGs without libvips (png-grey.ts).
+  const grey = decodeGreyPng(png, MAX_INPUT_PIXELS);
+  if (grey) return grey;
   const rgb = await decodePngToRgb(png);
   return greyIfNeutral(rgb) ?? rgb;
 }

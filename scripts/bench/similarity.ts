@@ -9,7 +9,8 @@
  *   workers, inference, softmax, JSON files written), with a classifier opened and warmed up beforehand
  *   (opening a 343 MB model is a one-off, not a rate).
  * Rounds alternate bare and stage so that load from other processes on a shared machine hits both alike;
- * the ratio is the stage's images/s over the bare session's images/s of the same round.
+ * the ratio is the stage's images/s over the bare session's images/s of the same round. One more bare
+ * round with onnxruntime's default of spinning idle threads shows what sbeval's default (no spinning) buys.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, cpSync } from 'node:fs';
@@ -100,6 +101,17 @@ export const similaritySuite: BenchSuite = {
         bareSum += bareRate;
         stageSum += stageRate;
         rows.push({ round, images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: defaultPrepareWorkers(), 'bare session images/s': Number(bareRate.toFixed(2)), 'stage images/s': Number(stageRate.toFixed(2)), 'stage / bare': `${((100 * stageRate) / bareRate).toFixed(1)}%` });
+      }
+      // onnxruntime's own default (idle threads spin) for comparison: the bare session once more.
+      const spinning = await VitClassifier.create(model, info, { threads, batchSize, spinning: true });
+      try {
+        await spinning.classifyAll(Array.from({ length: batchSize }, () => warmTensor));
+        const started = performance.now();
+        await spinning.classifyAll(tensors);
+        const rate = tensors.length / ((performance.now() - started) / 1000);
+        rows.push({ round: 'bare, spinning threads', images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: '-', 'bare session images/s': Number(rate.toFixed(2)), 'stage images/s': '-', 'stage / bare': '-' });
+      } finally {
+        await spinning.close();
       }
       rows.push({ round: 'mean', images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: defaultPrepareWorkers(), 'bare session images/s': Number((bareSum / ROUNDS).toFixed(2)), 'stage images/s': Number((stageSum / ROUNDS).toFixed(2)), 'stage / bare': `${((100 * stageSum) / bareSum).toFixed(1)}%` });
     } finally {

@@ -6,7 +6,12 @@ import { decodePngToRgb, ImageDecodeError } from '../../scoring/similarity/decod
 import { parsePreprocessorConfig, preprocessRgb, PreprocessorConfigError, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
 import { pilResize } from '../../scoring/similarity/pil-resample.js';
 import { pngToModelInput } from '../../scoring/similarity/prepare.js';
-import { expectedNormalized, expectedResized, inputPath, loadManifest } from './pillow-golden.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
+import { deflateSync } from 'node:zlib';
+import { expectedNormalized, expectedResized, inputPath, loadManifest, PILLOW_DIR } from './pillow-golden.js';
+import { join } from 'node:path';
+
+const PILLOW_INPUTS = join(PILLOW_DIR, 'inputs');
 
 const manifest = loadManifest();
 
@@ -92,5 +97,81 @@ describe('decoding', () => {
     const out = pilResize(img, 2, 2);
     expect(out.data).toEqual(img.data);
     expect(out.data).not.toBe(img.data);
+  });
+});
+
+/** A greyscale PNG (1 or 8 bits) with the given row filters, written here independently of the decoder. */
+function greyPng(width: number, height: number, depth: 1 | 8, pixel: (x: number, y: number) => number, filterOf: (y: number) => number): Buffer {
+  const rowBytes = depth === 1 ? Math.ceil(width / 8) : width;
+  const raw: Uint8Array[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = new Uint8Array(rowBytes);
+    for (let x = 0; x < width; x++) {
+      if (depth === 8) row[x] = pixel(x, y);
+      else if (pixel(x, y) > 127) row[x >> 3]! |= 0x80 >> (x & 7);
+    }
+    raw.push(row);
+  }
+  const lines: number[] = [];
+  raw.forEach((row, y) => {
+    const up = y > 0 ? raw[y - 1]! : new Uint8Array(rowBytes);
+    const f = filterOf(y);
+    lines.push(f);
+    for (let i = 0; i < rowBytes; i++) {
+      const a = i > 0 ? row[i - 1]! : 0;
+      const b = up[i]!;
+      const c = i > 0 ? up[i - 1]! : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const predictor = [0, a, b, (a + b) >> 1, paeth][f]!;
+      lines.push((row[i]! - predictor) & 0xff);
+    }
+  });
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const chunk = (type: string, data: Uint8Array) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'latin1');
+    Buffer.from(data).copy(out, 8);
+    let c = 0xffffffff;
+    for (const v of out.subarray(4, 8 + data.length)) c = crcTable[(c ^ v) & 0xff]! ^ (c >>> 8);
+    out.writeUInt32BE((c ^ 0xffffffff) >>> 0, 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = depth;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Uint8Array.from(lines))), chunk('IEND', new Uint8Array())]);
+}
+
+describe('the grey PNG fast path', () => {
+  it('gives sharp\'s pixels for 1- and 8-bit grey with every row filter and odd widths', async () => {
+    const pixel = (x: number, y: number) => ((x * 7 + y * 13) % 11 < 5 ? 0 : 255) ^ ((x * y) & 0x3c);
+    for (const depth of [1, 8] as const) {
+      for (const [width, height] of [[37, 9], [64, 5], [1, 3]] as const) {
+        const png = greyPng(width, height, depth, pixel, (y) => y % 5);
+        const fast = decodeGreyPng(png, 1 << 26);
+        expect(fast, `${depth}-bit ${width}×${height}`).toBeDefined();
+        const rgb = await decodePngToRgb(png);
+        expect(fast!.channels).toBe(1);
+        expect(Array.from(fast!.data)).toEqual(Array.from({ length: width * height }, (_, i) => rgb.data[i * 3]!));
+      }
+    }
+  });
+
+  it('declines what it does not handle, so sharp decides: a bad CRC, colour, interlace, too many pixels', () => {
+    const png = greyPng(16, 4, 1, () => 255, () => 0);
+    expect(decodeGreyPng(png, 1 << 26)).toBeDefined();
+    const broken = Buffer.from(png);
+    broken[broken.length - 20] = broken[broken.length - 20]! ^ 0xff; // inside IDAT: its CRC no longer matches
+    expect(decodeGreyPng(broken, 1 << 26)).toBeUndefined();
+    expect(decodeGreyPng(png, 63)).toBeUndefined();
+    expect(decodeGreyPng(readFileSync(inputPath(manifest.cases.find((c) => c.pilMode === 'RGB')!)), 1 << 26)).toBeUndefined();
+    expect(decodeGreyPng(readFileSync(join(PILLOW_INPUTS, 'rgb-adam7-97x31.png')), 1 << 26)).toBeUndefined();
   });
 });
