@@ -3,6 +3,7 @@ import { generateSuite } from './generate.js';
 import { simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
 import { similaritySuite } from './similarity.js';
+import { robustnessSuite } from './robustness.js';
 import { pipelineSuite } from './pipeline.js';
 import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
@@ -20,6 +21,7 @@ export const SUITES: BenchSuite[] = [
   simulateSuite,
   vitSuite,
   similaritySuite,
+  robustnessSuite,
   pipelineSuite,
   bridgeSuite,
   explainSuite,
