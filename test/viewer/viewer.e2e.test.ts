@@ -301,6 +301,30 @@ describe('sbeval view <trace>', () => {
     await page.getByLabel('highlights').check();
   });
 
+  it('fits a 1280×800 window: scene, controls, chart and legend on screen without page scrolling', async () => {
+    const small = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await small.goto(served!.url);
+    await small.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    const size = await small.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+    expect(size[0]).toBeLessThanOrEqual(1280);
+    expect(size[1]).toBeLessThanOrEqual(800);
+    for (const selector of ['#scene', '#controls', '#options', '#chart', '#chart-legend', '#panel']) {
+      const box = (await small.locator(selector).boundingBox())!;
+      expect(box.y + box.height, selector).toBeLessThanOrEqual(800);
+      expect(box.x + box.width, selector).toBeLessThanOrEqual(1280);
+    }
+    const scene = (await small.locator('#scene').boundingBox())!;
+    expect(Math.abs(scene.width - scene.height)).toBeLessThanOrEqual(1);
+    expect(scene.width).toBeGreaterThan(380);
+    await small.getByRole('button', { name: 'Play' }).click();
+    await waitStep(small, 's >= 10');
+    await small.getByRole('button', { name: 'Pause' }).click();
+    await small.getByLabel('Step', { exact: true }).fill('120');
+    await small.getByRole('button', { name: 'Go' }).click();
+    await small.screenshot({ path: join(OUT, 'viewer-1280x800.png') });
+    await small.close();
+  });
+
   it('writes a screenshot at a given frame (test/.out/) drawn as the evaluator draws: black on white', async () => {
     await page.getByLabel('Step', { exact: true }).fill('120');
     await page.getByRole('button', { name: 'Go' }).click();
@@ -325,39 +349,6 @@ describe('sbeval view <trace>', () => {
     await page.getByLabel('Look').selectOption('wood');
     await page.locator('#scene').screenshot({ path: join(OUT, 'viewer-V1_L_1-step120-wood.png') });
     await page.getByLabel('Look').selectOption('outlined');
-  });
-});
-
-describe('sbeval view at 1280×800', () => {
-  let served: Served | undefined;
-
-  afterAll(async () => {
-    await stop(served);
-  });
-
-  it('fits the window: scene, controls, chart and legend on screen without page scrolling', async () => {
-    served = await serve([tracePath]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(served.url);
-    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
-    const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
-    expect(size[0]).toBeLessThanOrEqual(1280);
-    expect(size[1]).toBeLessThanOrEqual(800);
-    for (const selector of ['#scene', '#controls', '#options', '#chart', '#chart-legend', '#panel']) {
-      const box = (await page.locator(selector).boundingBox())!;
-      expect(box.y + box.height, selector).toBeLessThanOrEqual(800);
-      expect(box.x + box.width, selector).toBeLessThanOrEqual(1280);
-    }
-    const scene = (await page.locator('#scene').boundingBox())!;
-    expect(Math.abs(scene.width - scene.height)).toBeLessThanOrEqual(1);
-    expect(scene.width).toBeGreaterThan(380);
-    await page.getByRole('button', { name: 'Play' }).click();
-    await waitStep(page, 's >= 10');
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await page.getByLabel('Step', { exact: true }).fill('120');
-    await page.getByRole('button', { name: 'Go' }).click();
-    await page.screenshot({ path: join(OUT, 'viewer-1280x800.png') });
-    await page.close();
   });
 });
 
