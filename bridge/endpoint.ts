@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
-import { checkCompatibility, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
+import { checkCompatibility, CLOSE, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
 import { RemoteEngine } from './remote-engine.js';
-import { MessageSocket, type SocketClose } from './remote-socket.js';
+import { MessageSocket, safeClose, type SocketClose } from './remote-socket.js';
 
 /**
  * The orchestrator's door for engines: a WebSocket server (127.0.0.1 and an OS-assigned port by
@@ -13,6 +13,13 @@ import { MessageSocket, type SocketClose } from './remote-socket.js';
  * compatible protocol version; the endpoint answers `welcome` and hands out the connection as a
  * `RemoteEngine` (an `Engine` like any other). More engines on more machines = more throughput, with
  * no change on this side.
+ *
+ * Before `hello` is accepted a connection is a stranger, and strangers get little (issue 12, defects 1
+ * and 5): at most `preAuthBytes` bytes (HTTP upgrade + hello; a hello is a few hundred bytes), at most
+ * `helloTimeoutMs` from the TCP connection to an accepted hello, and at most `maxUnauthenticated` of
+ * them at a time — beyond that a new TCP connection is closed at once. No socket event can throw out
+ * of this module: close reasons are cut to the WebSocket limit of 123 UTF-8 bytes, and every close
+ * that could still throw falls back to dropping the connection.
  */
 export interface EndpointOptions {
   /** Interface to listen on (default 127.0.0.1: only this machine; use 0.0.0.0 for other machines). */
@@ -25,14 +32,26 @@ export interface EndpointOptions {
   heartbeatMs?: number;
   /** An engine silent for this long is dropped and its level fails (default 60 s). */
   heartbeatTimeoutMs?: number;
-  /** Time a new connection has to send `hello` (default 10 s). */
+  /** Time from the TCP connection to an accepted `hello` (default 10 s). */
   helloTimeoutMs?: number;
   maxMessageBytes?: number;
+  /** Bytes a connection may send before its `hello` is accepted (default 64 KiB; see PRE_AUTH_BYTES). */
+  preAuthBytes?: number;
+  /** Connections that have not completed the handshake, at one time (default 64). */
+  maxUnauthenticated?: number;
   /** How long a cancelled level may take to end on the engine (default 30 s). */
   settleMs?: number;
   /** One line per connection event (accepted, rejected, lost), for the run log. */
   log?: (line: string) => void;
 }
+
+/**
+ * The pre-auth allowance: the largest valid `hello` (every string at its schema limit, 3-byte UTF-8:
+ * ≈ 30 KiB) plus Node's largest HTTP header block (16 KiB), rounded up.
+ */
+export const PRE_AUTH_BYTES = 64 * 1024;
+/** Unauthenticated connections at one time: far more than engines dial in at once, far less than memory allows. */
+export const MAX_UNAUTHENTICATED = 64;
 
 export interface RejectedConnection {
   remote: string;
@@ -46,26 +65,42 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+/** A TCP connection that has not completed the handshake yet. */
+interface Stranger {
+  socket: Socket;
+  remote: string;
+  timer: NodeJS.Timeout;
+  messages: MessageSocket | undefined;
+  done: boolean;
+  /** Already refused (and logged) by the endpoint itself: the close that follows is not news. */
+  refused: boolean;
+}
+
 export class EngineEndpoint {
   readonly token: string;
   readonly host: string;
   readonly port: number;
-  private readonly server: WebSocketServer;
+  /** Connections refused before or during the handshake, by reason (the first words of it). */
+  readonly refusals = new Map<string, number>();
   private readonly options: Required<Omit<EndpointOptions, 'token' | 'log' | 'host' | 'port'>>;
   private readonly log: (line: string) => void;
   private readonly connected = new Set<RemoteEngine>();
-  private readonly handshaking = new Set<WebSocket>();
+  private readonly strangers = new Set<Stranger>();
   private readonly listeners = new Set<EngineListener>();
   private readonly rejectListeners = new Set<(r: RejectedConnection) => void>();
   private counter = 0;
   private closing = false;
   private readonly tokenDigest: Buffer;
 
-  private constructor(server: WebSocketServer, options: EndpointOptions, token: string) {
-    this.server = server;
+  private constructor(
+    private readonly http: Server,
+    private readonly server: WebSocketServer,
+    options: EndpointOptions,
+    token: string,
+  ) {
     this.token = token;
     this.tokenDigest = digest(token);
-    const address = server.address() as AddressInfo;
+    const address = http.address() as AddressInfo;
     this.host = options.host ?? '127.0.0.1';
     this.port = address.port;
     this.options = {
@@ -73,28 +108,41 @@ export class EngineEndpoint {
       heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 60_000,
       helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      preAuthBytes: options.preAuthBytes ?? PRE_AUTH_BYTES,
+      maxUnauthenticated: options.maxUnauthenticated ?? MAX_UNAUTHENTICATED,
       settleMs: options.settleMs ?? 30_000,
     };
     this.log = options.log ?? (() => {});
-    server.on('connection', (ws, request) => this.accept(ws, request));
+    http.on('connection', (socket: Socket) => this.onTcp(socket));
+    http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => this.onUpgrade(request, socket, head));
+    http.on('error', (error) => this.log(`endpoint error: ${describeError(error)}`));
+    server.on('error', (error) => this.log(`endpoint error: ${describeError(error)}`));
   }
 
   /** Starts listening; resolves once the port is known. */
   static async listen(options: EndpointOptions = {}): Promise<EngineEndpoint> {
     const token = options.token ?? randomBytes(32).toString('hex');
     if (token.length === 0) throw new SbevalError('config', 'the endpoint token must not be empty');
-    const server = new WebSocketServer({
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 0,
-      maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    const host = options.host ?? '127.0.0.1';
+    // Our own HTTP server (not ws's), so TCP connections are seen — and counted, timed, refused —
+    // before any WebSocket exists. Plain HTTP requests get 426, malformed ones are dropped.
+    const http = createServer((_request, response) => {
+      const body = STATUS_CODES[426] ?? 'Upgrade Required';
+      response.writeHead(426, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+      response.end(body);
     });
+    http.on('clientError', (_error, socket) => socket.destroy());
+    const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     await new Promise<void>((resolve, reject) => {
-      server.once('listening', () => resolve());
-      server.once('error', (error) =>
-        reject(new SbevalError('launch', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.message}`, 'pick another --port or leave it at 0', { cause: error })),
-      );
+      const onError = (error: Error) =>
+        reject(new SbevalError('launch', `cannot listen on ${host}:${options.port ?? 0}: ${error.message}`, 'pick another port (--listen host:0 lets the OS choose)', { cause: error }));
+      http.once('error', onError);
+      http.listen(options.port ?? 0, host, () => {
+        http.off('error', onError);
+        resolve();
+      });
     });
-    return new EngineEndpoint(server, options, token);
+    return new EngineEndpoint(http, server, options, token);
   }
 
   /** `ws://host:port` for engines to dial. */
@@ -106,6 +154,11 @@ export class EngineEndpoint {
   /** Engines connected now. */
   engines(): RemoteEngine[] {
     return [...this.connected];
+  }
+
+  /** Connections that have not completed the handshake. */
+  get unauthenticated(): number {
+    return this.strangers.size;
   }
 
   /** Calls `listener` for every engine that completes the handshake from now on. Returns an unsubscribe function. */
@@ -141,54 +194,125 @@ export class EngineEndpoint {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    for (const ws of this.handshaking) ws.terminate();
+    for (const stranger of [...this.strangers]) stranger.socket.destroy();
     await Promise.all([...this.connected].map((e) => e.close('orchestrator finished')));
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
   }
 
-  private accept(ws: WebSocket, request: IncomingMessage): void {
-    const remote = `${request.socket.remoteAddress ?? '?'}:${request.socket.remotePort ?? '?'}`;
+  /** A new TCP connection: counted, given its deadline and its byte allowance until `hello` is accepted. */
+  private onTcp(socket: Socket): void {
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    // Errors on a stranger's socket (resets, half-open peers) end in 'close'; never let them throw.
+    socket.on('error', () => {});
     if (this.closing) {
-      ws.close(1001, 'orchestrator is shutting down');
+      socket.destroy();
       return;
     }
-    this.handshaking.add(ws);
+    if (this.strangers.size >= this.options.maxUnauthenticated) {
+      this.reject({ remote, reason: `too many unauthenticated connections (${this.options.maxUnauthenticated})`, code: 0 });
+      socket.destroy();
+      return;
+    }
+    const stranger: Stranger = {
+      socket,
+      remote,
+      messages: undefined,
+      done: false,
+      refused: false,
+      timer: setTimeout(() => {
+        if (stranger.done) return;
+        const error = new ProtocolError('timeout', `no "hello" within ${this.options.helloTimeoutMs} ms`);
+        if (stranger.messages?.open) stranger.messages.fail(error, 'handshake');
+        else {
+          this.reject({ remote, reason: error.message, code: 0 });
+          stranger.refused = true;
+          this.forget(stranger);
+          socket.destroy();
+        }
+      }, this.options.helloTimeoutMs),
+    };
+    stranger.timer.unref();
+    this.strangers.add(stranger);
+    this.strangerOf.set(socket, stranger);
+    socket.on('data', () => {
+      if (stranger.done || socket.bytesRead <= this.options.preAuthBytes) return;
+      // Dropped, not closed politely: a peer that floods before authenticating gets no more reads.
+      this.reject({ remote, reason: `more than ${this.options.preAuthBytes} bytes before "hello" was accepted`, code: CLOSE.tooLarge });
+      stranger.refused = true;
+      this.forget(stranger);
+      socket.destroy();
+    });
+    socket.once('close', () => this.forget(stranger));
+  }
+
+  private readonly strangerOf = new WeakMap<Socket, Stranger>();
+
+  private forget(stranger: Stranger): void {
+    clearTimeout(stranger.timer);
+    this.strangers.delete(stranger);
+  }
+
+  private onUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    const stranger = this.strangerOf.get(socket);
+    if (!stranger || stranger.done || this.closing || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    try {
+      this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, request, stranger));
+    } catch (error) {
+      this.reject({ remote: stranger.remote, reason: `bad upgrade request: ${describeError(error)}`, code: 0 });
+      socket.destroy();
+    }
+  }
+
+  private accept(ws: WebSocket, request: IncomingMessage, stranger: Stranger): void {
+    const remote = stranger.remote;
+    void request;
+    if (this.closing) {
+      safeClose(ws, 1001, 'orchestrator is shutting down');
+      return;
+    }
     let engine: RemoteEngine | undefined;
     const socket: MessageSocket = new MessageSocket(ws, {
       peer: 'engine',
-      maxMessageBytes: this.options.maxMessageBytes,
+      // Until hello is accepted, a message may not be bigger than what a stranger may send at all.
+      maxMessageBytes: Math.min(this.options.preAuthBytes, this.options.maxMessageBytes),
+      pingsBeforeHandshake: false,
       onMessage: (message) => {
         if (engine) engine.handle(message);
-        else engine = this.handshake(socket, message, remote);
+        else engine = this.handshake(socket, message, remote, stranger);
       },
       onClose: (close) => {
-        clearTimeout(helloTimer);
-        this.handshaking.delete(ws);
+        this.forget(stranger);
         if (engine) {
           this.connected.delete(engine);
           this.log(`engine ${engine.id} disconnected (${describeClose(close)})`);
           engine.handleClose(close);
-        } else {
+        } else if (!stranger.refused) {
           this.reject({ remote, reason: close.error ? describeError(close.error) : describeClose(close), code: close.code });
         }
       },
     });
-    const helloTimer = setTimeout(() => {
-      if (!engine) socket.fail(new ProtocolError('timeout', `no "hello" within ${this.options.helloTimeoutMs} ms`), 'handshake');
-    }, this.options.helloTimeoutMs);
-    helloTimer.unref();
+    stranger.messages = socket;
   }
 
   /** Checks the first message; returns the new engine, or throws a ProtocolError (the socket closes with its code). */
-  private handshake(socket: MessageSocket, message: Message, remote: string): RemoteEngine {
+  private handshake(socket: MessageSocket, message: Message, remote: string, stranger: Stranger): RemoteEngine {
     if (message.type !== 'hello') throw new ProtocolError('unexpected', `the first message must be "hello", got "${message.type}"`);
     if (!this.tokenMatches(message.token)) {
-      throw new ProtocolError('bad-token', 'wrong token', 'pass the token the orchestrator printed (--token or SBEVAL_TOKEN)');
+      throw new ProtocolError('bad-token', 'wrong token', 'pass the token the orchestrator uses (SBEVAL_TOKEN or --token-file)');
     }
     const compatibility = checkCompatibility(PROTOCOL_VERSION, message.protocol);
     if (!compatibility.ok) throw new ProtocolError('incompatible', compatibility.reason, 'use an engine and an orchestrator from compatible sbeval releases');
     const engine = new RemoteEngine({ id: this.nameFor(message), hello: message, socket, settleMs: this.options.settleMs });
-    this.handshaking.delete(socket.ws);
+    stranger.done = true;
+    this.forget(stranger);
+    socket.establish(this.options.maxMessageBytes);
     this.connected.add(engine);
     socket.send({
       type: 'welcome',
@@ -203,7 +327,13 @@ export class EngineEndpoint {
       `engine ${engine.id} connected from ${remote}: ${message.engine.kind} ${message.engine.version} (${message.engine.description}), protocol ${message.protocol}` +
         (compatibility.warning ? ` — ${compatibility.warning}` : ''),
     );
-    for (const listener of [...this.listeners]) listener(engine);
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(engine);
+      } catch (error) {
+        this.log(`engine ${engine.id}: a listener failed: ${describeError(error)}`);
+      }
+    }
     return engine;
   }
 
@@ -219,9 +349,23 @@ export class EngineEndpoint {
     return `${base}#${this.counter}`;
   }
 
+  /**
+   * Records a refused connection. The log gets the first lines of each kind and then one line per
+   * thousand, so a flood of strangers cannot fill the disk through the run log.
+   */
   private reject(rejected: RejectedConnection): void {
-    this.log(`connection from ${rejected.remote} refused: ${rejected.reason}`);
-    for (const listener of [...this.rejectListeners]) listener(rejected);
+    const kind = rejected.reason.replace(/\d+/g, 'N').slice(0, 60);
+    const count = (this.refusals.get(kind) ?? 0) + 1;
+    this.refusals.set(kind, count);
+    if (count <= 20) this.log(`connection from ${rejected.remote} refused: ${rejected.reason}`);
+    else if (count % 1000 === 0) this.log(`${count} connections refused so far: ${kind}`);
+    for (const listener of [...this.rejectListeners]) {
+      try {
+        listener(rejected);
+      } catch {
+        // A listener's failure must not reach the socket.
+      }
+    }
   }
 }
 

@@ -23,13 +23,48 @@ export interface MessageSocketOptions {
   maxMessageBytes: number;
   onMessage: (message: Message) => void;
   onClose: (close: SocketClose) => void;
+  /**
+   * False: until `establish()`, `ping`/`pong` are not answered here but passed to `onMessage` like any
+   * message (the endpoint requires `hello` first). Default true.
+   */
+  pingsBeforeHandshake?: boolean;
 }
 
-/** WebSocket close reasons are limited to 123 bytes of UTF-8. */
+/** RFC 6455 §5.5: a close frame's payload is at most 125 bytes, 2 of them the code. */
+export const MAX_CLOSE_REASON_BYTES = 123;
+
+/**
+ * A close reason that fits the WebSocket limit of 123 UTF-8 bytes: the text as is when it fits,
+ * otherwise as many whole characters (code points, never half a surrogate pair) as fit with "…"
+ * (3 bytes) after them. `ws.close` throws a RangeError on a longer reason — from a socket event
+ * handler, that crashed the whole process (issue 12, defect 1).
+ */
 export function closeReason(text: string): string {
-  let out = text;
-  while (Buffer.byteLength(out) > 123) out = out.slice(0, -2);
-  return out === text ? out : `${out.slice(0, -1)}…`;
+  if (Buffer.byteLength(text) <= MAX_CLOSE_REASON_BYTES) return text;
+  const ellipsis = '…';
+  const room = MAX_CLOSE_REASON_BYTES - Buffer.byteLength(ellipsis);
+  let out = '';
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > room) break;
+    out += char;
+    bytes += size;
+  }
+  return `${out}${ellipsis}`;
+}
+
+/** `ws.close` that cannot throw: a reason too long or a socket in a bad state ends in a plain drop. */
+export function safeClose(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, closeReason(reason));
+  } catch {
+    try {
+      ws.terminate();
+    } catch {
+      // Nothing left to close.
+    }
+  }
 }
 
 export class MessageSocket {
@@ -38,11 +73,14 @@ export class MessageSocket {
   private closed = false;
   private heartbeat: NodeJS.Timeout | undefined;
   private nonce = 0;
+  private maxMessageBytes: number;
 
   constructor(
     readonly ws: WebSocket,
     private readonly options: MessageSocketOptions,
   ) {
+    this.maxMessageBytes = options.maxMessageBytes;
+    this.established = options.pingsBeforeHandshake !== false;
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => this.receive(data, isBinary));
     ws.on('close', (code, reason) => this.onClosed(code, reason.toString()));
@@ -53,6 +91,14 @@ export class MessageSocket {
       const wrapped = tooLarge ? new ProtocolError('too-large', `message larger than the limit of ${options.maxMessageBytes} bytes`) : error;
       this.closing ??= { code: tooLarge ? CLOSE.tooLarge : 1006, reason: closeReason(wrapped.message), error: wrapped, local: tooLarge };
     });
+  }
+
+  private established: boolean;
+
+  /** The handshake is done: accept messages up to `maxMessageBytes` from now on, answer pings. */
+  establish(maxMessageBytes: number): void {
+    this.maxMessageBytes = maxMessageBytes;
+    this.established = true;
   }
 
   get open(): boolean {
@@ -72,7 +118,7 @@ export class MessageSocket {
     const hint = error instanceof SbevalError ? error.hint : undefined;
     this.send({ type: 'error', phase: p, fault: 'engine', message: error.message, ...(hint ? { hint } : {}) });
     this.closing = { code, reason: closeReason(error.message), error, local: true };
-    this.ws.close(code, this.closing.reason);
+    safeClose(this.ws, code, this.closing.reason);
     this.forceCloseLater();
   }
 
@@ -81,7 +127,7 @@ export class MessageSocket {
     if (this.closed || this.closing) return;
     this.closing = { code, reason: closeReason(reason), local: true };
     this.stopHeartbeat();
-    if (this.ws.readyState === this.ws.CONNECTING || this.ws.readyState === this.ws.OPEN) this.ws.close(code, this.closing.reason);
+    if (this.ws.readyState === this.ws.CONNECTING || this.ws.readyState === this.ws.OPEN) safeClose(this.ws, code, this.closing.reason);
     this.forceCloseLater();
   }
 
@@ -135,16 +181,16 @@ export class MessageSocket {
     const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
     let message: Message;
     try {
-      message = decodeMessage(bytes, { from: this.options.peer, maxBytes: this.options.maxMessageBytes });
+      message = decodeMessage(bytes, { from: this.options.peer, maxBytes: this.maxMessageBytes });
     } catch (error) {
       this.fail(error instanceof ProtocolError ? error : new ProtocolError('malformed', describeError(error)));
       return;
     }
-    if (message.type === 'ping') {
+    if (this.established && message.type === 'ping') {
       this.send({ type: 'pong', nonce: message.nonce });
       return;
     }
-    if (message.type === 'pong') return;
+    if (this.established && message.type === 'pong') return;
     try {
       this.options.onMessage(message);
     } catch (error) {
