@@ -76,6 +76,7 @@ interface ActiveRun {
   reject: (error: unknown) => void;
   bodyCount: number | undefined;
   nextStep: number;
+  events: number;
   captured: boolean;
   /** The caller gave up on this run (cancelled, sink failed): its messages are dropped until it ends. */
   abandoned: boolean;
@@ -197,6 +198,7 @@ export class RemoteEngine implements Engine {
         reject,
         bodyCount: undefined,
         nextStep: 0,
+        events: 0,
         captured: false,
         abandoned: false,
         detach: () => signal?.removeEventListener('abort', onAbort),
@@ -282,6 +284,7 @@ export class RemoteEngine implements Engine {
         }
         case 'events':
           if (run.bodyCount === undefined) throw new ProtocolError('unexpected', `"events" before "loaded" for level ${level}`);
+          run.events += message.events.length;
           run.sink.events(message.events);
           return;
         case 'capture':
@@ -303,10 +306,17 @@ export class RemoteEngine implements Engine {
   }
 
   private onDone(run: ActiveRun, summary: RunSummary): void {
-    void summary;
     if (run.bodyCount === undefined) throw new ProtocolError('unexpected', `"done" before "loaded" for level ${run.job.levelId}`);
     if (run.job.settings.capture && !run.captured) {
       throw new ProtocolError('unexpected', `"done" without the capture level ${run.job.levelId} asked for`);
+    }
+    // The summary must tell what was streamed: an engine that lies about its own run is not trusted.
+    const streamed = { steps: run.nextStep - 1, bodies: run.bodyCount, events: run.events };
+    if (summary.steps !== streamed.steps || summary.bodies !== streamed.bodies || summary.events !== streamed.events) {
+      throw new ProtocolError(
+        'malformed',
+        `"done" summary says ${summary.steps} steps, ${summary.bodies} bodies, ${summary.events} events; the run streamed ${streamed.steps}, ${streamed.bodies}, ${streamed.events}`,
+      );
     }
     this.finish(run, {});
   }
@@ -325,6 +335,9 @@ export class RemoteEngine implements Engine {
     }
     if (!run || message.runId !== run.runId) {
       throw new ProtocolError('unexpected', `"error" for run "${message.runId}", which is not running`);
+    }
+    if (message.levelId !== undefined && message.levelId !== run.job.levelId) {
+      throw new ProtocolError('unexpected', `"error" of run "${message.runId}" names level "${message.levelId.slice(0, 100)}", the run is level "${run.job.levelId}"`);
     }
     this.finish(run, { error: new RemoteRunError(this.id, run.job.levelId, message) });
   }

@@ -367,11 +367,14 @@ export class EnginePool {
     running = (async () => member.engine.run(job, guard, controller.signal))();
     member.running = running;
     running.then(
-      () => {
+      async () => {
         runSettled = true;
-        const violation = guard.finish();
-        if (!violation) finish({ kind: 'ok', reason: '' });
-        // A violation found at the end already called finish through the guard's callback.
+        // The engine is done; checking its capture is our work, not its silence.
+        if (stallTimer) clearTimeout(stallTimer);
+        // A violation found at the end (or in the capture's full decode) calls finish through the guard's callback.
+        if (guard.finish()) return;
+        if (await guard.verifyImages()) return;
+        finish({ kind: 'ok', reason: '' });
       },
       (error: unknown) => {
         runSettled = true;

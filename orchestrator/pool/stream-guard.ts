@@ -1,12 +1,22 @@
 import type { CaptureResult, LevelJob, LevelSink } from '../../bridge/engine.js';
+import { bodyMismatch, expectedRun, pngProblem, startMismatch, type ExpectedRun } from '../../bridge/expected-run.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 
 /**
  * Checks one attempt's stream against the `LevelSink` contract (bridge/engine.ts: `loaded`, then
- * frames/events, then `capture`) before anything reaches the caller. An engine that answers garbage
- * — frames before `loaded`, shapes that disagree with the body table, gaps between batches, NaN
- * states, no capture when one was asked for — fails the attempt, so its job runs again elsewhere
- * instead of scoring nonsense.
+ * frames/events, then `capture`) and against the level itself (bridge/expected-run.ts) before
+ * anything reaches the caller. An engine that answers garbage fails the attempt, so its job runs
+ * again elsewhere (and the engine is retired) instead of scoring nonsense:
+ * - order and shapes: frames before `loaded`, shapes that disagree with the body table, gaps between
+ *   batches, NaN states, events about bodies or steps that do not exist, no capture when one was
+ *   asked for;
+ * - the level: a body table other than the XML's (count, ids, kinds, types, materials, start
+ *   positions — results for another level), bodies that do not start at rest where they were loaded,
+ *   a body that comes back to life, fewer or more steps than the window (bridge/window.ts), frames
+ *   that never change although the level has bodies gravity moves (an engine that did not simulate),
+ *   a capture that does not decode as a 1024 × 1024 PNG.
+ * Every honest engine passes: the checks hold for the evaluator's physics whatever the engine, and
+ * every level of the 100-level corpus moves at step 1 (the frozen check).
  */
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -30,11 +40,18 @@ export class StreamViolation extends Error {
  */
 export class GuardedSink implements LevelSink {
   private bodyCount: number | undefined;
+  private bodies: BodyInfo[] | undefined;
   private nextStep = 0;
-  private captured = false;
+  private captured: CaptureResult | undefined;
   private closed = false;
   private violation: StreamViolation | undefined;
   private readonly buffer: Call[] | undefined;
+  private readonly expected: ExpectedRun;
+  /** The step-0 row, and whether any later row differs from it. */
+  private start: Float32Array | undefined;
+  private moved = false;
+  /** Bodies seen dead (alive 0): they never come back. */
+  private dead: Uint8Array | undefined;
 
   constructor(
     private readonly job: LevelJob,
@@ -43,6 +60,7 @@ export class GuardedSink implements LevelSink {
     private readonly onViolation: (violation: StreamViolation) => void,
   ) {
     this.buffer = target ? undefined : [];
+    this.expected = expectedRun(job);
   }
 
   loaded(bodies: BodyInfo[], dt: number): void {
@@ -50,7 +68,11 @@ export class GuardedSink implements LevelSink {
     if (this.bodyCount !== undefined) { this.fail('`loaded` arrived twice'); return; }
     if (!Array.isArray(bodies)) { this.fail('`loaded` without a body table'); return; }
     if (!(Number.isFinite(dt) && dt > 0)) { this.fail(`\`loaded\` with an invalid time step ${String(dt)}`); return; }
+    const mismatch = this.expected.bodies && bodyMismatch(this.expected.bodies, bodies);
+    if (mismatch) { this.fail(`\`loaded\` does not match the level: ${mismatch}`); return; }
     this.bodyCount = bodies.length;
+    this.bodies = bodies;
+    this.dead = new Uint8Array(bodies.length);
     this.deliver({ kind: 'loaded', bodies, dt });
   }
 
@@ -67,6 +89,8 @@ export class GuardedSink implements LevelSink {
     if (this.bodyCount === undefined) { this.fail('`events` before `loaded`'); return; }
     if (this.captured) { this.fail('`events` after `capture`'); return; }
     if (!Array.isArray(events)) { this.fail('`events` is not a list'); return; }
+    const problem = this.checkEvents(events);
+    if (problem) { this.fail(problem); return; }
     this.deliver({ kind: 'events', events });
   }
 
@@ -76,16 +100,36 @@ export class GuardedSink implements LevelSink {
     if (this.captured) { this.fail('`capture` arrived twice'); return; }
     if (!this.job.settings.capture) { this.fail('`capture` although none was asked for'); return; }
     if (!isPng(result?.png)) { this.fail('`capture` is not a PNG image'); return; }
-    this.captured = true;
+    if (result.raw !== undefined && !isPng(result.raw)) { this.fail('the `_raw` capture is not a PNG image'); return; }
+    this.captured = result;
     this.deliver({ kind: 'capture', result });
   }
 
   /** Called when the engine's `run` resolved: the stream must be complete. */
   finish(): StreamViolation | undefined {
     if (this.violation) return this.violation;
+    const steps = this.expected.lastStep + 1;
     if (this.bodyCount === undefined) this.fail('the engine finished without `loaded`');
     else if (this.nextStep === 0) this.fail('the engine finished without any frame');
-    else if (this.job.settings.capture && !this.captured) this.fail('the engine finished without the requested capture');
+    else if (this.nextStep !== steps) this.fail(`the engine streamed ${this.nextStep} steps, the window has ${steps} (steps 0…${this.expected.lastStep})`);
+    else if (!this.moved && (this.bodies ?? []).some((b) => b.kind !== 'platform')) {
+      this.fail('frozen frames: no body moved at any step, although the level has bodies that gravity moves');
+    } else if (this.job.settings.capture && !this.captured) this.fail('the engine finished without the requested capture');
+    return this.violation;
+  }
+
+  /**
+   * After `finish()`: the capture must decode as a PNG of the evaluator's size (asynchronous: a full
+   * decode). Returns the violation (already reported through `onViolation`) or undefined.
+   */
+  async verifyImages(): Promise<StreamViolation | undefined> {
+    if (this.violation || !this.captured) return this.violation;
+    const { png, raw } = this.captured;
+    const problem = await pngProblem(png, this.expected.imageSize);
+    const rawProblem = problem === undefined && raw !== undefined ? await pngProblem(raw, this.expected.imageSize) : undefined;
+    if (this.closed || this.violation) return this.violation;
+    if (problem) this.fail(`the capture ${problem}`);
+    else if (rawProblem) this.fail(`the \`_raw\` capture ${rawProblem}`);
     return this.violation;
   }
 
@@ -121,6 +165,61 @@ export class GuardedSink implements LevelSink {
     if (alive.length !== stepCount * bodyCount) return `\`frames\` alive flags hold ${alive.length} values, expected ${stepCount * bodyCount}`;
     for (let i = 0; i < states.length; i += 1) {
       if (!Number.isFinite(states[i])) return `\`frames\` hold a non-finite state at step ${firstStep + Math.floor(i / (bodyCount * FIELD_COUNT))}`;
+    }
+    if (firstStep + stepCount > this.expected.lastStep + 1) return `\`frames\` go on to step ${firstStep + stepCount - 1}, past the window's last step ${this.expected.lastStep}`;
+    const row = bodyCount * FIELD_COUNT;
+    let first = 0;
+    if (firstStep === 0) {
+      this.start = states.slice(0, row);
+      const problem = startMismatch(this.bodies ?? [], this.start);
+      if (problem) return `\`frames\`: ${problem}`;
+      first = 1;
+    }
+    const start = this.start as Float32Array;
+    for (let s = first; s < stepCount && !this.moved; s += 1) {
+      for (let i = 0; i < row; i += 1) {
+        if (states[s * row + i] !== start[i]) {
+          this.moved = true;
+          break;
+        }
+      }
+    }
+    const dead = this.dead as Uint8Array;
+    for (let s = 0; s < stepCount; s += 1) {
+      for (let b = 0; b < bodyCount; b += 1) {
+        const flag = alive[s * bodyCount + b];
+        if (flag !== 0 && flag !== 1) return `\`frames\` alive flag ${String(flag)} for body ${b} (0 or 1)`;
+        if (flag === 0) dead[b] = 1;
+        else if (dead[b]) return `\`frames\`: body ${b} is alive again at step ${firstStep + s} after it died`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Events name bodies of the table (or the ground, −1, and other static colliders, −2) and steps of the window. */
+  private checkEvents(events: SimEvent[]): string | undefined {
+    const bodies = this.bodyCount as number;
+    const last = this.expected.lastStep;
+    const isBody = (id: unknown) => Number.isInteger(id) && (id as number) >= 0 && (id as number) < bodies;
+    for (const e of events) {
+      if (!e || typeof e !== 'object') return '`events` holds something that is not an event';
+      if (!Number.isInteger(e.step) || e.step < 1 || e.step > last) return `\`events\`: a ${String(e.kind)} event at step ${String(e.step)}, outside steps 1…${last}`;
+      switch (e.kind) {
+        case 'contact':
+          if (!((isBody(e.a) || e.a === -1 || e.a === -2) && (isBody(e.b) || e.b === -1 || e.b === -2))) return `\`events\`: a contact between ${String(e.a)} and ${String(e.b)}, not bodies of the level`;
+          if (!Number.isFinite(e.relativeSpeed)) return '`events`: a contact with a non-finite speed';
+          break;
+        case 'damage':
+          if (!isBody(e.id) || !Number.isFinite(e.amount) || !Number.isFinite(e.health)) return `\`events\`: damage to body ${String(e.id)} is not about a body of the level or not finite`;
+          break;
+        case 'destroyed':
+        case 'removed':
+        case 'explosion':
+          if (!isBody(e.id)) return `\`events\`: ${e.kind} of body ${String(e.id)}, not a body of the level`;
+          break;
+        default:
+          return `\`events\`: an event of unknown kind ${String((e as { kind?: unknown }).kind)}`;
+      }
     }
     return undefined;
   }

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
 import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
-import { FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+import { stepsToSimulate } from '../../bridge/window.js';
+import { FAKE_LEVEL_XML, FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
 
-const STEPS = 20;
-const job = (levelId: string, capture = true): LevelJob => ({ levelId, xml: '<Level/>', settings: { ...DEFAULT_SIMULATION, capture } });
+// A short window keeps the fakes quick: steps 0…19 with the capture (bridge/window.ts).
+const SETTINGS = { ...DEFAULT_SIMULATION, windowSteps: 5 };
+const STEPS = stepsToSimulate(SETTINGS) + 1;
+const job = (levelId: string, capture = true): LevelJob => ({ levelId, xml: FAKE_LEVEL_XML, settings: { ...SETTINGS, capture } });
 const allSteps = Array.from({ length: STEPS }, (_, i) => i);
 
 function collect() {
@@ -133,6 +136,13 @@ describe('engine pool', () => {
     ['garbage-gap', /start at step 6, expected 5/],
     ['garbage-png', /not a PNG image/],
     ['garbage-no-capture', /without the requested capture/],
+    // Issue 12, defect 6: results that are not this level's, or not results at all.
+    ['garbage-bodies', /`loaded` does not match the level: body 1 is block "SquareTiny", the level has block "RectSmall"/],
+    ['garbage-frozen', /frozen frames: no body moved at any step/],
+    ['garbage-short', /streamed 10 steps, the window has 20 \(steps 0…19\)/],
+    ['garbage-png-junk', /the capture does not decode as a PNG/],
+    ['garbage-png-size', /the capture is 1×1, not 1024×1024/],
+    ['garbage-event', /a contact between 0 and 7, not bodies of the level/],
   ];
   for (const [behaviour, message] of garbage) {
     it(`treats an engine that answers garbage (${behaviour}) as faulty and reruns the job elsewhere`, async () => {
@@ -319,7 +329,7 @@ describe('engine pool', () => {
     });
     const sinks = Array.from({ length: 6 }, () => new RecordingSink());
     const results = await Promise.allSettled(sinks.map((sink, i) => pool.run({ job: job(`L${i}`), sink, maxAttempts: 2 })));
-    expect(results.map((r) => r.status)).toEqual(sinks.map(() => 'fulfilled'));
+    expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(sinks.map(() => 'fulfilled'));
     for (const sink of sinks) expect(sink.steps).toEqual(allSteps);
     expect(made.sort()).toEqual([
       [0, 1],

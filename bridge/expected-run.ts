@@ -1,0 +1,113 @@
+import sharp from 'sharp';
+import type { LevelJob } from './engine.js';
+import type { BodyInfo } from './frames.js';
+import { IMAGE_SIZE } from './headless/render.js';
+import { stepsToSimulate } from './window.js';
+import { parseLevelXml } from '../levels/xml-read.js';
+
+/**
+ * What an honest engine's result for a job must look like, derived from the job alone (the level XML
+ * and the settings), so the orchestrator can tell a result from garbage whatever engine sent it
+ * (issue 12, defect 6: results for another level, one body instead of four, 50 of 515 steps, junk
+ * after a PNG signature were all accepted):
+ * - the body table: one body per XML object, in XML order, with its kind, type, material, whether it
+ *   counts, and its position and angle as the evaluator's loader reads them (float32);
+ * - the frame stream: steps 0 … `stepsToSimulate(settings)` (bridge/window.ts), step 0 being the
+ *   bodies at rest where the table says;
+ * - the capture: a PNG that decodes, `IMAGE_SIZE` × `IMAGE_SIZE` (the evaluator's 1024²).
+ */
+export interface ExpectedRun {
+  /** Undefined when this side cannot read the XML (then only the engine can say what it holds). */
+  bodies: BodyInfo[] | undefined;
+  /** The last step of the frame stream. */
+  lastStep: number;
+  imageSize: number;
+}
+
+/** Positions and angles are float32 on both engines; anything further off is another level. */
+const POSITION_TOLERANCE = 1e-3;
+
+const f32 = Math.fround;
+
+export function expectedRun(job: LevelJob): ExpectedRun {
+  let bodies: BodyInfo[] | undefined;
+  try {
+    bodies = parseLevelXml(job.xml).objects.map((o, id) => ({
+      id,
+      kind: o.kind,
+      type: o.type,
+      material: o.kind === 'block' ? o.material : undefined,
+      counted: o.kind !== 'platform',
+      x: f32(o.x),
+      y: f32(o.y),
+      angle: f32(f32(o.rotation) * f32(Math.PI / 180)),
+    }));
+  } catch {
+    bodies = undefined;
+  }
+  return { bodies, lastStep: stepsToSimulate(job.settings), imageSize: IMAGE_SIZE };
+}
+
+function angleGap(a: number, b: number): number {
+  const turn = 2 * Math.PI;
+  const d = (((a - b) % turn) + turn) % turn;
+  return Math.min(d, turn - d);
+}
+
+/** The first way `actual` differs from the expected body table, or undefined when it matches. */
+export function bodyMismatch(expected: readonly BodyInfo[], actual: readonly BodyInfo[]): string | undefined {
+  if (actual.length !== expected.length) return `${actual.length} bodies, the level has ${expected.length}`;
+  for (let i = 0; i < expected.length; i += 1) {
+    const e = expected[i] as BodyInfo;
+    const a = actual[i] as BodyInfo;
+    const what = `body ${i}`;
+    if (a.id !== e.id) return `${what} has id ${String(a.id)}, expected ${e.id}`;
+    if (a.kind !== e.kind || a.type !== e.type) return `${what} is ${String(a.kind)} "${String(a.type)}", the level has ${e.kind} "${e.type}"`;
+    if ((a.material ?? undefined) !== e.material) return `${what} is made of ${String(a.material)}, the level says ${String(e.material)}`;
+    if (a.counted !== e.counted) return `${what} ${a.counted ? 'counts' : 'does not count'} for stability, the level says the opposite`;
+    if (!(Math.abs(a.x - e.x) <= POSITION_TOLERANCE && Math.abs(a.y - e.y) <= POSITION_TOLERANCE)) {
+      return `${what} starts at (${a.x}, ${a.y}), the level puts it at (${e.x}, ${e.y})`;
+    }
+    if (!(angleGap(a.angle, e.angle) <= POSITION_TOLERANCE)) return `${what} starts at angle ${a.angle}, the level says ${e.angle}`;
+  }
+  return undefined;
+}
+
+/** The first way a step-0 row differs from the body table (bodies start where the table says, at rest). */
+export function startMismatch(bodies: readonly BodyInfo[], row: Float32Array): string | undefined {
+  for (let i = 0; i < bodies.length; i += 1) {
+    const b = bodies[i] as BodyInfo;
+    const [x, y, angle, vx, vy, omega] = row.subarray(i * 6, i * 6 + 6) as unknown as number[];
+    if (!(Math.abs((x as number) - b.x) <= POSITION_TOLERANCE && Math.abs((y as number) - b.y) <= POSITION_TOLERANCE && angleGap(angle as number, b.angle) <= POSITION_TOLERANCE)) {
+      return `body ${i} is at (${x}, ${y}) at step 0, not where it was loaded (${b.x}, ${b.y})`;
+    }
+    if (vx !== 0 || vy !== 0 || omega !== 0) return `body ${i} moves at step 0 (bodies are created at rest)`;
+  }
+  return undefined;
+}
+
+/** Width and height from a PNG's IHDR (the first chunk), or undefined when the bytes do not start as a PNG does. */
+export function pngHeaderSize(png: Uint8Array): { width: number; height: number } | undefined {
+  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (png.byteLength < 33 || !signature.every((b, i) => png[i] === b)) return undefined;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  if (String.fromCharCode(png[12]!, png[13]!, png[14]!, png[15]!) !== 'IHDR') return undefined;
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/**
+ * Undefined when `png` is a PNG of `size` × `size` that decodes completely (every chunk, the image
+ * data), else what is wrong. The header is checked first, so a huge claimed size is never decoded.
+ */
+export async function pngProblem(png: Uint8Array, size: number): Promise<string | undefined> {
+  const header = pngHeaderSize(png);
+  if (!header) return 'is not a PNG image';
+  if (header.width !== size || header.height !== size) return `is ${header.width}×${header.height}, not ${size}×${size}`;
+  try {
+    const { info } = await sharp(png, { failOn: 'warning' }).raw().toBuffer({ resolveWithObject: true });
+    if (info.width !== size || info.height !== size) return `decodes to ${info.width}×${info.height}, not ${size}×${size}`;
+  } catch (error) {
+    return `does not decode as a PNG (${(error as Error).message.split('\n')[0]})`;
+  }
+  return undefined;
+}
