@@ -2,6 +2,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
+import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
 import { parseCharacters } from '../generate/characters.js';
 import { ALPHABET } from '../layout/competition.js';
@@ -25,6 +26,10 @@ export interface RunFlags {
   chars?: string;
   trials?: number;
   json?: boolean;
+  /** `--listen host:port` (engine bridge). */
+  listen?: string;
+  /** `--token-file <file>` (engine bridge). */
+  tokenFile?: string;
 }
 
 export interface ResolvedSubmission {
@@ -65,6 +70,8 @@ export interface RunConfig {
   simulationTrials: number;
   damage: 'body' | 'contact-point';
   listen: string | undefined;
+  /** Absolute path of the bridge token file, when one is set. */
+  tokenFile: string | undefined;
   limits: RunLimits;
   json: boolean;
   /** Where each setting came from (shown with `--json` and in the run log). */
@@ -128,6 +135,18 @@ export function pathInsideRoot(root: string, path: string, key: string, options:
     }
   }
   return absolute;
+}
+
+/** `--listen` checked here (a config value was checked by the schema). */
+function listenSetting(value: string | undefined): string | undefined {
+  if (value !== undefined) parseListen(value);
+  return value;
+}
+
+/** The token file: a flag's path is the user's (relative to the working directory), a config's is relative to the root. */
+function tokenFilePath(root: string, value: string | undefined, fromFlag: boolean): string | undefined {
+  if (value === undefined) return undefined;
+  return fromFlag ? resolve(value) : resolve(root, value);
 }
 
 function parseRules(value: string | number, from: string): Rules {
@@ -201,7 +220,8 @@ export function resolveRunConfig(rootArg: string, flags: RunFlags = {}, loaded =
     traces: pick(sources, 'traces', flags.traces, file.traces, false),
     simulationTrials: pick(sources, 'simulationTrials', undefined, file.simulationTrials, DEFAULTS.simulationTrials),
     damage: pick(sources, 'damage', undefined, file.damage, DEFAULT_SIMULATION.damage),
-    listen: pick(sources, 'listen', undefined, file.listen, undefined),
+    listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
+    tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined),
     limits: {
       timeSeconds: limits.timeSeconds ?? DEFAULTS.timeSeconds,
       tokens: limits.tokens ?? DEFAULTS.tokens,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseListen } from '../../bridge/listen.js';
 import { checkName } from '../layout/names.js';
 
 /**
@@ -81,8 +82,19 @@ export const configSchema = z.strictObject({
   simulationTrials: z.number().int().min(1).max(3).optional(),
   /** Damage formula of the headless engine. */
   damage: z.enum(['body', 'contact-point']).optional(),
-  /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port). */
-  listen: z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port').optional(),
+  /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port; `[::1]:0` for IPv6). */
+  listen: z
+    .string()
+    .superRefine((text, ctx) => {
+      try {
+        parseListen(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .optional(),
+  /** `engine: bridge`: a file whose first line is the token engines must present (relative to the root, or absolute). */
+  tokenFile: z.string().min(1).optional(),
   limits: limitsSchema.optional(),
 });
 

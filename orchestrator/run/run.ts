@@ -15,8 +15,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { listFiles, resultDir, stageDir, trialBaseName, type StageFilter } from '../layout/competition.js';
 import type { StageSummary } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput, type LevelOutcome } from '../machine/index.js';
-import { EnginePool, type EngineFactory, type EnginePoolOptions, type PoolEvent } from '../pool/index.js';
-import { EngineEndpoint } from '../../bridge/endpoint.js';
+import { EnginePool, type EngineFactory, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { runConvertStage } from '../stages/convert.js';
 import { runDiversityStage } from '../stages/diversity.js';
@@ -28,6 +27,7 @@ import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup, t
 import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { StorageFaultLatch } from './fault.js';
+import { bridgePool } from './bridge-pool.js';
 import { RunLog } from './run-log.js';
 import { runSettingsFacts } from '../report/settings.js';
 import { unfinishedWork, type UnfinishedWork } from './unfinished.js';
@@ -473,19 +473,4 @@ async function createPool(config: RunConfig, injected: EngineFactory | undefined
     return engine;
   };
   return new EnginePool({ ...common, engines, factory });
-}
-
-/**
- * `--engine bridge`: listen on `listen` (default 127.0.0.1, an OS port) and use every engine that
- * dials in with the token (`SBEVAL_TOKEN`, or a fresh one printed once): Unity instances, headless
- * workers on other machines. Trials wait until an engine is there.
- */
-async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptions, 'engines'>, log: RunLog, progress: ProgressSink): Promise<EnginePool> {
-  const [host, port] = (config.listen ?? '127.0.0.1:0').split(':') as [string, string];
-  const fromEnv = process.env.SBEVAL_TOKEN;
-  const endpoint = await EngineEndpoint.listen({ host, port: Number(port), ...(fromEnv ? { token: fromEnv } : {}), log: (line) => log.write({ type: 'endpoint', line }) });
-  const pool = new EnginePool({ ...common, awaitEngines: true, onClosed: () => endpoint.close() });
-  endpoint.onEngine((engine) => pool.add(engine));
-  progress.note('simulate', `waiting for engines on ${endpoint.url}: sbeval engine --connect ${endpoint.url} --token ${fromEnv ? '$SBEVAL_TOKEN' : endpoint.token}`);
-  return pool;
 }

@@ -1,15 +1,17 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { readTokenFile } from '../../../bridge/listen.js';
 import { runHeadlessWorker } from '../../../bridge/worker-process.js';
 import { SbevalError } from '../../../core/errors.js';
 
 /**
- * `sbeval engine --connect ws://host:port --token T`: this process becomes an engine for a remote
+ * `sbeval engine --connect ws://host:port --token-file F`: this process becomes an engine for a remote
  * orchestrator (the headless engine behind the bridge protocol). Start as many as you have cores, on
  * as many machines as you have; each one dials in and is handed levels.
  */
 interface EngineFlags {
   connect: string;
   token?: string;
+  tokenFile?: string;
   instance?: string;
   maxRetries: number;
   quiet?: boolean;
@@ -37,18 +39,20 @@ export function registerEngineCommands(program: Command): void {
     .command('engine')
     .description('run the headless engine as a worker that dials an orchestrator endpoint and simulates the levels it is handed')
     .requiredOption('--connect <url>', 'the orchestrator endpoint, e.g. ws://127.0.0.1:8765', wsUrl)
-    .option('--token <token>', 'the endpoint token (default: the SBEVAL_TOKEN environment variable, which keeps it out of `ps`)')
+    .option('--token-file <file>', 'a file whose first line is the endpoint token (what sbeval run prints; keeps the token out of `ps`)')
+    .option('--token <token>', 'the endpoint token itself (visible to every user in `ps`: prefer --token-file or SBEVAL_TOKEN)')
     .option('--instance <name>', 'a name for this worker in the orchestrator\'s logs (set by launchers)')
     .option('--max-retries <n>', 'failed connection attempts in a row before giving up', positiveInt, 20)
     .option('--quiet', 'no connection log on stderr')
     .addHelpText(
       'after',
       '\nThe worker reconnects with backoff when the connection drops and exits 0 when the orchestrator says bye.\n' +
-        'Example:\n  SBEVAL_TOKEN=... sbeval engine --connect ws://10.0.0.5:8765\n',
+        'The token comes from --token-file, else --token, else SBEVAL_TOKEN.\n' +
+        'Example:\n  sbeval engine --connect ws://10.0.0.5:8765 --token-file ~/.sbeval-token\n',
     )
     .action(async (flags: EngineFlags) => {
-      const token = flags.token ?? process.env.SBEVAL_TOKEN;
-      if (!token) throw new SbevalError('config', 'no token', 'pass --token or set SBEVAL_TOKEN to the token the orchestrator printed');
+      const token = flags.tokenFile !== undefined ? readTokenFile(flags.tokenFile).token : (flags.token ?? process.env.SBEVAL_TOKEN);
+      if (!token) throw new SbevalError('config', 'no token', 'pass --token-file <file> (the one sbeval run names) or set SBEVAL_TOKEN');
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`sbeval engine${flags.instance ? ` ${flags.instance}` : ''}: ${line}\n`);
       await runHeadlessWorker({ url: flags.connect, token, ...(flags.instance ? { instance: flags.instance } : {}), maxRetries: flags.maxRetries, log });
     });

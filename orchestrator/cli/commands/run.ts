@@ -30,6 +30,8 @@ interface RunCommandFlags {
   team: string[];
   chars?: string;
   trials?: number;
+  listen?: string;
+  tokenFile?: string;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -46,12 +48,14 @@ export function registerRunCommands(program: Command): void {
     .option('--chars <list>', 'only these characters, e.g. A-Z or A,I,L (default: the character folders found)')
     .option('--trials <n>', 'trials per character, T (default 10; missing trials count as failed)', positiveInt)
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
+    .option('--listen <host:port>', 'engine bridge: where engines dial in (default 127.0.0.1:0, this machine only; 0.0.0.0:8765 for other machines, which needs a shared token)')
+    .option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file (else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token)')
     .addHelpText(
       'after',
       `
 Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win):
   rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
-  engine, workers, model, traces, simulationTrials, damage, listen,
+  engine, workers, model, traces, simulationTrials, damage, listen, tokenFile,
   limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries}
 
 A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again: finished work is kept
@@ -73,6 +77,8 @@ many and why; run again to retry them), 2 usage or setup error, 130 cancelled.`,
         chars: flags.chars,
         trials: flags.trials,
         json: flags.json,
+        listen: flags.listen,
+        tokenFile: flags.tokenFile,
       };
       const config = resolveRunConfig(root, runFlags);
       const display = createProgressDisplay({ json: config.json });
