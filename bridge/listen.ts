@@ -37,7 +37,7 @@ export function parseListen(text: string): ListenAddress {
   const host = match[1] as string;
   const port = Number(match[2]);
   if (!Number.isInteger(port) || port > 65_535) throw problem(`port ${match[2]} is not 0–65535`);
-  if (!bracketed && host.includes(':') && isIP(host) !== 6) throw problem('an IPv6 address goes in brackets, e.g. [::1]:8765');
+  if (!bracketed && host.includes(':')) throw problem('an IPv6 address goes in brackets, e.g. [::1]:8765');
   if (!(isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host))) throw problem(`"${host}" is not an IP address or host name`);
   return { host, port, loopback: isLoopbackHost(host) };
 }

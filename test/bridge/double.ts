@@ -113,7 +113,7 @@ export function startStandIn(exe: string, o: StandInOptions): ResultPromise<{ re
  * the headless trial n (its creation order), the image load plays trial 1 with the capture's steps.
  * The Unity column of a calibration then equals the headless one — up to the double's own rendering.
  */
-export function scriptsFromHeadless(dir: string, xmls: readonly string[]): void {
+export function scriptsFromHeadless(dir: string, xmls: readonly string[], transform: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] = (f, e) => [f, e]): void {
   for (const xml of xmls) {
     const level = parseLevelXml(xml);
     const passes: Array<[string, number, boolean]> = [['stability-1', 1, false], ['stability-2', 2, false], ['stability-3', 3, false], ['similarity', 1, true]];
@@ -126,9 +126,28 @@ export function scriptsFromHeadless(dir: string, xmls: readonly string[]): void 
         frames: (b) => batches.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
         events: (e) => events.push(...e),
       });
-      writeScript(dir, xml, pass, scriptFromTrial(bodies, joinBatches(batches, bodies), events));
+      const [frames, kept] = transform(joinBatches(batches, bodies), events);
+      writeScript(dir, xml, pass, scriptFromTrial(bodies, frames, kept));
     }
   }
+}
+
+/**
+ * A Unity that is wrong in a way physics allows: every body takes its first step (the fall onto what
+ * holds it) and then stays where it is — collapsing levels come out stable. (A stream in which
+ * nothing moves at all is refused by the orchestrator as frozen frames: bridge/expected-run.ts.)
+ */
+export function settleAfterFirstStep(trial: FrameBatch, events: SimEvent[]): [FrameBatch, SimEvent[]] {
+  const row = trial.bodyCount * FIELD_COUNT;
+  const states = trial.states.slice();
+  const alive = trial.alive.slice();
+  for (let step = 2; step < trial.stepCount; step += 1) {
+    states.copyWithin(step * row, row, 2 * row);
+    alive.copyWithin(step * trial.bodyCount, trial.bodyCount, 2 * trial.bodyCount);
+  }
+  // Bodies at rest from step 2 on: no velocity.
+  for (let i = 2 * row; i < states.length; i += FIELD_COUNT) states.fill(0, i + 3, i + 6);
+  return [{ ...trial, states, alive }, events.filter((e) => e.step <= 1)];
 }
 
 function joinBatches(batches: readonly FrameBatch[], bodyCount: number): FrameBatch {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_LEVELS } from '../../orchestrator/stages/agreement.js';
 import { runSbeval } from '../helpers/cli.js';
-import { scriptsFromHeadless, standInExecutable } from './double.js';
+import { scriptsFromHeadless, settleAfterFirstStep, standInExecutable } from './double.js';
 import { sharedPluginBuild } from './mcs.js';
 
 /**
@@ -28,6 +28,7 @@ let reference: string;
 let project: string;
 let unity: string;
 let scripts: string;
+let settled: string;
 
 beforeAll(async () => {
   const build = await sharedPluginBuild();
@@ -52,10 +53,10 @@ beforeAll(async () => {
   expect(installed.exitCode, installed.stderr).toBe(0);
   unity = standInExecutable(dir, build.standIn);
   scripts = join(dir, 'scripts');
-  scriptsFromHeadless(
-    scripts,
-    SUBSET.map(([v, c, level]) => readFileSync(join(reference, v, 'levels', c, `${level}.xml`), 'utf8')),
-  );
+  const xmls = SUBSET.map(([v, c, level]) => readFileSync(join(reference, v, 'levels', c, `${level}.xml`), 'utf8'));
+  scriptsFromHeadless(scripts, xmls);
+  settled = join(dir, 'scripts-settled');
+  scriptsFromHeadless(settled, xmls, settleAfterFirstStep);
 }, 900_000);
 afterAll(() => { if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); });
 
@@ -84,7 +85,9 @@ describe('sbeval unity calibrate (the stand-in editor runs the plugin on the tes
   }, 300_000);
 
   it('exits 1 and names the levels that differ when the Unity results do not match the evaluator', async () => {
-    const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', reference, '--workers', '1', '--log-dir', join(dir, 'logs-fail'), '--json']);
+    const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', reference, '--workers', '1', '--log-dir', join(dir, 'logs-fail'), '--json'], {
+      env: { SBEVAL_DOUBLE_SCRIPTS: settled },
+    });
     expect(result.exitCode, result.stderr).toBe(1);
     const report = JSON.parse(result.stdout) as {
       ok: boolean;
@@ -94,7 +97,7 @@ describe('sbeval unity calibrate (the stand-in editor runs the plugin on the tes
     };
     expect(report.ok).toBe(false);
     expect(report.checks.find((c) => c.measure === 'stable/unstable verdict')?.ok).toBe(false);
-    // Without a script nothing moves: the two collapsing levels come out stable.
+    // Every body settles after its first step: the two collapsing levels come out stable.
     expect(report.unity.summary.stableAgreement).toBe(2);
     expect(report.headless.summary.stableAgreement).toBe(4);
     expect(report.unity.levels.filter((l) => !l.stableAgrees).map((l) => l.level).sort()).toEqual(['V1_L_2', 'V3_I_3']);
