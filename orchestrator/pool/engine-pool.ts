@@ -369,8 +369,10 @@ export class EnginePool {
     running.then(
       async () => {
         runSettled = true;
-        // The engine is done; checking its capture is our work, not its silence.
+        // The engine is done: checking its capture (a bounded 1024² decode) is our work, not its
+        // silence or its slowness, so neither watchdog runs during it.
         if (stallTimer) clearTimeout(stallTimer);
+        clearTimeout(jobTimer);
         // A violation found at the end (or in the capture's full decode) calls finish through the guard's callback.
         if (guard.finish()) return;
         if (await guard.verifyImages()) return;
