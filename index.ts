@@ -63,6 +63,8 @@ export { WorkerEngine } from './bridge/headless/worker-engine.js';
 export { createEngines, defaultEngineCount, ENGINE_KINDS } from './bridge/engines.js';
 export type { EngineKind, CreateEnginesOptions } from './bridge/engines.js';
 export { WORLD_SETTINGS, BOX2D_CONSTANTS } from './bridge/headless/settings.js';
+export { evaluatorWindow, stepsToSimulate, isReadStep, loopIterations, OFFICIAL_WINDOW } from './bridge/window.js';
+export type { EvaluatorWindow } from './bridge/window.js';
 /** One trial in this thread: frame stream + events + the rendered images (RGBA), and PNG encoding. */
 export { simulateTrial, levelSeed } from './bridge/headless/run.js';
 export type { TrialStream, TrialImages } from './bridge/headless/run.js';

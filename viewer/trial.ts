@@ -1,6 +1,7 @@
 import { DEFAULT_SIMULATION, type CaptureResult, type Engine, type EngineIdentity, type LevelSink, type SimulationSettings } from '../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
+import { evaluatorWindow } from '../bridge/window.js';
 import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
 import { explainFrames, type Explanation } from '../scoring/explain.js';
 import { mergeBatches } from '../scoring/explain/series.js';
@@ -143,7 +144,8 @@ export function viewerMeta(trial: TrialData, explanation: Explanation = explainT
     dt: trial.dt,
     stepCount,
     bodyCount: trial.bodies.length,
-    windowSteps: trial.settings.windowSteps,
+    // The window's last read step (bridge/window.ts: 503 for the 10-s window), as the page marks it.
+    windowSteps: evaluatorWindow(trial.settings.windowSteps).endStep,
     settings: trial.settings,
     engine: trial.engine ?? null,
     bodies,
