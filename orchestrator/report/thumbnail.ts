@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 
 /** Thumbnail side in pixels: 80 px shows a 1024-px evaluator image's letter (824 px) at about 64 px. */
@@ -104,8 +106,14 @@ function greyAt(p: Uint8Array, o: number, channels: number): number {
 
 /** A thumbnail PNG of any image sharp reads (PNG of every colour type and depth). */
 export async function makeThumbnail(image: Uint8Array, size: number = THUMBNAIL_SIZE): Promise<Buffer> {
-  const { data, info } = await sharp(image).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  const grey = areaDownsampleGrey(data, info.width, info.height, info.channels, size);
+  // Plain grey PNGs (sbeval's own captures) decode without libvips and as one channel (png-grey.ts).
+  const plain = decodeGreyPng(image, MAX_INPUT_PIXELS);
+  let grey: Uint8Array;
+  if (plain) grey = areaDownsampleGrey(plain.data, plain.width, plain.height, plain.channels, size);
+  else {
+    const { data, info } = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    grey = areaDownsampleGrey(data, info.width, info.height, info.channels, size);
+  }
   return sharp(grey, { raw: { width: size, height: size, channels: 1 } }).png({ palette: true, colours: PALETTE_COLOURS, dither: 0, compressionLevel: 9 }).toBuffer();
 }
 

@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
 import { runScoreStage } from '../../orchestrator/stages/score.js';
 import { makeThumbnail } from '../../orchestrator/report/thumbnail.js';
@@ -122,6 +123,14 @@ export const reportSuite: BenchSuite = {
       for (const png of sample) bytes += (await makeThumbnail(png)).length;
       rows.push({ measure: 'one thumbnail (ms)', value: Number(((performance.now() - start) / sample.length).toFixed(1)) });
       rows.push({ measure: 'one thumbnail (bytes)', value: Math.round(bytes / sample.length) });
+      // The same images as plain 8-bit grey PNGs (decoded without libvips, one channel).
+      const greys = await Promise.all(sample.map(async (png) => {
+        const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+        return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }).toColourspace('b-w').png().toBuffer();
+      }));
+      const greyStart = performance.now();
+      for (const png of greys) await makeThumbnail(png);
+      rows.push({ measure: 'one thumbnail from a grey PNG (ms)', value: Number(((performance.now() - greyStart) / greys.length).toFixed(1)) });
       return rows;
     } finally {
       rmSync(root, { recursive: true, force: true });

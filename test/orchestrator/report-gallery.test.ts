@@ -8,6 +8,7 @@ import { collectGallery } from '../../orchestrator/report/gallery.js';
 import { folderFates, NEVER_GENERATED } from '../../orchestrator/report/fates.js';
 import { areaDownsampleGrey, makeThumbnail, thumbnailDataUri } from '../../orchestrator/report/thumbnail.js';
 import { cachePath } from '../../orchestrator/stages/simulate.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { GOLDEN } from '../helpers/cli.js';
 import { writeTeam } from '../scoring/write-team.js';
 
@@ -85,6 +86,16 @@ describe('thumbnails', () => {
       const other = await sharp(readFileSync(join(IMAGES, files[(i + 1) % files.length]!))).greyscale().resize(80, 80, { kernel: 'lanczos3' }).raw().toBuffer();
       expect(meanAbsDiff(thumb.data, other), file).toBeGreaterThan(10);
     }
+  });
+
+  it('come out the same from a plain grey PNG (decoded without libvips) as from the RGBA file', async () => {
+    const rgbaPng = readFileSync(join(IMAGES, 'V1_L_2.png'));
+    const grey = await sharp(rgbaPng).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const greyPng = await sharp(grey.data, { raw: { width: grey.info.width, height: grey.info.height, channels: 1 } }).toColourspace('b-w').png().toBuffer();
+    expect(decodeGreyPng(greyPng, 1 << 26)?.channels).toBe(1);
+    const [a, b] = await Promise.all([decodeGrey(await makeThumbnail(greyPng)), decodeGrey(await makeThumbnail(rgbaPng))]);
+    expect(a.data.length).toBe(80 * 80);
+    expect(meanAbsDiff(a.data, b.data)).toBeLessThan(1);
   });
 
   it('are cached by content: identical images share one, and the cache is read back', async () => {
