@@ -4,6 +4,7 @@ import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { listFiles, listTeams, resultDir, stageDir, trialBaseName } from '../layout/competition.js';
 import { readRubricFile } from './rubric-stage.js';
+import { restoreCsvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * Every per-level number the folder holds, keyed `team/C/name`: the official stability and
@@ -44,7 +45,10 @@ export function orderPerspectives(root: string): string[] {
     .sort();
 }
 
-/** One RFC 4180 line (quoted fields with doubled quotes; no line breaks inside fields). */
+/**
+ * One RFC 4180 line (quoted fields with doubled quotes; no line breaks inside fields), as sbeval wrote
+ * it: a text field it neutralized against formula injection gets its text back (text-escape.ts).
+ */
 export function csvFields(line: string): string[] {
   const out: string[] = [];
   let i = 0;
@@ -61,11 +65,11 @@ export function csvFields(line: string): string[] {
           break;
         } else value += line[i++];
       }
-      out.push(value);
+      out.push(restoreCsvText(value));
       i += 1; // the comma
     } else {
       const end = line.indexOf(',', i);
-      out.push(line.slice(i, end < 0 ? line.length : end));
+      out.push(restoreCsvText(line.slice(i, end < 0 ? line.length : end)));
       i = end < 0 ? line.length + 1 : end + 1;
     }
   }

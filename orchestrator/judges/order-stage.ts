@@ -17,6 +17,7 @@ import { Journal, journalPath, type AttemptLine } from './journal.js';
 import { listJudgedLevels, loadView, type JudgedLevel, type LevelFilter } from './levels.js';
 import { preflight } from './rubric-stage.js';
 import { runJudgeTasks, type JudgeSettings, type JudgeTask, type RunnerCounts } from './runner.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * `sbeval judge order`: per letter and trial number, the teams' levels are one question (more than
@@ -78,11 +79,8 @@ function question(letter: string): string {
   return `Build a Science Birds level whose structure looks like the upper-case letter "${letter}" and stays standing under gravity.`;
 }
 
-const csvCell = (v: string | number | null) => {
-  const text = v === null ? '' : String(v);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
-const csv = (rows: Array<Array<string | number | null>>) => `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
+// RFC 4180 with formula-leading text neutralized (scoring/formats/text-escape.ts); level-scores.ts reads it back.
+const csv = (rows: Array<Array<string | number | null>>) => csvText(rows);
 const finite = (v: number) => (Number.isFinite(v) ? v : null);
 
 export async function runOrderJudge(options: OrderJudgeOptions, progress: ProgressSink, cancel?: AbortSignal): Promise<OrderJudgeSummary> {

@@ -1,3 +1,4 @@
+import { csvText, markdownText } from '../../scoring/formats/text-escape.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
 import type { LevelOutcome, StageReached } from '../machine/index.js';
 
@@ -52,12 +53,13 @@ export function trialRow(outcome: LevelOutcome, similarity: SimilarityLookup): T
   };
 }
 
-/** RFC 4180 CSV: fields with `,`, `"` or line ends are quoted, `"` doubled; LF line ends, final LF. */
+/**
+ * RFC 4180 CSV: fields with `,`, `"` or line ends are quoted, `"` doubled; LF line ends, final LF. Team,
+ * model and reason are free text: one that starts like a formula gets a leading `'` and quotes
+ * (scoring/formats/text-escape.ts); numbers stay as they are.
+ */
 export function trialsCsv(rows: readonly TrialRow[]): string {
-  const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  const lines = [TRIAL_COLUMNS.join(',')];
-  for (const r of rows) lines.push([r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity].map(cell).join(','));
-  return `${lines.join('\n')}\n`;
+  return csvText([[...TRIAL_COLUMNS], ...rows.map((r) => [r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity])]);
 }
 
 /** Rows sorted the way the published result files list things: model, team (case-insensitive), letter, trial. */
@@ -122,8 +124,9 @@ export function failureSection(rows: readonly TrialRow[]): { title: string; mark
     `| ${withModel ? '--- | ' : ''}--- | ---: | ---: | ---: | --- |`,
   ];
   for (const t of teams) {
-    const reasons = t.reasons.map(([reason, count]) => `${count} × ${reason.replace(/\|/g, '\\|')}`).join('<br>') || '—';
-    lines.push(`| ${withModel ? `${t.model} | ` : ''}${t.team} | ${t.trials} | ${t.complete} | ${t.neverALevel} (${percent(t.neverALevel, t.trials)}) | ${reasons} |`);
+    // Names and reasons are text from outside: Markdown and HTML in them stay text (text-escape.ts).
+    const reasons = t.reasons.map(([reason, count]) => `${count} × ${markdownText(reason)}`).join('<br>') || '—';
+    lines.push(`| ${withModel ? `${markdownText(t.model)} | ` : ''}${markdownText(t.team)} | ${t.trials} | ${t.complete} | ${t.neverALevel} (${percent(t.neverALevel, t.trials)}) | ${reasons} |`);
   }
   return { title: 'Failure accounting', markdown: lines.join('\n') };
 }

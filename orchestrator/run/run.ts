@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { createEngines } from '../../bridge/engines.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { escapeXml } from '../../scoring/report/index.js';
+import { plainFromMarkdown } from '../../scoring/formats/text-escape.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import type { RunConfig } from '../config/index.js';
 import { SbevalError, describeError } from '../../core/errors.js';
@@ -427,13 +428,13 @@ export function markdownTableToHtml(markdown: string): string {
   const cells = (line: string) =>
     line
       .replace(/^\|\s?|\s?\|$/g, '')
-      .split(/\s\|\s/)
-      .map((c) => c.replace(/\\\|/g, '|'));
+      .split(/\s\|\s/);
   let inTable = false;
   for (const line of lines) {
     if (line.startsWith('|')) {
       if (/^\|\s*-/.test(line)) continue;
-      const row = cells(line).map((c) => escapeXml(c).replace(/&lt;br&gt;/g, '<br>'));
+      // `<br>` separates reasons; everything else is escaped Markdown text (accounting.ts).
+      const row = cells(line).map((c) => c.split('<br>').map((part) => escapeXml(plainFromMarkdown(part))).join('<br>'));
       if (!inTable) {
         html.push('<table>', `<tr>${row.map((c) => `<th>${c}</th>`).join('')}</tr>`);
         inTable = true;

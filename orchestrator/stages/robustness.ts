@@ -13,6 +13,7 @@ import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilte
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { cachePath, poolRunner, settingsDigest, type TrialRunner } from './simulate.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * `sbeval simulate --robustness N` (and `sbeval run --robustness N`): every level that has an official
@@ -236,11 +237,12 @@ export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 
 
 /** `result/robustness.csv`: one row per level with an official verdict. */
 export function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
-  const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  const lines = [ROBUSTNESS_COLUMNS.join(',')];
-  for (const r of rows) {
-    const x = r.robustness;
-    lines.push([r.team, r.character, r.base, String(r.officialScore), String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.moving.mean.toFixed(2), x.fragile ? 'yes' : 'no'].map(cell).join(','));
-  }
-  return `${lines.join('\n')}\n`;
+  // RFC 4180 with formula-leading text (team names) neutralized: scoring/formats/text-escape.ts.
+  return csvText([
+    [...ROBUSTNESS_COLUMNS],
+    ...rows.map((r) => {
+      const x = r.robustness;
+      return [r.team, r.character, r.base, String(r.officialScore), String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.moving.mean.toFixed(2), x.fragile ? 'yes' : 'no'];
+    }),
+  ]);
 }

@@ -5,6 +5,7 @@ import { compareNames } from '../layout/competition.js';
 import { orderPerspectives, readLevelScores } from '../judges/level-scores.js';
 import { checkAnswer, listRaters } from './answers.js';
 import { readSurvey } from './build.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * `sbeval survey collect`: every rater's answers → aggregates and agreement.
@@ -31,11 +32,8 @@ export interface CollectResult {
   files: string[];
 }
 
-const cell = (v: string | number | null) => {
-  const t = v === null ? '' : String(v);
-  return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
-};
-const csv = (rows: Array<Array<string | number | null>>) => `${rows.map((r) => r.map(cell).join(',')).join('\n')}\n`;
+// RFC 4180 with formula-leading text (team names, raters' input) neutralized: scoring/formats/text-escape.ts.
+const csv = (rows: Array<Array<string | number | null>>) => csvText(rows);
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
 const sd = (v: number[]) => (v.length < 2 ? null : Math.sqrt(v.reduce((a, b) => a + (b - mean(v)) ** 2, 0) / (v.length - 1)));
 

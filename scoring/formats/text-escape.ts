@@ -56,3 +56,10 @@ export function markdownText(text: string): string {
     .replace(/[&<>]/g, (c) => MARKDOWN_ENTITIES[c]!)
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
 }
+
+const ENTITY_TEXT: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
+
+/** The inverse of `markdownText` (line breaks stay spaces): for turning sbeval's own Markdown into HTML. */
+export function plainFromMarkdown(markdown: string): string {
+  return markdown.replace(/\\([\\`*_[\]|~])|&(amp|lt|gt);/g, (_, escaped: string | undefined, entity: string | undefined) => escaped ?? ENTITY_TEXT[entity!]!);
+}

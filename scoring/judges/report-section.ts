@@ -1,6 +1,7 @@
 import { escapeXml } from '../report/heatmap.js';
 import type { ReportSection } from '../report/build.js';
 import { averageRanks, finitePairs, spearman } from './agreement.js';
+import { markdownText } from '../formats/text-escape.js';
 
 /**
  * The report's "Judges" section (added through the report's extra sections): what the LLM judges
@@ -102,11 +103,11 @@ export function buildJudgesSection(input: JudgesReportInput): ReportSection {
 
   const intro =
     'Other views of the same levels: an LLM judge with a tiered rubric (`sbeval judge rubric`), an LLM ordering the teams\' levels (`sbeval judge order`), human raters (`sbeval survey`). They are not part of the score: the ranking above is the official rules\' ranking.';
-  const md: string[] = [intro, '', '### Per team', '', `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)];
+  const md: string[] = [intro, '', '### Per team', '', `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
   md.push('', '### Agreement with the ViT similarity', '', "Spearman's ρ between each level's similarity and the judge's score of the same level.", '', '| judge | levels | ρ |', '| --- | --- | --- |', ...agreement.map((a) => `| ${a.judge} | ${a.n} | ${fmt(a.rho)} |`));
   md.push('', '### Where the ViT and a judge disagree most', '', 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).', '');
   if (cases.length === 0) md.push('No level was scored by both the ViT and a judge.');
-  else md.push('| judge | level | similarity | judge score | similarity pct | judge pct | stability |', '| --- | --- | --- | --- | --- | --- | --- |', ...cases.map((c) => `| ${c.judge} | ${c.level.name} | ${fmt(c.level.similarity)} | ${fmt(c.level.judges[c.judge], 2)} | ${fmt(c.similarityPercentile, 2)} | ${fmt(c.judgePercentile, 2)} | ${fmt(c.level.stability)} |`));
+  else md.push('| judge | level | similarity | judge score | similarity pct | judge pct | stability |', '| --- | --- | --- | --- | --- | --- | --- |', ...cases.map((c) => `| ${c.judge} | ${markdownText(c.level.name)} | ${fmt(c.level.similarity)} | ${fmt(c.level.judges[c.judge], 2)} | ${fmt(c.similarityPercentile, 2)} | ${fmt(c.judgePercentile, 2)} | ${fmt(c.level.stability)} |`));
 
   const table = (head: string[], body: string[][], cls: string) =>
     `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;

@@ -23,6 +23,7 @@ import type { WinnerDecision } from '../score/winner.js';
 import { rankingBarsSvg, type RankingBar } from './bars.js';
 import { GALLERY_HELP, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery } from './gallery.js';
 import { compactNumber, escapeXml, heatMapSvg, scaleOf, type HeatMap } from './heatmap.js';
+import { markdownText } from '../formats/text-escape.js';
 
 export interface ReportSection {
   /** Anchor id (letters, digits, `-`). */
@@ -128,8 +129,9 @@ export function rankingBars(rows: ReadonlyArray<{ team: string; rank: number; no
   });
 }
 
+/** Cells are text (team names from folders): Markdown and HTML in them stay text (scoring/formats/text-escape.ts). */
 function mdEscape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return markdownText(text);
 }
 
 function mdTable(table: ReportTable): string {
@@ -189,11 +191,11 @@ export function buildReport(input: ReportInput): Report {
 
   // --- markdown ---
   const md: string[] = [`# ${input.title}`, '', ...input.facts.map((f) => `- ${f}`)];
-  if (input.winners) md.push('', '## Winner', '', ...winnerLines(input.winners).map((l) => `- ${l}`));
+  if (input.winners) md.push('', '## Winner', '', ...winnerLines(input.winners).map((l) => `- ${markdownText(l)}`));
   if (input.ranking) md.push('', '## Ranking', '', mdTable(input.ranking));
   md.push('', '## Warnings', '');
   if (input.warnings.length === 0) md.push('None: every file was read and consistent.');
-  else md.push(...input.warnings.map((w) => `- \`${w.code}\` ${warningText(w)}`));
+  else md.push(...input.warnings.map((w) => `- \`${w.code}\` ${markdownText(warningText(w))}`));
   for (const competition of input.competitions) {
     if (competition.result) {
       md.push('', `## Per letter${suffixOf(competition)}`, '');

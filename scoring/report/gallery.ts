@@ -12,6 +12,7 @@
  * Pure: the caller (orchestrator/report/gallery.ts) reads the folders and makes the thumbnails.
  */
 import { escapeXml } from './heatmap.js';
+import { markdownText } from '../formats/text-escape.js';
 
 export interface GalleryTrial {
   team: string;
@@ -162,10 +163,6 @@ export function galleryLettersHtml(gallery: Gallery, anchor: string): string {
   return out.join('\n');
 }
 
-function mdCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
 /** The gallery in markdown: per letter a table team × trial; complete trials link their image. */
 export function galleryMarkdown(gallery: Gallery): string {
   const letters = galleryLetters(gallery);
@@ -177,12 +174,13 @@ export function galleryMarkdown(gallery: Gallery): string {
     lines.push('', `**${letter}**`, '', `| team | ${Array.from({ length: width }, (_, i) => i + 1).join(' | ')} |`, `| --- |${' --- |'.repeat(width)}`);
     for (const [team, trials] of rows) {
       const cells = trials.map((t) => {
-        if (t.thumbnail === undefined) return `✕ #${t.trial} ${t.reason ?? 'no image'}`;
+        // Team names and reasons are text from outside (scoring/formats/text-escape.ts); the link is ours.
+        if (t.thumbnail === undefined) return `✕ #${t.trial} ${markdownText(t.reason ?? 'no image')}`;
         const text = `#${t.trial} sta ${fixed2(t.stability)} sim ${fixed2(t.similarity)}`;
-        return t.imageHref ? `[${text}](${encodeURI(t.imageHref)})` : text;
+        return t.imageHref ? `[${text}](${encodeURI(t.imageHref).replace(/\(/g, '%28').replace(/\)/g, '%29')})` : text;
       });
       while (cells.length < width) cells.push('');
-      lines.push(`| ${[team, ...cells].map(mdCell).join(' | ')} |`);
+      lines.push(`| ${[markdownText(team), ...cells].join(' | ')} |`);
     }
   }
   return lines.join('\n');

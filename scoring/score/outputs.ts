@@ -8,15 +8,21 @@
  *   a Python `json.dumps` with float weights under `stabilityWeight`/`similarityWeight`.
  */
 import { formatPythonFloat, pythonJsonString } from '../formats/python-json.js';
+import { neutralizeFormula } from '../formats/text-escape.js';
 import { plain } from './decimal.js';
 import type { ScoreResult } from './types.js';
 
 export type Eol = '\n' | '\r\n';
 export type CsvCell = string | number;
 
+/**
+ * json2csv's cell: numbers bare, text quoted. Text that a spreadsheet would run as a formula (a team
+ * named `=HYPERLINK(…)`) gets a leading `'` first (scoring/formats/text-escape.ts); score columns are
+ * numbers and ordinary names are untouched, so the files stay byte-identical to the official ones.
+ */
 function csvCell(value: CsvCell): string {
   if (typeof value === 'number') return String(value);
-  return `"${value.replace(/"/g, '""')}"`;
+  return `"${neutralizeFormula(value).replace(/"/g, '""')}"`;
 }
 
 /** json2csv with default options over rows that share the first row's keys. */

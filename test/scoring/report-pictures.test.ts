@@ -129,7 +129,8 @@ describe('gallery', () => {
     const md = galleryMarkdown(gallery);
     expect(md).toContain('**A**\n\n| team | 1 | 2 | 3 |');
     expect(md).toContain('| Zeta | [#1 sta 0.50 sim 0.90](../Zeta/images/A/Zeta_A_1.png) | [#2 sta 1.00 sim 0.50](../Zeta/images/A/Zeta_A_2.png) | ✕ #10 Code not found. |');
-    expect(md).toContain('| R&D <lab> | ✕ #1 Height boundary is intruded. |  |  |');
+    // Names are text: HTML in them is shown, not rendered (scoring/formats/text-escape.ts).
+    expect(md).toContain('| R&amp;D &lt;lab&gt; | ✕ #1 Height boundary is intruded. |  |  |');
   });
 
   it('builds a report of pictures alone (no scores yet) that stays self-contained', () => {

@@ -63,7 +63,7 @@ describe('report builder (pure)', () => {
     expect(report.html).toContain('<title>T &lt;1&gt;</title>');
     expect(report.html).toContain('<td>x|y &lt;z&gt;</td>');
     expect(report.html).toContain('f.json: bad &lt;json&gt;');
-    expect(report.markdown).toContain('| x\\|y <z> |');
+    expect(report.markdown).toContain('| x\\|y &lt;z&gt; |');
     expect(report.markdown.indexOf('## One')).toBeLessThan(report.markdown.indexOf('## Two'));
     expect(report.html).not.toMatch(/<script|https?:\/\//);
   });
