@@ -9,7 +9,8 @@
  * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
  * break the height boundary, so every stage sees realistic failures.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSuite } from './suites.js';
@@ -18,6 +19,11 @@ import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/type
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
 import { modelPath } from './vit.js';
+import { listTrialFiles } from '../../orchestrator/layout/competition.js';
+import { readModelInfo } from '../../orchestrator/stages/model.js';
+import { VitClassifier } from '../../scoring/similarity/classifier.js';
+import { decodePngToRgb } from '../../scoring/similarity/decode.js';
+import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 
 const TEAMS = 10;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -112,9 +118,56 @@ export const pipelineSuite: BenchSuite = {
       writeCompetition(root);
       const first = await timedRun(root, model, 'fresh');
       const second = await timedRun(root, model, 'resume');
-      return [...first, ...second];
+      return [...first, ...second, ...(await againstSession(root, model, first))];
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
   },
 };
+
+/** Distinct images of the run measured on the bare session (the ViT's own rate, default threads and batch). */
+const SESSION_SAMPLE = 40;
+
+/**
+ * The run against the session it is bound by, in the same bench run: the bare onnxruntime session's
+ * images/s on a sample of the run's own images (preprocessed in memory, default threads and batch), and
+ * the bound 1.2 × images ÷ that rate + 60 s (issue 14's target for the whole run).
+ */
+async function againstSession(root: string, model: string, fresh: Array<Record<string, string | number>>): Promise<Array<Record<string, string | number>>> {
+  const info = readModelInfo(model);
+  const seen = new Set<string>();
+  const tensors: Float32Array[] = [];
+  for (const file of listTrialFiles(root, 'images', {}, '.png')) {
+    if (tensors.length >= SESSION_SAMPLE) break;
+    const png = readFileSync(file.path);
+    const digest = createHash('sha256').update(png).digest('hex');
+    if (seen.has(digest)) continue;
+    seen.add(digest);
+    tensors.push(preprocessRgb(await decodePngToRgb(png), info.preprocessor).tensor);
+  }
+  const session = await VitClassifier.create(model, info, {});
+  let rate: number;
+  try {
+    await session.classifyAll(tensors.slice(0, session.batchSize));
+    const fresh = tensors.map((t) => {
+      const copy = t.slice();
+      copy[0] = copy[0]! + 1e-3; // not the warm-up's inputs
+      return copy;
+    });
+    const started = performance.now();
+    await session.classifyAll(fresh);
+    rate = fresh.length / ((performance.now() - started) / 1000);
+  } finally {
+    await session.close();
+  }
+  const similarity = fresh.find((r) => r.stage === 'similarity');
+  const whole = fresh.find((r) => r.stage === 'whole run');
+  const images = Number(similarity?.items ?? 0);
+  const seconds = Number(whole?.seconds ?? 0);
+  const bound = (1.2 * images) / rate + 60;
+  return [
+    { run: 'bare session', stage: `ViT on ${tensors.length} of the run's images`, items: tensors.length, ok: '-', failed: '-', alreadyDone: '-', seconds: Number((tensors.length / rate).toFixed(2)), perSecond: Number(rate.toFixed(2)) },
+    { run: 'target', stage: `1.2 × ${images} images ÷ ${rate.toFixed(2)}/s + 60 s`, items: images, ok: '-', failed: '-', alreadyDone: '-', seconds: Number(bound.toFixed(1)), perSecond: '-' },
+    { run: 'fresh / target', stage: seconds <= bound ? 'met' : 'missed', items: '-', ok: '-', failed: '-', alreadyDone: '-', seconds: `${((100 * seconds) / bound).toFixed(1)}%`, perSecond: '-' },
+  ];
+}

@@ -9,8 +9,10 @@
  *   workers, inference, softmax, JSON files written), with a classifier opened and warmed up beforehand
  *   (opening a 343 MB model is a one-off, not a rate).
  * Rounds alternate bare and stage so that load from other processes on a shared machine hits both alike;
- * the ratio is the stage's images/s over the bare session's images/s of the same round. One more bare
- * round with onnxruntime's default of spinning idle threads shows what sbeval's default (no spinning) buys.
+ * the ratio is the stage's images/s over the bare session's images/s of the same round. CPU time per image
+ * (all threads of the process) is printed beside: on a busy machine it is the steadier measure of what the
+ * stage adds. One more bare round with onnxruntime's default of spinning idle threads shows what sbeval's
+ * default (no spinning) buys.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, cpSync } from 'node:fs';
@@ -30,7 +32,23 @@ import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 
 const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
-const ROUNDS = 2;
+const ROUNDS = 3;
+
+interface Timed {
+  /** Images per second of wall-clock time. */
+  rate: number;
+  /** CPU time of the whole process (every thread: onnxruntime's, the workers') per image, ms. */
+  cpuMs: number;
+}
+
+async function timed(images: number, work: () => Promise<unknown>): Promise<Timed> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { rate: images / seconds, cpuMs: (used.user + used.system) / 1000 / images };
+}
 
 /** A white 1024² PNG: warms the session and the workers up without touching the measured images. */
 async function warmUpPng(): Promise<Uint8Array> {
@@ -70,50 +88,61 @@ export const similaritySuite: BenchSuite = {
       const tensors = await Promise.all(files.map(async (f) => preprocessRgb(await decodePngToRgb(readFileSync(f)), info.preprocessor).tensor));
       const warm = await warmUpPng();
       const warmTensor = preprocessRgb(await decodePngToRgb(warm), info.preprocessor).tensor;
-      let bareSum = 0;
-      let stageSum = 0;
+      const fixed = { images: files.length, threads: threads || 'default', batch: batchSize };
+      const row = (round: string | number, bare: Timed | undefined, stage: Timed | undefined) => ({
+        round,
+        ...fixed,
+        prepareWorkers: stage ? defaultPrepareWorkers() : '-',
+        'bare images/s': bare ? Number(bare.rate.toFixed(2)) : '-',
+        'stage images/s': stage ? Number(stage.rate.toFixed(2)) : '-',
+        'stage / bare': bare && stage ? `${((100 * stage.rate) / bare.rate).toFixed(1)}%` : '-',
+        'bare CPU ms/image': bare ? Math.round(bare.cpuMs) : '-',
+        'stage CPU ms/image': stage ? Math.round(stage.cpuMs) : '-',
+        'CPU: bare / stage': bare && stage ? `${((100 * bare.cpuMs) / stage.cpuMs).toFixed(1)}%` : '-',
+      });
+      const bares: Timed[] = [];
+      const stages: Timed[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         // Bare session.
         const bare = await VitClassifier.create(model, info, { threads, batchSize });
-        let bareRate: number;
         try {
           await bare.classifyAll(Array.from({ length: batchSize }, () => warmTensor));
-          const started = performance.now();
-          await bare.classifyAll(tensors);
-          bareRate = tensors.length / ((performance.now() - started) / 1000);
+          bares.push(await timed(tensors.length, () => bare.classifyAll(tensors)));
         } finally {
           await bare.close();
         }
         // The stage.
         const classifier = await ImageClassifier.open({ model, info, threads, batchSize });
-        let stageRate: number;
         try {
           await classifier.classifyPng(warm);
-          const started = performance.now();
-          const summary = await runSimilarityStage({ root, model, rules: 2025, force: true, classifier }, SILENT_PROGRESS);
-          stageRate = summary.succeeded / ((performance.now() - started) / 1000);
-          if (summary.succeeded !== files.length || summary.classifier.inferred !== files.length) {
-            throw new Error(`the stage classified ${summary.succeeded} images with ${summary.classifier.inferred} inferences, expected ${files.length} distinct`);
+          let summary: Awaited<ReturnType<typeof runSimilarityStage>> | undefined;
+          stages.push(
+            await timed(files.length, async () => {
+              summary = await runSimilarityStage({ root, model, rules: 2025, force: true, classifier }, SILENT_PROGRESS);
+            }),
+          );
+          if (summary?.succeeded !== files.length || summary.classifier.inferred !== files.length) {
+            throw new Error(`the stage classified ${summary?.succeeded} images with ${summary?.classifier.inferred} inferences, expected ${files.length} distinct`);
           }
         } finally {
           await classifier.close();
         }
-        bareSum += bareRate;
-        stageSum += stageRate;
-        rows.push({ round, images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: defaultPrepareWorkers(), 'bare session images/s': Number(bareRate.toFixed(2)), 'stage images/s': Number(stageRate.toFixed(2)), 'stage / bare': `${((100 * stageRate) / bareRate).toFixed(1)}%` });
+        rows.push(row(round, bares.at(-1), stages.at(-1)));
       }
       // onnxruntime's own default (idle threads spin) for comparison: the bare session once more.
       const spinning = await VitClassifier.create(model, info, { threads, batchSize, spinning: true });
       try {
         await spinning.classifyAll(Array.from({ length: batchSize }, () => warmTensor));
-        const started = performance.now();
-        await spinning.classifyAll(tensors);
-        const rate = tensors.length / ((performance.now() - started) / 1000);
-        rows.push({ round: 'bare, spinning threads', images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: '-', 'bare session images/s': Number(rate.toFixed(2)), 'stage images/s': '-', 'stage / bare': '-' });
+        rows.push(row('bare, onnxruntime spinning threads', await timed(tensors.length, () => spinning.classifyAll(tensors)), undefined));
       } finally {
         await spinning.close();
       }
-      rows.push({ round: 'mean', images: files.length, threads: threads || 'default', batch: batchSize, prepareWorkers: defaultPrepareWorkers(), 'bare session images/s': Number((bareSum / ROUNDS).toFixed(2)), 'stage images/s': Number((stageSum / ROUNDS).toFixed(2)), 'stage / bare': `${((100 * stageSum) / bareSum).toFixed(1)}%` });
+      // All rounds pooled: images over total time, CPU over total images.
+      const pooled = (list: Timed[]): Timed => {
+        const seconds = list.reduce((t, x) => t + files.length / x.rate, 0);
+        return { rate: (files.length * list.length) / seconds, cpuMs: list.reduce((t, x) => t + x.cpuMs, 0) / list.length };
+      };
+      rows.push(row('all rounds', pooled(bares), pooled(stages)));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
