@@ -4,7 +4,8 @@ import type { Level } from '../../levels/level.js';
 import { SbevalError, describeError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
-import { encodePng } from './png.js';
+import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
+import { maskToRgba, type RgbImage } from './render.js';
 import { levelSeed, simulateTrial } from './run.js';
 import { physicsDigestSource } from './settings.js';
 
@@ -35,6 +36,19 @@ export function loadLevel(xml: string): Level {
 
 let nextId = 0;
 
+export interface HeadlessEngineOptions {
+  /** The simulation budget (budget.ts; tests use small ones). */
+  budget?: SimulationBudget;
+  /**
+   * The exact shortcuts (default true): stop stepping when the world rests (run.ts) and write the
+   * capture as a 1-bit PNG (png.ts). False computes every step and writes Unity's 8-bit RGBA layout
+   * with sharp, as before them: the same frames, events, verdicts and decoded pixels, for comparing
+   * (`npm run bench -- simulate`, test/headless/shortcuts.test.ts). The island solver is chosen per
+   * thread (solver.ts `useIslandSolver`; a worker engine without shortcuts uses planck's own).
+   */
+  shortcuts?: boolean;
+}
+
 /**
  * The in-process headless engine: planck.js configured as the evaluator (see world.ts, settings.ts).
  * One `run` is one trial; it is synchronous inside (a level takes milliseconds), then encodes the PNGs.
@@ -44,10 +58,11 @@ export class HeadlessEngine implements Engine {
   readonly identity: EngineIdentity;
   private closed = false;
   private readonly budget: SimulationBudget;
+  private readonly shortcuts: boolean;
 
-  /** `budget`: the simulation budget (budget.ts; tests use small ones). */
-  constructor(id?: string, options: { budget?: SimulationBudget } = {}) {
+  constructor(id?: string, options: HeadlessEngineOptions = {}) {
     this.budget = options.budget ?? SIMULATION_BUDGET;
+    this.shortcuts = options.shortcuts ?? true;
     this.id = id ?? `headless-${process.pid}-${nextId++}`;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
   }
@@ -58,7 +73,7 @@ export class HeadlessEngine implements Engine {
     const level = loadLevel(job.xml);
     let images;
     try {
-      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget);
+      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget, { stopWhenResting: this.shortcuts });
     } catch (error) {
       if (error instanceof SbevalError) {
         if (error.phase === 'input') throw new LevelLoadError(error.message, { cause: error });
@@ -68,12 +83,32 @@ export class HeadlessEngine implements Engine {
     }
     if (signal?.aborted) throw new SbevalError('simulate', `level ${job.levelId} cancelled`);
     if (job.settings.capture && images) {
-      const png = await encodePng(images.image);
-      sink.capture(images.raw ? { png, raw: await encodePng(images.raw) } : { png });
+      if (this.shortcuts) {
+        const png = encodeMaskPng(images.image);
+        sink.capture(images.raw ? { png, raw: encodeRgbPng(images.raw) } : { png });
+      } else {
+        const png = await encodePng(maskToRgba(images.image));
+        sink.capture(images.raw ? { png, raw: await encodePng(rgbToRgba(images.raw)) } : { png });
+      }
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+function rgbToRgba(image: RgbImage): Uint8Array {
+  const out = new Uint8Array(image.width * image.height * 4);
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      const i = y * image.rowBytes + 1 + x * 3;
+      const o = (y * image.width + x) * 4;
+      out[o] = image.scanlines[i] as number;
+      out[o + 1] = image.scanlines[i + 1] as number;
+      out[o + 2] = image.scanlines[i + 2] as number;
+      out[o + 3] = 255;
+    }
+  }
+  return out;
 }

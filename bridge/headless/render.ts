@@ -28,7 +28,7 @@ export interface Bound {
 
 export type Rgb = readonly [number, number, number];
 
-/** One filled shape: world-space paths (even-odd) and a colour. */
+/** One filled shape of the `_raw` image: world-space paths (even-odd) and a colour. */
 export interface Shape {
   paths: Vec[][];
   colour: Rgb;
@@ -52,41 +52,128 @@ export function viewOf(bound: Bound): View | undefined {
   return { cx: (bound.minX + bound.maxX) / 2, cy: (bound.minY + bound.maxY) / 2, scale: RENDER_SIZE / Math.max(width, height) };
 }
 
-/** A white 1024 × 1024 RGBA image (Unity's Texture2D filled with the camera background). */
-export function blankImage(): Uint8Array {
-  return new Uint8Array(IMAGE_SIZE * IMAGE_SIZE * 4).fill(255);
+/**
+ * The black-on-white capture as it is stored: a 1-bit greyscale image in PNG scanline layout (per
+ * row one filter byte 0, then one bit per pixel, most significant bit first, 1 = white), so the PNG
+ * encoder only deflates it (png.ts). The reference images hold exactly two colours (black and white),
+ * and a 1-bit grey PNG decodes to the same RGB pixels as Unity's 8-bit RGBA one (test/headless/
+ * render.test.ts checks it through the similarity stage's decoder).
+ */
+export interface MaskImage {
+  width: number;
+  height: number;
+  /** Bytes per row including the filter byte: 1 + width / 8. */
+  rowBytes: number;
+  scanlines: Uint8Array;
+}
+
+/** An RGB 8-bit image in PNG scanline layout (filter byte 0, then R, G, B per pixel): the `_raw` image. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  rowBytes: number;
+  scanlines: Uint8Array;
+}
+
+/** A white 1024 × 1024 mask (Unity's Texture2D filled with the camera background). */
+export function blankMask(): MaskImage {
+  const rowBytes = 1 + IMAGE_SIZE / 8;
+  const scanlines = new Uint8Array(rowBytes * IMAGE_SIZE).fill(0xff);
+  for (let row = 0; row < IMAGE_SIZE; row++) scanlines[row * rowBytes] = 0;
+  return { width: IMAGE_SIZE, height: IMAGE_SIZE, rowBytes, scanlines };
+}
+
+/** Black (0) or white (255) at image pixel (x, y), y down as in the PNG. */
+export function maskPixel(mask: MaskImage, x: number, y: number): 0 | 255 {
+  const byte = mask.scanlines[y * mask.rowBytes + 1 + (x >> 3)] as number;
+  return (byte >> (7 - (x & 7))) & 1 ? 255 : 0;
+}
+
+/** The mask as 8-bit RGBA (tests, comparisons with RGBA images). */
+export function maskToRgba(mask: MaskImage): Uint8Array {
+  const out = new Uint8Array(mask.width * mask.height * 4);
+  for (let y = 0; y < mask.height; y++) {
+    for (let x = 0; x < mask.width; x++) {
+      const v = maskPixel(mask, x, y);
+      const o = (y * mask.width + x) * 4;
+      out[o] = out[o + 1] = out[o + 2] = v;
+      out[o + 3] = 255;
+    }
+  }
+  return out;
+}
+
+/** Clears (blackens) image pixels [x0, x1) of one image row. */
+function blackenSpan(mask: MaskImage, row: number, x0: number, x1: number): void {
+  const base = row * mask.rowBytes + 1;
+  const bytes = mask.scanlines;
+  let x = x0;
+  // Leading partial byte, whole bytes, trailing partial byte.
+  while (x < x1 && (x & 7) !== 0) {
+    bytes[base + (x >> 3)]! &= ~(0x80 >> (x & 7));
+    x++;
+  }
+  if (x + 8 <= x1) {
+    bytes.fill(0, base + (x >> 3), base + (x1 >> 3));
+    x = x1 & ~7;
+  }
+  while (x < x1) {
+    bytes[base + (x >> 3)]! &= ~(0x80 >> (x & 7));
+    x++;
+  }
+}
+
+/** Render-texture paths of a shape: x right, y up, pixel (i, j) has its centre at (i + 0.5, j + 0.5). */
+function toRenderPaths(paths: readonly Vec[][], view: View): Vec[][] {
+  const half = RENDER_SIZE / 2;
+  return paths.map((path) => path.map(([x, y]) => [(x - view.cx) * view.scale + half, (y - view.cy) * view.scale + half] as const));
 }
 
 /**
- * Draws the shapes in order (later shapes over earlier ones) through the view into a 1024 × 1024
- * RGBA buffer, clipped to the 824 × 824 render area. With no view (no block to frame) the image
- * stays white.
+ * Draws black shapes through the view into a white 1024 × 1024 mask, clipped to the 824 × 824
+ * render area. With no view (no block to frame) the image stays white. All shapes are black, so
+ * their order does not matter: the image is the union of the shapes (each filled even-odd).
  */
-export function renderImage(shapes: readonly Shape[], view: View | undefined): Uint8Array {
-  const image = blankImage();
+export function renderMask(shapes: ReadonlyArray<readonly Vec[][]>, view: View | undefined): MaskImage {
+  const mask = blankMask();
+  if (!view) return mask;
+  for (const paths of shapes) {
+    fillSpans(toRenderPaths(paths, view), (py, from, to) => blackenSpan(mask, IMAGE_SIZE - 1 - (IMAGE_MARGIN + py), IMAGE_MARGIN + from, IMAGE_MARGIN + to));
+  }
+  return mask;
+}
+
+/**
+ * Draws the shapes in order (later shapes over earlier ones) through the view into a white
+ * 1024 × 1024 RGB image, clipped to the 824 × 824 render area (the `_raw` image).
+ */
+export function renderRgb(shapes: readonly Shape[], view: View | undefined): RgbImage {
+  const rowBytes = 1 + IMAGE_SIZE * 3;
+  const scanlines = new Uint8Array(rowBytes * IMAGE_SIZE).fill(255);
+  for (let row = 0; row < IMAGE_SIZE; row++) scanlines[row * rowBytes] = 0;
+  const image = { width: IMAGE_SIZE, height: IMAGE_SIZE, rowBytes, scanlines };
   if (!view) return image;
-  const half = RENDER_SIZE / 2;
   for (const shape of shapes) {
-    // Render-texture pixel coordinates: x right, y up, pixel (i, j) has its centre at (i + 0.5, j + 0.5).
-    const paths = shape.paths.map((path) => path.map(([x, y]) => [(x - view.cx) * view.scale + half, (y - view.cy) * view.scale + half] as const));
-    fillEvenOdd(paths, (px, py) => {
+    const [r, g, b] = shape.colour;
+    fillSpans(toRenderPaths(shape.paths, view), (py, from, to) => {
       const row = IMAGE_SIZE - 1 - (IMAGE_MARGIN + py);
-      const o = (row * IMAGE_SIZE + IMAGE_MARGIN + px) * 4;
-      image[o] = shape.colour[0];
-      image[o + 1] = shape.colour[1];
-      image[o + 2] = shape.colour[2];
-      image[o + 3] = 255;
+      for (let px = from; px < to; px++) {
+        const o = row * rowBytes + 1 + (IMAGE_MARGIN + px) * 3;
+        scanlines[o] = r;
+        scanlines[o + 1] = g;
+        scanlines[o + 2] = b;
+      }
     });
   }
   return image;
 }
 
 /**
- * Scanline fill: calls `plot(px, py)` for every render pixel (0 ≤ px, py < 824) whose centre is
- * inside the paths by the even-odd rule. Edges are half-open in y (a centre exactly on a shared
- * horizontal edge belongs to one side only), spans half-open in x.
+ * Scanline fill: calls `span(py, from, to)` for every run of render pixels [from, to) of row py
+ * (0 ≤ px, py < 824) whose centres are inside the paths by the even-odd rule. Edges are half-open in
+ * y (a centre exactly on a shared horizontal edge belongs to one side only), spans half-open in x.
  */
-export function fillEvenOdd(paths: ReadonlyArray<ReadonlyArray<Vec>>, plot: (px: number, py: number) => void): void {
+export function fillSpans(paths: ReadonlyArray<ReadonlyArray<Vec>>, span: (py: number, from: number, to: number) => void): void {
   let minY = Number.POSITIVE_INFINITY;
   let maxY = Number.NEGATIVE_INFINITY;
   for (const path of paths) {
@@ -105,14 +192,23 @@ export function fillEvenOdd(paths: ReadonlyArray<ReadonlyArray<Vec>>, plot: (px:
       for (let i = 0; i < path.length; i++) {
         const [x1, y1] = path[i] as Vec;
         const [x2, y2] = path[(i + 1) % path.length] as Vec;
-        if (y1 <= yc !== y2 <= yc) crossings.push(x1 + ((yc - y1) / (y2 - y1)) * (x2 - x1));
+        if (y1 <= yc !== y2 <= yc) {
+          // Insertion in order (a row crosses a few edges; no comparator calls).
+          const x = x1 + ((yc - y1) / (y2 - y1)) * (x2 - x1);
+          let k = crossings.length;
+          crossings.push(x);
+          while (k > 0 && (crossings[k - 1] as number) > x) {
+            crossings[k] = crossings[k - 1] as number;
+            k--;
+          }
+          crossings[k] = x;
+        }
       }
     }
-    crossings.sort((a, b) => a - b);
     for (let k = 0; k + 1 < crossings.length; k += 2) {
       const from = Math.max(0, Math.ceil((crossings[k] as number) - 0.5));
       const to = Math.min(RENDER_SIZE, Math.ceil((crossings[k + 1] as number) - 0.5));
-      for (let px = from; px < to; px++) plot(px, py);
+      if (from < to) span(py, from, to);
     }
   }
 }

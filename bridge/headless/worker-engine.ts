@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
-import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest } from './engine.js';
+import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest, type HeadlessEngineOptions } from './engine.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /**
@@ -26,12 +26,12 @@ let nextEngine = 0;
  * `--import tsx` from a worker's execArgv before loading the worker's main module, so a tiny eval'd
  * bootstrap registers tsx's loader in the worker first and then imports worker-main.ts.
  */
-function startWorker(moduleUrl: URL): Worker {
+function startWorker(moduleUrl: URL, workerData: HeadlessEngineOptions): Worker {
   const { execArgv, file } = nodeArgsFor(moduleUrl);
-  if (execArgv.length === 0) return new Worker(file);
+  if (execArgv.length === 0) return new Worker(file, { workerData });
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(file).href)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, workerData });
 }
 
 export class WorkerEngine implements Engine {
@@ -44,10 +44,11 @@ export class WorkerEngine implements Engine {
   private nextRun = 1;
   private closing = false;
 
-  constructor(id?: string) {
+  /** `options`: the in-thread engine's options (engine.ts), applied in the worker. */
+  constructor(id?: string, options: HeadlessEngineOptions = {}) {
     this.id = id ?? `headless-worker-${process.pid}-${nextEngine++}`;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
-    this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'));
+    this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'), options);
     this.ready = new Promise((resolve, reject) => {
       const onMessage = (message: FromWorker) => {
         if (message.type !== 'ready') return;

@@ -1,6 +1,7 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
-import { HeadlessEngine } from './engine.js';
+import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
+import { useIslandSolver } from './solver.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /**
@@ -10,7 +11,10 @@ import type { FromWorker, ToWorker } from './worker-protocol.js';
 const port = parentPort;
 if (!port) throw new Error('worker-main.ts must run in a worker thread');
 
-const engine = new HeadlessEngine(`headless-worker-${process.pid}`);
+const options = (workerData ?? {}) as HeadlessEngineOptions;
+// planck's own island solver for an engine without the shortcuts (this thread's planck is its own).
+if (options.shortcuts === false) useIslandSolver('planck');
+const engine = new HeadlessEngine(`headless-worker-${process.pid}`, options);
 
 function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(message, transfer);

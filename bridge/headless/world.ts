@@ -6,6 +6,8 @@ import { FIELD_COUNT, type BodyInfo, type SimEvent } from '../frames.js';
 import { bodyInfos, groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './objects.js';
 import { creationOrder, mulberry32, shuffledOrder } from './order.js';
 import { WORLD_SETTINGS, secondsToSteps } from './settings.js';
+// Installs the typed-array island solver (same bits as planck's, faster): solver.ts.
+import './solver.js';
 import type { Vec } from './geometry.js';
 
 /**
@@ -342,12 +344,19 @@ export class LevelWorld {
   private outOfWorld(): void {
     for (const object of this.objects) {
       if (object.plan.body.life === undefined || object.removed || !object.body) continue;
-      const x = object.body.getPosition().x;
+      const position = object.body.getPosition();
+      const x = position.x;
       let halfX = 0;
       if (!object.dead) {
+        // The x-extent of worldOutline(object), computed in place (this runs for every object every
+        // step): the same expressions in the same order, so the same bits, without the arrays.
+        const angle = object.body.getAngle();
+        const c = Math.cos(angle);
+        const s = Math.sin(angle);
         let minX = Number.POSITIVE_INFINITY;
         let maxX = Number.NEGATIVE_INFINITY;
-        for (const [px] of this.worldOutline(object)) {
+        for (const [lx, ly] of object.plan.outline[0] as Vec[]) {
+          const px = position.x + c * lx - s * ly;
           minX = Math.min(minX, px);
           maxX = Math.max(maxX, px);
         }
@@ -355,6 +364,24 @@ export class LevelWorld {
       }
       if (x - halfX > this.halfWidth || x + halfX < -this.halfWidth) this.die(object, object.dead ? object.removalReason : 'out-of-world');
     }
+  }
+
+  /**
+   * True when no later step can change anything: every body that can move is asleep (planck only
+   * wakes a body for a new contact, a force or an impulse, and sleeping bodies make no new contacts)
+   * and no object is dying (a dead object keeps falling awake until its removal timer fires). Every
+   * later frame then equals this one and no event can happen, so a trial may stop stepping here and
+   * repeat the last frame (run.ts). Game logic adds nothing either: damage comes only from new
+   * contacts, and an object outside the world died on the step it left it.
+   */
+  isResting(): boolean {
+    for (const object of this.objects) {
+      if (object.removed) continue;
+      if (object.dead) return false;
+      const body = object.body;
+      if (body && !body.isStatic() && body.isAwake()) return false;
+    }
+    return true;
   }
 
   private remove(object: ObjectState): void {

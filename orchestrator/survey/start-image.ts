@@ -1,8 +1,8 @@
 import { loadLevel } from '../../bridge/headless/engine.js';
 import { transformPoints, type Vec } from '../../bridge/headless/geometry.js';
 import { planObjects } from '../../bridge/headless/objects.js';
-import { encodePng } from '../../bridge/headless/png.js';
-import { BLACK, boundOf, renderImage, viewOf } from '../../bridge/headless/render.js';
+import { encodeMaskPng } from '../../bridge/headless/png.js';
+import { boundOf, renderMask, viewOf } from '../../bridge/headless/render.js';
 
 /**
  * The starting state of a level (t = 0, as dropped, before any physics step) drawn exactly as the
@@ -13,6 +13,6 @@ import { BLACK, boundOf, renderImage, viewOf } from '../../bridge/headless/rende
 export async function startImagePng(xml: string): Promise<Uint8Array> {
   const plans = planObjects(loadLevel(xml));
   const bound = boundOf(plans.filter((p) => p.framesImage).map((p) => transformPoints(p.outline[0] as Vec[], p.x, p.y, p.angle)));
-  const shapes = plans.filter((p) => p.draw).map((p) => ({ paths: p.draw!.paths.map((path) => transformPoints(path, p.x, p.y, p.angle)), colour: BLACK }));
-  return encodePng(renderImage(shapes, bound && viewOf(bound)));
+  const shapes = plans.filter((p) => p.draw).map((p) => p.draw!.paths.map((path) => transformPoints(path, p.x, p.y, p.angle)));
+  return encodeMaskPng(renderMask(shapes, bound && viewOf(bound)));
 }

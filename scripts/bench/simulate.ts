@@ -1,123 +1,154 @@
-import { availableParallelism } from 'node:os';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from './suites.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
-import { encodePng } from '../../bridge/headless/png.js';
+import { encodeMaskPng, encodePng } from '../../bridge/headless/png.js';
+import { maskToRgba } from '../../bridge/headless/render.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
-import { convertProgram } from '../../levels/pipeline.js';
+import { useIslandSolver } from '../../bridge/headless/solver.js';
+import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { mulberry32 } from '../../bridge/headless/order.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
+import { MIX_BANDS, benchMix, hardCorpusLevels, referenceLevels, type NamedLevel } from './mix.js';
 
 /**
- * `sbeval simulate` throughput (stability with Unity's up-to-3 trials + image + PNG, files on disk)
- * on the 90 reference levels and on generated levels of 20–60 blocks, with one engine and with one
- * per core, next to the Unity evaluator's estimated 3–5 s per level (10 s of game time per trial at
- * ×10 time scale plus the 10 s image run at ×5, one physics step per rendered frame:
- * reference/science-birds-evaluator.md §6). Also the per-level cost split of one trial in this thread.
+ * `sbeval simulate` throughput (the evaluator's up-to-3 trials + image + PNG, files on disk), every
+ * figure a ratio measured in this one run:
+ *
+ * - on the bench mix (scripts/bench/mix.ts: 500 generated competition levels shaped like real LLM
+ *   levels + the 90 reference levels) and, separately, on the 10 hard corpus levels (8–40 blocks);
+ * - with 1 and 2 engines (worker threads): the scaling;
+ * - with the exact shortcuts (default) and without them (`HeadlessEngine({ shortcuts: false })`:
+ *   planck's own island solver, every step, Unity's RGBA PNG through sharp — the engine before them):
+ *   the speed-up, at identical verdicts (the stability files are compared);
+ * - against the Unity evaluator's estimated 3–5 s per level (10 s of game time per trial at ×10 time
+ *   scale plus the 10 s image run at ×5, one physics step per rendered frame:
+ *   reference/science-birds-evaluator.md §6).
+ *
+ * Also: the main thread's CPU per level (Linux: /proc), and the cost split of one trial in this
+ * thread (steps, rendering, PNG), before and after.
  */
-const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
 const UNITY_SECONDS_PER_LEVEL = { low: 3, high: 5 };
 
-/** Seeded drop programs on the 20 × 16 grid, kept when the official converter accepts them with 20–60 blocks. */
-export function generatedLevels(count: number, seed = 7): string[] {
-  const random = mulberry32(seed);
-  const ids = ['b11', 'b31', 'b13'] as const;
-  const levels: string[] = [];
-  while (levels.length < count) {
-    const target = 20 + Math.floor(random() * 41);
-    const lines: string[] = [];
-    let xml: string | undefined;
-    let misses = 0;
-    while (lines.length < target && misses < 200) {
-      const line = `drop_block('${ids[Math.floor(random() * 3)]}', ${Math.floor(random() * 20)})`;
-      const result = convertProgram([...lines, line].join('\n'));
-      if (result.ok) {
-        lines.push(line);
-        xml = result.xml;
-      } else misses++;
-    }
-    if (xml && lines.length >= 20) levels.push(xml);
-  }
-  return levels;
-}
-
-function competition(root: string, team: string, levels: Array<{ character: string; name: string; xml: string }>): void {
+function writeCompetition(root: string, levels: readonly NamedLevel[]): void {
   for (const l of levels) {
-    const dir = join(root, team, 'levels', l.character);
+    const dir = join(root, l.team, 'levels', l.character);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${l.name}.xml`), l.xml);
   }
 }
 
-async function timeStage(source: (root: string) => void, workers: number): Promise<{ seconds: number; levels: number }> {
-  const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-simulate-'));
+/** CPU seconds of this process's main thread so far (Linux), or NaN elsewhere. */
+function mainThreadCpu(): number {
   try {
-    source(root);
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface StageRun {
+  seconds: number;
+  levels: number;
+  mainCpuMs: number;
+  stability: string;
+}
+
+/** The simulate stage over `levels` with `workers` worker-thread engines (started before the clock). */
+async function timeStage(levels: readonly NamedLevel[], workers: number, shortcuts: boolean): Promise<StageRun> {
+  const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-simulate-'));
+  const engines = Array.from({ length: workers }, () => new WorkerEngine(undefined, { shortcuts }));
+  try {
+    writeCompetition(root, levels);
+    await Promise.all(engines.map((e) => e.started()));
+    const cpu0 = mainThreadCpu();
     const started = performance.now();
-    const summary = await runSimulateStage({ root, workers });
-    return { seconds: (performance.now() - started) / 1000, levels: summary.succeeded };
+    const summary = await runSimulateStage({ root, engines });
+    const seconds = (performance.now() - started) / 1000;
+    const mainCpuMs = ((mainThreadCpu() - cpu0) * 1000) / levels.length;
+    // The verdicts, to check both engines agree (stability files of every team, in name order).
+    const teams = [...new Set(levels.map((l) => l.team))].sort();
+    const stability = teams.map((team) => summary.characters.filter((c) => c.startsWith(`${team}/`)).sort().map((c) => readFileSync(join(root, team, 'stability', `${c.split('/')[1]}.json`), 'utf8')).join('')).join('');
+    return { seconds, levels: summary.succeeded, mainCpuMs, stability };
   } finally {
+    await Promise.all(engines.map((e) => e.close()));
     rmSync(root, { recursive: true, force: true });
   }
 }
 
+function unity(perSecond: number): string {
+  return `${Math.round(perSecond * UNITY_SECONDS_PER_LEVEL.low)}–${Math.round(perSecond * UNITY_SECONDS_PER_LEVEL.high)}× faster than Unity`;
+}
+
 export const simulateSuite: BenchSuite = {
   name: 'simulate',
-  description: 'sbeval simulate (stability, up to 3 trials + image + PNG, on disk): levels/s, one engine and one per core, vs Unity at 3–5 s/level',
+  description: 'sbeval simulate on the bench mix (500 generated + 90 reference levels) and the hard set: 1 vs 2 engines, with vs without the exact shortcuts, vs Unity at 3–5 s/level',
   async run() {
-    const cores = availableParallelism();
-    const generated = generatedLevels(40).map((xml, i) => ({ character: 'G', name: `gen_G_${i + 1}`, xml }));
-    const blockCounts = generated.map((g) => parseLevelXml(g.xml).objects.length);
-    const sets: Array<{ name: string; source: (root: string) => void }> = [
-      { name: 'reference (90 levels, 1–13 blocks)', source: (root) => cpSync(REFERENCE, root, { recursive: true, filter: (src) => !/stability|images|\.txt$/.test(src) }) },
-      { name: `generated (40 levels, ${Math.min(...blockCounts)}–${Math.max(...blockCounts)} blocks)`, source: (root) => competition(root, 'gen', generated) },
-    ];
+    const mix = [...benchMix(), ...referenceLevels()];
+    const hard = hardCorpusLevels();
+    const generated = mix.filter((l) => l.team === 'mix');
+    const shares = MIX_BANDS.map((b) => `${Math.round((100 * generated.filter((l) => { const n = parseLevelXml(l.xml).objects.length; return n >= b.min && n <= b.max; }).length) / generated.length)}% ${b.min}–${b.max}`).join(', ');
     const rows: Array<Record<string, string | number>> = [];
-    for (const set of sets) {
-      for (const workers of [...new Set([1, cores])]) {
-        const { seconds, levels } = await timeStage(set.source, workers);
-        const perSecond = levels / seconds;
+    for (const set of [
+      { name: `mix (${generated.length} generated: ${shares}; + ${mix.length - generated.length} reference)`, levels: mix },
+      { name: `hard corpus (${hard.length} levels, 8–40 blocks)`, levels: hard },
+    ]) {
+      const runs = new Map<string, StageRun>();
+      for (const shortcuts of [false, true]) {
+        for (const workers of [1, 2]) runs.set(`${shortcuts}/${workers}`, await timeStage(set.levels, workers, shortcuts));
+      }
+      const rate = (r: StageRun) => r.levels / r.seconds;
+      const before = runs.get('false/1')!;
+      const beforeStability = before.stability;
+      for (const [key, r] of runs) {
+        const [shortcuts, workers] = key.split('/') as [string, string];
+        const one = runs.get(`${shortcuts}/1`)!;
         rows.push({
           what: set.name,
-          engines: workers,
-          levels,
-          seconds: Number(seconds.toFixed(2)),
-          levelsPerSecond: Number(perSecond.toFixed(1)),
-          msPerLevel: Number(((seconds * 1000) / levels).toFixed(1)),
-          vsUnity: `${Math.round(perSecond * UNITY_SECONDS_PER_LEVEL.low)}–${Math.round(perSecond * UNITY_SECONDS_PER_LEVEL.high)}× faster`,
+          engine: shortcuts === 'true' ? 'shortcuts (default)' : 'without shortcuts',
+          engines: Number(workers),
+          levels: r.levels,
+          seconds: Number(r.seconds.toFixed(2)),
+          levelsPerSecond: Number(rate(r).toFixed(1)),
+          scaling: `${(rate(r) / rate(one)).toFixed(2)}× over 1 engine`,
+          vsWithout: `${(rate(r) / rate(runs.get(`false/${workers}`)!)).toFixed(2)}×`,
+          mainThreadMsPerLevel: Number(r.mainCpuMs.toFixed(2)),
+          verdicts: r.stability === beforeStability ? 'identical' : 'DIFFERENT',
+          vsUnity: unity(rate(r)),
         });
       }
+      if (before.levels !== set.levels.length) rows.push({ what: set.name, engine: `${set.levels.length - before.levels} level(s) failed` });
     }
-    // Cost split of one trial with capture, in this thread (no worker, no disk).
-    for (const set of [
-      { name: 'reference', xmls: readdirSync(join(REFERENCE, 'v1', 'levels', 'L')).filter((f) => f.endsWith('.xml')).map((f) => readFileSync(join(REFERENCE, 'v1', 'levels', 'L', f), 'utf8')) },
-      { name: 'generated', xmls: generated.slice(0, 10).map((g) => g.xml) },
-    ]) {
+
+    // Cost split of one trial with capture, in this thread (no worker, no disk): before and after.
+    const sample = mix.filter((_, i) => i % 10 === 0);
+    for (const shortcuts of [false, true]) {
+      useIslandSolver(shortcuts ? 'typed' : 'planck');
       let simMs = 0;
       let pngMs = 0;
-      for (const xml of set.xmls) {
-        const level = parseLevelXml(xml);
+      for (const l of sample) {
+        const level = parseLevelXml(l.xml);
         const t0 = performance.now();
-        const images = simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION }, { loaded() {}, frames() {}, events() {} });
+        const images = simulateTrial(level, levelSeed(l.xml), { ...DEFAULT_SIMULATION }, { loaded() {}, frames() {}, events() {} }, undefined, undefined, { stopWhenResting: shortcuts });
         const t1 = performance.now();
-        await encodePng(images!.image);
+        if (shortcuts) encodeMaskPng(images!.image);
+        else await encodePng(maskToRgba(images!.image));
         pngMs += performance.now() - t1;
         simMs += t1 - t0;
       }
       rows.push({
-        what: `one trial, ${set.name}: simulate 514 steps + render (ms/level)`,
+        what: `one trial in this thread (${sample.length} mix levels): 514 steps + render`,
+        engine: shortcuts ? 'shortcuts (default)' : 'without shortcuts',
         engines: 0,
-        levels: set.xmls.length,
-        seconds: Number(((simMs + pngMs) / 1000).toFixed(2)),
-        levelsPerSecond: Number(((set.xmls.length * 1000) / (simMs + pngMs)).toFixed(1)),
-        msPerLevel: Number((simMs / set.xmls.length).toFixed(1)),
-        vsUnity: `PNG ${(pngMs / set.xmls.length).toFixed(1)} ms/level`,
+        levels: sample.length,
+        msPerLevel: Number((simMs / sample.length).toFixed(2)),
+        pngMsPerLevel: Number((pngMs / sample.length).toFixed(2)),
       });
     }
+    useIslandSolver('typed');
     return rows;
   },
 };
