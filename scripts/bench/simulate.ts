@@ -126,7 +126,7 @@ export const simulateSuite: BenchSuite = {
     // Cost split of one trial with capture, in this thread (no worker, no disk): before and after.
     const sample = mix.filter((_, i) => i % 10 === 0);
     for (const shortcuts of [false, true]) {
-      useIslandSolver(shortcuts ? 'typed' : 'planck');
+      useIslandSolver(shortcuts ? 'wasm' : 'planck');
       let simMs = 0;
       let pngMs = 0;
       for (const l of sample) {
@@ -148,7 +148,7 @@ export const simulateSuite: BenchSuite = {
         pngMsPerLevel: Number((pngMs / sample.length).toFixed(2)),
       });
     }
-    useIslandSolver('typed');
+    useIslandSolver('wasm');
     return rows;
   },
 };

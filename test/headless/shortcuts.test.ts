@@ -49,19 +49,23 @@ const mix = benchMix(16, 5);
 /** Generous deadline for the comparisons that run planck's own (slower) solver on a loaded machine. */
 const SLOW = 300_000;
 
-afterEach(() => useIslandSolver('typed'));
+afterEach(() => useIslandSolver('wasm'));
 
 describe('exact shortcuts', () => {
-  it('the typed-array island solver gives planck\'s own solver\'s bits (trials 1–3, every frame)', () => {
-    expect(islandSolverInUse()).toBe('typed');
-    // (Both runs end resting trials early: that shortcut is compared on its own below.)
+  it('the typed-array island solver (WebAssembly and JavaScript kernels) gives planck\'s own solver\'s bits (trials 1–3, every frame)', () => {
+    expect(islandSolverInUse()).toBe('wasm');
+    // (All runs end resting trials early: that shortcut is compared on its own below.)
     const levels = [hard[0]!, hard[5]!, hard[8]!, ...reference, ...mix.slice(0, 6)];
-    const typed = levels.flatMap((l) => [1, 2, 3].map((trial) => trialDigest(l.xml, { trial, capture: false }, {})));
+    const run = () => levels.flatMap((l) => [1, 2, 3].map((trial) => trialDigest(l.xml, { trial, capture: false }, {})));
+    const wasm = run();
+    useIslandSolver('js');
+    const js = run();
     useIslandSolver('planck');
-    const planck = levels.flatMap((l) => [1, 2, 3].map((trial) => trialDigest(l.xml, { trial, capture: false }, {})));
-    expect(typed).toEqual(planck);
+    const planck = run();
+    expect(wasm).toEqual(planck);
+    expect(js).toEqual(planck);
     // The comparison is not between identical constants: the trials differ among themselves.
-    expect(new Set(typed).size).toBeGreaterThan(levels.length);
+    expect(new Set(planck).size).toBeGreaterThan(levels.length);
   }, SLOW);
 
   it('ending a resting trial early gives the same frames, events, image and bound as stepping to the end', () => {
