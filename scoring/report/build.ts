@@ -3,11 +3,11 @@
  * (inline CSS, SVG and `data:` images only — no scripts, no fonts, no CDN: it opens offline and from
  * an e-mail attachment), built from data as pure functions.
  *
- * What it shows, in order: the facts (rules, P, T, competition score), the winner, the ranking (a bar
- * chart and the exact table), the warnings; per competition (one, or one per model under the 2025
- * rules) the levels at a glance (best trial per team × letter), heat maps per metric (each on its own
- * colour scale; missing data hatched), every trial by letter; then the extra sections other stages
- * add; last the settings and software versions the results came from.
+ * What it shows, in order: the facts (rules, P, T, competition score), the winner, the ranking as a
+ * bar chart, the levels at a glance (best trial per team × letter; one table per competition: one, or
+ * one per model under the 2025 rules), the exact scores table, the warnings; per competition heat maps
+ * per metric (each on its own colour scale; missing data hatched) and every trial by letter; then the
+ * extra sections other stages add; last the settings and software versions the results came from.
  *
  * Extra sections: other stages add their own (`ReportSection`: an id, a title, and the same content as
  * markdown and as an HTML fragment), e.g. the run's failure accounting, judges, fragile verdicts.
@@ -225,11 +225,22 @@ export function buildReport(input: ReportInput): Report {
     return `<h2 id="${escapeXml(id)}">${escapeXml(title)}</h2>`;
   };
   if (input.winners) body.push(h2('winner', 'Winner'), `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`);
-  if (input.ranking || input.rankingBars) {
-    body.push(h2('ranking', 'Ranking'));
-    if (input.rankingBars && input.rankingBars.length > 0) body.push(rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
-    if (input.ranking) body.push(htmlTable(input.ranking, 'ranking'));
+  // The first screen: who won, the ranking as bars, and the levels themselves; the exact table after.
+  if (input.rankingBars && input.rankingBars.length > 0) body.push(h2('ranking', 'Ranking'), rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
+  for (const competition of input.competitions) {
+    if (!competition.gallery) continue;
+    const anchor = anchorOf(competition);
+    body.push(
+      `<section class="overview" data-competition="${escapeXml(competition.label)}">`,
+      h2(`levels-${anchor}`, `Levels at a glance${suffixOf(competition)}`),
+      `<p class="gallery-help">Each cell: the team’s best trial for the letter (highest similarity) as the image the evaluator scores, made small, and how many of its trials became images. Click a cell for every trial of the letter.</p>`,
+      `<div class="gallery" data-competition="${escapeXml(competition.label)}">`,
+      galleryOverviewHtml(competition.gallery, `letter-${anchor}`),
+      '</div>',
+      '</section>',
+    );
   }
+  if (input.ranking) body.push(h2('scores', input.rankingBars && input.rankingBars.length > 0 ? 'Scores' : 'Ranking'), htmlTable(input.ranking, 'ranking'));
   body.push(
     h2('warnings', `Warnings (${input.warnings.length})`),
     input.warnings.length === 0
@@ -240,10 +251,6 @@ export function buildReport(input: ReportInput): Report {
     const anchor = anchorOf(competition);
     const suffix = suffixOf(competition);
     body.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`);
-    if (competition.gallery) {
-      body.push(h2(`levels-${anchor}`, `Levels at a glance${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)} Each cell shows the team’s best trial for the letter (highest similarity) and how many of its trials became images; click a cell for all of them.</p>`);
-      body.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryOverviewHtml(competition.gallery, `letter-${anchor}`), '</div>');
-    }
     if (competition.result) {
       body.push(h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
       body.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
