@@ -93,7 +93,8 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-describe('report.html of the example competition', () => {
+// Each step waits for the page or the command, not for a time; the cap is generous for a loaded 2-core CI machine.
+describe('report.html of the example competition', { timeout: 240_000 }, () => {
   it('shows every trial of result/trials.csv: levels as pictures, failures as blanks with their reason', async () => {
     expect(rows).toHaveLength(45);
     const shown = await figures(page);

@@ -33,7 +33,7 @@ async function serve(args: string[]): Promise<Served> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`sbeval view printed no URL: ${out} ${err}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`sbeval view printed no URL: ${out} ${err}`)), 180_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /sbeval viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
@@ -77,7 +77,7 @@ function traceAt(trace: LoadedTrace, step: number): Positions {
 }
 
 async function waitStep(page: Page, predicate: string): Promise<void> {
-  await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, { timeout: 20_000 });
+  await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, { timeout: 120_000 });
 }
 
 type Labels = Array<[number, number, number]>;
@@ -120,14 +120,15 @@ beforeAll(async () => {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-});
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('sbeval view <trace>', () => {
+// Each step waits for the page, not for a time; the caps are generous for a loaded 2-core CI machine.
+describe('sbeval view <trace>', { timeout: 240_000 }, () => {
   let served: Served | undefined;
   let page: Page;
 
@@ -137,9 +138,9 @@ describe('sbeval view <trace>', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(served.url);
-    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    await page.waitForSelector('body[data-loaded]', { timeout: 120_000 });
     expect(errors).toEqual([]);
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await page?.close();
@@ -304,7 +305,7 @@ describe('sbeval view <trace>', () => {
   it('fits a 1280×800 window: scene, controls, chart and legend on screen without page scrolling', async () => {
     const small = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await small.goto(served!.url);
-    await small.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    await small.waitForSelector('body[data-loaded]', { timeout: 120_000 });
     const size = await small.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
     expect(size[0]).toBeLessThanOrEqual(1280);
     expect(size[1]).toBeLessThanOrEqual(800);
@@ -352,7 +353,7 @@ describe('sbeval view <trace>', () => {
   });
 });
 
-describe('sbeval view <competition-dir>', () => {
+describe('sbeval view <competition-dir>', { timeout: 300_000 }, () => {
   let served: Served | undefined;
 
   afterAll(async () => {
@@ -399,7 +400,7 @@ describe('sbeval view <competition-dir>', () => {
     served = await serve([root]);
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(served.url);
-    await page.waitForSelector('body[data-loaded]', { timeout: 30_000 });
+    await page.waitForSelector('body[data-loaded]', { timeout: 120_000 });
     const list = page.getByRole('navigation', { name: 'Trials' });
     await expect(list.locator('h3').allTextContents()).resolves.toEqual(['alpha · L']);
     const buttons = list.locator('button');
@@ -412,13 +413,13 @@ describe('sbeval view <competition-dir>', () => {
     await expect(page.locator('#status').textContent()).resolves.toContain('simulated');
     await expect(page.locator('#frame-state').evaluate((el: HTMLElement) => JSON.parse(el.dataset.positions!).length)).resolves.toBe(3);
     await buttons.nth(1).click();
-    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2"]');
+    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2"]', { timeout: 120_000 });
     await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.trial1.sbtrace');
     const loaded = await readTrace(join(traces, 'alpha_L_2.trial1.sbtrace'));
     expect((await frameState(page)).positions).toEqual(traceAt(loaded, 0));
     expect(page.url()).toContain('trial=alpha%2FL%2Falpha_L_2');
     await buttons.nth(2).click();
-    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2@2"]');
+    await page.waitForSelector('body[data-loaded="alpha/L/alpha_L_2@2"]', { timeout: 120_000 });
     await expect(page.locator('#status').textContent()).resolves.toContain('alpha_L_2.trial2.sbtrace');
     await page.close();
   });
