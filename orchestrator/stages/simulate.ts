@@ -224,8 +224,17 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const onEvent = (e: PoolEvent): void => {
     if (e.type === 'requeued') progress.note('simulate', `retrying ${e.levelId}: ${e.reason}`);
     else if (e.type === 'engine-retired' && !closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
+    else if (e.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${e.slot} not replaced: ${e.reason}`);
   };
-  const pool = engines.length > 0 ? new EnginePool({ engines, onEvent }) : undefined;
+  // Engines this stage started are replaced like them when the pool retires one (issue 12, defect 2).
+  const factory = ownEngines
+    ? async (): Promise<Engine> => {
+        const [engine] = await createEngines(engineKind, 1);
+        if (!engine) throw new SbevalError('launch', `no ${engineKind} engine to replace a retired one`);
+        return engine;
+      }
+    : undefined;
+  const pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
   let unfinished = 0;
 
   // The first storage fault stops every worker (no more levels are started) and then the stage.
