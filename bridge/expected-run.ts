@@ -1,8 +1,10 @@
 import sharp from 'sharp';
 import type { LevelJob } from './engine.js';
 import type { BodyInfo } from './frames.js';
+import { groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './headless/objects.js';
 import { IMAGE_SIZE } from './headless/render.js';
 import { stepsToSimulate } from './window.js';
+import type { Level } from '../levels/level.js';
 import { parseLevelXml } from '../levels/xml-read.js';
 
 /**
@@ -14,11 +16,21 @@ import { parseLevelXml } from '../levels/xml-read.js';
  *   counts, and its position and angle as the evaluator's loader reads them (float32);
  * - the frame stream: steps 0 … `stepsToSimulate(settings)` (bridge/window.ts), step 0 being the
  *   bodies at rest where the table says;
- * - the capture: a PNG that decodes, `IMAGE_SIZE` × `IMAGE_SIZE` (the evaluator's 1024²).
+ * - the capture: a PNG that decodes, `IMAGE_SIZE` × `IMAGE_SIZE` (the evaluator's 1024²);
+ * - motion, only where physics forces it: a body that starts in the air with nothing beneath it
+ *   (`fallingBody`) must move at step 1, so a stream in which no body ever moves is not a simulation.
+ *   A level at rest may honestly stream identical frames at every step (reference level V2_I_1, one
+ *   SquareTiny on the ground, does on both engines), so frozen frames alone prove nothing.
  */
 export interface ExpectedRun {
   /** Undefined when this side cannot read the XML (then only the engine can say what it holds). */
   bodies: BodyInfo[] | undefined;
+  /**
+   * A body that gravity must move at step 1 (it starts clear of the ground and of every other
+   * collider below or beside it), or undefined when no body is sure to move (then identical frames at
+   * every step can be honest). Undefined too when this side cannot read the XML.
+   */
+  fallingBody: number | undefined;
   /** The last step of the frame stream. */
   lastStep: number;
   imageSize: number;
@@ -31,8 +43,10 @@ const f32 = Math.fround;
 
 export function expectedRun(job: LevelJob): ExpectedRun {
   let bodies: BodyInfo[] | undefined;
+  let level: Level | undefined;
   try {
-    bodies = parseLevelXml(job.xml).objects.map((o, id) => ({
+    level = parseLevelXml(job.xml);
+    bodies = level.objects.map((o, id) => ({
       id,
       kind: o.kind,
       type: o.type,
@@ -45,7 +59,72 @@ export function expectedRun(job: LevelJob): ExpectedRun {
   } catch {
     bodies = undefined;
   }
-  return { bodies, lastStep: stepsToSimulate(job.settings), imageSize: IMAGE_SIZE };
+  return { bodies, fallingBody: level && fallingBody(level), lastStep: stepsToSimulate(job.settings), imageSize: IMAGE_SIZE };
+}
+
+/**
+ * Clearance that rules out any contact at the start: Box2D creates a contact only when two fixtures'
+ * fattened AABBs overlap, and it fattens them by b2_aabbExtension = 0.1 units (Box2D 2.3 b2Settings.h,
+ * the version in Unity 2019.4 and planck.js); a polygon's skin is only 0.01. A body farther than
+ * this from every other collider touches nothing at step 1.
+ */
+const CLEARANCE = 0.1;
+
+interface Box {
+  minX: number;
+  maxX: number;
+  minY: number;
+  maxY: number;
+}
+
+/** The world-space bounding box of an object's collider outline (rotated, then moved to its position). */
+function boundsOf(plan: ObjectPlan): Box {
+  const cos = Math.cos(plan.angle);
+  const sin = Math.sin(plan.angle);
+  const box: Box = { minX: Infinity, maxX: -Infinity, minY: Infinity, maxY: -Infinity };
+  for (const [px, py] of plan.outline[0] ?? []) {
+    const x = plan.x + px * cos - py * sin;
+    const y = plan.y + px * sin + py * cos;
+    box.minX = Math.min(box.minX, x);
+    box.maxX = Math.max(box.maxX, x);
+    box.minY = Math.min(box.minY, y);
+    box.maxY = Math.max(box.maxY, y);
+  }
+  return box;
+}
+
+/**
+ * The first object gravity must move at step 1, or undefined when none surely does. Deliberately
+ * conservative (a level it calls "at rest" may still move; a body it names always falls):
+ * - a dynamic body with gravity (blocks, pigs, TNT — platforms are kinematic and never fall);
+ * - inside the world (`IsObjectOutOfWorld` could remove it before it moves);
+ * - its lowest point more than CLEARANCE above the ground's top;
+ * - no other collider beneath or beside it: every other object whose x-range comes within CLEARANCE
+ *   of its own lies wholly above it (more than CLEARANCE higher than its top), so nothing can hold,
+ *   wedge or push it.
+ * Such a body is in free fall from the first step: its velocity is −g × gravityScale × dt ≠ 0 at step 1
+ * whatever the engine. Levels that cannot be planned (unknown types) name no body.
+ */
+export function fallingBody(level: Level): number | undefined {
+  let plans: ObjectPlan[];
+  try {
+    plans = planObjects(level);
+  } catch {
+    return undefined;
+  }
+  const boxes = plans.map(boundsOf);
+  const tiles = groundTiles(level.width);
+  const groundTop = Math.max(...tiles.map((t) => t.y + t.halfHeight));
+  const half = worldHalfWidth(level.width);
+  for (const plan of plans) {
+    if (plan.body.bodyType !== 'dynamic' || !(plan.body.gravityScale > 0)) continue;
+    const box = boxes[plan.id] as Box;
+    if (!(box.minX > -half && box.maxX < half)) continue;
+    if (!(box.minY > groundTop + CLEARANCE)) continue;
+    const held = boxes.some((other, i) => i !== plan.id && other.maxX > box.minX - CLEARANCE && other.minX < box.maxX + CLEARANCE && other.minY <= box.maxY + CLEARANCE);
+    if (!held) return plan.id;
+  }
+  return undefined;
 }
 
 function angleGap(a: number, b: number): number {

@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import type { DamageFormula, Engine } from '../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../bridge/engines.js';
-import { differs, loadReference, measureAgreement, type AgreementSummary, type LevelAgreement } from '../orchestrator/stages/agreement.js';
+import { differs, headlessFactory, loadReference, measureAgreement, type AgreementSummary, type LevelAgreement } from '../orchestrator/stages/agreement.js';
 
 export type FidelityLevel = LevelAgreement;
 export type FidelitySummary = AgreementSummary;
@@ -25,7 +25,8 @@ export async function runFidelity(options: { root?: string; damage?: DamageFormu
   const levels = loadReference(options.root);
   const engines = options.engines ?? (await createEngines('headless', options.workers ?? defaultEngineCount()));
   try {
-    const agreement = await measureAgreement({ engines, levels, damage });
+    // Headless engines (given or made here): a retired one is replaced, its level retried elsewhere.
+    const agreement = await measureAgreement({ engines, levels, damage, pool: { factory: headlessFactory() } });
     return { damage, ...agreement };
   } finally {
     if (!options.engines) await Promise.all(engines.map((e) => e.close()));
@@ -47,13 +48,14 @@ export function fidelityMarkdown(report: FidelityReport, onlyMismatches = false)
     `| score equal (float32) | ${s.scoreEqual}/${s.levels} | |`,
     `| image IoU, mean over all levels | ${f4(s.meanIou)} | ≥ 0.96 |`,
     `| image IoU, minimum over the ${s.unityStable} Unity-stable levels | ${f4(s.minStableIou)} | ≥ 0.99 |`,
+    `| levels without a result | ${s.failed} | 0 |`,
     '',
     '| level | Unity moving | headless moving | Unity score | headless score | trials | verdict | IoU |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const l of report.levels) {
     if (onlyMismatches && !differs(l)) continue;
-    const verdict = l.stableAgrees ? (l.movingEqual ? 'same' : 'same verdict, count differs') : 'DIFFERENT';
+    const verdict = l.failure !== undefined ? `NO RESULT: ${l.failure.replace(/\|/g, '\\|')}` : l.stableAgrees ? (l.movingEqual ? 'same' : 'same verdict, count differs') : 'DIFFERENT';
     lines.push(
       `| ${l.level} | ${l.evaluator.movingObjects}/${l.evaluator.startingObjects} | ${l.engine.movingObjects}/${l.engine.startingObjects} | ${f3(l.evaluator.score)} | ${f3(l.engine.score)} | ${l.engine.trialsRun} | ${verdict} | ${f4(l.iou)} |`,
     );

@@ -2,11 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DamageFormula, Engine } from '../../bridge/engine.js';
+import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
 import { SbevalError } from '../../core/errors.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
-import { EnginePool, type EnginePoolOptions } from '../pool/index.js';
+import { EnginePool, PoolJobError, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
 import { evaluateLevel, poolRunner } from './simulate.js';
 
 /**
@@ -44,6 +45,11 @@ export interface LevelAgreement {
   movingEqual: boolean;
   scoreEqual: boolean;
   iou: number;
+  /**
+   * Why the engine gave no result for this level (every attempt failed, or no engine was left): the
+   * level then counts as disagreeing in every measure (engine numbers 0, IoU 0) and is listed.
+   */
+  failure?: string;
 }
 
 export interface AgreementSummary {
@@ -55,6 +61,8 @@ export interface AgreementSummary {
   /** Smallest IoU among the levels the evaluator found stable (score 1). */
   minStableIou: number;
   unityStable: number;
+  /** Levels without a result (`LevelAgreement.failure`). */
+  failed: number;
 }
 
 export interface Agreement {
@@ -108,7 +116,10 @@ export interface AgreementOptions {
   engines: Engine[];
   levels: ReferenceLevel[];
   damage?: DamageFormula;
-  /** Pool settings (Unity editors need generous watchdogs). */
+  /**
+   * Pool settings (Unity editors need generous watchdogs). With a `factory`, an engine the pool
+   * retires (a crash, a stall, a stream it refused) is replaced; without one the others go on.
+   */
   pool?: Omit<EnginePoolOptions, 'engines'>;
   /** Called after each level. */
   onLevel?: (done: number, total: number, level: LevelAgreement) => void;
@@ -127,12 +138,33 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
     const worker = async () => {
       for (let i = next++; i < jobs.length; i = next++) {
         const job = jobs[i]!;
-        const evaluation = await evaluateLevel(run, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false });
+        const e = job.evaluator;
+        let evaluation: Awaited<ReturnType<typeof evaluateLevel>>;
+        try {
+          evaluation = await evaluateLevel(run, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false });
+        } catch (error) {
+          // One level without a result is recorded as such; the other levels go on (issue 12: a bad
+          // result or a lost engine fails one level, never the whole measurement).
+          if (!(error instanceof PoolJobError)) throw error;
+          const failed: LevelAgreement = {
+            level: job.level,
+            evaluator: { score: e.score, startingObjects: e.startingObjects, movingObjects: e.movingObjects },
+            engine: { score: 0, startingObjects: 0, movingObjects: 0, trialsRun: 0 },
+            stableAgrees: false,
+            movingEqual: false,
+            scoreEqual: false,
+            iou: 0,
+            failure: error.message,
+          };
+          results[i] = failed;
+          done += 1;
+          options.onLevel?.(done, jobs.length, failed);
+          continue;
+        }
         if (!evaluation.png) throw new SbevalError('simulate', `level ${job.level}: the engine sent no capture`);
         const ours = (await decodePng(evaluation.png)).rgba;
         const theirs = (await decodePng(readFileSync(job.image))).rgba;
         const s = evaluation.stability;
-        const e = job.evaluator;
         const result: LevelAgreement = {
           level: job.level,
           evaluator: { score: e.score, startingObjects: e.startingObjects, movingObjects: e.movingObjects },
@@ -164,10 +196,23 @@ export function summarize(levels: readonly LevelAgreement[]): AgreementSummary {
     meanIou: levels.reduce((sum, l) => sum + l.iou, 0) / Math.max(1, levels.length),
     minStableIou: stable.reduce((min, l) => Math.min(min, l.iou), 1),
     unityStable: stable.length,
+    failed: levels.filter((l) => l.failure !== undefined).length,
   };
 }
 
 /** A level that differs from the evaluator in verdict or count, or whose image overlaps below 0.99. */
 export function differs(l: LevelAgreement): boolean {
-  return !l.movingEqual || !l.stableAgrees || l.iou < 0.99;
+  return l.failure !== undefined || !l.movingEqual || !l.stableAgrees || l.iou < 0.99;
+}
+
+/**
+ * Replacement headless engines for an agreement pool (`AgreementOptions.pool.factory`), so a retired
+ * one does not leave the remaining levels without an engine.
+ */
+export function headlessFactory(): EngineFactory {
+  return async (slot, generation) => {
+    const [engine] = await createEngines('headless', 1);
+    if (!engine) throw new SbevalError('launch', `no headless engine for slot ${slot} (generation ${generation})`);
+    return engine;
+  };
 }

@@ -1,6 +1,6 @@
 import type { Engine } from '../../bridge/engine.js';
 import type { EnginePoolOptions } from '../pool/index.js';
-import { differs, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
+import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
 
 /**
  * `sbeval unity calibrate`: the Unity engine (the evaluator's own project driven by the plugin) and
@@ -65,6 +65,9 @@ export function calibrationChecks(unity: AgreementSummary, headless: AgreementSu
       threshold: `≥ ${atLeast(t.movingEqual)}/${n}`,
       ok: unity.movingEqual >= atLeast(t.movingEqual),
     },
+    // A level without a Unity result (every attempt failed, or no instance was left) fails the
+    // calibration whatever the shares: the thresholds are about results, not about missing ones.
+    { measure: 'levels without a result', unity: String(unity.failed), headless: String(headless.failed), threshold: '0', ok: unity.failed === 0 },
     { measure: 'score equal (float32)', unity: share(unity.scoreEqual, n), headless: share(headless.scoreEqual, headless.levels), threshold: '—', ok: true },
     { measure: 'image IoU, mean', unity: f4(unity.meanIou), headless: f4(headless.meanIou), threshold: `≥ ${t.meanIou}`, ok: unity.meanIou >= t.meanIou },
     {
@@ -86,7 +89,16 @@ export interface CalibrationOptions {
 }
 
 export async function runCalibration(options: CalibrationOptions): Promise<Calibration> {
-  const headless = await measureAgreement({ engines: options.headlessEngines, levels: options.levels, onLevel: (d, t, l) => options.onLevel?.('headless', d, t, l) });
+  // Headless engines are replaced when the pool retires one. Unity instances are not (the fleet
+  // restarts crashed ones itself; one whose stream was refused stays out): the others run the
+  // remaining levels, and levels left without any engine are recorded as failures, which fail the
+  // calibration (exit 1) with their reasons listed.
+  const headless = await measureAgreement({
+    engines: options.headlessEngines,
+    levels: options.levels,
+    pool: { factory: headlessFactory() },
+    onLevel: (d, t, l) => options.onLevel?.('headless', d, t, l),
+  });
   const unity = await measureAgreement({
     engines: options.unityEngines,
     levels: options.levels,
@@ -121,7 +133,7 @@ export function calibrationMarkdown(c: Calibration, allLevels = false): string {
       const h = headless.get(l.level);
       const count = (x: { movingObjects: number; startingObjects: number }): string => `${x.movingObjects}/${x.startingObjects}`;
       lines.push(
-        `| ${l.level} | ${count(l.evaluator)} | ${count(l.engine)} | ${h ? count(h.engine) : '—'} | ${l.evaluator.score.toFixed(3)} | ${l.engine.score.toFixed(3)} | ${h ? h.engine.score.toFixed(3) : '—'} | ${f4(l.iou)} | ${h ? f4(h.iou) : '—'} |`,
+        `| ${l.level} | ${count(l.evaluator)} | ${l.failure !== undefined ? `no result: ${l.failure.replace(/\|/g, '\\|')}` : count(l.engine)} | ${h ? count(h.engine) : '—'} | ${l.evaluator.score.toFixed(3)} | ${l.engine.score.toFixed(3)} | ${h ? h.engine.score.toFixed(3) : '—'} | ${f4(l.iou)} | ${h ? f4(h.iou) : '—'} |`,
       );
     }
   }

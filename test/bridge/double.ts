@@ -135,7 +135,8 @@ export function scriptsFromHeadless(dir: string, xmls: readonly string[], transf
 /**
  * A Unity that is wrong in a way physics allows: every body takes its first step (the fall onto what
  * holds it) and then stays where it is — collapsing levels come out stable. (A stream in which
- * nothing moves at all is refused by the orchestrator as frozen frames: bridge/expected-run.ts.)
+ * nothing moves at all is refused by the orchestrator as frozen frames when a body starts in the air
+ * with nothing beneath it: bridge/expected-run.ts `fallingBody`.)
  */
 export function settleAfterFirstStep(trial: FrameBatch, events: SimEvent[]): [FrameBatch, SimEvent[]] {
   const row = trial.bodyCount * FIELD_COUNT;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,9 +7,9 @@ import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
 import { MAX_CLOSE_REASON_BYTES } from '../../bridge/remote-socket.js';
-import { exampleCopy, snapshot } from '../orchestrator/helpers/competition.js';
+import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
-import { AUTH_KINDS, EXPECTED, LIE_KINDS, PRE_AUTH_KINDS, runSession, SLOW_KINDS, type Outcome, type SessionKind, type SessionResult } from './hostile/sessions.js';
+import { ALOFT_LEVEL, AUTH_KINDS, EXPECTED, LIE_KINDS, PRE_AUTH_KINDS, runSession, SLOW_KINDS, type Outcome, type SessionKind, type SessionResult } from './hostile/sessions.js';
 
 /**
  * The hostile WebSocket suite (issue 12): seeded sessions of every kind a stranger or a lying token
@@ -81,8 +81,16 @@ describe('hostile WebSocket suite', () => {
     const started = Date.now();
     const config = 'trials: 3\nlimits:\n  stallSeconds: 3\n  engineRetries: 10\n';
     const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L', 'T'], config });
+    // Team `Aloft`: one level with a block in the air, put in place as a level from outside the drop
+    // (an older program beside it, so the run's convert stage keeps it): the frozen liar's target.
+    for (const stage of ['intermediate', 'levels']) mkdirSync(join(root, 'Aloft', stage, 'I'), { recursive: true });
+    const program = join(root, 'Aloft', 'intermediate', 'I', 'Aloft_I_1.txt');
+    writeFileSync(program, "drop_block('b11', 10)\n");
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(program, old, old);
+    writeFileSync(join(root, 'Aloft', 'levels', 'I', 'Aloft_I_1.xml'), ALOFT_LEVEL);
     const reference = mkdtempSync(join(tmpdir(), 'sbeval-hostile-reference-'));
-    cpSync(root, reference, { recursive: true });
+    cpSync(root, reference, { recursive: true, preserveTimestamps: true });
     const token = randomBytes(32).toString('hex');
 
     const run = sbeval(['run', root, '--engine', 'bridge'], { SBEVAL_TOKEN: token });
@@ -132,6 +140,13 @@ describe('hostile WebSocket suite', () => {
     }
     // The lies reached the orchestrator with levels in hand and were refused.
     expect(results.filter((r) => LIE_KINDS.includes(r.kind) && r.outcome !== 'no-level').length).toBeGreaterThan(0);
+    // The frozen liar told its lie (only liars and it take levels during the flood, and only it can
+    // finish one, so the Aloft level reaches it), and each time it was refused as frozen frames.
+    const frozenLies = results.filter((r) => r.kind === 'lie-frozen' && r.lied).length;
+    const frozenRefusals = readRunLog(runLogs(root)[0]!).filter((l) => l.type === 'pool.attempt-failed' && /frozen frames/.test(String(l.reason))).length;
+    console.log(`hostile suite: frozen lies told ${frozenLies}, refused as frozen frames ${frozenRefusals}`);
+    expect(frozenLies).toBeGreaterThan(0);
+    expect(frozenRefusals).toBe(frozenLies);
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(PEAK_RSS_LIMIT_MB);
 

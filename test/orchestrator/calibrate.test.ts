@@ -27,7 +27,7 @@ describe('calibration thresholds', () => {
   it('passes when every measure is at or above its share of the levels', () => {
     const c = calibration(good, good);
     expect(c.ok).toBe(true);
-    expect(c.checks.map((k) => k.threshold)).toEqual(['≥ 39/40', '≥ 38/40', '—', `≥ ${CALIBRATION_THRESHOLDS.meanIou}`, `≥ ${CALIBRATION_THRESHOLDS.minStableIou}`]);
+    expect(c.checks.map((k) => k.threshold)).toEqual(['≥ 39/40', '≥ 38/40', '0', '—', `≥ ${CALIBRATION_THRESHOLDS.meanIou}`, `≥ ${CALIBRATION_THRESHOLDS.minStableIou}`]);
     expect(calibrationMarkdown(c)).toMatch(/Every level agrees with the evaluator/);
   });
 
@@ -46,5 +46,16 @@ describe('calibration thresholds', () => {
     expect(d.ok).toBe(false);
     expect(d.checks.find((k) => k.measure.startsWith('image IoU, minimum'))).toMatchObject({ unity: '0.9800', ok: false });
     expect(calibrationMarkdown(d)).toMatch(/\| L1 \| 0\/4 \| 0\/4 \| 0\/4 \|/);
+  });
+
+  it('fails when one level has no Unity result, although every share is still met, and says why', () => {
+    // 39 of 40 verdicts would pass the shares: a missing result must fail the calibration on its own.
+    const lost = good.map((l, i) =>
+      i === 3 ? { ...l, engine: { score: 0, startingObjects: 0, movingObjects: 0, trialsRun: 0 }, stableAgrees: true, movingEqual: true, scoreEqual: true, failure: 'L3: no engine left to run it' } : l,
+    );
+    const c = calibration(lost, good);
+    expect(c.ok).toBe(false);
+    expect(c.checks.find((k) => k.measure === 'levels without a result')).toMatchObject({ unity: '1', headless: '0', ok: false });
+    expect(calibrationMarkdown(c)).toMatch(/\| L3 \| 0\/4 \| no result: L3: no engine left to run it \|/);
   });
 });

@@ -83,6 +83,8 @@ export interface SessionResult {
   outcome: Outcome;
   /** Close reason length in UTF-8 bytes (must be ≤ 123). */
   reasonBytes: number;
+  /** The frozen liar: whether it told its lie (it works honestly until it holds ALOFT_LEVEL). */
+  lied?: boolean;
 }
 
 export interface Target {
@@ -278,6 +280,28 @@ async function honestRun(job: LevelJob): Promise<Honest> {
   return out;
 }
 
+/**
+ * A level with a block in the air (a RectSmall 2 units above the ground's top at y = −3.5, nothing
+ * below or beside it) beside a block on the ground: gravity must move the high block at step 1, so
+ * frozen frames for it are a provable lie (bridge/expected-run.ts `fallingBody`). The hostile run's
+ * root holds it as the level of team `Aloft` (hostile.test.ts), the only level the frozen liar lies
+ * about: frozen frames for a level at rest can be the honest answer, so a sound check cannot refuse
+ * them elsewhere.
+ */
+export const ALOFT_LEVEL = `<?xml version="1.0" encoding="utf-16"?>
+<Level width="2">
+  <Camera x="0" y="-1" minWidth="20" maxWidth="25" />
+  <Birds>
+    <Bird type="BirdRed" />
+  </Birds>
+  <Slingshot x="-12.0" y="-2.5" />
+  <GameObjects>
+    <Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />
+    <Block type="RectSmall" material="stone" x="3" y="-1.39" rotation="0" />
+  </GameObjects>
+</Level>
+`;
+
 /** Another level's result, to pass off as this one's. */
 const OTHER_LEVEL = `<?xml version="1.0" encoding="utf-16"?>
 <Level width="3">
@@ -287,8 +311,12 @@ const OTHER_LEVEL = `<?xml version="1.0" encoding="utf-16"?>
   </GameObjects>
 </Level>`;
 
-function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outcome; reasonBytes: number }> {
+function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outcome; reasonBytes: number; lied?: boolean }> {
   let gotLevel = false;
+  // The frozen liar works honestly until it is given the level whose frozen frames are a provable
+  // lie (ALOFT_LEVEL): only liars and it take levels during the flood, so that level reaches it.
+  const patient = kind === 'lie-frozen';
+  let lied = false;
   return wsSession(target, (ws) => {
     ws.binaryType = 'nodebuffer';
     // No level for this liar within a few seconds (the run is busy elsewhere or done): leave.
@@ -306,14 +334,21 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
       }
       if (message.type === 'ping' && kind !== 'lie-silent') ws.send(encodeMessage({ type: 'pong', nonce: message.nonce }));
       if (message.type === 'bye') ws.close(1000, 'bye');
-      if (message.type !== 'load' || gotLevel) return;
+      if (message.type !== 'load' || (gotLevel && !patient)) return;
       gotLevel = true;
-      void lie(ws, kind, message.runId, { levelId: message.levelId, xml: message.xml, settings: message.settings });
+      const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
+      if (patient && job.xml !== ALOFT_LEVEL) {
+        void lie(ws, 'honest', message.runId, job);
+        return;
+      }
+      lied = true;
+      void lie(ws, kind, message.runId, job);
     });
-  }).then((result) => (gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }));
+  }).then((result) => ({ ...(gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }), ...(patient ? { lied } : {}) }));
 }
 
-async function lie(ws: WebSocket, kind: SessionKind, runId: string, job: LevelJob): Promise<void> {
+/** Answers `job` with the lie of `kind`, or truthfully for 'honest'. */
+async function lie(ws: WebSocket, kind: SessionKind | 'honest', runId: string, job: LevelJob): Promise<void> {
   if (kind === 'lie-silent') return; // holds the level, answers nothing (not even pings)
   const send = (m: Message) => {
     if (ws.readyState === ws.OPEN) ws.send(encodeMessage(m));
@@ -366,7 +401,7 @@ export async function runSession(target: Target, kind: SessionKind, rng: Rng): P
   return { kind, ...r };
 }
 
-function session(target: Target, kind: SessionKind, rng: Rng): Promise<{ outcome: Outcome; reasonBytes: number }> {
+function session(target: Target, kind: SessionKind, rng: Rng): Promise<{ outcome: Outcome; reasonBytes: number; lied?: boolean }> {
   switch (kind) {
     case 'bare-hello':
       return wsSession(target, (ws) => ws.send(packValue({ type: 'hello' })));
