@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -32,6 +32,8 @@ export function journalPath(root: string, name: string): string {
 }
 
 export class Journal {
+  private startChecked = false;
+
   constructor(readonly file: string) {}
 
   /** Attempts per task key with this fingerprint, in attempt order. */
@@ -58,6 +60,26 @@ export class Journal {
 
   append(line: AttemptLine): void {
     mkdirSync(dirname(this.file), { recursive: true });
-    appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+    // A torn last line (an earlier writer stopped mid-line, e.g. by a full disk) has no newline: the
+    // first line this run appends starts on a line of its own, else it would be glued to the torn one
+    // and lost on the next read.
+    const prefix = this.startChecked || !endsMidLine(this.file) ? '' : '\n';
+    this.startChecked = true;
+    appendFileSync(this.file, `${prefix}${JSON.stringify(line)}\n`);
+  }
+}
+
+/** The file exists, is not empty and its last byte is not a newline. */
+function endsMidLine(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
   }
 }
