@@ -1,9 +1,8 @@
-import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
+import { GOLDEN, runSbeval, spawnSbeval, until } from '../helpers/cli.js';
 import { FakeOllama, fakeAnswer, type FakeCall } from '../helpers/fake-ollama.js';
 
 /**
@@ -70,7 +69,7 @@ describe('sbeval generate (real CLI)', () => {
     for (const flag of ['--submission', '--models', '--hosts', '--trials', '--chars', '--seed', '--time-limit', '--token-limit', '--temperature', '--concurrency', '--object-style']) {
       expect(help.stdout).toContain(flag);
     }
-  });
+  }, 120_000);
 
   it('runs 3 models × 26 letters × 10 trials over two hosts with every file correct', async () => {
     fullRoot = tempRoot('sbeval-cli-full-');
@@ -99,29 +98,23 @@ describe('sbeval generate (real CLI)', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('0 written, 0 failed (limits), 0 unfinished, 260 already done');
     expect(hostA.calls.length + hostB.calls.length).toBe(780);
-  });
+  }, 300_000);
 
   it('killed with SIGKILL midway and run again, finishes with identical files and no repeated calls for finished trials', async () => {
     const root = tempRoot('sbeval-cli-kill-');
-    const host = await new FakeOllama({ models: MODELS, delayMs: 3 }).start();
+    const host = await new FakeOllama({ models: MODELS, delayMs: 1 }).start();
     try {
-      const child = execa(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'orchestrator/cli/main.ts'), ...args(root, [host.url], ['--concurrency', '4'])], {
-        cwd: PROJECT_ROOT,
-        reject: false,
-        env: { FORCE_COLOR: '0' },
-      });
-      // Kill once about a third of the trials are answered.
-      await new Promise<void>((resolve) => {
-        const timer = setInterval(() => {
-          if (host.answered().length >= 260) {
-            clearInterval(timer);
-            resolve();
-          }
-        }, 5);
-      });
+      // The fake stops answering once a third of the trials are answered: the run is surely midway
+      // when it is killed, however slow the machine.
+      host.holdAfter(260);
+      const child = spawnSbeval(args(root, [host.url], ['--concurrency', '4']));
+      await until(() => host.holding(), '260 answers', child);
       child.kill('SIGKILL');
       const killed = await child;
       expect(killed.signal).toBe('SIGKILL');
+      host.release();
+      // Requests the killed run sent just before dying are its calls, not the resumed run's.
+      await until(() => host.idle(), "the killed run's connections to close");
       const firstRun = host.calls.length;
       expect(firstRun).toBeLessThan(780);
 
@@ -160,5 +153,5 @@ describe('sbeval generate (real CLI)', () => {
     } finally {
       await host.stop();
     }
-  });
+  }, 300_000);
 });

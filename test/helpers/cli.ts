@@ -1,4 +1,4 @@
-import { execa, type Options } from 'execa';
+import { execa, type Options, type ResultPromise } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,25 @@ export async function runSbeval(args: string[], options: Options = {}): Promise<
     ...options,
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** `sbeval <args>` as a child process that the test may kill. */
+export function spawnSbeval(args: string[]): ResultPromise {
+  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+}
+
+/** Polls until `predicate` holds (generous deadline; never a fixed sleep); fails at once if `child` ends first. */
+export async function until(predicate: () => boolean, what: string, child?: ResultPromise, deadlineMs = 120_000): Promise<void> {
+  const start = Date.now();
+  let ended: string | undefined;
+  void child?.then((r) => {
+    ended = `exit ${r.exitCode}: ${String(r.stderr).slice(-1000)}`;
+  });
+  while (!predicate()) {
+    if (ended !== undefined) throw new Error(`the command ended before ${what}: ${ended}`);
+    if (Date.now() - start > deadlineMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Golden data from the official tools and published results (read-only copy, see test/fixtures/README.md). */

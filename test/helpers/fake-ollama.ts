@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A stand-in for an Ollama server (Ollama cannot run here) that speaks its real HTTP API on loopback:
@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
  * `prompt_eval_count`/`eval_count`) or whole (`"stream": false`), and `GET /api/tags`. Answers are a
  * pure function of (model, messages, seed) — so tests can compute the expected file of every trial
  * independently — and honour `num_predict` (truncation, `done_reason: "length"`). Faults on demand:
- * slowness, HTTP errors, connections dropped mid-stream, hosts that never answer. Every request is
+ * slowness, HTTP errors, connections dropped mid-stream, hosts that never answer, answers held from a
+ * chosen point until released (to kill a client midway whatever the load). Every request is
  * recorded.
  */
 export interface FakeMessage {
@@ -74,6 +75,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class FakeOllama {
   readonly calls: FakeCall[] = [];
   private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private handling = 0;
+  private holdIn: number | undefined;
+  private gate: { promise: Promise<void>; open: () => void } | undefined;
   url = '';
   options: FakeOllamaOptions;
 
@@ -83,7 +88,16 @@ export class FakeOllama {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      this.handle(req, res).catch(() => res.destroy());
+      this.handling += 1;
+      this.handle(req, res)
+        .catch(() => res.destroy())
+        .finally(() => {
+          this.handling -= 1;
+        });
+    });
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -94,8 +108,57 @@ export class FakeOllama {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.release();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * No client connected and no request being handled. After a client process is killed, a request it
+   * sent just before dying may still be in the socket buffer and be recorded later: a test counting the
+   * calls of the next run waits for this first.
+   */
+  idle(): boolean {
+    return this.sockets.size === 0 && this.handling === 0;
+  }
+
+  /**
+   * After `answers` more answers have been sent completely, later requests are recorded but not
+   * answered until `release()`: a client can be stopped at a known point whatever the machine's load
+   * (no race between the test's kill and the client finishing).
+   */
+  holdAfter(answers: number): void {
+    this.holdIn = answers;
+    if (answers <= 0) this.closeGate();
+  }
+
+  /** Answers are being held (see `holdAfter`). */
+  holding(): boolean {
+    return this.gate !== undefined;
+  }
+
+  /** Answers every held request and stops holding. */
+  release(): void {
+    this.holdIn = undefined;
+    const gate = this.gate;
+    this.gate = undefined;
+    gate?.open();
+  }
+
+  private closeGate(): void {
+    if (this.gate) return;
+    let open!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.gate = { promise, open };
+  }
+
+  private sent(call: FakeCall): void {
+    this.options.onAnswered?.(call);
+    if (this.holdIn === undefined) return;
+    this.holdIn -= 1;
+    if (this.holdIn <= 0) this.closeGate();
   }
 
   /** Successful chat answers so far. */
@@ -145,6 +208,7 @@ export class FakeOllama {
       call.outcome = 'hung';
       return; // never answers; stop() closes the socket
     }
+    if (this.gate) await this.gate.promise;
     const seed = typeof call.options.seed === 'number' ? call.options.seed : undefined;
     let tokens = fakeTokens(this.options.answer ? this.options.answer(call) : fakeAnswer(call.model, call.messages, seed));
     const limit = call.options.num_predict;
@@ -174,7 +238,7 @@ export class FakeOllama {
         return void res.socket?.destroy();
       }
       json(res, 200, { ...final, message: { role: 'assistant', content } });
-      this.options.onAnswered?.(call);
+      this.sent(call);
       return;
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -194,7 +258,7 @@ export class FakeOllama {
       return void res.socket?.destroy();
     }
     res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
-    this.options.onAnswered?.(call);
+    this.sent(call);
   }
 }
 

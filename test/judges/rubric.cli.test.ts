@@ -50,7 +50,14 @@ function digest(name: string): Buffer {
   return createHash('sha256').update(`judge:${contentOf.get(name) ?? name}`).digest();
 }
 
+/**
+ * Letter U's judge never gives a usable score (out of range after every retry), so some letter files
+ * have no scored trial at all (meanScore null) whatever the images hash to; the other letters' kinds
+ * are a function of the image bytes (so they change when the PNG encoding does: the assertions below
+ * hold for every draw).
+ */
 function kindOf(name: string): Kind {
+  if (/_U_\d+$/.test(name)) return 'out-of-range';
   return KINDS[digest(name)[0]! % KINDS.length]!;
 }
 
@@ -143,8 +150,8 @@ beforeAll(async () => {
     }
   }
   writeFileSync(join(base, 'rubric.yaml'), RUBRIC_YAML);
-  host = await new FakeOllama({ models: [JUDGE], answer: judgeAnswer, delayMs: 15 }).start();
-});
+  host = await new FakeOllama({ models: [JUDGE], answer: judgeAnswer }).start();
+}, 300_000);
 
 afterAll(async () => {
   await host?.stop();
@@ -184,13 +191,16 @@ describe('sbeval judge rubric', () => {
     cpSync(join(base, 'setup'), killedRoot, { recursive: true });
     cpSync(join(base, 'setup'), fullRoot, { recursive: true });
 
-    const start = host.calls.length;
+    // The fake judge stops answering after 15 answers: the run is surely midway when it is killed,
+    // however slow the machine.
+    host.holdAfter(15);
     const child = spawnSbeval(args(killedRoot));
-    await until(() => host.answered().length - start >= 15, '15 answers', child);
+    await until(() => host.holding(), '15 answers', child);
     child.kill('SIGKILL');
     expect((await child).signal).toBe('SIGKILL');
-    // Slow answers only matter while there is a run to kill.
-    host.options.delayMs = 0;
+    host.release();
+    // Requests the killed run sent just before dying are its calls, not the resumed run's.
+    await until(() => host.idle(), 'the killed run\'s connections to close');
     const journal = readJournal(join(killedRoot, '.sbeval', 'judges', 'rubric.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(10);
     const journaled = journal.map((j) => `${contentOf.get(j.key.split('/')[2]!)}#${j.seed}`);
@@ -211,6 +221,7 @@ describe('sbeval judge rubric', () => {
     for (const file of outputs(fullRoot)) expect(readFileSync(join(killedRoot, file), 'utf8'), file).toBe(readFileSync(join(fullRoot, file), 'utf8'));
 
     // Every trial as expected.
+    let lettersWithoutScore = 0;
     for (const team of TEAMS) {
       for (const letter of LETTERS) {
         const doc = JSON.parse(readFileSync(join(fullRoot, team, 'judge-rubric', `${letter}.json`), 'utf8'));
@@ -240,10 +251,20 @@ describe('sbeval judge rubric', () => {
           else expect(t).toMatchObject({ score: expectedScore(v), consistent: true });
           if (kind === 'untagged-first') expect(t.failures[0]).toMatchObject({ seed: 6280, reason: expect.stringMatching(/no <score>/), raw: expect.stringContaining('points') });
         }
+        // Every trial without a level counts 0, every judged one has a score unless its judge never
+        // answered usably: a resume that lost or mixed up answers changes these counts.
+        const shown = doc.trials.filter((t: { name: string }) => levelsWithImage.some((l) => l.name === t.name));
+        const refused = shown.filter((t: { name: string }) => kindOf(t.name) === 'out-of-range').length;
+        expect(doc.summary, `${team} ${letter}`).toMatchObject({ trials: 3, noLevel: 3 - shown.length, judged: shown.length - refused, failed: refused });
         const scores = doc.trials.filter((t: { score: number | null }) => t.score !== null).map((t: { score: number }) => t.score);
-        expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / scores.length, 12);
+        expect(scores, `${team} ${letter}`).toHaveLength(3 - refused);
+        if (scores.length === 0) expect(doc.summary.meanScore, `${team} ${letter}: no score, no mean`).toBeNull();
+        else expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / scores.length, 12);
+        if (scores.length === 0) lettersWithoutScore += 1;
       }
     }
+    // BlockSmith and GridThinkers have all three U levels (PromptPilots has one, and two trials that count 0).
+    expect(lettersWithoutScore, 'letter files without any score').toBe(2);
     // The cap: some letter other than I had all three 50-items met and no 100.
     const capped = levelsWithImage.filter((l) => l.letter !== 'I' && kindOf(l.name) !== 'out-of-range' && (() => {
       const v = verdictsOf(l.name, l.letter);
@@ -262,7 +283,7 @@ describe('sbeval judge rubric', () => {
     expect(call.options).toMatchObject({ temperature: 0, num_predict: 2048 });
     expect(userText(call)).toContain('[50.3] s3');
     expect(call.messages[0]!.role).toBe('system');
-  }, 240_000);
+  }, 480_000);
 
   it('does nothing on a finished folder and refuses to mix settings without --force', async () => {
     const root = join(base, 'full');
@@ -275,5 +296,5 @@ describe('sbeval judge rubric', () => {
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/judged with other settings .*--force/s);
     expect(host.calls.length).toBe(before);
-  });
+  }, 240_000);
 });

@@ -31,7 +31,8 @@ async function explainLevel(name: string, blocks: string[]): Promise<Explanation
   return explainTrial(await simulateTrialData(name, level(blocks), { capture: false }));
 }
 
-describe('explain on constructed levels', () => {
+// The caps are generous for a loaded 2-core CI machine (nothing here waits for a time).
+describe('explain on constructed levels', { timeout: 180_000 }, () => {
   it('a plank placed over the edge of a pillar: the plank moves first, because of the overhang', async () => {
     // Plank centre at x = 3.3, 0.19 past the pillar's right edge (3.11).
     const e = await explainLevel('edge', [PILLAR, block('RectSmall', 3.3, -2.67)]);
@@ -126,7 +127,7 @@ describe('explain on the reference levels Unity scored below 1', () => {
   });
 });
 
-describe('sbeval explain (CLI)', () => {
+describe('sbeval explain (CLI)', { timeout: 300_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sbeval-explain-'));
