@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
 import { UnpackrStream } from 'msgpackr';
 import { z } from 'zod';
@@ -101,6 +101,32 @@ export class TraceFormatError extends SbevalError {
   constructor(message: string, hint?: string) {
     super('input', message, hint);
     this.name = 'TraceFormatError';
+  }
+}
+
+/**
+ * The most a trace may hold once decompressed. A trace is one trial: per step and body six float32
+ * values and an alive byte (25 bytes plus msgpack framing). The largest trial the engine's simulation
+ * budget lets through (bridge/headless/budget.ts: at most 8,000 bodies awake in a step) is about 8,000
+ * bodies × 514 steps ≈ 103 MB of frames, plus the capture and raw PNGs (1024² RGBA: about 4 MiB each at most) and the level
+ * (≤ 1 MiB, levels/xml-read.ts): ≈ 112 MB. 128 MiB keeps every trace an engine can record and stops a
+ * gzip bomb (a 976 KB file that inflates to 1 GB, ~3 GB in memory once assembled) before it grows.
+ */
+export const MAX_TRACE_BYTES = 128 * 1024 * 1024;
+
+export interface TraceReadOptions {
+  /** Largest decompressed size accepted (default MAX_TRACE_BYTES). */
+  maxBytes?: number;
+}
+
+/** A trace larger than the limit once decompressed: refused before it takes the memory. */
+export class TraceTooLargeError extends TraceFormatError {
+  constructor(name: string, limit: number) {
+    super(
+      `${name}: the trace holds more than ${Math.round(limit / 1024 / 1024)} MiB once decompressed`,
+      'a trace of one trial is at most about 112 MiB (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace',
+    );
+    this.name = 'TraceTooLargeError';
   }
 }
 
@@ -218,8 +244,12 @@ export interface TraceStream {
   close(): void;
 }
 
-/** Opens a trace for streaming: the header at once, the records as they are read. */
-export async function openTrace(path: string): Promise<TraceStream> {
+/**
+ * Opens a trace for streaming: the header at once, the records as they are read. At most
+ * `maxBytes` (default MAX_TRACE_BYTES) are read once decompressed; past that, TraceTooLargeError.
+ */
+export async function openTrace(path: string, options: TraceReadOptions = {}): Promise<TraceStream> {
+  const limit = options.maxBytes ?? MAX_TRACE_BYTES;
   const gzip = await isGzipFile(path);
   const file = createReadStream(path);
   const unpack = new UnpackrStream({ useRecords: false, mapsAsObjects: true } as ConstructorParameters<typeof UnpackrStream>[0]);
@@ -239,7 +269,19 @@ export async function openTrace(path: string): Promise<TraceStream> {
       unpack.destroy(error);
     }
   });
-  source.pipe(unpack as unknown as Writable);
+  // Bytes are counted as they leave the decompressor: inflation stops at the limit.
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > limit) {
+        file.destroy();
+        done(new TraceTooLargeError(path, limit));
+      } else done(null, chunk);
+    },
+  });
+  counter.on('error', (error) => unpack.destroy(error));
+  source.pipe(counter).pipe(unpack as unknown as Writable);
   const values = unpack[Symbol.asyncIterator]() as AsyncIterableIterator<unknown>;
 
   let first: IteratorResult<unknown>;
@@ -247,6 +289,7 @@ export async function openTrace(path: string): Promise<TraceStream> {
     first = await values.next();
   } catch (error) {
     file.destroy();
+    if (error instanceof TraceTooLargeError) throw error;
     throw new TraceFormatError(`${path}: cannot read the trace (${describeError(error)})`);
   }
   if (first.done) {
@@ -271,6 +314,7 @@ export async function openTrace(path: string): Promise<TraceStream> {
           next = await values.next();
         } catch (error) {
           // The last value cut off mid-way: the recorder died while writing. Everything before is valid.
+          if (error instanceof TraceTooLargeError) throw error;
           if ((error as { incomplete?: unknown }).incomplete === true || /unexpected end of messagepack data/i.test(describeError(error))) {
             truncated = true;
             return;
@@ -387,21 +431,25 @@ export class TraceAssembler {
   }
 }
 
-/** Reads a whole trace file (any known version, gzip or not). */
-export async function readTrace(path: string): Promise<LoadedTrace> {
-  const stream = await openTrace(path);
+/** Reads a whole trace file (any known version, gzip or not), at most `maxBytes` once decompressed. */
+export async function readTrace(path: string, options: TraceReadOptions = {}): Promise<LoadedTrace> {
+  const stream = await openTrace(path, options);
   const assembler = new TraceAssembler(stream.header, stream.fileVersion, path);
   for await (const record of stream.records) assembler.add(record);
   return assembler.result();
 }
 
-/** Parses a trace held in memory (e.g. uploaded to the viewer's server); gzip is detected. */
-export function traceFromBytes(bytes: Uint8Array, name = 'trace'): LoadedTrace {
+/** Parses a trace held in memory (e.g. uploaded to the viewer's server); gzip is detected; at most `maxBytes` once decompressed. */
+export function traceFromBytes(bytes: Uint8Array, name = 'trace', options: TraceReadOptions = {}): LoadedTrace {
+  const limit = options.maxBytes ?? MAX_TRACE_BYTES;
   let values: unknown[];
+  const gzip = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+  if (!gzip && bytes.length > limit) throw new TraceTooLargeError(name, limit);
   try {
-    const plain = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : bytes;
+    const plain = gzip ? gunzipSync(bytes, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: limit }) : bytes;
     values = unpackValues(plain).values;
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new TraceTooLargeError(name, limit);
     throw new TraceFormatError(`${name}: cannot read the trace (${describeError(error)})`);
   }
   if (values.length === 0) throw new TraceFormatError(`${name}: empty trace`);

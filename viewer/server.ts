@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../core/errors.js';
+import { WorkerEngine } from '../bridge/headless/worker-engine.js';
+import { TraceFormatError } from '../bridge/trace.js';
 import { listCompetition, type CompetitionTrial } from './competition.js';
 import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
 
@@ -11,6 +13,14 @@ import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type Viewe
  * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)
  * and a small JSON/binary API over one trial or a whole competition folder. It binds to 127.0.0.1
  * only and serves the page and the data from the same origin, so no CORS is involved.
+ *
+ * Hardening: a request whose `Host` is not the address the server listens on (or `localhost` with its
+ * port) is refused with 403, so a web page that rebinds its own DNS name to 127.0.0.1 cannot read the
+ * scores and paths (DNS rebinding); a malformed URL is a 400; a trace is read with the trace loader's
+ * size limit (bridge/trace.ts MAX_TRACE_BYTES: a gzip bomb is a 422, not gigabytes of memory); a level
+ * without a trace is simulated in a worker thread (one, runs queued), so the server keeps answering
+ * while it runs, and the headless engine's simulation budget (bridge/headless/budget.ts) ends a
+ * pathological level with its reason (422).
  *
  * API (all GET):
  * - `/api/session` → `{ mode: 'trial' | 'competition', title, hasReference, trials? }`
@@ -23,10 +33,16 @@ import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type Viewe
  * for recorded trial k when a run kept the traces of every trial).
  */
 export type ViewerSource =
-  /** One trial: a trace file or a level simulated on demand. */
-  | { kind: 'trial'; title: string; load: () => Promise<TrialData> }
+  /** One trial: a trace file or a level simulated on demand (with `viewer.simulate`: in the server's worker). */
+  | { kind: 'trial'; title: string; load: (viewer: ViewerContext) => Promise<TrialData> }
   /** A competition folder: lists its trials; opens traces when present, else simulates the level. */
   | { kind: 'competition'; root: string; openTrace: (path: string) => Promise<TrialData> };
+
+/** What a trial source may use of the server. */
+export interface ViewerContext {
+  /** Runs trial 1 of a level in the server's simulation worker (queued, within the simulation budget). */
+  simulate(levelId: string, xml: string): Promise<TrialData>;
+}
 
 export interface ViewerOptions {
   source: ViewerSource;
@@ -70,12 +86,52 @@ class HttpError extends Error {
   }
 }
 
+/** Loopback names a browser may use for a server bound to a loopback address. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * On-demand simulation off the server's thread: one headless engine in a worker (replaced if it dies),
+ * runs one after another. The engine applies its simulation budget to every run.
+ */
+class WorkerSimulator {
+  private engine: WorkerEngine | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  simulate(levelId: string, xml: string): Promise<TrialData> {
+    const run = this.queue.then(async () => {
+      if (this.closed) throw new Error('the viewer is closing');
+      if (!this.engine?.alive) {
+        await this.engine?.close().catch(() => undefined);
+        this.engine = new WorkerEngine(`viewer-${process.pid}`);
+      }
+      return simulateTrialData(levelId, xml, {}, this.engine);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.engine?.close().catch(() => undefined);
+  }
+}
+
+/** A level the engine refuses (unreadable, over the simulation budget) or a trace that is not one: the request's fault, said plainly. */
+function isInputError(error: unknown): boolean {
+  return error instanceof TraceFormatError || (typeof error === 'object' && error !== null && (error as { levelError?: unknown }).levelError === true);
+}
+
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
   const dir = staticDir();
   const host = options.host ?? '127.0.0.1';
   const source = options.source;
   const cache = new Map<string, Promise<{ trial: TrialData; meta: ViewerMeta }>>();
   let trials: CompetitionTrial[] | undefined;
+  const simulator = new WorkerSimulator();
+  const context: ViewerContext = { simulate: (levelId, xml) => simulator.simulate(levelId, xml) };
+  /** `host:port` values a request may name (filled once the port is known). */
+  const allowedHosts = new Set<string>();
 
   const listing = (): CompetitionTrial[] => {
     if (source.kind !== 'competition') return [];
@@ -101,7 +157,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       let trial: TrialData;
       if (source.kind === 'trial') {
         if (key !== 'main') throw new HttpError(404, `no trial "${key}"`);
-        trial = await source.load();
+        trial = await source.load(context);
       } else {
         // `team/C/name` opens trial 1's trace (or the level); `team/C/name@k` a recorded trial k.
         const at = /^(.*)@(\d+)$/.exec(key);
@@ -109,7 +165,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         const chosen = at ? t.traces.find((x) => x.trial === Number(at[2]))?.path : t.tracePath;
         if (at && !chosen) throw new HttpError(404, `trial "${t.key}" has no recorded trial ${at[2]}`);
         if (chosen) trial = await source.openTrace(chosen);
-        else if (t.levelPath) trial = await simulateTrialData(t.name, await readFile(t.levelPath, 'utf8'));
+        else if (t.levelPath) trial = await simulator.simulate(t.name, await readFile(t.levelPath, 'utf8'));
         else throw new HttpError(404, `trial "${key}" has neither a trace nor a level file`);
       }
       return { trial, meta: viewerMeta(trial) };
@@ -127,9 +183,15 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   const json = (res: ServerResponse, value: unknown, status = 200): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.has(hostHeader)) throw new HttpError(403, `this viewer answers only requests for ${[...allowedHosts][0]} (Host: ${JSON.stringify(req.headers.host ?? '')})`);
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
-    const url = new URL(req.url ?? '/', 'http://viewer.invalid');
-    const path = url.pathname;
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://viewer.invalid').pathname;
+    } catch {
+      throw new HttpError(400, 'malformed URL');
+    }
     if (path === '/' || path === '/index.html') return send(res, 200, CONTENT_TYPES.html!, await readFile(`${dir}index.html`));
     if (path.startsWith('/static/')) {
       const name = path.slice('/static/'.length);
@@ -167,7 +229,12 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
     const m = /^\/api\/trial\/([^/]+)\/(meta|frames|capture\.png|image\.png)$/.exec(path);
     if (m) {
-      const key = decodeURIComponent(m[1]!);
+      let key: string;
+      try {
+        key = decodeURIComponent(m[1]!);
+      } catch {
+        throw new HttpError(400, `malformed trial key in the URL: ${JSON.stringify(m[1])}`);
+      }
       const what = m[2]!;
       if (what === 'image.png') {
         const image = source.kind === 'competition' ? findTrial(key.replace(/@\d+$/, '')).imagePath : undefined;
@@ -185,7 +252,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
+      const status = error instanceof HttpError ? error.status : isInputError(error) ? 422 : 500;
       if (!res.headersSent) json(res, { error: describeError(error) }, status);
       else res.destroy();
     });
@@ -195,13 +262,18 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     server.listen(options.port ?? 0, host, () => resolveListen());
   });
   const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  allowedHosts.add(`${urlHost}:${port}`.toLowerCase());
+  if (LOOPBACK.has(host)) for (const name of ['127.0.0.1', 'localhost']) allowedHosts.add(`${name}:${port}`);
   return {
-    url: `http://${host}:${port}/`,
+    url: `http://${urlHost}:${port}/`,
     port,
-    close: () =>
-      new Promise<void>((resolveClose) => {
+    close: async () => {
+      await new Promise<void>((resolveClose) => {
         server.closeAllConnections();
         server.close(() => resolveClose());
-      }),
+      });
+      await simulator.close();
+    },
   };
 }

@@ -6,7 +6,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../../core/errors.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
-import { simulateTrialData } from '../../viewer/trial.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { checkAnswer, itemOrder, levelOf, raterPath, readRater, RATER_ID, type RaterFile } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
@@ -110,7 +109,8 @@ export async function startSurveyServer(options: { out: string; port?: number })
     let pending = replays.get(itemId);
     if (!pending) {
       const title = `${itemId} (letter ${item.letter})`;
-      pending = startViewer({ source: { kind: 'trial', title, load: async () => simulateTrialData(itemId, await readFile(join(root, item.level), 'utf8')) } });
+      // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
+      pending = startViewer({ source: { kind: 'trial', title, load: async (viewer) => viewer.simulate(itemId, await readFile(join(root, item.level), 'utf8')) } });
       replays.set(itemId, pending);
       pending.catch(() => replays.delete(itemId));
       while (replays.size > REPLAYS_KEPT) {

@@ -5,7 +5,6 @@ import { basename, extname, resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { startViewer, type ViewerSource } from '../../../viewer/server.js';
 import { openTraceFile } from '../../../viewer/trace-source.js';
-import { simulateTrialData } from '../../../viewer/trial.js';
 
 /**
  * `sbeval view <trace | level.xml | competition-dir>`: serves the frame-by-frame viewer on 127.0.0.1
@@ -27,7 +26,8 @@ export function sourceFor(target: string): ViewerSource {
   if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, 'give a trace file, a level .xml or a competition folder');
   if (statSync(path).isDirectory()) return { kind: 'competition', root: path, openTrace: openTraceFile };
   if (extname(path).toLowerCase() === '.xml') {
-    return { kind: 'trial', title: basename(path), load: async () => simulateTrialData(basename(path, '.xml'), await readFile(path, 'utf8')) };
+    // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
+    return { kind: 'trial', title: basename(path), load: async (viewer) => viewer.simulate(basename(path, '.xml'), await readFile(path, 'utf8')) };
   }
   return { kind: 'trial', title: basename(path), load: () => openTraceFile(path) };
 }
