@@ -106,13 +106,14 @@ export class TraceFormatError extends SbevalError {
 
 /**
  * The most a trace may hold once decompressed. A trace is one trial: per step and body six float32
- * values and an alive byte (25 bytes plus msgpack framing). The largest trial the engine's simulation
- * budget lets through (bridge/headless/budget.ts: at most 8,000 bodies awake in a step) is about 8,000
- * bodies × 514 steps ≈ 103 MB of frames, plus the capture and raw PNGs (1024² RGBA: about 4 MiB each at most) and the level
- * (≤ 1 MiB, levels/xml-read.ts): ≈ 112 MB. 128 MiB keeps every trace an engine can record and stops a
- * gzip bomb (a 976 KB file that inflates to 1 GB, ~3 GB in memory once assembled) before it grows.
+ * values and an alive byte (25 bytes plus msgpack framing). The largest level the reader accepts has
+ * 10,000 objects (levels/xml-read.ts DEFAULT_MAX_LEVEL_OBJECTS), which at the evaluator's window
+ * (steps 0 … 514 with the capture, bridge/window.ts) record 10,000 × 515 × 25 B ≈ 123 MiB of frames; the level (≤ 1 MiB),
+ * the capture PNGs (a few MiB) and the events come on top. 256 MiB keeps every trace an engine
+ * records at the evaluator's window with room to spare, and stops a gzip bomb (the 976 KB file of
+ * issue 12 inflates to 1 GB, ~3 GB in memory once assembled) at a quarter of that, before it grows.
  */
-export const MAX_TRACE_BYTES = 128 * 1024 * 1024;
+export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 
 export interface TraceReadOptions {
   /** Largest decompressed size accepted (default MAX_TRACE_BYTES). */
@@ -124,7 +125,7 @@ export class TraceTooLargeError extends TraceFormatError {
   constructor(name: string, limit: number) {
     super(
       `${name}: the trace holds more than ${Math.round(limit / 1024 / 1024)} MiB once decompressed`,
-      'a trace of one trial is at most about 112 MiB (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace',
+      'a trace of one trial at the evaluator\'s window stays far below that (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace',
     );
     this.name = 'TraceTooLargeError';
   }

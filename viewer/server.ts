@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describeError } from '../core/errors.js';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from './http-guard.js';
 import { listCompetition, type CompetitionTrial } from './competition.js';
 import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
 
@@ -80,15 +81,6 @@ const STATIC_NAME = /^[a-z0-9][a-z0-9-]*\.(html|js|css|svg)$/;
 /** Trials kept in memory (each holds every frame of a 10-s run). */
 const CACHE_SIZE = 8;
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-/** Loopback names a browser may use for a server bound to a loopback address. */
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 /**
  * On-demand simulation off the server's thread: one headless engine in a worker (replaced if it dies),
  * runs one after another. The engine applies its simulation budget to every run.
@@ -130,8 +122,8 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   let trials: CompetitionTrial[] | undefined;
   const simulator = new WorkerSimulator();
   const context: ViewerContext = { simulate: (levelId, xml) => simulator.simulate(levelId, xml) };
-  /** `host:port` values a request may name (filled once the port is known). */
-  const allowedHosts = new Set<string>();
+  /** `Host` values a request may carry (filled once the port is known). */
+  let hosts: ReadonlySet<string> = new Set();
 
   const listing = (): CompetitionTrial[] => {
     if (source.kind !== 'competition') return [];
@@ -183,15 +175,9 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   const json = (res: ServerResponse, value: unknown, status = 200): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const hostHeader = (req.headers.host ?? '').toLowerCase();
-    if (!allowedHosts.has(hostHeader)) throw new HttpError(403, `this viewer answers only requests for ${[...allowedHosts][0]} (Host: ${JSON.stringify(req.headers.host ?? '')})`);
+    checkHost(req, hosts);
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
-    let path: string;
-    try {
-      path = new URL(req.url ?? '/', 'http://viewer.invalid').pathname;
-    } catch {
-      throw new HttpError(400, 'malformed URL');
-    }
+    const path = requestPath(req);
     if (path === '/' || path === '/index.html') return send(res, 200, CONTENT_TYPES.html!, await readFile(`${dir}index.html`));
     if (path.startsWith('/static/')) {
       const name = path.slice('/static/'.length);
@@ -229,12 +215,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
     const m = /^\/api\/trial\/([^/]+)\/(meta|frames|capture\.png|image\.png)$/.exec(path);
     if (m) {
-      let key: string;
-      try {
-        key = decodeURIComponent(m[1]!);
-      } catch {
-        throw new HttpError(400, `malformed trial key in the URL: ${JSON.stringify(m[1])}`);
-      }
+      const key = decodeSegment(m[1]!, 'trial key');
       const what = m[2]!;
       if (what === 'image.png') {
         const image = source.kind === 'competition' ? findTrial(key.replace(/@\d+$/, '')).imagePath : undefined;
@@ -262,11 +243,9 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     server.listen(options.port ?? 0, host, () => resolveListen());
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  allowedHosts.add(`${urlHost}:${port}`.toLowerCase());
-  if (LOOPBACK.has(host)) for (const name of ['127.0.0.1', 'localhost']) allowedHosts.add(`${name}:${port}`);
+  hosts = allowedHosts(host, port);
   return {
-    url: `http://${urlHost}:${port}/`,
+    url: `http://${urlHost(host)}:${port}/`,
     port,
     close: async () => {
       await new Promise<void>((resolveClose) => {

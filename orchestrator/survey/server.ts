@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../../core/errors.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath } from '../../viewer/http-guard.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { checkAnswer, itemOrder, levelOf, raterPath, readRater, RATER_ID, type RaterFile } from './answers.js';
@@ -20,6 +21,8 @@ import { readSurvey, type SurveyFile } from './build.js';
  * - `POST /api/replay/<item>` → the URL of a viewer for that level, started on demand (titled with
  *   the item number only; the four most recent stay open);
  * - `GET /assets/<file>.png` → the survey's pictures.
+ * A request for another `Host` than 127.0.0.1/localhost with the port is refused (403, DNS rebinding)
+ * and a malformed URL or `%` escape is a 400 (viewer/http-guard.ts).
  */
 export interface SurveyServer {
   url: string;
@@ -28,12 +31,6 @@ export interface SurveyServer {
 
 const MAX_BODY = 64 * 1024;
 const REPLAYS_KEPT = 4;
-
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 export function surveyStaticDir(): string {
   for (const candidate of ['../../viewer/survey/', '../../../viewer/survey/']) {
@@ -67,6 +64,8 @@ export async function startSurveyServer(options: { out: string; port?: number })
   const dir = surveyStaticDir();
   const queues = new Map<string, Promise<unknown>>();
   const replays = new Map<string, Promise<ViewerServer>>();
+  /** `Host` values a request may carry (DNS rebinding, viewer/http-guard.ts); filled once the port is known. */
+  let hosts: ReadonlySet<string> = new Set();
 
   const send = (res: ServerResponse, status: number, type: string, data: string | Uint8Array) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -123,8 +122,8 @@ export async function startSurveyServer(options: { out: string; port?: number })
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://survey.invalid');
-    const path = url.pathname;
+    checkHost(req, hosts);
+    const path = requestPath(req);
     if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, TYPES.html!, await readFile(join(dir, 'index.html')));
     if (req.method === 'GET' && /^\/static\/[a-z0-9-]+\.(js|css)$/.test(path)) {
       const file = join(dir, path.slice('/static/'.length));
@@ -139,7 +138,7 @@ export async function startSurveyServer(options: { out: string; port?: number })
     if (req.method === 'GET' && path === '/api/survey') return json(res, publicSurvey);
     const rater = /^\/api\/rater\/([^/]+)(?:\/([^/]+))?$/.exec(path);
     if (rater) {
-      const id = decodeURIComponent(rater[1]!);
+      const id = decodeSegment(rater[1]!, 'rater id');
       if (!RATER_ID.test(id)) throw new HttpError(400, 'a rater id is 1–64 letters, digits, _ . -');
       if (req.method === 'GET' && !rater[2]) {
         const file = readRater(out, id);
@@ -147,7 +146,7 @@ export async function startSurveyServer(options: { out: string; port?: number })
         return json(res, { rater: id, order: itemOrder(survey, id), answers: current });
       }
       if (req.method === 'PUT' && rater[2]) {
-        const itemId = decodeURIComponent(rater[2]);
+        const itemId = decodeSegment(rater[2], 'item id');
         const answer = (await body(req)) as { values?: Record<string, number>; comment?: string };
         const problem = checkAnswer(survey, itemId, { values: answer.values, comment: answer.comment });
         if (problem) throw new HttpError(400, problem);
@@ -172,6 +171,7 @@ export async function startSurveyServer(options: { out: string; port?: number })
     server.listen(options.port ?? 0, '127.0.0.1', () => ok());
   });
   const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts('127.0.0.1', port);
   return {
     url: `http://127.0.0.1:${port}/`,
     close: async () => {

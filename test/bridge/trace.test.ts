@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
@@ -11,11 +11,15 @@ import {
   readTrace,
   runRecorded,
   traceFromBytes,
+  MAX_TRACE_BYTES,
   TraceFormatError,
   TraceRecorder,
+  TraceTooLargeError,
   TraceVersionError,
   TRACE_VERSION,
 } from '../../bridge/trace.js';
+import { stepsToSimulate } from '../../bridge/window.js';
+import { DEFAULT_MAX_LEVEL_OBJECTS, DEFAULT_MAX_LEVEL_SIZE } from '../../levels/xml-read.js';
 import { upgradeHeader, upgradeRecord, type TraceUpgrade } from '../../bridge/trace-versions.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job, thirtyBlockLevel } from './levels.js';
@@ -160,6 +164,31 @@ describe('damaged and foreign files', () => {
     await expect(readTrace(path)).rejects.toBeInstanceOf(TraceFormatError);
     writeFileSync(path, '');
     await expect(readTrace(path)).rejects.toThrow(/empty trace/);
+  });
+
+  it('stops inflating at the size limit, in the streaming and the in-memory reader (gzip bomb)', async () => {
+    const path = join(dir, 'limit.sbtrace.gz');
+    await runRecorded(engine, job('limit', goldenLevel('V1_L_1')), path);
+    const bytes = readFileSync(path);
+    const whole = await readTrace(path);
+    const inflated = gunzipSync(bytes).length;
+    for (const maxBytes of [1_000, Math.floor(inflated / 2)]) {
+      const error = await readTrace(path, { maxBytes }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TraceTooLargeError);
+      expect((error as Error).message).toMatch(/limit\.sbtrace\.gz: the trace holds more than/);
+      expect(() => traceFromBytes(bytes, 'limit', { maxBytes })).toThrow(TraceTooLargeError);
+      expect(() => traceFromBytes(gunzipSync(bytes), 'limit', { maxBytes })).toThrow(TraceTooLargeError);
+    }
+    // At exactly its size the trace is read whole.
+    expect((await readTrace(path, { maxBytes: inflated })).frames.stepCount).toBe(whole.frames.stepCount);
+    expect(traceFromBytes(bytes, 'limit', { maxBytes: inflated }).frames.stepCount).toBe(whole.frames.stepCount);
+  });
+
+  it('the default limit holds the largest trace an engine records at the evaluator window', () => {
+    const steps = stepsToSimulate({ windowSteps: 500, capture: true }) + 1;
+    const frames = DEFAULT_MAX_LEVEL_OBJECTS * steps * (FIELD_COUNT * 4 + 1);
+    // Frames, the level in the header, and room for events and captures.
+    expect(MAX_TRACE_BYTES).toBeGreaterThan(1.5 * (frames + DEFAULT_MAX_LEVEL_SIZE));
   });
 
   it('rejects a record that does not belong (wrong run, gap in the steps)', async () => {

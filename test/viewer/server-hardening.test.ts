@@ -1,27 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { FIELD_COUNT } from '../../bridge/frames.js';
-import { readTrace, TraceRecorder } from '../../bridge/trace.js';
+import { encodeTraceHeader, encodeTraceRecord, MAX_TRACE_BYTES, readTrace } from '../../bridge/trace.js';
+import { startSurveyServer, type SurveyServer } from '../../orchestrator/survey/server.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import { pathologicalXml } from '../headless/pathological-levels.js';
 
 /**
- * The viewer server against a hostile page and hostile files, over a real socket: DNS rebinding (a
- * foreign Host header), malformed URLs, a gzip bomb posing as a trace, a level over the simulation
- * budget, and a long simulation that must not stop the server from answering.
+ * The viewer server (and the survey server) against a hostile page and hostile files, over a real
+ * socket: DNS rebinding (a foreign Host header), malformed URLs, a gzip bomb posing as a trace, a level
+ * over the simulation budget, and a simulation that must not stop the server from answering.
  */
 const TRACE = fileURLToPath(new URL('../fixtures/corpus/reference/v1/levels/L/V1_L_2.sbtrace.gz', import.meta.url));
 
 /** A GET with the exact path and Host given (fetch would normalise both). */
-function get(server: ViewerServer, path: string, host = `127.0.0.1:${server.port}`): Promise<{ status: number; body: string }> {
+function get(server: { port: number }, path: string, host = `127.0.0.1:${server.port}`, method = 'GET'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, headers: { host } }, (res) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, method, headers: { host } }, (res) => {
       let body = '';
       res.setEncoding('latin1');
       res.on('data', (chunk: string) => (body += chunk));
@@ -42,27 +44,32 @@ function slowLevel(): string {
 }
 
 /**
- * A trace of a real level whose frames (all zeros, so gzip shrinks them ~1000×) add up to more than
- * `bytes` once decompressed: a small file that would inflate past the loader's limit.
+ * A real trace's header followed by frame records of zeros adding up to `bytes` once decompressed:
+ * a small file that inflates past the loader's limit (a gzip bomb). Gzip members may be concatenated,
+ * so the 4 MiB of zeros in each record are compressed once and repeated: the file takes no time to make.
  */
-async function gzipBomb(path: string, bytes: number): Promise<void> {
+async function gzipBomb(path: string, bytes: number): Promise<number> {
   const real = await readTrace(TRACE);
-  const recorder = new TraceRecorder(path, { job: { levelId: 'bomb', xml: real.header.xml, settings: real.header.settings }, engine: real.header.engine, recordedAt: null });
-  recorder.loaded(real.bodies, real.dt);
+  const header = { ...real.header, levelId: 'bomb', runId: 'bomb#1', dt: real.dt, bodies: real.bodies };
   const bodyCount = real.bodies.length;
-  const stepsPerBatch = Math.ceil((1024 * 1024) / (bodyCount * (FIELD_COUNT * 4 + 1)));
-  const states = new Float32Array(stepsPerBatch * bodyCount * FIELD_COUNT);
-  const alive = new Uint8Array(stepsPerBatch * bodyCount).fill(1);
-  let written = 0;
-  for (let step = 0; written < bytes; step += stepsPerBatch) {
-    recorder.frames({ firstStep: step, stepCount: stepsPerBatch, bodyCount, states, alive });
-    written += states.byteLength + alive.byteLength;
+  const stepCount = Math.ceil((4 * 1024 * 1024) / (bodyCount * FIELD_COUNT * 4));
+  const states = new Float32Array(stepCount * bodyCount * FIELD_COUNT);
+  const zeros = gzipSync(new Uint8Array(states.byteLength), { level: 9 });
+  const parts: Uint8Array[] = [gzipSync(encodeTraceHeader(header))];
+  for (let firstStep = 0, written = 0; written < bytes; firstStep += stepCount, written += states.byteLength) {
+    const record = Buffer.from(encodeTraceRecord({ type: 'frames', runId: header.runId, batch: { firstStep, stepCount, bodyCount, states, alive: new Uint8Array(stepCount * bodyCount).fill(1) } }));
+    const start = record.indexOf(Buffer.alloc(64));
+    expect(record.subarray(start, start + states.byteLength).every((b) => b === 0)).toBe(true);
+    parts.push(gzipSync(record.subarray(0, start)), zeros, gzipSync(record.subarray(start + states.byteLength)));
   }
-  await recorder.finish();
+  const file = Buffer.concat(parts);
+  writeFileSync(path, file);
+  return file.length;
 }
 
 let root: string;
 let server: ViewerServer;
+let bombSize: number;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sbeval-viewer-hostile-'));
@@ -72,12 +79,13 @@ beforeAll(async () => {
   writeFileSync(join(levels, 'team_A_2.xml'), pathologicalXml('spot', 500));
   const traces = join(root, 'team', 'traces', 'A');
   mkdirSync(traces, { recursive: true });
-  await gzipBomb(join(traces, 'team_A_3.sbtrace.gz'), 136 * 1024 * 1024);
+  bombSize = await gzipBomb(join(traces, 'team_A_3.sbtrace.gz'), MAX_TRACE_BYTES + 8 * 1024 * 1024);
   server = await startViewer({ source: { kind: 'competition', root, openTrace: openTraceFile } });
 }, 120_000);
 
 afterAll(async () => {
-  await server.close();
+  await server?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 describe('viewer server hardening', () => {
@@ -92,7 +100,7 @@ describe('viewer server hardening', () => {
   });
 
   it('gives 400 for a malformed URL, not 500', async () => {
-    for (const path of ['/api/trial/%E0%A4%A/meta', '/api/trial/%zz/frames', '/api/trial/%/meta']) {
+    for (const path of ['/api/trial/%E0%A4%A/meta', '/api/trial/%zz/frames', '/api/trial/%/meta', '//']) {
       const res = await get(server, path);
       expect(res.status, path).toBe(400);
       expect(JSON.parse(res.body).error, path).toMatch(/malformed/);
@@ -100,9 +108,10 @@ describe('viewer server hardening', () => {
   });
 
   it('refuses a trace that inflates past the limit with a clear error', async () => {
+    expect(bombSize).toBeLessThan(1024 * 1024);
     const res = await get(server, `/api/trial/${key('team', 'A', 'team_A_3')}/meta`);
     expect(res.status).toBe(422);
-    expect(JSON.parse(res.body).error).toMatch(/team_A_3\.sbtrace\.gz: the trace holds more than 128 MiB once decompressed/);
+    expect(JSON.parse(res.body).error).toMatch(/team_A_3\.sbtrace\.gz: the trace holds more than 256 MiB once decompressed/);
     expect(res.body.length).toBeLessThan(2_000);
   }, 120_000);
 
@@ -119,13 +128,51 @@ describe('viewer server hardening', () => {
       metaDone = true;
       return res;
     });
-    // Let the simulation start (a simulation on the server's own thread would hold this timer until it ended).
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const session = await get(server, '/api/session');
-    expect(session.status).toBe(200);
-    expect(metaDone, 'the session request waited for the simulation').toBe(false);
+    // One request after another while the level is simulated. The test's client shares the server's
+    // thread: a simulation on that thread would hold both until it ended.
+    let answeredMeanwhile = 0;
+    while (!metaDone) {
+      const session = await get(server, '/api/session');
+      expect(session.status).toBe(200);
+      if (!metaDone) answeredMeanwhile += 1;
+    }
+    expect(answeredMeanwhile, 'session requests answered while the level was simulated').toBeGreaterThanOrEqual(5);
     const done = await meta;
     expect(done.status).toBe(200);
     expect(JSON.parse(done.body).bodyCount).toBe(160);
   }, 180_000);
+});
+
+describe('survey server hardening', () => {
+  let out: string;
+  let survey: SurveyServer;
+  let port: number;
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'sbeval-survey-hostile-'));
+    writeFileSync(join(out, 'survey.json'), JSON.stringify({ version: 1, title: 'hostile', instructions: '', seed: 1, root: '.', metrics: [], items: [] }));
+    survey = await startSurveyServer({ out });
+    port = Number(new URL(survey.url).port);
+  });
+
+  afterAll(async () => {
+    await survey?.close();
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  it('answers only requests addressed to 127.0.0.1 or localhost with its port (DNS rebinding)', async () => {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get({ port }, '/api/survey', host)).status, host).toBe(200);
+    for (const host of [`evil.example:${port}`, `localhost:${port + 1}`, 'localhost']) {
+      expect((await get({ port }, '/api/survey', host)).status, host).toBe(403);
+      expect((await get({ port }, '/api/replay/item-1', host, 'POST')).status, host).toBe(403);
+    }
+  });
+
+  it('gives 400 for a malformed URL or % escape, not 500', async () => {
+    for (const path of ['/api/rater/%E0%A4%A', '/api/rater/%zz', '//']) {
+      const res = await get({ port }, path);
+      expect(res.status, path).toBe(400);
+      expect(JSON.parse(res.body).error, path).toMatch(/malformed/);
+    }
+  });
 });
