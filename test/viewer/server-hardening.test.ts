@@ -36,7 +36,7 @@ function get(server: { port: number }, path: string, host = `127.0.0.1:${server.
 
 const key = (team: string, letter: string, name: string) => encodeURIComponent(`${team}/${letter}/${name}`);
 
-/** A level that takes a while to simulate (8 layers of SquareTiny over the whole grid) but stays within the budget. */
+/** A level that stays awake for the whole window (8 layers of SquareTiny over the whole grid): well within the budget, and hundreds of ms to simulate. */
 function slowLevel(): string {
   const calls: string[] = [];
   for (let layer = 0; layer < 8; layer += 1) for (let column = 0; column < 20; column += 1) calls.push(`drop_block('b11', ${column})`);
@@ -54,12 +54,13 @@ async function gzipBomb(path: string, bytes: number): Promise<number> {
   const bodyCount = real.bodies.length;
   const stepCount = Math.ceil((4 * 1024 * 1024) / (bodyCount * FIELD_COUNT * 4));
   const states = new Float32Array(stepCount * bodyCount * FIELD_COUNT);
-  const zeros = gzipSync(new Uint8Array(states.byteLength), { level: 9 });
+  const zeroBytes = Buffer.alloc(states.byteLength);
+  const zeros = gzipSync(zeroBytes, { level: 9 });
   const parts: Uint8Array[] = [gzipSync(encodeTraceHeader(header))];
   for (let firstStep = 0, written = 0; written < bytes; firstStep += stepCount, written += states.byteLength) {
     const record = Buffer.from(encodeTraceRecord({ type: 'frames', runId: header.runId, batch: { firstStep, stepCount, bodyCount, states, alive: new Uint8Array(stepCount * bodyCount).fill(1) } }));
     const start = record.indexOf(Buffer.alloc(64));
-    expect(record.subarray(start, start + states.byteLength).every((b) => b === 0)).toBe(true);
+    expect(record.subarray(start, start + states.byteLength).equals(zeroBytes)).toBe(true);
     parts.push(gzipSync(record.subarray(0, start)), zeros, gzipSync(record.subarray(start + states.byteLength)));
   }
   const file = Buffer.concat(parts);
@@ -136,7 +137,7 @@ describe('viewer server hardening', () => {
       expect(session.status).toBe(200);
       if (!metaDone) answeredMeanwhile += 1;
     }
-    expect(answeredMeanwhile, 'session requests answered while the level was simulated').toBeGreaterThanOrEqual(5);
+    expect(answeredMeanwhile, 'session requests answered while the level was simulated').toBeGreaterThanOrEqual(20);
     const done = await meta;
     expect(done.status).toBe(200);
     expect(JSON.parse(done.body).bodyCount).toBe(160);
