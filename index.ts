@@ -124,7 +124,7 @@ export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STR
 export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export { startViewer } from './viewer/server.js';
-export type { ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
+export type { ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
 export { simulateTrialData, viewerMeta, viewerFrames, memorySink } from './viewer/trial.js';
 export type { TrialData, ViewerMeta } from './viewer/trial.js';
 export { openTraceFile } from './viewer/trace-source.js';
@@ -160,6 +160,8 @@ export {
   TRACE_VERSION,
   TraceVersionError,
   TraceFormatError,
+  TraceTooLargeError,
+  MAX_TRACE_BYTES,
   TraceRecorder,
   TraceAssembler,
   openTrace,
@@ -168,7 +170,7 @@ export {
   runRecorded,
   teeSinks,
 } from './bridge/trace.js';
-export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderOptions } from './bridge/trace.js';
+export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderOptions, TraceReadOptions } from './bridge/trace.js';
 
 // Judges beyond the ViT (issue 16): the tiered rubric judge, the ordering judge, the human survey.
 /** Pure parts: rubric tiers, answer and ordering parsers, schedules, ordering metrics, Krippendorff's alpha, correlations. */
