@@ -37,7 +37,6 @@ export type SessionKind =
   // after authentication (token holders)
   | 'auth-garbage'
   | 'auth-second-hello'
-  | 'auth-oversized' // more than maxMessageBytes after the handshake
   // lying engines: take a level, answer with something that is not its result
   | 'lie-other-level'
   | 'lie-frozen'
@@ -456,11 +455,6 @@ function session(target: Target, kind: SessionKind, rng: Rng): Promise<{ outcome
         ws.send(helloFor(target.token, { instance: `twice-${cryptoRandomBytes(3).toString('hex')}` }));
         ws.once('message', () => ws.send(helloFor(target.token)));
       });
-    case 'auth-oversized':
-      return wsSession(target, (ws) => {
-        ws.send(helloFor(target.token, { instance: `big-${cryptoRandomBytes(3).toString('hex')}` }));
-        ws.once('message', () => ws.send(Buffer.concat([big(), Buffer.alloc(1024)])));
-      });
     default:
       return lieSession(target, kind);
   }
@@ -488,7 +482,6 @@ export const EXPECTED: Readonly<Record<SessionKind, readonly Outcome[]>> = {
   reset: ['dropped'],
   'auth-garbage': ['close 4003'],
   'auth-second-hello': ['close 4005'],
-  'auth-oversized': ['close 1009', 'dropped'],
   // A lying engine is cut off: a protocol error closes it with its code, a stream the pool refuses
   // retires it (bye, 1000), a silent one is dropped by the stall watchdog's retirement.
   'lie-other-level': ['close 1000', 'no-level'],
