@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +8,9 @@ export default defineConfig({
     // Physics, ONNX and child-process suites are CPU-heavy; forks isolate native modules (sharp, onnxruntime).
     pool: 'forks',
     testTimeout: 60_000,
+    // Commands use the model `sbeval model fetch` cached when no --model is given: tests must not see
+    // a developer's cache (child processes inherit this too). Tests that need a cache set their own.
+    env: { SBEVAL_CACHE: join(tmpdir(), 'sbeval-tests-no-model-cache') },
     hookTimeout: 120_000,
   },
 });

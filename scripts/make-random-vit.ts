@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/make-random-vit.ts [--out <dir>] [--seed N] [--layers N --hidden N --heads N --intermediate N --image N --patch N --labels N]`
+ * `npx tsx scripts/make-random-vit.ts [--out <dir>] [--small] [--seed N] [--layers N …]` (`--help` for all)
  *
  * Writes a Hugging Face ViTForImageClassification folder (config.json, preprocessor_config.json,
  * model.safetensors) with seeded random weights — ViT-B/16-sized by default, the size of the competition's
@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs as parseCliArgs } from 'node:util';
 import { encodeSafetensors } from '../scoring/similarity/safetensors.js';
 import { vitParameterShapes, type VitConfig } from '../scoring/similarity/vit-config.js';
 import { convertModelFolder, writePiecesAtomic } from '../orchestrator/stages/model.js';
@@ -106,23 +107,61 @@ export function writeRandomVit(dir: string, spec: RandomVitSpec = VIT_B16): { di
   return { dir, onnx, parameters };
 }
 
-function parseArgs(argv: string[]): { out: string; spec: RandomVitSpec } {
-  const spec = { ...VIT_B16 };
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i]!.replace(/^--/, '');
-    const value = argv[i + 1];
-    if (value === undefined) throw new Error(`--${key} needs a value`);
-    if (key === 'out') out = resolve(value);
-    else if (key in spec) (spec as Record<string, number>)[key] = Number(value);
-    else throw new Error(`unknown option --${key}`);
+/** A few-layer model that converts in a second: for trying the pipeline, not for numbers. */
+export const SMALL_VIT: RandomVitSpec = { layers: 2, hidden: 64, heads: 2, intermediate: 128, image: 64, patch: 16, labels: 26, seed: 1 };
+
+const USAGE = `Usage: npx tsx scripts/make-random-vit.ts [--out <dir>] [--small] [--seed N]
+                                          [--layers N --hidden N --heads N --intermediate N --image N --patch N --labels N]
+
+Writes a Hugging Face ViTForImageClassification folder (config.json, preprocessor_config.json,
+model.safetensors) with seeded random weights and converts it to <dir>/model.onnx, for trying the
+pipeline and for benchmarks when the competition's weights are not available. Its similarity numbers
+are meaningless. Default size: ViT-B/16 at 224 px with 26 labels (the competition model's size,
+about 86 M parameters, 330 MB); --small: 2 layers × 64 hidden at 64 px (a second to make).
+Default folder: ${join('<os temp>', 'sbeval-random-vit-<size>')}.
+
+Then: sbeval run <root> --model <dir>/model.onnx`;
+
+const SPEC_KEYS = ['layers', 'hidden', 'heads', 'intermediate', 'image', 'patch', 'labels', 'seed'] as const;
+
+function parseArgs(argv: string[]): { out: string; spec: RandomVitSpec } | undefined {
+  const { values } = parseCliArgs({
+    args: argv,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      small: { type: 'boolean' },
+      out: { type: 'string' },
+      ...Object.fromEntries(SPEC_KEYS.map((k) => [k, { type: 'string' as const }])),
+    },
+  });
+  if (values.help) return undefined;
+  const spec: RandomVitSpec = { ...(values.small ? SMALL_VIT : VIT_B16) };
+  for (const key of SPEC_KEYS) {
+    const text = (values as Record<string, string | boolean | undefined>)[key];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < (key === 'seed' ? 0 : 1)) throw new Error(`--${key} must be a whole number${key === 'seed' ? '' : ' ≥ 1'}, got ${text}`);
+    spec[key] = n;
   }
-  return { out: out ?? defaultRandomVitDir(spec), spec };
+  if (spec.hidden % spec.heads !== 0) throw new Error(`--hidden (${spec.hidden}) must be a multiple of --heads (${spec.heads})`);
+  if (spec.image % spec.patch !== 0) throw new Error(`--image (${spec.image}) must be a multiple of --patch (${spec.patch})`);
+  return { out: typeof values.out === 'string' ? resolve(values.out) : defaultRandomVitDir(spec), spec };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { out, spec } = parseArgs(process.argv.slice(2));
-  const started = Date.now();
-  const r = writeRandomVit(out, spec);
-  console.log(`${r.parameters.toLocaleString('en')} parameters → ${r.onnx} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  let parsed;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`make-random-vit: ${(error as Error).message}\n(see: npx tsx scripts/make-random-vit.ts --help)\n`);
+    process.exit(2);
+  }
+  if (parsed === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+  } else {
+    const started = Date.now();
+    const r = writeRandomVit(parsed.out, parsed.spec);
+    console.log(`${r.parameters.toLocaleString('en')} parameters → ${r.onnx} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
 }

@@ -5,6 +5,7 @@ import { describeError, SbevalError } from '../../core/errors.js';
 import { storageFault } from '../../core/storage.js';
 import { guardRoot, type RootGuard } from '../layout/root-guard.js';
 import { COMMANDS } from './commands/index.js';
+import { checkRootBeforeWrite } from './settings-options.js';
 import { commandPath, ROOT_WRITERS } from './root-writers.js';
 
 /** Exit codes: 0 the command ran (trials may have failed and are recorded), 1 a verdict or check failed, 2 usage or setup error. */
@@ -20,7 +21,6 @@ export function buildProgram(guards: RootGuard[] = []): Command {
   const program = new Command('sbeval')
     .description('Evaluate LLM-generated Science Birds levels the way ChatGPT4PCG / LLMs4PCG do, headlessly.')
     .version(process.env.npm_package_version ?? '0.1.0')
-    .showHelpAfterError()
     .exitOverride();
   for (const register of COMMANDS) register(program);
   program.hook('preAction', (_program, action) => {
@@ -28,6 +28,8 @@ export function buildProgram(guards: RootGuard[] = []): Command {
     const options = ROOT_WRITERS.get(name);
     const root = action.args[0];
     if (!options || root === undefined) return;
+    // The folder must look like a competition before the guard writes its lock there (layout/root-check.ts).
+    checkRootBeforeWrite(name, root);
     const guard = guardRoot(root, name, options);
     guards.push(guard);
     if (guard.replaced) {
@@ -36,7 +38,17 @@ export function buildProgram(guards: RootGuard[] = []): Command {
     }
     if (guard.removedTemps > 0) process.stderr.write(`sbeval: removed ${guard.removedTemps} temporary file(s) left by an interrupted run\n`);
   });
+  shortUsageErrors(program, 'sbeval');
   return program;
+}
+
+/**
+ * A usage error is commander's one line (with its "Did you mean …?") and a pointer to the command's
+ * help, not the whole help text, which would push the error off the screen.
+ */
+function shortUsageErrors(command: Command, path: string): void {
+  command.showHelpAfterError(`(see: ${path} --help)`);
+  for (const sub of command.commands) shortUsageErrors(sub, `${path} ${sub.name()}`);
 }
 
 export async function runCli(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { checkName } from '../layout/names.js';
  * `sbeval.config.(json|yaml|yml)` at the competition root: everything `sbeval run` needs that is not
  * in the folder itself. Every key is optional (a folder of responses needs no config at all); every
  * object is strict, so a misspelt key is an error that names it instead of a silently ignored setting.
- * CLI flags override the file (orchestrator/config/resolve.ts).
+ * CLI flags override the file (orchestrator/config/settings.ts).
  */
 export const RULES = ['2023', '2024', '2025'] as const;
 export type Rules = (typeof RULES)[number];
@@ -95,6 +95,8 @@ export const configSchema = z.strictObject({
     .optional(),
   /** `engine: bridge`: a file whose first line is the token engines must present (relative to the root, or absolute). */
   tokenFile: z.string().min(1).optional(),
+  /** Line ends of the result CSV files: the official scoring script writes the system's (`os.EOL`); the published 2024/2025 files are `crlf` (Windows). */
+  eol: z.enum(['lf', 'crlf']).optional(),
   limits: limitsSchema.optional(),
 });
 

@@ -1,5 +1,6 @@
 import { csvText, markdownText } from '../../scoring/formats/text-escape.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
+import { escapeXml } from '../../scoring/report/index.js';
 import type { LevelOutcome, StageReached } from '../machine/index.js';
 
 /**
@@ -111,22 +112,35 @@ export function breakdown(rows: readonly TrialRow[]): TeamBreakdown[] {
 
 const percent = (part: number, whole: number) => (whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`);
 
-/** The report section: one table of trials per team and one line of reasons per team. */
-export function failureSection(rows: readonly TrialRow[]): { title: string; markdown: string } {
+/**
+ * The report section: a summary sentence and one table row per team (trials, complete, never a
+ * level, reasons), as markdown (failures.md, report.md) and as HTML (report.html) from the same data.
+ */
+export function failureSection(rows: readonly TrialRow[]): { id: string; title: string; markdown: string; html: string } {
   const teams = breakdown(rows);
   const total = rows.length;
   const never = rows.filter((r) => NEVER_A_LEVEL.has(r.stageReached)).length;
+  const complete = rows.filter((r) => r.stageReached === 'image').length;
   const withModel = teams.some((t) => t.model !== '');
-  const lines = [
-    `${total} trials; ${never} (${percent(never, total)}) never became a level; ${rows.filter((r) => r.stageReached === 'image').length} complete. Every trial is a row of \`result/trials.csv\`.`,
+  const header = [...(withModel ? ['model'] : []), 'team', 'trials', 'complete', 'never a level', 'reasons'];
+  const cells = teams.map((t) => [...(withModel ? [t.model] : []), t.team, String(t.trials), String(t.complete), `${t.neverALevel} (${percent(t.neverALevel, t.trials)})`]);
+  const reasons = teams.map((t) => t.reasons.map(([reason, count]) => `${count} × ${reason}`));
+  const summary = (code: (text: string) => string) =>
+    `${total} trials; ${never} (${percent(never, total)}) never became a level; ${complete} complete. Every trial is a row of ${code('result/trials.csv')}.`;
+  const markdown = [
+    summary((t) => `\`${t}\``),
     '',
-    `| ${withModel ? 'model | ' : ''}team | trials | complete | never a level | reasons |`,
+    `| ${header.join(' | ')} |`,
     `| ${withModel ? '--- | ' : ''}--- | ---: | ---: | ---: | --- |`,
-  ];
-  for (const t of teams) {
     // Names and reasons are text from outside: Markdown and HTML in them stay text (text-escape.ts).
-    const reasons = t.reasons.map(([reason, count]) => `${count} × ${markdownText(reason)}`).join('<br>') || '—';
-    lines.push(`| ${withModel ? `${markdownText(t.model)} | ` : ''}${markdownText(t.team)} | ${t.trials} | ${t.complete} | ${t.neverALevel} (${percent(t.neverALevel, t.trials)}) | ${reasons} |`);
-  }
-  return { title: 'Failure accounting', markdown: lines.join('\n') };
+    ...cells.map((row, i) => `| ${row.map(markdownText).join(' | ')} | ${reasons[i]!.map(markdownText).join('<br>') || '—'} |`),
+  ].join('\n');
+  const html = [
+    `<p>${summary((t) => `<code>${escapeXml(t)}</code>`)}</p>`,
+    '<table>',
+    `<tr>${header.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>`,
+    ...cells.map((row, i) => `<tr>${row.map((c) => `<td>${escapeXml(c)}</td>`).join('')}<td>${reasons[i]!.map(escapeXml).join('<br>') || '—'}</td></tr>`),
+    '</table>',
+  ].join('\n');
+  return { id: 'failure-accounting', title: 'Failure accounting', markdown, html };
 }

@@ -19,8 +19,9 @@ import type { LevelPaths } from './levels.js';
 /**
  * The effects of a level machine over a competition folder and an engine pool:
  * - extract/convert: the folder stages (H1's `runExtractStage`/`runConvertStage`) have already run
- *   over the whole folder; these report the trial's fate from their output, and when there is none,
- *   the official reason from the same pure functions (`extractCode`, `convertProgram`);
+ *   over the whole folder; these report the trial's fate from their output (a level XML counts as
+ *   extracted and converted, so a folder may start at `intermediate` or `levels`), and when there is
+ *   none, the official reason from the same pure functions (`extractCode`, `convertProgram`);
  * - simulate: one trial on the pool (`maxAttempts: 1`: the machine decides about retries), frames fed
  *   to scoring/stability.ts's tracker; trial 1 also captures the image;
  * - capture: writes trial 1's image (or renders one when the engine sent none);
@@ -150,6 +151,8 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
     async extract({ level }): Promise<StepOutput> {
       const paths = pathsOf(level.id);
       if (existsSync(paths.intermediate)) return { status: 'ok', cached: existedBefore(paths.intermediate) };
+      // A folder that starts at `levels` (no responses kept): the level is what counts, as for `sbeval simulate`.
+      if (existsSync(paths.level)) return { status: 'ok', cached: true };
       if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: 'no response (the trial was never generated)', missingInput: true };
       const code = extractCode(await readFile(paths.raw, 'utf8'), options.prefix);
       return { status: 'failed', reason: code === null ? CODE_NOT_FOUND : NOT_FOUND('extract', 'intermediate') };

@@ -1,4 +1,5 @@
-export { runCompetition, type RunOptions, type RunReport, type RunStageReport, type StageStatus } from './run.js';
+export { runCompetition, MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type StageStatus } from './run.js';
+export type { RunContext } from './context.js';
 export { RunLog, type RunLogRecord } from './run-log.js';
 export { planLevels, charactersFound, type PlannedLevel, type LevelPaths } from './levels.js';
 export { createRunEffects, readValidCache, tracePath, type RunEffects, type RunEffectsOptions, type CachedLevel } from './effects.js';

@@ -146,6 +146,11 @@ function cacheFolder(cacheDir: string, repo: string, revision: string): string {
   return join(cacheDir, 'models', `models--${repo.replace('/', '--')}`, encodeURIComponent(revision));
 }
 
+/** Where `sbeval model fetch` leaves the converted model (default: the competition's, revision main). */
+export function cachedModelPath(repo: string = COMPETITION_MODEL, revision = 'main', cacheDir: string = defaultCacheDir()): string {
+  return join(cacheFolder(cacheDir, repo, revision), 'model.onnx');
+}
+
 function fileUrl(baseUrl: string, repo: string, revision: string, file: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${repo}/resolve/${encodeURIComponent(revision)}/${file}`;
 }

@@ -13,8 +13,13 @@
  * Unlike the official script this never stops silently: unreadable files, different file counts,
  * duplicate or out-of-range trials and odd values become warnings that name the file and say what
  * was assumed, and the result is written anyway.
+ *
+ * Two steps: `scoreCompetitionFolder` reads, scores and writes the official files and returns what
+ * it found (`Scored`); the reports are built from that afterwards (score-report.ts) — by
+ * `runScoreStage` at once, by `sbeval run` last, with every warning of the run.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { EOL } from 'node:os';
 import { join, relative } from 'node:path';
 import { countWords } from '../../levels/rules-2023.js';
 import { parseDiversityJson, parseSimilarityJson, parseStabilityJson } from '../../scoring/formats/index.js';
@@ -26,11 +31,8 @@ import { characterScoresCsv, constantsJson, promptScoresRanksCsv, toCsv, trialSc
 import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput, ScoreResult, TrialValue } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
-import { buildReport, rankingBars, type ReportCompetition, type ReportFact, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
-import { collectGallery, rebaseGallery } from '../report/gallery.js';
+import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
 import type { TrialFate } from '../report/fates.js';
-import { softwareVersions } from '../report/versions.js';
-import { functionPrefix } from '../config/resolve.js';
 import { SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
@@ -38,6 +40,7 @@ import { compareNames, listDirs, listFiles, listTeams, NON_TEAM_DIRS, resultDir,
 import { modelFolderName } from '../layout/names.js';
 import { StageLog } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { writeScoreReports } from './score-report.js';
 
 /** `name`: case-insensitive alphabetical (the published files' order); `bytes`: code-point order. */
 export type TeamOrder = 'name' | 'bytes';
@@ -45,7 +48,7 @@ export type TeamOrder = 'name' | 'bytes';
 export interface ScoreStageOptions {
   root: string;
   rules: RuleSetName;
-  /** Line end of the CSV files; default the rule set's published one (2023 LF, 2024/2025 CRLF). */
+  /** Line end of the CSV files; default the system's (`os.EOL`), as the official script (json2csv) writes them. */
   eol?: Eol;
   /** Trials per character (T); official 10. */
   trials?: number;
@@ -94,13 +97,53 @@ export interface ScoreStageResult {
   logFiles: string[];
 }
 
+/** One model folder of a 2025 root, scored on its own. */
+export interface ScoredModel {
+  folder: string;
+  /** The model's name (`--models`), else the folder name. */
+  label: string;
+  dir: string;
+  result: ScoreResult;
+  /** What scoring read (a missing file is "no data" in the report, not a real 0). */
+  input: ScoreInput;
+  /** This folder's own warnings (unprefixed), for its report. */
+  warnings: ScoreWarning[];
+  winners: WinnerDecision;
+}
+
+/** What scoring found and wrote, before any report: the input of score-report.ts. */
+export interface Scored {
+  options: ScoreStageOptions;
+  rules: RuleSet;
+  eol: Eol;
+  /** Where the top-level result and report go. */
+  dir: string;
+  teams: string[];
+  /** Every warning, in the order they arose (per-model ones prefixed with the model). */
+  warnings: ScoreWarning[];
+  winners: WinnerDecision;
+  ranking: RankedRow[];
+  competitionScore: string;
+  promptWords: ReadonlyMap<string, number> | undefined;
+  /** Facts for the report beyond the rules' own (e.g. a 2025 root scored as one model). */
+  notes: string[];
+  /** A single competition (2023, 2024, one 2025 model), and what scoring read. */
+  single?: ScoreResult;
+  input?: ScoreInput;
+  /** 2025 with model folders: each model, then the aggregate. */
+  models?: ScoredModel[];
+  aggregate?: AggregateResult;
+  files: string[];
+  logFiles: string[];
+}
+
 const STAGE_FOLDERS = ['raw', 'intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity'];
 
 function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function orderTeams(teams: string[], order: TeamOrder): string[] {
+export function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
   return [...teams].sort(order === 'bytes' ? codePointCompare : compareNames);
 }
 
@@ -211,34 +254,12 @@ function logResult(log: StageLog, result: ScoreResult, warnings: readonly ScoreW
   for (const r of result.ranking) log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalizedPromptScore)} - rank: ${r.rank}`);
 }
 
-function eolName(eol: Eol): string {
-  return eol === '\r\n' ? 'CRLF' : 'LF';
-}
-
-function rankingRows(result: ScoreResult): RankedRow[] {
+export function rankingRows(result: ScoreResult): RankedRow[] {
   return result.ranking.map((r) => ({ team: r.team, normalizedPromptScore: plain(r.normalizedPromptScore), promptScore: plain(r.promptScore), rank: r.rank }));
 }
 
-function rankingTable(rows: readonly RankedRow[], roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
-  const header = ['rank', 'team', 'normalizedPromptScore', 'promptScore', 'role'];
-  if (words && words.size > 0) header.push('words');
-  return {
-    header,
-    rows: rows.map((r) => {
-      const row = [String(r.rank), r.team, r.normalizedPromptScore, r.promptScore, roles(r.team)];
-      if (words && words.size > 0) row.push(words.get(r.team)?.toString() ?? '');
-      return row;
-    }),
-  };
-}
-
-interface Written {
-  files: string[];
-  logFile: string;
-}
-
-/** Writes the four official files, the log and (optionally) the report of one competition folder. */
-async function writeOfficial(dir: string, result: ScoreResult, warnings: readonly ScoreWarning[], eol: Eol): Promise<Written> {
+/** Writes the four official files and the log of one competition folder; returns the files and the log. */
+async function writeOfficial(dir: string, result: ScoreResult, warnings: readonly ScoreWarning[], eol: Eol): Promise<{ files: string[]; logFile: string }> {
   const out = resultDir(dir);
   const log = new StageLog(dir, 'result');
   logResult(log, result, warnings);
@@ -257,14 +278,6 @@ async function writeOfficial(dir: string, result: ScoreResult, warnings: readonl
   return { files: written, logFile: log.file };
 }
 
-async function writeReport(dir: string, report: { markdown: string; html: string }): Promise<string[]> {
-  const md = join(resultDir(dir), 'report.md');
-  const html = join(resultDir(dir), 'report.html');
-  await writeFileAtomic(md, report.markdown);
-  await writeFileAtomic(html, report.html);
-  return [md, html];
-}
-
 /** Detects model folders of a 2025 root: sub-folders whose own sub-folders are team folders. */
 export function detectModelFolders(root: string): { models: string[]; teamLike: string[] } {
   const models: string[] = [];
@@ -277,7 +290,7 @@ export function detectModelFolders(root: string): { models: string[]; teamLike: 
   return { models, teamLike };
 }
 
-function roleOf(options: ScoreStageOptions): (team: string) => string {
+export function roleOf(options: ScoreStageOptions): (team: string) => string {
   const others = new Set(options.nonCompeting ?? []);
   return (team) => (team === options.baseline ? 'zero-shot baseline' : others.has(team) ? 'not competing' : 'team');
 }
@@ -288,269 +301,217 @@ function checkNamedTeams(options: ScoreStageOptions, teams: readonly string[], w
   }
 }
 
-/** The gallery of one competition folder; unreadable images become warnings (and blanks in the gallery). */
-async function pictures(dir: string, teams: readonly string[], options: ScoreStageOptions, rules: RuleSet, model: string | undefined, reportDir: string, root: string) {
-  const fates = options.trialFates?.filter((f) => (f.model ?? '') === (model ?? ''));
-  const { gallery, unreadable } = await collectGallery(dir, {
-    teams,
-    trials: options.trials ?? DEFAULT_TRIALS,
-    prefix: options.prefix ?? functionPrefix(rules.name),
-    reportDir,
-    cacheRoot: root,
-    ...(fates ? { fates } : {}),
-  });
-  const warnings: ScoreWarning[] = unreadable.map((u) => ({ code: 'unreadable', message: `image ${relative(root, u.path) || u.path} cannot be read (${u.message}): a blank in the report's gallery`, file: relative(root, u.path) || u.path }));
-  return { gallery, warnings };
+function winnerOptions(options: ScoreStageOptions, mustBeatBaseline: boolean, words: ReadonlyMap<string, number> | undefined) {
+  return {
+    ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
+    nonCompeting: options.nonCompeting ?? [],
+    mustBeatBaseline,
+    ...(words ? { words } : {}),
+  };
 }
 
-/** The settings the score used, then the caller's (the stages before it). */
-function settingsTable(rules: RuleSet, eol: Eol, options: ScoreStageOptions): ReportFact[] {
-  return [
-    { name: 'rules', value: rules.name },
-    { name: 'trials per letter (T)', value: String(options.trials ?? DEFAULT_TRIALS) },
-    { name: 'CSV line ends', value: eolName(eol) },
-    { name: 'team order', value: options.teamOrder === 'bytes' ? 'code points' : 'case-insensitive by name' },
-    { name: 'zero-shot baseline', value: options.baseline ?? 'none' },
-    { name: 'not competing', value: options.nonCompeting && options.nonCompeting.length > 0 ? options.nonCompeting.join(', ') : 'none' },
-    { name: 'prompts (tie-break)', value: options.promptsDir ?? 'none' },
-    ...(options.settings ?? []),
-  ];
-}
-
-/** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its result folder. */
-async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol): Promise<ScoreStageResult> {
+/** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its official files. */
+async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnings: ScoreWarning[] = []): Promise<Scored> {
   const root = options.root;
-  const { input, warnings } = loadCompetition(root, rules, { ...options, root });
+  const loaded = loadCompetition(root, rules, { ...options, root });
+  warnings.push(...loaded.warnings);
+  const { input } = loaded;
   if (input.teams.length === 0) throw new SbevalError('input', `no team folders in ${root}`, 'the root must hold one folder per team (<root>/<team>/stability/<C>.json ...)');
   const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, input.teams) : undefined;
   if (promptWords) warnings.push(...promptWords.warnings);
   checkNamedTeams(options, input.teams, warnings);
-  const ranking = promptWords ? { words: promptWords.words } : {};
-  const result = scoreCompetition(input, rules, ranking);
-  const winners = decideWinners(input.teams, result.prompts, {
-    ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
-    nonCompeting: options.nonCompeting ?? [],
-    mustBeatBaseline: rules.mustBeatBaseline,
-    ...(promptWords ? { words: promptWords.words } : {}),
-  });
-  const pics = await pictures(root, input.teams, options, rules, undefined, resultDir(root), root);
-  warnings.push(...pics.warnings);
+  const result = scoreCompetition(input, rules, promptWords ? { words: promptWords.words } : {});
+  const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
   const written = await writeOfficial(root, result, warnings, eol);
-  const rows = rankingRows(result);
-  const roles = roleOf(options);
-  const report = buildReport({
-    title: `sbeval score — ${rules.name} rules`,
-    facts: [
-      ...commonFacts(rules, input.teams.length, result.trialsPerCharacter, eol, options),
-      `Competition score: ${plain(result.competitionScore)}`,
-    ],
-    ranking: rankingTable(rows, roles, promptWords?.words),
-    rankingBars: rankingBars(rows.map((r) => ({ ...r, role: roles(r.team) })), winners.winners),
-    winners,
-    competitions: [{ label: '', result, input, gallery: pics.gallery }],
-    warnings,
-    settings: settingsTable(rules, eol, options),
-    versions: softwareVersions(),
-    sections: options.sections ?? [],
-  });
-  const reportFiles = await writeReport(root, report);
   return {
-    rules: rules.name,
-    resultDir: resultDir(root),
-    files: [...written.files, ...reportFiles],
+    options,
+    rules,
+    eol,
+    dir: root,
+    teams: [...input.teams],
     warnings,
     winners,
-    ranking: rows,
+    ranking: rankingRows(result),
     competitionScore: plain(result.competitionScore),
+    promptWords: promptWords?.words,
+    notes: [],
+    single: result,
+    input,
+    files: written.files,
     logFiles: [written.logFile],
   };
 }
 
-function commonFacts(rules: RuleSet, p: number, t: number, eol: Eol, options: ScoreStageOptions): string[] {
-  return [
-    `Rules: ${rules.name} (${rules.diversity ? 'weight = w_sta·w_sim·w_div, character score = div·Σtrial/T' : 'weight = w_sta·w_sim, character score = Σtrial/T'}; every division to 20 decimals HALF_UP)`,
-    `Teams (P): ${p} — every team folder counts, baselines and teams without files included`,
-    `Trials per character (T): ${t}; trials joined by the trial number in the file name / tag; a missing trial counts 0`,
-    `CSV line ends: ${eolName(eol)}; team order: ${options.teamOrder === 'bytes' ? 'code points' : 'case-insensitive by name'}; equal scores ranked by ${options.promptsDir ? 'shorter prompt, then ' : ''}folder order`,
-    `Zero-shot baseline: ${options.baseline ?? 'none given'}${options.nonCompeting && options.nonCompeting.length > 0 ? `; not competing: ${options.nonCompeting.join(', ')}` : ''}`,
-  ];
-}
-
-function aggregateTable(agg: AggregateResult, labels: ReadonlyMap<string, string>, roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
-  const header = ['rank', 'team', 'normalizedPromptScore', 'totalPromptScore', ...agg.models.map((m) => `promptScore ${labels.get(m) ?? m}`), 'role'];
-  if (words && words.size > 0) header.push('words');
-  return {
-    header,
-    rows: agg.ranking.map((r) => {
-      const row = [String(r.rank), r.team, plain(r.normalized), plain(r.total), ...agg.models.map((m) => plain(r.perModel.get(m) ?? ZERO)), roles(r.team)];
-      if (words && words.size > 0) row.push(words.get(r.team)?.toString() ?? '');
-      return row;
-    }),
-  };
-}
-
-/** 2025: one competition per model folder, then the published aggregation. */
-async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol): Promise<ScoreStageResult> {
+/** The model folders of a 2025 root: named by `--models`, else detected (team-like folders beside them are warned about). */
+function modelFolders(options: ScoreStageOptions, warnings: ScoreWarning[]): { folders: string[]; labels: Map<string, string> } {
   const root = options.root;
-  const warnings: ScoreWarning[] = [];
-  let folders: string[];
   const labels = new Map<string, string>();
   if (options.models && options.models.length > 0) {
-    folders = options.models.map((model) => {
+    const folders = options.models.map((model) => {
       const folder = modelFolderName(model);
       labels.set(folder, model);
       if (!existsSync(join(root, folder))) throw new SbevalError('input', `model folder ${join(root, folder)} (model "${model}") does not exist`, 'each model needs its own competition folder <root>/<model-folder>/<team>/...');
       return folder;
     });
-  } else {
-    const detected = detectModelFolders(root);
-    folders = detected.models;
+    return { folders, labels };
+  }
+  const detected = detectModelFolders(root);
+  if (detected.models.length > 0) {
     for (const team of detected.teamLike) {
       warnings.push({ code: 'model', message: `${team} looks like a team folder, but 2025 results need a folder per model (<root>/<model>/<team>/...): ignored`, file: team });
     }
   }
-  if (folders.length === 0) {
-    const teams = listTeams(root).filter((t) => isTeamDir(join(root, t)));
-    if (teams.length === 0) throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
-    // One competition folder without a model level: scored as a single model.
-    const single = await scoreSingle(options, rules, eol);
-    single.warnings.unshift({ code: 'model', message: `no model folders found in ${root}: scored as one model (2025 sums prompt scores over model folders <root>/<model>/<team>/...)`, file: root });
-    return single;
-  }
-  if (folders.length !== 3) warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
+  return { folders: detected.models, labels };
+}
 
-  const perModel: Array<{ model: string; result: ScoreResult }> = [];
-  const competitions: ReportCompetition[] = [];
-  const files: string[] = [];
-  const logFiles: string[] = [];
-  const allTeams = new Set<string>();
-  for (const folder of folders) {
-    const dir = join(root, folder);
-    const loaded = loadCompetition(dir, rules, { ...options, root });
-    if (loaded.input.teams.length === 0) {
-      warnings.push({ code: 'model', message: `model folder ${folder} has no team folders: its scores are 0 for everyone`, file: folder });
-    }
-    const modelWarnings = loaded.warnings.map((w) => ({ ...w, message: `[${labels.get(folder) ?? folder}] ${w.message}` }));
-    warnings.push(...modelWarnings);
-    loaded.input.teams.forEach((t) => allTeams.add(t));
-    if (loaded.input.teams.length === 0) continue;
-    const result = scoreCompetition(loaded.input, rules);
-    perModel.push({ model: folder, result });
-    // One gallery per model folder, linked from its own report and (rebased) from the aggregate one.
-    const modelPics = await pictures(dir, loaded.input.teams, options, rules, folder, resultDir(dir), root);
-    loaded.warnings.push(...modelPics.warnings);
-    warnings.push(...modelPics.warnings.map((w) => ({ ...w, message: `[${labels.get(folder) ?? folder}] ${w.message}` })));
-    competitions.push({ label: labels.get(folder) ?? folder, result, input: loaded.input, gallery: rebaseGallery(modelPics.gallery, resultDir(dir), resultDir(root)) });
-    const written = await writeOfficial(dir, result, loaded.warnings, eol);
-    files.push(...written.files);
-    logFiles.push(written.logFile);
-    const modelWinners = decideWinners(result.teams, result.prompts, { mustBeatBaseline: false, ...(options.baseline !== undefined ? { baseline: options.baseline } : {}), nonCompeting: options.nonCompeting ?? [] });
-    modelWinners.notes.unshift('Per-model view only: the 2025 winner is decided on the sum over models (see the aggregate report).');
-    const modelRows = rankingRows(result);
-    const modelReport = buildReport({
-      title: `sbeval score — ${rules.name} rules — model ${labels.get(folder) ?? folder}`,
-      facts: [...commonFacts(rules, result.teams.length, result.trialsPerCharacter, eol, options), `Competition score of this model: ${plain(result.competitionScore)} (normalised here by this model's own total, as the official script does per folder)`],
-      ranking: rankingTable(modelRows, roleOf(options)),
-      rankingBars: rankingBars(modelRows.map((r) => ({ ...r, role: roleOf(options)(r.team) })), modelWinners.winners),
-      winners: modelWinners,
-      competitions: [{ label: labels.get(folder) ?? folder, result, input: loaded.input, gallery: modelPics.gallery }],
-      warnings: loaded.warnings,
-      settings: settingsTable(rules, eol, options),
-      versions: softwareVersions(),
-    });
-    files.push(...(await writeReport(dir, modelReport)));
+/** One model folder: its own official files, its own (per-model) ranking. */
+async function scoreModelFolder(options: ScoreStageOptions, rules: RuleSet, eol: Eol, folder: string, label: string, warnings: ScoreWarning[]): Promise<{ scored?: ScoredModel; teams: string[]; files: string[]; logFiles: string[] }> {
+  const dir = join(options.root, folder);
+  const loaded = loadCompetition(dir, rules, { ...options, root: options.root });
+  if (loaded.input.teams.length === 0) {
+    warnings.push({ code: 'model', message: `model folder ${folder} has no team folders: its scores are 0 for everyone`, file: folder });
   }
-  const teams = orderTeams([...allTeams], options.teamOrder ?? 'name');
-  const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, teams) : undefined;
-  if (promptWords) warnings.push(...promptWords.warnings);
-  checkNamedTeams(options, teams, warnings);
-  const agg = aggregateModels(perModel, promptWords ? { words: promptWords.words } : {});
-  for (const { team, model } of agg.missing) {
-    warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
-  }
-  const totals = new Map(agg.ranking.map((r) => [r.team, r.total]));
-  const winners = decideWinners(agg.teams, totals, {
-    ...(options.baseline !== undefined ? { baseline: options.baseline } : {}),
-    nonCompeting: options.nonCompeting ?? [],
-    mustBeatBaseline: rules.mustBeatBaseline,
-    ...(promptWords ? { words: promptWords.words } : {}),
-  });
+  warnings.push(...loaded.warnings.map((w) => ({ ...w, message: `[${label}] ${w.message}` })));
+  if (loaded.input.teams.length === 0) return { teams: [], files: [], logFiles: [] };
+  const result = scoreCompetition(loaded.input, rules);
+  const written = await writeOfficial(dir, result, loaded.warnings, eol);
+  const winners = decideWinners(result.teams, result.prompts, winnerOptions(options, false, undefined));
+  winners.notes.unshift('Per-model view only: the 2025 winner is decided on the sum over models (see the aggregate report).');
+  return { scored: { folder, label, dir, result, input: loaded.input, warnings: loaded.warnings, winners }, teams: [...loaded.input.teams], files: written.files, logFiles: [written.logFile] };
+}
 
-  // The aggregate result folder: the official rank file over totals, constants, and the detailed table.
-  const out = resultDir(root);
+/** The aggregate result folder: the official rank file over totals, constants, and the detailed table. */
+async function writeAggregate(root: string, agg: AggregateResult, models: readonly ScoredModel[], scored: Pick<Scored, 'warnings' | 'winners' | 'promptWords' | 'eol' | 'options'>): Promise<{ files: string[]; logFile: string; rows: RankedRow[] }> {
+  const labelOf = (folder: string) => models.find((m) => m.folder === folder)?.label ?? folder;
   const log = new StageLog(root, 'result');
-  for (const w of warnings) log.line(`Warning - ${w.code} - ${w.file ? `${w.file} - ` : ''}${w.message}`);
+  for (const w of scored.warnings) log.line(`Warning - ${w.code} - ${w.file ? `${w.file} - ` : ''}${w.message}`);
   for (const r of agg.ranking) {
-    log.line(`Calculating total prompt score - prompt: ${r.team} - ${agg.models.map((m) => `${labels.get(m) ?? m}: ${plain(r.perModel.get(m) ?? ZERO)}`).join(' - ')} - total_prompt_score: ${plain(r.total)}`);
+    log.line(`Calculating total prompt score - prompt: ${r.team} - ${agg.models.map((m) => `${labelOf(m)}: ${plain(r.perModel.get(m) ?? ZERO)}`).join(' - ')} - total_prompt_score: ${plain(r.total)}`);
   }
   log.line(`Calculating competition score - competition_score: ${plain(agg.grandTotal)}`);
   for (const r of agg.ranking) log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalized)} - rank: ${r.rank}`);
-  logFiles.push(log.file);
   const rows: RankedRow[] = agg.ranking.map((r) => ({ team: r.team, normalizedPromptScore: plain(r.normalized), promptScore: plain(r.total), rank: r.rank }));
   const constants = JSON.stringify({
     competitionScore: plain(agg.grandTotal),
-    models: perModel.map(({ model, result }) => ({ model: labels.get(model) ?? model, folder: model, competitionScore: plain(result.competitionScore) })),
+    models: models.map(({ folder, label, result }) => ({ model: label, folder, competitionScore: plain(result.competitionScore) })),
   });
   const detailHeader = ['team', 'rank', 'normalizedPromptScore', 'promptScore'];
-  for (const m of agg.models) detailHeader.push(`promptScore:${labels.get(m) ?? m}`, `normalizedPromptScore:${labels.get(m) ?? m}`);
+  for (const m of agg.models) detailHeader.push(`promptScore:${labelOf(m)}`, `normalizedPromptScore:${labelOf(m)}`);
   detailHeader.push('words', 'role', 'winner');
+  const roles = roleOf(scored.options);
   const detail = toCsv(
     detailHeader,
     agg.ranking.map((r) => {
       const row: Array<string | number> = [r.team, r.rank, plain(r.normalized), plain(r.total)];
       for (const m of agg.models) row.push(plain(r.perModel.get(m) ?? ZERO), plain(r.perModelNormalized.get(m) ?? ZERO));
-      row.push(promptWords?.words.get(r.team) ?? '', roleOf(options)(r.team), winners.winners.includes(r.team) ? 'yes' : 'no');
+      row.push(scored.promptWords?.get(r.team) ?? '', roles(r.team), scored.winners.winners.includes(r.team) ? 'yes' : 'no');
       return row;
     }),
-    eol,
+    scored.eol,
   );
+  const files: string[] = [];
   const aggregateFiles: Array<[string, string]> = [
     ['constants.json', constants],
-    ['prompt_scores_ranks.csv', toCsv(['team', 'normalizedPromptScore', 'promptScore', 'rank'], rows.map((r) => [r.team, r.normalizedPromptScore, r.promptScore, r.rank]), eol)],
+    ['prompt_scores_ranks.csv', toCsv(['team', 'normalizedPromptScore', 'promptScore', 'rank'], rows.map((r) => [r.team, r.normalizedPromptScore, r.promptScore, r.rank]), scored.eol)],
     ['final_team_rankings.csv', detail],
   ];
   for (const [name, text] of aggregateFiles) {
-    const path = join(out, name);
+    const path = join(resultDir(root), name);
     await writeFileAtomic(path, text);
     files.push(path);
   }
-  const report = buildReport({
-    title: `sbeval score — ${rules.name} rules — ${perModel.length} models`,
-    facts: [
-      ...commonFacts(rules, teams.length, options.trials ?? DEFAULT_TRIALS, eol, options),
-      `Models: ${perModel.map(({ model, result }) => `${labels.get(model) ?? model} (competition score ${plain(result.competitionScore)})`).join(', ')}`,
-      `Total per program = Σ over models of its prompt score; normalised = total / ${plain(agg.grandTotal)} (sum over all programs, baselines included) · 100`,
-    ],
-    ranking: aggregateTable(agg, labels, roleOf(options), promptWords?.words),
-    rankingBars: rankingBars(
-      agg.ranking.map((r) => ({
-        team: r.team,
-        rank: r.rank,
-        normalizedPromptScore: plain(r.normalized),
-        role: roleOf(options)(r.team),
-        // Each model's share of the normalised total: its prompt score / grand total · 100.
-        segments: agg.models.map((m) => ({ name: labels.get(m) ?? m, value: agg.grandTotal.isZero() ? 0 : Number(plain((r.perModel.get(m) ?? ZERO).dividedBy(agg.grandTotal).times(100))) })),
-      })),
-      winners.winners,
-    ),
-    winners,
-    competitions,
-    warnings,
-    settings: settingsTable(rules, eol, options),
-    versions: softwareVersions(),
-    sections: options.sections ?? [],
-  });
-  files.push(...(await writeReport(root, report)));
-  return { rules: rules.name, resultDir: out, files, warnings, winners, ranking: rows, competitionScore: plain(agg.grandTotal), models: folders, logFiles };
+  return { files, logFile: log.file, rows };
 }
 
-/** Runs the score stage; see the module comment. */
-export async function runScoreStage(options: ScoreStageOptions): Promise<ScoreStageResult> {
+/** 2025: one competition per model folder, then the published aggregation. */
+async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol): Promise<Scored> {
+  const root = options.root;
+  const warnings: ScoreWarning[] = [];
+  const { folders, labels } = modelFolders(options, warnings);
+  if (folders.length === 0) {
+    const teams = listTeams(root).filter((t) => isTeamDir(join(root, t)));
+    if (teams.length === 0) throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
+    // One competition folder without a model level: one model (the 2025 competition summed three).
+    const single = await scoreSingle(options, rules, eol, warnings);
+    single.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
+    return single;
+  }
+  if (folders.length !== 3) warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
+
+  const models: ScoredModel[] = [];
+  const files: string[] = [];
+  const logFiles: string[] = [];
+  const allTeams = new Set<string>();
+  for (const folder of folders) {
+    const one = await scoreModelFolder(options, rules, eol, folder, labels.get(folder) ?? folder, warnings);
+    one.teams.forEach((t) => allTeams.add(t));
+    if (one.scored) models.push(one.scored);
+    files.push(...one.files);
+    logFiles.push(...one.logFiles);
+  }
+  const teams = orderTeams([...allTeams], options.teamOrder ?? 'name');
+  const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, teams) : undefined;
+  if (promptWords) warnings.push(...promptWords.warnings);
+  checkNamedTeams(options, teams, warnings);
+  const agg = aggregateModels(
+    models.map((m) => ({ model: m.folder, result: m.result })),
+    promptWords ? { words: promptWords.words } : {},
+  );
+  for (const { team, model } of agg.missing) {
+    warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
+  }
+  const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
+  const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords?.words, eol, options });
+  return {
+    options,
+    rules,
+    eol,
+    dir: root,
+    teams,
+    warnings,
+    winners,
+    ranking: written.rows,
+    competitionScore: plain(agg.grandTotal),
+    promptWords: promptWords?.words,
+    notes: [],
+    models,
+    aggregate: agg,
+    files: [...files, ...written.files],
+    logFiles: [...logFiles, written.logFile],
+  };
+}
+
+/** Reads, scores and writes the official files of a root (no report yet); see the module comment. */
+export async function scoreCompetitionFolder(options: ScoreStageOptions): Promise<Scored> {
   const rules = RULE_SETS[options.rules];
   if (!rules) throw new SbevalError('config', `unknown rule set "${options.rules}"`, 'use 2023, 2024 or 2025');
   const trials = options.trials ?? DEFAULT_TRIALS;
   if (!Number.isSafeInteger(trials) || trials < 1) throw new SbevalError('config', `--trials must be a positive integer, got ${options.trials}`);
   if (!existsSync(options.root)) throw new SbevalError('input', `competition root ${options.root} does not exist`);
-  const eol = options.eol ?? rules.defaultEol;
+  // json2csv, which the official script writes with, ends lines with os.EOL.
+  const eol = options.eol ?? (EOL as Eol);
   return rules.multiModel ? scoreModels(options, rules, eol) : scoreSingle(options, rules, eol);
+}
+
+/** What `sbeval score` and library callers get: the scored folder with its reports written. */
+export function stageResult(scored: Scored, reportFiles: readonly string[]): ScoreStageResult {
+  return {
+    rules: scored.rules.name,
+    resultDir: resultDir(scored.dir),
+    files: [...scored.files, ...reportFiles],
+    warnings: scored.warnings,
+    winners: scored.winners,
+    ranking: scored.ranking,
+    competitionScore: scored.competitionScore,
+    ...(scored.models ? { models: scored.models.map((m) => m.folder) } : {}),
+    logFiles: scored.logFiles,
+  };
+}
+
+/** The score stage: official files, then the reports (score-report.ts), whose warnings (unreadable images) join the score's. */
+export async function runScoreStage(options: ScoreStageOptions): Promise<ScoreStageResult> {
+  const scored = await scoreCompetitionFolder(options);
+  const reports = await writeScoreReports(scored, { sections: options.sections ?? [] });
+  const result = stageResult(scored, reports.files);
+  return { ...result, warnings: [...result.warnings, ...reports.warnings] };
 }

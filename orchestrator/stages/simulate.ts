@@ -58,6 +58,8 @@ export interface SimulateOptions {
   rawImages?: boolean;
   /** Ignore caches and redo every level. */
   force?: boolean;
+  /** Stop starting levels once aborted (those in flight finish and are kept). */
+  signal?: AbortSignal;
 }
 
 export interface LevelEvaluation {
@@ -69,6 +71,8 @@ export interface LevelEvaluation {
   raw?: Uint8Array;
   /** The last trial's per-object details and events (for `sbeval level`). */
   details: ReturnType<StabilityTracker['details']>;
+  /** Every trial's per-object details, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
+  detailsByTrial: Array<ReturnType<StabilityTracker['details']>>;
   events: SimEvent[];
 }
 
@@ -102,6 +106,7 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
   let raw: Uint8Array | undefined;
   let bodies: BodyInfo[] = [];
   let details: LevelEvaluation['details'] = [];
+  const detailsByTrial: LevelEvaluation['detailsByTrial'] = [];
   let events: SimEvent[] = [];
   while (needsAnotherTrial(trials, options.trials)) {
     const trial = trials.length + 1;
@@ -133,9 +138,10 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
     if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
     trials.push(tracker.result());
     details = tracker.details();
+    detailsByTrial.push(details);
     events = trialEvents;
   }
-  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, events };
+  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, detailsByTrial, events };
   if (png) evaluation.png = png;
   if (raw) evaluation.raw = raw;
   return evaluation;
@@ -245,6 +251,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     const worker = async (): Promise<void> => {
       for (;;) {
         if (fault) return;
+        if (options.signal?.aborted) return;
         const level = todo[next++];
         if (!level || !runner) return;
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;

@@ -16,7 +16,9 @@ export type WarningCode =
   | 'not-finite'
   | 'out-of-range'
   | 'extra-file'
-  | 'model';
+  | 'model'
+  /** Not from scoring: a warning of another stage of `sbeval run`, listed with the score's. */
+  | 'run';
 
 export interface ScoreWarning {
   code: WarningCode;

@@ -24,14 +24,17 @@ export interface RuleSet {
   multiModel: boolean;
   /** The winner must score more than the zero-shot baseline. */
   mustBeatBaseline: boolean;
-  /** Line ends of the published CSV files (json2csv writes the OS line end). */
-  defaultEol: '\n' | '\r\n';
+  /**
+   * Line ends of that year's published CSV files. The scoring script writes with json2csv, whose line
+   * end is the OS's (`os.EOL`): sbeval does the same by default, and `--eol` reproduces these.
+   */
+  publishedEol: '\n' | '\r\n';
 }
 
 export const RULE_SETS: Readonly<Record<RuleSetName, RuleSet>> = {
-  '2023': { name: '2023', diversity: false, trialScoreHeader: 'trial_Score', constants: 'python-floats-2023', multiModel: false, mustBeatBaseline: false, defaultEol: '\n' },
-  '2024': { name: '2024', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: false, mustBeatBaseline: false, defaultEol: '\r\n' },
-  '2025': { name: '2025', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: true, mustBeatBaseline: true, defaultEol: '\r\n' },
+  '2023': { name: '2023', diversity: false, trialScoreHeader: 'trial_Score', constants: 'python-floats-2023', multiModel: false, mustBeatBaseline: false, publishedEol: '\n' },
+  '2024': { name: '2024', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: false, mustBeatBaseline: false, publishedEol: '\r\n' },
+  '2025': { name: '2025', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: true, mustBeatBaseline: true, publishedEol: '\r\n' },
 };
 
 export function isRuleSetName(name: string): name is RuleSetName {

@@ -97,7 +97,7 @@ describe('sbeval simulate', () => {
     expect((await runSbeval(['simulate', root, '--trials', '4'])).exitCode).toBe(2);
     const engine = await runSbeval(['simulate', root, '--engine', 'quantum', '--force']);
     expect(engine.exitCode).toBe(2);
-    expect(engine.stderr).toMatch(/unknown engine "quantum"/);
+    expect(engine.stderr).toMatch(/--engine "quantum" is not one of headless, /);
   }, 60_000);
 });
 

@@ -206,7 +206,7 @@ describe('sbeval extract + convert on a generated competition', () => {
   it('fails with a usage error (exit 2) for a missing root or a hostile prefix', async () => {
     const missing = await runSbeval(['extract', join(work, 'does-not-exist')]);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/is not a folder/);
+    expect(missing.stderr).toMatch(/does-not-exist does not exist/);
     const prefix = await runSbeval(['convert', work, '--prefix', '.*(']);
     expect(prefix.exitCode).toBe(2);
     expect(prefix.stderr).toMatch(/not a plain identifier/);

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { loadConfigFile, resolveRunConfig } from '../../orchestrator/config/index.js';
 import { describeError } from '../../core/errors.js';
 
+/** A competition root (one team with a raw folder) plus the given files. */
 function competition(files: Record<string, string> = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-config-'));
+  mkdirSync(join(root, 'team', 'raw', 'A'), { recursive: true });
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(root, name, '..'), { recursive: true });
     writeFileSync(join(root, name), text);

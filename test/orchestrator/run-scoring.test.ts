@@ -45,6 +45,7 @@ describe('sbeval run with a similarity model', () => {
       'diversity:done',
       'accounting:done',
       'score:done',
+      'report:done',
     ]);
     const result = join(root, 'result');
     for (const file of ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html', 'trials.csv', 'failures.md']) {
@@ -96,7 +97,10 @@ describe('sbeval run with a similarity model', () => {
     writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2025\ntrials: 3\nmodels: ["alpha:7b", "beta:3b"]\n');
     const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
     expect(report.stages.filter((s) => s.stage === 'similarity').map((s) => s.model)).toEqual(['alpha_7b', 'beta_3b']);
-    expect(report.stages.at(-1)).toMatchObject({ stage: 'score', status: 'done' });
+    expect(report.stages.slice(-2)).toMatchObject([
+      { stage: 'score', status: 'done' },
+      { stage: 'report', status: 'done' },
+    ]);
     for (const folder of ['alpha_7b', 'beta_3b']) {
       expect(list(join(root, folder, 'BlockSmith', 'stability'))).toEqual(['I.json', 'L.json']);
       expect(existsSync(join(root, folder, 'result', 'prompt_scores_ranks.csv'))).toBe(true);

@@ -65,9 +65,13 @@ describe('2024 rules against the published ChatGPT4PCG 2 results', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'sbeval-score-2024-'));
     teams = buildCompetition(root, readPublishedTrials(goldenText('2024', 'trial_scores.csv')), { diversity: true }).teams;
-    const run = await runSbeval(['score', root, '--rules', '2024']);
-    // The only remark: the team with no files (it still counts in P, as officially).
-    expect(run.stderr).toBe('score: warning [no-files] team Shot_Few has no result files: every score is 0 (the team still counts in P)');
+    // The published files were written on Windows: CRLF (the default is this system's line end, as the official script's).
+    const run = await runSbeval(['score', root, '--rules', '2024', '--eol', 'crlf']);
+    // The settings line, then the only remark: the team with no files (it still counts in P, as officially).
+    expect(run.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^sbeval score: rules 2024 \(flag\), T 10 \(default\), /),
+      'score: warning [no-files] team Shot_Few has no result files: every score is 0 (the team still counts in P)',
+    ]);
     expect(run.exitCode).toBe(0);
   }, 120_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -114,7 +118,10 @@ describe('2023 rules against the published ChatGPT4PCG results', () => {
 
   it('reproduces constants.json (float weights) and character_scores.csv (CRLF, case-insensitive team order)', async () => {
     const run = await runSbeval(['score', root, '--rules', '2023', '--eol', 'crlf']);
-    expect(run.stderr).toBe('score: warning [no-files] team For500 has no result files: every score is 0 (the team still counts in P)');
+    expect(run.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^sbeval score: rules 2023 \(flag\), T 10 \(default\), /),
+      'score: warning [no-files] team For500 has no result files: every score is 0 (the team still counts in P)',
+    ]);
     expect(run.exitCode).toBe(0);
     const constants = readFileSync(join(root, 'result', 'constants.json'), 'utf8');
     expect(JSON.parse(constants).competitionScore).toBe('0.66619817402104604574');

@@ -146,7 +146,11 @@ describe('sbeval similarity', () => {
   it('fails with a usage error when the model is missing', async () => {
     const res = await runSbeval(['similarity', root, '--model', join(tmp, 'nope.onnx')]);
     expect(res.exitCode).toBe(2);
-    expect(res.stderr).toMatch(/not found/);
+    expect(res.stderr).toMatch(/similarity model .*nope\.onnx does not exist \(sbeval model fetch /);
+    // Without --model and nothing cached by `sbeval model fetch`, the error says how to get one.
+    const none = await runSbeval(['similarity', root]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/no similarity model \(get the competition's with `sbeval model fetch /);
   });
 });
 

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { relative } from 'node:path';
-import { AB_DROP, DROP_BLOCK } from '../../../levels/extract.js';
-import type { StageFilter } from '../../layout/competition.js';
+import { stageFilter, type Settings } from '../../config/index.js';
 import { formatSummary, type StageSummary } from '../../layout/stage-log.js';
 import type { ProgressSink } from '../../progress/types.js';
 import { createProgressDisplay } from '../../progress/index.js';
@@ -9,21 +8,14 @@ import { runExtractStage } from '../../stages/extract.js';
 import { runConvertStage } from '../../stages/convert.js';
 import { failureReason, runQualifyStage } from '../../stages/qualify.js';
 import { summaryToJson } from '../../layout/stage-log.js';
+import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 
 /**
  * The level stages over the official competition layout: `extract` (raw → intermediate), `convert`
  * (intermediate → levels), and the 2023 prompt check `qualify`.
  */
 
-/** `--team a,b --team c` → ['a', 'b', 'c']. */
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-interface StageFlags {
-  prefix: string;
-  team: string[];
-  char: string[];
+interface StageFlags extends SharedFlags {
   force?: boolean;
   json?: boolean;
 }
@@ -41,21 +33,26 @@ async function withDisplay<T>(work: (sink: ProgressSink) => Promise<T>): Promise
   }
 }
 
-function printSummary(summary: StageSummary, json: boolean | undefined): void {
-  process.stdout.write(json ? `${JSON.stringify(summaryToJson(summary), null, 2)}\n` : `${formatSummary(summary)}\n`);
+function printSummaries(summaries: Array<{ model: string | undefined; summary: StageSummary }>, json: boolean | undefined): void {
+  if (json) {
+    const records = summaries.map(({ model, summary }) => summaryToJson(summary, model === undefined ? {} : { model }));
+    process.stdout.write(`${JSON.stringify(records.length === 1 ? records[0] : records, null, 2)}\n`);
+    return;
+  }
+  for (const { model, summary } of summaries) process.stdout.write(`${model === undefined ? '' : `[${model}] `}${formatSummary(summary)}\n`);
 }
 
 function addStageFlags(command: Command): Command {
-  return command
-    .option('--prefix <name>', `function name of the drop calls: ${DROP_BLOCK} (2024–2025) or ${AB_DROP} (2023)`, DROP_BLOCK)
-    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
-    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
+  return addSettingsOptions(command, ['rules', 'prefix', 'team', 'chars'])
     .option('--force', 'redo trials whose output is already up to date')
     .option('--json', 'print the summary as JSON');
 }
 
-function filterOf(flags: StageFlags): StageFilter {
-  return { teams: flags.team, characters: flags.char };
+/** Runs a folder stage on every competition folder of the root (one per model in the 2025 layout). */
+async function eachCompetition(settings: Settings, stage: (root: string, sink: ProgressSink) => Promise<StageSummary>) {
+  const summaries: Array<{ model: string | undefined; summary: StageSummary }> = [];
+  for (const competition of settings.competitions) summaries.push({ model: competition.model, summary: await withDisplay((sink) => stage(competition.root, sink)) });
+  return summaries;
 }
 
 export function registerLevelsCommands(program: Command): void {
@@ -73,11 +70,12 @@ block (one per line, lower-cased, single quotes). A response without calls write
 as "Failed - Code not found." in <root>/logs/intermediate_log_<time>.txt. Trials whose output is newer
 than their input are skipped, so an interrupted run resumes. Exit code 0 when the stage ran.
 
-Example: sbeval extract examples/competition --team team-a --char I,L`,
+Example: sbeval extract examples/competition --team BlockSmith --chars I,L`,
     )
     .action(async (root: string, flags: StageFlags) => {
-      const summary = await withDisplay((sink) => runExtractStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, sink));
-      printSummary(summary, flags.json);
+      const settings = commandSettings('extract', root, flags);
+      const summaries = await eachCompetition(settings, (folder, sink) => runExtractStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
+      printSummaries(summaries, flags.json);
     });
 
   addStageFlags(
@@ -96,8 +94,9 @@ is logged with the official reason ("Height boundary is intruded.", "Width bound
 Example: sbeval convert examples/competition`,
     )
     .action(async (root: string, flags: StageFlags) => {
-      const summary = await withDisplay((sink) => runConvertStage({ root, prefix: flags.prefix, filter: filterOf(flags), force: flags.force === true }, sink));
-      printSummary(summary, flags.json);
+      const settings = commandSettings('convert', root, flags);
+      const summaries = await eachCompetition(settings, (folder, sink) => runConvertStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
+      printSummaries(summaries, flags.json);
     });
 
   program

@@ -1,7 +1,8 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { CONFIG_FILES, ENGINES, RULES, resolveRunConfig, type RunFlags } from '../../config/index.js';
+import type { Command } from 'commander';
+import { CONFIG_FILES, settingsRecord } from '../../config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../progress/index.js';
 import { isUnfinished, runCompetition, unfinishedLines, type RunReport } from '../../run/index.js';
+import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 
 /**
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
@@ -10,53 +11,30 @@ const EXIT_CANCELLED = 130;
 /** Some levels could not be finished (issue 12: never exit 0 after losing levels). */
 const EXIT_UNFINISHED = 1;
 
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
-  return n;
-}
-
-interface RunCommandFlags {
-  rules?: string;
-  engine?: string;
-  model?: string;
-  traces?: boolean;
-  workers?: number;
+interface RunCommandFlags extends SharedFlags {
   json?: boolean;
-  team: string[];
-  chars?: string;
-  trials?: number;
   listen?: string;
   tokenFile?: string;
 }
 
 export function registerRunCommands(program: Command): void {
-  program
+  const run = program
     .command('run')
     .description('Evaluate a whole competition folder: generate (when configured) → extract → convert → simulate → similarity → diversity → score, resumable')
-    .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
-    .option('--rules <year>', `scoring rules and function name: ${RULES.join(' | ')} (default 2025)`)
-    .option('--engine <kind>', `physics engine: ${ENGINES.join(' | ')} (default headless)`)
-    .option('--model <file.onnx>', 'similarity model (ONNX); without one, similarity, diversity and score are skipped')
-    .option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')
-    .option('--workers <n>', 'engines in parallel (default: one per core)', positiveInt)
-    .option('--team <name>', 'only these teams (repeatable or comma-separated)', collectList, [])
-    .option('--chars <list>', 'only these characters, e.g. A-Z or A,I,L (default: the character folders found)')
-    .option('--trials <n>', 'trials per character, T (default 10; missing trials count as failed)', positiveInt)
+    .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt; or levels/, intermediate/ …)');
+  addSettingsOptions(run, ['rules', 'trials', 'chars', 'team', 'model', 'engine', 'workers', 'traces', 'eol'])
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
     .option('--listen <host:port>', 'engine bridge: where engines dial in (default 127.0.0.1:0, this machine only; 0.0.0.0:8765 for other machines, which needs a shared token)')
     .option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file (else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token)')
     .addHelpText(
       'after',
       `
-Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win):
+Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win; every
+stage command reads the same file, so stage by stage gives the same files as run):
   rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
-  engine, workers, model, traces, simulationTrials, damage, listen, tokenFile,
+  engine, workers, model, traces, simulationTrials, damage, listen, tokenFile, eol,
   limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries}
+Without a similarity model, similarity, diversity and the score are skipped (sbeval model fetch).
 
 A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again: finished work is kept
 in the official folders and in <root>/.sbeval/, and the second run ends with the same files.
@@ -64,23 +42,12 @@ Outputs: the official stage folders, <root>/result/ (scores; trials.csv and fail
 trial's fate), <root>/logs/ (official stage logs and run_<time>.jsonl with every level's transitions).
 Exit codes: 0 every level was finished (trials may have failed with a verdict: see result/trials.csv),
 1 some levels could not be finished (engines failed past their retries, timeouts; the summary says how
-many and why; run again to retry them), 2 usage or setup error, 130 cancelled.`,
+many and why; run again to retry them), 2 usage or setup error (a folder that is not a competition
+root, a bad setting), 130 cancelled.`,
     )
     .action(async (root: string, flags: RunCommandFlags) => {
-      const runFlags: RunFlags = {
-        rules: flags.rules,
-        engine: flags.engine,
-        model: flags.model,
-        traces: flags.traces,
-        workers: flags.workers,
-        teams: flags.team,
-        chars: flags.chars,
-        trials: flags.trials,
-        json: flags.json,
-        listen: flags.listen,
-        tokenFile: flags.tokenFile,
-      };
-      const config = resolveRunConfig(root, runFlags);
+      const config = commandSettings('run', root, flags);
+      if (config.json) process.stdout.write(`${JSON.stringify({ type: 'settings', ...settingsRecord(config) })}\n`);
       const display = createProgressDisplay({ json: config.json });
       const controller = new AbortController();
       let interrupts = 0;
@@ -118,6 +85,7 @@ function summaryRecord(report: RunReport) {
     unfinished: report.unfinished,
     engines: report.engines,
     stages: report.stages.map(({ stage, status, detail }) => ({ stage, status, detail })),
+    warnings: report.warnings.map((w) => w.message),
     trialsCsv: report.trialsCsv,
     runLog: report.runLog,
   };
@@ -136,6 +104,7 @@ function formatReport(report: RunReport, tallies: string[]): string {
   const { retired, replaced, replaceFailed } = report.engines;
   if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
   lines.push(...unfinishedLines(report.unfinished));
+  if (report.warnings.length > 0) lines.push(`${report.warnings.length} warning(s), printed above${report.stages.some((s) => s.stage === 'report') ? ' and listed in result/report.md' : ''}`);
   if (report.trials.length > 0) lines.push(`every trial's fate: ${report.trialsCsv}`);
   lines.push(`run log: ${report.runLog}`);
   return lines.join('\n');

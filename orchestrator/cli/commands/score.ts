@@ -1,29 +1,20 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { SbevalError } from '../../../core/errors.js';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
-import { isRuleSetName } from '../../../scoring/score/rules.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { runScoreStage, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
+import { stopOnInterrupt } from '../interrupt.js';
+import { addSettingsOptions, collectList, commandSettings, type SharedFlags } from '../settings-options.js';
 
 /**
  * `sbeval score <root>`: official weights, scores and ranks (exact decimals) from the per-character
  * stability/similarity/diversity files, written to `<root>/result/` with a report.
  */
 
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-interface ScoreFlags {
-  rules: string;
-  eol?: string;
+interface ScoreFlags extends SharedFlags {
   baseline?: string;
   notCompeting: string[];
-  trials: string;
   prompts?: string;
-  models: string[];
   teamOrder: string;
   json?: boolean;
 }
@@ -42,17 +33,14 @@ function warningLine(w: ScoreWarning): string {
 }
 
 export function registerScoreCommands(program: Command): void {
-  program
+  const score = program
     .command('score')
     .description('Official weights, scores and ranks from <root>/<team>/{stability,similarity,diversity}/<C>.json into <root>/result/')
-    .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)')
-    .addOption(new Option('--rules <year>', 'rule set').choices(['2023', '2024', '2025']).default('2024'))
-    .addOption(new Option('--eol <eol>', 'CSV line ends (default: as published — 2023 lf, 2024/2025 crlf)').choices(['lf', 'crlf']))
+    .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)');
+  addSettingsOptions(score, ['rules', 'trials', 'eol', 'models'])
     .option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it')
     .option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', collectList, [])
-    .option('--trials <n>', 'trials per character (T)', '10')
     .option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)')
-    .option('--models <names>', '2025: model names in order (folders via the model-folder mapping); default: detect the model folders', collectList, [])
     .addOption(new Option('--team-order <order>', 'team order in the CSV files: name = case-insensitive (published 2024, 2023 character scores), bytes = code points (2023 trial scores)').choices(['name', 'bytes']).default('name'))
     .option('--json', 'print the summary as JSON')
     .addHelpText(
@@ -64,23 +52,26 @@ Outputs: constants.json, trial_scores.csv, character_scores.csv, prompt_scores_r
 report.md and report.html (heat maps), log in <root>/logs/result_log_<time>.txt. Inconsistent inputs are warnings, never a silent stop.`,
     )
     .action(async (root: string, flags: ScoreFlags) => {
-      if (!isRuleSetName(flags.rules)) throw new SbevalError('config', `unknown rule set ${flags.rules}`);
-      const trials = Number(flags.trials);
-      if (!Number.isSafeInteger(trials) || trials < 1) throw new SbevalError('config', `--trials must be a positive integer, got ${flags.trials}`);
-      if (flags.models.length > 0 && flags.rules !== '2025') throw new SbevalError('config', '--models is only used with --rules 2025');
-      const result = await runScoreStage({
-        root,
-        rules: flags.rules,
-        ...(flags.eol ? { eol: flags.eol === 'crlf' ? '\r\n' : '\n' } : {}),
-        ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
-        nonCompeting: flags.notCompeting,
-        trials,
-        ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
-        ...(flags.models.length > 0 ? { models: flags.models } : {}),
-        teamOrder: flags.teamOrder as TeamOrder,
-        // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
-        sections: [judgesReportSection(resolve(root), { rules: flags.rules, trials })].filter((x) => x !== undefined),
-      });
+      const settings = commandSettings('score', root, flags);
+      const interrupt = stopOnInterrupt('score');
+      let result: ScoreStageResult;
+      try {
+        result = await runScoreStage({
+          root: settings.root,
+          rules: settings.rules,
+          eol: settings.eol,
+          ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
+          nonCompeting: flags.notCompeting,
+          trials: settings.trials,
+          ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
+          ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
+          teamOrder: flags.teamOrder as TeamOrder,
+          // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
+          sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
+        });
+      } finally {
+        interrupt.finish();
+      }
       for (const w of result.warnings) process.stderr.write(warningLine(w));
       if (flags.json) {
         process.stdout.write(

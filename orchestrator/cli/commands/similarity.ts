@@ -1,119 +1,97 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { SbevalError } from '../../../core/errors.js';
-import { formatSummary } from '../../layout/stage-log.js';
+import { stageFilter, type Rules, type Settings } from '../../config/index.js';
+import { formatSummary, summaryToJson, type StageSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
-import { COMPETITION_MODEL, defaultCacheDir } from '../../stages/model.js';
-import { runSimilarityStage, type SimilarityRules } from '../../stages/similarity.js';
+import { COMPETITION_MODEL } from '../../stages/model.js';
+import { runSimilarityStage, type SimilarityRules, type SimilaritySummary } from '../../stages/similarity.js';
 import { runDiversityStage } from '../../stages/diversity.js';
-import { summaryToJson } from '../../layout/stage-log.js';
+import { stopOnInterrupt } from '../interrupt.js';
+import { addSettingsOptions, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
 
 /**
  * `sbeval similarity <root>` and `sbeval diversity <root>`: the official similarity and diversity scripts
  * over the competition layout, in their file formats, without Python.
  */
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+
+/** The similarity file format of a rule set: 2025 adds the CLS embedding; 2023 and 2024 have none. */
+export function similarityRules(rules: Rules): SimilarityRules {
+  return rules === '2025' ? 2025 : 2024;
 }
 
-function rules(value: string): SimilarityRules {
-  if (value !== '2024' && value !== '2025') throw new InvalidArgumentError('expected 2024 or 2025');
-  return Number(value) as SimilarityRules;
-}
-
-function intAtLeast(min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
-    return n;
-  };
-}
-
-/** The competition model as `sbeval model fetch` caches it. */
-export function cachedCompetitionModel(): string {
-  return join(defaultCacheDir(), 'models', `models--${COMPETITION_MODEL.replace('/', '--')}`, 'main', 'model.onnx');
-}
-
-interface CommonFlags {
-  rules: SimilarityRules;
-  team: string[];
-  char: string[];
+interface CommonFlags extends SharedFlags {
   force?: boolean;
   json?: boolean;
 }
 
+/** Runs a stage on every competition folder (one per model in the 2025 layout) with one display. */
+async function eachCompetition<T extends StageSummary>(command: string, settings: Settings, json: boolean, stage: (root: string, display: ReturnType<typeof createProgressDisplay>) => Promise<T>) {
+  const display = createProgressDisplay({ json });
+  const interrupt = stopOnInterrupt(command);
+  const summaries: Array<{ model: string | undefined; summary: T }> = [];
+  try {
+    for (const competition of settings.competitions) summaries.push({ model: competition.model, summary: await stage(competition.root, display) });
+  } finally {
+    display.close();
+    interrupt.finish();
+  }
+  return summaries;
+}
+
+function label(model: string | undefined): string {
+  return model === undefined ? '' : `[${model}] `;
+}
+
 export function registerSimilarityCommands(program: Command): void {
-  program
+  const similarity = program
     .command('similarity')
     .description(
       'Classify every image of <root>/<team>/images/<C>/ (except *_raw.png) with the ViT and write <team>/similarity/<C>.json ' +
         'in the official format (2025 rules add cls_embedding). Resumable; identical images are inferred once.',
     )
-    .argument('<root>', 'competition folder')
-    .option('--model <file>', `ONNX model from \`sbeval model fetch|convert\` (default: the cached ${COMPETITION_MODEL})`)
-    .option('--rules <year>', '2024 (softmax only) or 2025 (also cls_embedding)', rules, 2025 as SimilarityRules)
-    .option('--batch <n>', 'images per inference run (default: one per core)', intAtLeast(1))
-    .option('--threads <n>', 'onnxruntime intra-op threads (0 = one per physical core)', intAtLeast(0), 0)
-    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
-    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
+    .argument('<root>', 'competition folder');
+  addSettingsOptions(similarity, ['model', 'rules', 'team', 'chars'])
+    .option('--batch <n>', 'images per inference run (default: one per core)', intIn(1))
+    .option('--threads <n>', 'onnxruntime intra-op threads (0 = one per physical core)', intIn(0), 0)
     .option('--force', 'redo characters whose file is already up to date')
     .option('--json', 'progress and summary as JSON lines')
-    .action(async (root: string, opts: CommonFlags & { model?: string; batch?: number; threads: number }) => {
-      const model = resolve(opts.model ?? cachedCompetitionModel());
-      if (!existsSync(model)) {
-        throw new SbevalError('similarity', `model ${model} not found`, opts.model ? undefined : 'run `sbeval model fetch` first (or pass --model)');
-      }
-      const display = createProgressDisplay({ json: opts.json === true });
-      let summary;
-      try {
-        summary = await runSimilarityStage(
-          {
-            root: resolve(root),
-            model,
-            rules: opts.rules,
-            ...(opts.batch !== undefined ? { batchSize: opts.batch } : {}),
-            threads: opts.threads,
-            filter: { teams: opts.team, characters: opts.char },
-            force: opts.force === true,
-          },
-          display,
-        );
-      } finally {
-        display.close();
-      }
-      const { classifier, ignored } = summary;
-      if (opts.json) process.stdout.write(`${JSON.stringify(summaryToJson(summary, { classifier, ignored }))}\n`);
-      else {
-        const dedup = classifier.requested - classifier.inferred;
-        process.stdout.write(`${formatSummary(summary)}\n  inferred ${classifier.inferred} images in ${classifier.runs} runs${dedup > 0 ? ` (${dedup} identical images reused)` : ''}${ignored.length ? `; ${ignored.length} non-PNG files ignored` : ''}\n`);
+    .action(async (root: string, opts: CommonFlags & { batch?: number; threads: number }) => {
+      const settings = commandSettings('similarity', root, opts);
+      const model = settings.model;
+      if (model === undefined) throw new SbevalError('similarity', 'no similarity model', `get the competition's with \`sbeval model fetch ${COMPETITION_MODEL}\`, or pass --model <file.onnx> (see the README for offline routes)`);
+      const summaries = await eachCompetition<SimilaritySummary>('similarity', settings, opts.json === true, (folder, display) =>
+        runSimilarityStage({ root: folder, model, rules: similarityRules(settings.rules), ...(opts.batch !== undefined ? { batchSize: opts.batch } : {}), threads: opts.threads, filter: stageFilter(settings), force: opts.force === true }, display),
+      );
+      for (const { model: folder, summary } of summaries) {
+        const { classifier, ignored } = summary;
+        if (opts.json) process.stdout.write(`${JSON.stringify(summaryToJson(summary, { classifier, ignored, ...(folder === undefined ? {} : { model: folder }) }))}\n`);
+        else {
+          const dedup = classifier.requested - classifier.inferred;
+          process.stdout.write(`${label(folder)}${formatSummary(summary)}\n  inferred ${classifier.inferred} images in ${classifier.runs} runs${dedup > 0 ? ` (${dedup} identical images reused)` : ''}${ignored.length ? `; ${ignored.length} non-PNG files ignored` : ''}\n`);
+        }
       }
     });
 
-  program
+  const diversity = program
     .command('diversity')
     .description(
       'Compute <team>/diversity/<C>.json from <team>/similarity/<C>.json as the official diversity script does: cosine distance ' +
         '(scipy 1.12) over every pair of trials, divided by N(N+1)/2 − N. 2024 rules use the 26 softmax values, 2025 the CLS embedding.',
     )
-    .argument('<root>', 'competition folder')
-    .option('--rules <year>', '2024 (softmax vectors) or 2025 (CLS embeddings)', rules, 2025 as SimilarityRules)
-    .option('--trials <n>', 'trials per letter N of the fixed denominator (the script\'s --n_trial)', intAtLeast(2), 10)
-    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
-    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
+    .argument('<root>', 'competition folder');
+  addSettingsOptions(diversity, ['rules', 'trials', 'team', 'chars'])
     .option('--force', 'rewrite files even when their content would not change')
     .option('--json', 'progress and summary as JSON lines')
-    .action(async (root: string, opts: CommonFlags & { trials: number }) => {
-      const display = createProgressDisplay({ json: opts.json === true });
-      let summary;
-      try {
-        summary = await runDiversityStage(
-          { root: resolve(root), rules: opts.rules, trials: opts.trials, filter: { teams: opts.team, characters: opts.char }, force: opts.force === true },
-          display,
-        );
-      } finally {
-        display.close();
+    .addHelpText('after', '\nT (--trials, the config\'s trials, default 10) is the N of the fixed denominator N(N+1)/2 − N (the script\'s --n_trial).\nThe 2023 rules have no diversity: nothing is written.')
+    .action(async (root: string, opts: CommonFlags) => {
+      const settings = commandSettings('diversity', root, opts);
+      if (settings.rules === '2023') {
+        process.stdout.write('diversity: the 2023 rules have no diversity; nothing to do\n');
+        return;
       }
-      process.stdout.write(opts.json ? `${JSON.stringify(summaryToJson(summary))}\n` : `${formatSummary(summary)}\n`);
+      const summaries = await eachCompetition('diversity', settings, opts.json === true, (folder, display) =>
+        runDiversityStage({ root: folder, rules: similarityRules(settings.rules), trials: settings.trials, filter: stageFilter(settings), force: opts.force === true }, display),
+      );
+      for (const { model, summary } of summaries) process.stdout.write(opts.json ? `${JSON.stringify(summaryToJson(summary, model === undefined ? {} : { model }))}\n` : `${label(model)}${formatSummary(summary)}\n`);
     });
 }

@@ -1,7 +1,7 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { readFile } from 'node:fs/promises';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { extname, resolve } from 'node:path';
-import type { DamageFormula } from '../../../bridge/engine.js';
+import { DEFAULT_SIMULATION, type DamageFormula } from '../../../bridge/engine.js';
+import { DEFAULTS } from '../../config/index.js';
 import { SimulationBudgetError } from '../../../bridge/headless/budget.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
@@ -12,37 +12,20 @@ import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
 import { runRobustnessStage, type RobustnessSummary } from '../../stages/robustness.js';
 import { formatMovingRange, formatStableShare } from '../../../scoring/robustness.js';
-import { OFFICIAL_TRIALS } from '../../../scoring/stability.js';
-import { defaultEngineCount, ENGINE_KINDS } from '../../../bridge/engines.js';
 import { runRecorded } from '../../../bridge/trace.js';
+import { stageFilter } from '../../config/index.js';
+import { readInputFile } from '../input.js';
+import { stopOnInterrupt } from '../interrupt.js';
+import { addSettingsOptions, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
 
 /**
  * `sbeval simulate <root>` (the evaluator's batch stability + image runs over the competition layout)
  * and `sbeval level <file>` (one level, printed).
  */
-const DAMAGE: readonly DamageFormula[] = ['contact-point', 'body'];
-
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-function intIn(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    return n;
-  };
-}
-
 function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
   return n;
-}
-
-function damageFormula(value: string): DamageFormula {
-  if (!(DAMAGE as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${DAMAGE.join(', ')}`);
-  return value as DamageFormula;
 }
 
 /** A live counter on a terminal's stderr, nothing when piped; notices always go to stderr. */
@@ -74,24 +57,21 @@ function terminalProgress(): ProgressSink {
   };
 }
 
-interface SimulateFlags {
-  trials: number;
-  damage: DamageFormula;
+interface SimulateFlags extends SharedFlags {
+  /** `trials` here is the old spelling of `--sim-trials` (simulate takes no T). */
   rule: string;
   velocityThreshold?: number;
-  workers?: number;
-  engine: string;
   rawImages?: boolean;
-  team: string[];
-  char: string[];
   force?: boolean;
   json?: boolean;
   robustness?: number;
 }
 
 interface LevelFlags {
-  trials: number;
-  damage: DamageFormula;
+  simTrials?: number;
+  /** The old spelling of `--sim-trials`. */
+  trials?: number;
+  damage?: DamageFormula;
   rule: string;
   velocityThreshold?: number;
   json?: boolean;
@@ -103,7 +83,7 @@ interface LevelFlags {
 
 /** A `.xml` level, or a `.txt` drop program / LLM response converted the official way. */
 async function levelXmlFrom(file: string, prefix: string | undefined): Promise<string> {
-  const text = await readFile(file, 'utf8');
+  const text = await readInputFile(file, 'level');
   if (extname(file).toLowerCase() !== '.txt') return text;
   // The 2023 programs call ab_drop; later ones drop_block (the official default).
   const chosen = prefix ?? (text.includes('ab_drop(') && !text.includes('drop_block(') ? 'ab_drop' : undefined);
@@ -123,27 +103,34 @@ function fmt(n: number): string {
   return n.toFixed(3);
 }
 
-/** The physics options `simulate` and `level` share (one place for their defaults and help). */
+/**
+ * The physics options `simulate` and `level` share (one place for their defaults and help). `--trials`
+ * was their name for the stability trials per level; it means T (trials per character) everywhere
+ * else, so here it is now `--sim-trials`, and the old spelling is accepted with a note.
+ */
 function physicsOptions(command: Command): Command {
-  return command
-    .option('--trials <n>', 'trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', intIn(1, 3), OFFICIAL_TRIALS)
-    .option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points, default) or body (linear velocities)', damageFormula, 'contact-point')
+  return addSettingsOptions(command, ['simTrials', 'damage'])
+    .addOption(new Option('--trials <n>', 'old spelling of --sim-trials').argParser(intIn(1, 3)).hideHelp())
     .option('--rule <rule>', 'stability rule: displacement (official: centre moved ≥ 0.1 in 10 s) or velocity (speed above a threshold in any frame)', 'displacement')
     .option('--velocity-threshold <units/s>', 'threshold of the velocity rule (default 0.5)', positiveNumber);
 }
 
+/** `--sim-trials`, or the old `--trials` with a note. */
+function simTrialsOf(flags: { simTrials?: number | undefined; trials?: number | undefined }): number | undefined {
+  if (flags.trials === undefined) return flags.simTrials;
+  process.stderr.write('sbeval: --trials on simulate and level is now --sim-trials (stability trials per level; --trials means T, the trials per character, on every other command)\n');
+  return flags.simTrials ?? flags.trials;
+}
+
 export function registerSimulateCommands(program: Command): void {
-  physicsOptions(
+  const simulate = physicsOptions(
     program
       .command('simulate')
       .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
       .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
-  )
-    .option('--workers <n>', `engines in parallel (default: cores = ${defaultEngineCount()})`, intIn(1, 1024))
-    .option('--engine <kind>', `engine: ${ENGINE_KINDS.join(' | ')} (headless-ws: sbeval engine processes over WebSocket; unity: Science Birds editors, see unity-plugin/README.md)`, 'headless')
+  );
+  addSettingsOptions(simulate, ['engine', 'workers', 'team', 'chars'])
     .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
-    .option('--team <names>', 'only these teams (comma-separated, repeatable)', collectList, [])
-    .option('--char <letters>', 'only these characters (comma-separated, repeatable)', collectList, [])
     .option('--force', 'ignore the cache and run every level again')
     .option('--robustness <n>', 'also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', intIn(1, 10_000))
     .option('--json', 'print the summary as JSON')
@@ -159,60 +146,89 @@ Writes <root>/<team>/stability/<C>.json in the evaluator's exact format and
 <root>/.sbeval/simulate/ with the XML hash and a settings digest, so an interrupted run resumes and a
 second run changes nothing. A level that cannot be loaded is logged with its reason in
 <root>/logs/stability_log_<time>.txt and left out of the JSON. Exit code 0 when every level was
-simulated or failed with a verdict, 1 when some could not be simulated (engine failures; run again).
+simulated or failed with a verdict, 1 when some could not be simulated (engine failures; run again),
+130 when stopped by Ctrl-C.
 
-Example: sbeval simulate examples/competition --char I,L --workers 2`,
+Settings (stability trials, damage, engine, workers, teams, characters) come from the flags, then the
+root's sbeval.config.yaml, then the defaults, as for sbeval run. Ctrl-C stops after the levels in
+flight (again to quit at once); finished levels are kept.
+
+Example: sbeval simulate examples/competition --chars I,L --workers 2`,
     )
     .action(async (root: string, flags: SimulateFlags) => {
-      if (flags.robustness !== undefined && flags.engine !== 'headless') {
-        throw new SbevalError('config', `--robustness needs the headless engine (the ${flags.engine} engine cannot perturb a run)`, 'use --engine headless');
+      const { trials: _legacy, ...shared } = flags;
+      const settings = commandSettings('simulate', root, { ...shared, simTrials: simTrialsOf(flags) });
+      if (flags.robustness !== undefined && settings.engine !== 'headless') {
+        throw new SbevalError('config', `--robustness needs the headless engine (the ${settings.engine} engine cannot perturb a run)`, 'use --engine headless');
       }
-      const summary = await runSimulateStage(
-        {
-          root,
-          filter: { teams: flags.team, characters: flags.char },
-          trials: flags.trials,
-          damage: flags.damage,
-          rule: ruleFrom(flags.rule, flags.velocityThreshold),
-          engine: flags.engine,
-          rawImages: flags.rawImages === true,
-          force: flags.force === true,
-          ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
-        },
-        terminalProgress(),
-      );
-      const robustness =
-        flags.robustness === undefined
-          ? undefined
-          : await runRobustnessStage(
-              {
-                root,
-                runs: flags.robustness,
-                filter: { teams: flags.team, characters: flags.char },
-                trials: flags.trials,
-                damage: flags.damage,
-                rule: ruleFrom(flags.rule, flags.velocityThreshold),
-                engine: flags.engine,
-                rawImages: flags.rawImages === true,
-                force: flags.force === true,
-                ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
-              },
-              terminalProgress(),
-            );
+      const controller = new AbortController();
+      const interrupt = stopOnInterrupt('simulate', () => controller.abort());
+      const summaries = [];
+      try {
+        for (const competition of settings.competitions) {
+          if (controller.signal.aborted) break;
+          const summary = await runSimulateStage(
+            {
+              root: competition.root,
+              filter: stageFilter(settings),
+              trials: settings.simulationTrials,
+              damage: settings.damage,
+              rule: ruleFrom(flags.rule, flags.velocityThreshold),
+              engine: settings.engine,
+              rawImages: flags.rawImages === true,
+              force: flags.force === true,
+              workers: settings.workers,
+              signal: controller.signal,
+            },
+            terminalProgress(),
+          );
+          const robustness =
+            flags.robustness === undefined || controller.signal.aborted
+              ? undefined
+              : await runRobustnessStage(
+                  {
+                    root: competition.root,
+                    runs: flags.robustness,
+                    filter: stageFilter(settings),
+                    trials: settings.simulationTrials,
+                    damage: settings.damage,
+                    rule: ruleFrom(flags.rule, flags.velocityThreshold),
+                    engine: settings.engine,
+                    rawImages: flags.rawImages === true,
+                    force: flags.force === true,
+                    workers: settings.workers,
+                  },
+                  terminalProgress(),
+                );
+          summaries.push({ model: competition.model, summary, robustness });
+        }
+      } finally {
+        interrupt.finish();
+      }
       if (flags.json) {
-        const { reasons, ...rest } = summary;
-        process.stdout.write(`${JSON.stringify({ ...rest, reasons: Object.fromEntries(reasons), ...(robustness ? { robustness: robustnessJson(robustness) } : {}) }, null, 2)}\n`);
+        const records = summaries.map(({ model, summary: { reasons, ...rest }, robustness }) => ({
+          ...(model === undefined ? {} : { model }),
+          ...rest,
+          reasons: Object.fromEntries(reasons),
+          ...(robustness ? { robustness: robustnessJson(robustness) } : {}),
+        }));
+        process.stdout.write(`${JSON.stringify(records.length === 1 ? records[0] : records, null, 2)}\n`);
       } else {
-        process.stdout.write(`${formatSummary(summary)}\n  stability files: ${summary.characters.length}\n`);
-        if (robustness) process.stdout.write(`${formatRobustness(robustness)}\n`);
+        for (const { model, summary, robustness } of summaries) {
+          process.stdout.write(`${model === undefined ? '' : `[${model}] `}${formatSummary(summary)}\n  stability files: ${summary.characters.length}\n`);
+          if (robustness) process.stdout.write(`${formatRobustness(robustness)}\n`);
+        }
       }
-      if (robustness && robustness.failed.length > 0) {
-        process.stderr.write(`simulate: ${robustness.failed.length} level(s) have no robustness result (engine failures); run again to retry them\n`);
+      if (interrupt.stoppedBy) return; // exit 130, set by the interrupt
+      const noRobustness = summaries.reduce((n, s) => n + (s.robustness?.failed.length ?? 0), 0);
+      if (noRobustness > 0) {
+        process.stderr.write(`simulate: ${noRobustness} level(s) have no robustness result (engine failures); run again to retry them\n`);
         process.exitCode = 1;
       }
-      if (summary.unfinished > 0) {
+      const unfinished = summaries.reduce((n, s) => n + s.summary.unfinished, 0);
+      if (unfinished > 0) {
         // Engine failures are not verdicts: exit 1 so nobody publishes an incomplete stage (issue 12).
-        process.stderr.write(`simulate: ${summary.unfinished} level(s) could not be simulated (engine failures, see the log); run again to retry them\n`);
+        process.stderr.write(`simulate: ${unfinished} level(s) could not be simulated (engine failures, see the log); run again to retry them\n`);
         process.exitCode = 1;
       }
     });
@@ -232,7 +248,8 @@ Example: sbeval simulate examples/competition --char I,L --workers 2`,
       'after',
       `
 Prints every counted object (blocks, pigs, TNT) with its start and last position and whether it
-moved (≥ 0.1 units; the counts are the last trial's, as the evaluator reports them), then the score.
+moved (≥ 0.1 units), then every trial's counts and the score. The table is the last trial's (the
+evaluator reports the last trial's counts); with --trace it is trial 1's, the trial the trace records.
 A level over the simulation budget (the one simulate and run use) prints its reason and exits 1.
 
 Example: sbeval level my_level.xml --image my_level.png`,
@@ -247,8 +264,8 @@ Example: sbeval level my_level.xml --image my_level.png`,
       let result;
       try {
         result = await evaluateLevel(runner, file, xml, {
-          trials: flags.trials,
-          damage: flags.damage,
+          trials: simTrialsOf(flags) ?? DEFAULTS.simulationTrials,
+          damage: flags.damage ?? DEFAULT_SIMULATION.damage,
           rule: ruleFrom(flags.rule, flags.velocityThreshold),
           capture: flags.image !== undefined || flags.raw !== undefined || tracePath !== undefined,
           rawImages: flags.raw !== undefined,
@@ -265,20 +282,22 @@ Example: sbeval level my_level.xml --image my_level.png`,
       }
       if (flags.image && result.png) await writeFileAtomic(resolve(flags.image), result.png);
       if (flags.raw && result.raw) await writeFileAtomic(resolve(flags.raw), result.raw);
-      const last = result.trials.at(-1);
-      const moving = new Set(last?.moving ?? []);
-      const objects = result.details.map((d) => {
+      // The table shows one trial: the one --trace recorded (trial 1), else the last (whose counts the evaluator reports).
+      const shownTrial = tracePath ? 1 : result.trials.length;
+      const moving = new Set(result.trials[shownTrial - 1]?.moving ?? []);
+      const objects = (result.detailsByTrial[shownTrial - 1] ?? result.details).map((d) => {
         const body = result.bodies[d.id];
         return { id: d.id, kind: body?.kind, type: body?.type, material: body?.material ?? null, start: d.start, last: d.last, displacement: d.displacement, moving: moving.has(d.id), destroyed: d.removed };
       });
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objects, ...(tracePath ? { trace: tracePath } : {}) }, null, 2)}\n`,
+          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objectsOfTrial: shownTrial, objects, ...(tracePath ? { trace: tracePath } : {}) }, null, 2)}\n`,
         );
         return;
       }
       const row = (cells: string[]) => `  ${cells[0]!.padStart(3)}  ${cells[1]!.padEnd(12)}  ${cells[2]!.padEnd(8)}  ${cells[3]!.padEnd(18)}  ${cells[4]!.padEnd(18)}  ${cells[5]!.padStart(6)}  ${cells[6]}`;
-      const lines = [file, row(['id', 'type', 'material', 'start (x, y)', 'last (x, y)', 'moved', 'verdict'])];
+      const which = tracePath ? 'trial 1, the trial the trace records' : result.trials.length === 1 ? 'trial 1, the only trial' : `trial ${shownTrial}, the last: the evaluator reports its counts`;
+      const lines = [`${file} — objects of ${which}`, row(['id', 'type', 'material', 'start (x, y)', 'last (x, y)', 'moved', 'verdict'])];
       for (const o of objects) {
         const verdict = o.moving ? (o.destroyed ? 'MOVING (destroyed)' : 'MOVING') : 'stable';
         lines.push(row([String(o.id), String(o.type), String(o.material ?? '-'), `(${fmt(o.start[0])}, ${fmt(o.start[1])})`, `(${fmt(o.last[0])}, ${fmt(o.last[1])})`, fmt(o.displacement), verdict]));

@@ -1,0 +1,117 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsFlags } from '../config/index.js';
+
+/**
+ * The options every competition command shares, defined once (one name per concept, one help text),
+ * and the step every such command takes first: resolve the settings (flags > the root's config >
+ * defaults, orchestrator/config/settings.ts), check the root, print the settings line.
+ *
+ * A new command adopts it in two lines:
+ *
+ *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
+ *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
+ */
+export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models';
+
+export interface SharedFlags {
+  rules?: string;
+  trials?: number;
+  chars?: string[];
+  /** The old spelling of `--chars` (hidden; accepted with a note). */
+  char?: string[];
+  team?: string[];
+  model?: string;
+  engine?: string;
+  workers?: number;
+  simTrials?: number;
+  damage?: string;
+  eol?: string;
+  prefix?: string;
+  traces?: boolean;
+  models?: string[];
+  json?: boolean;
+  /** `sbeval run --engine bridge`. */
+  listen?: string;
+  tokenFile?: string;
+}
+
+/** `--team a,b --team c` → ['a', 'b', 'c']. */
+export function collectList(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+}
+
+export function intIn(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number ≥ ${min}` : `expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+const OPTIONS: Record<SharedOption, () => Option[]> = {
+  rules: () => [new Option('--rules <year>', 'competition rules: scoring, function name, similarity format (default 2025, or the config\'s)').choices(RULES)],
+  trials: () => [new Option('--trials <n>', 'T, trials per character: the scoring\'s and the diversity\'s N (default 10, or the config\'s; missing trials count 0)').argParser(intIn(1))],
+  chars: () => [
+    new Option('--chars <letters>', 'only these characters, e.g. A-Z or A,I,L (repeatable; default: the config\'s, else every letter folder)').argParser(collectList),
+    new Option('--char <letters>', 'old spelling of --chars').argParser(collectList).hideHelp(),
+  ],
+  team: () => [new Option('--team <names>', 'only these teams (comma-separated, repeatable; default: the config\'s, else every team folder)').argParser(collectList)],
+  model: () => [new Option('--model <file.onnx>', 'similarity model (ONNX), relative to the working folder (default: the config\'s model, else the one `sbeval model fetch` cached)')],
+  engine: () => [new Option('--engine <kind>', `physics engine: ${ENGINES.join(' | ')} (default headless; headless-ws: sbeval engine processes over WebSocket; unity: see unity-plugin/README.md)`)],
+  workers: () => [new Option('--workers <n>', 'engines in parallel (default: one per core)').argParser(intIn(1, 1024))],
+  simTrials: () => [new Option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial (default 3)').argParser(intIn(1, 3))],
+  damage: () => [new Option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points, default) or body (linear velocities)').choices(['contact-point', 'body'])],
+  eol: () => [new Option('--eol <eol>', 'line ends of the result CSV files (default: this system\'s, as the official scoring script; the published 2024/2025 files are crlf)').choices(['lf', 'crlf'])],
+  prefix: () => [new Option('--prefix <name>', 'function name of the drop calls (default: ab_drop under the 2023 rules, else drop_block)')],
+  traces: () => [new Option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],
+  models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
+};
+
+export function addSettingsOptions(command: Command, options: readonly SharedOption[]): Command {
+  for (const key of options) for (const option of OPTIONS[key]()) command.addOption(option);
+  return command;
+}
+
+/** `--chars` plus the old `--char`, with a note when the old spelling was used. */
+export function charsFrom(flags: Pick<SharedFlags, 'chars' | 'char'>, note: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): string[] | undefined {
+  if (flags.char && flags.char.length > 0) note('sbeval: --char is now --chars (accepted)');
+  const all = [...(flags.chars ?? []), ...(flags.char ?? [])];
+  return all.length > 0 ? all : undefined;
+}
+
+export function settingsFlags(flags: SharedFlags): SettingsFlags {
+  return {
+    rules: flags.rules,
+    trials: flags.trials,
+    chars: charsFrom(flags),
+    teams: flags.team,
+    model: flags.model,
+    engine: flags.engine,
+    workers: flags.workers,
+    traces: flags.traces,
+    simulationTrials: flags.simTrials,
+    damage: flags.damage,
+    eol: flags.eol,
+    prefix: flags.prefix,
+    models: flags.models,
+    json: flags.json,
+    listen: flags.listen,
+    tokenFile: flags.tokenFile,
+  };
+}
+
+/** Resolves the settings of `sbeval <command> <root>` and prints them in one line (stderr). */
+export function commandSettings(command: string, root: string, flags: SharedFlags, options: { allowEmpty?: boolean } = {}): Settings {
+  const settings = resolveSettings(root, settingsFlags(flags), { command, ...options });
+  process.stderr.write(`${settingsLine(settings, command)}\n`);
+  return settings;
+}
+
+/** Commands that create what they write into (`generate` may start from an empty or missing root). */
+const CREATES_ROOT = new Set(['generate']);
+
+/** Before a command that writes into `<root>` takes the root's lock: the root must look like a competition. */
+export function checkRootBeforeWrite(command: string, root: string): void {
+  const creates = CREATES_ROOT.has(command);
+  checkRootForCommand(root, command, { allowEmpty: creates, allowMissing: creates });
+}

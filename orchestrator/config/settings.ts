@@ -1,0 +1,434 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { availableParallelism, EOL } from 'node:os';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import { parseListen } from '../../bridge/listen.js';
+import { SbevalError } from '../../core/errors.js';
+import { parseCharacters } from '../generate/characters.js';
+import { ALPHABET, type StageFilter } from '../layout/competition.js';
+import { assertSafeName, modelFolderName } from '../layout/names.js';
+import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
+import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
+import { loadConfigFile, type LoadedConfig } from './load.js';
+import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules } from './schema.js';
+
+/**
+ * The one settings resolution every command uses (`run`, every stage command, and anything else that
+ * reads a competition root): CLI flags, then the root's config file (`sbeval.config.yaml|json`), then
+ * the defaults below — one set, the 2025 rules. So `sbeval score` after the stage commands scores a
+ * folder exactly as `sbeval run` does.
+ *
+ * Before anything is written, the root is checked (orchestrator/layout/root-check.ts): a team
+ * folder, a stage folder, an empty folder or a file is refused with the likely root.
+ *
+ * Paths: `--model` is relative to the working folder (as every file argument); paths in the config
+ * file are relative to the root and must stay inside it (the similarity model may be absolute, as it
+ * usually lives in a shared cache and is only read). Without either, the model `sbeval model fetch`
+ * cached is used, and named in the settings line.
+ *
+ * Adopting it in a new command: `resolveSettings(root, flags, { command: 'judge' })`, then print
+ * `settingsLine(settings)` (the CLI helper `commandSettings` in orchestrator/cli/settings-options.ts
+ * does both and adds the shared options with one help text).
+ */
+export interface SettingsFlags {
+  rules?: string | undefined;
+  /** T, trials per character. */
+  trials?: number | undefined;
+  /** `A-Z`, `A,I,L`, or a list of such parts. */
+  chars?: string | readonly string[] | undefined;
+  teams?: readonly string[] | undefined;
+  /** Similarity model, relative to `cwd`. */
+  model?: string | undefined;
+  engine?: string | undefined;
+  workers?: number | undefined;
+  traces?: boolean | undefined;
+  /** Stability trials per level (evaluator: 3). */
+  simulationTrials?: number | undefined;
+  damage?: string | undefined;
+  /** `lf` | `crlf`. */
+  eol?: string | undefined;
+  prefix?: string | undefined;
+  /** Ollama model names (2025: one competition folder per model). */
+  models?: readonly string[] | undefined;
+  json?: boolean | undefined;
+  /** `--listen host:port` (engine bridge). */
+  listen?: string | undefined;
+  /** `--token-file <file>` (engine bridge), relative to `cwd`. */
+  tokenFile?: string | undefined;
+}
+
+/** @deprecated the old name of {@link SettingsFlags}. */
+export type RunFlags = SettingsFlags;
+
+export interface ResolvedSubmission {
+  team: string;
+  /** Absolute path inside the root, or `builtin:<name>`. */
+  file: string;
+  kind: 'prompt' | 'chat' | 'program' | undefined;
+}
+
+export interface RunLimits {
+  timeSeconds: number;
+  tokens: number;
+  stallMs: number;
+  trialMs: number;
+  engineRetries: number;
+}
+
+export type Source = 'default' | 'config' | 'flag';
+
+/** Where the similarity model came from: a flag, the config, the `model fetch` cache, or nowhere. */
+export type ModelSource = 'flag' | 'config' | 'cache' | 'none';
+
+export type Eol = '\n' | '\r\n';
+
+/** One competition folder: the root, or `<root>/<folder>/` per model in the 2025 layout. */
+export interface CompetitionFolder {
+  root: string;
+  /** Model folder name (2025 layout), undefined for a single competition. */
+  model: string | undefined;
+}
+
+export interface Settings {
+  root: string;
+  configFile: string | undefined;
+  rules: Rules;
+  prefix: string;
+  teams: string[] | undefined;
+  characters: string[];
+  /** Letters with a folder in the root (what "every character" means when none are configured). */
+  charactersFound: string[];
+  trials: number;
+  submissions: ResolvedSubmission[];
+  /** Ollama model names and their folder names (`<root>/<folder>/` per model when there are several). */
+  models: Array<{ name: string; folder: string }>;
+  hosts: string[];
+  seed: number;
+  engine: EngineKind;
+  workers: number;
+  /** Absolute path of the similarity model, when there is one. */
+  model: string | undefined;
+  modelSource: ModelSource;
+  traces: boolean;
+  simulationTrials: number;
+  damage: DamageFormula;
+  listen: string | undefined;
+  /** Absolute path of the bridge token file, when one is set. */
+  tokenFile: string | undefined;
+  limits: RunLimits;
+  /** Line ends of the result CSV files. */
+  eol: Eol;
+  json: boolean;
+  /** What the root holds (checked before any write). */
+  layout: RootLayout;
+  /** The competition folders the stages run on: the root, or one per model. */
+  competitions: CompetitionFolder[];
+  /** Where each setting came from (shown in the settings line, with `--json` and in the run log). */
+  sources: Record<string, Source>;
+}
+
+/** @deprecated the old name of {@link Settings}. */
+export type RunConfig = Settings;
+
+/** Official and sbeval defaults; each carries its source. */
+export const DEFAULTS = {
+  /** The latest rules. */
+  rules: '2025' as Rules,
+  /** `NUM_TRIALS = 10` of the scoring script; diversity `--n_trial` default 10. */
+  trials: 10,
+  /** 2025 final run: Ollama starting seed 6280 (2025-llms4pcg site, Evaluation Configuration). */
+  seed: 6280,
+  /** Evaluator `trials: 3` (BatchStabilityTest.unity). */
+  simulationTrials: 3,
+  /** llms4pcg 2.0.1 `max_time = 500`, `token_limit = 25000`. */
+  timeSeconds: 500,
+  tokens: 25_000,
+  /** sbeval: a headless trial takes milliseconds and a Unity trial 3–5 s; these bound a hung engine. */
+  stallSeconds: 30,
+  trialSeconds: 120,
+  engineRetries: 2,
+  hosts: ['http://127.0.0.1:11434'],
+  /**
+   * The scoring script writes its CSVs with json2csv, whose default line end is `os.EOL`: the files are
+   * those of the machine that runs it (the published 2024/2025 files came from Windows: `--eol crlf`).
+   */
+  eol: EOL as Eol,
+} as const;
+
+export function functionPrefix(rules: Rules): string {
+  // 2023 used `ab_drop(x, y)`; 2024 and 2025 `drop_block(block_type, x_position)` (official-pipeline.md §11).
+  return rules === '2023' ? 'ab_drop' : 'drop_block';
+}
+
+function pick<T>(sources: Record<string, Source>, key: string, flag: T | undefined, config: T | undefined, fallback: T): T {
+  if (flag !== undefined) {
+    sources[key] = 'flag';
+    return flag;
+  }
+  if (config !== undefined) {
+    sources[key] = 'config';
+    return config;
+  }
+  sources[key] = 'default';
+  return fallback;
+}
+
+/** A path from the config, resolved against the root; relative paths must not leave it. */
+export function pathInsideRoot(root: string, path: string, key: string, options: { allowOutside?: boolean } = {}): string {
+  const absolute = resolve(root, path);
+  if (options.allowOutside && isAbsolute(path)) return absolute;
+  const rel = relative(root, absolute);
+  if (rel === '') throw new SbevalError('config', `${key} "${path}" is the competition root itself, not a file`);
+  if (rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) {
+    throw new SbevalError('config', `${key} "${path}" points outside the competition root ${root}`, 'put the file inside the competition folder');
+  }
+  // A symbolic link inside the root could still lead out of it.
+  if (existsSync(absolute)) {
+    const real = realpathSync(absolute);
+    const realRoot = realpathSync(root);
+    const realRel = relative(realRoot, real);
+    if (realRel.startsWith('..') || isAbsolute(realRel)) {
+      throw new SbevalError('config', `${key} "${path}" is a link that leads outside the competition root`, 'copy the file into the competition folder');
+    }
+  }
+  return absolute;
+}
+
+/** `--listen` checked here (a config value was checked by the schema). */
+function listenSetting(value: string | undefined): string | undefined {
+  if (value !== undefined) parseListen(value);
+  return value;
+}
+
+/** The token file: a flag's path is the user's (relative to the working directory), a config's is relative to the root. */
+function tokenFilePath(root: string, value: string | undefined, fromFlag: boolean, cwd = process.cwd()): string | undefined {
+  if (value === undefined) return undefined;
+  return fromFlag ? resolve(cwd, value) : resolve(root, value);
+}
+
+function parseRules(value: string | number, from: string): Rules {
+  const text = String(value);
+  if (!(RULES as readonly string[]).includes(text)) throw new SbevalError('config', `${from}: rules "${text}" is not one of ${RULES.join(', ')}`);
+  return text as Rules;
+}
+
+function wholeNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new SbevalError('config', `${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${value}`);
+  }
+  return value;
+}
+
+export interface ResolveOptions {
+  /** The command (for messages). */
+  command?: string;
+  /** Base of `--model` (default: the working folder). */
+  cwd?: string;
+  /** The config file (default: the root's, loaded here). */
+  loaded?: LoadedConfig;
+  /** Accept a root without team folders (commands that create them); configured submissions imply it. */
+  allowEmpty?: boolean;
+  /** The model `sbeval model fetch` caches (default: the competition's, in `$SBEVAL_CACHE` or ~/.cache/sbeval). */
+  cachedModel?: string;
+}
+
+/** Flags > the root's config file > defaults, for every command that reads a competition root. */
+export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
+  const root = resolve(rootArg);
+  const command = options.command ?? 'run';
+  // The config file is read only from a folder; the layout check follows once submissions are known.
+  const loaded = options.loaded ?? (existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root) : { file: undefined, config: {} });
+  const file: ConfigFile = loaded.config;
+  const where = loaded.file ? basename(loaded.file) : 'config';
+  const layout = checkCompetitionRoot(root, { command, allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0 });
+  const sources: Record<string, Source> = {};
+
+  const rules = parseRules(pick<string | number>(sources, 'rules', flags.rules, file.rules, DEFAULTS.rules), flags.rules !== undefined ? '--rules' : where);
+  const engineText = pick<string>(sources, 'engine', flags.engine, file.engine, 'headless');
+  if (!(ENGINES as readonly string[]).includes(engineText)) {
+    throw new SbevalError('config', `--engine "${engineText}" is not one of ${ENGINES.join(', ')}`);
+  }
+  const workers = wholeNumber('--workers', pick(sources, 'workers', flags.workers, file.workers, availableParallelism()), 1);
+
+  const teams = pick<readonly string[] | undefined>(sources, 'teams', flags.teams?.length ? flags.teams : undefined, file.teams, undefined);
+  for (const team of teams ?? []) assertSafeName('team', team);
+
+  const flagChars = typeof flags.chars === 'string' ? flags.chars : flags.chars?.length ? flags.chars.join(',') : undefined;
+  const charSpec = pick<string | string[]>(sources, 'characters', flagChars, file.characters, ALPHABET.join(','));
+  const characters = parseCharacters(Array.isArray(charSpec) ? charSpec.join(',') : charSpec);
+
+  const trials = wholeNumber('--trials', pick(sources, 'trials', flags.trials, file.trials, DEFAULTS.trials), 1);
+  const simulationTrials = wholeNumber('--sim-trials', pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials), 1, 3);
+  const damage = pick<string>(sources, 'damage', flags.damage, file.damage, DEFAULT_SIMULATION.damage);
+  if (damage !== 'contact-point' && damage !== 'body') throw new SbevalError('config', `--damage "${damage}" is not one of contact-point, body`);
+  const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
+  if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
+
+  const { model, modelSource } = resolveModel(root, flags.model, file.model, options, sources);
+
+  const submissions = (file.submissions ?? []).map((s, i) => ({
+    team: assertSafeName('team', s.team),
+    file: s.file.startsWith('builtin:') ? s.file : pathInsideRoot(root, s.file, `submissions.${i}.file`),
+    kind: s.kind,
+  }));
+  const models = resolveModels(pick<readonly string[] | undefined>(sources, 'models', flags.models?.length ? flags.models : undefined, file.models, undefined) ?? []);
+  if (submissions.length > 0 && models.length === 0) {
+    throw new SbevalError('config', `${where}: submissions are configured but no models`, 'add `models: [<ollama model>]` to the config');
+  }
+  const competitions = competitionFolders(root, layout, models);
+  if (competitions.length > 1 && rules !== '2025') {
+    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
+  }
+  const limits = file.limits ?? {};
+  sources.limits = file.limits ? 'config' : 'default';
+  return {
+    root,
+    configFile: loaded.file,
+    rules,
+    prefix: pick(sources, 'prefix', flags.prefix, file.prefix, functionPrefix(rules)),
+    teams: teams ? [...teams] : undefined,
+    characters,
+    charactersFound: lettersFound(root, layout),
+    trials,
+    submissions,
+    models,
+    hosts: pick(sources, 'hosts', undefined, file.hosts, [...DEFAULTS.hosts]),
+    seed: pick(sources, 'seed', undefined, file.seed, DEFAULTS.seed),
+    engine: engineText as EngineKind,
+    workers,
+    model,
+    modelSource,
+    traces: pick(sources, 'traces', flags.traces, file.traces, false),
+    simulationTrials,
+    damage,
+    listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
+    tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined, options.cwd),
+    limits: {
+      timeSeconds: limits.timeSeconds ?? DEFAULTS.timeSeconds,
+      tokens: limits.tokens ?? DEFAULTS.tokens,
+      stallMs: (limits.stallSeconds ?? DEFAULTS.stallSeconds) * 1000,
+      trialMs: (limits.trialSeconds ?? DEFAULTS.trialSeconds) * 1000,
+      engineRetries: limits.engineRetries ?? DEFAULTS.engineRetries,
+    },
+    eol: eolName === 'crlf' ? '\r\n' : '\n',
+    json: flags.json ?? false,
+    layout,
+    competitions,
+    sources,
+  };
+}
+
+/**
+ * The folder check alone, as it runs before a command that writes into a root takes the root's lock
+ * (cli/main.ts): the same rules as `resolveSettings` (configured submissions or `generate` may start
+ * from an empty or new root; model folders the config names count as the 2025 layout).
+ */
+export function checkRootForCommand(rootArg: string, command: string, options: { allowEmpty?: boolean; allowMissing?: boolean } = {}): RootLayout {
+  const root = resolve(rootArg);
+  const file = existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root).config : {};
+  return checkCompetitionRoot(root, {
+    command,
+    allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0,
+    allowMissing: options.allowMissing === true,
+    modelFolders: (file.models ?? []).map(modelFolderName),
+  });
+}
+
+/** @deprecated the old name of {@link resolveSettings}; the third argument was the loaded config file. */
+export function resolveRunConfig(rootArg: string, flags: SettingsFlags = {}, loaded?: LoadedConfig): Settings {
+  return resolveSettings(rootArg, flags, loaded ? { loaded } : {});
+}
+
+function resolveModel(root: string, flag: string | undefined, configured: string | undefined, options: ResolveOptions, sources: Record<string, Source>): { model: string | undefined; modelSource: ModelSource } {
+  let model: string | undefined;
+  let modelSource: ModelSource;
+  if (flag !== undefined) {
+    model = resolve(options.cwd ?? process.cwd(), flag);
+    modelSource = 'flag';
+  } else if (configured !== undefined) {
+    model = pathInsideRoot(root, configured, 'model', { allowOutside: true });
+    modelSource = 'config';
+  } else {
+    const cached = options.cachedModel ?? cachedModelPath();
+    model = existsSync(cached) ? cached : undefined;
+    modelSource = model === undefined ? 'none' : 'cache';
+  }
+  sources.model = modelSource === 'flag' ? 'flag' : modelSource === 'config' ? 'config' : 'default';
+  if (model !== undefined && (modelSource === 'flag' || modelSource === 'config') && (!existsSync(model) || !statSync(model).isFile())) {
+    throw new SbevalError('config', `similarity model ${shownPath(model)} does not exist`, `sbeval model fetch ${COMPETITION_MODEL}`);
+  }
+  return { model, modelSource };
+}
+
+function resolveModels(names: readonly string[]): Array<{ name: string; folder: string }> {
+  const models = names.map((name) => ({ name, folder: modelFolderName(name) }));
+  const folders = new Map<string, string>();
+  for (const m of models) {
+    const other = folders.get(m.folder);
+    if (other !== undefined) throw new SbevalError('config', `models "${other}" and "${m.name}" map to the same folder "${m.folder}"`);
+    folders.set(m.folder, m.name);
+  }
+  return models;
+}
+
+/** Several configured models, or model folders found in the root (2025 layout): one competition folder each. */
+function competitionFolders(root: string, layout: RootLayout, models: ReadonlyArray<{ folder: string }>): CompetitionFolder[] {
+  if (models.length > 1) return models.map((m) => ({ root: join(root, m.folder), model: m.folder }));
+  if (layout.kind === 'models') return layout.models.map((folder) => ({ root: join(root, folder), model: folder }));
+  return [{ root, model: undefined }];
+}
+
+/** The `--team`/`--chars` filter of the folder stages: no characters configured means every folder found. */
+export function stageFilter(settings: Settings): StageFilter {
+  return { teams: settings.teams, characters: settings.sources.characters === 'default' ? undefined : settings.characters };
+}
+
+/** `A,B,C,E` → `A-C,E`. */
+export function compactLetters(letters: readonly string[]): string {
+  const parts: string[] = [];
+  const sorted = [...new Set(letters)].sort();
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1]!.charCodeAt(0) === sorted[j]!.charCodeAt(0) + 1) j += 1;
+    parts.push(j - i >= 2 ? `${sorted[i]}-${sorted[j]}` : sorted.slice(i, j + 1).join(','));
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * The one line every command prints before it works, so two commands on one folder can be compared
+ * at a glance: `sbeval score: rules 2025 (default), T 3 (sbeval.config.yaml), characters I,L,O,T,U (every
+ * letter folder), model none (get it: sbeval model fetch)`.
+ */
+export function settingsLine(settings: Settings, command: string): string {
+  const from = (key: string) => (settings.sources[key] === 'flag' ? 'flag' : settings.sources[key] === 'config' ? basename(settings.configFile ?? 'config') : 'default');
+  const characters =
+    settings.sources.characters === 'default'
+      ? `${settings.charactersFound.length > 0 ? compactLetters(settings.charactersFound) : 'none yet'} (every letter folder)`
+      : `${compactLetters(settings.characters)} (${from('characters')})`;
+  const model =
+    settings.model === undefined
+      ? `none (get it: sbeval model fetch)`
+      : `${shownPath(settings.model)} (${settings.modelSource === 'cache' ? `cached by sbeval model fetch` : from('model')})`;
+  const teams = settings.teams ? `, teams ${settings.teams.join(',')} (${from('teams')})` : '';
+  const models = settings.competitions.length > 1 ? `, ${settings.competitions.length} model folders` : '';
+  return `sbeval ${command}: rules ${settings.rules} (${from('rules')}), T ${settings.trials} (${from('trials')}), characters ${characters}${teams}${models}, model ${model}`;
+}
+
+/** The settings as a JSON object (`--json` lines, the run log). */
+export function settingsRecord(settings: Settings): Record<string, unknown> {
+  return {
+    root: settings.root,
+    configFile: settings.configFile ?? null,
+    rules: settings.rules,
+    trials: settings.trials,
+    characters: settings.sources.characters === 'default' ? settings.charactersFound : settings.characters,
+    teams: settings.teams ?? null,
+    model: settings.model ?? null,
+    modelSource: settings.modelSource,
+    eol: settings.eol === '\r\n' ? 'crlf' : 'lf',
+    competitions: settings.competitions.map((c) => c.model ?? '.'),
+    sources: settings.sources,
+  };
+}

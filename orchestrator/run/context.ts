@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import type { ScoreWarning } from '../../scoring/score/checks.js';
+import { describeError, SbevalError } from '../../core/errors.js';
+import { settingsRecord, type Settings } from '../config/index.js';
+import { resultDir } from '../layout/competition.js';
+import type { LevelOutcome } from '../machine/index.js';
+import type { EngineFactory, EnginePool } from '../pool/index.js';
+import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { COMPETITION_MODEL } from '../stages/model.js';
+import type { TrialRow } from './accounting.js';
+import { StorageFaultLatch } from './fault.js';
+import { RunLog } from './run-log.js';
+import type { UnfinishedWork } from './unfinished.js';
+
+/**
+ * What every stage of `sbeval run` shares: the settings (one resolution, orchestrator/config), the
+ * progress display, the run log, the cancellation signal, the engine pool once one is needed, the
+ * levels' outcomes, the run's warnings and the report being filled in. Each stage is one function
+ * over this context (run.ts lists them in order).
+ */
+export interface RunOptions {
+  /** The resolved settings (`resolveSettings(root, flags)`). */
+  config: Settings;
+  progress?: ProgressSink;
+  signal?: AbortSignal;
+  /** Replaces the engines of `config.engine` (tests: engines that die, stall, answer garbage). */
+  engineFactory?: EngineFactory;
+  now?: () => Date;
+}
+
+export type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';
+
+export interface RunStageReport {
+  stage: string;
+  /** Model folder in multi-model runs. */
+  model?: string | undefined;
+  status: StageStatus;
+  detail: string;
+}
+
+export interface RunReport {
+  root: string;
+  runLog: string;
+  stages: RunStageReport[];
+  trials: TrialRow[];
+  trialsCsv: string;
+  levels: { total: number; simulated: number; cached: number; failed: number; retries: number };
+  /** False when the run had no similarity model: no similarity, diversity or score files were made. */
+  similarity: boolean;
+  /** Every warning of the run (its stages' and the score's), as listed in the report. */
+  warnings: ScoreWarning[];
+  cancelled: boolean;
+  /** What the run could not finish (the command exits 1 unless it is nothing). */
+  unfinished: UnfinishedWork;
+  /** Engines the pool retired, replaced and could not replace (a pool never shrinks silently). */
+  engines: { retired: number; replaced: number; replaceFailed: number };
+}
+
+/** How to get the competition's similarity model (`sbeval model fetch`). */
+export const MODEL_HINT = `sbeval model fetch ${COMPETITION_MODEL}`;
+
+export interface RunContext {
+  readonly settings: Settings;
+  /** The caller's options, with the run's own signal (aborted by the caller or by a storage fault). */
+  readonly options: RunOptions;
+  /** A storage fault anywhere (log, level effects) stops the run through `options.signal`: run/fault.ts. */
+  readonly latch: StorageFaultLatch;
+  readonly progress: ProgressSink;
+  readonly now: () => Date;
+  readonly startedAt: Date;
+  readonly log: RunLog;
+  readonly report: RunReport;
+  readonly outcomes: LevelOutcome[];
+  /** Created by the first stage that simulates; closed after the level stages (`closePool`). */
+  pool: EnginePool | undefined;
+  /** Closes the pool, keeping its engine counts for the report. */
+  closePool(): Promise<void>;
+  /** Ends a stage: one line in the report's stage list and in the run log. */
+  record(entry: RunStageReport, extra?: Record<string, unknown>): void;
+  /** A warning: printed now (progress note), listed in the report's warnings at the end. */
+  warn(stage: string, message: string, file?: string): void;
+  /** Throws when the run was cancelled (between stages and levels). */
+  checkCancelled(): void;
+}
+
+export function createRunContext(outer: RunOptions): RunContext {
+  const latch = new StorageFaultLatch(outer.signal);
+  const options: RunOptions = { ...outer, signal: latch.signal };
+  const settings = options.config;
+  const progress = options.progress ?? SILENT_PROGRESS;
+  const now = options.now ?? (() => new Date());
+  const startedAt = now();
+  const log = new RunLog(settings.root, startedAt, now, (fault) => latch.report(fault));
+  const report: RunReport = {
+    root: settings.root,
+    runLog: log.file,
+    stages: [],
+    trials: [],
+    trialsCsv: join(resultDir(settings.root), 'trials.csv'),
+    levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0 },
+    similarity: settings.model !== undefined,
+    warnings: [],
+    cancelled: false,
+    unfinished: { levels: 0, reasons: [], stages: [] },
+    engines: { retired: 0, replaced: 0, replaceFailed: 0 },
+  };
+  log.write({ type: 'run-start', root: settings.root, settings: settingsRecord(settings), config: { ...settings, root: undefined, layout: undefined }, node: process.version });
+  const ctx: RunContext = {
+    settings,
+    options,
+    latch,
+    progress,
+    now,
+    startedAt,
+    log,
+    report,
+    outcomes: [],
+    pool: undefined,
+    async closePool() {
+      if (!ctx.pool) return;
+      report.engines = { ...ctx.pool.stats };
+      const pool = ctx.pool;
+      ctx.pool = undefined;
+      await pool.close();
+    },
+    record(entry, extra = {}) {
+      report.stages.push(entry);
+      log.write({ type: 'stage-end', ...entry, ...extra });
+    },
+    warn(stage, message, file) {
+      progress.note(stage, message);
+      report.warnings.push({ code: 'run', message: `${stage}: ${message}`, ...(file !== undefined ? { file } : {}) });
+      log.write({ type: 'warning', stage, message });
+    },
+    checkCancelled() {
+      const signal = options.signal;
+      if (signal?.aborted) throw new SbevalError('simulate', `run cancelled: ${describeError(signal.reason ?? 'aborted')}`);
+    },
+  };
+  return ctx;
+}

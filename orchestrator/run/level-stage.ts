@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import type { CompetitionFolder } from '../config/index.js';
+import { provideLevelMachine, startLevel, type LevelInput, type LevelOutcome } from '../machine/index.js';
+import type { EnginePool } from '../pool/index.js';
+import { settingsDigest } from '../stages/simulate.js';
+import type { RunContext } from './context.js';
+import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
+import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { createPool } from './pool.js';
+
+/**
+ * The levels of one competition folder: one XState machine per trial that is not done yet (extract
+ * and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
+ * earlier run (or `sbeval simulate`) finished — its cached result is valid for its XML and settings
+ * and its image exists — is not run again. Trials start from whatever stage the folder has: a level
+ * XML is simulated whether or not its response is there.
+ */
+const STATE_TIMEOUT_FLOOR_MS = 60_000;
+
+export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
+  const { settings, report } = ctx;
+  const found = settings.sources.characters === 'default' ? charactersFound(competition.root, settings.teams) : settings.characters;
+  const planned = planLevels(competition.root, { teams: settings.teams, characters: found.length > 0 ? found : settings.characters, trials: settings.trials, model: competition.model });
+  warnAboutFewerTrials(ctx, planned);
+  const digest = settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE, rawImages: false });
+  const todo = await skipFinished(ctx, competition, planned, digest);
+  report.levels.total += planned.length;
+  const cached = planned.length - todo.length;
+  report.levels.cached += cached;
+
+  const toSimulate = todo.filter((l) => existsSync(l.paths.level)).length;
+  ctx.progress.start('simulate', toSimulate + cached);
+  for (let i = 0; i < cached; i += 1) ctx.progress.tick('simulate', 'skipped');
+  ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, cached, toSimulate });
+  if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress);
+  await runMachines(ctx, competition, todo, digest);
+  ctx.progress.end('simulate');
+  ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
+  return planned;
+}
+
+/** The folder has fewer trials than T (and T was not set): the others count as never generated. */
+function warnAboutFewerTrials(ctx: RunContext, planned: readonly PlannedLevel[]): void {
+  const { settings } = ctx;
+  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
+  if (settings.sources.trials === 'default' && highest > 0 && highest < settings.trials) {
+    ctx.warn('simulate', `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`);
+  }
+}
+
+/** Levels an earlier run finished become outcomes at once; the rest are returned to run. */
+async function skipFinished(ctx: RunContext, competition: CompetitionFolder, planned: readonly PlannedLevel[], digest: string): Promise<PlannedLevel[]> {
+  const todo: PlannedLevel[] = [];
+  for (const level of planned) {
+    const entry = await readValidCache(competition.root, level.ref.team, level.ref.character, level.ref.base, level.paths.level, level.paths.image, digest);
+    if (entry) {
+      ctx.outcomes.push(outcomeFromCache(level, entry));
+      ctx.log.write({ type: 'level-cached', level: level.ref.id, ok: entry.outcome.ok });
+    } else todo.push(level);
+  }
+  return todo;
+}
+
+function machineLimits(ctx: RunContext): LevelInput['limits'] {
+  const { settings } = ctx;
+  return {
+    maxTrials: settings.simulationTrials,
+    maxEngineRetries: settings.limits.engineRetries,
+    timeouts: {
+      extract: STATE_TIMEOUT_FLOOR_MS,
+      convert: STATE_TIMEOUT_FLOOR_MS,
+      // A trial may wait for a free engine behind others: the state bound covers the queue too.
+      simulate: Math.max(STATE_TIMEOUT_FLOOR_MS, settings.limits.trialMs * 4),
+      capture: Math.max(STATE_TIMEOUT_FLOOR_MS, settings.limits.trialMs * 4),
+      commit: STATE_TIMEOUT_FLOOR_MS,
+    },
+  };
+}
+
+/** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
+async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
+  const { settings, report, progress, options } = ctx;
+  const effects = createRunEffects({
+    root: competition.root,
+    prefix: settings.prefix,
+    pool: ctx.pool as EnginePool, // only machines with a level XML reach `simulating`, and then a pool exists
+    digest,
+    damage: settings.damage,
+    paths: new Map<string, LevelPaths>(todo.map((l) => [l.ref.id, l.paths])),
+    startedAt: ctx.startedAt.getTime(),
+    traces: settings.traces,
+  });
+  const machine = provideLevelMachine(ctx.latch.guard(effects));
+  const inspect = ctx.log.inspector();
+  const limits = machineLimits(ctx);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      const level = todo[next++];
+      if (!level) return;
+      const willSimulate = existsSync(level.paths.level);
+      const outcome = await startLevel(machine, { level: level.ref, limits }, { inspect, signal: options.signal });
+      if (outcome.failure?.kind === 'cancelled') return; // not an outcome: the next run does this level
+      ctx.outcomes.push(outcome);
+      report.levels.retries += outcome.retries.length;
+      if (outcome.failure?.kind === 'level' && outcome.failure.stage === 'simulate') await effects.recordLevelError(level.ref, outcome.failure.reason);
+      if (outcome.status === 'failed') report.levels.failed += 1;
+      if (willSimulate) {
+        report.levels.simulated += 1;
+        if (outcome.status === 'done') progress.tick('simulate', 'ok', level.ref.id);
+        else progress.tick('simulate', 'failed', level.ref.id, outcome.failure?.reason);
+      }
+      for (const retry of outcome.retries) progress.note('simulate', `${level.ref.id}: ${retry.stage} of trial ${retry.trial} retried on another engine (${retry.reason})`);
+      ctx.log.write({ type: outcome.status === 'done' ? 'level-done' : 'level-failed', level: level.ref.id, outcome: { ...outcome, level: undefined } });
+    }
+  };
+  const inFlight = Math.max(4, (ctx.pool?.size ?? 1) * 4);
+  await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, todo.length)) }, () => worker()));
+}
+
+function outcomeFromCache(level: PlannedLevel, cached: CachedLevel): LevelOutcome {
+  const base = { level: level.ref, trials: [], retries: [], cached: ['extract', 'convert', 'simulate', 'capture', 'commit'] as LevelOutcome['cached'] };
+  if (cached.outcome.ok) {
+    const { score, startingObjects, movingObjects, trialsRun } = cached.outcome;
+    return { ...base, status: 'done', stageReached: 'image', stability: { score, startingObjects, movingObjects, trialsRun }, failure: undefined };
+  }
+  return { ...base, status: 'failed', stageReached: 'level', stability: undefined, failure: { stage: 'simulate', kind: 'level', reason: cached.outcome.reason } };
+}

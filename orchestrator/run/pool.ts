@@ -1,0 +1,32 @@
+import { createEngines } from '../../bridge/engines.js';
+import { SbevalError } from '../../core/errors.js';
+import type { Settings } from '../config/index.js';
+import { EnginePool, type EngineFactory, type PoolEvent } from '../pool/index.js';
+import type { ProgressSink } from '../progress/types.js';
+import { bridgePool } from './bridge-pool.js';
+import type { RunLog } from './run-log.js';
+
+/** The engine pool of `sbeval run`: `settings.engine` (or an injected factory), with the run's limits. */
+export async function createPool(settings: Settings, injected: EngineFactory | undefined, log: RunLog, progress: ProgressSink): Promise<EnginePool> {
+  const common = {
+    stallMs: settings.limits.stallMs,
+    jobTimeoutMs: settings.limits.trialMs,
+    maxAttempts: 1,
+    onEvent: (event: PoolEvent) => {
+      log.pool(event);
+      // Engines retired because the pool closes at the end are not news.
+      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed') progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
+      if (event.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${event.slot} not replaced: ${event.reason}`);
+    },
+  };
+  if (injected) return EnginePool.create({ ...common, size: settings.workers, factory: injected });
+  if (settings.engine === 'bridge') return bridgePool(settings, common, log, progress);
+  // One call for all engines (one endpoint for process fleets); replacements one by one.
+  const engines = await createEngines(settings.engine, settings.workers);
+  const factory: EngineFactory = async (slot, generation) => {
+    const [engine] = await createEngines(settings.engine, 1);
+    if (!engine) throw new SbevalError('launch', `no ${settings.engine} engine for slot ${slot} (generation ${generation})`);
+    return engine;
+  };
+  return new EnginePool({ ...common, engines, factory });
+}
