@@ -50,6 +50,9 @@ export interface SettingsFlags {
   prefix?: string | undefined;
   /** Ollama model names (2025: one competition folder per model). */
   models?: readonly string[] | undefined;
+  /** Ollama hosts and the master seed of generation. */
+  hosts?: readonly string[] | undefined;
+  seed?: number | undefined;
   json?: boolean | undefined;
   /** `--listen host:port` (engine bridge). */
   listen?: string | undefined;
@@ -228,6 +231,8 @@ export interface ResolveOptions {
   loaded?: LoadedConfig;
   /** Accept a root without team folders (commands that create them); configured submissions imply it. */
   allowEmpty?: boolean;
+  /** Accept a root that does not exist yet (generate creates it). */
+  allowMissing?: boolean;
   /** The model `sbeval model fetch` caches (default: the competition's, in `$SBEVAL_CACHE` or ~/.cache/sbeval). */
   cachedModel?: string;
 }
@@ -240,7 +245,12 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   const loaded = options.loaded ?? (existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root) : { file: undefined, config: {} });
   const file: ConfigFile = loaded.config;
   const where = loaded.file ? basename(loaded.file) : 'config';
-  const layout = checkCompetitionRoot(root, { command, allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0 });
+  const layout = checkCompetitionRoot(root, {
+    command,
+    allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0,
+    allowMissing: options.allowMissing === true,
+    modelFolders: [...(flags.models ?? []), ...(file.models ?? [])].map(modelFolderName),
+  });
   const sources: Record<string, Source> = {};
 
   const rules = parseRules(pick<string | number>(sources, 'rules', flags.rules, file.rules, DEFAULTS.rules), flags.rules !== undefined ? '--rules' : where);
@@ -292,8 +302,8 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     trials,
     submissions,
     models,
-    hosts: pick(sources, 'hosts', undefined, file.hosts, [...DEFAULTS.hosts]),
-    seed: pick(sources, 'seed', undefined, file.seed, DEFAULTS.seed),
+    hosts: [...pick<readonly string[]>(sources, 'hosts', flags.hosts?.length ? flags.hosts : undefined, file.hosts, DEFAULTS.hosts)],
+    seed: pick(sources, 'seed', flags.seed, file.seed, DEFAULTS.seed),
     engine: engineText as EngineKind,
     workers,
     model,

@@ -2,7 +2,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { formatSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
-import { parseCharacters } from '../../generate/characters.js';
+import { SbevalError } from '../../../core/errors.js';
+import { resolveSettings, settingsLine } from '../../config/index.js';
 import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../generate/limits.js';
 import { TokenMeter } from '../../generate/token-meter.js';
@@ -35,11 +36,11 @@ function nonNegative(value: string): number {
 interface GenerateFlags {
   submission: string;
   team: string;
-  models: string[];
+  models?: string[];
   hosts?: string[];
-  trials: number;
-  chars: string;
-  seed: number;
+  trials?: number;
+  chars?: string;
+  seed?: number;
   timeLimit: number;
   tokenLimit: number;
   temperature: number;
@@ -83,11 +84,11 @@ export function registerGenerateCommands(program: Command): void {
     .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
     .requiredOption('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn')
     .requiredOption('--team <name>', 'team name (folder and file prefix)')
-    .requiredOption('--models <a,b,c>', 'Ollama model names, comma-separated', list)
-    .option('--hosts <url,url>', 'Ollama hosts sharing the work (default: $OLLAMA_HOST or http://127.0.0.1:11434)', list)
-    .option('--trials <n>', 'trials per letter', int(1, 100_000), 10)
-    .option('--chars <letters>', 'letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X', 'A-Z')
-    .option('--seed <n>', 'master seed; trial seed = master + 26·(trial−1) + letter index (A=0)', int(-(2 ** 31), 2 ** 31 - 1), OFFICIAL_MASTER_SEED_2025)
+    .option('--models <a,b,c>', "Ollama model names, comma-separated (default: the root config's models)", list)
+    .option('--hosts <url,url>', "Ollama hosts sharing the work (default: the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)", list)
+    .option('--trials <n>', "trials per letter, T (default: the root config's trials, else 10)", int(1, 100_000))
+    .option('--chars <letters>', "letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X (default: the root config's characters, else A-Z)")
+    .option('--seed <n>', `master seed; trial seed = master + 26·(trial−1) + letter index (A=0) (default: the root config's seed, else ${OFFICIAL_MASTER_SEED_2025})`, int(-(2 ** 31), 2 ** 31 - 1))
     .option('--time-limit <s>', 'per-trial time limit in seconds, checked before each call (0 = none)', nonNegative, OFFICIAL_TIME_LIMIT_S)
     .option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', int(0), OFFICIAL_TOKEN_LIMIT)
     .option('--temperature <t>', 'sampling temperature of every call', nonNegative, OFFICIAL_TEMPERATURE)
@@ -121,9 +122,14 @@ Exit code 0 when every trial has a file or failed a limit, 1 when some are unfin
 program errors: run again), 2 on setup errors.`,
     )
     .action(async (root: string, flags: GenerateFlags) => {
+      // The root's config as every command reads it (T, letters, models, hosts, seed); generate may start an empty or new root.
+      const settings = resolveSettings(root, { trials: flags.trials, chars: flags.chars, models: flags.models, hosts: flags.hosts, seed: flags.seed }, { command: 'generate', allowEmpty: true, allowMissing: true });
+      process.stderr.write(`${settingsLine(settings, 'generate')}\n`);
+      const models = settings.models.map((m) => m.name);
+      if (models.length === 0) throw new SbevalError('config', 'no models to ask', "pass --models, or set models in the root's sbeval.config.yaml");
       const submission = loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines });
-      const hosts = flags.hosts && flags.hosts.length > 0 ? flags.hosts : defaultHosts();
-      const characters = parseCharacters(flags.chars);
+      const hosts = settings.sources.hosts === 'default' ? defaultHosts() : settings.hosts;
+      const characters = settings.characters;
       const display = createProgressDisplay({ json: flags.json === true });
       const meter = new TokenMeter((model, message) => display.note(stageName(model), message));
       const cancel = new AbortController();
@@ -138,14 +144,14 @@ program errors: run again), 2 on setup errors.`,
       try {
         summary = await runGenerate(
           {
-            root: resolve(root),
+            root: settings.root,
             submission,
             team: flags.team,
-            models: flags.models,
+            models,
             hosts,
-            trials: flags.trials,
+            trials: settings.trials,
             characters,
-            masterSeed: flags.seed,
+            masterSeed: settings.seed,
             limits: { timeLimitS: flags.timeLimit, tokenLimit: flags.tokenLimit },
             sampling: { temperature: flags.temperature, topP: flags.topP },
             concurrency: flags.concurrency ?? hosts.length,

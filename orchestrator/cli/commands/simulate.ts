@@ -129,7 +129,7 @@ export function registerSimulateCommands(program: Command): void {
       .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
       .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
   );
-  addSettingsOptions(simulate, ['engine', 'workers', 'team', 'chars'])
+  addSettingsOptions(simulate, ['rules', 'engine', 'workers', 'team', 'chars'])
     .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
     .option('--force', 'ignore the cache and run every level again')
     .option('--robustness <n>', 'also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', intIn(1, 10_000))

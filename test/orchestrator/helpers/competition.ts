@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,3 +61,35 @@ export function runLogs(root: string): string[] {
 
 /** Seeded PRNG: the engine's own mulberry32 (one implementation in the project). */
 export { mulberry32 as prng } from '../../../bridge/headless/order.js';
+import { mulberry32 as prngOf } from '../../../bridge/headless/order.js';
+
+/**
+ * A seeded competition of `teams` team folders (`team00` …) × `letters` × `trials` responses: prose and a
+ * fenced block of 3–10 `drop_block` calls around one column (small levels: quick to simulate), with
+ * about 1 in 12 answers without code and 1 in 20 with a call past the grid's right edge, so the stages
+ * see the official failures too.
+ */
+export function generatedCompetition(root: string, options: { teams?: number; letters?: string[]; trials?: number; seed?: number } = {}): string {
+  const random = prngOf(options.seed ?? 13);
+  const blocks = ['b11', 'b31', 'b13'];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  for (let t = 0; t < (options.teams ?? 10); t += 1) {
+    const team = `team${String(t).padStart(2, '0')}`;
+    for (const letter of options.letters ?? ['I', 'L']) {
+      const dir = join(root, team, 'raw', letter);
+      mkdirSync(dir, { recursive: true });
+      for (let n = 1; n <= (options.trials ?? 2); n += 1) {
+        let text: string;
+        if (random() < 1 / 12) text = `The letter ${letter} needs a tall stem; I will describe it instead of writing code.`;
+        else {
+          const centre = 4 + Math.floor(random() * 12);
+          const calls = Array.from({ length: 3 + Math.floor(random() * 8) }, () => `drop_block('${pick(blocks)}', ${centre + Math.floor((random() - 0.5) * 4)})`);
+          if (random() < 1 / 20) calls.push(`drop_block('b31', 21)`);
+          text = `Here is ${letter}:\n\n\`\`\`python\n${calls.join('\n')}\n\`\`\`\n`;
+        }
+        writeFileSync(join(dir, `${team}_${letter}_${n}.txt`), text);
+      }
+    }
+  }
+  return root;
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../orchestrator/cli/main.js';
+import { cachedModelPath } from '../../orchestrator/stages/model.js';
+import { writeRandomVit } from '../../scripts/make-random-vit.js';
+import { copyExampleSources } from '../helpers/cli.js';
+import { generatedCompetition, snapshot } from './helpers/competition.js';
+
+/**
+ * One truth per folder: the stage commands one by one (extract, convert, simulate, similarity,
+ * diversity, score) and `sbeval run` on copies of the same folder write the same bytes in every file
+ * both write — on the example and on a generated 10-team folder, under the default settings (no config
+ * file, no --model: the model `sbeval model fetch` cached) and under a config file. The commands go
+ * through the real CLI code (`runCli`: argument parsing, the settings resolution, the stages), in this
+ * process to keep the suite short. The model is a tiny random ViT (the real weights are not available
+ * here); its numbers mean nothing, the files only have to agree.
+ */
+let work: string;
+let model: string;
+let savedCache: string | undefined;
+
+/** `sbeval <args>` through the CLI's own entry, output captured; returns the exit code and the output. */
+async function sbeval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const write = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+  process.stdout.write = ((chunk: string | Uint8Array) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  try {
+    const code = await runCli(['node', 'sbeval', ...args]);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.stdout.write = write.out;
+    process.stderr.write = write.err;
+    process.exitCode = undefined;
+  }
+}
+
+const STAGES = ['extract', 'convert', 'simulate', 'similarity', 'diversity', 'score'];
+
+/** Files only `run` writes (its log, the trial accounting) and the report that carries it. */
+const RUN_ONLY = new Set(['result/trials.csv', 'result/failures.md', 'result/report.md', 'result/report.html']);
+
+/** Runs the stage commands on one copy and `run` on another; returns both snapshots and the settings lines. */
+async function compare(source: string, extra: string[] = []) {
+  const staged = join(work, `${source.split('/').pop()}-${extra.length}-stages`);
+  const whole = join(work, `${source.split('/').pop()}-${extra.length}-run`);
+  cpSync(source, staged, { recursive: true });
+  cpSync(source, whole, { recursive: true });
+  const lines: string[] = [];
+  for (const stage of STAGES) {
+    const result = await sbeval([stage, staged, ...extra]);
+    expect(result.code, `${stage}: ${result.stderr}`).toBe(0);
+    lines.push(result.stderr.split('\n')[0]!);
+  }
+  const run = await sbeval(['run', whole, ...extra]);
+  expect(run.code, run.stderr).toBe(0);
+  lines.push(run.stderr.split('\n')[0]!);
+  const a = snapshot(staged);
+  const b = snapshot(whole);
+  return { staged: a, run: b, lines, stagedRoot: staged, runRoot: whole };
+}
+
+function expectSameFiles(staged: Map<string, string>, run: Map<string, string>): void {
+  const common = [...staged.keys()].filter((f) => !RUN_ONLY.has(f));
+  expect([...run.keys()].filter((f) => !RUN_ONLY.has(f))).toEqual(common);
+  for (const file of common) expect(run.get(file), file).toBe(staged.get(file));
+  // Every stage wrote something, and the official result files are among the compared ones.
+  for (const file of ['result/constants.json', 'result/prompt_scores_ranks.csv']) expect(common).toContain(file);
+  for (const stage of ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']) expect(common.some((f) => f.split('/')[1] === stage), stage).toBe(true);
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'sbeval-one-truth-'));
+  // The model `sbeval model fetch` would have cached, in a cache of this test's own.
+  savedCache = process.env.SBEVAL_CACHE;
+  process.env.SBEVAL_CACHE = join(work, 'cache');
+  const vit = writeRandomVit(join(work, 'vit'), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 3 });
+  model = cachedModelPath();
+  mkdirSync(join(model, '..'), { recursive: true });
+  cpSync(vit.onnx, model);
+});
+afterAll(() => {
+  if (savedCache === undefined) delete process.env.SBEVAL_CACHE;
+  else process.env.SBEVAL_CACHE = savedCache;
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('stage commands one by one and sbeval run write the same files', () => {
+  it('on the example, with the default settings (2025 rules, T 10, the cached model)', async () => {
+    const source = join(work, 'example');
+    copyExampleSources(source);
+    const { staged, run, lines } = await compare(source);
+    expectSameFiles(staged, run);
+    // Every command printed the same settings, the cached model named.
+    for (const line of lines) expect(line.replace(/^sbeval \w+: /, '')).toBe(lines[0]!.replace(/^sbeval \w+: /, ''));
+    expect(lines[0]).toMatch(/rules 2025 \(default\), T 10 \(default\), characters I,L,O,T,U \(every letter folder\), model .*model\.onnx \(cached by sbeval model fetch\)$/);
+    // 2025 similarity files carry the CLS embedding; the CSVs end lines as this system does.
+    expect(readFileSync(join(work, 'example-0-run', 'BlockSmith', 'similarity', 'I.json'), 'utf8')).toContain('cls_embedding');
+  }, 300_000);
+
+  it('on the example, under a config file (2024 rules, T 3, three letters, CRLF, a model in the root)', async () => {
+    const source = join(work, 'example-config');
+    copyExampleSources(source);
+    cpSync(model, join(source, 'vit.onnx'));
+    writeFileSync(join(source, 'sbeval.config.yaml'), 'rules: 2024\ntrials: 3\ncharacters: [I, L, T]\neol: crlf\nmodel: vit.onnx\n');
+    const { staged, run, lines, runRoot } = await compare(source);
+    expectSameFiles(staged, run);
+    expect(lines[0]).toMatch(/rules 2024 \(sbeval\.config\.yaml\), T 3 \(sbeval\.config\.yaml\), characters I,L,T \(sbeval\.config\.yaml\), model .*vit\.onnx \(sbeval\.config\.yaml\)$/);
+    expect(readdirSync(join(runRoot, 'BlockSmith', 'stability')).sort()).toEqual(['I.json', 'L.json', 'T.json']);
+    expect(readFileSync(join(runRoot, 'result', 'character_scores.csv'), 'utf8')).toMatch(/\r\n/);
+    expect(readFileSync(join(runRoot, 'BlockSmith', 'similarity', 'I.json'), 'utf8')).not.toContain('cls_embedding');
+  }, 300_000);
+
+  it('on a generated 10-team folder, with the default settings', async () => {
+    const source = generatedCompetition(join(work, 'ten'), { teams: 10, letters: ['I', 'L'], trials: 2, seed: 21 });
+    const { staged, run } = await compare(source);
+    expectSameFiles(staged, run);
+    expect(readFileSync(join(work, 'ten-0-run', 'result', 'prompt_scores_ranks.csv'), 'utf8').trim().split('\n')).toHaveLength(11);
+  }, 300_000);
+
+  it('on a generated 10-team folder, under a config file (T 2, two stability trials, CRLF) and a --rules flag over it', async () => {
+    const source = generatedCompetition(join(work, 'ten-config'), { teams: 10, letters: ['A', 'U'], trials: 2, seed: 22 });
+    writeFileSync(join(source, 'sbeval.config.yaml'), 'rules: 2024\ntrials: 2\nsimulationTrials: 2\neol: crlf\n');
+    // Flags win over the file, for every command alike.
+    const { staged, run, lines, runRoot } = await compare(source, ['--rules', '2025']);
+    expectSameFiles(staged, run);
+    expect(lines[0]).toMatch(/rules 2025 \(flag\), T 2 \(sbeval\.config\.yaml\)/);
+    expect(existsSync(join(runRoot, 'team00', 'similarity', 'A.json'))).toBe(true);
+  }, 300_000);
+});
+
+describe('sbeval run starts from whatever stage the folder has', () => {
+  it('simulates a folder that holds only levels/, like sbeval simulate, and counts no trial as never generated', async () => {
+    const staged = join(work, 'example-0-stages');
+    const levelsOnly = join(work, 'levels-only');
+    for (const team of ['BlockSmith', 'GridThinkers']) cpSync(join(staged, team, 'levels'), join(levelsOnly, team, 'levels'), { recursive: true });
+    writeFileSync(join(levelsOnly, 'sbeval.config.yaml'), 'trials: 3\n');
+    const result = await sbeval(['run', levelsOnly]);
+    expect(result.code, result.stderr).toBe(0);
+    const after = snapshot(levelsOnly);
+    const before = snapshot(staged);
+    for (const team of ['BlockSmith', 'GridThinkers']) {
+      const files = [...after.keys()].filter((f) => f.startsWith(`${team}/stability/`) || f.startsWith(`${team}/images/`));
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) expect(after.get(file), file).toBe(before.get(file));
+    }
+    const rows = readFileSync(join(levelsOnly, 'result', 'trials.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const levels = [...after.keys()].filter((f) => /\/levels\/.+\.xml$/.test(f)).length;
+    expect(rows.filter((r) => r[4] === 'image')).toHaveLength(levels);
+    // The trials without a level are the ones the example never turned into one, not "never generated" levels.
+    expect(rows.filter((r) => r[4] === 'none')).toHaveLength(rows.length - levels);
+  }, 120_000);
+});
