@@ -88,13 +88,13 @@ describe('sbeval simulate', () => {
   it('resumes: only levels whose image or cache is missing run again; filters select characters', async () => {
     rmSync(join(root, 'v1', 'images', 'L', 'V1_L_3.png'));
     rmSync(join(root, '.sbeval', 'simulate', 'v1', 'U', 'V1_U_2.json'));
-    const result = await runSbeval(['simulate', root, '--char', 'L,U', '--json']);
+    const result = await runSbeval(['simulate', root, '--chars', 'L,U', '--json']);
     expect(JSON.parse(result.stdout)).toMatchObject({ succeeded: 2, failed: 0, skipped: 18, characters: ['v1/L', 'v1/U'] });
     expect(outputs()).toEqual(first);
   }, 60_000);
 
   it('refuses bad options with a usage error', async () => {
-    expect((await runSbeval(['simulate', root, '--trials', '4'])).exitCode).toBe(2);
+    expect((await runSbeval(['simulate', root, '--sim-trials', '4'])).exitCode).toBe(2);
     const engine = await runSbeval(['simulate', root, '--engine', 'quantum', '--force']);
     expect(engine.exitCode).toBe(2);
     expect(engine.stderr).toMatch(/--engine "quantum" is not one of headless, /);

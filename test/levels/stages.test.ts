@@ -184,10 +184,10 @@ describe('sbeval extract + convert on a generated competition', () => {
     makeCompetition(root, SEED + 1, 'ab_drop', ['t1', 't2'], ['I', 'L'], 4);
     const all = officialOutputs(root, 'ab_drop');
     const wanted = (path: string) => path.startsWith('t2/') && path.split('/')[2] === 'L';
-    const extract = await runSbeval(['extract', root, '--prefix', 'ab_drop', '--team', 't2', '--char', 'L']);
+    const extract = await runSbeval(['extract', root, '--prefix', 'ab_drop', '--team', 't2', '--chars', 'L']);
     expect(extract.exitCode).toBe(0);
     expect(stageFiles(root, 'intermediate')).toEqual(new Map([...all.intermediate].filter(([p]) => wanted(p))));
-    await runSbeval(['convert', root, '--prefix', 'ab_drop', '--team', 't2', '--char', 'L']);
+    await runSbeval(['convert', root, '--prefix', 'ab_drop', '--team', 't2', '--chars', 'L']);
     const levels = new Map([...all.levels].filter(([p]) => wanted(p)));
     expect(stageFiles(root, 'levels')).toEqual(levels);
     const forced = parseSummary((await runSbeval(['convert', root, '--prefix', 'ab_drop', '--force'])).stdout);

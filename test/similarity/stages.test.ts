@@ -133,7 +133,7 @@ describe('sbeval similarity', () => {
     const root24 = join(tmp, 'competition-2024');
     cpSync(root, root24, { recursive: true });
     rmSync(join(root24, 'alpha/similarity'), { recursive: true });
-    const res = await runSbeval(['similarity', root24, '--model', model, '--rules', '2024', '--char', 'I']);
+    const res = await runSbeval(['similarity', root24, '--model', model, '--rules', '2024', '--chars', 'I']);
     expect(res.exitCode, res.stderr).toBe(0);
     const t24 = readFileSync(join(root24, 'alpha/similarity/I.json'), 'utf8');
     expect(t24).not.toContain('cls_embedding');
