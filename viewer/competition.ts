@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveRunConfig } from '../orchestrator/config/index.js';
+import { resolveSettings } from '../orchestrator/config/index.js';
 import {
   compareNames,
   compareTrialFiles,
@@ -165,7 +165,7 @@ export function trialFates(root: string): TrialFate[] {
   let prefix = 'drop_block';
   let trials = 10;
   try {
-    const config = resolveRunConfig(root);
+    const config = resolveSettings(root, {}, { command: 'view' });
     prefix = config.prefix;
     trials = config.trials;
   } catch {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { VIEWS, type ViewKind } from '../../../scoring/judges/views.js';
 import { PERSPECTIVES } from '../../../scoring/judges/order-prompt.js';
-import { resolveRunConfig } from '../../config/index.js';
+import { resolveSettings, settingsLine } from '../../config/index.js';
 import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
 import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../judges/order-stage.js';
 import { loadRubric } from '../../judges/rubric-file.js';
@@ -73,8 +73,10 @@ function commonOptions(command: Command): Command {
     .option('--json', 'progress and summary as JSON lines on stdout');
 }
 
-function settingsFrom(root: string, flags: CommonFlags) {
-  const config = resolveRunConfig(root, { teams: flags.team, chars: flags.chars, trials: flags.trials });
+/** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
+function settingsFrom(root: string, flags: CommonFlags, command: string) {
+  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials }, { command });
+  process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
     teams: config.teams,
     characters: config.sources.characters === 'default' ? undefined : config.characters,
@@ -136,7 +138,7 @@ Example: sbeval judge rubric competition --judge llava:13b --hosts http://gpu1:1
     )
     .action(async (rootArg: string, flags: CommonFlags & { rubric?: string }) => {
       const root = resolve(rootArg);
-      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags);
+      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags, 'judge rubric');
       const rubric = loadRubric(flags.rubric === undefined ? undefined : resolve(flags.rubric));
       const display = createProgressDisplay({ json: flags.json === true });
       const stop = cancelOnSignals(() => display.note(RUBRIC_STAGE, 'interrupted: stopping the calls in flight (again to quit at once)'));
@@ -180,7 +182,7 @@ Example: sbeval judge order competition --judge llava:13b --reference zero_shot`
     )
     .action(async (rootArg: string, flags: CommonFlags & { reference?: string; perspective: string }) => {
       const root = resolve(rootArg);
-      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags);
+      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags, 'judge order');
       if (flags.reference === 'tie' || flags.reference === 'model') throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
       const display = createProgressDisplay({ json: flags.json === true });
       const stop = cancelOnSignals(() => display.note(ORDER_STAGE, 'interrupted: stopping the calls in flight (again to quit at once)'));

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { resolveRunConfig } from '../../config/index.js';
+import { resolveSettings, settingsLine } from '../../config/index.js';
 import { buildSurvey, defaultSurveyDir } from '../../survey/build.js';
 import { collectSurvey } from '../../survey/collect.js';
 import { loadMetrics } from '../../survey/metrics.js';
@@ -39,7 +39,9 @@ export function registerSurveyCommands(program: Command): void {
     .option('--force', 'replace an existing survey (its answers folder is kept)')
     .action(async (rootArg: string, flags: { sample?: number; seed?: number; metrics?: string; prompts?: string; team: string[]; chars?: string; out?: string; force?: boolean }) => {
       const root = resolve(rootArg);
-      const config = resolveRunConfig(root, { teams: flags.team, chars: flags.chars });
+      // The settings every command resolves (orchestrator/config/settings.ts), printed in one line.
+      const config = resolveSettings(root, { teams: flags.team, chars: flags.chars }, { command: 'survey build' });
+      process.stderr.write(`${settingsLine(config, 'survey build')}\n`);
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(root);
       const built = await buildSurvey({
         root,
