@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, resolveRunConfig } from '../../orchestrator/config/index.js';
+import { loadConfigFile, resolveRunConfig, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 import { describeError } from '../../core/errors.js';
 
 /** A competition root (one team with a raw folder) plus the given files. */
@@ -122,6 +122,28 @@ describe('run config', () => {
   it('says how to get a similarity model when the configured one is missing', () => {
     const root = competition({ 'sbeval.config.json': JSON.stringify({ model: 'models/vit.onnx' }) });
     expect(errorOf(() => resolveRunConfig(root))).toMatch(/vit\.onnx does not exist \(sbeval model fetch pittawat\/vit-base-uppercase-english-characters\)/);
+  });
+
+  it('finds the model: --model against the working folder, the config\'s against the root, else the cached one, named', () => {
+    const root = competition({ 'models/vit.onnx': 'root copy', 'sbeval.config.json': JSON.stringify({ model: 'models/vit.onnx' }) });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'sbeval-cwd-'));
+    writeFileSync(join(elsewhere, 'mine.onnx'), 'cwd copy');
+    mkdirSync(join(elsewhere, 'models'));
+    writeFileSync(join(elsewhere, 'models', 'vit.onnx'), 'cwd copy');
+    // The same relative path: a flag means the working folder's file, the config the root's.
+    const flagged = resolveSettings(root, { model: 'models/vit.onnx' }, { cwd: elsewhere });
+    expect([flagged.model, flagged.modelSource]).toEqual([join(elsewhere, 'models', 'vit.onnx'), 'flag']);
+    const configured = resolveSettings(root, {}, { cwd: elsewhere });
+    expect([configured.model, configured.modelSource]).toEqual([join(root, 'models', 'vit.onnx'), 'config']);
+    // No flag, no config: the model `sbeval model fetch` cached, named in the settings line.
+    const cache = join(elsewhere, 'cached.onnx');
+    writeFileSync(cache, 'cached');
+    const cached = resolveSettings(competition(), {}, { cachedModel: cache });
+    expect([cached.model, cached.modelSource]).toEqual([cache, 'cache']);
+    expect(settingsLine(cached, 'run')).toMatch(/model .*cached\.onnx \(cached by sbeval model fetch\)$/);
+    const none = resolveSettings(competition(), {}, { cachedModel: join(elsewhere, 'absent.onnx') });
+    expect([none.model, none.modelSource]).toEqual([undefined, 'none']);
+    expect(settingsLine(none, 'score')).toMatch(/^sbeval score: rules 2025 \(default\), T 10 \(default\), .*model none \(get it: sbeval model fetch\)$/);
   });
 
   it('rejects bad flag values with the flag name', () => {

@@ -83,6 +83,17 @@ describe('sbeval run with a similarity model', () => {
     const after = snapshot(root);
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
+
+    // A warning is printed where it occurs and listed in the report, which is built after it.
+    writeFileSync(join(root, 'BlockSmith', 'stability', 'notes.txt'), 'a stray file\n');
+    const notes: string[] = [];
+    const progress = { start() {}, tick() {}, end() {}, note: (stage: string, message: string) => void notes.push(`${stage}: ${message}`) };
+    const third = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess, progress });
+    const stray = third.warnings.filter((w) => w.message.includes('notes.txt'));
+    expect(stray).toHaveLength(1);
+    expect(notes.filter((n) => n.includes('notes.txt'))).toHaveLength(1);
+    expect(readFileSync(join(result, 'report.md'), 'utf8')).toMatch(/## Warnings\n\n- `extra-file` .*notes\.txt/);
+    expect(readFileSync(join(result, 'report.html'), 'utf8')).toMatch(/<li><code>extra-file<\/code>[^<]*notes\.txt/);
   }, 240_000);
 
   it('runs the 2025 layout with a competition folder per model and scores across models', async () => {
