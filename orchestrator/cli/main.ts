@@ -29,7 +29,7 @@ export function buildProgram(guards: RootGuard[] = []): Command {
     const root = action.args[0];
     if (!options || root === undefined) return;
     // The folder must look like a competition before the guard writes its lock there (layout/root-check.ts).
-    checkRootBeforeWrite(name, root);
+    checkRootBeforeWrite(name, root, action.opts());
     const guard = guardRoot(root, name, options);
     guards.push(guard);
     if (guard.replaced) {

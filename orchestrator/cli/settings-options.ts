@@ -111,7 +111,9 @@ export function commandSettings(command: string, root: string, flags: SharedFlag
 const CREATES_ROOT = new Set(['generate']);
 
 /** Before a command that writes into `<root>` takes the root's lock: the root must look like a competition. */
-export function checkRootBeforeWrite(command: string, root: string): void {
+export function checkRootBeforeWrite(command: string, root: string, flags: { models?: unknown } = {}): void {
   const creates = CREATES_ROOT.has(command);
-  checkRootForCommand(root, command, { allowEmpty: creates, allowMissing: creates });
+  // `generate --models a,b` names the model folders it fills, as the config's `models` would.
+  const models = Array.isArray(flags.models) ? flags.models.map(String) : typeof flags.models === 'string' ? flags.models.split(',') : [];
+  checkRootForCommand(root, command, { allowEmpty: creates, allowMissing: creates, models });
 }

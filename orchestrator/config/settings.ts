@@ -331,16 +331,16 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
 /**
  * The folder check alone, as it runs before a command that writes into a root takes the root's lock
  * (cli/main.ts): the same rules as `resolveSettings` (configured submissions or `generate` may start
- * from an empty or new root; model folders the config names count as the 2025 layout).
+ * from an empty or new root; model folders the config or `--models` names count as the 2025 layout).
  */
-export function checkRootForCommand(rootArg: string, command: string, options: { allowEmpty?: boolean; allowMissing?: boolean } = {}): RootLayout {
+export function checkRootForCommand(rootArg: string, command: string, options: { allowEmpty?: boolean; allowMissing?: boolean; models?: readonly string[] } = {}): RootLayout {
   const root = resolve(rootArg);
   const file = existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root).config : {};
   return checkCompetitionRoot(root, {
     command,
     allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0,
     allowMissing: options.allowMissing === true,
-    modelFolders: (file.models ?? []).map(modelFolderName),
+    modelFolders: [...(options.models ?? []), ...(file.models ?? [])].map(modelFolderName),
   });
 }
 

@@ -134,7 +134,7 @@ describe('sbeval generate (real CLI)', () => {
       expect(done.size).toBeLessThan(780);
 
       const resumed = await runSbeval(args(root, [host.url], ['--concurrency', '4']));
-      expect(resumed.exitCode).toBe(0);
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
       const secondRun = host.calls.slice(firstRun);
       // No finished trial was asked again; every unfinished one exactly once.
       expect(secondRun.filter((c) => done.has(trialKey(c)))).toEqual([]);
