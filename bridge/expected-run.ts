@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { LevelJob } from './engine.js';
 import type { BodyInfo } from './frames.js';
 import { groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './headless/objects.js';
@@ -6,6 +5,7 @@ import { IMAGE_SIZE } from './headless/render.js';
 import { stepsToSimulate } from './window.js';
 import type { Level } from '../levels/level.js';
 import { parseLevelXml } from '../levels/xml-read.js';
+import { checkPngDecodes } from './png-check.js';
 
 /**
  * What an honest engine's result for a job must look like, derived from the job alone (the level XML
@@ -176,14 +176,15 @@ export function pngHeaderSize(png: Uint8Array): { width: number; height: number 
 
 /**
  * Undefined when `png` is a PNG of `size` × `size` that decodes completely (every chunk, the image
- * data), else what is wrong. The header is checked first, so a huge claimed size is never decoded.
+ * data: png-check.ts, without producing the pixels), else what is wrong. The header is checked first,
+ * so a huge claimed size is never decoded.
  */
 export async function pngProblem(png: Uint8Array, size: number): Promise<string | undefined> {
   const header = pngHeaderSize(png);
   if (!header) return 'is not a PNG image';
   if (header.width !== size || header.height !== size) return `is ${header.width}×${header.height}, not ${size}×${size}`;
   try {
-    const { info } = await sharp(png, { failOn: 'warning' }).raw().toBuffer({ resolveWithObject: true });
+    const info = checkPngDecodes(png);
     if (info.width !== size || info.height !== size) return `decodes to ${info.width}×${info.height}, not ${size}×${size}`;
   } catch (error) {
     return `does not decode as a PNG (${(error as Error).message.split('\n')[0]})`;

@@ -21,7 +21,7 @@ export const PNG_ZLIB_LEVEL = 1;
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
-/** CRC-32 (ISO 3309, as PNG chunks use it), table-driven. */
+/** CRC-32 (ISO 3309, as PNG chunks use it), table-driven (also bridge/png-check.ts). */
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
@@ -32,7 +32,7 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-function crc32(bytes: Uint8Array, from: number, to: number): number {
+export function crc32(bytes: Uint8Array, from: number, to: number): number {
   let c = 0xffffffff;
   for (let i = from; i < to; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
