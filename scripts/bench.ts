@@ -8,7 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { SUITES } from './bench/suites.js';
 
 const wanted = process.argv.slice(2);
-const selected = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES;
+const selected = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES.filter((s) => !s.onlyWhenNamed);
 if (wanted.length && selected.length !== wanted.length) {
   const known = SUITES.map((s) => s.name).join(', ');
   console.error(`unknown suite in ${wanted.join(', ')}; known: ${known}`);

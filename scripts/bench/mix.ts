@@ -1,7 +1,8 @@
 /**
  * The bench mix: seeded competition levels shaped like what LLMs return for "build the letter X",
- * plus loaders for the 90 reference levels and the hard corpus set (10 levels of 8–40 blocks). `npm run bench -- simulate`
- * measures on these; the mix test (test/bench/mix.test.ts) checks its shares.
+ * plus the hard set (seeded random drop programs of 20–60 blocks, kept as a separate figure) and
+ * loaders for the 90 reference levels and the hard corpus set (10 levels of 8–40 blocks).
+ * `npm run bench -- simulate` measures on these; the mix test (test/bench/mix.test.ts) checks them.
  *
  * How a level is made (all through the real level pipeline, levels/pipeline.ts):
  * 1. a letter A–Z is drawn from a 3 × 5 bitmap font at a scale of 1–3 columns and 1–3 rows per font
@@ -210,4 +211,36 @@ export function hardCorpusLevels(): NamedLevel[] {
     .filter((f) => f.endsWith('.xml'))
     .sort()
     .map((file) => ({ team: 'hard', character: 'H', name: file.replace(/\.xml$/, ''), xml: readFileSync(join(dir, file), 'utf8') }));
+}
+
+/** Size of the hard set and its seed (the simulate bench's figure before the mix existed used the same). */
+export const HARD_SET_COUNT = 40;
+export const HARD_SET_SEED = 7;
+
+/**
+ * The hard set: seeded random drop programs on the 20 × 16 grid (b11, b31, b13 at random columns),
+ * each grown call by call while the official converter accepts it, to a drawn target of 20–60
+ * blocks; programs that end below 20 blocks are drawn again. Far bigger than what LLMs return (3 % of
+ * real levels have 20–39 blocks), so it is reported beside the mix, not in it.
+ */
+export function hardSet(count = HARD_SET_COUNT, seed = HARD_SET_SEED): NamedLevel[] {
+  const random = mulberry32(seed);
+  const ids = ['b11', 'b31', 'b13'] as const;
+  const levels: NamedLevel[] = [];
+  while (levels.length < count) {
+    const target = 20 + Math.floor(random() * 41);
+    const lines: string[] = [];
+    let xml: string | undefined;
+    let misses = 0;
+    while (lines.length < target && misses < 200) {
+      const line = `drop_block('${ids[Math.floor(random() * 3)]}', ${Math.floor(random() * 20)})`;
+      const result = convertProgram([...lines, line].join('\n'));
+      if (result.ok) {
+        lines.push(line);
+        xml = result.xml;
+      } else misses++;
+    }
+    if (xml && lines.length >= 20) levels.push({ team: 'hardset', character: 'G', name: `hardset_G_${levels.length + 1}`, xml });
+  }
+  return levels;
 }

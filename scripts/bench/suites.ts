@@ -1,6 +1,6 @@
 import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
-import { simulateSuite } from './simulate.js';
+import { simulateScalingSuite, simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
 import { similaritySuite } from './similarity.js';
 import { robustnessSuite } from './robustness.js';
@@ -13,12 +13,15 @@ export interface BenchSuite {
   name: string;
   description: string;
   run(): Promise<Array<Record<string, string | number>>>;
+  /** Runs only when named (`npm run bench -- <name>`): a quick subset of another suite. */
+  onlyWhenNamed?: boolean;
 }
 
 export const SUITES: BenchSuite[] = [
   levelsSuite,
   generateSuite,
   simulateSuite,
+  simulateScalingSuite,
   vitSuite,
   similaritySuite,
   robustnessSuite,

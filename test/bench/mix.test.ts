@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIX_BANDS, MIX_LETTERS, bandQuotas, benchMix, hardCorpusLevels, referenceLevels } from '../../scripts/bench/mix.js';
+import { MIX_BANDS, MIX_LETTERS, bandQuotas, benchMix, hardCorpusLevels, hardSet, referenceLevels } from '../../scripts/bench/mix.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
@@ -59,5 +59,16 @@ describe('the bench mix', () => {
     expect(hard.map((l) => l.name)).toEqual(expect.arrayContaining(['hard_01_tower', 'hard_05_pile', 'hard_10_cantilever']));
     const counts = hard.map((l) => parseLevelXml(l.xml).objects.length).sort((a, b) => a - b);
     expect([counts[0], counts.at(-1), counts.length]).toEqual([8, 40, 10]);
+  });
+
+  it('makes the hard set: 40 seeded converter levels of 20–60 blocks, spread over that range', () => {
+    const hard = hardSet();
+    expect(hard).toHaveLength(40);
+    expect(hardSet(3, 7).map((l) => l.xml)).toEqual(hard.slice(0, 3).map((l) => l.xml));
+    const counts = hard.map((l) => parseLevelXml(l.xml).objects.length);
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(60);
+    expect(new Set(counts.map((n) => Math.floor(n / 10))).size).toBeGreaterThanOrEqual(4);
+    expect(new Set(hard.map((l) => l.name)).size).toBe(40);
   });
 });
