@@ -1,6 +1,7 @@
 import { csvText, markdownText } from '../../scoring/formats/text-escape.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
 import { escapeXml } from '../../scoring/report/index.js';
+import type { LevelRobustness } from '../../scoring/robustness.js';
 import type { LevelOutcome, StageReached } from '../machine/index.js';
 
 /**
@@ -16,6 +17,11 @@ import type { LevelOutcome, StageReached } from '../machine/index.js';
  * - `stability`: the score as written in the stability JSON (Unity float text), empty when none;
  * - `similarity`: the target-letter probability from the similarity JSON, empty when the trial has no
  *   image, `unavailable` when the run had no similarity model.
+ *
+ * With `run --robustness N`, five more columns (`ROBUSTNESS_TRIAL_COLUMNS`): the level's perturbed runs,
+ * the runs in which nothing moved, the least and most moving objects over them, and `fragile` (`yes` when
+ * fewer than 90% of the runs agree with the official verdict; scoring/robustness.ts); empty for a trial
+ * without an official verdict.
  */
 export interface TrialRow {
   team: string;
@@ -27,9 +33,12 @@ export interface TrialRow {
   reason: string;
   stability: string;
   similarity: string;
+  /** The level's perturbed runs (`run --robustness N`), when it has an official verdict. */
+  robustness?: LevelRobustness | undefined;
 }
 
 export const TRIAL_COLUMNS = ['team', 'model', 'letter', 'trial', 'stage_reached', 'reason', 'stability', 'similarity'] as const;
+export const ROBUSTNESS_TRIAL_COLUMNS = ['robustness_runs', 'stable_runs', 'moving_min', 'moving_max', 'fragile'] as const;
 
 /** `<team>/<C>/<image file base>` → similarity, from the similarity JSON files; undefined: no model. */
 export type SimilarityLookup = ((team: string, character: string, base: string) => number | undefined) | undefined;
@@ -59,8 +68,13 @@ export function trialRow(outcome: LevelOutcome, similarity: SimilarityLookup): T
  * model and reason are free text: one that starts like a formula gets a leading `'` and quotes
  * (scoring/formats/text-escape.ts); numbers stay as they are.
  */
-export function trialsCsv(rows: readonly TrialRow[]): string {
-  return csvText([[...TRIAL_COLUMNS], ...rows.map((r) => [r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity])]);
+export function trialsCsv(rows: readonly TrialRow[], options: { robustness?: boolean } = {}): string {
+  const extra = options.robustness === true;
+  const robustnessCells = (x: LevelRobustness | undefined) => (x ? [String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.fragile ? 'yes' : 'no'] : ['', '', '', '', '']);
+  return csvText([
+    [...TRIAL_COLUMNS, ...(extra ? ROBUSTNESS_TRIAL_COLUMNS : [])],
+    ...rows.map((r) => [r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity, ...(extra ? robustnessCells(r.robustness) : [])]),
+  ]);
 }
 
 /** Rows sorted the way the published result files list things: model, team (case-insensitive), letter, trial. */

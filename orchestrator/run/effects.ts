@@ -42,6 +42,8 @@ export interface RunEffectsOptions {
   startedAt: number;
   /** Record every trial to `<root>/<team>/traces/<C>/<name>.trial<k>.sbtrace` (bridge/trace.ts format). */
   traces?: boolean;
+  /** Called with every image written (its PNG bytes): `sbeval run` starts its similarity on them (orchestrator/similarity/prefetch.ts). */
+  onImage?: (png: Uint8Array) => void;
 }
 
 export interface CachedLevel {
@@ -189,6 +191,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
       }
       await writeFileAtomic(paths.image, png);
       images.delete(level.id);
+      options.onImage?.(png);
       return { status: 'ok', cached: false };
     },
 
