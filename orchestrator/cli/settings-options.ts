@@ -11,7 +11,7 @@ import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, typ
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
  *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
  */
-export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models';
+export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models' | 'robustness';
 
 export interface SharedFlags {
   rules?: string;
@@ -29,6 +29,7 @@ export interface SharedFlags {
   prefix?: string;
   traces?: boolean;
   models?: string[];
+  robustness?: number;
   json?: boolean;
   /** `sbeval run --engine bridge`. */
   listen?: string;
@@ -64,6 +65,9 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   eol: () => [new Option('--eol <eol>', 'line ends of the result CSV files (default: this system\'s, as the official scoring script; the published 2024/2025 files are crlf)').choices(['lf', 'crlf'])],
   prefix: () => [new Option('--prefix <name>', 'function name of the drop calls (default: ab_drop under the 2023 rules, else drop_block)')],
   traces: () => [new Option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],
+  robustness: () => [
+    new Option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)').argParser(intIn(1, 10_000)),
+  ],
   models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
 };
 
@@ -91,6 +95,7 @@ export function settingsFlags(flags: SharedFlags): SettingsFlags {
     traces: flags.traces,
     simulationTrials: flags.simTrials,
     damage: flags.damage,
+    robustness: flags.robustness,
     eol: flags.eol,
     prefix: flags.prefix,
     models: flags.models,

@@ -82,6 +82,8 @@ export const configSchema = z.strictObject({
   simulationTrials: z.number().int().min(1).max(3).optional(),
   /** Damage formula of the headless engine. */
   damage: z.enum(['body', 'contact-point']).optional(),
+  /** Knife-edge verdicts: re-simulate every level this many times under tiny perturbations (headless engine; orchestrator/stages/robustness.ts). */
+  robustness: z.number().int().min(1).max(10_000).optional(),
   /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port; `[::1]:0` for IPv6). */
   listen: z
     .string()

@@ -45,6 +45,8 @@ export interface SettingsFlags {
   /** Stability trials per level (evaluator: 3). */
   simulationTrials?: number | undefined;
   damage?: string | undefined;
+  /** Perturbed runs per level (`--robustness N`). */
+  robustness?: number | undefined;
   /** `lf` | `crlf`. */
   eol?: string | undefined;
   prefix?: string | undefined;
@@ -115,6 +117,8 @@ export interface Settings {
   traces: boolean;
   simulationTrials: number;
   damage: DamageFormula;
+  /** Knife-edge verdicts: perturbed runs per level (`--robustness N`, headless engine only); undefined: none. */
+  robustness: number | undefined;
   listen: string | undefined;
   /** Absolute path of the bridge token file, when one is set. */
   tokenFile: string | undefined;
@@ -271,6 +275,12 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   const simulationTrials = wholeNumber('--sim-trials', pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials), 1, 3);
   const damage = pick<string>(sources, 'damage', flags.damage, file.damage, DEFAULT_SIMULATION.damage);
   if (damage !== 'contact-point' && damage !== 'body') throw new SbevalError('config', `--damage "${damage}" is not one of contact-point, body`);
+  const robustness = pick<number | undefined>(sources, 'robustness', flags.robustness, file.robustness, undefined);
+  if (robustness !== undefined) {
+    wholeNumber('--robustness', robustness, 1, 10_000);
+    // Only the headless engine can perturb a run (bridge/engine.ts `perturbation`): refused before anything runs.
+    if (engineText !== 'headless') throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
+  }
   const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
   if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
 
@@ -311,6 +321,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     traces: pick(sources, 'traces', flags.traces, file.traces, false),
     simulationTrials,
     damage,
+    robustness,
     listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
     tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined, options.cwd),
     limits: {

@@ -6,7 +6,10 @@ import { resultDir } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
 import type { EngineFactory, EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { COMPETITION_MODEL } from '../stages/model.js';
+import { COMPETITION_MODEL, readModelInfo } from '../stages/model.js';
+import type { LevelRobustnessResult } from '../stages/robustness.js';
+import { ImageClassifier } from '../similarity/image-classifier.js';
+import { SimilarityPrefetch } from '../similarity/prefetch.js';
 import type { TrialRow } from './accounting.js';
 import { StorageFaultLatch } from './fault.js';
 import { RunLog } from './run-log.js';
@@ -26,6 +29,11 @@ export interface RunOptions {
   /** Replaces the engines of `config.engine` (tests: engines that die, stall, answer garbage). */
   engineFactory?: EngineFactory;
   now?: () => Date;
+  /**
+   * Start the similarity on each image as the levels produce it (default true; the files are the same
+   * either way: test/orchestrator/run-overlap.test.ts). False: similarity only after every level.
+   */
+  overlapSimilarity?: boolean;
 }
 
 export type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';
@@ -73,6 +81,14 @@ export interface RunContext {
   readonly outcomes: LevelOutcome[];
   /** Created by the first stage that simulates; closed after the level stages (`closePool`). */
   pool: EnginePool | undefined;
+  /**
+   * With a similarity model: the run's classifier, opened on the first image the levels write, which
+   * starts inferring every written image at once (orchestrator/similarity/prefetch.ts); the similarity
+   * stage then uses the same classifier and finds those images done.
+   */
+  readonly similarityPrefetch: SimilarityPrefetch | undefined;
+  /** Knife-edge verdicts of every folder (`--robustness N`; empty without it). */
+  readonly robustness: LevelRobustnessResult[];
   /** Closes the pool, keeping its engine counts for the report. */
   closePool(): Promise<void>;
   /** Ends a stage: one line in the report's stage list and in the run log. */
@@ -116,6 +132,11 @@ export function createRunContext(outer: RunOptions): RunContext {
     report,
     outcomes: [],
     pool: undefined,
+    similarityPrefetch:
+      settings.model !== undefined && options.overlapSimilarity !== false
+        ? new SimilarityPrefetch(async () => ImageClassifier.open({ model: settings.model!, info: readModelInfo(settings.model!) }))
+        : undefined,
+    robustness: [],
     async closePool() {
       if (!ctx.pool) return;
       report.engines = { ...ctx.pool.stats };

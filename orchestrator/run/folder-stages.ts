@@ -72,7 +72,7 @@ export async function similarityStage(ctx: RunContext, competition: CompetitionF
   }
   ctx.log.write({ type: 'stage-start', stage: 'similarity', model: competition.model });
   const summary = await runSimilarityStage(
-    { root: competition.root, model: settings.model, rules: settings.rules === '2025' ? 2025 : 2024, filter: stageFilter(settings), now: ctx.now },
+    { root: competition.root, model: settings.model, rules: settings.rules === '2025' ? 2025 : 2024, filter: stageFilter(settings), now: ctx.now, classifier: ctx.similarityPrefetch ? () => ctx.similarityPrefetch!.classifier() : undefined },
     ctx.progress,
   );
   recordStage(ctx, 'similarity', competition, summary);

@@ -90,6 +90,7 @@ async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo
     paths: new Map<string, LevelPaths>(todo.map((l) => [l.ref.id, l.paths])),
     startedAt: ctx.startedAt.getTime(),
     traces: settings.traces,
+    ...(ctx.similarityPrefetch ? { onImage: (png: Uint8Array) => ctx.similarityPrefetch!.add(png) } : {}),
   });
   const machine = provideLevelMachine(ctx.latch.guard(effects));
   const inspect = ctx.log.inspector();

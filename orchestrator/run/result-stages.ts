@@ -10,6 +10,8 @@ import { writeScoreReports } from '../stages/score-report.js';
 import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
+import { robustnessSection } from './robustness-report.js';
+import { robustnessLookup } from './robustness-stage.js';
 
 /**
  * The last stages of `sbeval run`: every trial's fate (`result/trials.csv`, `result/failures.md`), the
@@ -20,8 +22,10 @@ import type { RunContext } from './context.js';
 export async function accountingStage(ctx: RunContext): Promise<ReportSection> {
   const { settings, report } = ctx;
   const lookups = new Map(settings.competitions.map((c) => [c.model ?? '', similarityLookup(c.root, settings.model !== undefined)]));
-  report.trials = sortRows(ctx.outcomes.map((o) => trialRow(o, lookups.get(o.level.model ?? ''))));
-  await writeFileAtomic(report.trialsCsv, trialsCsv(report.trials));
+  // With --robustness N, each level's perturbed runs and fragile flag (robustness-stage.ts).
+  const robustness = robustnessLookup(ctx.robustness);
+  report.trials = sortRows(ctx.outcomes.map((o) => ({ ...trialRow(o, lookups.get(o.level.model ?? '')), robustness: robustness(o.level) })));
+  await writeFileAtomic(report.trialsCsv, trialsCsv(report.trials, { robustness: settings.robustness !== undefined }));
   const section = failureSection(report.trials);
   await writeFileAtomic(join(resultDir(settings.root), 'failures.md'), `## ${section.title}\n\n${section.markdown}\n`);
   ctx.record({ stage: 'accounting', status: 'done', detail: `${report.trials.length} trials in result/trials.csv and result/failures.md` });
@@ -52,15 +56,15 @@ export async function scoreStage(ctx: RunContext): Promise<Scored | undefined> {
 
 /**
  * The report, last, from what the stages returned: the score's content, every trial's fate (the
- * gallery), the failure accounting, the judges (when the folder holds their results), the settings of
- * every stage, and every warning of the run.
+ * gallery), the failure accounting, the knife-edge verdicts (`--robustness N`), the judges (when the
+ * folder holds their results), the settings of every stage, and every warning of the run.
  */
 export async function reportStage(ctx: RunContext, scored: Scored | undefined, accounting: ReportSection): Promise<void> {
   if (!scored) return;
   const { settings } = ctx;
   const judges = judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials });
   const written = await writeScoreReports(scored, {
-    sections: [accounting, ...(judges ? [judges] : [])],
+    sections: [accounting, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...(judges ? [judges] : [])],
     trialFates: ctx.report.trials,
     settings: await runSettingsFacts(settings),
     warnings: ctx.report.warnings,

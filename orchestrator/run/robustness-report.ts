@@ -1,11 +1,14 @@
 import { FRAGILE_AGREEMENT, ROBUSTNESS_POSITION_NOISE, formatMovingRange, formatStableShare } from '../../scoring/robustness.js';
 import type { ReportSection } from '../../scoring/report/build.js';
 import { escapeXml } from '../../scoring/report/index.js';
+import { markdownText } from '../../scoring/formats/text-escape.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
 
 /**
  * The report's "Knife-edge verdicts" section (`run --robustness N`): how the perturbed runs were made,
  * how many verdicts are fragile, and one row per fragile level. Official verdicts are not changed.
+ * Added through the report's extra sections (scoring/report/build.ts); team names are text from outside,
+ * escaped for Markdown and HTML (scoring/formats/text-escape.ts, `escapeXml`).
  */
 export function robustnessSection(results: readonly LevelRobustnessResult[], runs: number): ReportSection {
   const fragile = results.filter((r) => r.robustness.fragile);
@@ -26,12 +29,11 @@ export function robustnessSection(results: readonly LevelRobustnessResult[], run
     formatStableShare(r.robustness),
     formatMovingRange(r.robustness),
   ]);
-  const md = (cell: string) => cell.replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
   const markdown = [
     intro,
     ...(rows.length === 0
       ? ['', 'None: every verdict held in at least 90% of the perturbed runs.']
-      : ['', `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.map(md).join(' | ')} |`)]),
+      : ['', `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.map(markdownText).join(' | ')} |`)]),
   ].join('\n');
   const html = [
     `<p>${escapeXml(intro).replace(/`([^`]+)`/g, '<code>$1</code>')}</p>`,

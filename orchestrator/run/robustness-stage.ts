@@ -1,50 +1,46 @@
-import type { DamageFormula } from '../../bridge/engine.js';
 import type { LevelRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import type { StageFilter } from '../layout/competition.js';
-import type { EnginePool } from '../pool/index.js';
-import type { ProgressSink } from '../progress/types.js';
-import { runRobustnessStage, type LevelRobustnessResult, type RobustnessSummary } from '../stages/robustness.js';
+import { stageFilter, type CompetitionFolder } from '../config/index.js';
+import { runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
 import { poolRunner } from '../stages/simulate.js';
+import type { RunContext } from './context.js';
 
 /**
- * `sbeval run --robustness N` on one competition folder, after its levels and stability files: the
- * stage `sbeval simulate --robustness N` runs (orchestrator/stages/robustness.ts), with the run's
- * simulation settings (so it finds the verdicts the level machines committed) and on the run's engine
- * pool when there is one (the headless engines), else on headless engines of its own.
+ * `sbeval run --robustness N` (or `robustness: N` in the config) on one competition folder, after its
+ * levels and stability files: the stage `sbeval simulate --robustness N` runs
+ * (orchestrator/stages/robustness.ts), with the run's simulation settings (so it finds the verdicts the
+ * level machines committed) on the run's engine pool when there is one, else on headless engines of its
+ * own. The results go to `result/trials.csv` and the report's "Knife-edge verdicts" section.
  */
-export interface RunRobustnessOptions {
-  root: string;
-  /** Model folder in multi-model runs. */
-  model: string | undefined;
-  runs: number;
-  filter: StageFilter;
-  simulationTrials: number;
-  damage: DamageFormula;
-  /** The run's engine kind: part of the verdicts' cache digest (only `headless` reaches here). */
-  engine: string;
-  workers: number;
-  pool: EnginePool | undefined;
-  progress: ProgressSink;
-}
-
-export function runRobustnessForRun(options: RunRobustnessOptions): Promise<RobustnessSummary> {
-  return runRobustnessStage(
+export async function robustnessStage(ctx: RunContext, competition: CompetitionFolder): Promise<void> {
+  const { settings } = ctx;
+  if (settings.robustness === undefined) return;
+  ctx.log.write({ type: 'stage-start', stage: 'robustness', model: competition.model });
+  const summary = await runRobustnessStage(
     {
-      root: options.root,
-      runs: options.runs,
-      filter: options.filter,
-      trials: options.simulationTrials,
-      damage: options.damage,
+      root: competition.root,
+      runs: settings.robustness,
+      filter: stageFilter(settings),
+      trials: settings.simulationTrials,
+      damage: settings.damage,
       rule: OFFICIAL_RULE,
       rawImages: false,
-      engine: options.engine,
-      workers: options.workers,
-      ...(options.pool ? { runner: poolRunner(options.pool) } : {}),
-      ...(options.model !== undefined ? { model: options.model } : {}),
+      engine: settings.engine,
+      workers: settings.workers,
+      ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
+      ...(competition.model !== undefined ? { model: competition.model } : {}),
     },
-    options.progress,
+    ctx.progress,
   );
+  ctx.robustness.push(...summary.levels);
+  for (const failure of summary.failed) ctx.warn('robustness', `${competition.model ? `${competition.model}/` : ''}${failure}: no perturbed runs (run again to retry)`);
+  ctx.record({
+    stage: 'robustness',
+    model: competition.model,
+    // A level without its runs is unfinished work: the run exits 1 and the next run retries it.
+    status: summary.failed.length > 0 ? 'failed' : 'done',
+    detail: `${summary.levels.length} level(s) × ${summary.runs} perturbed runs (${summary.computed} now, the others cached); ${summary.fragile.length} fragile verdict(s); ${summary.failed.length} failed; result/robustness.csv`,
+  });
 }
 
 /** A level's robustness by model folder, team, letter and trial base name (for `result/trials.csv`). */

@@ -4,6 +4,7 @@ import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type Ru
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
 import { generateStage } from './generate-stage.js';
 import { levelStage } from './level-stage.js';
+import { robustnessStage } from './robustness-stage.js';
 import { accountingStage, reportStage, scoreStage } from './result-stages.js';
 import { unfinishedWork } from './unfinished.js';
 
@@ -18,8 +19,10 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type 
  * 1. generate         — configured submissions through Ollama (generate-stage.ts)
  * 2. extract, convert — the folder stages `sbeval extract` / `convert` run (folder-stages.ts)
  * 3. levels           — one XState machine per trial on the engine pool (level-stage.ts)
- * 4. stability        — the per-character files, from the levels' caches (folder-stages.ts)
- * 5. similarity, diversity — with a similarity model (folder-stages.ts)
+ * 4. stability        — the per-character files, from the levels' caches (folder-stages.ts);
+ *    with `--robustness N`, the knife-edge verdicts of its levels (robustness-stage.ts)
+ * 5. similarity, diversity — with a similarity model (folder-stages.ts); the similarity of each image
+ *    starts as soon as the levels write it (the run's classifier, context.ts), the files after the levels
  * 6. accounting       — every trial's fate: result/trials.csv, result/failures.md (result-stages.ts)
  * 7. score            — the official result files (result-stages.ts)
  * 8. report           — built last from what the stages returned, with every warning of the run
@@ -46,6 +49,7 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
     ctx.report.cancelled = true;
     ctx.log.write({ type: 'run-cancelled', reason: describeError(options.signal.reason ?? error) });
   } finally {
+    await ctx.similarityPrefetch?.close();
     await ctx.closePool();
     ctx.report.unfinished = unfinishedWork(ctx.outcomes, ctx.report.stages);
     ctx.log.write({ type: 'run-end', levels: ctx.report.levels, cancelled: ctx.report.cancelled, unfinished: ctx.report.unfinished, engines: ctx.report.engines });
@@ -69,8 +73,16 @@ async function levelStages(ctx: RunContext): Promise<void> {
     const planned = await levelStage(ctx, competition);
     ctx.checkCancelled();
     await stabilityStage(ctx, competition, planned);
+    ctx.checkCancelled();
+    await robustnessStage(ctx, competition);
   }
   await ctx.closePool();
+  // What is still queued for the classifier is the similarity stage's now (it runs them in its order).
+  const prefetch = ctx.similarityPrefetch;
+  if (prefetch) {
+    await prefetch.stop();
+    ctx.log.write({ type: 'similarity-prefetch', started: prefetch.started, classified: prefetch.classified });
+  }
 }
 
 /** Stage 5 on every competition folder. */

@@ -8,10 +8,10 @@ import type { ImageClassifier } from './image-classifier.js';
  * stage, which runs after the levels as before (on the same classifier), finds them there and writes the
  * files it would have written anyway (test/orchestrator/run-overlap.test.ts compares the bytes).
  *
- * The classifier is opened on the first image, so a run with nothing to simulate opens nothing here. A
- * failure (the model cannot be opened, an image cannot be read or inferred) only ends the prefetching of
- * that image — the similarity stage meets the same image (or opens the model) again and records what
- * happens then, as without prefetching.
+ * The classifier is opened on the first image (or when the similarity stage first needs it), so a run
+ * with nothing left to do opens no model. A failure (the model cannot be opened, an image cannot be
+ * read or inferred) only ends the prefetching of that image — the similarity stage meets the same image
+ * (or opens the model) again and records what happens then, as without prefetching.
  */
 export class SimilarityPrefetch {
   private readonly queue: Uint8Array[] = [];
@@ -19,8 +19,10 @@ export class SimilarityPrefetch {
   private stopped = false;
   private idle: Array<() => void> = [];
   private opened: Promise<ImageClassifier | undefined> | undefined;
-  /** Images handed to the classifier. */
+  /** Images taken from the queue. */
   started = 0;
+  /** Images the classifier finished here (the similarity stage finds them done). */
+  classified = 0;
 
   /**
    * `window`: images read and waiting for the session at most at once (each holds a decoded tensor of
@@ -46,9 +48,14 @@ export class SimilarityPrefetch {
     this.pump();
   }
 
-  /** The classifier, when the first image opened one that works; the similarity stage then uses it. */
+  /**
+   * The run's classifier for the similarity stage (opened now if no image has opened it yet, so every
+   * folder of the run shares one); undefined when it cannot be opened — the stage then opens the model
+   * itself and reports why it fails.
+   */
   async classifier(): Promise<ImageClassifier | undefined> {
-    return this.opened ? await this.opened : undefined;
+    this.opened ??= this.open().catch(() => undefined);
+    return this.opened;
   }
 
   private pump(): void {
@@ -66,9 +73,12 @@ export class SimilarityPrefetch {
 
   private async one(png: Uint8Array): Promise<void> {
     try {
+      // An image taken from the queue is classified even after `stop`: the stage would ask for it anyway,
+      // and shares the same pending result (the classifier's PNG-hash cache).
       const classifier = await this.opened;
-      if (!classifier || this.stopped) return;
+      if (!classifier) return;
       await classifier.classifyPng(png);
+      this.classified += 1;
     } catch {
       // Dropped: the similarity stage meets this image again and records what happens then.
     }
@@ -85,6 +95,6 @@ export class SimilarityPrefetch {
   /** Stops, then closes the classifier if one was opened. */
   async close(): Promise<void> {
     await this.stop();
-    await (await this.classifier())?.close();
+    await (await this.opened)?.close();
   }
 }

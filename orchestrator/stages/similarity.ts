@@ -42,9 +42,10 @@ export interface SimilarityStageOptions {
   prepareWorkers?: number;
   /**
    * A classifier the caller owns and keeps open (`sbeval run` shares one over every folder, so identical
-   * images are inferred once per run); `model`'s file must be the one it was opened on.
+   * images are inferred once per run); `model`'s file must be the one it was opened on. A function is
+   * called only when there is work, and may give none (then the stage opens its own).
    */
-  classifier?: ImageClassifier;
+  classifier?: ImageClassifier | (() => Promise<ImageClassifier | undefined>) | undefined;
   filter?: StageFilter;
   force?: boolean;
   now?: () => Date;
@@ -144,7 +145,7 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
     return { ...log.result(), stage: SIMILARITY_STAGE, classifier: { requested: 0, inferred: 0, runs: 0 }, ignored };
   }
 
-  const shared = options.classifier;
+  const shared = typeof options.classifier === 'function' ? await options.classifier() : options.classifier;
   const classifier =
     shared ??
     (await ImageClassifier.open({

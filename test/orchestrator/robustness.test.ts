@@ -2,15 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
-import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
-import { parseLevelXml } from '../../levels/xml-read.js';
-import { levelToXml } from '../../levels/xml-write.js';
-import type { LevelObject } from '../../levels/level.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
-import { StabilityTracker } from '../../scoring/stability.js';
 import { perturbationFor, summarizeRobustness } from '../../scoring/robustness.js';
 import { runSbeval } from '../helpers/cli.js';
+import { knifeEdgeLevels } from './helpers/knife-edge.js';
 
 /**
  * Knife-edge verdicts: a bar resting on a small square with its centre over the square's edge, placed (by
@@ -18,40 +13,6 @@ import { runSbeval } from '../helpers/cli.js';
  * `simulate --robustness 20`; the same bar centred on the square is not. The official verdict and the
  * stability file are those of a plain `simulate`.
  */
-const GROUND = -3.5;
-
-function barLevel(barX: number): string {
-  const objects: LevelObject[] = [
-    { kind: 'block', type: 'SquareSmall', material: 'wood', x: 3, y: GROUND + 0.215 + 0.005, rotation: 0 },
-    { kind: 'block', type: 'RectSmall', material: 'wood', x: barX, y: GROUND + 0.43 + 0.11 + 0.02, rotation: 0 },
-  ];
-  return levelToXml({ width: 3, camera: undefined, birds: ['BirdRed'], slingshot: { x: -9, y: -2.5 }, objects });
-}
-
-function movingObjects(xml: string): number {
-  let tracker: StabilityTracker | undefined;
-  simulateTrial(parseLevelXml(xml), levelSeed(xml), { ...DEFAULT_SIMULATION, capture: false }, {
-    loaded: (bodies) => (tracker = new StabilityTracker(bodies)),
-    frames: (batch) => tracker!.frames(batch),
-    events: (events) => tracker!.events(events),
-  });
-  return tracker!.result().movingObjects;
-}
-
-/** The bar position where the unperturbed verdict flips (stable to its left), to ~1e-9 units. */
-function knifeEdge(): number {
-  let stable = 3; // centred on the square
-  let falls = 3 + 0.215 + 0.1; // its centre 0.1 past the square's right edge
-  expect(movingObjects(barLevel(stable))).toBe(0);
-  expect(movingObjects(barLevel(falls))).toBeGreaterThan(0);
-  while (falls - stable > 1e-9) {
-    const mid = (stable + falls) / 2;
-    if (movingObjects(barLevel(mid)) === 0) stable = mid;
-    else falls = mid;
-  }
-  return stable;
-}
-
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-robustness-'));
 const root = join(tmp, 'competition');
 const plain = join(tmp, 'plain');
@@ -59,8 +20,9 @@ const plain = join(tmp, 'plain');
 beforeAll(() => {
   const dir = join(root, 'team', 'levels', 'I');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'team_I_1.xml'), barLevel(knifeEdge()));
-  writeFileSync(join(dir, 'team_I_2.xml'), barLevel(3));
+  const { knife, solid } = knifeEdgeLevels();
+  writeFileSync(join(dir, 'team_I_1.xml'), knife);
+  writeFileSync(join(dir, 'team_I_2.xml'), solid);
   cpSync(root, plain, { recursive: true });
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

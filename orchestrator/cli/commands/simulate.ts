@@ -129,10 +129,9 @@ export function registerSimulateCommands(program: Command): void {
       .description('levels → stability + images: the Science Birds evaluator (stability of up to 3 trials, black-on-white image), headless')
       .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
   );
-  addSettingsOptions(simulate, ['rules', 'engine', 'workers', 'team', 'chars'])
+  addSettingsOptions(simulate, ['rules', 'engine', 'workers', 'team', 'chars', 'robustness'])
     .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
     .option('--force', 'ignore the cache and run every level again')
-    .option('--robustness <n>', 'also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', intIn(1, 10_000))
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
@@ -158,9 +157,6 @@ Example: sbeval simulate examples/competition --chars I,L --workers 2`,
     .action(async (root: string, flags: SimulateFlags) => {
       const { trials: _legacy, ...shared } = flags;
       const settings = commandSettings('simulate', root, { ...shared, simTrials: simTrialsOf(flags) });
-      if (flags.robustness !== undefined && settings.engine !== 'headless') {
-        throw new SbevalError('config', `--robustness needs the headless engine (the ${settings.engine} engine cannot perturb a run)`, 'use --engine headless');
-      }
       const controller = new AbortController();
       const interrupt = stopOnInterrupt('simulate', () => controller.abort());
       const summaries = [];
@@ -183,12 +179,12 @@ Example: sbeval simulate examples/competition --chars I,L --workers 2`,
             terminalProgress(),
           );
           const robustness =
-            flags.robustness === undefined || controller.signal.aborted
+            settings.robustness === undefined || controller.signal.aborted
               ? undefined
               : await runRobustnessStage(
                   {
                     root: competition.root,
-                    runs: flags.robustness,
+                    runs: settings.robustness,
                     filter: stageFilter(settings),
                     trials: settings.simulationTrials,
                     damage: settings.damage,
