@@ -3,7 +3,9 @@
  * letters × 10 trials (2,600 responses, the 2024 size), headless engine in worker threads (one per
  * core), similarity with a ViT-B/16-sized random model (scripts/make-random-vit.ts; the competition
  * model's shape), 2024 rules. Reports, per stage, the work done and levels (or files) per second, then
- * a second run over the finished folder (everything already done: the cost of resuming).
+ * a second run over the finished folder (everything already done: the cost of resuming). The similarity
+ * starts on each image as the levels write it (the run's default): the "similarity during the levels"
+ * row counts the images classified before the similarity stage began.
  *
  * The responses are seeded (same folder on every machine): prose plus a fenced block of 4–40
  * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
@@ -102,6 +104,13 @@ async function timedRun(root: string, model: string, label: string): Promise<Arr
       perSecond: seconds > 0 ? Number(((worked || s.skipped) / seconds).toFixed(1)) : 0,
     });
   }
+  // Images the run's classifier finished while the levels were still simulated (run/context.ts): the
+  // similarity stage row above then only shows what was left after the levels.
+  const prefetch = readFileSync(report.runLog, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"similarity-prefetch"'))
+    .map((line) => JSON.parse(line) as { started: number; classified: number });
+  for (const p of prefetch) rows.push({ run: label, stage: 'similarity during the levels', items: p.started, ok: p.classified, failed: '-', alreadyDone: '-', seconds: '-', perSecond: '-' });
   const score = report.stages.find((s) => s.stage === 'score');
   rows.push({ run: label, stage: 'whole run', items: report.levels.total, ok: report.levels.total - report.levels.failed, failed: report.levels.failed, alreadyDone: report.levels.cached, seconds: Number(total.toFixed(2)), perSecond: Number((report.levels.total / total).toFixed(1)) });
   if (score?.status !== 'done') throw new Error(`the score stage did not run: ${score?.detail ?? 'missing'}`);
