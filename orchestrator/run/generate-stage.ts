@@ -14,14 +14,19 @@ export async function generateStage(ctx: RunContext): Promise<void> {
   }
 }
 
+/** A configured submission as `loadSubmission`'s spec (`sbeval generate` without --submission reads the same). */
+export function submissionSpec(submission: ResolvedSubmission): string {
+  const program = submission.kind === 'program' && !['.json', '.yaml', '.yml'].includes(extname(submission.file).toLowerCase());
+  return program ? `exec:${submission.file}` : submission.file;
+}
+
 async function generateSubmission(ctx: RunContext, submission: ResolvedSubmission): Promise<void> {
   const { settings, progress } = ctx;
   ctx.log.write({ type: 'stage-start', stage: 'generate', team: submission.team });
-  const program = submission.kind === 'program' && !['.json', '.yaml', '.yml'].includes(extname(submission.file).toLowerCase());
   const summary = await runGenerate(
     {
       root: settings.root,
-      submission: loadSubmission(program ? `exec:${submission.file}` : submission.file),
+      submission: loadSubmission(submissionSpec(submission)),
       team: submission.team,
       models: settings.models.map((m) => m.name),
       hosts: settings.hosts,

@@ -6,6 +6,7 @@ import { runCli } from '../../orchestrator/cli/main.js';
 import { cachedModelPath } from '../../orchestrator/stages/model.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../helpers/cli.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
 import { generatedCompetition, snapshot } from './helpers/competition.js';
 
 /**
@@ -45,13 +46,13 @@ const STAGES = ['extract', 'convert', 'simulate', 'similarity', 'diversity', 'sc
 const RUN_ONLY = new Set(['result/trials.csv', 'result/failures.md', 'result/report.md', 'result/report.html']);
 
 /** Runs the stage commands on one copy and `run` on another; returns both snapshots and the settings lines. */
-async function compare(source: string, extra: string[] = []) {
+async function compare(source: string, extra: string[] = [], stages: readonly string[] = STAGES) {
   const staged = join(work, `${source.split('/').pop()}-${extra.length}-stages`);
   const whole = join(work, `${source.split('/').pop()}-${extra.length}-run`);
   cpSync(source, staged, { recursive: true });
   cpSync(source, whole, { recursive: true });
   const lines: string[] = [];
-  for (const stage of STAGES) {
+  for (const stage of stages) {
     const result = await sbeval([stage, staged, ...extra]);
     expect(result.code, `${stage}: ${result.stderr}`).toBe(0);
     lines.push(result.stderr.split('\n')[0]!);
@@ -64,13 +65,13 @@ async function compare(source: string, extra: string[] = []) {
   return { staged: a, run: b, lines, stagedRoot: staged, runRoot: whole };
 }
 
-function expectSameFiles(staged: Map<string, string>, run: Map<string, string>): void {
+function expectSameFiles(staged: Map<string, string>, run: Map<string, string>, stages: readonly string[] = ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']): void {
   const common = [...staged.keys()].filter((f) => !RUN_ONLY.has(f));
   expect([...run.keys()].filter((f) => !RUN_ONLY.has(f))).toEqual(common);
   for (const file of common) expect(run.get(file), file).toBe(staged.get(file));
   // Every stage wrote something, and the official result files are among the compared ones.
   for (const file of ['result/constants.json', 'result/prompt_scores_ranks.csv']) expect(common).toContain(file);
-  for (const stage of ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']) expect(common.some((f) => f.split('/')[1] === stage), stage).toBe(true);
+  for (const stage of stages) expect(common.some((f) => f.split('/')[1] === stage), stage).toBe(true);
 }
 
 beforeAll(() => {
@@ -130,6 +131,29 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     expectSameFiles(staged, run);
     expect(lines[0]).toMatch(/rules 2025 \(flag\), T 2 \(sbeval\.config\.yaml\)/);
     expect(existsSync(join(runRoot, 'team00', 'similarity', 'A.json'))).toBe(true);
+  }, 300_000);
+});
+
+describe('from the submissions: sbeval generate and the stage commands, or sbeval run', () => {
+  it('write the same responses and the same files (a fake Ollama that answers by seed)', async () => {
+    const server = await new FakeOllama({ models: ['m1'] }).start();
+    try {
+      const source = join(work, 'submissions');
+      mkdirSync(source);
+      writeFileSync(
+        join(source, 'sbeval.config.yaml'),
+        `rules: 2024\ncharacters: [I, L]\ntrials: 2\nmodels: [m1]\nhosts: ["${server.url}"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n`,
+      );
+      const { staged, run, lines } = await compare(source, [], ['generate', ...STAGES]);
+      expectSameFiles(staged, run, ['raw', 'intermediate', 'levels', 'stability', 'similarity', 'diversity']);
+      expect([...staged.keys()].filter((f) => f.startsWith('zero_shot/raw/'))).toHaveLength(4);
+      // generate prints the same settings as the stages and run.
+      for (const line of lines) expect(line.replace(/^sbeval \w+: /, '')).toBe(lines[1]!.replace(/^sbeval \w+: /, ''));
+      // Each response was asked once per copy: generate's and run's.
+      expect(server.calls.filter((c) => c.outcome === 'ok')).toHaveLength(8);
+    } finally {
+      await server.stop();
+    }
   }, 300_000);
 });
 

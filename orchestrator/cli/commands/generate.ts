@@ -10,6 +10,7 @@ import { TokenMeter } from '../../generate/token-meter.js';
 import { OFFICIAL_MASTER_SEED_2025 } from '../../generate/seeds.js';
 import { runGenerate, stageName, type GenerateSummary, type LayoutChoice } from '../../generate/stage.js';
 import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle } from '../../generate/submission.js';
+import { submissionSpec } from '../../run/generate-stage.js';
 
 /**
  * `sbeval generate <root>`: ask Ollama models for levels (the `raw` stage), the way the 2024/2025
@@ -34,15 +35,15 @@ function nonNegative(value: string): number {
 }
 
 interface GenerateFlags {
-  submission: string;
-  team: string;
+  submission?: string;
+  team?: string;
   models?: string[];
   hosts?: string[];
   trials?: number;
   chars?: string;
   seed?: number;
-  timeLimit: number;
-  tokenLimit: number;
+  timeLimit?: number;
+  tokenLimit?: number;
   temperature: number;
   topP: number;
   concurrency?: number;
@@ -82,15 +83,15 @@ export function registerGenerateCommands(program: Command): void {
     .command('generate')
     .description('submission × models × letters × trials → raw LLM responses through Ollama (official limits, resumable, several hosts)')
     .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
-    .requiredOption('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn')
-    .requiredOption('--team <name>', 'team name (folder and file prefix)')
+    .option('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn (default: every submission of the root config, as sbeval run)')
+    .option('--team <name>', 'team name (folder and file prefix), with --submission')
     .option('--models <a,b,c>', "Ollama model names, comma-separated (default: the root config's models)", list)
     .option('--hosts <url,url>', "Ollama hosts sharing the work (default: the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)", list)
     .option('--trials <n>', "trials per letter, T (default: the root config's trials, else 10)", int(1, 100_000))
     .option('--chars <letters>', "letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X (default: the root config's characters, else A-Z)")
     .option('--seed <n>', `master seed; trial seed = master + 26·(trial−1) + letter index (A=0) (default: the root config's seed, else ${OFFICIAL_MASTER_SEED_2025})`, int(-(2 ** 31), 2 ** 31 - 1))
-    .option('--time-limit <s>', 'per-trial time limit in seconds, checked before each call (0 = none)', nonNegative, OFFICIAL_TIME_LIMIT_S)
-    .option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', int(0), OFFICIAL_TOKEN_LIMIT)
+    .option('--time-limit <s>', `per-trial time limit in seconds, checked before each call (0 = none; default: the root config's limits.timeSeconds, else ${OFFICIAL_TIME_LIMIT_S})`, nonNegative)
+    .option('--token-limit <n>', `per-trial prompt+completion token limit, checked after each call (0 = none; default: the root config's limits.tokens, else ${OFFICIAL_TOKEN_LIMIT})`, int(0))
     .option('--temperature <t>', 'sampling temperature of every call', nonNegative, OFFICIAL_TEMPERATURE)
     .option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", nonNegative, OFFICIAL_TOP_P)
     .option('--concurrency <n>', 'trials in flight at once (default: one per host)', int(1, 1024))
@@ -127,7 +128,13 @@ program errors: run again), 2 on setup errors.`,
       process.stderr.write(`${settingsLine(settings, 'generate')}\n`);
       const models = settings.models.map((m) => m.name);
       if (models.length === 0) throw new SbevalError('config', 'no models to ask', "pass --models, or set models in the root's sbeval.config.yaml");
-      const submission = loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines });
+      // One truth with `sbeval run`: without --submission, the config's submissions, each as run asks them.
+      if ((flags.submission === undefined) !== (flags.team === undefined)) throw new SbevalError('input', '--submission and --team go together', 'give both, or neither to use the submissions of the root config');
+      const jobs =
+        flags.submission !== undefined
+          ? [{ team: flags.team!, submission: loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines }) }]
+          : settings.submissions.map((s) => ({ team: s.team, submission: loadSubmission(submissionSpec(s), { objectStyle: flags.objectStyle, newlines: flags.newlines }) }));
+      if (jobs.length === 0) throw new SbevalError('config', 'no submission to generate from', "pass --submission <spec> --team <name>, or set submissions in the root's sbeval.config.yaml");
       const hosts = settings.sources.hosts === 'default' ? defaultHosts() : settings.hosts;
       const characters = settings.characters;
       const display = createProgressDisplay({ json: flags.json === true });
@@ -139,69 +146,75 @@ program errors: run again), 2 on setup errors.`,
         cancel.abort();
       };
       process.on('SIGINT', onSigint);
-      if (!flags.json) process.stderr.write(`generate: ${describeSubmission(submission)}\n`);
-      let summary: GenerateSummary;
+      const summaries: Array<{ team: string; summary: GenerateSummary }> = [];
       try {
-        summary = await runGenerate(
-          {
-            root: settings.root,
-            submission,
-            team: flags.team,
-            models,
-            hosts,
-            trials: settings.trials,
-            characters,
-            masterSeed: settings.seed,
-            limits: { timeLimitS: flags.timeLimit, tokenLimit: flags.tokenLimit },
-            sampling: { temperature: flags.temperature, topP: flags.topP },
-            concurrency: flags.concurrency ?? hosts.length,
-            layout: flags.layout,
-            retryFailed: flags.retryFailed === true,
-            pool: {
-              ...DEFAULT_POOL_SETTINGS,
-              maxAttempts: flags.maxAttempts,
-              backoffMs: flags.backoff,
-              hostFailures: flags.hostFailures,
-              cooldownMs: flags.hostCooldown * 1000,
-              call: { stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
+        for (const { team, submission } of jobs) {
+          if (cancel.signal.aborted) break;
+          if (!flags.json) process.stderr.write(`generate: ${team}: ${describeSubmission(submission)}\n`);
+          const summary = await runGenerate(
+            {
+              root: settings.root,
+              submission,
+              team,
+              models,
+              hosts,
+              trials: settings.trials,
+              characters,
+              masterSeed: settings.seed,
+              limits: { timeLimitS: flags.timeLimit ?? settings.limits.timeSeconds, tokenLimit: flags.tokenLimit ?? settings.limits.tokens },
+              sampling: { temperature: flags.temperature, topP: flags.topP },
+              concurrency: flags.concurrency ?? hosts.length,
+              layout: flags.layout,
+              retryFailed: flags.retryFailed === true,
+              pool: {
+                ...DEFAULT_POOL_SETTINGS,
+                maxAttempts: flags.maxAttempts,
+                backoffMs: flags.backoff,
+                hostFailures: flags.hostFailures,
+                cooldownMs: flags.hostCooldown * 1000,
+                call: { stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
+              },
             },
-          },
-          display,
-          {
-            call: (line) => meter.call(line),
-            host: (event) => {
-              const text =
-                event.type === 'set-aside'
-                  ? `host ${event.host} set aside for ${Math.round(event.forMs / 1000)} s: ${event.reason}`
-                  : event.type === 'back'
-                    ? `host ${event.host} is back`
-                    : event.type === 'model-missing'
-                      ? `host ${event.host} does not have ${event.model}`
-                      : `host ${event.host} is not reachable: ${event.reason}`;
-              display.note('generate', text);
+            display,
+            {
+              call: (line) => meter.call(line),
+              host: (event) => {
+                const text =
+                  event.type === 'set-aside'
+                    ? `host ${event.host} set aside for ${Math.round(event.forMs / 1000)} s: ${event.reason}`
+                    : event.type === 'back'
+                      ? `host ${event.host} is back`
+                      : event.type === 'model-missing'
+                        ? `host ${event.host} does not have ${event.model}`
+                        : `host ${event.host} is not reachable: ${event.reason}`;
+                display.note('generate', text);
+              },
+              note: (message) => display.note('generate', message),
             },
-            note: (message) => display.note('generate', message),
-          },
-          cancel.signal,
-        );
+            cancel.signal,
+          );
+          summaries.push({ team, summary });
+        }
       } finally {
         meter.close();
         display.close();
         process.off('SIGINT', onSigint);
       }
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({
-            type: 'summary',
-            logFile: summary.logFile,
-            stopped: summary.stopped ?? null,
-            models: summary.models.map(({ stage, ...rest }) => ({ ...rest, reasons: Object.fromEntries(stage.reasons), stageLog: stage.logFile })),
-          })}\n`,
-        );
-      } else {
-        for (const line of meter.summary()) process.stdout.write(`${line}\n`);
-        for (const line of summaryLines(summary, flags.team)) process.stdout.write(`${line}\n`);
+      if (!flags.json) for (const line of meter.summary()) process.stdout.write(`${line}\n`);
+      for (const { team, summary } of summaries) {
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({
+              type: 'summary',
+              ...(jobs.length > 1 ? { team } : {}),
+              logFile: summary.logFile,
+              stopped: summary.stopped ?? null,
+              models: summary.models.map(({ stage, ...rest }) => ({ ...rest, reasons: Object.fromEntries(stage.reasons), stageLog: stage.logFile })),
+            })}\n`,
+          );
+        } else for (const line of summaryLines(summary, team)) process.stdout.write(`${line}\n`);
       }
-      if (summary.stopped || summary.models.some((m) => m.unfinished > 0)) process.exitCode = 1; // EXIT_CHECK_FAILED of cli/main.ts (not imported: main imports the commands)
+      const unfinished = summaries.length < jobs.length || summaries.some(({ summary }) => summary.stopped || summary.models.some((m) => m.unfinished > 0));
+      if (unfinished) process.exitCode = 1; // EXIT_CHECK_FAILED of cli/main.ts (not imported: main imports the commands)
     });
 }
