@@ -39,7 +39,11 @@ try {
 } catch {
   stamp = undefined;
 }
-if (stamp && stamp.newest === now.newest && stamp.count === now.count && existsSync(join(root, 'dist', 'orchestrator', 'cli', 'main.js'))) {
+const entry = join(root, 'dist', 'orchestrator', 'cli', 'main.js');
+// A build by another route (`npm run build`, `npm test`'s tsc) writes no stamp: a CLI entry newer than
+// every source file is as good (tsc rewrites every output on a full build).
+const builtAfterSources = existsSync(entry) && statSync(entry).mtimeMs >= now.newest;
+if (existsSync(entry) && ((stamp && stamp.newest === now.newest && stamp.count === now.count) || builtAfterSources)) {
   process.stdout.write('dist/ is up to date with the sources (npm run build rebuilds it anyway)\n');
   process.exit(0);
 }

@@ -169,5 +169,5 @@ describe('npx sbeval', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 });
