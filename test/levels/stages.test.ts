@@ -177,9 +177,9 @@ describe('sbeval extract + convert on a generated competition', () => {
     expect(json.skipped).toBe(expected.levels.size - 1);
     expect(json.reasons['Width boundary is intruded.']).toBe((expected.reasons.convert.get('Width boundary is intruded.') ?? 0) + 1);
     expect(existsSync(levelPath)).toBe(false);
-  }, 60_000);
+  }, 240_000);
 
-  it('honours --prefix ab_drop, --team, --char and --force', async () => {
+  it('honours --prefix ab_drop, --team, --chars and --force', async () => {
     const root = join(work, 'ab');
     makeCompetition(root, SEED + 1, 'ab_drop', ['t1', 't2'], ['I', 'L'], 4);
     const all = officialOutputs(root, 'ab_drop');
@@ -201,7 +201,7 @@ describe('sbeval extract + convert on a generated competition', () => {
     expect(stageFiles(other, 'intermediate')).toEqual(as2024.intermediate);
     expect(summary.succeeded).toBe(as2024.intermediate.size);
     expect(as2024.intermediate.size).toBeLessThan(officialOutputs(other, 'ab_drop').intermediate.size);
-  }, 60_000);
+  }, 240_000);
 
   it('fails with a usage error (exit 2) for a missing root or a hostile prefix', async () => {
     const missing = await runSbeval(['extract', join(work, 'does-not-exist')]);
@@ -210,7 +210,7 @@ describe('sbeval extract + convert on a generated competition', () => {
     const prefix = await runSbeval(['convert', work, '--prefix', '.*(']);
     expect(prefix.exitCode).toBe(2);
     expect(prefix.stderr).toMatch(/not a plain identifier/);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('stage functions', () => {
@@ -296,5 +296,5 @@ describe('sbeval qualify', () => {
     expect(text.stdout).toMatch(/qualified .*Hope\.txt .*61\/900 words/);
     expect((await runSbeval(['qualify', join(dir, 'Hope.txt')])).exitCode).toBe(0);
     expect((await runSbeval(['qualify', join(dir, 'missing.txt')])).exitCode).toBe(2);
-  }, 60_000);
+  }, 240_000);
 });
