@@ -1,5 +1,5 @@
 import { inflateSync } from 'node:zlib';
-import { crc32 } from './headless/png.js';
+import { crc32 } from '../core/crc32.js';
 
 /**
  * Does a PNG decode completely? The structural decode a PNG reader does before it reconstructs

@@ -1,5 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import { IMAGE_SIZE, type MaskImage, type RgbImage } from './render.js';
+import { crc32 } from '../../core/crc32.js';
 
 /**
  * PNG files of the headless engine's images.
@@ -20,23 +21,6 @@ import { IMAGE_SIZE, type MaskImage, type RgbImage } from './render.js';
 export const PNG_ZLIB_LEVEL = 1;
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
-
-/** CRC-32 (ISO 3309, as PNG chunks use it), table-driven (also bridge/png-check.ts). */
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(bytes: Uint8Array, from: number, to: number): number {
-  let c = 0xffffffff;
-  for (let i = from; i < to; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** Signature, IHDR, one IDAT, IEND. */
 function pngFile(width: number, height: number, bitDepth: number, colourType: number, scanlines: Uint8Array): Uint8Array {

@@ -10,24 +10,10 @@
  */
 import { inflateSync } from 'node:zlib';
 import type { Image8 } from './pil-resample.js';
+import { crc32 } from '../../core/crc32.js';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array, from: number, to: number): number {
-  let c = 0xffffffff;
-  for (let i = from; i < to; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** 8 output bytes (0 or 255) for each packed byte of a 1-bit row. */
 const BITS = (() => {

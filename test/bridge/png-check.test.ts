@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { deflateSync } from 'node:zlib';
 import { checkPngDecodes } from '../../bridge/png-check.js';
-import { crc32, encodeMaskPng } from '../../bridge/headless/png.js';
+import { crc32 } from '../../core/crc32.js';
+import { encodeMaskPng } from '../../bridge/headless/png.js';
 import { renderMask } from '../../bridge/headless/render.js';
 
 /** sharp's verdict, as the pool used to check captures: decodes with no warning at all. */
