@@ -163,39 +163,23 @@ Example: sbeval simulate examples/competition --chars I,L --workers 2`,
       try {
         for (const competition of settings.competitions) {
           if (controller.signal.aborted) break;
-          const summary = await runSimulateStage(
-            {
-              root: competition.root,
-              filter: stageFilter(settings),
-              trials: settings.simulationTrials,
-              damage: settings.damage,
-              rule: ruleFrom(flags.rule, flags.velocityThreshold),
-              engine: settings.engine,
-              rawImages: flags.rawImages === true,
-              force: flags.force === true,
-              workers: settings.workers,
-              signal: controller.signal,
-            },
-            terminalProgress(),
-          );
+          // The perturbed runs see the levels exactly as the official simulation does.
+          const stage = {
+            root: competition.root,
+            filter: stageFilter(settings),
+            trials: settings.simulationTrials,
+            damage: settings.damage,
+            rule: ruleFrom(flags.rule, flags.velocityThreshold),
+            engine: settings.engine,
+            rawImages: flags.rawImages === true,
+            force: flags.force === true,
+            workers: settings.workers,
+          };
+          const summary = await runSimulateStage({ ...stage, signal: controller.signal }, terminalProgress());
           const robustness =
             settings.robustness === undefined || controller.signal.aborted
               ? undefined
-              : await runRobustnessStage(
-                  {
-                    root: competition.root,
-                    runs: settings.robustness,
-                    filter: stageFilter(settings),
-                    trials: settings.simulationTrials,
-                    damage: settings.damage,
-                    rule: ruleFrom(flags.rule, flags.velocityThreshold),
-                    engine: settings.engine,
-                    rawImages: flags.rawImages === true,
-                    force: flags.force === true,
-                    workers: settings.workers,
-                  },
-                  terminalProgress(),
-                );
+              : await runRobustnessStage({ ...stage, runs: settings.robustness }, terminalProgress());
           summaries.push({ model: competition.model, summary, robustness });
         }
       } finally {
