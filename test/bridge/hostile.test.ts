@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
 import { MAX_CLOSE_REASON_BYTES } from '../../bridge/remote-socket.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
-import { PROJECT_ROOT } from '../helpers/cli.js';
+import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { ALOFT_LEVEL, AUTH_KINDS, EXPECTED, LIE_KINDS, PRE_AUTH_KINDS, runSession, SLOW_KINDS, type Outcome, type SessionKind, type SessionResult } from './hostile/sessions.js';
 
 /**
@@ -27,27 +25,6 @@ const SESSIONS = Number(process.env.SBEVAL_HOSTILE_SESSIONS ?? 1500);
 const SEED = Number(process.env.SBEVAL_HOSTILE_SEED ?? 12);
 const CONCURRENCY = 48;
 const PEAK_RSS_LIMIT_MB = 400;
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
-
-type Child = ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; all: true }>;
-const sbeval = (args: string[], env: Record<string, string> = {}): Child =>
-  execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
-
-function portFromHint(child: Child): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /waiting for engines on ws:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (match) {
-        child.all?.off('data', onData);
-        resolve(Number(match[1]));
-      }
-    };
-    child.all?.on('data', onData);
-    void child.then((r) => reject(new Error(`the run exited ${r.exitCode} before listening:\n${r.all}`)));
-  });
-}
 
 /** Peak resident memory (VmHWM) of a live process, in MB; undefined once it is gone. */
 function peakRssMb(pid: number): number | undefined {

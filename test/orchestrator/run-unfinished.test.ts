@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa, type ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
-import { PROJECT_ROOT } from '../helpers/cli.js';
+import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { runSession } from '../bridge/hostile/sessions.js';
 import { exampleCopy } from './helpers/competition.js';
 
@@ -16,26 +14,6 @@ import { exampleCopy } from './helpers/competition.js';
  * fails for an engine reason; an honest engine finishes the others. The same command afterwards
  * finishes the lost level and exits 0.
  */
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
-type Child = ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; all: true }>;
-const sbeval = (args: string[], env: Record<string, string> = {}): Child =>
-  execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
-
-function portFromHint(child: Child): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /waiting for engines on ws:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (match) {
-        child.all?.off('data', onData);
-        resolve(Number(match[1]));
-      }
-    };
-    child.all?.on('data', onData);
-    void child.then((r) => reject(new Error(`the run exited ${r.exitCode} before listening:\n${r.all}`)));
-  });
-}
 
 const imageRows = (root: string) =>
   readFileSync(join(root, 'result', 'trials.csv'), 'utf8')

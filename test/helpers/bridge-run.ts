@@ -1,0 +1,29 @@
+/** A `sbeval run --engine bridge` child process and the port it announces, for tests that dial engines into a live run. */
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+import { PROJECT_ROOT } from './cli.js';
+
+const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
+
+export type BridgeChild = ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; all: true }>;
+
+/** `sbeval <args>` from the sources, output interleaved in `all`, never rejecting on a non-zero exit. */
+export const sbeval = (args: string[], env: Record<string, string> = {}): BridgeChild =>
+  execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
+
+/** The port of the run's "waiting for engines on ws://127.0.0.1:PORT" hint; rejects if the run exits first. */
+export function portFromHint(child: BridgeChild): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /waiting for engines on ws:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (match) {
+        child.all?.off('data', onData);
+        resolve(Number(match[1]));
+      }
+    };
+    child.all?.on('data', onData);
+    void child.then((r) => reject(new Error(`the run exited ${r.exitCode} before listening:\n${r.all}`)));
+  });
+}
