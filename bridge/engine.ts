@@ -72,6 +72,13 @@ export interface EngineIdentity {
 export interface Engine {
   readonly id: string;
   readonly identity: EngineIdentity;
+  /**
+   * Runs the engine accepts at once (default 1). An engine with more queues them and runs them one at
+   * a time in the order `run` was called (FIFO), so it can start the next trial without waiting for
+   * its caller; the engine pool starts a run's watchdogs only once every run handed over before it has
+   * settled. Only the worker-thread headless engine says more than 1.
+   */
+  readonly capacity?: number;
   /** Resolves when the trial is done; rejects with the engine's error (load failure, crash, protocol). */
   run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;

@@ -9,8 +9,14 @@ import type { FromWorker, ToWorker } from './worker-protocol.js';
 /**
  * The headless engine in a worker thread, so levels run in parallel over cores (one WorkerEngine per
  * core, handed jobs by the engine pool). Works from the TypeScript sources (the worker gets tsx's
- * loader) and from dist/. A worker that dies fails its current run with an engine error and reports
- * `alive === false`, so the pool retires it and requeues the job.
+ * loader) and from dist/. A worker that dies fails every run it holds with an engine error and
+ * reports `alive === false`, so the pool retires it and requeues the jobs.
+ *
+ * Pipelined: it accepts up to `capacity` runs at once (default 2). The worker thread runs them one
+ * after the other in the order they were handed over, so it starts the next trial the moment one
+ * ends instead of waiting for the main thread to take in the result and send the next job (with
+ * strict one-at-a-time hand-over the worker sat idle ~17 % of the time, `npm run bench --
+ * simulate-scaling`). Messages carry the run's id, so each stream reaches its own sink.
  */
 interface Running {
   runId: number;
@@ -20,6 +26,14 @@ interface Running {
 }
 
 let nextEngine = 0;
+
+/** Runs held at once: one running, one waiting in the worker (more buys nothing, the thread runs one at a time). */
+export const WORKER_CAPACITY = 2;
+
+export interface WorkerEngineOptions {
+  /** Runs the engine accepts at once (≥ 1, default WORKER_CAPACITY). */
+  capacity?: number;
+}
 
 /**
  * From dist/ the worker runs worker-main.js directly. From the sources, Node 20 does not apply
@@ -37,16 +51,21 @@ function startWorker(moduleUrl: URL, workerData: HeadlessEngineOptions): Worker 
 export class WorkerEngine implements Engine {
   readonly id: string;
   readonly identity: EngineIdentity;
+  readonly capacity: number;
   alive = true;
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
-  private running: Running | undefined;
+  /** Runs handed to the worker and not yet settled, by run id (in hand-over order). */
+  private readonly runs = new Map<number, Running>();
   private nextRun = 1;
   private closing = false;
 
   /** `options`: the in-thread engine's options (engine.ts), applied in the worker. */
-  constructor(id?: string, options: HeadlessEngineOptions = {}) {
+  constructor(id?: string, options: HeadlessEngineOptions = {}, pipeline: WorkerEngineOptions = {}) {
     this.id = id ?? `headless-worker-${process.pid}-${nextEngine++}`;
+    const capacity = pipeline.capacity ?? WORKER_CAPACITY;
+    if (!(Number.isInteger(capacity) && capacity >= 1)) throw new SbevalError('config', `a worker engine's capacity must be a whole number ≥ 1, got ${capacity}`);
+    this.capacity = capacity;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
     this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'), options);
     this.ready = new Promise((resolve, reject) => {
@@ -70,21 +89,29 @@ export class WorkerEngine implements Engine {
     return this.ready;
   }
 
+  /** Runs held now (running or waiting in the worker). */
+  get inFlight(): number {
+    return this.runs.size;
+  }
+
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     if (!this.alive) throw new SbevalError('simulate', `headless worker ${this.id} is not running`);
-    if (this.running) throw new SbevalError('simulate', `headless worker ${this.id} is busy with another level`);
     await this.ready;
+    if (!this.alive) throw new SbevalError('simulate', `headless worker ${this.id} is not running`);
+    if (this.runs.size >= this.capacity) throw new SbevalError('simulate', `headless worker ${this.id} already holds ${this.runs.size} level(s), its capacity`);
     if (signal?.aborted) throw new SbevalError('simulate', `level ${job.levelId} cancelled`);
     const runId = this.nextRun++;
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
-        if (this.running?.runId !== runId) return;
-        this.running = undefined;
+        if (!this.runs.delete(runId)) return;
+        // Still queued in the worker: it is dropped there. Already running: it finishes and its late
+        // messages are ignored (no entry any more).
+        this.worker.postMessage({ type: 'cancel', runId } satisfies ToWorker);
         reject(new SbevalError('simulate', `level ${job.levelId} cancelled`));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => signal?.removeEventListener('abort', onAbort);
-      this.running = {
+      this.runs.set(runId, {
         runId,
         sink,
         resolve: () => {
@@ -95,15 +122,15 @@ export class WorkerEngine implements Engine {
           done();
           reject(error);
         },
-      };
+      });
       this.worker.postMessage({ type: 'run', runId, job } satisfies ToWorker);
     });
   }
 
   private onMessage(message: FromWorker): void {
     if (message.type === 'ready') return;
-    const running = this.running;
-    if (!running || running.runId !== message.runId) return; // a cancelled run's late messages
+    const running = this.runs.get(message.runId);
+    if (!running) return; // a cancelled run's late messages
     try {
       switch (message.type) {
         case 'loaded':
@@ -119,28 +146,31 @@ export class WorkerEngine implements Engine {
           running.sink.capture(message.raw ? { png: message.png, raw: message.raw } : { png: message.png });
           break;
         case 'done':
-          this.running = undefined;
+          this.runs.delete(running.runId);
           running.resolve();
           break;
         case 'error':
-          this.running = undefined;
+          this.runs.delete(running.runId);
           running.reject(message.levelError ? new LevelLoadError(message.message) : new SbevalError(message.phase as SbevalError['phase'], message.message));
           break;
       }
     } catch (error) {
       // The sink threw: the run fails, the worker stays usable.
-      this.running = undefined;
+      this.runs.delete(running.runId);
       running.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
+  /** A dead worker fails every run it held, the running one and those waiting behind it. */
   private onDeath(reason: string): void {
     if (!this.alive) return;
     this.alive = false;
-    const running = this.running;
-    this.running = undefined;
-    if (running && !this.closing) running.reject(new SbevalError('simulate', `headless worker ${this.id} ${reason}`));
-    else if (running) running.reject(new SbevalError('shutdown', `headless worker ${this.id} closed`));
+    const held = [...this.runs.values()];
+    this.runs.clear();
+    for (const running of held) {
+      if (!this.closing) running.reject(new SbevalError('simulate', `headless worker ${this.id} ${reason}`));
+      else running.reject(new SbevalError('shutdown', `headless worker ${this.id} closed`));
+    }
   }
 
   async close(): Promise<void> {

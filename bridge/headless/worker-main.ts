@@ -1,12 +1,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
+import type { LevelJob } from '../engine.js';
+import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
 import { useIslandSolver } from './solver.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /**
  * The headless engine inside a worker thread: runs one job at a time and posts the stream back.
- * Frame buffers are transferred, not copied.
+ * Jobs that arrive while one runs wait in a queue (the WorkerEngine hands over the next job before
+ * this one is done, so the thread never sits idle while the main thread digests a result). Frame
+ * buffers are transferred, not copied.
  */
 const port = parentPort;
 if (!port) throw new Error('worker-main.ts must run in a worker thread');
@@ -20,20 +24,38 @@ function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(message, transfer);
 }
 
-// A trial is synchronous inside (milliseconds), so there is nothing to cancel here: the main thread
-// abandons a cancelled run and ignores its late messages.
-port.on('message', (message: ToWorker) => {
-  const { runId, job } = message;
+/**
+ * A whole evaluator trial (515 steps) in one frame batch: a thread-to-thread message costs about the
+ * same whatever its size (the buffers are transferred), while every batch costs the main thread a
+ * message, a stream-guard pass and a tracker call. The stream means the same (bridge/engine.ts
+ * `LevelSink`: frames in step order, each batch's events before its frames; the stability tracker
+ * only uses an event's step). Longer custom windows still stream in pieces of MAX_BATCH steps, so the
+ * pool's progress watchdog keeps hearing from them.
+ */
+const MAX_BATCH = 1024;
+function inFewBatches(job: LevelJob): LevelJob {
+  const perBatch = Math.min(stepsToSimulate(job.settings) + 1, MAX_BATCH);
+  return job.settings.framesPerBatch >= perBatch ? job : { ...job, settings: { ...job.settings, framesPerBatch: perBatch } };
+}
+
+const queue: Array<{ runId: number; job: LevelJob }> = [];
+let busy = false;
+
+function runNext(): void {
+  if (busy) return;
+  const next = queue.shift();
+  if (!next) return;
+  busy = true;
+  const { runId, job } = next;
+  // A trial is synchronous inside (milliseconds), so there is nothing to cancel once it runs: the main
+  // thread abandons a cancelled run and ignores its late messages.
   engine
-    .run(
-      job,
-      {
-        loaded: (bodies, dt) => post({ type: 'loaded', runId, bodies, dt }),
-        frames: (batch) => post({ type: 'frames', runId, batch }, [batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer]),
-        events: (events) => post({ type: 'events', runId, events }),
-        capture: (result) => post({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
-      },
-    )
+    .run(inFewBatches(job), {
+      loaded: (bodies, dt) => post({ type: 'loaded', runId, bodies, dt }),
+      frames: (batch) => post({ type: 'frames', runId, batch }, [batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer]),
+      events: (events) => post({ type: 'events', runId, events }),
+      capture: (result) => post({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
+    })
     .then(
       () => post({ type: 'done', runId }),
       (error: unknown) => {
@@ -41,7 +63,21 @@ port.on('message', (message: ToWorker) => {
         const phase = error instanceof SbevalError ? error.phase : 'simulate';
         post({ type: 'error', runId, message: error instanceof Error ? error.message : String(error), phase, levelError });
       },
-    );
+    )
+    .finally(() => {
+      busy = false;
+      runNext();
+    });
+}
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'cancel') {
+    const index = queue.findIndex((q) => q.runId === message.runId);
+    if (index >= 0) queue.splice(index, 1);
+    return;
+  }
+  queue.push({ runId: message.runId, job: message.job });
+  runNext();
 });
 
 post({ type: 'ready' });

@@ -1,8 +1,12 @@
 import type { LevelJob } from '../engine.js';
 import type { BodyInfo, FrameBatch, SimEvent } from '../frames.js';
 
-/** Messages between a WorkerEngine (main thread) and its headless worker thread (structured clone). */
-export type ToWorker = { type: 'run'; runId: number; job: LevelJob };
+/**
+ * Messages between a WorkerEngine (main thread) and its headless worker thread (structured clone).
+ * The worker queues `run`s it receives while busy and runs them one at a time in arrival order;
+ * `cancel` drops a queued run (a run already under way finishes, and the main thread ignores it).
+ */
+export type ToWorker = { type: 'run'; runId: number; job: LevelJob } | { type: 'cancel'; runId: number };
 
 export type FromWorker =
   | { type: 'ready' }

@@ -25,7 +25,12 @@ import {
  *   within a visible restart budget (`maxReplacements`);
  * - a level error (the engine says the level itself cannot run) fails the job at once: another
  *   engine would say the same, and the engine stays healthy;
- * - a caller's AbortSignal cancels a queued job at once and a running one through the engine's signal.
+ * - a caller's AbortSignal cancels a queued job at once and a running one through the engine's signal;
+ * - an engine that takes more than one run at once (`Engine.capacity`, the worker-thread engine) gets
+ *   its next job while it still runs one, so it never waits for this thread; its runs execute in
+ *   hand-over order, so an attempt's stall and job timers start only when every attempt handed to
+ *   that engine before it has settled (waiting behind another trial is not slowness), and an engine
+ *   that dies fails every attempt it held, each of which is requeued.
  *
  * Lesson from ML-Agents (reference/model-codebases.md §1, §7a.5): every wait is bounded and every
  * failure says which engine, which phase and why.
@@ -43,13 +48,21 @@ interface Member {
   engine: Engine;
   slot: number | undefined;
   generation: number;
-  busy: boolean;
+  /** Runs the engine accepts at once (`Engine.capacity`, at least 1). */
+  capacity: number;
+  /** Attempts holding one of its places (a cancelled run holds its place until it settles). */
+  inFlight: number;
+  /**
+   * Attempts handed to the engine whose run has not settled, in hand-over order: the engine works on
+   * the first, so only the first one's watchdogs run (`arm` starts them once).
+   */
+  lineup: Array<{ arm: () => void }>;
   retired: boolean;
   jobsDone: number;
   consecutiveFailures: number;
   totalFailures: number;
-  /** The engine's current `run`, settled or not (awaited by `close`). */
-  running: Promise<unknown> | undefined;
+  /** The engine's runs, settled or not (awaited by `close`). */
+  running: Set<Promise<unknown>>;
 }
 
 interface Pending {
@@ -77,6 +90,15 @@ export function defaultClassifyError(error: unknown): ErrorClass {
   if (error !== null && typeof error === 'object' && (error as { levelError?: unknown }).levelError === true) return 'level';
   if (error instanceof SbevalError && (error.phase === 'input' || error.phase === 'convert')) return 'level';
   return 'engine';
+}
+
+/**
+ * How many levels a stage should have in flight (each waits for one trial at a time) to keep `engines`
+ * busy: one per place an engine offers (`Engine.capacity`) plus one per engine being digested on the
+ * main thread (stability, files) meanwhile.
+ */
+export function levelsToKeepBusy(engines: readonly Engine[]): number {
+  return Math.max(1, engines.reduce((sum, engine) => sum + Math.max(1, engine.capacity ?? 1) + 1, 0));
 }
 
 function isReportedDead(engine: Engine): boolean {
@@ -170,7 +192,7 @@ export class EnginePool {
       .map((m) => ({
         engineId: m.engine.id,
         slot: m.slot,
-        busy: m.busy,
+        busy: m.inFlight > 0,
         jobsDone: m.jobsDone,
         consecutiveFailures: m.consecutiveFailures,
         totalFailures: m.totalFailures,
@@ -238,7 +260,7 @@ export class EnginePool {
     for (const pending of [...this.queue]) this.cancel(pending, 'cancelled: the engine pool closed');
     const running = [...this.runningPendings];
     for (const pending of running) pending.cancelAttempt?.('cancelled: the engine pool closed');
-    await Promise.all(this.members.filter((m) => !m.retired && m.running).map((m) => withTimeout(m.running as Promise<unknown>, this.options.settleMs)));
+    await Promise.all(this.members.filter((m) => !m.retired).flatMap((m) => [...m.running].map((r) => withTimeout(r, this.options.settleMs))));
     for (const member of this.members) if (!member.retired) this.retire(member, 'the engine pool closed', false);
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
     await this.config.onClosed?.();
@@ -251,27 +273,35 @@ export class EnginePool {
       engine,
       slot,
       generation,
-      busy: false,
+      capacity: Math.max(1, Math.floor(engine.capacity ?? 1)),
+      inFlight: 0,
+      lineup: [],
       retired: false,
       jobsDone: 0,
       consecutiveFailures: 0,
       totalFailures: 0,
-      running: undefined,
+      running: new Set(),
     };
     if (slot !== undefined) this.generations.set(slot, generation);
     this.members.push(member);
     this.emit({ type: 'engine-added', engineId: engine.id, slot });
   }
 
-  /** Gives free engines the first job each may take. */
+  /**
+   * Gives engines with a free place the first job each may take: idle engines first, then second
+   * places, and so on, so a short queue spreads over the engines instead of lining up on one.
+   */
   private pump(): void {
     if (this.closing) return;
-    for (const member of this.members) {
-      if (member.busy || member.retired) continue;
-      const index = this.queue.findIndex((p) => this.accepts(p, member));
-      if (index < 0) continue;
-      const [pending] = this.queue.splice(index, 1);
-      if (pending) this.startAttempt(member, pending);
+    const depth = Math.max(0, ...this.members.map((m) => m.capacity));
+    for (let held = 0; held < depth && this.queue.length > 0; held++) {
+      for (const member of this.members) {
+        if (member.retired || member.inFlight > held || member.inFlight >= member.capacity) continue;
+        const index = this.queue.findIndex((p) => this.accepts(p, member));
+        if (index < 0) continue;
+        const [pending] = this.queue.splice(index, 1);
+        if (pending) this.startAttempt(member, pending);
+      }
     }
   }
 
@@ -286,7 +316,13 @@ export class EnginePool {
     const { job, sink } = pending.request;
     const attempt = pending.attempts.length + 1;
     const engineId = member.engine.id;
-    member.busy = true;
+    member.inFlight += 1;
+    let holdsPlace = true;
+    const release = () => {
+      if (!holdsPlace) return;
+      holdsPlace = false;
+      member.inFlight -= 1;
+    };
     pending.tried.add(engineId);
     this.runningPendings.add(pending);
     this.emit({ type: 'attempt-start', levelId: pending.levelId, attempt, engineId });
@@ -299,7 +335,7 @@ export class EnginePool {
       liveSink = typeof sink === 'function' ? sink(attempt, member.engine) : undefined;
     } catch (error) {
       // The caller's sink factory failed (e.g. a trace file cannot be created): nothing ran.
-      member.busy = false;
+      release();
       this.runningPendings.delete(pending);
       pending.detachAbort();
       this.emit({ type: 'job-failed', levelId: pending.levelId, kind: 'crashed', reason: describeError(error) });
@@ -310,11 +346,32 @@ export class EnginePool {
 
     let runSettled = false;
     let running: Promise<void> = Promise.resolve();
+    let jobTimer: NodeJS.Timeout | undefined;
+    let armed = false;
+    const lineupEntry = {
+      arm: () => {
+        if (armed || settled || runSettled) return;
+        armed = true;
+        armStall();
+        jobTimer = setTimeout(
+          () => finish({ kind: 'timeout', reason: `engine ${engineId} took longer than ${this.options.jobTimeoutMs} ms` }),
+          this.options.jobTimeoutMs,
+        );
+      },
+    };
+    /** The engine is done with this attempt (or we are): the next one in its lineup is now the one it works on. */
+    const leaveLineup = () => {
+      const index = member.lineup.indexOf(lineupEntry);
+      if (index < 0) return;
+      member.lineup.splice(index, 1);
+      if (index === 0) member.lineup[0]?.arm();
+    };
     const finish = (outcome: Outcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(jobTimer);
       if (stallTimer) clearTimeout(stallTimer);
+      leaveLineup();
       guard.close();
       pending.cancelAttempt = undefined;
       this.runningPendings.delete(pending);
@@ -324,7 +381,7 @@ export class EnginePool {
         pending.attempts.push({ attempt, engineId });
         member.jobsDone += 1;
         member.consecutiveFailures = 0;
-        member.busy = false;
+        release();
         this.succeed(pending, guard, engineId);
         this.pump();
         return;
@@ -332,7 +389,7 @@ export class EnginePool {
 
       pending.attempts.push({ attempt, engineId, failure: { kind: outcome.kind, reason: outcome.reason } });
       this.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt, engineId, kind: outcome.kind, reason: outcome.reason });
-      this.afterFailedAttempt(member, outcome, runSettled, running);
+      this.afterFailedAttempt(member, outcome, runSettled, running, release);
 
       if (ENGINE_FAULTS.has(outcome.kind) && pending.attempts.length < pending.maxAttempts && !this.closing) {
         this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });
@@ -348,6 +405,7 @@ export class EnginePool {
     };
 
     const armStall = () => {
+      if (settled) return;
       if (stallTimer) clearTimeout(stallTimer);
       stallTimer = setTimeout(
         () => finish({ kind: 'stalled', reason: `engine ${engineId} stalled: no progress for ${this.options.stallMs} ms` }),
@@ -357,18 +415,20 @@ export class EnginePool {
     const guard = new GuardedSink(job, liveSink, armStall, (violation) =>
       finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
     );
-    const jobTimer = setTimeout(
-      () => finish({ kind: 'timeout', reason: `engine ${engineId} took longer than ${this.options.jobTimeoutMs} ms` }),
-      this.options.jobTimeoutMs,
-    );
     pending.cancelAttempt = (reason: string) => finish({ kind: 'cancelled', reason });
-    armStall();
+    member.lineup.push(lineupEntry);
+    if (member.lineup[0] === lineupEntry) lineupEntry.arm();
 
     running = (async () => member.engine.run(job, guard, controller.signal))();
-    member.running = running;
+    member.running.add(running);
+    void running.then(
+      () => member.running.delete(running),
+      () => member.running.delete(running),
+    );
     running.then(
       async () => {
         runSettled = true;
+        leaveLineup();
         // The engine is done: checking its capture (a bounded 1024² decode) is our work, not its
         // silence or its slowness, so neither watchdog runs during it.
         if (stallTimer) clearTimeout(stallTimer);
@@ -380,6 +440,7 @@ export class EnginePool {
       },
       (error: unknown) => {
         runSettled = true;
+        leaveLineup();
         if (controller.signal.aborted) return; // we ended it ourselves; finish already ran
         const kind: AttemptFailureKind = this.options.classifyError(error) === 'level' ? 'level' : 'crashed';
         const reason = kind === 'level' ? describeError(error) : `engine ${engineId} failed: ${describeError(error)}`;
@@ -389,16 +450,16 @@ export class EnginePool {
   }
 
   /** Updates the engine's health after a failed attempt and frees or retires it. */
-  private afterFailedAttempt(member: Member, outcome: Outcome, runSettled: boolean, running: Promise<unknown>): void {
+  private afterFailedAttempt(member: Member, outcome: Outcome, runSettled: boolean, running: Promise<unknown>, release: () => void): void {
     const kind = outcome.kind as AttemptFailureKind;
     if (kind === 'level') {
       member.consecutiveFailures = 0; // it answered properly
-      member.busy = false;
+      release();
       return;
     }
     if (kind === 'cancelled') {
       if (runSettled) {
-        member.busy = false;
+        release();
         return;
       }
       // Give the engine a moment to honour its abort signal; one that ignores it cannot be trusted.
@@ -406,7 +467,7 @@ export class EnginePool {
         withTimeout(running, this.options.settleMs).then((ok) => {
           if (member.retired) return;
           if (ok && !this.closing) {
-            member.busy = false;
+            release();
             this.pump();
           } else if (!ok) this.retire(member, `engine ${member.engine.id} ignored cancellation`);
         }),
@@ -422,7 +483,7 @@ export class EnginePool {
       isReportedDead(member.engine) ||
       member.consecutiveFailures >= this.options.maxConsecutiveFailures;
     if (mustRetire) this.retire(member, outcome.reason);
-    else member.busy = false;
+    else release();
   }
 
   private succeed(pending: Pending, guard: GuardedSink, engineId: string): void {
@@ -462,7 +523,6 @@ export class EnginePool {
   private retire(member: Member, reason: string, replace = true): void {
     if (member.retired) return;
     member.retired = true;
-    member.busy = true;
     if (replace) this.stats.retired += 1;
     this.emit({ type: 'engine-retired', engineId: member.engine.id, reason });
     this.track(withTimeout(member.engine.close(), this.options.closeMs));

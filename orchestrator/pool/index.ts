@@ -1,4 +1,4 @@
-export { EnginePool, defaultClassifyError } from './engine-pool.js';
+export { EnginePool, defaultClassifyError, levelsToKeepBusy } from './engine-pool.js';
 export { GuardedSink, StreamViolation } from './stream-guard.js';
 export { PoolJobError, ENGINE_FAULTS } from './types.js';
 export type {

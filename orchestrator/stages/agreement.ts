@@ -7,7 +7,7 @@ import { decodePng } from '../../bridge/headless/png.js';
 import { SbevalError } from '../../core/errors.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
-import { EnginePool, PoolJobError, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
+import { EnginePool, PoolJobError, levelsToKeepBusy, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
 import { evaluateLevel, poolRunner } from './simulate.js';
 
 /**
@@ -179,7 +179,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
         options.onLevel?.(done, jobs.length, result);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, engines.length * 2) }, worker));
+    await Promise.all(Array.from({ length: levelsToKeepBusy(engines) }, worker));
   } finally {
     await pool.close();
   }

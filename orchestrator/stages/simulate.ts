@@ -25,7 +25,7 @@ import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, PoolJobError, type PoolEvent } from '../pool/index.js';
+import { EnginePool, PoolJobError, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**
@@ -297,7 +297,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
         }
       }
     };
-    const parallel = Math.max(1, engines.length * 2);
+    const parallel = levelsToKeepBusy(engines);
     await Promise.all(Array.from({ length: Math.min(parallel, todo.length) }, () => worker()));
     if (fault) throw fault;
   } finally {
