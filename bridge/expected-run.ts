@@ -41,12 +41,30 @@ const POSITION_TOLERANCE = 1e-3;
 
 const f32 = Math.fround;
 
-export function expectedRun(job: LevelJob): ExpectedRun {
-  let bodies: BodyInfo[] | undefined;
-  let level: Level | undefined;
+/** What the XML alone says, kept per XML text: up to 3 trials of a level each ask for it (see below). */
+interface LevelFacts {
+  bodies: BodyInfo[] | undefined;
+  level: Level | undefined;
+  /** Computed on first use (planning every object costs more than parsing). */
+  falling?: { id: number | undefined };
+}
+
+/**
+ * The last levels' facts, by XML text. Every attempt of every trial builds an ExpectedRun, and a
+ * level runs up to 3 trials with identical XML, so parsing once per level instead of once per trial
+ * saves the main thread that work (issue 14: it parsed the XML and planned every object per trial).
+ * Enough entries for every level in flight (a few per engine).
+ */
+const FACTS_KEPT = 64;
+const factsByXml = new Map<string, LevelFacts>();
+
+function factsOf(xml: string): LevelFacts {
+  const known = factsByXml.get(xml);
+  if (known) return known;
+  let facts: LevelFacts;
   try {
-    level = parseLevelXml(job.xml);
-    bodies = level.objects.map((o, id) => ({
+    const level = parseLevelXml(xml);
+    const bodies = level.objects.map((o, id) => ({
       id,
       kind: o.kind,
       type: o.type,
@@ -56,10 +74,32 @@ export function expectedRun(job: LevelJob): ExpectedRun {
       y: f32(o.y),
       angle: f32(f32(o.rotation) * f32(Math.PI / 180)),
     }));
+    facts = { bodies, level };
   } catch {
-    bodies = undefined;
+    facts = { bodies: undefined, level: undefined };
   }
-  return { bodies, fallingBody: level && fallingBody(level), lastStep: stepsToSimulate(job.settings), imageSize: IMAGE_SIZE };
+  factsByXml.set(xml, facts);
+  if (factsByXml.size > FACTS_KEPT) factsByXml.delete(factsByXml.keys().next().value as string);
+  return facts;
+}
+
+/**
+ * The expectations for one job. `fallingBody` is worked out only when asked (the stream guard asks
+ * only when no body moved at all, which is rare). The body table is shared between the jobs of one
+ * level: read it, never change it.
+ */
+export function expectedRun(job: LevelJob): ExpectedRun {
+  const facts = factsOf(job.xml);
+  return {
+    bodies: facts.bodies,
+    get fallingBody(): number | undefined {
+      if (!facts.level) return undefined;
+      facts.falling ??= { id: fallingBody(facts.level) };
+      return facts.falling.id;
+    },
+    lastStep: stepsToSimulate(job.settings),
+    imageSize: IMAGE_SIZE,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkName, modelFolderName } from '../../orchestrator/layout/names.js';
@@ -40,6 +40,21 @@ describe('competition layout', () => {
     await writeFileAtomic(join(dir, 't_A_1.xml'), '<Level/>');
     expect(listFiles(dir)).toEqual(['t_A_1.xml']);
     expect(readFileSync(join(dir, 't_A_1.xml'), 'utf8')).toBe('<Level/>');
+  });
+
+  it('makes a folder again when it was removed after an earlier write into it (folders are made once per process)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sbeval-atomic-'));
+    const dir = join(root, 'team', 'images', 'A');
+    await writeFileAtomic(join(dir, 'a.png'), Uint8Array.from([1, 2, 3]));
+    rmSync(join(root, 'team'), { recursive: true });
+    await writeFileAtomic(join(dir, 'b.json'), '{}\n', { durable: false });
+    expect(readdirSync(dir)).toEqual(['b.json']);
+    expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe('{}\n');
+    // Larger files take the asynchronous path: same result.
+    const big = new Uint8Array((1 << 20) + 5).fill(7);
+    await writeFileAtomic(join(dir, 'big.bin'), big);
+    expect(readFileSync(join(dir, 'big.bin')).equals(Buffer.from(big))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['b.json', 'big.bin']);
   });
 
   it('logs trials in the official line format and summarises failures per reason', () => {
