@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync, fsync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync, open as openCb, write as writeCb, fsync as fsyncCb, close as closeCb, rename as renameCb } from 'node:fs';
 import { rename, rm, open } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { ensureDirSync, storageFault } from '../../core/storage.js';
@@ -39,51 +39,48 @@ function ensureDirOnce(dir: string): void {
   knownDirs.add(dir);
 }
 
-function openTemp(tmp: string, dir: string): number {
+const call = <T>(start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> =>
+  new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value as T))));
+
+async function openTemp(tmp: string, dir: string): Promise<number> {
   try {
-    return openSync(tmp, 'w');
+    return await call<number>((done) => openCb(tmp, 'w', done));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !knownDirs.delete(dir)) throw error;
     ensureDirOnce(dir);
-    return openSync(tmp, 'w');
+    return call<number>((done) => openCb(tmp, 'w', done));
   }
 }
 
-function fsyncFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
-}
-
 /**
- * Results up to this size are written with synchronous calls (open, write, close, rename take
- * microseconds on a local disk; the promise-based FileHandle path cost the simulate stage's main
- * thread ~1 ms per file in `npm run bench -- simulate-scaling` profiles). Only the fsync, which waits
- * for the disk, runs on libuv's thread pool. Larger files take the fully asynchronous path.
+ * Results up to this size go through fs's callback functions: each system call runs on libuv's
+ * thread pool (a create or rename can wait seconds for the file system's journal on a busy disk; the
+ * main thread must not), and without the promise-based FileHandle's bookkeeping, which cost the
+ * simulate stage's main thread ~1 ms per file in `npm run bench -- simulate-scaling` profiles.
+ * Larger files take the FileHandle path.
  */
-const SYNC_WRITE_LIMIT = 1 << 20;
+const SMALL_FILE = 1 << 20;
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const durable = options.durable ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (bytes.byteLength > SYNC_WRITE_LIMIT) return writeLargeFileAtomic(path, bytes, durable);
+  if (bytes.byteLength > SMALL_FILE) return writeLargeFileAtomic(path, bytes, durable);
   const dir = dirname(path);
   const tmp = tempName(path);
   let fd: number | undefined;
   try {
     ensureDirOnce(dir);
-    fd = openTemp(tmp, dir);
-    for (let off = 0; off < bytes.byteLength; ) off += writeSync(fd, bytes, off, bytes.byteLength - off);
-    if (durable) await fsyncFd(fd);
-    const open = fd;
+    fd = await openTemp(tmp, dir);
+    const file = fd;
+    for (let off = 0; off < bytes.byteLength; ) off += await call<number>((done) => writeCb(file, bytes, off, bytes.byteLength - off, null, done));
+    if (durable) await call<void>((done) => fsyncCb(file, done));
     fd = undefined;
-    closeSync(open);
-    renameSync(tmp, path);
+    await call<void>((done) => closeCb(file, done));
+    await call<void>((done) => renameCb(tmp, path, done));
   } catch (error) {
     if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Already failing; the fault below says why.
-      }
+      const file = fd;
+      await call<void>((done) => closeCb(file, done)).catch(() => undefined);
     }
     await rm(tmp, { force: true }).catch(() => undefined);
     throw storageFault(error, path) ?? error;
