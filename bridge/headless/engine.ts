@@ -59,6 +59,7 @@ export class HeadlessEngine implements Engine {
   private closed = false;
   private readonly budget: SimulationBudget;
   private readonly shortcuts: boolean;
+  private lastLevel: { xml: string; level: Level } | undefined;
 
   constructor(id?: string, options: HeadlessEngineOptions = {}) {
     this.budget = options.budget ?? SIMULATION_BUDGET;
@@ -70,7 +71,7 @@ export class HeadlessEngine implements Engine {
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     if (this.closed) throw new SbevalError('simulate', `engine ${this.id} is closed`);
     if (signal?.aborted) throw new SbevalError('simulate', `level ${job.levelId} cancelled`);
-    const level = loadLevel(job.xml);
+    const level = this.levelOf(job.xml);
     let images;
     try {
       images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget, { stopWhenResting: this.shortcuts });
@@ -93,8 +94,19 @@ export class HeadlessEngine implements Engine {
     }
   }
 
+  /**
+   * The parsed level of `xml`, kept for the next job: the evaluator's trials of a level come one after
+   * another with the same text, and the parsed `Level` also keys world.ts's plan cache. Nothing
+   * downstream writes to a `Level`.
+   */
+  private levelOf(xml: string): Level {
+    if (this.lastLevel?.xml !== xml) this.lastLevel = { xml, level: loadLevel(xml) };
+    return this.lastLevel.level;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.lastLevel = undefined;
   }
 }
 

@@ -50,6 +50,9 @@ interface IslandBody {
   m_sleepTime: number;
   c_position: { c: V2; a: number };
   c_velocity: { v: V2; w: number };
+  /** indexIsland's stamp: the island last numbered and the body's index in it. */
+  sbevalIsland?: number;
+  sbevalIndex?: number;
   isDynamic(): boolean;
   isStatic(): boolean;
   setAwake(flag: boolean): void;
@@ -130,6 +133,8 @@ const STRIDE = NM + 4;
 
 /** Per-thread scratch: the contacts' body numbers and point counts, grown as islands need. */
 let ends = new Int32Array(64 * 2);
+/** Islands numbered so far in this thread (indexIsland's stamps). */
+let islandCount = 0;
 const RECORD_BYTES = STRIDE * 8;
 
 /** The kernel's instance and views of its memory (constraints, velocities, per-contact info). */
@@ -319,8 +324,14 @@ function solveIslandTyped(this: IslandSolver, step: Step): void {
 function indexIsland(bodies: readonly IslandBody[], contacts: readonly IslandContact[]): boolean {
   const nc = contacts.length;
   if (ends.length < nc * 2) ends = new Int32Array(Math.max(nc * 2, ends.length * 2));
-  const index = new Map<IslandBody, number>();
-  for (let i = 0; i < bodies.length; ++i) index.set(bodies[i]!, i);
+  // Each body is stamped with this island's number and its index (no Map per island and step: the
+  // profile showed the Map's cost); a stamp from an earlier island does not match `island`.
+  const island = ++islandCount;
+  for (let i = 0; i < bodies.length; ++i) {
+    const body = bodies[i]!;
+    body.sbevalIsland = island;
+    body.sbevalIndex = i;
+  }
   for (let k = 0; k < nc; ++k) {
     const contact = contacts[k]!;
     const fixtureA = contact.m_fixtureA;
@@ -333,11 +344,9 @@ function indexIsland(bodies: readonly IslandBody[], contacts: readonly IslandCon
       ends[k * 2 + 1] = -1;
       continue;
     }
-    const a = index.get(bodyA);
-    const b = index.get(bodyB);
-    if (a === undefined || b === undefined) return false;
-    ends[k * 2] = a;
-    ends[k * 2 + 1] = b;
+    if (bodyA.sbevalIsland !== island || bodyB.sbevalIsland !== island) return false;
+    ends[k * 2] = bodyA.sbevalIndex!;
+    ends[k * 2 + 1] = bodyB.sbevalIndex!;
   }
   return true;
 }
