@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type SimulationSettings } from '../../bridge/engine.js';
+import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { decodePng } from '../../bridge/headless/png.js';
 import { levelSeed, simulateTrial, type TrialRunOptions } from '../../bridge/headless/run.js';
@@ -11,6 +12,7 @@ import { parseLevelXml } from '../../levels/xml-read.js';
 import { benchMix, hardCorpusLevels, referenceLevels } from '../../scripts/bench/mix.js';
 import { engineRunner, evaluateLevel } from '../../orchestrator/stages/simulate.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import { stepsToSimulate } from '../../bridge/window.js';
 
 /**
  * The engine's exact shortcuts change how much work a trial takes, never what it gives: the typed
@@ -18,17 +20,30 @@ import { OFFICIAL_RULE } from '../../scoring/stability.js';
  * and the 1-bit PNG against Unity's RGBA layout — compared bit for bit on whole trials.
  */
 
-/** One trial's whole stream (body table, every frame's floats and flags, events) and image, as a digest. */
-function trialDigest(xml: string, settings: Partial<SimulationSettings>, options: TrialRunOptions): string {
+/**
+ * One trial's whole stream (body table, every frame's floats and flags, events) and image, as a digest.
+ * Frames are hashed step by step, whatever batches carry them (a resting trial sends its remaining
+ * steps in one batch); `batches` counts the batches.
+ */
+function trialDigest(xml: string, settings: Partial<SimulationSettings>, options: TrialRunOptions, batches = { count: 0 }): string {
   const hash = createHash('sha256');
+  let nextStep = 0;
   const images = simulateTrial(parseLevelXml(xml), levelSeed(xml), { ...DEFAULT_SIMULATION, ...settings }, {
     loaded(bodies, dt) {
       hash.update(JSON.stringify({ bodies, dt }));
     },
     frames(batch) {
-      hash.update(`${batch.firstStep}:${batch.stepCount}:${batch.bodyCount}`);
-      hash.update(new Uint8Array(batch.states.buffer, batch.states.byteOffset, batch.states.byteLength));
-      hash.update(batch.alive);
+      batches.count += 1;
+      expect(batch.firstStep).toBe(nextStep);
+      nextStep += batch.stepCount;
+      const stateBytes = batch.bodyCount * FIELD_COUNT * 4;
+      const bytes = new Uint8Array(batch.states.buffer, batch.states.byteOffset, batch.states.byteLength);
+      expect(bytes.length).toBe(batch.stepCount * stateBytes);
+      for (let s = 0; s < batch.stepCount; s++) {
+        hash.update(`${batch.firstStep + s}:${batch.bodyCount}`);
+        hash.update(bytes.subarray(s * stateBytes, (s + 1) * stateBytes));
+        hash.update(batch.alive.subarray(s * batch.bodyCount, (s + 1) * batch.bodyCount));
+      }
     },
     events(events) {
       hash.update(JSON.stringify(events));
@@ -70,12 +85,20 @@ describe('exact shortcuts', () => {
 
   it('ending a resting trial early gives the same frames, events, image and bound as stepping to the end', () => {
     let ended = 0;
+    let fewerBatches = 0;
     for (const level of [hard[1]!, hard[3]!, hard[6]!, ...mix]) {
       const settings = { trial: 1, capture: true };
-      expect(trialDigest(level.xml, settings, { stopWhenResting: true })).toBe(trialDigest(level.xml, settings, { stopWhenResting: false }));
+      const shortBatches = { count: 0 };
+      const fullBatches = { count: 0 };
+      expect(trialDigest(level.xml, settings, { stopWhenResting: true }, shortBatches)).toBe(trialDigest(level.xml, settings, { stopWhenResting: false }, fullBatches));
+      // Stepping to the end sends 50-step batches; a resting trial sends its remaining steps in one.
+      expect(fullBatches.count).toBe(Math.ceil((stepsToSimulate(DEFAULT_SIMULATION) + 1) / DEFAULT_SIMULATION.framesPerBatch));
+      expect(shortBatches.count).toBeLessThanOrEqual(fullBatches.count);
+      if (shortBatches.count < fullBatches.count) fewerBatches += 1;
       ended += 1;
     }
     expect(ended).toBe(3 + mix.length);
+    expect(fewerBatches).toBeGreaterThan(mix.length / 2);
   }, SLOW);
 
   it('an engine without shortcuts in a worker thread (planck\'s solver, every step, RGBA PNG) scores and draws the same', async () => {
