@@ -77,9 +77,17 @@ export function simulateTrial(
   let raw: RgbImage | undefined;
   let image: MaskImage | undefined;
 
-  const record = (step: number): void => {
+  /** Records step `step`'s frame; `repeat`: the world was not stepped since the previous frame, which is in this batch. */
+  const record = (step: number, repeat = false): void => {
     const s = step - batchFirst;
-    world.writeFrame(states, s * bodyCount * FIELD_COUNT, alive, s * bodyCount);
+    if (repeat && s > 0) {
+      // The same values writeFrame would write again (nothing moved, nothing died), copied at once.
+      const frame = bodyCount * FIELD_COUNT;
+      states.copyWithin(s * frame, (s - 1) * frame, s * frame);
+      alive.copyWithin(s * bodyCount, (s - 1) * bodyCount, s * bodyCount);
+    } else {
+      world.writeFrame(states, s * bodyCount * FIELD_COUNT, alive, s * bodyCount);
+    }
     if (s + 1 === batchSteps) {
       if (pending.length > 0) out.events(pending);
       pending = [];
@@ -122,7 +130,8 @@ export function simulateTrial(
   let resting = false;
   for (let step = 1; step <= totalSteps; step++) {
     if (shouldStop?.()) return undefined;
-    if (!resting) {
+    const stepped = !resting;
+    if (stepped) {
       meter.charge(step, world.workload());
       const events = world.advance();
       for (const e of events) pending.push(e);
@@ -130,7 +139,7 @@ export function simulateTrial(
       if (resting) batchToEnd();
     }
     // A resting world is not stepped: its frame (and anything rendered from it) is the last one again.
-    record(step);
+    record(step, !stepped);
     captureAt(step);
   }
   if (!settings.capture || !image) return undefined;

@@ -56,6 +56,8 @@ interface ObjectState {
   exploded: boolean;
   /** Last reported state (frozen after removal). */
   state: Float64Array;
+  /** x and angle at which the out-of-world check last found the live object inside (NaN: none yet). */
+  insideAt: Float64Array;
 }
 
 interface PendingEnter {
@@ -139,6 +141,7 @@ export class LevelWorld {
       removalReason: 'death' as const,
       exploded: false,
       state: new Float64Array([plan.x, plan.y, plan.angle, 0, 0, 0]),
+      insideAt: new Float64Array([Number.NaN, Number.NaN]),
     }));
     const order = perturbation?.shuffleOrder ? shuffledOrder(this.plans, perturbation.seed) : creationOrder(this.plans, options.trial, options.seed);
     for (const index of order) this.createBody(this.objects[index] as ObjectState);
@@ -363,9 +366,12 @@ export class LevelWorld {
       const x = position.x;
       let halfX = 0;
       if (!object.dead) {
+        const angle = object.body.getAngle();
+        // A live object found inside at exactly this x and angle is inside again (the answer is a
+        // function of them alone): a body at rest is not measured again every step.
+        if (Object.is(x, object.insideAt[0]) && Object.is(angle, object.insideAt[1])) continue;
         // The x-extent of worldOutline(object), computed in place (this runs for every object every
         // step): the same expressions in the same order, so the same bits, without the arrays.
-        const angle = object.body.getAngle();
         const c = Math.cos(angle);
         const s = Math.sin(angle);
         let minX = Number.POSITIVE_INFINITY;
@@ -378,6 +384,10 @@ export class LevelWorld {
         halfX = (maxX - minX) / 2;
       }
       if (x - halfX > this.halfWidth || x + halfX < -this.halfWidth) this.die(object, object.dead ? object.removalReason : 'out-of-world');
+      else if (!object.dead) {
+        object.insideAt[0] = x;
+        object.insideAt[1] = object.body.getAngle();
+      }
     }
   }
 
