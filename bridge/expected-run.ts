@@ -5,7 +5,7 @@ import { IMAGE_SIZE } from './headless/render.js';
 import { stepsToSimulate } from './window.js';
 import type { Level } from '../levels/level.js';
 import { parseLevelXml } from '../levels/xml-read.js';
-import { checkPngDecodesAsync } from './png-check.js';
+import { checkPngDecodes } from './png-check.js';
 
 /**
  * What an honest engine's result for a job must look like, derived from the job alone (the level XML
@@ -224,7 +224,7 @@ export async function pngProblem(png: Uint8Array, size: number): Promise<string 
   if (!header) return 'is not a PNG image';
   if (header.width !== size || header.height !== size) return `is ${header.width}×${header.height}, not ${size}×${size}`;
   try {
-    const info = await checkPngDecodesAsync(png);
+    const info = checkPngDecodes(png);
     if (info.width !== size || info.height !== size) return `decodes to ${info.width}×${info.height}, not ${size}×${size}`;
   } catch (error) {
     return `does not decode as a PNG (${(error as Error).message.split('\n')[0]})`;

@@ -1,4 +1,4 @@
-import { inflate, inflateSync, type ZlibOptions } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { crc32 } from '../core/crc32.js';
 
 /**
@@ -54,45 +54,6 @@ function subImages(width: number, height: number, interlaced: boolean): Array<{ 
 
 /** Throws an Error saying what is wrong, or returns the decoded size. */
 export function checkPngDecodes(png: Uint8Array): PngDecodeResult {
-  const structure = pngStructure(png);
-  let pixels: Buffer;
-  try {
-    pixels = inflateSync(structure.data, structure.inflateOptions);
-  } catch (error) {
-    throw new Error(`image data: ${(error as Error).message}`);
-  }
-  return checkScanlines(structure, pixels);
-}
-
-/**
- * The same check with the inflate on libuv's thread pool, in one piece: the engine pool checks every
- * capture on the main thread, which the engines wait on (issue 14).
- */
-export async function checkPngDecodesAsync(png: Uint8Array): Promise<PngDecodeResult> {
-  const structure = pngStructure(png);
-  let pixels: Buffer;
-  try {
-    pixels = await new Promise<Buffer>((resolve, reject) => inflate(structure.data, structure.inflateOptions, (error, out) => (error ? reject(error) : resolve(out))));
-  } catch (error) {
-    throw new Error(`image data: ${(error as Error).message}`);
-  }
-  return checkScanlines(structure, pixels);
-}
-
-interface PngStructure {
-  width: number;
-  height: number;
-  bitsPerPixel: number;
-  passes: Array<{ width: number; height: number }>;
-  /** Scanline bytes the header implies. */
-  expected: number;
-  /** The IDAT chunks' zlib stream. */
-  data: Buffer;
-  inflateOptions: ZlibOptions;
-}
-
-/** Everything but the inflate: chunks, CRCs, header, order. */
-function pngStructure(png: Uint8Array): PngStructure {
   if (png.byteLength < 8 || !SIGNATURE.every((b, i) => png[i] === b)) throw new Error('no PNG signature');
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   let at = 8;
@@ -147,18 +108,18 @@ function pngStructure(png: Uint8Array): PngStructure {
   const bitsPerPixel = header.depth * (COLOUR_TYPES[header.colourType] as { samples: number }).samples;
   const passes = subImages(header.width, header.height, header.interlaced);
   const expected = passes.reduce((sum, p) => sum + p.height * (1 + Math.ceil((p.width * bitsPerPixel) / 8)), 0);
-  // One byte more than the image needs, so a stream with extra data is caught without inflating all
-  // of it; output in one chunk where that is reasonable (fewer thread-pool round trips when async).
-  const inflateOptions: ZlibOptions = { maxOutputLength: expected + 1, chunkSize: Math.max(64, Math.min(expected + 1, 1 << 20)) };
-  return { width: header.width, height: header.height, bitsPerPixel, passes, expected, data: Buffer.concat(idat), inflateOptions };
-}
-
-function checkScanlines({ width, height, bitsPerPixel, passes, expected }: PngStructure, pixels: Buffer): PngDecodeResult {
+  let pixels: Buffer;
+  try {
+    // One byte more than the image needs, so a stream with extra data is caught without inflating all of it.
+    pixels = inflateSync(Buffer.concat(idat), { maxOutputLength: expected + 1 });
+  } catch (error) {
+    throw new Error(`image data: ${(error as Error).message}`);
+  }
   if (pixels.byteLength !== expected) throw new Error(`image data is ${pixels.byteLength > expected ? 'longer' : 'shorter'} than the image (${expected} bytes)`);
   let row = 0;
   for (const pass of passes) {
     const rowBytes = 1 + Math.ceil((pass.width * bitsPerPixel) / 8);
     for (let y = 0; y < pass.height; y++, row += rowBytes) if (pixels[row]! > 4) throw new Error(`invalid filter type ${pixels[row]}`);
   }
-  return { width, height };
+  return { width: header.width, height: header.height };
 }

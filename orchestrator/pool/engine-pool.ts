@@ -95,7 +95,7 @@ export function defaultClassifyError(error: unknown): ErrorClass {
 /**
  * How many levels a stage should have in flight (each waits for one trial at a time) to keep `engines`
  * busy: one per place an engine offers (`Engine.capacity`) plus two per engine whose results are
- * being taken in meanwhile (stream check, capture check on the thread pool, stability, files).
+ * being taken in meanwhile (stream and capture checks, stability, files on the thread pool).
  */
 export function levelsToKeepBusy(engines: readonly Engine[]): number {
   return Math.max(1, engines.reduce((sum, engine) => sum + Math.max(1, engine.capacity ?? 1) + 2, 0));

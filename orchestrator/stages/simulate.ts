@@ -193,10 +193,34 @@ export interface SimulateSummary extends StageSummary {
   unfinished: number;
 }
 
-function imagePaths(root: string, level: TrialFile): { png: string; raw: string } {
-  const dir = stageDir(root, level.team, 'images', level.character);
-  const base = trialBaseName(level.file);
-  return { png: join(dir, `${base}.png`), raw: join(dir, `${base}_raw.png`) };
+/**
+ * A level's image and cache paths. The folders are resolved (and checked not to be symbolic links,
+ * layout/competition.ts) once per character and stage run, not twice per level: each check is an
+ * lstat per path component, and a level costs the main thread only a few milliseconds in all.
+ */
+class LevelPaths {
+  private readonly folders = new Map<string, { images: string; state: string }>();
+  constructor(private readonly root: string) {}
+
+  private folder(level: TrialFile): { images: string; state: string } {
+    const key = `${level.team}/${level.character}`;
+    let found = this.folders.get(key);
+    if (!found) {
+      found = { images: stageDir(this.root, level.team, 'images', level.character), state: stateDir(this.root, 'simulate', level.team, level.character) };
+      this.folders.set(key, found);
+    }
+    return found;
+  }
+
+  images(level: TrialFile): { png: string; raw: string } {
+    const dir = this.folder(level).images;
+    const base = trialBaseName(level.file);
+    return { png: join(dir, `${base}.png`), raw: join(dir, `${base}_raw.png`) };
+  }
+
+  cache(level: TrialFile): string {
+    return join(this.folder(level).state, `${trialBaseName(level.file)}.json`);
+  }
 }
 
 export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
@@ -210,14 +234,15 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages });
   const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
   const log = new StageLog(root, 'stability');
+  const paths = new LevelPaths(root);
 
   // Which levels still need work.
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
   for (const level of levels) {
     const xml = readFileSync(level.path, 'utf8');
-    const entry = options.force ? undefined : readCache(cachePath(root, level.team, level.character, level.file));
-    const images = imagePaths(root, level);
+    const entry = options.force ? undefined : readCache(paths.cache(level));
+    const images = paths.images(level);
     const imagesPresent = existsSync(images.png) && (!rawImages || existsSync(images.raw));
     if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent)) {
       cached.set(level.path, entry);
@@ -262,10 +287,10 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
         const xml = readFileSync(level.path, 'utf8');
         const xmlSha256 = sha256(xml);
-        const cacheFile = cachePath(root, level.team, level.character, level.file);
+        const cacheFile = paths.cache(level);
         try {
           const result = await evaluateLevel(runner, label, xml, { trials, damage, rule, capture: true, rawImages });
-          const images = imagePaths(root, level);
+          const images = paths.images(level);
           if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
           await writeFileAtomic(images.png, result.png);
           if (rawImages && result.raw) await writeFileAtomic(images.raw, result.raw);
@@ -293,7 +318,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
           const levelError = isLevelError(error);
           if (levelError) {
             // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
-            const images = imagePaths(root, level);
+            const images = paths.images(level);
             await rm(images.png, { force: true });
             await rm(images.raw, { force: true });
             // Deterministic: the same XML fails the same way, so the verdict is cached too.
