@@ -4,7 +4,7 @@ import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest, type HeadlessEngineOptions } from './engine.js';
-import type { FromWorker, ToWorker } from './worker-protocol.js';
+import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
 /**
  * The headless engine in a worker thread, so levels run in parallel over cores (one WorkerEngine per
@@ -129,6 +129,14 @@ export class WorkerEngine implements Engine {
 
   private onMessage(message: FromWorker): void {
     if (message.type === 'ready') return;
+    if (message.type === 'batch') {
+      for (const inner of message.messages) this.onRunMessage(inner);
+      return;
+    }
+    this.onRunMessage(message);
+  }
+
+  private onRunMessage(message: RunMessage): void {
     const running = this.runs.get(message.runId);
     if (!running) return; // a cancelled run's late messages
     try {

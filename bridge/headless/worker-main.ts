@@ -4,7 +4,7 @@ import type { LevelJob } from '../engine.js';
 import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
 import { useIslandSolver } from './solver.js';
-import type { FromWorker, ToWorker } from './worker-protocol.js';
+import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
 /**
  * The headless engine inside a worker thread: runs one job at a time and posts the stream back.
@@ -41,30 +41,63 @@ function inFewBatches(job: LevelJob): LevelJob {
 const queue: Array<{ runId: number; job: LevelJob }> = [];
 let busy = false;
 
+/**
+ * A run's messages wait here and go out together: at the end of the run, or — for a window longer
+ * than MAX_BATCH steps — with the body table and each frame batch (so the pool's progress watchdog
+ * hears from it as it goes).
+ * An evaluator trial is one postMessage instead of five.
+ */
+class Outbox {
+  private messages: RunMessage[] = [];
+  private transfer: ArrayBuffer[] = [];
+  constructor(
+    private readonly runId: number,
+    private readonly streaming: boolean,
+  ) {}
+
+  add(message: RunMessage, transfer: ArrayBuffer[] = []): void {
+    this.messages.push(message);
+    for (const buffer of transfer) this.transfer.push(buffer);
+    if (this.streaming && (message.type === 'frames' || message.type === 'loaded')) this.flush();
+  }
+
+  flush(): void {
+    if (this.messages.length === 0) return;
+    const messages = this.messages;
+    const transfer = this.transfer;
+    this.messages = [];
+    this.transfer = [];
+    post(messages.length === 1 ? (messages[0] as RunMessage) : { type: 'batch', runId: this.runId, messages }, transfer);
+  }
+}
+
 function runNext(): void {
   if (busy) return;
   const next = queue.shift();
   if (!next) return;
   busy = true;
-  const { runId, job } = next;
+  const runId = next.runId;
+  const job = inFewBatches(next.job);
+  const out = new Outbox(runId, stepsToSimulate(job.settings) + 1 > MAX_BATCH);
   // A trial is synchronous inside (milliseconds), so there is nothing to cancel once it runs: the main
   // thread abandons a cancelled run and ignores its late messages.
   engine
-    .run(inFewBatches(job), {
-      loaded: (bodies, dt) => post({ type: 'loaded', runId, bodies, dt }),
-      frames: (batch) => post({ type: 'frames', runId, batch }, [batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer]),
-      events: (events) => post({ type: 'events', runId, events }),
-      capture: (result) => post({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
+    .run(job, {
+      loaded: (bodies, dt) => out.add({ type: 'loaded', runId, bodies, dt }),
+      frames: (batch) => out.add({ type: 'frames', runId, batch }, [batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer]),
+      events: (events) => out.add({ type: 'events', runId, events }),
+      capture: (result) => out.add({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
     })
     .then(
-      () => post({ type: 'done', runId }),
+      () => out.add({ type: 'done', runId }),
       (error: unknown) => {
         const levelError = typeof error === 'object' && error !== null && (error as { levelError?: unknown }).levelError === true;
         const phase = error instanceof SbevalError ? error.phase : 'simulate';
-        post({ type: 'error', runId, message: error instanceof Error ? error.message : String(error), phase, levelError });
+        out.add({ type: 'error', runId, message: error instanceof Error ? error.message : String(error), phase, levelError });
       },
     )
     .finally(() => {
+      out.flush();
       busy = false;
       runNext();
     });

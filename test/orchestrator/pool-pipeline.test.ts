@@ -118,7 +118,7 @@ describe('pipelined dispatch to worker-thread engines', () => {
       },
     });
     const [first, second] = await Promise.all([
-      pool.run({ job: realJob('V1_L_1', { windowSteps: 20_000, capture: false }), sink }),
+      pool.run({ job: realJob('V1_L_1', { windowSteps: 200_000, capture: false }), sink }),
       pool.run({ job: realJob('V1_L_2'), sink }),
     ]);
     expect(heldAtKill).toBe(2);
