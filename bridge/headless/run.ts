@@ -108,23 +108,6 @@ export function simulateTrial(
     if (step === window.imageStep) image = renderMask(ocrShapes(world), bound && viewOf(bound));
   };
 
-  /**
-   * Once the world rests, every later frame repeats the last one: the batch being filled is grown to
-   * hold every remaining step, so the rest of the trial goes out as one `frames` message (in a worker,
-   * one transfer instead of up to ten; the frames themselves are the same).
-   */
-  const batchToEnd = (): void => {
-    const steps = totalSteps + 1 - batchFirst;
-    if (steps <= batchSteps) return;
-    const grownStates = new Float32Array(steps * bodyCount * FIELD_COUNT);
-    const grownAlive = new Uint8Array(steps * bodyCount);
-    grownStates.set(states);
-    grownAlive.set(alive);
-    states = grownStates;
-    alive = grownAlive;
-    batchSteps = steps;
-  };
-
   record(0);
   captureAt(0);
   let resting = false;
@@ -136,7 +119,6 @@ export function simulateTrial(
       const events = world.advance();
       for (const e of events) pending.push(e);
       resting = stopWhenResting && world.isResting();
-      if (resting) batchToEnd();
     }
     // A resting world is not stepped: its frame (and anything rendered from it) is the last one again.
     record(step, !stepped);
