@@ -169,16 +169,50 @@ function horizontal(src: Image8, outWidth: number, rowOffset: number, rows: numb
     return { width: outWidth, height: rows, channels, data: out };
   }
   if (channels === 1) {
-    // Greyscale (every evaluator image is black on white): one sum per output sample.
+    // Greyscale (every evaluator image is black on white): one sum per output sample, with two exact
+    // shortcuts for what these images are made of — rows repeated and long runs of one value:
+    // - a source row equal to the one before gives the same output row (copied);
+    // - a window of taps over one value v sums to ROUND + v × Σ coefficients, the same integer as the tap
+    //   loop (every partial sum is an integer far below 2^53), so it is looked up instead of summed.
+    const width = src.width;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const weightSums = new Float64Array(outWidth);
+    for (let xx = 0; xx < outWidth; xx++) {
+      let sum = 0;
+      for (let x = 0; x < bounds[xx * 2 + 1]!; x++) sum += coeffs[xx * ksize + x]!;
+      weightSums[xx] = sum;
+    }
+    // changes[i]: how many j in 1..i have data[j] ≠ data[j − 1] (in the current row); a window [a, a + n)
+    // is uniform when changes[a + n − 1] = changes[a].
+    const changes = new Int32Array(width);
     for (let yy = 0; yy < rows; yy++) {
-      const rowStart = (yy + rowOffset) * src.width;
+      const rowStart = (yy + rowOffset) * width;
       const o = yy * outWidth;
+      if (yy > 0 && bytes.compare(bytes, rowStart - width, rowStart, rowStart, rowStart + width) === 0) {
+        out.copyWithin(o, o - outWidth, o);
+        continue;
+      }
+      let count = 0;
+      let last = data[rowStart]!;
+      changes[0] = 0;
+      for (let x = 1; x < width; x++) {
+        const v = data[rowStart + x]!;
+        if (v !== last) {
+          count += 1;
+          last = v;
+        }
+        changes[x] = count;
+      }
       for (let xx = 0; xx < outWidth; xx++) {
         const xmin = bounds[xx * 2]!;
         const xmax = bounds[xx * 2 + 1]!;
+        const p = rowStart + xmin;
+        if (xmax > 0 && changes[xmin + xmax - 1] === changes[xmin]) {
+          out[o + xx] = clip8(ROUND + data[p]! * weightSums[xx]!);
+          continue;
+        }
         const kBase = xx * ksize;
         let s0 = ROUND;
-        const p = rowStart + xmin;
         for (let x = 0; x < xmax; x++) s0 += data[p + x]! * coeffs[kBase + x]!;
         out[o + xx] = clip8(s0);
       }

@@ -175,3 +175,41 @@ describe('the grey PNG fast path', () => {
     expect(decodeGreyPng(readFileSync(join(PILLOW_INPUTS, 'rgb-adam7-97x31.png')), 1 << 26)).toBeUndefined();
   });
 });
+
+describe('the grey resize shortcuts (repeated rows, uniform tap windows)', () => {
+  it('give the same bytes as resizing the image as RGB, for every filter, down and up, with runs and noise', () => {
+    // Rows repeated in bands, long runs of one value (not only 0 and 255), isolated noise pixels and a
+    // ramp: every kind of window (uniform, mixed, at the edges) and both row paths are met.
+    const make = (width: number, height: number, seed: number) => {
+      const grey = new Uint8Array(width * height);
+      let state = seed;
+      const random = () => ((state = (state * 1103515245 + 12345) >>> 0) >>> 8) / 2 ** 24;
+      for (let y = 0; y < height; y++) {
+        const band = Math.floor(y / 7);
+        for (let x = 0; x < width; x++) {
+          let v = band % 3 === 0 ? 255 : x > width / 3 && x < (2 * width) / 3 ? 0 : 128 + (band % 5);
+          if (band % 4 === 1) v = (x * 255) / (width - 1);
+          if (random() < 0.01) v = Math.floor(random() * 256);
+          grey[y * width + x] = v;
+        }
+      }
+      const rgb = new Uint8Array(width * height * 3);
+      for (let i = 0; i < grey.length; i++) rgb[i * 3] = rgb[i * 3 + 1] = rgb[i * 3 + 2] = grey[i]!;
+      return { grey: { width, height, channels: 1, data: grey }, rgb: { width, height, channels: 3, data: rgb } };
+    };
+    for (const [width, height, outW, outH] of [
+      [301, 257, 64, 48],
+      [97, 131, 224, 224],
+      [200, 60, 199, 17],
+    ] as const) {
+      const { grey, rgb } = make(width, height, width * 31 + height);
+      for (const resample of [1, 2, 3, 4, 5]) {
+        const fast = pilResize(grey, outW, outH, resample);
+        const full = pilResize(rgb, outW, outH, resample);
+        const expected = new Uint8Array(outW * outH);
+        for (let i = 0; i < expected.length; i++) expected[i] = full.data[i * 3]!;
+        expect(firstDifference(fast.data, expected), `${width}×${height} → ${outW}×${outH}, filter ${resample}`).toBe('identical');
+      }
+    }
+  });
+});
