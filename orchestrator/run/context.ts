@@ -30,8 +30,9 @@ export interface RunOptions {
   engineFactory?: EngineFactory;
   now?: () => Date;
   /**
-   * Start the similarity on each image as the levels produce it (default true; the files are the same
-   * either way: test/orchestrator/run-overlap.test.ts). False: similarity only after every level.
+   * Start the similarity on each image as the levels produce it (the files are the same either way:
+   * test/orchestrator/run-overlap.test.ts). False: similarity only after every level. Default: overlap
+   * only when the engines do not run on this machine's cores (`overlapByDefault`).
    */
   overlapSimilarity?: boolean;
 }
@@ -99,6 +100,18 @@ export interface RunContext {
   checkCancelled(): void;
 }
 
+/**
+ * Whether `run` classifies images while the levels run when not told. Headless engines: no — they use
+ * every core, and onnxruntime's 2 intra-op threads then compete with them (and its synchronous
+ * `session.run` holds the main thread that feeds them): `npm run bench -- pipeline` with
+ * SBEVAL_BENCH_OVERLAP=on,off, 2 teams (281 images), one run on the shared machine: overlapped 362.4 s,
+ * levels first 253.8 s, the same ~213 s of CPU (headless-ws is the same engine in a child process).
+ * Engines elsewhere (Unity, a bridge whose engines dial in) leave this machine's cores idle during their 3–5 s trials, so inference overlaps them.
+ */
+export function overlapByDefault(engine: string): boolean {
+  return engine === 'unity' || engine === 'bridge';
+}
+
 export function createRunContext(outer: RunOptions): RunContext {
   const latch = new StorageFaultLatch(outer.signal);
   const options: RunOptions = { ...outer, signal: latch.signal };
@@ -133,7 +146,7 @@ export function createRunContext(outer: RunOptions): RunContext {
     outcomes: [],
     pool: undefined,
     similarityPrefetch:
-      settings.model !== undefined && options.overlapSimilarity !== false
+      settings.model !== undefined && (options.overlapSimilarity ?? overlapByDefault(settings.engine))
         ? new SimilarityPrefetch(async () => ImageClassifier.open({ model: settings.model!, info: readModelInfo(settings.model!) }))
         : undefined,
     robustness: [],

@@ -21,8 +21,9 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type 
  * 3. levels           — one XState machine per trial on the engine pool (level-stage.ts)
  * 4. stability        — the per-character files, from the levels' caches (folder-stages.ts);
  *    with `--robustness N`, the knife-edge verdicts of its levels (robustness-stage.ts)
- * 5. similarity, diversity — with a similarity model (folder-stages.ts); the similarity of each image
- *    starts as soon as the levels write it (the run's classifier, context.ts), the files after the levels
+ * 5. similarity, diversity — with a similarity model (folder-stages.ts); with engines off this machine's
+ *    cores the similarity of each image starts as soon as the levels write it (the run's classifier,
+ *    context.ts `overlapByDefault`), the files after the levels
  * 6. accounting       — every trial's fate: result/trials.csv, result/failures.md (result-stages.ts)
  * 7. score            — the official result files (result-stages.ts)
  * 8. report           — built last from what the stages returned, with every warning of the run

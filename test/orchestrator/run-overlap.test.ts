@@ -6,6 +6,7 @@ import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
+import { overlapByDefault } from '../../orchestrator/run/context.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
@@ -31,7 +32,7 @@ describe('sbeval run: similarity overlapped with the levels', () => {
     cpSync(sequential, overlapped, { recursive: true });
 
     const a = await runCompetition({ config: resolveSettings(sequential, { model, workers: 2 }), engineFactory: inProcess, overlapSimilarity: false });
-    const b = await runCompetition({ config: resolveSettings(overlapped, { model, workers: 2 }), engineFactory: inProcess });
+    const b = await runCompetition({ config: resolveSettings(overlapped, { model, workers: 2 }), engineFactory: inProcess, overlapSimilarity: true });
     expect(a.stages.map((s) => `${s.stage}:${s.status}`)).toEqual(b.stages.map((s) => `${s.stage}:${s.status}`));
     expect(b.stages.find((s) => s.stage === 'report')?.status).toBe('done');
 
@@ -50,4 +51,11 @@ describe('sbeval run: similarity overlapped with the levels', () => {
     for (const [file, hash] of expected) expect(got.get(file), file).toBe(hash);
     rmSync(sequential, { recursive: true, force: true });
   }, 300_000);
+
+  it('overlaps by default only with engines that leave this machine\'s cores free', () => {
+    expect(overlapByDefault('headless')).toBe(false);
+    expect(overlapByDefault('headless-ws')).toBe(false);
+    expect(overlapByDefault('unity')).toBe(true);
+    expect(overlapByDefault('bridge')).toBe(true);
+  });
 });
