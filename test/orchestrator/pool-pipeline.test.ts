@@ -170,6 +170,18 @@ class LineEngine implements Engine {
 
 const SETTINGS = { ...DEFAULT_SIMULATION, windowSteps: 5 };
 const STEPS = stepsToSimulate(SETTINGS) + 1;
+
+/** An honest trial streamed one step per 50 ms of fake time for `ticks` steps, then the rest at once. */
+async function streamSlowly(run: LineEngine['runs'][0], ticks: number): Promise<void> {
+  run.sink.loaded(BODIES, 0.02);
+  for (let i = 0; i < ticks; i++) {
+    await vi.advanceTimersByTimeAsync(50);
+    run.sink.frames(batch(i, 1));
+  }
+  run.sink.frames(batch(ticks, STEPS - ticks));
+  run.sink.capture({ png: CAPTURE_PNG });
+  run.resolve();
+}
 const fakeJob = (levelId: string): LevelJob => ({ levelId, xml: FAKE_LEVEL_XML, settings: SETTINGS });
 
 describe('watchdogs of a job waiting inside an engine', () => {
@@ -187,24 +199,10 @@ describe('watchdogs of a job waiting inside an engine', () => {
     expect(engine.runs.map((r) => r.job.levelId)).toEqual(['A', 'B']);
     const [runA, runB] = engine.runs as [LineEngine['runs'][0], LineEngine['runs'][0]];
     // A streams for 200 ms (progress every 50 ms); B waits silently behind it, longer than its stall limit.
-    runA.sink.loaded(BODIES, 0.02);
-    for (let i = 0; i < 4; i++) {
-      await vi.advanceTimersByTimeAsync(50);
-      runA.sink.frames(batch(i, 1));
-    }
-    runA.sink.frames(batch(4, STEPS - 4));
-    runA.sink.capture({ png: CAPTURE_PNG });
-    runA.resolve();
+    await streamSlowly(runA, 4);
     expect((await a).attempts).toEqual([{ attempt: 1, engineId: 'line' }]);
     // Now B runs: 150 ms more (350 ms since it was handed over, past the 250 ms job limit).
-    runB.sink.loaded(BODIES, 0.02);
-    for (let i = 0; i < 3; i++) {
-      await vi.advanceTimersByTimeAsync(50);
-      runB.sink.frames(batch(i, 1));
-    }
-    runB.sink.frames(batch(3, STEPS - 3));
-    runB.sink.capture({ png: CAPTURE_PNG });
-    runB.resolve();
+    await streamSlowly(runB, 3);
     expect((await b).attempts).toEqual([{ attempt: 1, engineId: 'line' }]);
 
     // Once at the front, a silent job is watched: C finishes, D says nothing and stalls.
