@@ -1,5 +1,5 @@
 import { renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync, open as openCb, write as writeCb, fsync as fsyncCb, close as closeCb, rename as renameCb } from 'node:fs';
-import { rename, rm, open } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { ensureDirSync, storageFault } from '../../core/storage.js';
 
@@ -53,18 +53,15 @@ async function openTemp(tmp: string, dir: string): Promise<number> {
 }
 
 /**
- * Results up to this size go through fs's callback functions: each system call runs on libuv's
- * thread pool (a create or rename can wait seconds for the file system's journal on a busy disk; the
- * main thread must not), and without the promise-based FileHandle's bookkeeping, which cost the
- * simulate stage's main thread ~1 ms per file in `npm run bench -- simulate-scaling` profiles.
- * Larger files take the FileHandle path.
+ * Every system call goes through fs's callback functions, so it runs on libuv's thread pool (a create
+ * or rename can wait seconds for the file system's journal on a busy disk; the main thread must not),
+ * and without the promise-based FileHandle's bookkeeping, which cost the simulate stage's main thread
+ * ~1 ms per file in `npm run bench -- simulate-scaling` profiles. Large data is written in as many
+ * `write` calls as the kernel asks for.
  */
-const SMALL_FILE = 1 << 20;
-
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const durable = options.durable ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  if (bytes.byteLength > SMALL_FILE) return writeLargeFileAtomic(path, bytes, durable);
   const dir = dirname(path);
   const tmp = tempName(path);
   let fd: number | undefined;
@@ -82,24 +79,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
       const file = fd;
       await call<void>((done) => closeCb(file, done)).catch(() => undefined);
     }
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw storageFault(error, path) ?? error;
-  }
-}
-
-async function writeLargeFileAtomic(path: string, data: Uint8Array, durable: boolean): Promise<void> {
-  ensureDirOnce(dirname(path));
-  const tmp = tempName(path);
-  try {
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(data);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (error) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw storageFault(error, path) ?? error;
   }
