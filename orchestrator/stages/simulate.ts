@@ -157,7 +157,12 @@ interface CachedLevel {
 }
 
 export function cachePath(root: string, team: string, character: string, file: string): string {
-  return join(stateDir(root, 'simulate', team, character), `${trialBaseName(file)}.json`);
+  return cacheIn(stateDir(root, 'simulate', team, character), file);
+}
+
+/** A level's cache file in its character's state folder (the one place the name is made). */
+function cacheIn(folder: string, file: string): string {
+  return join(folder, `${trialBaseName(file)}.json`);
 }
 
 function sha256(text: string): string {
@@ -219,7 +224,7 @@ class LevelPaths {
   }
 
   cache(level: TrialFile): string {
-    return join(this.folder(level).state, `${trialBaseName(level.file)}.json`);
+    return cacheIn(this.folder(level).state, level.file);
   }
 }
 
