@@ -6,6 +6,7 @@ import { stepsToSimulate } from './window.js';
 import type { Level } from '../levels/level.js';
 import { parseLevelXml } from '../levels/xml-read.js';
 import { checkPngDecodes } from './png-check.js';
+import { Recent } from '../core/recent.js';
 
 /**
  * What an honest engine's result for a job must look like, derived from the job alone (the level XML
@@ -55,13 +56,9 @@ interface LevelFacts {
  * saves the main thread that work (issue 14: it parsed the XML and planned every object per trial).
  * Enough entries for every level in flight (a few per engine).
  */
-const FACTS_KEPT = 64;
-const factsByXml = new Map<string, LevelFacts>();
+const factsByXml = new Recent<string, LevelFacts>(64);
 
-function factsOf(xml: string): LevelFacts {
-  const known = factsByXml.get(xml);
-  if (known) return known;
-  let facts: LevelFacts;
+function readFacts(xml: string): LevelFacts {
   try {
     const level = parseLevelXml(xml);
     const bodies = level.objects.map((o, id) => ({
@@ -74,13 +71,10 @@ function factsOf(xml: string): LevelFacts {
       y: f32(o.y),
       angle: f32(f32(o.rotation) * f32(Math.PI / 180)),
     }));
-    facts = { bodies, level };
+    return { bodies, level };
   } catch {
-    facts = { bodies: undefined, level: undefined };
+    return { bodies: undefined, level: undefined };
   }
-  factsByXml.set(xml, facts);
-  if (factsByXml.size > FACTS_KEPT) factsByXml.delete(factsByXml.keys().next().value as string);
-  return facts;
 }
 
 /**
@@ -89,13 +83,13 @@ function factsOf(xml: string): LevelFacts {
  * level: read it, never change it.
  */
 export function expectedRun(job: LevelJob): ExpectedRun {
-  const facts = factsOf(job.xml);
+  const known = factsByXml.get(job.xml, readFacts);
   return {
-    bodies: facts.bodies,
+    bodies: known.bodies,
     get fallingBody(): number | undefined {
-      if (!facts.level) return undefined;
-      facts.falling ??= { id: fallingBody(facts.level) };
-      return facts.falling.id;
+      if (!known.level) return undefined;
+      known.falling ??= { id: fallingBody(known.level) };
+      return known.falling.id;
     },
     lastStep: stepsToSimulate(job.settings),
     imageSize: IMAGE_SIZE,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import type { Level } from '../../levels/level.js';
 import { SbevalError, describeError } from '../../core/errors.js';
+import { Recent } from '../../core/recent.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
@@ -59,7 +60,8 @@ export class HeadlessEngine implements Engine {
   private closed = false;
   private readonly budget: SimulationBudget;
   private readonly shortcuts: boolean;
-  private lastLevel: { xml: string; level: Level } | undefined;
+  /** The parsed levels of the last jobs' XML (see `levelOf`). */
+  private readonly levels = new Recent<string, Level>(8);
 
   constructor(id?: string, options: HeadlessEngineOptions = {}) {
     this.budget = options.budget ?? SIMULATION_BUDGET;
@@ -95,18 +97,17 @@ export class HeadlessEngine implements Engine {
   }
 
   /**
-   * The parsed level of `xml`, kept for the next job: the evaluator's trials of a level come one after
-   * another with the same text, and the parsed `Level` also keys world.ts's plan cache. Nothing
-   * downstream writes to a `Level`.
+   * The parsed level of `xml`, kept for the level's next trials: the evaluator's up to 3 trials of a
+   * level share the text (interleaved with other levels' trials when the engine holds 2 jobs), and the
+   * parsed `Level` also keys world.ts's plan cache. Nothing downstream writes to a `Level`.
    */
   private levelOf(xml: string): Level {
-    if (this.lastLevel?.xml !== xml) this.lastLevel = { xml, level: loadLevel(xml) };
-    return this.lastLevel.level;
+    return this.levels.get(xml, loadLevel);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.lastLevel = undefined;
+    this.levels.clear();
   }
 }
 
