@@ -3,9 +3,10 @@
  * letters × 10 trials (2,600 responses, the 2024 size), headless engine in worker threads (one per
  * core), similarity with a ViT-B/16-sized random model (scripts/make-random-vit.ts; the competition
  * model's shape), 2024 rules. Reports, per stage, the work done and levels (or files) per second, then
- * a second run over the finished folder (everything already done: the cost of resuming). The similarity
- * starts on each image as the levels write it (the run's default): the "similarity during the levels"
- * row counts the images classified before the similarity stage began.
+ * a second run over the finished folder (everything already done: the cost of resuming). With headless
+ * engines the run classifies the images after the levels (orchestrator/run/context.ts
+ * `overlapByDefault`); in an overlapped run the "similarity during the levels" row counts the images
+ * classified before the similarity stage began.
  *
  * The responses are seeded (same folder on every machine): prose plus a fenced block of 4–40
  * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
@@ -34,7 +35,7 @@ import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 const TEAMS = benchTeams(process.env.SBEVAL_BENCH_TEAMS);
 /**
  * `SBEVAL_BENCH_OVERLAP=on,off`: one fresh run per listed order, each on its own copy of the competition
- * (on = similarity overlapped with the levels, the run's default; off = similarity after every level), to
+ * (on = similarity overlapped with the levels; off = similarity after every level, the headless default), to
  * compare them within one bench run. Default: the run's default only.
  */
 const ORDERS = benchOrders(process.env.SBEVAL_BENCH_OVERLAP);
