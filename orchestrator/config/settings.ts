@@ -154,6 +154,7 @@ export const DEFAULTS = {
   stallSeconds: 30,
   trialSeconds: 120,
   engineRetries: 2,
+  /** Ollama's own default address (its `OLLAMA_HOST` default); `$OLLAMA_HOST` overrides it (`defaultHosts`). */
   hosts: ['http://127.0.0.1:11434'],
   /**
    * The scoring script writes its CSVs with json2csv, whose default line end is `os.EOL`: the files are
@@ -165,6 +166,16 @@ export const DEFAULTS = {
 export function functionPrefix(rules: Rules): string {
   // 2023 used `ab_drop(x, y)`; 2024 and 2025 `drop_block(block_type, x_position)` (official-pipeline.md §11).
   return rules === '2023' ? 'ab_drop' : 'drop_block';
+}
+
+/**
+ * The hosts when neither a flag nor the config names any: `$OLLAMA_HOST` (the variable Ollama's own
+ * clients read), else Ollama's default address. One place, so `generate`, `run` and `judge` ask the
+ * same server.
+ */
+export function defaultHosts(env: NodeJS.ProcessEnv): string[] {
+  const fromEnv = env.OLLAMA_HOST?.trim();
+  return fromEnv ? [fromEnv] : [...DEFAULTS.hosts];
 }
 
 function pick<T>(sources: Record<string, Source>, key: string, flag: T | undefined, config: T | undefined, fallback: T): T {
@@ -237,6 +248,8 @@ export interface ResolveOptions {
   allowEmpty?: boolean;
   /** Accept a root that does not exist yet (generate creates it). */
   allowMissing?: boolean;
+  /** The environment `$OLLAMA_HOST` is read from (default: `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /** The model `sbeval model fetch` caches (default: the competition's, in `$SBEVAL_CACHE` or ~/.cache/sbeval). */
   cachedModel?: string;
 }
@@ -312,7 +325,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     trials,
     submissions,
     models,
-    hosts: [...pick<readonly string[]>(sources, 'hosts', flags.hosts?.length ? flags.hosts : undefined, file.hosts, DEFAULTS.hosts)],
+    hosts: [...pick<readonly string[]>(sources, 'hosts', flags.hosts?.length ? flags.hosts : undefined, file.hosts, defaultHosts(options.env ?? process.env))],
     seed: pick(sources, 'seed', flags.seed, file.seed, DEFAULTS.seed),
     engine: engineText as EngineKind,
     workers,

@@ -65,6 +65,16 @@ describe('run config', () => {
     expect(fromJson.teams).toEqual(['a', 'b']);
   });
 
+  it('asks the same Ollama hosts in every command: --hosts, else the config, else $OLLAMA_HOST, else Ollama\'s default', () => {
+    const bare = competition();
+    expect(resolveSettings(bare, {}, { env: {} }).hosts).toEqual(['http://127.0.0.1:11434']);
+    expect(resolveSettings(bare, {}, { env: { OLLAMA_HOST: ' http://gpu9:11434 ' } }).hosts).toEqual(['http://gpu9:11434']);
+    const configured = competition({ 'sbeval.config.yaml': 'hosts: [http://gpu1:11434, http://gpu2:11434]\n' });
+    const env = { OLLAMA_HOST: 'http://gpu9:11434' };
+    expect(resolveSettings(configured, {}, { env }).hosts).toEqual(['http://gpu1:11434', 'http://gpu2:11434']);
+    expect(resolveSettings(configured, { hosts: ['http://gpu3:11434'] }, { env }).hosts).toEqual(['http://gpu3:11434']);
+  });
+
   it('names the bad key: unknown keys, nested keys, wrong values', () => {
     const unknown = competition({ 'sbeval.config.yaml': 'enigne: headless\n' });
     expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" \(known keys: rules, teams/);

@@ -60,10 +60,6 @@ interface GenerateFlags {
   json?: boolean;
 }
 
-function defaultHosts(): string[] {
-  return [process.env.OLLAMA_HOST?.trim() || 'http://127.0.0.1:11434'];
-}
-
 function summaryLines(summary: GenerateSummary, team: string): string[] {
   const lines: string[] = [];
   for (const m of summary.models) {
@@ -135,7 +131,7 @@ program errors: run again), 2 on setup errors.`,
           ? [{ team: flags.team!, submission: loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines }) }]
           : settings.submissions.map((s) => ({ team: s.team, submission: loadSubmission(submissionSpec(s), { objectStyle: flags.objectStyle, newlines: flags.newlines }) }));
       if (jobs.length === 0) throw new SbevalError('config', 'no submission to generate from', "pass --submission <spec> --team <name>, or set submissions in the root's sbeval.config.yaml");
-      const hosts = settings.sources.hosts === 'default' ? defaultHosts() : settings.hosts;
+      const hosts = settings.hosts;
       const characters = settings.characters;
       const display = createProgressDisplay({ json: flags.json === true });
       const meter = new TokenMeter((model, message) => display.note(stageName(model), message));

@@ -75,14 +75,14 @@ function commonOptions(command: Command): Command {
 
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
 function settingsFrom(root: string, flags: CommonFlags, command: string) {
-  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials }, { command });
+  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts }, { command });
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
     teams: config.teams,
     characters: config.sources.characters === 'default' ? undefined : config.characters,
     trials: config.sources.trials === 'default' ? undefined : config.trials,
   };
-  const hosts = flags.hosts && flags.hosts.length > 0 ? flags.hosts : config.sources.hosts === 'config' ? config.hosts : [process.env.OLLAMA_HOST?.trim() || config.hosts[0]!];
+  const hosts = config.hosts;
   const judge: JudgeSettings = {
     model: flags.judge,
     temperature: flags.temperature,
