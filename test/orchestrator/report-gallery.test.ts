@@ -66,6 +66,27 @@ describe('thumbnails', () => {
     expect(meanAbsDiff(down, reference)).toBeLessThan(2.5);
   });
 
+  it('take the exact one-channel shortcut for power-of-two ratios with the general loop\'s pixels', () => {
+    // Grey + opaque alpha goes through the general per-pixel loop; plain grey through the whole-pixel sums.
+    let seed = 11;
+    const noise = new Uint8Array(1024 * 1024).map(() => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) & 255);
+    const opaque = new Uint8Array(noise.length * 2);
+    for (let i = 0; i < noise.length; i++) {
+      opaque[2 * i] = noise[i]!;
+      opaque[2 * i + 1] = 255;
+    }
+    for (const [width, height, size] of [
+      [1024, 1024, 80], // the evaluator's image and the report's thumbnail: 5/64
+      [1024, 1024, 64],
+      [512, 2048, 80],
+      [1024, 1024, 100], // not a dyadic ratio: both take the general loop
+    ] as const) {
+      const grey = noise.subarray(0, width * height);
+      const general = areaDownsampleGrey(opaque.subarray(0, 2 * width * height), width, height, 2, size);
+      expect(Buffer.from(areaDownsampleGrey(grey, width, height, 1, size)).equals(Buffer.from(general)), `${width}×${height} → ${size}`).toBe(true);
+    }
+  });
+
   it('turn colour grey and composite transparency over white', () => {
     // 2×2: red, transparent black on each row.
     const rgba = new Uint8Array([255, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0, 255, 0, 0, 0, 0]);
