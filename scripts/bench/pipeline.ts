@@ -27,25 +27,19 @@ import { readModelInfo } from '../../orchestrator/stages/model.js';
 import { VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
+import { envInteger } from './env.js';
 
 /**
  * Teams in the generated competition: 10 (the 2,600-response bench) unless `SBEVAL_BENCH_TEAMS` says
  * fewer — a shorter run of the same bench for iterating on a shared machine (compare ratios within one run).
  */
-const TEAMS = benchTeams(process.env.SBEVAL_BENCH_TEAMS);
+const TEAMS = envInteger('SBEVAL_BENCH_TEAMS', 10, 1, 10);
 /**
  * `SBEVAL_BENCH_OVERLAP=on,off`: one fresh run per listed order, each on its own copy of the competition
  * (on = similarity overlapped with the levels; off = similarity after every level, the headless default), to
  * compare them within one bench run. Default: the run's default only.
  */
 const ORDERS = benchOrders(process.env.SBEVAL_BENCH_OVERLAP);
-
-function benchTeams(value: string | undefined): number {
-  if (value === undefined || value === '') return 10;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 10) throw new Error(`SBEVAL_BENCH_TEAMS must be 1..10, got ${value}`);
-  return n;
-}
 
 function benchOrders(value: string | undefined): Array<boolean | undefined> {
   if (value === undefined || value === '') return [undefined];

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from './suites.js';
+import { envInteger } from './env.js';
 import { modelPath } from './vit.js';
 import { readModelInfo } from '../../orchestrator/stages/model.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
@@ -37,14 +38,7 @@ const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-le
  * rounds on this project's virtual machine even when it is idle (one idle run saw the bare session at 3.56,
  * 3.27 and 2.78 images/s in three consecutive rounds), so the pooled ratio needs several rounds to settle.
  */
-const ROUNDS = benchRounds(process.env.SBEVAL_BENCH_ROUNDS);
-
-function benchRounds(value: string | undefined): number {
-  if (value === undefined || value === '') return 6;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new Error(`SBEVAL_BENCH_ROUNDS must be 1..50, got ${value}`);
-  return n;
-}
+const ROUNDS = envInteger('SBEVAL_BENCH_ROUNDS', 6, 1, 50);
 
 interface Timed {
   /** Images per second of wall-clock time. */
