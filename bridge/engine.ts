@@ -57,6 +57,13 @@ export interface CaptureResult {
 export interface LevelSink {
   loaded(bodies: BodyInfo[], dt: number): void;
   frames(batch: FrameBatch): void;
+  /**
+   * True when the sink only reads a batch during `frames()` and keeps no reference to it or its arrays
+   * afterwards: the engine may then reuse the arrays' memory for later batches (the worker-thread
+   * engine hands the buffers back to its thread, bridge/headless/frame-memory.ts). Absent: the sink
+   * owns every batch it is given.
+   */
+  readonly borrowsFrames?: boolean;
   events(events: SimEvent[]): void;
   capture(result: CaptureResult): void;
 }

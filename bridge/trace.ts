@@ -550,6 +550,9 @@ export class TraceRecorder implements LevelSink {
     this.writeHeader();
   }
 
+  /** A batch is encoded (copied) into the trace at once. */
+  readonly borrowsFrames = true;
+
   frames(batch: FrameBatch): void {
     this.writeHeader();
     this.steps = Math.max(this.steps, batch.firstStep + batch.stepCount - 1);
@@ -625,9 +628,10 @@ export class TraceRecorder implements LevelSink {
   }
 }
 
-/** A sink that forwards every call to several sinks, in order. */
+/** A sink that forwards every call to several sinks, in order; it borrows frames when all of them do. */
 export function teeSinks(...sinks: LevelSink[]): LevelSink {
   return {
+    borrowsFrames: sinks.every((s) => s.borrowsFrames === true),
     loaded: (bodies, dt) => sinks.forEach((s) => s.loaded(bodies, dt)),
     frames: (batch) => sinks.forEach((s) => s.frames(batch)),
     events: (events) => sinks.forEach((s) => s.events(events)),

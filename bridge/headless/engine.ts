@@ -5,6 +5,7 @@ import { SbevalError, describeError } from '../../core/errors.js';
 import { Recent } from '../../core/recent.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
+import type { FrameMemory } from './frame-memory.js';
 import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
 import { maskToRgba, type RgbImage } from './render.js';
 import { levelSeed, simulateTrial } from './run.js';
@@ -48,6 +49,8 @@ export interface HeadlessEngineOptions {
    * thread (solver.ts `useIslandSolver`; a worker engine without shortcuts uses planck's own).
    */
   shortcuts?: boolean;
+  /** Where frame batches get their arrays (in-thread only: the worker passes its recycled buffers; frame-memory.ts). */
+  frameMemory?: FrameMemory;
 }
 
 /**
@@ -60,12 +63,14 @@ export class HeadlessEngine implements Engine {
   private closed = false;
   private readonly budget: SimulationBudget;
   private readonly shortcuts: boolean;
+  private readonly frameMemory: FrameMemory | undefined;
   /** The parsed levels of the last jobs' XML (see `levelOf`). */
   private readonly levels = new Recent<string, Level>(8);
 
   constructor(id?: string, options: HeadlessEngineOptions = {}) {
     this.budget = options.budget ?? SIMULATION_BUDGET;
     this.shortcuts = options.shortcuts ?? true;
+    this.frameMemory = options.frameMemory;
     this.id = id ?? `headless-${process.pid}-${nextId++}`;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
   }
@@ -76,7 +81,7 @@ export class HeadlessEngine implements Engine {
     const level = this.levelOf(job.xml);
     let images;
     try {
-      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget, { stopWhenResting: this.shortcuts });
+      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget, { stopWhenResting: this.shortcuts, ...(this.frameMemory ? { frameMemory: this.frameMemory } : {}) });
     } catch (error) {
       if (error instanceof SbevalError) {
         if (error.phase === 'input') throw new LevelLoadError(error.message, { cause: error });

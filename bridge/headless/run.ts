@@ -6,6 +6,7 @@ import { fnv1a } from './order.js';
 import { CostMeter, SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import { BLACK, RAW_COLOURS, boundOf, renderMask, renderRgb, viewOf, type Bound, type MaskImage, type RgbImage, type Shape } from './render.js';
 import { evaluatorWindow, stepsToSimulate } from '../window.js';
+import { FRESH_FRAME_MEMORY, type FrameMemory } from './frame-memory.js';
 import { LevelWorld } from './world.js';
 
 /**
@@ -43,6 +44,8 @@ export interface TrialRunOptions {
    * changes no budget verdict.
    */
   stopWhenResting?: boolean;
+  /** Where frame batches get their arrays (default: new ones per batch; frame-memory.ts). */
+  frameMemory?: FrameMemory;
 }
 
 /**
@@ -70,8 +73,8 @@ export function simulateTrial(
   const perBatch = Math.max(1, Math.floor(settings.framesPerBatch));
   let batchFirst = 0;
   let batchSteps = Math.min(perBatch, totalSteps + 1);
-  let states = new Float32Array(batchSteps * bodyCount * FIELD_COUNT);
-  let alive = new Uint8Array(batchSteps * bodyCount);
+  const memory = options.frameMemory ?? FRESH_FRAME_MEMORY;
+  let { states, alive } = memory.take(batchSteps * bodyCount * FIELD_COUNT, batchSteps * bodyCount);
   let pending: SimEvent[] = [];
   let bound: Bound | undefined;
   let raw: RgbImage | undefined;
@@ -94,10 +97,7 @@ export function simulateTrial(
       out.frames({ firstStep: batchFirst, stepCount: batchSteps, bodyCount, states, alive });
       batchFirst = step + 1;
       batchSteps = Math.min(perBatch, totalSteps + 1 - batchFirst);
-      if (batchSteps > 0) {
-        states = new Float32Array(batchSteps * bodyCount * FIELD_COUNT);
-        alive = new Uint8Array(batchSteps * bodyCount);
-      }
+      if (batchSteps > 0) ({ states, alive } = memory.take(batchSteps * bodyCount * FIELD_COUNT, batchSteps * bodyCount));
     }
   };
 

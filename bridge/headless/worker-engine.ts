@@ -59,6 +59,8 @@ export class WorkerEngine implements Engine {
   private readonly runs = new Map<number, Running>();
   private nextRun = 1;
   private closing = false;
+  /** Frame buffers whose batches went to a sink that keeps none (`LevelSink.borrowsFrames`), to hand back. */
+  private readonly borrowed = new Set<ArrayBuffer>();
 
   /** `options`: the in-thread engine's options (engine.ts), applied in the worker. */
   constructor(id?: string, options: HeadlessEngineOptions = {}, pipeline: WorkerEngineOptions = {}) {
@@ -131,9 +133,23 @@ export class WorkerEngine implements Engine {
     if (message.type === 'ready') return;
     if (message.type === 'batch') {
       for (const inner of message.messages) this.onRunMessage(inner);
-      return;
+    } else {
+      this.onRunMessage(message);
     }
-    this.onRunMessage(message);
+    this.recycleFrames();
+  }
+
+  /**
+   * Hands the borrowed batches' buffers back to the worker, which reuses them for later batches
+   * (frame-memory.ts: a fresh transferred buffer per batch costs this thread full garbage collections).
+   * Transferring detaches them here, so a batch kept against the contract would read as empty, not as
+   * another trial's frames.
+   */
+  private recycleFrames(): void {
+    if (this.borrowed.size === 0) return;
+    const buffers = [...this.borrowed];
+    this.borrowed.clear();
+    if (this.alive && !this.closing) this.worker.postMessage({ type: 'recycle', buffers } satisfies ToWorker, buffers);
   }
 
   private onRunMessage(message: RunMessage): void {
@@ -146,6 +162,10 @@ export class WorkerEngine implements Engine {
           break;
         case 'frames':
           running.sink.frames(message.batch);
+          if (running.sink.borrowsFrames === true) {
+            this.borrowed.add(message.batch.states.buffer as ArrayBuffer);
+            this.borrowed.add(message.batch.alive.buffer as ArrayBuffer);
+          }
           break;
         case 'events':
           running.sink.events(message.events);

@@ -3,6 +3,7 @@ import { SbevalError } from '../../core/errors.js';
 import type { LevelJob } from '../engine.js';
 import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
+import { RecycledFrameMemory } from './frame-memory.js';
 import { useIslandSolver } from './solver.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
@@ -10,7 +11,8 @@ import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
  * The headless engine inside a worker thread: runs one job at a time and posts the stream back.
  * Jobs that arrive while one runs wait in a queue (the WorkerEngine hands over the next job before
  * this one is done, so the thread never sits idle while the main thread digests a result). Frame
- * buffers are transferred, not copied.
+ * buffers are transferred, not copied, and come back (`recycle`) when the main thread's sink kept no
+ * batch: frame-memory.ts says why.
  */
 const port = parentPort;
 if (!port) throw new Error('worker-main.ts must run in a worker thread');
@@ -18,7 +20,8 @@ if (!port) throw new Error('worker-main.ts must run in a worker thread');
 const options = (workerData ?? {}) as HeadlessEngineOptions;
 // planck's own island solver for an engine without the shortcuts (this thread's planck is its own).
 if (options.shortcuts === false) useIslandSolver('planck');
-const engine = new HeadlessEngine(`headless-worker-${process.pid}`, options);
+const frameMemory = new RecycledFrameMemory();
+const engine = new HeadlessEngine(`headless-worker-${process.pid}`, { ...options, frameMemory });
 
 function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(message, transfer);
@@ -84,7 +87,8 @@ function runNext(): void {
   engine
     .run(job, {
       loaded: (bodies, dt) => out.add({ type: 'loaded', runId, bodies, dt }),
-      frames: (batch) => out.add({ type: 'frames', runId, batch }, [batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer]),
+      // One buffer holds both arrays (frame-memory.ts): it is listed once.
+      frames: (batch) => out.add({ type: 'frames', runId, batch }, [...new Set([batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer])]),
       events: (events) => out.add({ type: 'events', runId, events }),
       capture: (result) => out.add({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
     })
@@ -104,6 +108,10 @@ function runNext(): void {
 }
 
 port.on('message', (message: ToWorker) => {
+  if (message.type === 'recycle') {
+    frameMemory.give(message.buffers);
+    return;
+  }
   if (message.type === 'cancel') {
     const index = queue.findIndex((q) => q.runId === message.runId);
     if (index >= 0) queue.splice(index, 1);

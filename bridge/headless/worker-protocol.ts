@@ -5,8 +5,9 @@ import type { BodyInfo, FrameBatch, SimEvent } from '../frames.js';
  * Messages between a WorkerEngine (main thread) and its headless worker thread (structured clone).
  * The worker queues `run`s it receives while busy and runs them one at a time in arrival order;
  * `cancel` drops a queued run (a run already under way finishes, and the main thread ignores it).
+ * `recycle` hands frame buffers back once their batches were read and dropped (frame-memory.ts).
  */
-export type ToWorker = { type: 'run'; runId: number; job: LevelJob } | { type: 'cancel'; runId: number };
+export type ToWorker = { type: 'run'; runId: number; job: LevelJob } | { type: 'cancel'; runId: number } | { type: 'recycle'; buffers: ArrayBuffer[] };
 
 /** One call of a run's stream, or its end. */
 export type RunMessage =

@@ -392,8 +392,12 @@ export class LevelWorld {
         const s = Math.sin(angle);
         let minX = Number.POSITIVE_INFINITY;
         let maxX = Number.NEGATIVE_INFINITY;
-        for (const [lx, ly] of object.plan.outline[0] as Vec[]) {
-          const px = position.x + c * lx - s * ly;
+        // Indexed, not `for (const [lx, ly] of …)`: the iterator and destructuring allocated on every
+        // object and step (a tenth of the engine's allocated bytes in a heap-sampling profile).
+        const outline = object.plan.outline[0] as Vec[];
+        for (let k = 0; k < outline.length; k++) {
+          const point = outline[k] as Vec;
+          const px = position.x + c * point[0] - s * point[1];
           minX = Math.min(minX, px);
           maxX = Math.max(maxX, px);
         }

@@ -78,6 +78,11 @@ export class GuardedSink implements LevelSink {
     this.deliver({ kind: 'loaded', bodies, dt });
   }
 
+  /** The guard reads a batch and copies what it keeps; buffered (no live sink), it keeps every batch for `replay`. */
+  get borrowsFrames(): boolean {
+    return this.buffer === undefined && this.target?.borrowsFrames === true;
+  }
+
   frames(batch: FrameBatch): void {
     if (!this.accept()) return;
     const problem = this.checkFrames(batch);

@@ -124,6 +124,8 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
         loaded(bodies) {
           tracker = new StabilityTracker(bodies, windowSteps, OFFICIAL_RULE);
         },
+        // The tracker copies what it needs: the engine may reuse a batch's memory.
+        borrowsFrames: true,
         frames(batch) {
           tracker?.frames(batch);
         },

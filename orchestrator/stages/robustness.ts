@@ -126,6 +126,8 @@ async function perturbedTrial(run: TrialRunner, levelId: string, xml: string, k:
       loaded(bodies) {
         tracker = new StabilityTracker(bodies, OFFICIAL_WINDOW_STEPS, rule);
       },
+      // The tracker copies what it needs: the engine may reuse a batch's memory.
+      borrowsFrames: true,
       frames(batch) {
         tracker?.frames(batch);
       },

@@ -122,6 +122,8 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
           bodies = b;
           tracker = new StabilityTracker(b, windowSteps, options.rule);
         },
+        // The tracker copies what it needs: the engine may reuse a batch's memory.
+        borrowsFrames: true,
         frames(batch) {
           tracker?.frames(batch);
         },

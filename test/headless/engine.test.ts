@@ -8,6 +8,7 @@ import type { FrameBatch, SimEvent } from '../../bridge/frames.js';
 import { createEngines } from '../../bridge/engines.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
+import { teeSinks } from '../../bridge/trace.js';
 import { GuardedSink } from '../../orchestrator/pool/index.js';
 import { GOLDEN } from '../helpers/cli.js';
 
@@ -86,6 +87,44 @@ describe('WorkerEngine (worker thread)', () => {
     expect(error).toMatchObject({ levelError: true });
     // Still usable after a level error.
     await worker!.run(job({ capture: false }), collector().sink);
+  });
+
+  it('reuses frame memory only for sinks that borrow it: kept batches stay intact, borrowed ones come back detached', async () => {
+    const worker = new WorkerEngine();
+    workers.push(worker);
+    // A sink that keeps its batches (no borrowsFrames), then copies of what they hold.
+    const kept = collector();
+    await worker.run(job({ trial: 2, capture: false }), kept.sink);
+    const keptCopy = kept.stream.frames.map((f) => f.states.slice());
+    // Borrowing sinks: they read during the call, and the buffers go back to the worker afterwards.
+    const seen: FrameBatch[] = [];
+    const sums: number[] = [];
+    const borrowing: LevelSink = {
+      ...collector().sink,
+      borrowsFrames: true,
+      frames: (batch) => {
+        seen.push(batch);
+        sums.push(batch.states.reduce((a, b) => a + b, 0));
+      },
+    };
+    for (let i = 0; i < 4; i++) await worker.run(job({ trial: 2, capture: false }), borrowing);
+    // Each borrowed batch read the same trial as the kept one, and was handed back (detached here).
+    const keptSum = kept.stream.frames.reduce((n, f) => n + f.states.reduce((a, b) => a + b, 0), 0);
+    expect(sums).toEqual([keptSum, keptSum, keptSum, keptSum]);
+    await expect.poll(() => seen.every((b) => b.states.length === 0 && b.states.buffer.byteLength === 0), { timeout: 30_000 }).toBe(true);
+    // The kept batches were never handed back: later trials did not write over them.
+    expect(kept.stream.frames.every((f, i) => f.states.length > 0 && Buffer.from(f.states.buffer, f.states.byteOffset, f.states.byteLength).equals(Buffer.from(keptCopy[i]!.buffer)))).toBe(true);
+  });
+
+  it('the stream guard (and a tee) borrows frames only when it forwards live to a sink that borrows them', () => {
+    const borrowing: LevelSink = { ...collector().sink, borrowsFrames: true };
+    expect(new GuardedSink(job(), borrowing, () => undefined, () => undefined).borrowsFrames).toBe(true);
+    expect(new GuardedSink(job(), collector().sink, () => undefined, () => undefined).borrowsFrames).toBe(false);
+    // Buffered (no live sink): it keeps every batch for replay.
+    expect(new GuardedSink(job(), undefined, () => undefined, () => undefined).borrowsFrames).toBe(false);
+    // A tee borrows only when every sink behind it does.
+    expect(teeSinks(borrowing, { ...borrowing }).borrowsFrames).toBe(true);
+    expect(teeSinks(borrowing, collector().sink).borrowsFrames).toBe(false);
   });
 
   it('a worker that dies fails its run with an engine error and reports alive = false', async () => {
