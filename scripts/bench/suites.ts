@@ -8,6 +8,7 @@ import { pipelineSuite } from './pipeline.js';
 import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
 import { reportSuite } from './report.js';
+import { box2dSuite } from './box2d.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -22,6 +23,7 @@ export const SUITES: BenchSuite[] = [
   generateSuite,
   simulateSuite,
   simulateScalingSuite,
+  box2dSuite,
   vitSuite,
   similaritySuite,
   robustnessSuite,
