@@ -9,6 +9,13 @@ const SETTINGS = { ...DEFAULT_SIMULATION, windowSteps: 5 };
 const STEPS = stepsToSimulate(SETTINGS) + 1;
 const job = (levelId: string, capture = true): LevelJob => ({ levelId, xml: FAKE_LEVEL_XML, settings: { ...SETTINGS, capture } });
 const allSteps = Array.from({ length: STEPS }, (_, i) => i);
+/**
+ * The stall watchdog and job timeout in these tests. A healthy fake engine streams a job in a few
+ * milliseconds, but on a loaded 2-core CI machine a pause of 50–120 ms between its batches happens, and
+ * then a healthy engine was taken for a stalled one (an extra retirement, a failed count). A second
+ * cannot be mistaken; the tests with a stalled or endless engine wait that long once.
+ */
+const STALL_MS = 1_000;
 
 function collect() {
   const events: PoolEvent[] = [];
@@ -101,7 +108,7 @@ describe('engine pool', () => {
     let created = 0;
     const pool = await EnginePool.create({
       size: 1,
-      stallMs: 80,
+      stallMs: STALL_MS,
       factory: async (slot, generation) => {
         created += 1;
         return new FakeEngine(`s${slot}g${generation}`, generation === 0 ? ['stall'] : ['ok']);
@@ -110,7 +117,7 @@ describe('engine pool', () => {
     });
     const sink = new RecordingSink();
     const result = await pool.run({ job: job('L0'), sink });
-    expect(result.attempts[0]!.failure).toEqual({ kind: 'stalled', reason: expect.stringMatching(/s0g0 stalled: no progress for 80 ms/) });
+    expect(result.attempts[0]!.failure).toEqual({ kind: 'stalled', reason: expect.stringMatching(new RegExp(`s0g0 stalled: no progress for ${STALL_MS} ms`)) });
     expect(result.engineId).toBe('s0g1');
     expect(created).toBe(2);
     expect(sink.steps).toEqual(allSteps);
@@ -121,10 +128,10 @@ describe('engine pool', () => {
   });
 
   it('ends an attempt that keeps progressing past the job timeout', async () => {
-    const pool = new EnginePool({ engines: [new FakeEngine('slow', ['endless']), new FakeEngine('fine')], jobTimeoutMs: 120, stallMs: 10_000 });
+    const pool = new EnginePool({ engines: [new FakeEngine('slow', ['endless']), new FakeEngine('fine')], jobTimeoutMs: STALL_MS, stallMs: 10_000 });
     const result = await pool.run({ job: job('L0'), sink: new RecordingSink() });
     expect(result.attempts[0]!.failure?.kind).toBe('timeout');
-    expect(result.attempts[0]!.failure?.reason).toMatch(/slow took longer than 120 ms/);
+    expect(result.attempts[0]!.failure?.reason).toMatch(new RegExp(`slow took longer than ${STALL_MS} ms`));
     expect(result.engineId).toBe('fine');
     await pool.close();
   });
@@ -194,7 +201,7 @@ describe('engine pool', () => {
       size: 1,
       maxReplacements: 1,
       maxAttempts: 5,
-      stallMs: 50,
+      stallMs: STALL_MS,
       factory: async (slot, generation) => new FakeEngine(`s${slot}g${generation}`, ['stall']),
       onEvent,
     });
@@ -319,7 +326,7 @@ describe('engine pool', () => {
     const { events, onEvent } = collect();
     const pool = new EnginePool({
       engines: starting,
-      stallMs: 50,
+      stallMs: STALL_MS,
       settleMs: 20,
       onEvent,
       factory: async (slot, generation) => {
@@ -346,7 +353,7 @@ describe('engine pool', () => {
     const { events, onEvent } = collect();
     const pool = new EnginePool({
       engines: [new FakeEngine('start-0', ['stall'])],
-      stallMs: 50,
+      stallMs: STALL_MS,
       settleMs: 20,
       maxReplacements: 3,
       onEvent,
@@ -368,7 +375,7 @@ describe('engine pool', () => {
     const broken = collect();
     const hopeless = new EnginePool({
       engines: [new FakeEngine('only', ['stall'])],
-      stallMs: 50,
+      stallMs: STALL_MS,
       settleMs: 20,
       maxReplacements: 2,
       onEvent: broken.onEvent,
