@@ -20,6 +20,13 @@ export const FRESH_FRAME_MEMORY: FrameMemory = {
 const MIN_BUFFER_BYTES = 64 * 1024;
 
 /**
+ * The largest buffer kept for reuse: a 515-step trial of ~680 bodies. A larger batch (a hostile level of
+ * thousands of blocks) gets a buffer of its exact size that is let go afterwards, so the kept buffers
+ * never hold more than `keep` × 8 MiB.
+ */
+export const MAX_KEPT_BUFFER_BYTES = 8 * 1024 * 1024;
+
+/**
  * One ArrayBuffer per batch holding the states (float32) then the alive flags, taken from the buffers
  * handed back (`give`) when one is large enough, else new. Keeps at most `keep` buffers: a worker
  * holds 2 runs at a time, so a few are in flight at once.
@@ -40,10 +47,10 @@ export class RecycledFrameMemory implements FrameMemory {
     return { states: new Float32Array(buffer, 0, states), alive: new Uint8Array(buffer, states * Float32Array.BYTES_PER_ELEMENT, alive) };
   }
 
-  /** Buffers back from the main thread (their batches read and dropped there); the largest `keep` are kept. */
+  /** Buffers back from the main thread (their batches read and dropped there); the largest `keep` of at most MAX_KEPT_BUFFER_BYTES are kept. */
   give(buffers: readonly ArrayBuffer[]): void {
     for (const buffer of buffers) {
-      if (buffer instanceof ArrayBuffer && buffer.byteLength > 0) this.free.push(buffer);
+      if (buffer instanceof ArrayBuffer && buffer.byteLength > 0 && buffer.byteLength <= MAX_KEPT_BUFFER_BYTES) this.free.push(buffer);
     }
     if (this.free.length > this.keep) {
       this.free.sort((a, b) => b.byteLength - a.byteLength);
@@ -58,6 +65,7 @@ export class RecycledFrameMemory implements FrameMemory {
 }
 
 function bufferSize(bytes: number): number {
+  if (bytes > MAX_KEPT_BUFFER_BYTES) return bytes;
   let size = MIN_BUFFER_BYTES;
   while (size < bytes) size *= 2;
   return size;

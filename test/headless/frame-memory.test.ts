@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import type { FrameBatch } from '../../bridge/frames.js';
-import { RecycledFrameMemory } from '../../bridge/headless/frame-memory.js';
+import { MAX_KEPT_BUFFER_BYTES, RecycledFrameMemory } from '../../bridge/headless/frame-memory.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { GOLDEN } from '../helpers/cli.js';
@@ -43,6 +43,17 @@ describe('RecycledFrameMemory', () => {
     expect(memory.size).toBe(2);
     expect(memory.take(512, 0).states.buffer).toBe(buffers[1]); // 2 KiB of floats: the smallest that fits
     expect(memory.take(10, 0).states.buffer).toBe(buffers[2]);
+  });
+
+  it('never keeps a buffer over MAX_KEPT_BUFFER_BYTES: a huge batch gets its exact size and is let go', () => {
+    const memory = new RecycledFrameMemory();
+    const floats = MAX_KEPT_BUFFER_BYTES / 4 + 1;
+    const huge = memory.take(floats, 3).states.buffer as ArrayBuffer;
+    expect(huge.byteLength).toBe(floats * 4 + 3);
+    const largestKept = new ArrayBuffer(MAX_KEPT_BUFFER_BYTES);
+    memory.give([huge, largestKept]);
+    expect(memory.size).toBe(1);
+    expect(memory.take(100, 0).states.buffer).toBe(largestKept);
   });
 
   it('a trial on recycled buffers full of garbage streams exactly the frames of fresh ones (every value is written)', () => {
