@@ -111,7 +111,7 @@ export function checkPngDecodes(png: Uint8Array): PngDecodeResult {
   let pixels: Buffer;
   try {
     // One byte more than the image needs, so a stream with extra data is caught without inflating all of it.
-    // Output chunks of the whole image (up to 1 MiB) instead of zlib's 16 KiB: one buffer, not eight
+    // Output chunks of the whole image (up to 1 MiB) instead of zlib's 16 KiB: one buffer, not nine
     // and a copy; the main thread checks every capture, and its full garbage collections per 1,000
     // levels halved (31 → 15, `node --trace-gc`, the bench mix with 2 engines).
     pixels = inflateSync(Buffer.concat(idat), { maxOutputLength: expected + 1, chunkSize: Math.max(64, Math.min(expected + 1, 1 << 20)) });

@@ -1,3 +1,5 @@
+import type { FrameBatch } from '../frames.js';
+
 /**
  * Where a trial's frame batches get their arrays (run.ts). By default every batch gets new arrays. In a
  * worker thread the batches travel to the main thread as transferred ArrayBuffers, and a fresh buffer
@@ -10,6 +12,13 @@
 export interface FrameMemory {
   /** Zeroed or not: run.ts writes every state and alive flag of a batch before handing it out. */
   take(states: number, alive: number): { states: Float32Array; alive: Uint8Array };
+}
+
+/** The buffers behind a batch's two arrays, each once (RecycledFrameMemory puts both in one): what to transfer or hand back. */
+export function batchBuffers(batch: Pick<FrameBatch, 'states' | 'alive'>): ArrayBuffer[] {
+  const states = batch.states.buffer as ArrayBuffer;
+  const alive = batch.alive.buffer as ArrayBuffer;
+  return states === alive ? [states] : [states, alive];
 }
 
 export const FRESH_FRAME_MEMORY: FrameMemory = {

@@ -4,6 +4,7 @@ import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest, type HeadlessEngineOptions } from './engine.js';
+import { batchBuffers } from './frame-memory.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
 /**
@@ -60,7 +61,7 @@ export class WorkerEngine implements Engine {
   private nextRun = 1;
   private closing = false;
   /** Frame buffers whose batches went to a sink that keeps none (`LevelSink.borrowsFrames`), to hand back. */
-  private readonly borrowed = new Set<ArrayBuffer>();
+  private borrowed: ArrayBuffer[] = [];
 
   /** `options`: the in-thread engine's options (engine.ts), applied in the worker. */
   constructor(id?: string, options: HeadlessEngineOptions = {}, pipeline: WorkerEngineOptions = {}) {
@@ -146,9 +147,9 @@ export class WorkerEngine implements Engine {
    * another trial's frames.
    */
   private recycleFrames(): void {
-    if (this.borrowed.size === 0) return;
-    const buffers = [...this.borrowed];
-    this.borrowed.clear();
+    if (this.borrowed.length === 0) return;
+    const buffers = this.borrowed;
+    this.borrowed = [];
     if (this.alive && !this.closing) this.worker.postMessage({ type: 'recycle', buffers } satisfies ToWorker, buffers);
   }
 
@@ -162,10 +163,7 @@ export class WorkerEngine implements Engine {
           break;
         case 'frames':
           running.sink.frames(message.batch);
-          if (running.sink.borrowsFrames === true) {
-            this.borrowed.add(message.batch.states.buffer as ArrayBuffer);
-            this.borrowed.add(message.batch.alive.buffer as ArrayBuffer);
-          }
+          if (running.sink.borrowsFrames === true) this.borrowed.push(...batchBuffers(message.batch));
           break;
         case 'events':
           running.sink.events(message.events);

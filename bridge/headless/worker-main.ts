@@ -3,7 +3,7 @@ import { SbevalError } from '../../core/errors.js';
 import type { LevelJob } from '../engine.js';
 import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
-import { RecycledFrameMemory } from './frame-memory.js';
+import { RecycledFrameMemory, batchBuffers } from './frame-memory.js';
 import { useIslandSolver } from './solver.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
@@ -87,8 +87,7 @@ function runNext(): void {
   engine
     .run(job, {
       loaded: (bodies, dt) => out.add({ type: 'loaded', runId, bodies, dt }),
-      // One buffer holds both arrays (frame-memory.ts): it is listed once.
-      frames: (batch) => out.add({ type: 'frames', runId, batch }, [...new Set([batch.states.buffer as ArrayBuffer, batch.alive.buffer as ArrayBuffer])]),
+      frames: (batch) => out.add({ type: 'frames', runId, batch }, batchBuffers(batch)),
       events: (events) => out.add({ type: 'events', runId, events }),
       capture: (result) => out.add({ type: 'capture', runId, png: result.png, ...(result.raw ? { raw: result.raw } : {}) }),
     })
