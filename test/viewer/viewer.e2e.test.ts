@@ -112,7 +112,11 @@ let tracePath: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sbeval-viewer-'));
   mkdirSync(OUT, { recursive: true });
-  tracePath = join(dir, 'V1_L_1.sbtrace.gz');
+  // A deep, long folder: the header names the trace and level paths, and a CI checkout's paths are long
+  // (a header that wrapped to two lines once pushed the page to 818 px in a 800 px window).
+  const deep = join(dir, 'a-folder-whose-name-is-long-enough-to-overflow-one-header-line', 'at-1280-px-whatever-the-machine-fonts');
+  mkdirSync(deep, { recursive: true });
+  tracePath = join(deep, 'V1_L_1.sbtrace.gz');
   const recorded = await runSbeval(['level', LEVEL, '--trace', tracePath, '--trials', '1']);
   expect(recorded.exitCode, recorded.stderr).toBe(0);
   trace = await readTrace(tracePath);
@@ -306,6 +310,26 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     const small = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await small.goto(served!.url);
     await small.waitForSelector('body[data-loaded]', { timeout: 120_000 });
+    // Measure once the layout has settled: the same sizes on two consecutive animation frames and the
+    // scene re-fitted into its box (the legend and options fill in after the first frame).
+    await small.waitForFunction(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const read = () => ['#scene', '#scene-box', '#chart-legend', 'header'].map((s) => JSON.stringify(document.querySelector(s)!.getBoundingClientRect())).join();
+          const before = read();
+          requestAnimationFrame(() => requestAnimationFrame(() => {
+            const scene = document.querySelector('#scene')!.getBoundingClientRect();
+            const box = document.querySelector('#scene-box')!.getBoundingClientRect();
+            resolve(read() === before && scene.bottom <= box.bottom + 0.5);
+          }));
+        }),
+      undefined,
+      { timeout: 120_000, polling: 100 },
+    );
+    // The header is one line however long the paths it names.
+    const header = (await small.locator('header').boundingBox())!;
+    const h1 = (await small.locator('header h1').boundingBox())!;
+    expect(header.height).toBeLessThan(h1.height + 12 + h1.height / 2);
     const size = await small.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
     expect(size[0]).toBeLessThanOrEqual(1280);
     expect(size[1]).toBeLessThanOrEqual(800);

@@ -31,6 +31,7 @@ const state = {
 function setStatus(text, error = false) {
   const el = $('status');
   el.textContent = text;
+  el.title = text; // the header is one line: a long status ends in an ellipsis, the whole text on hover
   el.className = error ? 'error' : 'muted';
 }
 
@@ -457,6 +458,9 @@ function wireControls() {
   });
   scene.addEventListener('click', pickAt);
   window.addEventListener('resize', () => render());
+  // The scene box's height is what the column leaves once the legend and options have their final
+  // size (they fill in after the first frame): re-fit whenever the box itself changes size.
+  new ResizeObserver(() => render()).observe($('scene-box'));
   for (const id of ['labels', 'highlights', 'vectors', 'contacts']) {
     $(id).addEventListener('change', (ev) => {
       state[id] = ev.target.checked;
@@ -495,6 +499,7 @@ async function main() {
   const session = await fetchJson('/api/session');
   state.session = session;
   $('title').textContent = session.title;
+  $('title').title = session.title;
   document.title = `sbeval viewer · ${session.title}`;
   const hash = readHash();
   if (session.mode === 'trial') {
