@@ -16,8 +16,9 @@ import {
 } from '../model-calls/index.js';
 
 /**
- * Several model hosts (Ollama, or OpenAI-style with `api: 'openai'`) share the calls. Each call goes to the least busy host that has the model and
- * is not backing off (ties: fewer calls so far, then the order of `--hosts`). A host that fails a
+ * Several model hosts (Ollama, or OpenAI-style with `api: 'openai'`) share the calls. Each call goes
+ * to the least busy host that has the model and is not backing off (ties: fewer calls so far, then the
+ * order of `--hosts`). A host that fails a
  * call with a transport error or a 5xx backs off exponentially (`backoffMs` × 2^(k−1) after its k-th
  * consecutive failure, at most `backoffMaxMs`) and the call is retried at once on another host, or on
  * the same one when its back-off ends. After `hostFailures` consecutive failures the host is set

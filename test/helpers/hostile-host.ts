@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 /**
  * A model host that misbehaves on purpose, over a real HTTP socket on loopback (the red team's hosts of
@@ -38,12 +39,7 @@ export class HostileHost {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenOnLoopback(this.server, this.sockets);
     return this;
   }
 
