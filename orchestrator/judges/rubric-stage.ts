@@ -8,6 +8,7 @@ import type { Rubric, Verdicts } from '../../scoring/judges/rubric.js';
 import type { ViewKind } from '../../scoring/judges/views.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { HostPool, type HostPoolSettings } from '../generate/host-pool.js';
+import { hostLabel } from '../model-calls/index.js';
 import { RunLog } from '../generate/run-log.js';
 import type { ProgressSink } from '../progress/types.js';
 import { fingerprint } from './fingerprint.js';
@@ -223,7 +224,7 @@ export async function runRubricJudge(options: RubricJudgeOptions, progress: Prog
   }
 
   const log = new RunLog(root, options.startedAt ?? new Date(), 'judge-rubric');
-  log.write({ type: 'start', time: new Date().toISOString(), judge: 'rubric', model: options.judge.model, view: options.view, rubric: options.rubric.source, hosts: options.hosts, levels: levels.length, tasks: tasks.length });
+  log.write({ type: 'start', time: new Date().toISOString(), judge: 'rubric', model: options.judge.model, view: options.view, rubric: options.rubric.source, hosts: options.hosts.map(hostLabel), levels: levels.length, tasks: tasks.length });
   let result: { counts: RunnerCounts; stopped: string | undefined } = { counts: { asked: 0, ok: 0, failed: 0, cached: 0, unfinished: 0, calls: 0 }, stopped: undefined };
   const needsCalls = tasks.some((t) => !(previous.get(t.key) ?? []).some((a) => a.ok) && (previous.get(t.key) ?? []).length < options.judge.retries + 1) || options.judge.retryFailed;
   const pool = new HostPool(options.hosts, options.pool, (event) => {
@@ -249,7 +250,7 @@ export async function runRubricJudge(options: RubricJudgeOptions, progress: Prog
 export async function preflight(pool: HostPool, model: string, hosts: readonly string[]): Promise<void> {
   const report = await pool.preflight([model]);
   if (report.reachable.length === 0) {
-    throw new SbevalError('judge', `no Ollama host answered /api/tags (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`, `start \`ollama serve\`, or pass the right --hosts (tried ${hosts.join(', ')})`);
+    throw new SbevalError('judge', `no Ollama host answered /api/tags (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`, `start \`ollama serve\`, or pass the right --hosts (tried ${hosts.map(hostLabel).join(', ')})`);
   }
   if (report.missing.length > 0 && report.unreachable.length === 0) {
     throw new SbevalError('judge', `no host has the judge model ${model}`, `run \`ollama pull ${model}\` on the hosts`);

@@ -2,7 +2,7 @@ import type { ChatPrompt } from '../../scoring/judges/rubric-prompt.js';
 import { keepRaw } from '../../scoring/judges/answer-text.js';
 import type { ProgressSink } from '../progress/types.js';
 import { HostsUnavailable, type HostPool } from '../generate/host-pool.js';
-import { CallError, type ChatMessage } from '../generate/ollama-call.js';
+import { CallError, type ChatMessage } from '../model-calls/index.js';
 import type { RunLog } from '../generate/run-log.js';
 import type { AttemptLine, Journal } from './journal.js';
 

@@ -4,7 +4,7 @@ import { SbevalError } from '../../../core/errors.js';
 import { VIEWS, type ViewKind } from '../../../scoring/judges/views.js';
 import { PERSPECTIVES } from '../../../scoring/judges/order-prompt.js';
 import { resolveSettings, settingsLine } from '../../config/index.js';
-import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
+import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../generate/host-pool.js';
 import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../judges/order-stage.js';
 import { loadRubric } from '../../judges/rubric-file.js';
 import { runRubricJudge, RUBRIC_STAGE, type RubricJudgeSummary } from '../../judges/rubric-stage.js';
@@ -92,7 +92,8 @@ function settingsFrom(root: string, flags: CommonFlags, command: string) {
     concurrency: flags.concurrency ?? hosts.length,
     retryFailed: flags.retryFailed === true,
   };
-  const pool = { ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } };
+  // The API, call deadline and answer cap as every command resolves them (config `api`, `limits.callSeconds`, `limits.answerBytes`).
+  const pool = withModelCalls({ ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } }, config.modelCalls);
   return { config, filter, hosts, judge, pool };
 }
 
