@@ -4,13 +4,19 @@
  * Each case is parsed and run by `runCli` — the function the `sbeval` binary calls with its argv — with
  * its own stderr and exit code captured; only the process start (≈ 3 s under tsx) is shared.
  *
- * cases.json: `[{ "argv": ["run", "/tmp/x", …] }, …]`; results.json: `[{ "exitCode": 2, "stderr": "…" }, …]`.
+ * A case may carry a file-system fault (`fault`: the spec of test/helpers/fs-faults.mjs), armed for
+ * that case only.
+ *
+ * cases.json: `[{ "argv": ["run", "/tmp/x", …], "fault"?: {…} }, …]`; results.json: `[{ "exitCode": 2, "stderr": "…" }, …]`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+// @ts-expect-error: a plain JavaScript test helper without types
+import { setFault } from './fs-faults.mjs';
 import { runCli } from '../../orchestrator/cli/main.js';
 
 interface BatchCase {
   argv: string[];
+  fault?: { code: string; under: string; afterBytes?: number };
 }
 
 const [casesFile, resultsFile] = process.argv.slice(2);
@@ -27,8 +33,10 @@ for (const c of cases) {
   process.exitCode = undefined;
   let exitCode: number;
   try {
+    (setFault as (spec: BatchCase['fault'] | null) => void)(c.fault ?? null);
     exitCode = await runCli(['node', 'sbeval', ...c.argv]);
   } finally {
+    (setFault as (spec: null) => void)(null);
     process.stderr.write = write;
   }
   results.push({ exitCode, stderr });
