@@ -61,6 +61,16 @@ describe('a program listed in a received config', () => {
     expect(readdirSync(root).filter((f) => f.startsWith('ran-'))).toEqual([]);
   });
 
+  it('a program the user names on the command line (generate --submission exec:…) needs no flag, and gets no secrets either', async () => {
+    const { root, program } = receivedFolder('exec');
+    const result = await runSbeval(['generate', root, '--submission', `exec:${program}`, '--team', 'mine'], { env: { FORCE_COLOR: '0', ...SECRETS } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(join(root, 'mine', 'raw', 'A', 'mine_A_1.txt'), 'utf8')).toContain("drop_block('b11', 10)");
+    const env = readFileSync(join(root, 'env-A.txt'), 'utf8');
+    expect(env).toMatch(/^SBEVAL_TEAM=mine$/m);
+    for (const [name, value] of Object.entries(SECRETS)) expect(env, name).not.toContain(value);
+  });
+
   it('runs with --allow-programs, in an environment without sbeval\'s secrets', async () => {
     const { root } = receivedFolder('exec');
     const result = await runSbeval(['run', root, '--allow-programs', '--workers', '1'], { env: { FORCE_COLOR: '0', ...SECRETS } });
