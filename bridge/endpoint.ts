@@ -3,7 +3,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
-import { checkCompatibility, CLOSE, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message, type ProtocolErrorCode } from './protocol.js';
+import { checkCompatibility, CLOSE, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
+import { REFUSAL_SUMMARY_MS, RefusalLog, type RefusalKind, type RejectedConnection } from './refusal-log.js';
 import { RemoteEngine } from './remote-engine.js';
 import { MessageSocket, safeClose, type SocketClose } from './remote-socket.js';
 
@@ -55,66 +56,7 @@ export const PRE_AUTH_BYTES = 64 * 1024;
 /** Unauthenticated connections at one time: far more than engines dial in at once, far less than memory allows. */
 export const MAX_UNAUTHENTICATED = 64;
 
-/**
- * Why a connection was refused, as a fixed kind chosen by the endpoint — never the stranger's own words
- * (a close reason is theirs: keyed on it, 3,000 strangers wrote 3,000 log lines, issue 23).
- */
-export type RefusalKind = 'too-many' | 'pre-auth-bytes' | 'bad-upgrade' | 'closed-before-hello' | ProtocolErrorCode;
-
-export interface RejectedConnection {
-  remote: string;
-  reason: string;
-  code: number;
-  kind: RefusalKind;
-}
-
-/** Refusals of each kind logged one by one, with the peer and the reason; the rest are counted. */
-export const DETAILED_REFUSALS_PER_KIND = 5;
-/** How often the counted refusals are summed up in one line (fixed size: one count per kind). */
-export const REFUSAL_SUMMARY_MS = 60_000;
-
-/**
- * The endpoint's account of refused connections, bounded whatever strangers do: a count per kind (a
- * fixed set of keys), the first few of each kind logged with their reason, and then one summary line
- * per interval that had refusals — at most one line a minute, never a line per stranger.
- */
-class RefusalLog {
-  readonly total = new Map<RefusalKind, number>();
-  private readonly pending = new Map<RefusalKind, number>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly log: (line: string) => void,
-    private readonly intervalMs: number,
-  ) {}
-
-  add(rejected: RejectedConnection): void {
-    const count = (this.total.get(rejected.kind) ?? 0) + 1;
-    this.total.set(rejected.kind, count);
-    if (count <= DETAILED_REFUSALS_PER_KIND) {
-      const more = count === DETAILED_REFUSALS_PER_KIND ? ` (further refusals of this kind are summed up every ${Math.round(this.intervalMs / 1000)} s)` : '';
-      this.log(`connection from ${rejected.remote} refused (${rejected.kind}): ${rejected.reason}${more}`);
-      return;
-    }
-    this.pending.set(rejected.kind, (this.pending.get(rejected.kind) ?? 0) + 1);
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), this.intervalMs);
-      this.timer.unref();
-    }
-  }
-
-  /** Writes the summary of the refusals counted since the last one, if any. */
-  flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending.size === 0) return;
-    const counted = [...this.pending.values()].reduce((a, b) => a + b, 0);
-    const kinds = [...this.pending.entries()].map(([kind, n]) => `${kind} ${n}`).join(', ');
-    const all = [...this.total.values()].reduce((a, b) => a + b, 0);
-    this.pending.clear();
-    this.log(`${counted} more connection(s) refused: ${kinds} (${all} refused since the endpoint started)`);
-  }
-}
+export { DETAILED_REFUSALS_PER_KIND, REFUSAL_SUMMARY_MS, type RefusalKind, type RejectedConnection } from './refusal-log.js';
 
 type EngineListener = (engine: RemoteEngine) => void;
 

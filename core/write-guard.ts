@@ -107,6 +107,8 @@ export function guardWrite(path: string, options: { folder?: boolean } = {}): st
   if (root === undefined) {
     ensureDirSync(folder ? target : dirname(target));
   } else {
+    // A declared folder that does not exist yet (a survey's --out) is made; it may be reached through a link.
+    if (inspect(root) === undefined) ensureDirSync(root);
     const parts = relative(root, target).split(sep);
     const folders = folder ? parts : parts.slice(0, -1);
     let at = root;

@@ -89,6 +89,11 @@ describe('guardWrite under a declared root', () => {
     withdrawals.push(confineWrites(join(root, 'model-a')));
     symlinkSync(outside, join(root, 'linked'));
     expect(refusal(() => guardWrite(join(root, 'linked', 'x')))).toContain('SYMLINK');
+    // A declared folder that does not exist yet (a survey's --out) is made with the file's folders.
+    const fresh = join(outside, 'survey-out');
+    withdrawals.push(confineWrites(fresh));
+    expect(guardWrite(join(fresh, 'assets', 'a.png'))).toBe(join(fresh, 'assets', 'a.png'));
+    expect(lstatSync(join(fresh, 'assets')).isDirectory()).toBe(true);
     const free = join(outside, 'elsewhere', 'deep', 'x.txt');
     expect(guardWrite(free)).toBe(free);
     expect(existsSync(join(outside, 'elsewhere', 'deep'))).toBe(true);
