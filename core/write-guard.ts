@@ -72,11 +72,12 @@ export function symlinkFault(link: string): StorageError {
   return new StorageError('SYMLINK', link, 'write through');
 }
 
+/** The entry at `path` itself (a link is not followed), or undefined when there is none. */
 function inspect(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    // No exception for a missing entry: most files a guarded write names do not exist yet.
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw storageFault(error, path, 'inspect') ?? error;
   }
 }
