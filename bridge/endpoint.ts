@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
 import { checkCompatibility, CLOSE, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
+import { REFUSAL_SUMMARY_MS, RefusalLog, type RefusalKind, type RejectedConnection } from './refusal-log.js';
 import { RemoteEngine } from './remote-engine.js';
 import { MessageSocket, safeClose, type SocketClose } from './remote-socket.js';
 
@@ -41,6 +42,8 @@ export interface EndpointOptions {
   maxUnauthenticated?: number;
   /** How long a cancelled level may take to end on the engine (default 30 s). */
   settleMs?: number;
+  /** Refusals beyond the first few of each kind are logged as one summary per this interval (default 60 s; see RefusalLog). */
+  refusalSummaryMs?: number;
   /** One line per connection event (accepted, rejected, lost), for the run log. */
   log?: (line: string) => void;
 }
@@ -53,11 +56,7 @@ export const PRE_AUTH_BYTES = 64 * 1024;
 /** Unauthenticated connections at one time: far more than engines dial in at once, far less than memory allows. */
 export const MAX_UNAUTHENTICATED = 64;
 
-export interface RejectedConnection {
-  remote: string;
-  reason: string;
-  code: number;
-}
+export { DETAILED_REFUSALS_PER_KIND, REFUSAL_SUMMARY_MS, type RefusalKind, type RejectedConnection } from './refusal-log.js';
 
 type EngineListener = (engine: RemoteEngine) => void;
 
@@ -80,9 +79,12 @@ export class EngineEndpoint {
   readonly token: string;
   readonly host: string;
   readonly port: number;
-  /** Connections refused before or during the handshake, by reason (the first words of it). */
-  readonly refusals = new Map<string, number>();
-  private readonly options: Required<Omit<EndpointOptions, 'token' | 'log' | 'host' | 'port'>>;
+  /** Connections refused before or during the handshake, by kind (a fixed set of keys). */
+  get refusals(): ReadonlyMap<RefusalKind, number> {
+    return this.refusalLog.total;
+  }
+  private readonly refusalLog: RefusalLog;
+  private readonly options: Required<Omit<EndpointOptions, 'token' | 'log' | 'host' | 'port' | 'refusalSummaryMs'>>;
   private readonly log: (line: string) => void;
   private readonly connected = new Set<RemoteEngine>();
   private readonly strangers = new Set<Stranger>();
@@ -113,6 +115,7 @@ export class EngineEndpoint {
       settleMs: options.settleMs ?? 30_000,
     };
     this.log = options.log ?? (() => {});
+    this.refusalLog = new RefusalLog(this.log, options.refusalSummaryMs ?? REFUSAL_SUMMARY_MS);
     http.on('connection', (socket: Socket) => this.onTcp(socket));
     http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => this.onUpgrade(request, socket, head));
     http.on('error', (error) => this.log(`endpoint error: ${describeError(error)}`));
@@ -201,6 +204,7 @@ export class EngineEndpoint {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
+    this.refusalLog.flush();
   }
 
   /** A new TCP connection: counted, given its deadline and its byte allowance until `hello` is accepted. */
@@ -213,7 +217,7 @@ export class EngineEndpoint {
       return;
     }
     if (this.strangers.size >= this.options.maxUnauthenticated) {
-      this.reject({ remote, reason: `too many unauthenticated connections (${this.options.maxUnauthenticated})`, code: 0 });
+      this.reject({ remote, reason: `too many unauthenticated connections (${this.options.maxUnauthenticated})`, code: 0, kind: 'too-many' });
       socket.destroy();
       return;
     }
@@ -228,7 +232,7 @@ export class EngineEndpoint {
         const error = new ProtocolError('timeout', `no "hello" within ${this.options.helloTimeoutMs} ms`);
         if (stranger.messages?.open) stranger.messages.fail(error, 'handshake');
         else {
-          this.reject({ remote, reason: error.message, code: 0 });
+          this.reject({ remote, reason: error.message, code: 0, kind: 'timeout' });
           stranger.refused = true;
           this.forget(stranger);
           socket.destroy();
@@ -241,7 +245,7 @@ export class EngineEndpoint {
     socket.on('data', () => {
       if (stranger.done || socket.bytesRead <= this.options.preAuthBytes) return;
       // Dropped, not closed politely: a peer that floods before authenticating gets no more reads.
-      this.reject({ remote, reason: `more than ${this.options.preAuthBytes} bytes before "hello" was accepted`, code: CLOSE.tooLarge });
+      this.reject({ remote, reason: `more than ${this.options.preAuthBytes} bytes before "hello" was accepted`, code: CLOSE.tooLarge, kind: 'pre-auth-bytes' });
       stranger.refused = true;
       this.forget(stranger);
       socket.destroy();
@@ -265,7 +269,7 @@ export class EngineEndpoint {
     try {
       this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, request, stranger));
     } catch (error) {
-      this.reject({ remote: stranger.remote, reason: `bad upgrade request: ${describeError(error)}`, code: 0 });
+      this.reject({ remote: stranger.remote, reason: `bad upgrade request: ${describeError(error)}`, code: 0, kind: 'bad-upgrade' });
       socket.destroy();
     }
   }
@@ -294,7 +298,8 @@ export class EngineEndpoint {
           this.log(`engine ${engine.id} disconnected (${describeClose(close)})`);
           engine.handleClose(close);
         } else if (!stranger.refused) {
-          this.reject({ remote, reason: close.error ? describeError(close.error) : describeClose(close), code: close.code });
+          const kind: RefusalKind = close.error instanceof ProtocolError ? close.error.code : 'closed-before-hello';
+          this.reject({ remote, reason: close.error ? describeError(close.error) : describeClose(close), code: close.code, kind });
         }
       },
     });
@@ -349,16 +354,9 @@ export class EngineEndpoint {
     return `${base}#${this.counter}`;
   }
 
-  /**
-   * Records a refused connection. The log gets the first lines of each kind and then one line per
-   * thousand, so a flood of strangers cannot fill the disk through the run log.
-   */
+  /** Records a refused connection (counted and logged by RefusalLog, so a flood of strangers cannot fill the disk through the run log). */
   private reject(rejected: RejectedConnection): void {
-    const kind = rejected.reason.replace(/\d+/g, 'N').slice(0, 60);
-    const count = (this.refusals.get(kind) ?? 0) + 1;
-    this.refusals.set(kind, count);
-    if (count <= 20) this.log(`connection from ${rejected.remote} refused: ${rejected.reason}`);
-    else if (count % 1000 === 0) this.log(`${count} connections refused so far: ${kind}`);
+    this.refusalLog.add(rejected);
     for (const listener of [...this.rejectListeners]) {
       try {
         listener(rejected);

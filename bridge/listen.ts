@@ -64,8 +64,13 @@ export interface TokenSource {
   warnings: string[];
 }
 
-/** Reads a token file: the first line, trimmed; refuses an empty one. */
-export function readTokenFile(file: string): { token: string; warnings: string[] } {
+/** Group or other permission bits set: users other than the owner may read the file. */
+export function readableByOthers(mode: number): boolean {
+  return (mode & 0o077) !== 0;
+}
+
+/** Reads a token file: the first line, trimmed; refuses an empty one, and notes when other users can read it. */
+export function readTokenFile(file: string): { token: string; readableByOthers: boolean; warnings: string[] } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -74,25 +79,33 @@ export function readTokenFile(file: string): { token: string; warnings: string[]
   }
   const token = (text.split(/\r?\n/)[0] ?? '').trim();
   if (token.length === 0) throw new SbevalError('config', `the token file ${file} is empty`, 'put the token on its first line, e.g. openssl rand -hex 32 > token');
-  const warnings: string[] = [];
+  let others = false;
   try {
-    if ((statSync(file).mode & 0o077) !== 0) warnings.push(`the token file ${file} can be read by other users (chmod 600 ${file})`);
+    others = readableByOthers(statSync(file).mode);
   } catch {
     // Read above; a race with its removal changes nothing here.
   }
-  return { token, warnings };
+  return { token, readableByOthers: others, warnings: others ? [`the token file ${file} can be read by other users (chmod 600 ${file})`] : [] };
 }
 
 /**
  * The token for an endpoint on `address`: from `tokenFile`, else `SBEVAL_TOKEN`, else (loopback only)
  * none — the caller generates one and writes it to a file of its own. A non-loopback address without a
- * token, or with a short one, is refused.
+ * token, with a short one, or with a token file other users can read, is refused.
  */
 export function sharedToken(address: ListenAddress, options: { tokenFile?: string | undefined; env?: NodeJS.ProcessEnv }): TokenSource | undefined {
   const env = options.env ?? process.env;
   let source: TokenSource | undefined;
   if (options.tokenFile !== undefined) {
-    const { token, warnings } = readTokenFile(options.tokenFile);
+    const { token, readableByOthers: others, warnings } = readTokenFile(options.tokenFile);
+    // Other machines may try the token: one that other users of this machine can read is no secret.
+    if (others && !address.loopback) {
+      throw new SbevalError(
+        'config',
+        `the token file ${options.tokenFile} can be read by other users, and listening on ${address.host} lets other machines connect with it`,
+        `chmod 600 ${options.tokenFile}, then run the same command again`,
+      );
+    }
     source = { token, from: { file: options.tokenFile }, warnings };
   } else if (env.SBEVAL_TOKEN) {
     source = { token: env.SBEVAL_TOKEN, from: { env: 'SBEVAL_TOKEN' }, warnings: [] };

@@ -350,7 +350,8 @@ const finite = z.number();
 const bytes = z.instanceof(Uint8Array);
 const id = z.string().min(1).max(256);
 
-const settingsSchema = z.object({
+/** The limits of a `load`'s settings; trace headers are held to the same ones (bridge/trace.ts). */
+export const settingsSchema = z.object({
   windowSteps: nonNegInt.max(1_000_000),
   trial: int.min(1).max(1000),
   damage: z.enum(['body', 'contact-point']),
@@ -359,7 +360,7 @@ const settingsSchema = z.object({
   framesPerBatch: int.min(1).max(100_000),
 });
 
-const bodySchema = z.object({
+export const bodySchema = z.object({
   id: nonNegInt,
   kind: z.enum(['block', 'pig', 'tnt', 'platform']),
   type: z.string(),
@@ -378,13 +379,18 @@ const eventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('explosion'), step: nonNegInt, id: nonNegInt, x: finite, y: finite }),
 ]);
 
+/** An engine as it introduces itself in `hello` (and as a trace header names it). */
+export const engineSchema = z.object({ kind: z.string().min(1).max(64), version: z.string().max(256), description: z.string().max(4096) });
+export const runIdSchema = id;
+export const levelIdSchema = z.string().max(4096);
+
 const schemas = {
   hello: z.object({
     type: z.literal('hello'),
     protocol: z.string().max(64),
     token: z.string().max(1024),
     instance: z.string().min(1).max(256).optional(),
-    engine: z.object({ kind: z.string().min(1).max(64), version: z.string().max(256), description: z.string().max(4096) }),
+    engine: engineSchema,
     capabilities: z.object({
       frames: z.boolean(),
       events: z.boolean(),
@@ -403,7 +409,7 @@ const schemas = {
     heartbeatMs: int.min(1),
     maxMessageBytes: int.min(1024),
   }),
-  load: z.object({ type: z.literal('load'), runId: id, levelId: z.string().max(4096), xml: z.string(), settings: settingsSchema }),
+  load: z.object({ type: z.literal('load'), runId: id, levelId: levelIdSchema, xml: z.string(), settings: settingsSchema }),
   loaded: z.object({ type: z.literal('loaded'), runId: id, dt: finite.positive(), bodies: z.array(bodySchema) }),
   frames: z.object({
     type: z.literal('frames'),
@@ -424,7 +430,7 @@ const schemas = {
   error: z.object({
     type: z.literal('error'),
     runId: id.optional(),
-    levelId: z.string().max(4096).optional(),
+    levelId: levelIdSchema.optional(),
     phase: z.enum(ERROR_PHASES),
     fault: z.enum(['level', 'engine']),
     message: z.string().max(65_536),

@@ -7,13 +7,21 @@ import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from
 import { UnpackrStream } from 'msgpackr';
 import { z } from 'zod';
 import { storageFault } from '../core/storage.js';
+import { guardWrite } from '../core/write-guard.js';
 import { describeError, SbevalError } from '../core/errors.js';
 import { packValue, unpackValues } from './codec.js';
 import type { CaptureResult, Engine, EngineIdentity, LevelJob, LevelSink, SimulationSettings } from './engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
+import { DEFAULT_MAX_LEVEL_OBJECTS } from '../levels/xml-read.js';
+import { stepsToSimulate } from './window.js';
 import {
+  bodySchema,
+  engineSchema,
+  levelIdSchema,
   messageFromValue,
   ProtocolError,
+  runIdSchema,
+  settingsSchema,
   toWire,
   type CaptureMessage,
   type DoneMessage,
@@ -63,37 +71,25 @@ export type TraceRecord = FramesMessage | EventsMessage | CaptureMessage | DoneM
 
 const TRACE_RECORD_TYPES = new Set(['frames', 'events', 'capture', 'done', 'error']);
 
+/**
+ * A trace header is held to the wire protocol's own limits (bridge/protocol.ts: the `load` settings —
+ * at most 1,000,000 window steps —, the `hello` engine, the run and level ids), and to the largest
+ * level sbeval reads (levels/xml-read.ts, 10,000 objects), before anything is replayed or allocated:
+ * a 1.7 KB file that claims 20,000,000 steps is refused here instead of replaying for minutes.
+ */
 const headerSchema = z.object({
   type: z.literal('trace'),
   format: z.literal(TRACE_FORMAT),
   version: z.literal(TRACE_VERSION),
-  producer: z.string(),
-  recordedAt: z.string().optional(),
-  runId: z.string().min(1),
-  levelId: z.string(),
-  engine: z.object({ kind: z.string(), version: z.string(), description: z.string() }),
-  settings: z.object({
-    windowSteps: z.number().int().min(0),
-    trial: z.number().int().min(1),
-    damage: z.enum(['body', 'contact-point']),
-    capture: z.boolean(),
-    captureRaw: z.boolean(),
-    framesPerBatch: z.number().int().min(1),
-  }),
+  producer: z.string().max(4096),
+  recordedAt: z.string().max(64).optional(),
+  runId: runIdSchema,
+  levelId: levelIdSchema,
+  engine: engineSchema,
+  settings: settingsSchema,
   xml: z.string(),
   dt: z.number().min(0),
-  bodies: z.array(
-    z.object({
-      id: z.number().int().min(0),
-      kind: z.enum(['block', 'pig', 'tnt', 'platform']),
-      type: z.string(),
-      material: z.string().optional(),
-      counted: z.boolean(),
-      x: z.number(),
-      y: z.number(),
-      angle: z.number(),
-    }),
-  ),
+  bodies: z.array(bodySchema).max(DEFAULT_MAX_LEVEL_OBJECTS),
 });
 
 /** A trace file that cannot be read (not a trace, damaged header, invalid record). */
@@ -122,13 +118,36 @@ export interface TraceReadOptions {
 
 /** A trace larger than the limit once decompressed: refused before it takes the memory. */
 export class TraceTooLargeError extends TraceFormatError {
-  constructor(name: string, limit: number) {
+  constructor(name: string, limit: number, message?: string) {
     super(
-      `${name}: the trace holds more than ${Math.round(limit / 1024 / 1024)} MiB once decompressed`,
+      message ?? `${name}: the trace holds more than ${Math.round(limit / 1024 / 1024)} MiB once decompressed`,
       'a trace of one trial at the evaluator\'s window stays far below that (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace',
     );
     this.name = 'TraceTooLargeError';
   }
+}
+
+/** Bytes per body and step once assembled: six float32 state values and an alive byte (bridge/frames.ts). */
+const BYTES_PER_BODY_STEP = FIELD_COUNT * 4 + 1;
+
+/**
+ * The memory the frames of one trial take once assembled (steps 0 … `stepsToSimulate`, every body),
+ * computed from the settings and the body count before anything is allocated.
+ */
+export function trialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>): number {
+  return (stepsToSimulate(settings) + 1) * bodyCount * BYTES_PER_BODY_STEP;
+}
+
+/** A trial whose frames would take more than `limit` bytes (default MAX_TRACE_BYTES), refused before it runs or is read. */
+export function checkTrialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>, what: string, limit = MAX_TRACE_BYTES): void {
+  const bytes = trialFrameBytes(bodyCount, settings);
+  if (bytes <= limit) return;
+  const mib = (n: number) => `${Math.ceil(n / 1024 / 1024)} MiB`;
+  throw new TraceTooLargeError(
+    what,
+    limit,
+    `${what}: ${stepsToSimulate(settings) + 1} steps × ${bodyCount} bodies would take ${mib(bytes)} of frames, more than the ${mib(limit)} a trace may hold`,
+  );
 }
 
 function headerWire(h: TraceHeader): Record<string, unknown> {
@@ -195,6 +214,8 @@ export function parseTraceHeader(value: unknown, path?: string): { header: Trace
   }
   const header = parsed.data as TraceHeader;
   header.bodies = header.bodies.map((b) => ({ ...b, material: b.material }));
+  // The frames the header announces must fit what a trace may hold (bodies × steps, computed, not allocated).
+  checkTrialFrameBytes(header.bodies.length, header.settings, path ?? 'trace');
   return { header, version };
 }
 
@@ -369,12 +390,16 @@ export class TraceAssembler {
   private done: RunSummary | undefined;
   private error: LoadedTrace['error'];
   private ended = false;
+  /** The last step the header's settings stream (bridge/window.ts): frames past it are refused. */
+  private readonly lastStep: number;
 
   constructor(
     private readonly header: TraceHeader,
     private readonly fileVersion: number,
     private readonly path = 'trace',
-  ) {}
+  ) {
+    this.lastStep = stepsToSimulate(header.settings);
+  }
 
   add(record: TraceRecord): void {
     if (this.ended) throw new TraceFormatError(`${this.path}: "${record.type}" record after the end of the run`);
@@ -385,6 +410,9 @@ export class TraceAssembler {
           throw new TraceFormatError(`${this.path}: frames for ${b.bodyCount} bodies, the header lists ${this.header.bodies.length}`);
         }
         if (b.firstStep !== this.nextStep) throw new TraceFormatError(`${this.path}: frames start at step ${b.firstStep}, expected ${this.nextStep}`);
+        if (b.firstStep + b.stepCount > this.lastStep + 1) {
+          throw new TraceFormatError(`${this.path}: frames up to step ${b.firstStep + b.stepCount - 1}, past the last step ${this.lastStep} of the header's window`);
+        }
         this.batches.push(b);
         this.nextStep += b.stepCount;
         break;
@@ -496,7 +524,9 @@ export class TraceRecorder implements LevelSink {
   constructor(path: string, options: TraceRecorderOptions) {
     this.path = path;
     this.tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    this.file = createWriteStream(this.tmp);
+    // Through the write guard (its folders real, not links); the temporary is created exclusively.
+    guardWrite(path);
+    this.file = createWriteStream(this.tmp, { flags: 'wx' });
     this.file.on('error', (error) => {
       this.writeError ??= error;
     });

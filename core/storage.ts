@@ -34,6 +34,8 @@ const CAUSES: Readonly<Record<string, string>> = {
   ESTALE: 'stale network file handle (the share was remounted)',
   ENXIO: 'no such device',
   ENODEV: 'no such device',
+  // Not an errno: core/write-guard.ts refuses a link between a competition root and a file it writes.
+  SYMLINK: 'a symbolic link is there, which could carry the write outside the competition root',
 };
 
 /** File-system calls (Node's `error.syscall`): a socket's EACCES (`listen`) is not a storage fault. */
@@ -52,6 +54,7 @@ const HINTS: Readonly<Record<string, string>> = {
   EPERM: 'make it writable for this user (or use a copy), then run the same command again',
   EMFILE: 'raise the limit of open files (`ulimit -n`), then run the same command again',
   ENFILE: 'close other programs, then run the same command again',
+  SYMLINK: 'sbeval writes only real folders inside the competition root: replace the link with a folder, then run the same command again',
 };
 
 const DEFAULT_HINT = 'fix the path, then run the same command again: finished work is kept';

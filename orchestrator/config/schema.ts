@@ -102,7 +102,7 @@ export const configSchema = z.strictObject({
       }
     })
     .optional(),
-  /** `engine: bridge`: a file whose first line is the token engines must present (relative to the root, or absolute). */
+  /** `engine: bridge`: a file whose first line is the token engines must present, inside the root (relative to it; `--token-file` may name any file). */
   tokenFile: z.string().min(1).optional(),
   /** Line ends of the result CSV files: the official scoring script writes the system's (`os.EOL`); the published 2024/2025 files are `crlf` (Windows). */
   eol: z.enum(['lf', 'crlf']).optional(),

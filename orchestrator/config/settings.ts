@@ -230,10 +230,14 @@ function listenSetting(value: string | undefined): string | undefined {
   return value;
 }
 
-/** The token file: a flag's path is the user's (relative to the working directory), a config's is relative to the root. */
+/**
+ * The token file: a flag's path is the user's (relative to the working directory, anywhere); a
+ * config's is inside the root (a received folder must not pick a file of this machine, say
+ * /etc/os-release, whose predictable first line would become the token).
+ */
 function tokenFilePath(root: string, value: string | undefined, fromFlag: boolean, cwd = process.cwd()): string | undefined {
   if (value === undefined) return undefined;
-  return fromFlag ? resolve(cwd, value) : resolve(root, value);
+  return fromFlag ? resolve(cwd, value) : pathInsideRoot(root, value, 'tokenFile');
 }
 
 function parseRules(value: string | number, from: string): Rules {

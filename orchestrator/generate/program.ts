@@ -13,7 +13,9 @@ import type { TrialSession } from './session.js';
  *   `SBEVAL_TEMPERATURE`, `SBEVAL_CHAT_URL` (an Ollama API base: `POST $SBEVAL_CHAT_URL/api/chat`,
  *   e.g. `new Ollama({ host: process.env.SBEVAL_CHAT_URL })`), `SBEVAL_OPENAI_BASE_URL`
  *   (`$SBEVAL_CHAT_URL/v1`, for an OpenAI client — what llms4pcg's `local_model_base_url` takes), and
- *   `OLLAMA_HOST` = `SBEVAL_CHAT_URL` (the Python `ollama` package reads it);
+ *   `OLLAMA_HOST` = `SBEVAL_CHAT_URL` (the Python `ollama` package reads it); the rest of sbeval's
+ *   environment without its secrets (`childEnvironment`: the bridge token, Hugging Face and API keys
+ *   never reach a team's program, which needs none of them: its model calls go through the proxy);
  * - all LLM calls go to that endpoint (see chat-proxy.ts: model, seed, temperature forced; limits
  *   enforced); the program prints the final response on stdout (UTF-8) and exits 0. One final
  *   newline (LF or CRLF) is removed, so `print(response)` writes exactly `response`;
@@ -30,6 +32,20 @@ export class ProgramFailed extends Error {
     super(message);
     this.name = 'ProgramFailed';
   }
+}
+
+/**
+ * Names of variables that hold secrets: sbeval's own (`SBEVAL_TOKEN`, the bridge token), Hugging Face's
+ * (`HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`, read by `sbeval model fetch`) and the usual spellings of keys,
+ * tokens, secrets and passwords (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY` …).
+ */
+const SECRET_NAME = /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH)(_|$)/i;
+
+/** sbeval's environment as a child program gets it: everything but the secrets (see SECRET_NAME). */
+export function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && !SECRET_NAME.test(name)) out[name] = value;
+  return out;
 }
 
 export function programArgs(args: readonly string[], values: Record<'char' | 'trial' | 'seed' | 'model' | 'team', string>): string[] {
@@ -59,7 +75,9 @@ export async function runProgram(submission: ProgramSubmission, session: TrialSe
   try {
     const result = await execa(submission.command, programArgs(submission.args, values), {
       cwd: submission.cwd,
+      extendEnv: false,
       env: {
+        ...childEnvironment(),
         ...submission.env,
         SBEVAL_CHAR: character,
         SBEVAL_TRIAL: String(trial),

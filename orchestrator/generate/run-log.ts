@@ -1,7 +1,7 @@
-import { appendFileSync, readdirSync, readFileSync, truncateSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDirSync, storageFault } from '../../core/storage.js';
 import { logsDir } from '../layout/competition.js';
+import { LineFile } from '../layout/line-file.js';
 import { logFileStamp } from '../layout/stage-log.js';
 
 /**
@@ -63,29 +63,18 @@ export type LogLine = Record<string, unknown> & { type: string };
 
 export class RunLog {
   readonly file: string;
-  private size = 0;
+  private readonly lines: LineFile;
 
   /** `name`: the file's prefix (`generate`, or a judge's `judge-rubric` …), all with the same line types. */
   constructor(root: string, startedAt: Date = new Date(), name = 'generate') {
-    const dir = logsDir(root);
-    ensureDirSync(dir);
-    this.file = join(dir, `${name}_${logFileStamp(startedAt)}.jsonl`);
+    this.file = join(logsDir(root), `${name}_${logFileStamp(startedAt)}.jsonl`);
+    this.lines = new LineFile(this.file);
+    this.lines.open();
   }
 
   /** Appends one line; a line the disk refuses is cut off again and a StorageError stops the stage (core/storage.ts). */
   write(line: LogLine): void {
-    const text = `${JSON.stringify(line)}\n`;
-    try {
-      appendFileSync(this.file, text);
-      this.size += Buffer.byteLength(text);
-    } catch (error) {
-      try {
-        truncateSync(this.file, this.size);
-      } catch {
-        // The fault below says why the log ends here.
-      }
-      throw storageFault(error, this.file) ?? error;
-    }
+    this.lines.append(`${JSON.stringify(line)}\n`);
   }
 }
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { link, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ensureDirSync, storageFault } from '../../core/storage.js';
+import { storageFault } from '../../core/storage.js';
+import { guardWrite } from '../../core/write-guard.js';
 import { isAtomicTemp } from '../layout/atomic.js';
 
 /**
@@ -22,7 +23,7 @@ export async function writeFileOnce(path: string, data: string): Promise<boolean
 }
 
 async function writeOnce(path: string, data: string): Promise<boolean> {
-  ensureDirSync(dirname(path));
+  guardWrite(path);
   counter = (counter + 1) % 1_000_000;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
   try {
@@ -62,7 +63,7 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Removes temporaries left in `dir` by killed runs (never those of a live process). */
+/** Removes temporaries left in `dir` by killed runs (never those of a live process); a linked folder is refused, not followed. */
 export async function removeStaleTemps(dir: string): Promise<number> {
   let names: string[];
   try {
@@ -70,6 +71,7 @@ export async function removeStaleTemps(dir: string): Promise<number> {
   } catch {
     return 0;
   }
+  guardWrite(dir, { folder: true });
   let removed = 0;
   for (const name of names) {
     if (!isAtomicTemp(name)) continue;

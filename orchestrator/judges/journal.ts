@@ -1,5 +1,6 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { LineFile } from '../layout/line-file.js';
 
 /**
  * The judges' memory of every answer they received: `<root>/.sbeval/judges/<name>.jsonl`, one JSON
@@ -33,8 +34,12 @@ export function journalPath(root: string, name: string): string {
 
 export class Journal {
   private startChecked = false;
+  /** Guarded, and a line the disk refuses is cut off with a `[storage]` error naming the file (layout/line-file.ts). */
+  private readonly lines: LineFile;
 
-  constructor(readonly file: string) {}
+  constructor(readonly file: string) {
+    this.lines = new LineFile(file);
+  }
 
   /** Attempts per task key with this fingerprint, in attempt order. */
   read(fingerprintOf: (key: string) => string | undefined): Map<string, AttemptLine[]> {
@@ -59,13 +64,12 @@ export class Journal {
   }
 
   append(line: AttemptLine): void {
-    mkdirSync(dirname(this.file), { recursive: true });
     // A torn last line (an earlier writer stopped mid-line, e.g. by a full disk) has no newline: the
     // first line this run appends starts on a line of its own, else it would be glued to the torn one
     // and lost on the next read.
     const prefix = this.startChecked || !endsMidLine(this.file) ? '' : '\n';
     this.startChecked = true;
-    appendFileSync(this.file, `${prefix}${JSON.stringify(line)}\n`);
+    this.lines.append(`${prefix}${JSON.stringify(line)}\n`);
   }
 }
 

@@ -1,7 +1,8 @@
 import { renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync, open as openCb, write as writeCb, fsync as fsyncCb, close as closeCb, rename as renameCb } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { ensureDirSync, storageFault } from '../../core/storage.js';
+import { storageFault } from '../../core/storage.js';
+import { guardWrite } from '../../core/write-guard.js';
 
 /**
  * Every file a stage produces is written to a temporary name beside it and renamed into place, so a run
@@ -26,29 +27,34 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-/**
- * Folders this process created or found (`mkdir -p` once per folder, not once per file: the simulate
- * stage writes two files per level into a handful of folders). A folder removed meanwhile is noticed
- * when the temporary cannot be created (ENOENT) and made again.
- */
-const knownDirs = new Set<string>();
-
-function ensureDirOnce(dir: string): void {
-  if (knownDirs.has(dir)) return;
-  ensureDirSync(dir);
-  knownDirs.add(dir);
-}
-
 const call = <T>(start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> =>
   new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value as T))));
 
-async function openTemp(tmp: string, dir: string): Promise<number> {
-  try {
-    return await call<number>((done) => openCb(tmp, 'w', done));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !knownDirs.delete(dir)) throw error;
-    ensureDirOnce(dir);
-    return call<number>((done) => openCb(tmp, 'w', done));
+/**
+ * Temporaries are created exclusively (O_EXCL: a link planted under the name is not followed); a name
+ * taken already (a temporary of a killed process that had this pid) is skipped for the next one.
+ */
+const TEMP_NAME_TRIES = 8;
+
+async function openTemp(path: string): Promise<{ fd: number; tmp: string }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const tmp = tempName(path);
+    try {
+      return { fd: await call<number>((done) => openCb(tmp, 'wx', done)), tmp };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= TEMP_NAME_TRIES) throw error;
+    }
+  }
+}
+
+function openTempSync(path: string): { fd: number; tmp: string } {
+  for (let attempt = 1; ; attempt += 1) {
+    const tmp = tempName(path);
+    try {
+      return { fd: openSync(tmp, 'wx'), tmp };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= TEMP_NAME_TRIES) throw error;
+    }
   }
 }
 
@@ -62,34 +68,36 @@ async function openTemp(tmp: string, dir: string): Promise<number> {
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const durable = options.durable ?? true;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const dir = dirname(path);
-  const tmp = tempName(path);
+  let tmp: string | undefined;
   let fd: number | undefined;
   try {
-    ensureDirOnce(dir);
-    fd = await openTemp(tmp, dir);
-    const file = fd;
+    guardWrite(path);
+    const opened = await openTemp(path);
+    ({ fd, tmp } = opened);
+    const file = opened.fd;
     for (let off = 0; off < bytes.byteLength; ) off += await call<number>((done) => writeCb(file, bytes, off, bytes.byteLength - off, null, done));
     if (durable) await call<void>((done) => fsyncCb(file, done));
     fd = undefined;
     await call<void>((done) => closeCb(file, done));
-    await call<void>((done) => renameCb(tmp, path, done));
+    await call<void>((done) => renameCb(opened.tmp, path, done));
   } catch (error) {
     if (fd !== undefined) {
       const file = fd;
       await call<void>((done) => closeCb(file, done)).catch(() => undefined);
     }
-    await rm(tmp, { force: true }).catch(() => undefined);
+    if (tmp !== undefined) await rm(tmp, { force: true }).catch(() => undefined);
     throw storageFault(error, path) ?? error;
   }
 }
 
 /** Synchronous variant; `data` may be a list of pieces (large model files are written without joining them). */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array | readonly Uint8Array[]): void {
-  ensureDirSync(dirname(path));
-  const tmp = tempName(path);
+  let tmp: string | undefined;
   try {
-    const fd = openSync(tmp, 'w');
+    guardWrite(path);
+    const opened = openTempSync(path);
+    tmp = opened.tmp;
+    const fd = opened.fd;
     try {
       if (typeof data === 'string' || data instanceof Uint8Array) writeFileSync(fd, data);
       else for (const piece of data) for (let off = 0; off < piece.length; ) off += writeSync(fd, piece, off, piece.length - off);
@@ -100,7 +108,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array | re
     renameSync(tmp, path);
   } catch (error) {
     try {
-      rmSync(tmp, { force: true });
+      if (tmp !== undefined) rmSync(tmp, { force: true });
     } catch {
       // The temporary is swept at the next start (layout/root-guard.ts).
     }

@@ -2,6 +2,7 @@ import { readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { ensureDirSync, storageFault } from '../../core/storage.js';
+import { confineWrites } from '../../core/write-guard.js';
 import { atomicTempPid } from './atomic.js';
 import { RESERVED_FOLDERS } from './competition.js';
 import { acquireRootLock, type LockOwner } from './root-lock.js';
@@ -105,21 +106,36 @@ export function guardRoot(rootArg: string, command: string, options: GuardOption
     throw new SbevalError('input', `${scan.links[0]} is a symbolic link${more}`, 'sbeval reads and writes only real folders inside the competition root: replace the link with a folder');
   }
 
-  const lock = acquireRootLock(root, command);
-  let removedTemps = 0;
+  // From here on every write under the root passes the write guard (core/write-guard.ts).
+  const withdraw = confineWrites(root);
+  let lock: ReturnType<typeof acquireRootLock> | undefined;
+  let removedTemps: number;
   try {
-    for (const temp of scan.temps) {
-      if (alive(temp.pid)) continue;
-      try {
-        rmSync(temp.path, { force: true });
-        removedTemps += 1;
-      } catch (error) {
-        throw storageFault(error, temp.path, 'remove') ?? error;
-      }
-    }
+    lock = acquireRootLock(root, command);
+    removedTemps = removeDeadTemps(scan);
   } catch (error) {
-    lock.release();
+    lock?.release();
+    withdraw();
     throw error;
   }
-  return { root, lockFile: lock.file, replaced: lock.replaced, removedTemps, release: lock.release };
+  const release = () => {
+    lock.release();
+    withdraw();
+  };
+  return { root, lockFile: lock.file, replaced: lock.replaced, removedTemps, release };
+}
+
+/** Removes the temporaries of `scan` whose process is gone (a live one's are left alone); returns how many. */
+export function removeDeadTemps(scan: RootScan): number {
+  let removed = 0;
+  for (const temp of scan.temps) {
+    if (alive(temp.pid)) continue;
+    try {
+      rmSync(temp.path, { force: true });
+      removed += 1;
+    } catch (error) {
+      throw storageFault(error, temp.path, 'remove') ?? error;
+    }
+  }
+  return removed;
 }

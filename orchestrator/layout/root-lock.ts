@@ -3,7 +3,8 @@ import { closeSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, rena
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { ensureDirSync, storageFault } from '../../core/storage.js';
+import { storageFault } from '../../core/storage.js';
+import { guardWrite } from '../../core/write-guard.js';
 import { listDirs, stateDir, STATE_DIR } from './competition.js';
 
 /**
@@ -129,7 +130,7 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDE
 /** Creates `file` holding `text` if it does not exist; false if it does. */
 function createExclusive(file: string, text: string, nonce: string): boolean {
   const tmp = join(dirname(file), `.${LOCK_FILE}.${process.pid}.${nonce}.tmp`);
-  const fd = openSync(tmp, 'w');
+  const fd = openSync(tmp, 'wx');
   try {
     writeAll(fd, text);
   } finally {
@@ -185,7 +186,7 @@ export function acquireRootLock(root: string, command: string): RootLock {
   const text = `${JSON.stringify(owner)}\n`;
   let replaced: LockOwner | undefined;
   try {
-    ensureDirSync(dir);
+    guardWrite(file);
     for (let attempt = 0; ; attempt += 1) {
       if (attempt > 50) throw new SbevalError('storage', `cannot take the lock ${file}: other processes keep changing it`, 'run one sbeval at a time on a folder');
       if (createExclusive(file, text, owner.nonce)) break;

@@ -1,7 +1,6 @@
-import { appendFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDirSync, storageFault } from '../../core/storage.js';
 import { logsDir } from './competition.js';
+import { LineFile } from './line-file.js';
 
 /**
  * One log file per stage and run, in the official helpers' naming and line format
@@ -29,13 +28,12 @@ export function logFileStamp(date: Date): string {
 export class StageLog {
   readonly file: string;
   private readonly summary: StageSummary;
-  /** Bytes of whole lines written so far (a new file per stage and run). */
-  private size = 0;
+  private readonly lines: LineFile;
 
   constructor(root: string, stage: string, startedAt: Date = new Date(), private readonly now: () => Date = () => new Date()) {
-    const dir = logsDir(root);
-    ensureDirSync(dir);
-    this.file = join(dir, `${stage}_log_${logFileStamp(startedAt)}.txt`);
+    this.file = join(logsDir(root), `${stage}_log_${logFileStamp(startedAt)}.txt`);
+    this.lines = new LineFile(this.file);
+    this.lines.open();
     this.summary = { stage, succeeded: 0, failed: 0, skipped: 0, reasons: new Map(), logFile: this.file };
   }
 
@@ -66,18 +64,7 @@ export class StageLog {
   }
 
   private append(line: string): void {
-    const text = `${line}\n`;
-    try {
-      appendFileSync(this.file, text);
-      this.size += Buffer.byteLength(text);
-    } catch (error) {
-      try {
-        truncateSync(this.file, this.size);
-      } catch {
-        // Nothing more can be done about the log; the fault below says why.
-      }
-      throw storageFault(error, this.file) ?? error;
-    }
+    this.lines.append(`${line}\n`);
   }
 }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { storageFault } from '../../core/storage.js';
+import { guardWrite } from '../../core/write-guard.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { dialUrls, parseListen, readTokenFile, sharedToken } from '../../bridge/listen.js';
 import type { RunConfig } from '../config/index.js';
@@ -31,7 +33,7 @@ export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptio
     tokenFile = 'file' in source.from ? source.from.file : undefined;
   } else {
     tokenFile = join(config.root, GENERATED_TOKEN_FILE);
-    token = generatedToken(tokenFile);
+    token = generatedToken(tokenFile, (line) => progress.note('simulate', line));
   }
   const endpoint = await EngineEndpoint.listen({ host: address.host, port: address.port, token, log: (line) => log.write({ type: 'endpoint', line }) });
   let pool: EnginePool | undefined;
@@ -55,19 +57,33 @@ export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptio
   return pool;
 }
 
-/** The loopback token: the one already in `file` (engines started earlier keep working), else a fresh one (mode 600). */
-function generatedToken(file: string): string {
-  if (existsSync(file)) {
-    try {
-      return readTokenFile(file).token;
-    } catch {
-      // Unreadable or empty: replaced below.
+/**
+ * The loopback token: the one already in `file` (engines started earlier keep working), else a fresh
+ * one (mode 600). The file passes the write guard (a link there, e.g. to a well-known system file,
+ * is refused, never read); one that other users can read gets mode 600 again, with a line saying so.
+ */
+function generatedToken(file: string, note: (line: string) => void): string {
+  try {
+    guardWrite(file);
+    if (existsSync(file)) {
+      try {
+        const existing = readTokenFile(file);
+        if (existing.readableByOthers) {
+          chmodSync(file, 0o600);
+          note(`the token file ${file} could be read by other users: its mode is now 600`);
+        }
+        return existing.token;
+      } catch (error) {
+        if (storageFault(error)) throw error;
+        // Unreadable or empty: replaced below.
+      }
     }
+    const token = randomBytes(32).toString('hex');
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    if (readFileSync(file, 'utf8').trim() !== token) throw new Error(`could not write the token file ${file}`);
+    return token;
+  } catch (error) {
+    throw storageFault(error, file) ?? error;
   }
-  const token = randomBytes(32).toString('hex');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  if (readFileSync(file, 'utf8').trim() !== token) throw new Error(`could not write the token file ${file}`);
-  return token;
 }

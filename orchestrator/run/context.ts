@@ -35,6 +35,8 @@ export interface RunOptions {
    * only when the engines do not run on this machine's cores (`overlapByDefault`).
    */
   overlapSimilarity?: boolean;
+  /** Run the program submissions the config lists (`--allow-programs`; orchestrator/generate/consent.ts). Default false. */
+  allowPrograms?: boolean;
 }
 
 export type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';

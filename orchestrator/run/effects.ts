@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
 import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
 import { describeError } from '../../core/errors.js';
-import { ensureDirSync } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
@@ -116,7 +115,6 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
       let recorder: TraceRecorder | undefined;
       if (options.traces) {
         const path = tracePath(options.root, level, trial);
-        ensureDirSync(dirname(path));
         recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
       }
       if (recorder) recorders.push(recorder);

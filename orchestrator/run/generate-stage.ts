@@ -2,7 +2,8 @@ import { extname } from 'node:path';
 import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from '../generate/limits.js';
 import { runGenerate } from '../generate/stage.js';
-import { loadSubmission } from '../generate/submission.js';
+import { loadSubmission, type SubmissionOverrides } from '../generate/submission.js';
+import type { ConfiguredSubmission } from '../generate/consent.js';
 import type { ResolvedSubmission } from '../config/index.js';
 import type { RunContext } from './context.js';
 
@@ -12,6 +13,11 @@ export async function generateStage(ctx: RunContext): Promise<void> {
     ctx.checkCancelled();
     await generateSubmission(ctx, submission);
   }
+}
+
+/** The config's submissions, loaded as `run` and `generate` ask them. */
+export function configuredSubmissions(submissions: readonly ResolvedSubmission[], overrides: SubmissionOverrides = {}): ConfiguredSubmission[] {
+  return submissions.map((s) => ({ team: s.team, submission: loadSubmission(submissionSpec(s), overrides) }));
 }
 
 /** A configured submission as `loadSubmission`'s spec (`sbeval generate` without --submission reads the same). */

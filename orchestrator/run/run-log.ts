@@ -1,7 +1,8 @@
 import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
-import { ensureDirSync, storageFault, type StorageError } from '../../core/storage.js';
+import { storageFault, type StorageError } from '../../core/storage.js';
+import { guardWrite } from '../../core/write-guard.js';
 import { logsDir } from '../layout/competition.js';
 import { logFileStamp } from '../layout/stage-log.js';
 import type { PoolEvent } from '../pool/index.js';
@@ -33,10 +34,9 @@ export class RunLog {
     private readonly now: () => Date = () => new Date(),
     private readonly onFault: (fault: StorageError) => void = () => undefined,
   ) {
-    const dir = logsDir(root);
-    ensureDirSync(dir);
-    this.file = join(dir, `run_${logFileStamp(startedAt)}.jsonl`);
+    this.file = join(logsDir(root), `run_${logFileStamp(startedAt)}.jsonl`);
     try {
+      guardWrite(this.file);
       this.fd = openSync(this.file, 'a');
     } catch (error) {
       throw storageFault(error, this.file) ?? error;

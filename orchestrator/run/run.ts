@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { describeError } from '../../core/errors.js';
 import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type RunReport } from './context.js';
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
-import { generateStage } from './generate-stage.js';
+import { requireProgramConsent } from '../generate/consent.js';
+import { configuredSubmissions, generateStage } from './generate-stage.js';
 import { levelStage } from './level-stage.js';
 import { robustnessStage } from './robustness-stage.js';
 import { accountingStage, reportStage, scoreStage } from './result-stages.js';
@@ -32,6 +33,8 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type 
  * (hidden from the official scripts), logs in `<root>/logs/`.
  */
 export async function runCompetition(options: RunOptions): Promise<RunReport> {
+  // Before anything is written: the config's programs run only with the caller's consent.
+  requireProgramConsent(configuredSubmissions(options.config.submissions), options.allowPrograms === true);
   const ctx = createRunContext(options);
   try {
     await generateStage(ctx);

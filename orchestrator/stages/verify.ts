@@ -6,7 +6,8 @@ import type { Engine, EngineIdentity, SimulationSettings } from '../../bridge/en
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { BOX2D_CONSTANTS } from '../../bridge/headless/settings.js';
-import { traceFromBytes } from '../../bridge/trace.js';
+import type { LevelSink } from '../../bridge/engine.js';
+import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
 import { mergeBatches } from '../../scoring/explain/series.js';
 import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../viewer/trial.js';
@@ -221,6 +222,17 @@ export interface VerifySummary {
   elapsedMs: number;
 }
 
+/** `sink`, refusing a replay whose frames would not fit what a trace may hold, before its first frame. */
+function boundedReplay(sink: LevelSink, settings: SimulationSettings, what: string): LevelSink {
+  return {
+    ...sink,
+    loaded(bodies, dt) {
+      checkTrialFrameBytes(bodies.length, settings, what);
+      sink.loaded(bodies, dt);
+    },
+  };
+}
+
 export async function verifyCorpus(options: VerifyOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<VerifySummary> {
   let files: string[];
   try {
@@ -248,8 +260,10 @@ export async function verifyCorpus(options: VerifyOptions, progress: ProgressSin
         entry.recordedEngine = recorded.header.engine;
         if (!recorded.complete || recorded.error) throw new Error(`the recording is ${recorded.error ? `of a failed run (${recorded.error.message})` : 'incomplete'}`);
         const settings: SimulationSettings = { ...recorded.header.settings, ...options.settings };
+        // The replay holds its frames as a trace would: bodies × steps bounded before the run and again when the engine names its bodies.
+        checkTrialFrameBytes(recorded.bodies.length, settings, file);
         const { sink, data } = memorySink();
-        await engine.run({ levelId: recorded.header.levelId, xml: recorded.header.xml, settings }, sink);
+        await engine.run({ levelId: recorded.header.levelId, xml: recorded.header.xml, settings }, boundedReplay(sink, settings, file));
         entry.comparison = compareTrials(
           { bodies: recorded.bodies, frames: [recorded.frames], events: recorded.events },
           { bodies: data.bodies, frames: data.frames, events: data.events },

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { convertProgram } from '../../levels/pipeline.js';
@@ -106,7 +106,6 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
   const chosen = options.sample === undefined || options.sample >= all.length ? all : seededShuffle(all, mixSeed(options.seed, 'survey')).slice(0, options.sample);
   chosen.sort((a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || a.trial - b.trial);
   const scores = readLevelScores(root);
-  await mkdir(join(out, 'assets'), { recursive: true });
   const items: SurveyItem[] = [];
   const width = String(chosen.length).length;
   for (const [i, level] of chosen.entries()) {
@@ -117,7 +116,7 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
     let final: string | null = null;
     if (level.image) {
       final = `assets/${id}-final.png`;
-      await copyFile(level.image, join(out, final));
+      await writeFileAtomic(join(out, final), await readFile(level.image));
     }
     let grid: string | null = null;
     if (level.intermediate) {

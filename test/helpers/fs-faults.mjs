@@ -1,5 +1,6 @@
 // A file-system fault injector for real sbeval child processes: `node --import <this file> …` with
-// SBEVAL_FS_FAULT set to JSON `{ "code": "ENOSPC", "under": "/abs/dir", "afterBytes": 12345 }`.
+// SBEVAL_FS_FAULT set to JSON `{ "code": "ENOSPC", "under": "/abs/dir", "afterBytes": 12345 }`, or
+// `setFault(spec)` in a process that runs many commands (test/helpers/cli-batch.ts).
 //
 // Every byte written to a file under `under` is counted; once `afterBytes` have been written (default
 // 0: at once) the fault is active:
@@ -20,20 +21,34 @@ import { syncBuiltinESMExports } from 'node:module';
 import { resolve, sep } from 'node:path';
 import { constants as os } from 'node:os';
 
-const spec = JSON.parse(process.env.SBEVAL_FS_FAULT ?? 'null');
-if (spec) install(spec);
+/** The fault in force (none: every call goes through untouched). */
+let fault;
+let installed = false;
 
-function install({ code, under, afterBytes = 0 }) {
-  const root = resolve(under);
-  const quotaMode = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO'].includes(code);
-  let written = 0;
+/**
+ * Arms `spec` (`{code, under, afterBytes}`, its byte count from 0) or, with null, disarms: a process
+ * that runs many commands (test/helpers/cli-batch.ts) gives each its own fault.
+ */
+export function setFault(spec) {
+  if (spec && !installed) {
+    installed = true;
+    install();
+  }
+  fault = spec ? { code: spec.code, root: resolve(spec.under), afterBytes: spec.afterBytes ?? 0, quotaMode: ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO'].includes(spec.code), written: 0 } : undefined;
+}
+
+setFault(JSON.parse(process.env.SBEVAL_FS_FAULT ?? 'null'));
+
+function install() {
   const inside = (path) => {
+    if (!fault) return false;
     if (typeof path !== 'string' && !(path instanceof URL) && !Buffer.isBuffer(path)) return false;
     const p = resolve(String(path instanceof URL ? path.pathname : path));
-    return p === root || p.startsWith(root + sep);
+    return p === fault.root || p.startsWith(fault.root + sep);
   };
-  const active = () => written >= afterBytes;
+  const active = () => fault !== undefined && fault.written >= fault.afterBytes;
   const fail = (syscall, path) => {
+    const code = fault.code;
     const desc = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EFBIG: 'file too large', EIO: 'i/o error', EROFS: 'read-only file system', EACCES: 'permission denied', EPERM: 'operation not permitted' }[code] ?? code;
     const error = new Error(`${code}: ${desc}, ${syscall}${path ? ` '${path}'` : ''}`);
     return Object.assign(error, { errno: -(os.errno[code] ?? 1), code, syscall, ...(path ? { path: String(path) } : {}) });
@@ -47,26 +62,27 @@ function install({ code, under, afterBytes = 0 }) {
   const fds = new Map();
   const handles = new WeakMap();
   /** How many of `length` bytes may be written now; throws when none may. */
-  const allowance = (length, path) => {
-    if (!active() && written + length <= afterBytes) {
-      written += length;
+  const allowance = (length) => {
+    if (!fault) return length;
+    if (!active() && fault.written + length <= fault.afterBytes) {
+      fault.written += length;
       return length;
     }
-    if (!quotaMode) {
+    if (!fault.quotaMode) {
       if (!active()) {
-        const part = afterBytes - written;
-        written += part;
+        const part = fault.afterBytes - fault.written;
+        fault.written += part;
         return part;
       }
       throw fail('write');
     }
-    const room = Math.max(0, afterBytes - written);
+    const room = Math.max(0, fault.afterBytes - fault.written);
     if (room === 0) throw fail('write');
-    written += room;
+    fault.written += room;
     return room;
   };
   const denyChange = (syscall, path) => {
-    if (!quotaMode && active() && inside(path)) throw fail(syscall, path);
+    if (fault && !fault.quotaMode && active() && inside(path)) throw fail(syscall, path);
   };
   const bytesOf = (data, encoding) => (typeof data === 'string' ? Buffer.from(data, typeof encoding === 'string' ? encoding : encoding?.encoding ?? 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
 
@@ -175,7 +191,8 @@ function install({ code, under, afterBytes = 0 }) {
       return;
     }
     const joined = Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))).subarray(0, n);
-    o.write(fd, joined, 0, joined.length, pos, callback);
+    // writev's callback gets the list of buffers (fs.WriteStream reads it), write's the one buffer.
+    o.write(fd, joined, 0, joined.length, pos, (error, written) => callback(error, written, buffers));
   };
   for (const [name, syscall, paths] of [
     ['mkdir', 'mkdir', 1],

@@ -42,7 +42,7 @@ describe('competition layout', () => {
     expect(readFileSync(join(dir, 't_A_1.xml'), 'utf8')).toBe('<Level/>');
   });
 
-  it('makes a folder again when it was removed after an earlier write into it (folders are made once per process)', async () => {
+  it('makes a folder again when it was removed after an earlier write into it', async () => {
     const root = mkdtempSync(join(tmpdir(), 'sbeval-atomic-'));
     const dir = join(root, 'team', 'images', 'A');
     await writeFileAtomic(join(dir, 'a.png'), Uint8Array.from([1, 2, 3]));

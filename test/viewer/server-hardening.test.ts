@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { FIELD_COUNT } from '../../bridge/frames.js';
 import { encodeTraceHeader, encodeTraceRecord, MAX_TRACE_BYTES, readTrace } from '../../bridge/trace.js';
 import { startSurveyServer, type SurveyServer } from '../../orchestrator/survey/server.js';
 import { programToXml } from '../../levels/pipeline.js';
@@ -51,17 +50,16 @@ function slowLevel(): string {
 async function gzipBomb(path: string, bytes: number): Promise<number> {
   const real = await readTrace(TRACE);
   const header = { ...real.header, levelId: 'bomb', runId: 'bomb#1', dt: real.dt, bodies: real.bodies };
-  const bodyCount = real.bodies.length;
-  const stepCount = Math.ceil((4 * 1024 * 1024) / (bodyCount * FIELD_COUNT * 4));
-  const states = new Float32Array(stepCount * bodyCount * FIELD_COUNT);
-  const zeroBytes = Buffer.alloc(states.byteLength);
+  // Captures of 4 MiB of zeros, one after another: frames could not carry the bomb (the header's window
+  // bounds them, bridge/trace.ts), so the decompressed size limit is what must stop it.
+  const zeroBytes = Buffer.alloc(4 * 1024 * 1024);
   const zeros = gzipSync(zeroBytes, { level: 9 });
   const parts: Uint8Array[] = [gzipSync(encodeTraceHeader(header))];
-  for (let firstStep = 0, written = 0; written < bytes; firstStep += stepCount, written += states.byteLength) {
-    const record = Buffer.from(encodeTraceRecord({ type: 'frames', runId: header.runId, batch: { firstStep, stepCount, bodyCount, states, alive: new Uint8Array(stepCount * bodyCount).fill(1) } }));
+  for (let written = 0; written < bytes; written += zeroBytes.byteLength) {
+    const record = Buffer.from(encodeTraceRecord({ type: 'capture', runId: header.runId, png: zeroBytes }));
     const start = record.indexOf(Buffer.alloc(64));
-    expect(record.subarray(start, start + states.byteLength).equals(zeroBytes)).toBe(true);
-    parts.push(gzipSync(record.subarray(0, start)), zeros, gzipSync(record.subarray(start + states.byteLength)));
+    expect(record.subarray(start, start + zeroBytes.byteLength).equals(zeroBytes)).toBe(true);
+    parts.push(gzipSync(record.subarray(0, start)), zeros, gzipSync(record.subarray(start + zeroBytes.byteLength)));
   }
   const file = Buffer.concat(parts);
   writeFileSync(path, file);

@@ -11,7 +11,8 @@ import { TokenMeter } from '../../generate/token-meter.js';
 import { OFFICIAL_MASTER_SEED_2025 } from '../../generate/seeds.js';
 import { runGenerate, stageName, type GenerateSummary, type LayoutChoice } from '../../generate/stage.js';
 import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle } from '../../generate/submission.js';
-import { submissionSpec } from '../../run/generate-stage.js';
+import { requireProgramConsent } from '../../generate/consent.js';
+import { configuredSubmissions } from '../../run/generate-stage.js';
 
 /**
  * `sbeval generate <root>`: ask models for levels (the `raw` stage) through Ollama or an OpenAI-style
@@ -63,6 +64,7 @@ interface GenerateFlags {
   callTimeout?: number;
   maxAnswerBytes?: number;
   json?: boolean;
+  allowPrograms?: boolean;
 }
 
 function summaryLines(summary: GenerateSummary, team: string): string[] {
@@ -106,7 +108,8 @@ export function registerGenerateCommands(program: Command): void {
     .option('--backoff <ms>', 'first back-off of a failing host; doubles per consecutive failure (max 30 s)', int(0), DEFAULT_POOL_SETTINGS.backoffMs)
     .option('--host-failures <n>', 'consecutive failures that set a host aside', int(1, 1000), DEFAULT_POOL_SETTINGS.hostFailures)
     .option('--host-cooldown <s>', 'how long a host stays aside (doubles each time, up to 8×)', nonNegative, DEFAULT_POOL_SETTINGS.cooldownMs / 1000)
-    .option('--json', 'progress and summary as JSON lines on stdout');
+    .option('--json', 'progress and summary as JSON lines on stdout')
+    .option('--allow-programs', "run the program submissions the root's config lists (a program given with --submission needs no flag)");
   addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
     .addHelpText(
       'after',
@@ -150,10 +153,10 @@ program errors: run again), 2 on setup errors.`,
       if (models.length === 0) throw new SbevalError('config', 'no models to ask', "pass --models, or set models in the root's sbeval.config.yaml");
       // One truth with `sbeval run`: without --submission, the config's submissions, each as run asks them.
       if ((flags.submission === undefined) !== (flags.team === undefined)) throw new SbevalError('input', '--submission and --team go together', 'give both, or neither to use the submissions of the root config');
-      const jobs =
-        flags.submission !== undefined
-          ? [{ team: flags.team!, submission: loadSubmission(flags.submission, { objectStyle: flags.objectStyle, newlines: flags.newlines }) }]
-          : settings.submissions.map((s) => ({ team: s.team, submission: loadSubmission(submissionSpec(s), { objectStyle: flags.objectStyle, newlines: flags.newlines }) }));
+      const overrides = { objectStyle: flags.objectStyle, newlines: flags.newlines };
+      const jobs = flags.submission !== undefined ? [{ team: flags.team!, submission: loadSubmission(flags.submission, overrides) }] : configuredSubmissions(settings.submissions, overrides);
+      // A program the config names runs only with consent; one named with --submission is the user's own choice.
+      if (flags.submission === undefined) requireProgramConsent(jobs, flags.allowPrograms === true);
       if (jobs.length === 0) throw new SbevalError('config', 'no submission to generate from', "pass --submission <spec> --team <name>, or set submissions in the root's sbeval.config.yaml");
       const hosts = settings.hosts;
       const characters = settings.characters;

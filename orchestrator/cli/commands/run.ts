@@ -15,6 +15,7 @@ interface RunCommandFlags extends SharedFlags {
   json?: boolean;
   listen?: string;
   tokenFile?: string;
+  allowPrograms?: boolean;
 }
 
 export function registerRunCommands(program: Command): void {
@@ -26,6 +27,7 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
     .option('--listen <host:port>', 'engine bridge: where engines dial in (default 127.0.0.1:0, this machine only; 0.0.0.0:8765 for other machines, which needs a shared token)')
     .option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file (else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token)')
+    .option('--allow-programs', "run the program submissions the root's config lists (without it a run that would start one stops at once, exit 2, and names them)")
     .addHelpText(
       'after',
       `
@@ -61,7 +63,7 @@ root, a bad setting), 130 cancelled.`,
       process.on('SIGTERM', onSignal);
       let report: RunReport;
       try {
-        report = await runCompetition({ config, progress: display, signal: controller.signal });
+        report = await runCompetition({ config, progress: display, signal: controller.signal, allowPrograms: flags.allowPrograms === true });
       } finally {
         display.close();
         process.off('SIGINT', onSignal);

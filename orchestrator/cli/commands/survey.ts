@@ -1,10 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { resolveSettings, settingsLine } from '../../config/index.js';
 import { buildSurvey, defaultSurveyDir } from '../../survey/build.js';
 import { collectSurvey } from '../../survey/collect.js';
 import { loadMetrics } from '../../survey/metrics.js';
 import { startSurveyServer } from '../../survey/server.js';
+import { confineWrites, guardWrite } from '../../../core/write-guard.js';
+import { removeDeadTemps, scanRoot } from '../../layout/root-guard.js';
 
 /**
  * `sbeval survey build|serve|collect <root>`: a human rating survey of a competition's levels, its
@@ -43,6 +46,8 @@ export function registerSurveyCommands(program: Command): void {
       const config = resolveSettings(root, { teams: flags.team, chars: flags.chars }, { command: 'survey build' });
       process.stderr.write(`${settingsLine(config, 'survey build')}\n`);
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(root);
+      // A survey folder given with --out is guarded like the root (core/write-guard.ts).
+      confineWrites(out);
       const built = await buildSurvey({
         root,
         out,
@@ -68,6 +73,12 @@ export function registerSurveyCommands(program: Command): void {
     .addHelpText('after', '\nRaters open the URL, enter a rater id, and rate item after item; every click is saved on the server at once,\nso a reload or a later visit with the same id resumes where they left off. Stop with Ctrl-C.')
     .action(async (rootArg: string, flags: { out?: string; port: number }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
+      // No lock (cli/root-writers.ts), but the same write guard and the same sweep of temporaries left by killed processes as `run`.
+      confineWrites(resolve(rootArg));
+      confineWrites(out);
+      // The survey folder is checked through the guard first: a link there would carry the sweep outside the root.
+      const removed = existsSync(out) ? removeDeadTemps(scanRoot(guardWrite(out, { folder: true }))) : 0;
+      if (removed > 0) process.stderr.write(`sbeval: removed ${removed} temporary file(s) left by an interrupted survey server\n`);
       const server = await startSurveyServer({ out, port: flags.port });
       process.stdout.write(`sbeval survey: ${server.url}\n`);
       process.stderr.write('press Ctrl-C to stop\n');
@@ -86,6 +97,7 @@ export function registerSurveyCommands(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (rootArg: string, flags: { out?: string; json?: boolean }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
+      confineWrites(out);
       const result = await collectSurvey(out);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify(result)}\n`);
