@@ -143,12 +143,19 @@ function station(x: number, hammerY: number): LevelObject[] {
   ];
 }
 
-/** The probe's first step ≥ 0.1 from its step-0 position (its start positions do not move), or Infinity. */
-function probeStep(x: number, hammerY: number): number {
+/** The probe's first step ≥ 0.1 from its step-0 position (its start positions do not move), or Infinity; and its distance then and one step before. */
+function probeMotion(x: number, hammerY: number): { step: number; before: number; at: number } {
   const t = track(station(x, hammerY), 'station');
   const probe = 1; // counted objects: TNT, probe, hammer
-  for (let step = 1; step < t.steps; step++) if (displacement(t, probe, 0, step) >= 0.1) return step;
-  return Number.POSITIVE_INFINITY;
+  for (let step = 1; step < t.steps; step++) {
+    const at = displacement(t, probe, 0, step);
+    if (at >= 0.1) return { step, before: displacement(t, probe, 0, step - 1), at };
+  }
+  return { step: Number.POSITIVE_INFINITY, before: Number.NaN, at: Number.NaN };
+}
+
+function probeStep(x: number, hammerY: number): number {
+  return probeMotion(x, hammerY).step;
 }
 
 /** The lowest hammer height (to 1e-5) whose probe moves on step ≥ `step`. */
@@ -172,22 +179,26 @@ function hammerHeight(x: number, b: number): number {
   return round((from + to) / 2);
 }
 
-function endLevels(): Array<{ objects: LevelObject[]; boundaries: number[] }> {
+function endLevels(): Array<{ objects: LevelObject[]; boundaries: number[]; moved: Array<{ before: number; at: number }> }> {
   // One station per end step 501 … 552: the first step its probe is read moving.
   const first = RANGE.end[0] + 1;
   const count = Math.ceil((RANGE.end[1] - first + 1) / STATIONS_PER_LEVEL);
-  const out: Array<{ objects: LevelObject[]; boundaries: number[] }> = [];
+  const out: Array<{ objects: LevelObject[]; boundaries: number[]; moved: Array<{ before: number; at: number }> }> = [];
   for (let l = 0; l < count; l++) {
     const boundaries: number[] = [];
+    const moved: Array<{ before: number; at: number }> = [];
     const objects: LevelObject[] = [];
     for (let j = 0; j < STATIONS_PER_LEVEL; j++) {
       const b = first + l + count * j;
       if (b > RANGE.end[1]) continue;
       const x = STATION_X[j] as number;
-      objects.push(...station(x, hammerHeight(x, b)));
+      const height = hammerHeight(x, b);
+      const { before, at } = probeMotion(x, height);
+      objects.push(...station(x, height));
       boundaries.push(b);
+      moved.push({ before, at });
     }
-    out.push({ objects, boundaries });
+    out.push({ objects, boundaries, moved });
   }
   return out;
 }
@@ -245,11 +256,15 @@ function main(): void {
     design[name] = { probeMovesIfStartStepAtMost: margins.map((_, i) => i), marginToThreshold: margins.map((m) => Number(m.toFixed(5))) };
     process.stderr.write(`${name}: smallest margin to the 0.1 threshold ${Math.min(...margins).toFixed(5)}\n`);
   }
-  endLevels().forEach(({ objects, boundaries }, l) => {
+  endLevels().forEach(({ objects, boundaries, moved }, l) => {
     const name = `end_${String(l + 1).padStart(2, '0')}`;
     checkCounts(name, objects, (_start, end) => boundaries.length + boundaries.filter((b) => b <= end).length);
     write('end', name, objects);
-    design[name] = { probeFirstMovesOnStep: boundaries };
+    design[name] = {
+      probeFirstMovesOnStep: boundaries,
+      probeDistanceOnThatStep: moved.map((m) => Number(m.at.toFixed(4))),
+      probeDistanceOneStepBefore: moved.map((m) => Number(m.before.toFixed(4))),
+    };
     process.stderr.write(`${name}: probes first read moving on steps ${boundaries.join(', ')}\n`);
   });
   const ruler = { format: 1, range: RANGE, windowSteps: WINDOW_STEPS, levels: manifest, design };

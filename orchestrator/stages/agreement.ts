@@ -126,6 +126,8 @@ export interface AgreementOptions {
   onLevel?: (done: number, total: number, level: LevelAgreement) => void;
   /** Receives each level's whole trial-1 stream (for step-by-step comparisons of two engines). */
   onTrialOne?: (level: string, stream: KeptStream) => void;
+  /** More jobs on the same engines once the levels are done, before the pool closes them (calibrate's ruler levels). */
+  alsoRun?: (run: TrialRunner) => Promise<void>;
 }
 
 /** `run`, with each trial-1 stream also kept whole and handed to `keep` once the trial succeeded. */
@@ -196,6 +198,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
       }
     };
     await Promise.all(Array.from({ length: levelsToKeepBusy(engines) }, worker));
+    await options.alsoRun?.(poolRunner(pool));
   } finally {
     await pool.close();
   }

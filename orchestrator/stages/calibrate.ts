@@ -1,9 +1,10 @@
 import { DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { KeptStream } from '../../bridge/kept-stream.js';
 import { describeOffset, measureStepOffset, type LevelStreams, type StepOffset } from '../../scoring/step-offset.js';
-import { EnginePool, PoolJobError, levelsToKeepBusy, type EnginePoolOptions } from '../pool/index.js';
+import { PoolJobError, type EnginePoolOptions } from '../pool/index.js';
 import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
 import type { Ruler } from './ruler.js';
+import type { TrialRunner } from './simulate.js';
 
 /**
  * `sbeval unity calibrate --unity <editor> --project <p>`: the Unity engine (the evaluator's own
@@ -106,32 +107,36 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   // remaining levels, and levels left without any engine are recorded as failures, which fail the
   // calibration (exit 1) with their reasons listed.
   const streams = { headless: new Map<string, KeptStream>(), unity: new Map<string, KeptStream>() };
+  const rulerFailures: Calibration['rulerFailures'] = [];
+  const ruler = options.ruler;
+  // The ruler levels run on the same engines once the reference levels are done (trial 1, no capture).
+  const rulerRuns = (into: Map<string, KeptStream>, failures?: Calibration['rulerFailures']) =>
+    ruler
+      ? async (run: TrialRunner) => {
+          for (const [level, got] of await runTrialOne(run, ruler)) {
+            if (got instanceof KeptStream) into.set(level, got);
+            else failures?.push({ level, reason: got.failure });
+          }
+        }
+      : undefined;
+  const headlessRuler = rulerRuns(streams.headless);
   const headless = await measureAgreement({
     engines: options.headlessEngines,
     levels: options.levels,
     pool: { factory: headlessFactory() },
     onLevel: (d, t, l) => options.onLevel?.('headless', d, t, l),
     onTrialOne: (level, stream) => streams.headless.set(level, stream),
+    ...(headlessRuler ? { alsoRun: headlessRuler } : {}),
   });
+  const unityRuler = rulerRuns(streams.unity, rulerFailures);
   const unity = await measureAgreement({
     engines: options.unityEngines,
     levels: options.levels,
     ...(options.unityPool ? { pool: options.unityPool } : {}),
     onLevel: (d, t, l) => options.onLevel?.('unity', d, t, l),
     onTrialOne: (level, stream) => streams.unity.set(level, stream),
+    ...(unityRuler ? { alsoRun: unityRuler } : {}),
   });
-  const rulerFailures: Calibration['rulerFailures'] = [];
-  if (options.ruler) {
-    const jobs = options.ruler.levels.map((l) => ({ level: l.name, xml: l.xml }));
-    const settings = { windowSteps: options.ruler.windowSteps };
-    for (const [level, got] of await runTrialOne(options.headlessEngines, jobs, settings, { factory: headlessFactory() })) {
-      if (got instanceof KeptStream) streams.headless.set(level, got);
-    }
-    for (const [level, got] of await runTrialOne(options.unityEngines, jobs, settings, options.unityPool ?? {})) {
-      if (got instanceof KeptStream) streams.unity.set(level, got);
-      else rulerFailures.push({ level, reason: got.failure });
-    }
-  }
   const pairs: LevelStreams[] = [];
   for (const [level, reference] of streams.headless) {
     const tested = streams.unity.get(level);
@@ -157,34 +162,21 @@ function rulerRunCheck(failures: Calibration['rulerFailures'], levels: number): 
   return { measure: 'ruler levels without a stream', unity: `${failures.length}/${levels}`, headless: '0', threshold: '0', ok: failures.length === 0 };
 }
 
-/** Runs trial 1 of every job (no capture) on `engines` through a pool; each level's kept stream, or why it has none. */
-async function runTrialOne(
-  engines: Engine[],
-  jobs: ReadonlyArray<{ level: string; xml: string }>,
-  settings: { windowSteps: number },
-  poolOptions: Omit<EnginePoolOptions, 'engines'>,
-): Promise<Map<string, KeptStream | { failure: string }>> {
+/** Runs trial 1 of every ruler level (no capture, the ruler's window), a few at a time; each level's kept stream, or why it has none. */
+async function runTrialOne(run: TrialRunner, ruler: Ruler): Promise<Map<string, KeptStream | { failure: string }>> {
   const out = new Map<string, KeptStream | { failure: string }>();
-  const pool = new EnginePool({ ...poolOptions, engines });
-  try {
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < jobs.length; i = next++) {
-        const { level, xml } = jobs[i] as { level: string; xml: string };
-        const kept = new KeptStream();
-        try {
-          await pool.run({ job: { levelId: level, xml, settings: { ...DEFAULT_SIMULATION, ...settings, trial: 1, capture: false } }, sink: kept });
-          out.set(level, kept);
-        } catch (error) {
-          if (!(error instanceof PoolJobError)) throw error;
-          out.set(level, { failure: error.message });
-        }
+  await Promise.all(
+    ruler.levels.map(async ({ name, xml }) => {
+      let kept = new KeptStream();
+      try {
+        await run({ levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, () => (kept = new KeptStream()));
+        out.set(name, kept);
+      } catch (error) {
+        if (!(error instanceof PoolJobError)) throw error;
+        out.set(name, { failure: error.message });
       }
-    };
-    await Promise.all(Array.from({ length: levelsToKeepBusy(engines) }, worker));
-  } finally {
-    await pool.close();
-  }
+    }),
+  );
   return out;
 }
 
