@@ -2,13 +2,12 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Engine } from '../../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../../bridge/engines.js';
-import { EngineFleet } from '../../../bridge/remote-fleet.js';
-import { unityLauncher } from '../../../bridge/remote-launchers.js';
 import { SbevalError } from '../../../core/errors.js';
 import { loadReference, REFERENCE_LEVELS } from '../../stages/agreement.js';
 import { CALIBRATION_THRESHOLDS, calibrationMarkdown, runCalibration, type Calibration } from '../../stages/calibrate.js';
 import { loadRuler, readEvaluatorResults, rulerMarkdown, rulerTracks, rulerVerdict, type Ruler, type RulerVerdict } from '../../stages/ruler.js';
 import { nonNegativeInt, positiveInt } from '../int-options.js';
+import { startUnityFleet } from '../unity-fleet.js';
 
 /**
  * `sbeval unity calibrate`: the instrument for an organizer's Unity install. With `--unity` and
@@ -39,13 +38,7 @@ const log = (line: string): void => {
 async function calibrateUnity(flags: CalibrateFlags & { unity: string; project: string }, ruler: Ruler): Promise<Calibration> {
   const levels = loadReference(flags.reference ? resolve(flags.reference) : REFERENCE_LEVELS);
   log(`${levels.length} reference levels and ${ruler.levels.length} ruler levels; starting ${flags.instances} Unity instance(s)`);
-  const fleet = await EngineFleet.start({
-    launcher: unityLauncher({ editor: resolve(flags.unity), project: resolve(flags.project), connectTimeoutMs: flags.connectTimeout * 1000 }),
-    count: flags.instances,
-    maxRestarts: flags.maxRestarts,
-    log,
-    ...(flags.logDir ? { logDir: resolve(flags.logDir) } : {}),
-  });
+  const fleet = await startUnityFleet(flags, log);
   let headless: Engine[] = [];
   try {
     for (const engine of fleet.engines) log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);

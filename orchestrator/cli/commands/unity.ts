@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { nonNegativeInt, positiveInt } from '../int-options.js';
+import { startUnityFleet } from '../unity-fleet.js';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SIMULATION, type CaptureResult, type EngineIdentity, type LevelJob, type LevelSink } from '../../../bridge/engine.js';
 import { PROTOCOL_VERSION } from '../../../bridge/protocol.js';
-import { EngineFleet } from '../../../bridge/remote-fleet.js';
-import { checkUnityProject, unityLauncher, UNITY_ENTRY_METHOD } from '../../../bridge/remote-launchers.js';
+import { checkUnityProject, UNITY_ENTRY_METHOD } from '../../../bridge/remote-launchers.js';
 import { teeSinks, TraceRecorder } from '../../../bridge/trace.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
 import { describeError, SbevalError } from '../../../core/errors.js';
@@ -135,13 +135,7 @@ async function launch(flags: LaunchFlags): Promise<number> {
   };
   const levels = collectLevels(flags.levels);
   if (levels.length > 0 && !flags.out) throw new SbevalError('config', '--levels needs --out (where traces and images go)');
-  const fleet = await EngineFleet.start({
-    launcher: unityLauncher({ editor: resolve(flags.unity), project: resolve(flags.project), connectTimeoutMs: flags.connectTimeout * 1000 }),
-    count: flags.instances,
-    maxRestarts: flags.maxRestarts,
-    log,
-    ...(flags.logDir ? { logDir: resolve(flags.logDir) } : {}),
-  });
+  const fleet = await startUnityFleet(flags, log);
   let stopping = false;
   const onSignal = (): void => {
     if (stopping) return;
