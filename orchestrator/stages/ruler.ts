@@ -182,7 +182,7 @@ export function rulerMarkdown(ruler: Ruler, v: RulerVerdict, observedLevels: num
     const c = v.inference.closest;
     lines.push(`No window in the ruler's range fits every level. Closest: start ${c.start}, end ${c.end}, where ${c.disagreeing.length} level(s) disagree:`);
     for (const d of c.disagreeing.slice(0, 10)) lines.push(`- ${d.level}: evaluator ${d.observed.movingObjects}/${d.observed.startingObjects} moving, predicted ${d.predicted.movingObjects}/${d.predicted.startingObjects}`);
-    lines.push('', "The Unity physics of this machine does not move the ruler's objects as the headless engine does (check the step offset of `sbeval unity calibrate --unity …`), or the results are not of these ruler levels.", '');
+    lines.push('', "Either Unity moved the ruler's objects otherwise than the headless engine predicts (the step offset of `sbeval unity calibrate --unity …` compares their free fall), or these results are not of this ruler's levels.", '');
   } else if (v.inference.windows.length > 1) {
     lines.push(`${v.inference.windows.length} windows fit (start ${range(v.start)}, end ${range(v.end)}): the ruler cannot tell them apart there.`, '');
   }
