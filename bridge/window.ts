@@ -9,7 +9,10 @@
  * stream holds steps 0 … `stepsToSimulate(settings)`.
  *
  * Derived from chatgpt4pcg/modified-science-birds @07419b8 (reference/science-birds-evaluator.md §2,
- * §4, §5) and Unity 2019.4's player loop:
+ * §4, §5) and Unity 2019.4's documented player loop — not from a run: each point below is an
+ * assumption about Unity until the timing ruler has been run in the official evaluator (`sbeval unity
+ * calibrate --evaluator` reads its results back to the start step, the end step and the steps per
+ * frame, and says what to change here; docs/unity.md):
  * - Time: `Maximum Allowed Timestep` 0.02 = `Fixed Timestep` (TimeManager.asset). At the evaluator's
  *   time scales (10 for stability, 5 for images) a frame's scaled `Time.deltaTime` is
  *   min(real frame time × scale, 0.02) = 0.02 whenever a frame takes more than 2 ms (4 ms at ×5) of

@@ -52,7 +52,7 @@ console.log(`budget: ${SIMULATION_BUDGET.maxStepCost} per step, ${SIMULATION_BUD
 if (which === 'grid') {
   for (const trial of [1, 2, 3]) console.log(`grid trial ${trial}:`, cost(fullGridXml(), trial));
 } else {
-  const files = [...xmlFiles(join(ROOT, 'test/fixtures/golden/reference-levels')), ...xmlFiles(join(ROOT, 'test/fixtures/corpus/hard-levels'))];
+  const files = [...xmlFiles(join(ROOT, 'calibration/reference-levels')), ...xmlFiles(join(ROOT, 'test/fixtures/corpus/hard-levels'))];
   let total = 0;
   let maxStep = 0;
   for (const file of files) {

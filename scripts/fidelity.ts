@@ -1,6 +1,6 @@
 /**
  * `npm run fidelity`: the headless engine against the Unity evaluator's own results on the 90
- * reference levels (test/fixtures/golden/reference-levels: levels, stability JSON and images of
+ * reference levels (calibration/reference-levels: levels, stability JSON and images of
  * chatgpt4pcg/modified-science-birds @84df32e). Prints a markdown table per level and the agreement:
  * stable/unstable verdicts, moving counts, scores, and the IoU of the black pixels of the images.
  *

@@ -1,26 +1,27 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DamageFormula, Engine } from '../../bridge/engine.js';
+import { KeptStream } from '../../bridge/kept-stream.js';
+import { teeSinks } from '../../bridge/trace.js';
 import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
 import { SbevalError } from '../../core/errors.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
 import { EnginePool, PoolJobError, levelsToKeepBusy, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
-import { evaluateLevel, poolRunner } from './simulate.js';
+import { REFERENCE_LEVELS } from './calibration-data.js';
+import { evaluateLevel, poolRunner, type TrialRunner } from './simulate.js';
 
 /**
  * Agreement of an engine with the Unity evaluator's own results on reference levels: the evaluator's
  * stability JSON and images for the levels of chatgpt4pcg/modified-science-birds @84df32e
- * (test/fixtures/golden/reference-levels, 90 levels). Each level runs with the evaluator's trial
+ * (calibration/reference-levels, 90 levels, shipped with the package). Each level runs with the evaluator's trial
  * bookkeeping (up to 3 trials, stop at 1.0, the image from the capture of trial 1) and is compared
  * with the evaluator: stable/unstable verdict, moving count, score, and the IoU of the black pixels
  * of the images. Used by `npm run fidelity` (headless engine) and `sbeval unity calibrate` (Unity).
  */
 
-/** The reference levels in a checkout of sbeval (absent from the npm package). */
-export const REFERENCE_LEVELS = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
+export { REFERENCE_LEVELS } from './calibration-data.js';
 
 interface EvaluatorEntry {
   tag: string;
@@ -73,7 +74,7 @@ export interface Agreement {
 /** `<root>/<version>/levels/<C>/*.xml` with `<version>/stability/<C>.json` and `<version>/images/<C>/<name>.png`. */
 export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[] {
   if (!existsSync(root)) {
-    throw new SbevalError('input', `no reference levels at ${root}`, 'run from a checkout of sbeval (test/fixtures/golden/reference-levels) or pass --reference <dir>');
+    throw new SbevalError('input', `no reference levels at ${root}`, 'pass --reference <dir> (a folder of <version>/levels/<C>/*.xml with <version>/stability/<C>.json and <version>/images/<C>/*.png)');
   }
   const out: ReferenceLevel[] = [];
   for (const version of readdirSync(root).sort(compareNames)) {
@@ -123,6 +124,23 @@ export interface AgreementOptions {
   pool?: Omit<EnginePoolOptions, 'engines'>;
   /** Called after each level. */
   onLevel?: (done: number, total: number, level: LevelAgreement) => void;
+  /** Receives each level's whole trial-1 stream (for step-by-step comparisons of two engines). */
+  onTrialOne?: (level: string, stream: KeptStream) => void;
+  /** More jobs on the same engines once the levels are done, before the pool closes them (calibrate's ruler levels). */
+  alsoRun?: (run: TrialRunner) => Promise<void>;
+}
+
+/** `run`, with each trial-1 stream also kept whole and handed to `keep` once the trial succeeded. */
+function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: KeptStream) => void): TrialRunner {
+  return async (job, makeSink) => {
+    if (job.settings.trial !== 1) return run(job, makeSink);
+    let kept = new KeptStream();
+    await run(job, () => {
+      kept = new KeptStream();
+      return teeSinks(makeSink(), kept);
+    });
+    keep(job.levelId, kept);
+  };
 }
 
 /** Runs every reference level on the engines and compares it with the evaluator's results. */
@@ -130,7 +148,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
   const { engines, levels: jobs } = options;
   const damage = options.damage ?? 'contact-point';
   const pool = new EnginePool({ ...options.pool, engines });
-  const run = poolRunner(pool);
+  const run = options.onTrialOne ? keepingTrialOne(poolRunner(pool), options.onTrialOne) : poolRunner(pool);
   const results: LevelAgreement[] = new Array(jobs.length);
   let done = 0;
   try {
@@ -180,6 +198,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
       }
     };
     await Promise.all(Array.from({ length: levelsToKeepBusy(engines) }, worker));
+    await options.alsoRun?.(poolRunner(pool));
   } finally {
     await pool.close();
   }

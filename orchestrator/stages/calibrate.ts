@@ -1,12 +1,19 @@
-import type { Engine } from '../../bridge/engine.js';
-import type { EnginePoolOptions } from '../pool/index.js';
+import { DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
+import { KeptStream } from '../../bridge/kept-stream.js';
+import { describeOffset, measureStepOffset, type LevelStreams, type StepOffset } from '../../scoring/step-offset.js';
+import { PoolJobError, type EnginePoolOptions } from '../pool/index.js';
 import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
+import type { Ruler } from './ruler.js';
+import type { TrialRunner } from './simulate.js';
 
 /**
- * `sbeval unity calibrate`: the Unity engine (the evaluator's own project driven by the plugin) and
- * the headless engine on the evaluator's reference levels, side by side, each compared with the
- * evaluator's own stability JSON and images; below the thresholds the Unity installation does not
- * reproduce the evaluator and the command fails.
+ * `sbeval unity calibrate --unity <editor> --project <p>`: the Unity engine (the evaluator's own
+ * project driven by the plugin) and the headless engine on the evaluator's reference levels, side by
+ * side, each compared with the evaluator's own stability JSON and images; and both engines on the
+ * reference and timing-ruler levels step by step: where a body moves without touching anything, the
+ * two streams must show it at the same place on the same step (the step offset, scoring/step-offset.ts).
+ * Below the thresholds, or at any offset but 0, the Unity installation does not reproduce the
+ * evaluator's timing and the command fails.
  */
 
 /**
@@ -39,6 +46,10 @@ export interface CalibrationCheck {
 export interface Calibration {
   unity: Agreement;
   headless: Agreement;
+  /** Unity's stream against the headless engine's, step by step, over the collision-free motion of the reference and ruler levels. */
+  offset: StepOffset;
+  /** Ruler levels the Unity engine gave no stream for, with the reason. */
+  rulerFailures: Array<{ level: string; reason: string }>;
   checks: CalibrationCheck[];
   ok: boolean;
 }
@@ -82,6 +93,8 @@ export function calibrationChecks(unity: AgreementSummary, headless: AgreementSu
 
 export interface CalibrationOptions {
   levels: ReferenceLevel[];
+  /** Levels run once more on both engines (trial 1, no capture) for the step offset: the timing ruler. */
+  ruler?: Ruler;
   unityEngines: Engine[];
   headlessEngines: Engine[];
   unityPool?: Omit<EnginePoolOptions, 'engines'>;
@@ -93,20 +106,78 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   // restarts crashed ones itself; one whose stream was refused stays out): the others run the
   // remaining levels, and levels left without any engine are recorded as failures, which fail the
   // calibration (exit 1) with their reasons listed.
+  const streams = { headless: new Map<string, KeptStream>(), unity: new Map<string, KeptStream>() };
+  const rulerFailures: Calibration['rulerFailures'] = [];
+  const ruler = options.ruler;
+  // The ruler levels run on the same engines once the reference levels are done (trial 1, no capture).
+  const rulerRuns = (into: Map<string, KeptStream>, failures?: Calibration['rulerFailures']) =>
+    ruler
+      ? async (run: TrialRunner) => {
+          for (const [level, got] of await runTrialOne(run, ruler)) {
+            if (got instanceof KeptStream) into.set(level, got);
+            else failures?.push({ level, reason: got.failure });
+          }
+        }
+      : undefined;
+  const headlessRuler = rulerRuns(streams.headless);
   const headless = await measureAgreement({
     engines: options.headlessEngines,
     levels: options.levels,
     pool: { factory: headlessFactory() },
     onLevel: (d, t, l) => options.onLevel?.('headless', d, t, l),
+    onTrialOne: (level, stream) => streams.headless.set(level, stream),
+    ...(headlessRuler ? { alsoRun: headlessRuler } : {}),
   });
+  const unityRuler = rulerRuns(streams.unity, rulerFailures);
   const unity = await measureAgreement({
     engines: options.unityEngines,
     levels: options.levels,
     ...(options.unityPool ? { pool: options.unityPool } : {}),
     onLevel: (d, t, l) => options.onLevel?.('unity', d, t, l),
+    onTrialOne: (level, stream) => streams.unity.set(level, stream),
+    ...(unityRuler ? { alsoRun: unityRuler } : {}),
   });
-  const checks = calibrationChecks(unity.summary, headless.summary);
-  return { unity, headless, checks, ok: checks.every((c) => c.ok) };
+  const pairs: LevelStreams[] = [];
+  for (const [level, reference] of streams.headless) {
+    const tested = streams.unity.get(level);
+    if (tested) pairs.push({ level, reference: { batches: reference.batches, events: reference.eventList }, tested: { batches: tested.batches } });
+  }
+  const offset = measureStepOffset(pairs);
+  const checks = [...calibrationChecks(unity.summary, headless.summary), offsetCheck(offset), ...(options.ruler ? [rulerRunCheck(rulerFailures, options.ruler.levels.length)] : [])];
+  return { unity, headless, offset, rulerFailures, checks, ok: checks.every((c) => c.ok) };
+}
+
+function offsetCheck(offset: StepOffset): CalibrationCheck {
+  const best = offset.best;
+  return {
+    measure: `step offset against the headless engine (collision-free motion of ${offset.bodies} bodies in ${offset.levels} levels)`,
+    unity: offset.offset !== undefined ? `${offset.offset} (largest difference ${f4(best?.error ?? 0)})` : best ? `none fits (best ${best.offset}: ${f4(best.error)})` : 'nothing to compare',
+    headless: '0 (the reference)',
+    threshold: `0, within ${offset.tolerance}`,
+    ok: offset.offset === 0,
+  };
+}
+
+function rulerRunCheck(failures: Calibration['rulerFailures'], levels: number): CalibrationCheck {
+  return { measure: 'ruler levels without a stream', unity: `${failures.length}/${levels}`, headless: '0', threshold: '0', ok: failures.length === 0 };
+}
+
+/** Runs trial 1 of every ruler level (no capture, the ruler's window), a few at a time; each level's kept stream, or why it has none. */
+async function runTrialOne(run: TrialRunner, ruler: Ruler): Promise<Map<string, KeptStream | { failure: string }>> {
+  const out = new Map<string, KeptStream | { failure: string }>();
+  await Promise.all(
+    ruler.levels.map(async ({ name, xml }) => {
+      let kept = new KeptStream();
+      try {
+        await run({ levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, () => (kept = new KeptStream()));
+        out.set(name, kept);
+      } catch (error) {
+        if (!(error instanceof PoolJobError)) throw error;
+        out.set(name, { failure: error.message });
+      }
+    }),
+  );
+  return out;
 }
 
 /** The agreement table, then the levels where the Unity engine differs from the evaluator (with the headless engine beside it). */
@@ -138,6 +209,13 @@ export function calibrationMarkdown(c: Calibration, allLevels = false): string {
     }
   }
   lines.push('');
-  lines.push(c.ok ? 'calibrate: the Unity engine reproduces the evaluator within the thresholds.' : 'calibrate: the Unity engine is BELOW the thresholds: its results would not match the evaluator\'s (see unity-plugin/README.md, "Calibrating an installation").');
+  lines.push(`Step offset: ${describeOffset(c.offset)}.`);
+  for (const f of c.rulerFailures) lines.push(`- ruler level ${f.level}: no stream from Unity: ${f.reason}`);
+  lines.push('');
+  lines.push(
+    c.ok
+      ? "calibrate: the Unity engine reproduces the evaluator's results within the thresholds and the headless engine's collision-free motion step for step."
+      : 'calibrate: FAILED: the Unity engine is below a threshold or off by a step (see the table; docs/unity.md, "Calibrating an installation").',
+  );
   return lines.join('\n');
 }

@@ -5,7 +5,7 @@
  * float score, int startingObjects, int movingObjects}; written with `JsonUtility.ToJson(data, true)`
  * and `File.WriteAllText`).
  *
- * Byte format (checked against every evaluator file in test/fixtures/golden/reference-levels):
+ * Byte format (checked against every evaluator file in calibration/reference-levels):
  * 4-space indentation, `"key": value`, fields in declaration order, `\n` line ends, no trailing
  * newline, floats printed by Unity's writer (see unity-float.ts), ints plain. `rate` is the float32
  * sum of the scores in file order divided by the float32 count (`BaseStabilityEvaluator.IE_Evaluate`).

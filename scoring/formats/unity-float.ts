@@ -7,7 +7,7 @@
  * "prettified" (`1.0` for integers, plain decimals for 1e-6 ≤ |v| < 1e21, `1e-7` / `1.5e30` otherwise).
  * Grisu2 is not always the closest shortest representation, and the evaluator's files show it: 0.2f
  * prints `0.20000000298023225` (closest would be …224) and 0.96666670f prints `0.9666666984558106`.
- * Every float of the real evaluator files in test/fixtures/golden/reference-levels/∗∕stability and
+ * Every float of the real evaluator files in calibration/reference-levels/∗∕stability and
  * sample-levels/sample-stability.json is reproduced by this module (see test/scoring/formats.test.ts).
  *
  * Which digit-generation variant matches: in the final rounding step of the fraction loop the

@@ -18,7 +18,7 @@ import { programToXml } from '../../levels/pipeline.js';
  * the headless engine in process vs behind the protocol (worker in this process over a loopback
  * socket, and `sbeval engine` child processes), and trace sizes for a busy 30-block level.
  */
-const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/v1/levels/', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../../calibration/reference-levels/v1/levels/', import.meta.url));
 
 const NULL_SINK: LevelSink = { loaded: () => {}, frames: () => {}, events: () => {}, capture: () => {} };
 

@@ -40,8 +40,8 @@ export const levelsSuite: BenchSuite = {
     const g = new Gen(1);
     const responses = Array.from({ length: 20_000 }, () => response(g, 'drop_block'));
     const programs = Array.from({ length: 20_000 }, () => program(g));
-    const references = readdirSync(new URL('../../test/fixtures/golden/reference-levels/v1/levels/I/', import.meta.url)).filter((f) => f.endsWith('.xml')).map((f) =>
-      readFileSync(new URL(`../../test/fixtures/golden/reference-levels/v1/levels/I/${f}`, import.meta.url), 'utf8'),
+    const references = readdirSync(new URL('../../calibration/reference-levels/v1/levels/I/', import.meta.url)).filter((f) => f.endsWith('.xml')).map((f) =>
+      readFileSync(new URL(`../../calibration/reference-levels/v1/levels/I/${f}`, import.meta.url), 'utf8'),
     );
     const convert = (text: string) => {
       try {

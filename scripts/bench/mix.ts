@@ -192,7 +192,7 @@ export interface NamedLevel {
 
 /** The 90 reference levels (v1–v3 × I, L, U) as competition entries. */
 export function referenceLevels(): NamedLevel[] {
-  const root = join(FIXTURES, 'golden', 'reference-levels');
+  const root = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
   const out: NamedLevel[] = [];
   for (const team of readdirSync(root).filter((d) => /^v\d$/.test(d)).sort()) {
     for (const character of readdirSync(join(root, team, 'levels')).sort()) {

@@ -25,7 +25,7 @@ import type { BenchSuite } from './suites.js';
 const TEAMS = 10;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const TRIALS = 10;
-const GOLDEN = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
+const GOLDEN = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
 
 function goldenImages(): string[] {
   const out: string[] = [];

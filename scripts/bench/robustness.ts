@@ -12,7 +12,7 @@ import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { runRobustnessStage } from '../../orchestrator/stages/robustness.js';
 import { formatMovingRange, formatStableShare } from '../../scoring/robustness.js';
 
-const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
 const RUNS = 20;
 
 export const robustnessSuite: BenchSuite = {

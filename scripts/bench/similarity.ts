@@ -32,7 +32,7 @@ import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 
-const REFERENCE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
 /**
  * Rounds of bare + stage (`SBEVAL_BENCH_ROUNDS`, default 6). The rate of either side varies by ±10 % between
  * rounds on this project's virtual machine even when it is idle (one idle run saw the bare session at 3.56,

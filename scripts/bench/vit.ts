@@ -18,7 +18,7 @@ import { VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 
-const IMAGE = fileURLToPath(new URL('../../test/fixtures/golden/reference-levels/v1/images/L/V1_L_1.png', import.meta.url));
+const IMAGE = fileURLToPath(new URL('../../calibration/reference-levels/v1/images/L/V1_L_1.png', import.meta.url));
 
 /** The ViT-B/16-sized random model (generated once into the OS temp folder, reused by later runs). */
 export function modelPath(): string {

@@ -108,28 +108,77 @@ export function startStandIn(exe: string, o: StandInOptions): ResultPromise<{ re
   return execa('mono', [exe, ...args], { reject: false, all: true, env: { ...base, ...env }, extendEnv: false }) as ResultPromise<{ reject: false; all: true }>;
 }
 
+/** One headless trial recorded for a pass of the double (`stability-<n>` or `similarity`). */
+export interface HeadlessPass {
+  xml: string;
+  pass: string;
+  bodies: number;
+  frames: FrameBatch;
+  events: SimEvent[];
+}
+
 /**
- * Scripts that make the double replay the headless engine: the n-th stability load of a level plays
- * the headless trial n (its creation order), the image load plays trial 1 with the capture's steps.
- * The Unity column of a calibration then equals the headless one — up to the double's own rendering.
+ * The headless engine's trials the double replays: the n-th stability load of a level plays the
+ * headless trial n (its creation order), the image load plays trial 1 with the capture's steps. The
+ * frames reach the last step of a `windowSteps` window with the capture (the ruler levels are run
+ * longer than the evaluator's 500 steps).
  */
-export function scriptsFromHeadless(dir: string, xmls: readonly string[], transform: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] = (f, e) => [f, e]): void {
+export function headlessPasses(xmls: readonly string[], windowSteps = DEFAULT_SIMULATION.windowSteps): HeadlessPass[] {
+  const out: HeadlessPass[] = [];
   for (const xml of xmls) {
     const level = parseLevelXml(xml);
-    const passes: Array<[string, number, boolean]> = [['stability-1', 1, false], ['stability-2', 2, false], ['stability-3', 3, false], ['similarity', 1, true]];
-    for (const [pass, trial, capture] of passes) {
+    const passes: Array<[string, number]> = [['stability-1', 1], ['stability-2', 2], ['stability-3', 3], ['similarity', 1]];
+    for (const [pass, trial] of passes) {
       const batches: FrameBatch[] = [];
       const events: SimEvent[] = [];
       let bodies = 0;
-      simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION, trial, capture }, {
+      simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION, windowSteps, trial, capture: true }, {
         loaded: (b) => (bodies = b.length),
         frames: (b) => batches.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
         events: (e) => events.push(...e),
       });
-      const [frames, kept] = transform(joinBatches(batches, bodies), events);
-      writeScript(dir, xml, pass, scriptFromTrial(bodies, frames, kept));
+      out.push({ xml, pass, bodies, frames: joinBatches(batches, bodies), events });
     }
   }
+  return out;
+}
+
+/**
+ * Writes the scripts that make the double replay `passes`, each through `transform` (default: as
+ * recorded). Replaying the headless trials unchanged, a calibration's Unity column equals the headless
+ * one — up to the double's own rendering.
+ */
+export function writeScripts(dir: string, passes: readonly HeadlessPass[], transform: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] = (f, e) => [f, e]): void {
+  for (const p of passes) {
+    const [frames, kept] = transform(p.frames, p.events);
+    writeScript(dir, p.xml, p.pass, scriptFromTrial(p.bodies, frames, kept));
+  }
+}
+
+/** Scripts replaying the headless engine's trials of `xmls` (headlessPasses + writeScripts). */
+export function scriptsFromHeadless(dir: string, xmls: readonly string[], transform?: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]]): void {
+  writeScripts(dir, headlessPasses(xmls), transform);
+}
+
+/**
+ * A Unity whose stream is `offset` physics steps off its labels: step k (k ≥ 1) shows the recorded
+ * step k + offset (held at step 0 before the stream begins and at the last step after it ends), and
+ * every event moves with its step (events that fall before step 1 or after the end are dropped). +1:
+ * the bodies went through one more step than the label says; −1: one step fewer.
+ */
+export function shiftSteps(offset: number): (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] {
+  return (trial, events) => {
+    const row = trial.bodyCount * FIELD_COUNT;
+    const states = trial.states.slice();
+    const alive = trial.alive.slice();
+    for (let step = 1; step < trial.stepCount; step += 1) {
+      const from = Math.min(trial.stepCount - 1, Math.max(0, step + offset));
+      states.set(trial.states.subarray(from * row, (from + 1) * row), step * row);
+      alive.set(trial.alive.subarray(from * trial.bodyCount, (from + 1) * trial.bodyCount), step * trial.bodyCount);
+    }
+    const moved = events.map((e) => ({ ...e, step: e.step - offset })).filter((e) => e.step >= 1 && e.step < trial.stepCount);
+    return [{ ...trial, states, alive }, moved];
+  };
 }
 
 /**

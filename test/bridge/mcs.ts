@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 
@@ -16,7 +16,8 @@ import { PROJECT_ROOT } from '../helpers/cli.js';
  * `standin-broken/`, the same with a UnityEngine built with a deliberately wrong player-loop order
  * (physics before FixedUpdate). The language level is pinned to mcs's C# 7.2 and warnings are errors.
  */
-export const PLUGIN = join(PROJECT_ROOT, 'unity-plugin');
+/** The plugin sources to build: the checkout's, or a mutated copy (SBEVAL_UNITY_PLUGIN, set by `npm run unity:mutants`). */
+export const PLUGIN = process.env.SBEVAL_UNITY_PLUGIN ? resolve(process.env.SBEVAL_UNITY_PLUGIN) : join(PROJECT_ROOT, 'unity-plugin');
 const DOUBLE = join(PLUGIN, 'TestDouble');
 
 export function csFiles(dir: string, recursive = false): string[] {

@@ -41,20 +41,36 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // --- the scripted level -----------------------------------------------------------------------------
 
 const G = -3.5; // ground top
+/** The out-of-world limit of a width-3 level (±LevelWidth/2 = ±26.25) and a SquareTiny's half width. */
+const WORLD_EDGE = 26.25;
+/**
+ * A block sliding right 0.01 per step whose x-extent leaves the world on step `k` (and not before):
+ * the game's Update kills it in that frame (ABGameObject.DestroyIfOutScreen).
+ */
+const leavesOn = (k: number) => WORLD_EDGE + 0.11 + 0.005 - 0.01 * k;
+const LEAVES_IN_WINDOW = 300;
+/** The image step: this block dies in the Update of the frame the evaluator's camera renders. */
+const LEAVES_ON_IMAGE = 514;
 /** XML order mixes kinds; the game creates pigs, blocks, platforms, then TNT — ids must follow the XML. */
-const OBJECTS = [
+const OBJECTS: Array<{ el: string; type: string; x: number; y: number; rotation: number; material?: string }> = [
   { el: 'Block', type: 'RectSmall', x: 3.0, y: G + 0.11, rotation: 0 }, // 0: settles 0.15 in step 1, then still
-  { el: 'Pig', type: 'BasicSmall', x: 5.0, y: G + 0.225, rotation: 0 }, // 1: jumps 0.15 on step 503 (the last read)
+  { el: 'Pig', type: 'BasicSmall', x: -5.0, y: G + 0.225, rotation: 0 }, // 1: jumps 0.15 on step 503 (the last read); outside the camera's view
   { el: 'Block', type: 'SquareTiny', x: 4.0, y: G + 0.105, rotation: 0 }, // 2: overlaps 3 exactly; pushed −0.1 in step 1; jumps on step 504
   { el: 'Block', type: 'SquareTiny', x: 4.0, y: G + 0.105, rotation: 0 }, // 3: overlaps 2; pushed +0.1 in step 1
   { el: 'TNT', type: '', x: 6.0, y: G + 0.33, rotation: 0 }, // 4: creeps, dies on step 40
   { el: 'Platform', type: 'Platform', x: 2.5, y: -1.0, rotation: 0 }, // 5: kinematic, still
   { el: 'Block', type: 'RectSmall', x: 3.5, y: G + 0.36, rotation: 90 }, // 6: slides and turns steadily
+  { el: 'Block', type: 'SquareTiny', material: 'stone', x: 4.6, y: G + 0.105, rotation: 0 }, // 7: stone, still
+  { el: 'Block', type: 'RectSmall', material: 'ice', x: 5.6, y: G + 0.11, rotation: 0 }, // 8: ice, still
+  { el: 'Block', type: 'SquareTiny', x: leavesOn(LEAVES_IN_WINDOW), y: G + 0.105, rotation: 0 }, // 9: leaves the world on step 300
+  { el: 'Block', type: 'SquareTiny', x: leavesOn(LEAVES_ON_IMAGE), y: G + 0.105, rotation: 0 }, // 10: leaves the world on step 514
 ];
+/** Where block 9 is removed: `Invoke(0.5 s)` from its death in frame 300 goes in the Update of the 26th frame after (0.02 added 25 times is 0.49999999 < 0.5). */
+const REMOVED_9 = LEAVES_IN_WINDOW + 26;
 
 function levelXml(objects = OBJECTS, marker = ''): string {
   const lines = objects.map((o) => {
-    const material = o.el === 'Block' ? ` material="wood"` : '';
+    const material = o.el === 'Block' ? ` material="${o.material ?? 'wood'}"` : '';
     return `    <${o.el} type="${o.type}"${material} x="${o.x}" y="${o.y}" rotation="${o.rotation}" />`;
   });
   return [
@@ -96,10 +112,52 @@ function scripted(i: number, k: number): [number, number, number, number, number
     }
     case 6:
       return [o.x + 0.0002 * k, o.y, angle + 0.001 * k, 0.01, 0, 0.05];
+    case 9:
+    case 10:
+      return [o.x + 0.01 * k, o.y, 0, 0.5, 0, 0];
     default:
       return [o.x, o.y, angle, 0, 0, 0];
   }
 }
+
+/** The script's alive flag (as the headless engine records it: dead from the step of the death). */
+function scriptedAlive(i: number, k: number): number {
+  if (i === 4) return k >= TNT_DEATH ? 0 : 1;
+  if (i === 9) return k >= LEAVES_IN_WINDOW ? 0 : 1;
+  if (i === 10) return k >= LEAVES_ON_IMAGE ? 0 : 1;
+  return 1;
+}
+
+/**
+ * What the plugin streams for object i on step k: the state right after the k-th physics step. A body
+ * that leaves the world dies in that frame's Update, after the sample: alive on its last step inside
+ * the stream, dead from the next with the velocity Die() zeroed; once removed, its last state — the
+ * state of its removal step when the Update that removed it came after that step's physics (one step
+ * per frame), of the step before when a frame without a step removed it (`lastRow9`).
+ */
+function streamed(i: number, k: number, lastRow9 = REMOVED_9): { state: number[]; alive: number } {
+  if (i === 9 && k > LEAVES_IN_WINDOW) {
+    const row = scripted(i, Math.min(k, lastRow9));
+    return { state: [row[0], row[1], row[2], 0, 0, row[5]], alive: 0 };
+  }
+  if (i === 9 || i === 10) return { state: scripted(i, k), alive: 1 };
+  return { state: scripted(i, k), alive: scriptedAlive(i, k) };
+}
+
+/**
+ * Contacts of every kind of object, so that a probe missing on any kind is seen: a pig and a TNT on the
+ * ground (only their own probes see those), the platform against block 6 (the platform has the lower
+ * id: only its probe reports the pair), blocks with the ground and each other. The platform's contact
+ * has speed 0: in the game a platform has no health, and a block hit at speed 0 loses none either.
+ */
+const CONTACTS = [
+  { step: 1, a: 0, b: -1, speed: 0.7 },
+  { step: 1, a: 2, b: 3, speed: 1.5 },
+  { step: 1, a: 1, b: -1, speed: 0.4 },
+  { step: 1, a: 4, b: -1, speed: 0.2 },
+  { step: 30, a: 0, b: 6, speed: 0.3 },
+  { step: 31, a: 5, b: 6, speed: 0 },
+];
 
 function makeScript(): DoubleScript {
   const n = OBJECTS.length;
@@ -108,7 +166,7 @@ function makeScript(): DoubleScript {
   for (let k = 0; k < STEPS; k++) {
     for (let i = 0; i < n; i++) {
       states.set(scripted(i, k), (k * n + i) * FIELD_COUNT);
-      alive[k * n + i] = i === 4 && k >= TNT_DEATH ? 0 : 1;
+      alive[k * n + i] = scriptedAlive(i, k);
     }
   }
   return {
@@ -116,25 +174,22 @@ function makeScript(): DoubleScript {
     steps: STEPS,
     states,
     alive,
-    contacts: [
-      { step: 1, a: 0, b: -1, speed: 0.7 },
-      { step: 1, a: 2, b: 3, speed: 1.5 },
-      { step: 30, a: 0, b: 6, speed: 0.3 },
-    ],
-    outOfWorld: [],
+    contacts: CONTACTS.map((c) => ({ ...c })),
+    // Their deaths are the game's: it finds them outside the world in its Update.
+    outOfWorld: [9, 10],
   };
 }
 
 const f32 = Math.fround;
 
 /** Everything a run of the scripted level must show; [] when it does. The broken player loop must make this non-empty. */
-function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolean): string[] {
+function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolean, lastRow9 = REMOVED_9): string[] {
   if (error) return [`the run failed: ${(error as Error).message}`];
   const problems: string[] = [];
   const n = OBJECTS.length;
   const bodies = run.bodies ?? [];
   // `loaded`: XML ids (creation order per kind), kinds, the creation pose.
-  const expectKinds = ['block', 'pig', 'block', 'block', 'tnt', 'platform', 'block'];
+  const expectKinds = ['block', 'pig', 'block', 'block', 'tnt', 'platform', 'block', 'block', 'block', 'block', 'block'];
   if (JSON.stringify(bodies.map((b) => [b.id, b.kind])) !== JSON.stringify(expectKinds.map((k, i) => [i, k]))) problems.push(`body table ${JSON.stringify(bodies.map((b) => [b.id, b.kind]))}`);
   bodies.forEach((b, i) => {
     if (b.x !== f32(OBJECTS[i]!.x) || b.y !== f32(OBJECTS[i]!.y)) problems.push(`body ${i} announced at (${b.x}, ${b.y})`);
@@ -153,11 +208,12 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
   for (let k = 0; k < Math.min(frames.stepCount, STEPS); k++) {
     for (let i = 0; i < n; i++) {
       const o = (k * n + i) * FIELD_COUNT;
-      const want = scripted(i, k).map(f32);
+      const expected = streamed(i, k, lastRow9);
+      const want = expected.state.map(f32);
       const got = Array.from(frames.states.subarray(o, o + FIELD_COUNT));
       // x, y, vx, vy travel as the same float32; angle and ω go through Unity's degrees (one rounding each way).
       const ok = got[0] === want[0] && got[1] === want[1] && got[3] === want[3] && got[4] === want[4] && Math.abs(got[2]! - want[2]!) < 1e-6 && Math.abs(got[5]! - want[5]!) < 1e-6;
-      const aliveWant = i === 4 && k >= TNT_DEATH ? 0 : 1;
+      const aliveWant = expected.alive;
       if (!ok || frames.alive[k * n + i] !== aliveWant) diffs.push(`step ${k} body ${i}: ${got.join(',')} alive ${frames.alive[k * n + i]} (script ${want.join(',')} alive ${aliveWant})`);
     }
   }
@@ -167,12 +223,12 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
   const events = run.eventList.map(key).sort();
   const tnt = scripted(4, TNT_DEATH);
   const want: SimEvent[] = [
-    { kind: 'contact', step: 1, a: 0, b: -1, relativeSpeed: f32(0.7) },
-    { kind: 'contact', step: 1, a: 2, b: 3, relativeSpeed: f32(1.5) },
-    { kind: 'contact', step: 30, a: 0, b: 6, relativeSpeed: f32(0.3) },
+    ...CONTACTS.map((c) => ({ kind: 'contact' as const, step: c.step, a: c.a, b: c.b, relativeSpeed: f32(c.speed) })),
     { kind: 'damage', step: 1, id: 0, amount: f32(5 - f32(5 - f32(0.7))), health: f32(5 - f32(0.7)) },
     { kind: 'damage', step: 1, id: 2, amount: f32(1.5), health: f32(3.5) },
     { kind: 'damage', step: 1, id: 3, amount: f32(1.5), health: f32(3.5) },
+    { kind: 'damage', step: 1, id: 1, amount: f32(2 - f32(2 - f32(0.4))), health: f32(2 - f32(0.4)) },
+    { kind: 'damage', step: 1, id: 4, amount: f32(2 - f32(2 - f32(0.2))), health: f32(2 - f32(0.2)) },
     { kind: 'damage', step: 30, id: 0, amount: f32(f32(5 - f32(0.7)) - f32(f32(5 - f32(0.7)) - f32(0.3))), health: f32(f32(5 - f32(0.7)) - f32(0.3)) },
     { kind: 'damage', step: 30, id: 6, amount: f32(5 - f32(5 - f32(0.3))), health: f32(5 - f32(0.3)) },
     { kind: 'destroyed', step: TNT_DEATH, id: 4 },
@@ -180,6 +236,10 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
     // Die() → Invoke(0.5 s): the game clock adds the float 0.02 25 times (0.49999999 < 0.5), so the
     // object goes in the Update of the 26th frame, and that step's end-of-frame read misses it.
     { kind: 'removed', step: TNT_DEATH + 26, id: 4, reason: 'death' },
+    // Block 9 leaves the world on step 300: the game kills it in that frame's Update, after the plugin
+    // sampled the step, so the plugin sees it dead on step 301; it is gone from the Update of frame 326.
+    { kind: 'destroyed', step: LEAVES_IN_WINDOW + 1, id: 9 },
+    { kind: 'removed', step: REMOVED_9, id: 9, reason: 'out-of-world' },
   ];
   const wanted = want.map(key).sort();
   const missing = wanted.filter((e) => !events.includes(e));
@@ -188,7 +248,37 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
   if (extra.length > 0) problems.push(`unexpected events: ${extra.join(' ')}`);
   // The evaluator's window on this stream: start on step 1 (body 0's settling is not movement), last read on 503 (the pig's jump is).
   const verdict = trialStability(bodies, [frames], run.eventList, 500);
-  if (JSON.stringify(verdict.moving) !== JSON.stringify([1, 6])) problems.push(`moving ${JSON.stringify(verdict.moving)}, expected [1,6]`);
+  if (JSON.stringify(verdict.moving) !== JSON.stringify([1, 6, 9, 10])) problems.push(`moving ${JSON.stringify(verdict.moving)}, expected [1,6,9,10]`);
+  return problems;
+}
+
+/**
+ * What is wrong with a capture: colours other than pure black and white, black outside the 824 px
+ * render placed at (100, 100), or a structure that does not reach the render's left edge (the
+ * leftmost block's sprite overhangs the structure bound by 0.01 and is clipped at pixel 100).
+ */
+async function imageProblems(png: Uint8Array): Promise<string[]> {
+  const { rgba, width, height } = await decodePng(png);
+  const problems: string[] = [];
+  let other = 0;
+  let minX = width;
+  let minY = height;
+  let maxX = -1;
+  let maxY = -1;
+  for (let i = 0; i < width * height; i++) {
+    const [r, g, b, a] = [rgba[i * 4], rgba[i * 4 + 1], rgba[i * 4 + 2], rgba[i * 4 + 3]];
+    if (a !== 255 || !((r === 0 && g === 0 && b === 0) || (r === 255 && g === 255 && b === 255))) {
+      if (other++ === 0) problems.push(`pixel (${i % width}, ${Math.floor(i / width)}) is ${r},${g},${b},${a}`);
+      continue;
+    }
+    if (r !== 0) continue;
+    minX = Math.min(minX, i % width);
+    maxX = Math.max(maxX, i % width);
+    minY = Math.min(minY, Math.floor(i / width));
+    maxY = Math.max(maxY, Math.floor(i / width));
+  }
+  if (other > 0) problems.push(`${other} pixels are neither black nor white`);
+  if (minX !== 100 || maxX > 923 || minY < 100 || maxY > 923) problems.push(`black box x ${minX}…${maxX}, y ${minY}…${maxY}: not inside the render at 100…923 from its left edge`);
   return problems;
 }
 
@@ -206,7 +296,7 @@ function renderInfo(png: Uint8Array): Record<string, string> {
   return info;
 }
 
-/** The evaluator's structure bound on step 501 from the script: union of the ABBlocks' rotated collider AABBs. */
+/** The evaluator's structure bound on step 501 from the script: union of the rotated collider AABBs of the ABBlocks that still exist. */
 function boundAt(k: number): { cx: number; cy: number; half: number } {
   const sizes: Record<string, [number, number]> = { RectSmall: [0.7, 0.22], SquareTiny: [0.22, 0.21] };
   let minX = Infinity;
@@ -214,7 +304,7 @@ function boundAt(k: number): { cx: number; cy: number; half: number } {
   let maxX = -Infinity;
   let maxY = -Infinity;
   OBJECTS.forEach((o, i) => {
-    if (o.el !== 'Block') return;
+    if (o.el !== 'Block' || (i === 9 && k >= REMOVED_9)) return;
     const [x, y, a] = scripted(i, k).map(f32) as [number, number, number];
     const [w, h] = sizes[o.type]!;
     const ex = (Math.abs(Math.cos(a)) * w) / 2 + (Math.abs(Math.sin(a)) * h) / 2;
@@ -273,6 +363,9 @@ class Relay {
   }
 }
 
+/** The wall-clock load limit the main stand-in runs with (-sbevalLoadTimeout): far above what a decodable level takes here. */
+const LOAD_TIMEOUT_S = 3;
+
 describe('the Unity half, run by the test double against the real endpoint', () => {
   let endpoint: EngineEndpoint;
   let relay: Relay;
@@ -286,7 +379,7 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     endpoint = await EngineEndpoint.listen({ heartbeatMs: 1_000 });
     relay = await Relay.start(Number(new URL(endpoint.url).port));
     logFile = join(dir, 'unity-main.log');
-    standIn = startStandIn(build.standIn, { project, url: `ws://127.0.0.1:${relay.port}`, instance: 'double-0', token: endpoint.token, logFile, scripts });
+    standIn = startStandIn(build.standIn, { project, url: `ws://127.0.0.1:${relay.port}`, instance: 'double-0', token: endpoint.token, logFile, scripts, extraArgs: ['-sbevalLoadTimeout', String(LOAD_TIMEOUT_S)] });
     [engine] = (await endpoint.waitForEngines(1, 60_000)) as [RemoteEngine];
   }, 120_000);
 
@@ -337,10 +430,13 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     const log = readFileSync(logFile, 'utf8');
     const tail = log.slice(log.lastIndexOf('Time.timeScale = 10', log.lastIndexOf('StabilityGameWorld.unity')));
     expect(tail).toMatch(/Time.timeScale = 10[\s\S]*scene loaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*Time.timeScale = 5[\s\S]*scene loaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity/);
-    // The image: white margin, the OCR sprites black.
-    const { rgba } = await decodePng(run.captures[0]!.png);
-    expect(rgba.subarray(0, 100 * 1024 * 4).every((v) => v === 255)).toBe(true);
-    expect(rgba.some((v, i) => i % 4 === 0 && v === 0)).toBe(true);
+    // The image: black OCR sprites of every material on white, inside the 824 px render at (100, 100).
+    expect(await imageProblems(run.captures[0]!.png)).toEqual([]);
+    // Rendered after the frame's game logic: block 10 left the world in the Update of frame 514 and is
+    // not drawn (Die cleared its colour); the `_raw` image of step 507 still shows it. The pig is
+    // outside the view, the TNT died on step 40, block 9 is gone: 6 blocks, and 7 on the raw image.
+    expect(image.sprites).toBe('6');
+    expect(raw.sprites).toBe('7');
   }, 120_000);
 
   it('without a capture: the stability pass only, steps 0 … 503', async () => {
@@ -358,6 +454,23 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     // The engine goes on serving.
     const { run, error: again } = await runLevel(engine, 'after-mismatch', xml, { capture: false });
     expect(problemsWithScriptedRun(run, again, false)).toEqual([]);
+  }, 60_000);
+
+  it('waits for a slow world load by the clock, not by frames: a load of 700 frames (an uncapped batch-mode editor) still runs', async () => {
+    const slow = levelXml(OBJECTS, '\n<!-- sbeval-double: load-frames=700 -->');
+    writeScript(scripts, slow, 'any', makeScript());
+    const { run, error } = await runLevel(engine, 'slow-load', slow, { capture: false });
+    expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
+    expect(readFileSync(logFile, 'utf8')).toMatch(/scene loaded: Assets\/ICE\/Scenes\/StabilityGameWorld\.unity \(frame \d+\)/);
+  }, 60_000);
+
+  it('fails a level the game never decodes once the wall-clock limit has passed, and serves the next one', async () => {
+    const never = levelXml(OBJECTS, '\n<!-- sbeval-double: no-decode -->');
+    const { error } = await runLevel(engine, 'no-decode', never, { capture: false });
+    expect(error).toBeInstanceOf(RemoteRunError);
+    expect((error as Error).message).toMatch(new RegExp(`ABGameWorld did not decode the level within ${LOAD_TIMEOUT_S} s \\(wall clock\\)`));
+    const { run, error: next } = await runLevel(engine, 'after-no-decode', xml, { capture: false });
+    expect(problemsWithScriptedRun(run, next, false)).toEqual([]);
   }, 60_000);
 
   it('ends a cancelled level with an error, unloads its scene, and serves the next level exactly', async () => {
@@ -427,7 +540,8 @@ describe('the same checks on other player loops', () => {
 
   it('frames faster than physics steps (1 ms at time scale 10: a step every other frame) give the same stream', async () => {
     const { run, error, log } = await oneRun(build.standIn, 'fast-frames', ['-doubleFrameMs', '1']);
-    expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
+    // Block 9's removal (0.5 s of 0.01-s frames after its death) comes in a frame between steps 325 and 326.
+    expect(problemsWithScriptedRun(run, error, false, REMOVED_9 - 1)).toEqual([]);
     expect(log).toContain('-doubleFrameMs 1');
   }, 120_000);
 
@@ -438,6 +552,32 @@ describe('the same checks on other player loops', () => {
     expect(problems).not.toEqual([]);
     expect(problems.join('\n')).toMatch(/went through a physics step before the plugin saw them/);
     expect(log).toMatch(/went through a physics step before the plugin saw them/);
+  }, 120_000);
+});
+
+describe('an editor without a graphics device (-nographics)', () => {
+  let endpoint: EngineEndpoint;
+  beforeAll(async () => {
+    endpoint = await EngineEndpoint.listen();
+  });
+  afterAll(async () => {
+    await endpoint.close();
+  });
+
+  it('does not announce capture, says why, and refuses a level that asks for one; it still simulates', async () => {
+    const xml = levelXml();
+    writeScript(scripts, xml, 'any', makeScript());
+    const logFile = join(dir, 'unity-nographics.log');
+    const child = startStandIn(build.standIn, { project, url: endpoint.url, instance: 'nographics', token: endpoint.token, logFile, scripts, extraArgs: ['-nographics'] });
+    const engine = (await endpoint.waitForEngines(1, 60_000)).find((e) => e.id === 'nographics') as RemoteEngine;
+    expect(engine.capabilities).toMatchObject({ capture: false, captureRaw: false, frames: true });
+    expect(engine.identity.description).toMatch(/no capture: no graphics device \(the editor runs with -nographics\)/);
+    const refused = await runLevel(engine, 'wants-capture', xml);
+    expect(String(refused.error)).toMatch(/cannot run level wants-capture: it lacks capture/);
+    const { run, error } = await runLevel(engine, 'no-capture', xml, { capture: false });
+    expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
+    await engine.close();
+    expect((await child).exitCode).toBe(0);
   }, 120_000);
 });
 

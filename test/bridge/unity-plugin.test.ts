@@ -11,6 +11,7 @@ import { FIELD_COUNT } from '../../bridge/frames.js';
 import { decodeMessage, encodeMessage, PROTOCOL_VERSION, ProtocolError } from '../../bridge/protocol.js';
 import { RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
+import { PROJECT_ROOT } from '../helpers/cli.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
 import { PLUGIN, sharedPluginBuild, type PluginBuild } from './mcs.js';
@@ -70,7 +71,7 @@ describe('the plugin compiles with mcs against the test double', () => {
     const protocolCs = readFileSync(join(PLUGIN, 'Runtime', 'Protocol.cs'), 'utf8');
     expect(/public const string Version = "([^"]+)";/.exec(protocolCs)?.[1]).toBe(PROTOCOL_VERSION);
     const hostCs = readFileSync(join(PLUGIN, 'Runtime', 'Unity', 'SbevalEngineHost.cs'), 'utf8');
-    const pkg = JSON.parse(readFileSync(join(PLUGIN, '..', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(/public const string PluginVersion = "([^"]+)";/.exec(hostCs)?.[1]).toBe(pkg.version);
   });
 });

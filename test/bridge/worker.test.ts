@@ -7,7 +7,7 @@ import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { EngineFleet } from '../../bridge/remote-fleet.js';
 import { headlessWorkerLauncher } from '../../bridge/remote-launchers.js';
 import { EnginePool, type PoolEvent } from '../../orchestrator/pool/index.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job, thirtyBlockLevel } from './levels.js';
 
@@ -132,7 +132,7 @@ describe('sbeval engine workers (child processes)', () => {
 });
 
 describe('sbeval simulate --engine headless-ws', () => {
-  const REFERENCE = join(GOLDEN, 'reference-levels', 'v1');
+  const REFERENCE = join(REFERENCE_LEVELS, 'v1');
 
   function outputs(root: string): Record<string, string> {
     const out: Record<string, string> = {};

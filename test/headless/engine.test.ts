@@ -10,9 +10,9 @@ import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { teeSinks } from '../../bridge/trace.js';
 import { GuardedSink } from '../../orchestrator/pool/index.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
-const LEVEL = join(GOLDEN, 'reference-levels', 'v1', 'levels', 'L', 'V1_L_1.xml');
+const LEVEL = join(REFERENCE_LEVELS, 'v1', 'levels', 'L', 'V1_L_1.xml');
 const xml = readFileSync(LEVEL, 'utf8');
 
 interface Stream {
@@ -158,7 +158,7 @@ describe('WorkerEngine (worker thread)', () => {
 describe('determinism', () => {
   it('two separate processes stream byte-identical frames, events and PNGs', async () => {
     const script = fileURLToPath(new URL('./fixtures/digest.ts', import.meta.url));
-    const levels = ['v1/levels/L/V1_L_1.xml', 'v2/levels/L/V2_L_6.xml', 'v3/levels/U/V3_U_3.xml'].map((p) => join(GOLDEN, 'reference-levels', p));
+    const levels = ['v1/levels/L/V1_L_1.xml', 'v2/levels/L/V2_L_6.xml', 'v3/levels/U/V3_U_3.xml'].map((p) => join(REFERENCE_LEVELS, p));
     const run = () => execa(process.execPath, ['--import', 'tsx', script, ...levels], { cwd: fileURLToPath(new URL('../../', import.meta.url)) });
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.stdout.split('\n')).toHaveLength(9);

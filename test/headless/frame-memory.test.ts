@@ -6,9 +6,9 @@ import type { FrameBatch } from '../../bridge/frames.js';
 import { MAX_KEPT_BUFFER_BYTES, RecycledFrameMemory } from '../../bridge/headless/frame-memory.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
-const xml = readFileSync(join(GOLDEN, 'reference-levels', 'v1', 'levels', 'L', 'V1_L_1.xml'), 'utf8');
+const xml = readFileSync(join(REFERENCE_LEVELS, 'v1', 'levels', 'L', 'V1_L_1.xml'), 'utf8');
 
 describe('RecycledFrameMemory', () => {
   it('hands out states then alive flags in one buffer, of the lengths asked for', () => {

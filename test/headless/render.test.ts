@@ -5,7 +5,7 @@ import { parseLevelXml } from '../../levels/xml-read.js';
 import { decodePng, encodeMaskPng, encodePng, encodeRgbPng } from '../../bridge/headless/png.js';
 import { RAW_COLOURS, maskPixel, maskToRgba, type MaskImage, type RgbImage } from '../../bridge/headless/render.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { GROUND, block, level, record } from './helpers.js';
 
 interface Box {
@@ -75,7 +75,7 @@ describe('the similarity image', () => {
   });
 
   it('matches the evaluator image of V2_L_1 (the reference doc\'s worked check: black x from 256 to 767)', async () => {
-    const base = join(GOLDEN, 'reference-levels', 'v2');
+    const base = join(REFERENCE_LEVELS, 'v2');
     const rec = record(parseLevelXml(readFileSync(join(base, 'levels', 'L', 'V2_L_1.xml'), 'utf8')), { capture: true });
     const unity = await decodePng(readFileSync(join(base, 'images', 'L', 'V2_L_1.png')));
     const ours = blackBox(rec.images!.image);
@@ -85,7 +85,7 @@ describe('the similarity image', () => {
   });
 
   it('PNG: 1024 × 1024 1-bit greyscale; decodes (as the similarity stage and PIL read it) to the RGB pixels of Unity\'s 8-bit RGBA layout; same bytes twice', async () => {
-    const rec = record(parseLevelXml(readFileSync(join(GOLDEN, 'reference-levels', 'v1', 'levels', 'U', 'V1_U_3.xml'), 'utf8')), { capture: true });
+    const rec = record(parseLevelXml(readFileSync(join(REFERENCE_LEVELS, 'v1', 'levels', 'U', 'V1_U_3.xml'), 'utf8')), { capture: true });
     const mask = rec.images!.image;
     const png = encodeMaskPng(mask);
     const ihdr = Buffer.from(png.subarray(16, 29));

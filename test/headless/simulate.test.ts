@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { GOLDEN, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { engineRunner, evaluateLevel } from '../../orchestrator/stages/simulate.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
@@ -13,7 +13,7 @@ import { OFFICIAL_RULE } from '../../scoring/stability.js';
  * `sbeval simulate` over the official layout, with the evaluator's own results as the expectation:
  * the reference team `v1` (30 levels, commit 84df32e of modified-science-birds) plus one broken level.
  */
-const REFERENCE = join(GOLDEN, 'reference-levels', 'v1');
+const REFERENCE = join(REFERENCE_LEVELS, 'v1');
 let root: string;
 
 function files(dir: string): string[] {

@@ -12,7 +12,7 @@ import {
   unityScore,
   type TrialStability,
 } from '../../scoring/stability.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 const body = (id: number, counted = true): BodyInfo => ({ id, kind: counted ? 'block' : 'platform', type: 'SquareTiny', material: 'wood', counted, x: 0, y: 0, angle: 0 });
 
@@ -41,7 +41,7 @@ interface GoldenEntry {
 }
 
 function goldenEntries(): GoldenEntry[] {
-  const root = join(GOLDEN, 'reference-levels');
+  const root = REFERENCE_LEVELS;
   return readdirSync(root).flatMap((v) =>
     readdirSync(join(root, v, 'stability')).flatMap((f) => (JSON.parse(readFileSync(join(root, v, 'stability', f), 'utf8')) as { raws: GoldenEntry[] }).raws),
   );

@@ -47,6 +47,19 @@ export async function until(predicate: () => boolean, what: string, child?: Resu
 export const GOLDEN = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
 
 /**
+ * The evaluator's 90 reference levels with its own results (chatgpt4pcg/modified-science-birds
+ * @84df32e): product data since `sbeval unity calibrate` reads them (calibration/reference-levels,
+ * shipped by `npm pack`), read by the tests from the checkout.
+ */
+export const REFERENCE_LEVELS = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
+
+/** A fixture label `golden/<path>` (fixture manifests name their inputs so) → the file; `golden/reference-levels/…` lives in REFERENCE_LEVELS. */
+export function goldenPath(label: string): string {
+  const path = label.replace(/^golden\//, '');
+  return path.startsWith('reference-levels/') ? join(REFERENCE_LEVELS, path.slice('reference-levels/'.length)) : join(GOLDEN, path);
+}
+
+/**
  * Copies the shipped example competition's sources — each team's `raw/` responses, nothing a stage
  * generated (the README's run command fills `examples/competition` with outputs) — into `dest`.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { GOLDEN } from '../helpers/cli.js';
+import { join, relative } from 'node:path';
+import { GOLDEN, PROJECT_ROOT, REFERENCE_LEVELS } from '../helpers/cli.js';
 import { LevelXmlError, parseLevelXml, readLevelXml } from '../../levels/xml-read.js';
 import { levelToXml } from '../../levels/xml-write.js';
 
@@ -31,7 +31,7 @@ function naiveBlocks(xml: string) {
   }));
 }
 
-const REFERENCE = xmlFiles(join(GOLDEN, 'reference-levels'));
+const REFERENCE = xmlFiles(REFERENCE_LEVELS);
 const SAMPLES = xmlFiles(join(GOLDEN, 'sample-levels'));
 
 describe('parseLevelXml on the golden levels', () => {
@@ -39,7 +39,7 @@ describe('parseLevelXml on the golden levels', () => {
     expect(REFERENCE).toHaveLength(90);
   });
 
-  it.each([...REFERENCE, ...SAMPLES].map((p) => [p.slice(GOLDEN.length), p]))('%s', (_name, path) => {
+  it.each([...REFERENCE, ...SAMPLES].map((p) => [relative(PROJECT_ROOT, p), p]))('%s', (_name, path) => {
     const xml = readFileSync(path, 'utf8');
     const { level, warnings } = readLevelXml(xml);
     expect(warnings).toEqual([]);

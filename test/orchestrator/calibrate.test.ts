@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarize, type LevelAgreement } from '../../orchestrator/stages/agreement.js';
 import { CALIBRATION_THRESHOLDS, calibrationChecks, calibrationMarkdown, type Calibration } from '../../orchestrator/stages/calibrate.js';
+import { measureStepOffset } from '../../scoring/step-offset.js';
 
 /** The calibration verdict and table (the pure part of `sbeval unity calibrate`). */
 function level(name: string, evaluatorMoving: number, engineMoving: number, iou: number, starting = 4): LevelAgreement {
@@ -18,7 +19,7 @@ function level(name: string, evaluatorMoving: number, engineMoving: number, iou:
 
 function calibration(unity: LevelAgreement[], headless: LevelAgreement[]): Calibration {
   const checks = calibrationChecks(summarize(unity), summarize(headless));
-  return { unity: { levels: unity, summary: summarize(unity) }, headless: { levels: headless, summary: summarize(headless) }, checks, ok: checks.every((c) => c.ok) };
+  return { unity: { levels: unity, summary: summarize(unity) }, headless: { levels: headless, summary: summarize(headless) }, offset: measureStepOffset([]), rulerFailures: [], checks, ok: checks.every((c) => c.ok) };
 }
 
 describe('calibration thresholds', () => {
@@ -39,7 +40,7 @@ describe('calibration thresholds', () => {
     const text = calibrationMarkdown(c);
     expect(text).toMatch(/\| stable\/unstable verdict \| 38\/40 \| 40\/40 \| ≥ 39\/40 \| BELOW \|/);
     expect(text).toMatch(/\| L0 \| 2\/4 \| 0\/4 \| 2\/4 \| 0\.500 \| 1\.000 \| 0\.500 \| 0\.9950 \| 0\.9950 \|/);
-    expect(text).toMatch(/BELOW the thresholds/);
+    expect(text).toMatch(/calibrate: FAILED/);
 
     const smudged = good.map((l, i) => (i === 1 ? level(l.level, 0, 0, 0.98) : l));
     const d = calibration(smudged, good);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { GOLDEN, PROJECT_ROOT, copyExampleSources, runSbeval } from '../helpers/cli.js';
+import { copyExampleSources, PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { snapshot, spawnSbeval } from './helpers/competition.js';
 
 /**
@@ -90,7 +90,7 @@ describe('usage messages', () => {
 
 describe('sbeval level', () => {
   it('says which trial its table shows: the last, or trial 1 when --trace records trial 1', async () => {
-    const level = join(GOLDEN, 'reference-levels', 'v1', 'levels', 'L', 'V1_L_1.xml');
+    const level = join(REFERENCE_LEVELS, 'v1', 'levels', 'L', 'V1_L_1.xml');
     const trace = join(base, 'l1.sbtrace');
     const [plain, traced, text] = await Promise.all([
       runSbeval(['level', level, '--json']),

@@ -7,7 +7,7 @@ import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import { EnginePool, PoolJobError } from '../../orchestrator/pool/index.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { BODIES, CAPTURE_PNG, FAKE_LEVEL_XML, batch } from './helpers/fake-engines.js';
 
 /**
@@ -16,7 +16,7 @@ import { BODIES, CAPTURE_PNG, FAKE_LEVEL_XML, batch } from './helpers/fake-engin
  * any guarantee of the pool (issue 12): a dying engine's every job is requeued, a job waiting behind
  * another is not timed while it waits, a queued job can be cancelled.
  */
-const level = (name: string) => readFileSync(join(GOLDEN, 'reference-levels', 'v1', 'levels', 'L', `${name}.xml`), 'utf8');
+const level = (name: string) => readFileSync(join(REFERENCE_LEVELS, 'v1', 'levels', 'L', `${name}.xml`), 'utf8');
 const realJob = (levelId: string, settings: Partial<LevelJob['settings']> = {}): LevelJob => ({
   levelId,
   xml: level(levelId),

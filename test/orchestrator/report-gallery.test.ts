@@ -9,7 +9,7 @@ import { folderFates, NEVER_GENERATED } from '../../orchestrator/report/fates.js
 import { areaDownsampleGrey, makeThumbnail, thumbnailDataUri } from '../../orchestrator/report/thumbnail.js';
 import { cachePath } from '../../orchestrator/stages/simulate.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { writeTeam } from '../scoring/write-team.js';
 
 /**
@@ -17,7 +17,7 @@ import { writeTeam } from '../scoring/write-team.js';
  * integral and against libvips' own downscale of real evaluator images), the thumbnail cache, and every
  * trial's fate read from the files when there is no run accounting.
  */
-const IMAGES = join(GOLDEN, 'reference-levels/v1/images/L');
+const IMAGES = join(REFERENCE_LEVELS, 'v1/images/L');
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-report-gallery-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,14 +22,14 @@ import {
   writeStabilityJson,
   type StabilityEntry,
 } from '../../scoring/formats/index.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { GOLDEN, PROJECT_ROOT, REFERENCE_LEVELS } from '../helpers/cli.js';
 
 const PY_FIXTURES = fileURLToPath(new URL('./fixtures/python-json/', import.meta.url));
 
 /** Every real evaluator stability file in the golden data. */
 function goldenStabilityFiles(): string[] {
   const files: string[] = [join(GOLDEN, 'sample-levels', 'sample-stability.json')];
-  const root = join(GOLDEN, 'reference-levels');
+  const root = REFERENCE_LEVELS;
   for (const set of readdirSync(root)) {
     for (const name of readdirSync(join(root, set, 'stability'))) files.push(join(root, set, 'stability', name));
   }
@@ -43,13 +43,13 @@ describe('stability format (Unity JsonUtility)', () => {
     expect(files).toHaveLength(10);
   });
 
-  it.each(files.map((f) => [f.slice(GOLDEN.length), f]))('rewrites %s byte for byte from its parsed content', (_name, file) => {
+  it.each(files.map((f) => [relative(PROJECT_ROOT, f), f]))('rewrites %s byte for byte from its parsed content', (_name, file) => {
     const text = readFileSync(file, 'utf8');
     const parsed = parseStabilityJson(text, file);
     expect(writeStabilityJson(parsed)).toBe(text);
   });
 
-  it.each(files.map((f) => [f.slice(GOLDEN.length), f]))('recomputes dataCount and rate of %s from the entries alone', (_name, file) => {
+  it.each(files.map((f) => [relative(PROJECT_ROOT, f), f]))('recomputes dataCount and rate of %s from the entries alone', (_name, file) => {
     const text = readFileSync(file, 'utf8');
     const entries: StabilityEntry[] = parseStabilityJson(text, file).raws;
     expect(writeStabilityJson(entries)).toBe(text);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { GOLDEN } from '../helpers/cli.js';
+import { goldenPath } from '../helpers/cli.js';
 
 export const PILLOW_DIR = fileURLToPath(new URL('./fixtures/pillow/', import.meta.url));
 
@@ -37,7 +37,7 @@ export function loadManifest(): PillowManifest {
 
 /** Absolute path of a case's input PNG (`inputs/…` in the fixture folder or `golden/…` in test/fixtures/golden). */
 export function inputPath(c: PillowCase): string {
-  return c.source.startsWith('golden/') ? join(GOLDEN, c.source.slice('golden/'.length)) : join(PILLOW_DIR, c.source);
+  return c.source.startsWith('golden/') ? goldenPath(c.source) : join(PILLOW_DIR, c.source);
 }
 
 /** Pillow's resize output (HWC RGB uint8): undo the row-then-column delta coding. */

@@ -13,7 +13,7 @@ import { VitClassifier, letterProbabilities } from '../../scoring/similarity/cla
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 import { similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /**
  * The similarity stage's pipeline (preprocessing worker threads, batches of whatever is ready, identical
@@ -22,7 +22,7 @@ import { GOLDEN } from '../helpers/cli.js';
  */
 const HF = fileURLToPath(new URL('./fixtures/hf-tiny-vit/', import.meta.url));
 const PILLOW = fileURLToPath(new URL('./fixtures/pillow/inputs/', import.meta.url));
-const ref = (version: string, letter: string, n: number) => join(GOLDEN, `reference-levels/${version}/images/${letter}/${version.toUpperCase()}_${letter}_${n}.png`);
+const ref = (version: string, letter: string, n: number) => join(REFERENCE_LEVELS, `${version}/images/${letter}/${version.toUpperCase()}_${letter}_${n}.png`);
 
 // Grey renders (the grey shortcut), colour images of several PNG kinds (the RGB path), duplicates in and across folders.
 const IMAGES: Record<string, string> = {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSimilarityJson, type SimilarityFile } from '../../scoring/formats/similarity.js';
 import { parseDiversityJson } from '../../scoring/formats/diversity.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { goldenPath, runSbeval } from '../helpers/cli.js';
 
 /**
  * `sbeval similarity` / `sbeval diversity` end to end through the CLI, on real PNGs, with a tiny ViT whose
@@ -21,7 +21,7 @@ interface Expected {
   cls_embedding: number[];
 }
 const expected = (JSON.parse(readFileSync(join(HF, 'expected.json'), 'utf8')) as { images: Expected[] }).images;
-const source = (label: string) => (label.startsWith('golden/') ? join(GOLDEN, label.slice('golden/'.length)) : join(PILLOW_INPUTS, label.slice('pillow/'.length)));
+const source = (label: string) => (label.startsWith('golden/') ? goldenPath(label) : join(PILLOW_INPUTS, label.slice('pillow/'.length)));
 const byImage = (label: string) => expected.find((e) => e.image === label)!;
 
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-sim-'));

@@ -13,7 +13,7 @@ import type { CorpusIndex } from '../../orchestrator/stages/record.js';
 import type { VerifySummary } from '../../orchestrator/stages/verify.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { memorySink } from '../../viewer/trial.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { hardLevels } from './make-hard-levels.js';
 
 /**
@@ -52,13 +52,13 @@ describe('the committed corpus', () => {
   it('holds a trace of every reference level and every hard level', () => {
     const reference = JSON.parse(readFileSync(join(CORPUS, 'reference/corpus.json'), 'utf8')) as CorpusIndex;
     const hard = JSON.parse(readFileSync(join(CORPUS, 'hard/corpus.json'), 'utf8')) as CorpusIndex;
-    expect(reference.levels).toHaveLength(countXml(join(GOLDEN, 'reference-levels')));
+    expect(reference.levels).toHaveLength(countXml(REFERENCE_LEVELS));
     expect(hard.levels).toHaveLength(countXml(join(CORPUS, 'hard-levels')));
     expect(hard.levels.some((l) => l.bodies >= 40)).toBe(true);
     // Stable vs unstable agrees with the Unity evaluator's own results on every reference level.
     for (const version of ['v1', 'v2', 'v3']) {
       for (const c of ['I', 'L', 'U']) {
-        const golden = parseStabilityJson(readFileSync(join(GOLDEN, 'reference-levels', version, 'stability', `${c}.json`), 'utf8'));
+        const golden = parseStabilityJson(readFileSync(join(REFERENCE_LEVELS, version, 'stability', `${c}.json`), 'utf8'));
         for (const raw of golden.raws) {
           const name = raw.tag.split(/[\\/]/).at(-1)!;
           const entry = reference.levels.find((l) => l.level === `${version}/levels/${c}/${name}`);
@@ -185,7 +185,7 @@ describe('sbeval record', () => {
   it('records a folder of levels reproducibly, with the official verdicts', async () => {
     const levels = join(dir, 'levels');
     mkdirSync(join(levels, 'L'), { recursive: true });
-    for (const name of ['V1_L_1.xml', 'V1_L_10.xml']) copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L', name), join(levels, 'L', name));
+    for (const name of ['V1_L_1.xml', 'V1_L_10.xml']) copyFileSync(join(REFERENCE_LEVELS, 'v1/levels/L', name), join(levels, 'L', name));
     const a = join(dir, 'corpus-a');
     const b = join(dir, 'corpus-b');
     const ra = await runSbeval(['record', levels, '--out', a]);

@@ -9,7 +9,7 @@ import { BLOCK_BODY } from '../../levels/catalog.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { explainFrames, type Explanation } from '../../scoring/explain.js';
 import { simulateTrialData, explainTrial } from '../../viewer/trial.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
  * explain on real simulations: constructed levels whose failure is known by construction, and the
@@ -86,7 +86,7 @@ interface GoldenLevel {
 
 function goldenBelowOne(): GoldenLevel[] {
   const out: GoldenLevel[] = [];
-  const root = join(GOLDEN, 'reference-levels');
+  const root = REFERENCE_LEVELS;
   for (const version of readdirSync(root)) {
     for (const file of readdirSync(join(root, version, 'stability'))) {
       const character = file.replace(/\.json$/, '');
@@ -137,7 +137,7 @@ describe('sbeval explain (CLI)', { timeout: 300_000 }, () => {
   });
 
   it('explains a trace recorded by sbeval level --trace, as text and as JSON', async () => {
-    const xml = join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_1.xml');
+    const xml = join(REFERENCE_LEVELS, 'v1/levels/L/V1_L_1.xml');
     const trace = join(dir, 'V1_L_1.sbtrace.gz');
     const recorded = await runSbeval(['level', xml, '--trace', trace, '--trials', '1']);
     expect(recorded.exitCode, recorded.stderr).toBe(0);

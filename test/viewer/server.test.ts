@@ -7,11 +7,11 @@ import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import type { ViewerMeta } from '../../viewer/trial.js';
-import { GOLDEN } from '../helpers/cli.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /** The viewer's HTTP API over a real socket: the JSON/binary wire format and what it refuses. */
 const TRACE = fileURLToPath(new URL('../fixtures/corpus/reference/v1/levels/L/V1_L_2.sbtrace.gz', import.meta.url));
-const REFERENCE = join(GOLDEN, 'reference-levels/v1/images/L/V1_L_2.png');
+const REFERENCE = join(REFERENCE_LEVELS, 'v1/images/L/V1_L_2.png');
 
 let server: ViewerServer;
 let trace: LoadedTrace;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
 import { similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
-import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
+import { PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
  * The viewer end to end: `sbeval view <trace> --port 0` started as a real child process, its printed
@@ -19,8 +19,8 @@ import { GOLDEN, PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
  */
 const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const OUT = join(PROJECT_ROOT, 'test', '.out');
-const LEVEL = join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_1.xml');
-const REFERENCE = join(GOLDEN, 'reference-levels/v1/images/L/V1_L_1.png');
+const LEVEL = join(REFERENCE_LEVELS, 'v1/levels/L/V1_L_1.xml');
+const REFERENCE = join(REFERENCE_LEVELS, 'v1/images/L/V1_L_1.png');
 
 interface Served {
   child: ResultPromise;
@@ -392,8 +392,8 @@ describe('sbeval view <competition-dir>', { timeout: 300_000 }, () => {
     writeFileSync(join(root, 'sbeval.config.yaml'), 'trials: 3\n');
     mkdirSync(join(root, 'alpha', 'raw', 'L'), { recursive: true });
     writeFileSync(join(root, 'alpha', 'raw', 'L', 'alpha_L_3.txt'), 'An L is two bars at a right angle.');
-    copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_2.xml'), join(levels, 'alpha_L_1.xml'));
-    copyFileSync(join(GOLDEN, 'reference-levels/v1/levels/L/V1_L_10.xml'), join(levels, 'alpha_L_2.xml'));
+    copyFileSync(join(REFERENCE_LEVELS, 'v1/levels/L/V1_L_2.xml'), join(levels, 'alpha_L_1.xml'));
+    copyFileSync(join(REFERENCE_LEVELS, 'v1/levels/L/V1_L_10.xml'), join(levels, 'alpha_L_2.xml'));
     mkdirSync(join(root, 'alpha', 'stability'), { recursive: true });
     // The evaluator's stability file format (golden reference-levels/*/stability/*.json).
     writeFileSync(

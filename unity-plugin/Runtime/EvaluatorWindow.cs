@@ -8,7 +8,8 @@
 //   (500 for 10 s), so the window ends on step 503.
 // - Image (BaseSimilarityEvaluator.IE_TakeScreenshots, its own load of the level): structure bound on
 //   step 1 + 500 = 501 (WaitForSeconds(10)), `_raw` on 507, image on 514 (7 + 7 frames).
-// All of it at one physics step per frame (Maximum Allowed Timestep 0.02 = Fixed Timestep).
+// All of it at one physics step per frame (Maximum Allowed Timestep 0.02 = Fixed Timestep) — an
+// assumption about Unity, like the load timing above, that the timing ruler checks (docs/unity.md).
 // No UnityEngine.
 
 using System;

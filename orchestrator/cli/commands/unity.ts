@@ -1,20 +1,19 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { nonNegativeInt, positiveInt } from '../int-options.js';
+import { startUnityFleet } from '../unity-fleet.js';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SIMULATION, type CaptureResult, type EngineIdentity, type LevelJob, type LevelSink } from '../../../bridge/engine.js';
 import { PROTOCOL_VERSION } from '../../../bridge/protocol.js';
-import { EngineFleet } from '../../../bridge/remote-fleet.js';
-import { checkUnityProject, unityLauncher, UNITY_ENTRY_METHOD } from '../../../bridge/remote-launchers.js';
+import { checkUnityProject, UNITY_ENTRY_METHOD } from '../../../bridge/remote-launchers.js';
 import { teeSinks, TraceRecorder } from '../../../bridge/trace.js';
 import { writeFileAtomic } from '../../layout/atomic.js';
 import { describeError, SbevalError } from '../../../core/errors.js';
 import { EnginePool } from '../../pool/index.js';
-import { createEngines, defaultEngineCount } from '../../../bridge/engines.js';
-import type { Engine } from '../../../bridge/engine.js';
-import { loadReference, REFERENCE_LEVELS } from '../../stages/agreement.js';
-import { CALIBRATION_THRESHOLDS, calibrationMarkdown, runCalibration } from '../../stages/calibrate.js';
+import { loadRuler } from '../../stages/ruler.js';
+import { registerCalibrateCommand } from './unity-calibrate.js';
 
 /**
  * `sbeval unity install <project>`: copies the plugin into a Science Birds Unity project.
@@ -75,6 +74,16 @@ function countFiles(dir: string): number {
   return n;
 }
 
+/** Copies the shipped ruler levels to `<dir>/levels/<group>/<name>.xml` (the layout the Batch Stability Test walks); returns how many. */
+export function writeRulerLevels(dir: string): number {
+  const ruler = loadRuler();
+  for (const level of ruler.levels) {
+    mkdirSync(join(dir, 'levels', level.group), { recursive: true });
+    writeFileSync(join(dir, 'levels', level.group, `${level.name}.xml`), level.xml);
+  }
+  return ruler.levels.length;
+}
+
 /** Level files to feed: XML files given directly or found (recursively) in given folders, in name order. */
 export function collectLevels(paths: string[]): string[] {
   const out: string[] = [];
@@ -116,18 +125,6 @@ interface LevelOutcome {
   image?: string;
 }
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
-
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return n;
-}
-
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -138,13 +135,7 @@ async function launch(flags: LaunchFlags): Promise<number> {
   };
   const levels = collectLevels(flags.levels);
   if (levels.length > 0 && !flags.out) throw new SbevalError('config', '--levels needs --out (where traces and images go)');
-  const fleet = await EngineFleet.start({
-    launcher: unityLauncher({ editor: resolve(flags.unity), project: resolve(flags.project), connectTimeoutMs: flags.connectTimeout * 1000 }),
-    count: flags.instances,
-    maxRestarts: flags.maxRestarts,
-    log,
-    ...(flags.logDir ? { logDir: resolve(flags.logDir) } : {}),
-  });
+  const fleet = await startUnityFleet(flags, log);
   let stopping = false;
   const onSignal = (): void => {
     if (stopping) return;
@@ -233,64 +224,6 @@ async function runLevel(pool: EnginePool, identity: EngineIdentity, name: string
   }
 }
 
-interface CalibrateFlags {
-  unity: string;
-  project: string;
-  reference?: string;
-  instances: number;
-  workers?: number;
-  logDir?: string;
-  connectTimeout: number;
-  maxRestarts: number;
-  allLevels?: boolean;
-  json?: boolean;
-}
-
-async function calibrate(flags: CalibrateFlags): Promise<number> {
-  const log = (line: string): void => {
-    process.stderr.write(`unity: ${line}\n`);
-  };
-  const levels = loadReference(flags.reference ? resolve(flags.reference) : REFERENCE_LEVELS);
-  log(`${levels.length} reference levels; starting ${flags.instances} Unity instance(s)`);
-  const fleet = await EngineFleet.start({
-    launcher: unityLauncher({ editor: resolve(flags.unity), project: resolve(flags.project), connectTimeoutMs: flags.connectTimeout * 1000 }),
-    count: flags.instances,
-    maxRestarts: flags.maxRestarts,
-    log,
-    ...(flags.logDir ? { logDir: resolve(flags.logDir) } : {}),
-  });
-  let headless: Engine[] = [];
-  try {
-    for (const engine of fleet.engines) log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);
-    headless = await createEngines('headless', flags.workers ?? defaultEngineCount());
-    const restartMs = flags.connectTimeout * 1000;
-    let last = 0;
-    const calibration = await runCalibration({
-      levels,
-      unityEngines: fleet.engines,
-      headlessEngines: headless,
-      unityPool: { maxAttempts: 3, stallMs: restartMs + 60_000, jobTimeoutMs: restartMs + 300_000 },
-      onLevel: (engine, done, total) => {
-        const now = Date.now();
-        if (done === total || now - last > 5_000) {
-          last = now;
-          log(`${engine}: ${done}/${total} levels`);
-        }
-      },
-    });
-    if (flags.json) {
-      process.stdout.write(`${JSON.stringify({ thresholds: CALIBRATION_THRESHOLDS, ok: calibration.ok, checks: calibration.checks, unity: calibration.unity, headless: calibration.headless }, null, 2)}\n`);
-    } else {
-      process.stdout.write(`${calibrationMarkdown(calibration, flags.allLevels === true)}\n`);
-    }
-    log(`logs in ${fleet.logDir}`);
-    return calibration.ok ? 0 : 1;
-  } finally {
-    await Promise.all(headless.map((e) => e.close()));
-    await fleet.close();
-  }
-}
-
 export function registerUnityCommands(program: Command): void {
   const unity = program.command('unity').description('the Science Birds Unity build as an engine: install the plugin, calibrate it, launch instances');
 
@@ -333,25 +266,18 @@ export function registerUnityCommands(program: Command): void {
       process.exitCode = await launch(flags);
     });
 
+  registerCalibrateCommand(unity);
+
   unity
-    .command('calibrate')
-    .description("run the evaluator's reference levels through Unity and the headless engine; compare both with the evaluator's own results (exit 1 below the thresholds)")
-    .requiredOption('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)')
-    .requiredOption('--project <path>', 'the Science Birds project with the plugin installed')
-    .option('--reference <dir>', "the reference levels with the evaluator's stability JSON and images (default: test/fixtures/golden/reference-levels of this checkout)")
-    .option('--instances <n>', 'Unity editors side by side', positiveInt, 1)
-    .option('--workers <n>', 'headless engines (default: one per core)', positiveInt)
-    .option('--log-dir <dir>', 'one log file per Unity instance here (default: a new temporary folder)')
-    .option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', positiveInt, 300)
-    .option('--max-restarts <n>', 'restarts allowed per instance', nonNegativeInt, 3)
-    .option('--all-levels', 'list every level, not only those that differ')
-    .option('--json', 'print the thresholds, checks and per-level results as JSON')
-    .addHelpText(
-      'after',
-      `\nThresholds (Unity engine vs the evaluator, shares of the levels): verdict ≥ ${CALIBRATION_THRESHOLDS.stableAgreement}, moving count ≥ ${CALIBRATION_THRESHOLDS.movingEqual}, ` +
-        `mean image IoU ≥ ${CALIBRATION_THRESHOLDS.meanIou}, minimum IoU over evaluator-stable levels ≥ ${CALIBRATION_THRESHOLDS.minStableIou}. See unity-plugin/README.md.\n`,
-    )
-    .action(async (flags: CalibrateFlags) => {
-      process.exitCode = await calibrate(flags);
+    .command('ruler')
+    .description("write the timing-ruler levels for the official evaluator's Batch Stability Test (then `sbeval unity calibrate --evaluator <dir>`)")
+    .argument('<dir>', 'where to write them: <dir>/levels/<group>/*.xml (for example <project>/competition/sbeval-ruler)')
+    .action((dir: string) => {
+      const files = writeRulerLevels(resolve(dir));
+      process.stdout.write(
+        `wrote ${files} ruler levels to ${join(resolve(dir), 'levels')}\n` +
+          `next: in the Unity editor, ICE > Evaluation > Batched > Stability Test (with only this folder under competition/), then\n` +
+          `  sbeval unity calibrate --evaluator ${resolve(dir)}\n`,
+      );
     });
 }

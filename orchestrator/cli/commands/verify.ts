@@ -98,7 +98,7 @@ Each level runs once (trial 1, the evaluator's 500-step window) on the headless 
 the level XML, the settings and the engine identity, so the corpus is self-contained; recording the
 same levels with the same engine gives byte-identical files.
 
-Example: sbeval record test/fixtures/golden/reference-levels --out my-corpus`,
+Example: sbeval record calibration/reference-levels --out my-corpus`,
     )
     .action(async (levelsDir: string, flags: RecordFlags) => {
       const display = createProgressDisplay({ stream: process.stderr });

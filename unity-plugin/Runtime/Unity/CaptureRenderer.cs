@@ -13,10 +13,14 @@
 //   SetMaterial re-applies it (AdjustBlocks; OCRSettings.asset lists RectSmall and SquareTiny);
 // - image: a 1024 × 1024 RGBA texture filled with the background colour, the 824² render copied in
 //   at (100, 100), encoded as PNG (SaveTexture / CopyPixels).
-// Rendering is explicit (Camera.Render right after the physics step the evaluator's frame would show)
-// instead of the evaluator's enabled camera plus end-of-frame waits, which never resume in batch mode.
+// Rendering is explicit (Camera.Render at the end of the frame's scripts — LevelRun.AfterFrame, after
+// the Update that may have killed or removed objects — of the frame whose physics step the evaluator's
+// frame shows) instead of the evaluator's enabled camera plus end-of-frame waits, which never resume
+// in batch mode. Without a graphics device (-nographics: SystemInfo.graphicsDeviceType Null) a render
+// gives no pixels, so the renderer is unavailable and the engine does not announce capture.
 
 using UnityEngine;
+using UnityEngine.Rendering;
 using ICE.Evaluation;
 #if UNITY_EDITOR
 using UnityEditor;
@@ -36,13 +40,15 @@ namespace Sbeval.Bridge.Unity
         public const string OcrSettingsPath = "Assets/ICE/Settings/OCRSettings.asset";
 
         private readonly OCRSettings m_ocr;
+        private readonly string m_unavailable;
         private Camera m_camera;
         private RenderTexture m_target;
         private Texture2D m_image;
 
-        private CaptureRenderer(OCRSettings ocr)
+        private CaptureRenderer(OCRSettings ocr, string unavailable)
         {
             m_ocr = ocr;
+            m_unavailable = unavailable;
         }
 
         /// <summary>The OCR settings come from the project's asset (editor only: the evaluator itself only runs in the editor).</summary>
@@ -52,10 +58,16 @@ namespace Sbeval.Bridge.Unity
 #if UNITY_EDITOR
             ocr = AssetDatabase.LoadAssetAtPath<OCRSettings>(OcrSettingsPath);
 #endif
-            return new CaptureRenderer(ocr);
+            string unavailable = null;
+            if (SystemInfo.graphicsDeviceType == GraphicsDeviceType.Null) unavailable = "no graphics device (the editor runs with -nographics)";
+            else if (ocr == null) unavailable = "the evaluator's OCR settings (" + OcrSettingsPath + ") were not found";
+            return new CaptureRenderer(ocr, unavailable);
         }
 
-        public bool Available { get { return m_ocr != null; } }
+        public bool Available { get { return m_unavailable == null; } }
+
+        /// <summary>Why the renderer cannot render (null when it can).</summary>
+        public string Unavailable { get { return m_unavailable; } }
 
         /// <summary>GetStructureBound + AdjustCamera, at the end of the window.</summary>
         public void FrameStructure()

@@ -11,7 +11,9 @@
 //   every frame one step late.
 // - AfterStep (the host's WaitForFixedUpdate clock, after each step): step k's contacts and states.
 // - AfterFrame (host LateUpdate, after Update destroyed what it destroys): removals, then the frames
-//   and events collected so far are sent.
+//   and events collected so far are sent; in the image pass, the captures due on the steps this frame
+//   ran are taken here — after the frame's game logic (Update: out-of-world deaths, removals), as the
+//   evaluator's camera renders the frame after its scripts.
 // Frames are counted in physics steps, not rendered frames: in an editor in batch mode
 // WaitForEndOfFrame never resumes, and steps are what the evaluator's frames amount to at one step
 // per frame (bridge/window.ts, EvaluatorWindow.cs).
@@ -19,9 +21,12 @@
 // Passes: the stability pass (StabilityGameWorld, the stability time scale) streams steps
 // 0 … EvaluatorWindow.StepsToSimulate; if a capture was asked for, an image pass follows as the
 // evaluator's is: a separate load of the level in SimilarityGameWorld at time scale 5, the structure
-// bound on step 501, `_raw` on 507, the image on 514 (CaptureRenderer). C# forbids `yield` inside
-// try/catch, so every piece of work runs through Try(), which turns an exception into the run's
-// `error` message.
+// bound on step 501, `_raw` on 507, the image on 514 (CaptureRenderer). An editor without a graphics
+// device (-nographics) cannot render: such a run fails at once with the reason instead of sending a
+// blank image. The world must be decoded within a wall-clock limit (-sbevalLoadTimeout, default
+// 120 s): a batch-mode editor turns frames uncapped, so a count of frames would give a slow first load
+// of the scene well under a second. C# forbids `yield` inside try/catch, so every piece of work runs
+// through Try(), which turns an exception into the run's `error` message.
 
 using System;
 using System.Collections;
@@ -41,8 +46,6 @@ namespace Sbeval.Bridge.Unity
         /// <summary>`timeScale: 5` of BatchSimilarityTest.unity (the stability scene's is 10).</summary>
         public const float SimilarityTimeScale = 5f;
 
-        /// <summary>Frames to wait for ABGameWorld to decode the level before giving up.</summary>
-        private const int MaxWaitFrames = 600;
 
         private enum Pass { Stability, Image }
 
@@ -52,6 +55,8 @@ namespace Sbeval.Bridge.Unity
         private readonly LoadMessage m_load;
         private readonly CaptureRenderer m_capture;
         private readonly float m_timeScale;
+        private readonly double m_loadTimeout;
+        private readonly Stopwatch m_loadWatch = new Stopwatch();
         private readonly EvaluatorWindow m_window;
         private readonly long m_totalSteps;
         private readonly Stopwatch m_watch = new Stopwatch();
@@ -63,6 +68,8 @@ namespace Sbeval.Bridge.Unity
         private bool m_streamComplete;
         private long m_step;
         private bool m_steppedThisFrame;
+        /// <summary>Image pass: capture steps (bound, raw, image) reached by this frame's physics steps, taken at its end.</summary>
+        private readonly List<long> m_capturesDue = new List<long>();
         private List<LevelObject> m_xmlObjects;
         private BodyTracker m_tracker;
         private FrameBatcher m_batcher;
@@ -75,7 +82,7 @@ namespace Sbeval.Bridge.Unity
 
         public bool Finished { get; private set; }
 
-        public LevelRun(MonoBehaviour host, BridgeClient client, EngineSession session, LoadMessage load, CaptureRenderer capture, float timeScale)
+        public LevelRun(MonoBehaviour host, BridgeClient client, EngineSession session, LoadMessage load, CaptureRenderer capture, float timeScale, double loadTimeoutSeconds)
         {
             m_host = host;
             m_client = client;
@@ -83,6 +90,7 @@ namespace Sbeval.Bridge.Unity
             m_load = load;
             m_capture = capture;
             m_timeScale = timeScale;
+            m_loadTimeout = loadTimeoutSeconds;
             m_window = EvaluatorWindow.For(load.Settings.WindowSteps);
             m_totalSteps = m_window.StepsToSimulate(load.Settings.Capture);
         }
@@ -90,7 +98,11 @@ namespace Sbeval.Bridge.Unity
         public IEnumerator Execute()
         {
             m_watch.Start();
-            if (Try("load", "level", PrepareLevel))
+            if (m_load.Settings.Capture && !m_capture.Available)
+            {
+                Fail("capture", "engine", "this editor cannot render the capture: " + m_capture.Unavailable, "start the editor with a graphics device (no -nographics) and the evaluator's OCR settings asset");
+            }
+            else if (Try("load", "level", PrepareLevel))
             {
                 yield return m_host.StartCoroutine(RunPass(Pass.Stability, StabilityScene, m_timeScale));
                 if (!m_failed && m_load.Settings.Capture) yield return m_host.StartCoroutine(RunPass(Pass.Image, SimilarityScene, SimilarityTimeScale));
@@ -113,6 +125,7 @@ namespace Sbeval.Bridge.Unity
             m_pass = pass;
             m_step = 0;
             m_passDone = false;
+            m_capturesDue.Clear();
             Time.timeScale = Mathf.Max(0.1f, timeScale);
             AsyncOperation loading = null;
             if (!Try("load", "engine", () => loading = SceneManager.LoadSceneAsync(scene, LoadSceneMode.Additive))) yield break;
@@ -122,7 +135,8 @@ namespace Sbeval.Bridge.Unity
                 yield break;
             }
             m_waitingForWorld = true;
-            int frames = 0;
+            m_loadWatch.Reset();
+            m_loadWatch.Start();
             while (!m_failed && !(pass == Pass.Stability ? m_streamComplete : m_passDone))
             {
                 if (m_session.State == SessionState.Closed)
@@ -135,17 +149,23 @@ namespace Sbeval.Bridge.Unity
                     Fail("cancelled", "engine", "cancelled", null);
                     break;
                 }
-                if (m_waitingForWorld && ++frames > MaxWaitFrames)
+                if (m_waitingForWorld && m_loadWatch.Elapsed.TotalSeconds > m_loadTimeout)
                 {
-                    Fail("load", "engine", "ABGameWorld did not decode the level within " + MaxWaitFrames + " frames", "see the editor log for an exception in ABGameWorld.Start");
+                    Fail("load", "engine", "ABGameWorld did not decode the level within " + m_loadTimeout + " s (wall clock) of loading " + scene, "see the editor log for an exception in ABGameWorld.Start; a slow machine can raise the limit with -sbevalLoadTimeout <seconds>");
                     break;
                 }
                 yield return null;
             }
             m_waitingForWorld = false;
             m_stepping = false;
-            // Unload (after the load itself finished: a scene still loading cannot be unloaded).
-            while (!loading.isDone) yield return null;
+            // Unload (after the load itself finished: a scene still loading cannot be unloaded). A load
+            // that never finishes leaves the scene loading: give up on it after twice the limit.
+            while (!loading.isDone && m_loadWatch.Elapsed.TotalSeconds <= 2 * m_loadTimeout) yield return null;
+            if (!loading.isDone)
+            {
+                UnityEngine.Debug.LogError("[sbeval] " + scene + " is still loading after " + (2 * m_loadTimeout) + " s; not unloading it");
+                yield break;
+            }
             if (m_tracker != null && pass == Pass.Stability) m_tracker.Detach();
             AsyncOperation unloading = SceneManager.UnloadSceneAsync(scene);
             if (unloading != null)
@@ -225,19 +245,21 @@ namespace Sbeval.Bridge.Unity
             }
             else
             {
-                Try("capture", "engine", () => CaptureAt(step));
-                if (step >= m_window.ImageStep)
-                {
-                    m_stepping = false;
-                    m_passDone = true;
-                }
+                if (step == m_window.BoundStep || step == m_window.RawStep || step == m_window.ImageStep) m_capturesDue.Add(step);
+                if (step >= m_window.ImageStep) m_stepping = false;
             }
         }
 
         /// <summary>Host LateUpdate: the end of a frame.</summary>
         public void AfterFrame()
         {
-            if (m_failed || m_pass != Pass.Stability || m_tracker == null || m_streamComplete) return;
+            if (m_failed) return;
+            if (m_pass == Pass.Image)
+            {
+                TakeDueCaptures();
+                return;
+            }
+            if (m_tracker == null || m_streamComplete) return;
             // Destroyed during this frame's Update: its end-of-frame read (the evaluator's) misses it.
             // If no step ran this frame, the previous end-of-frame read still saw the state of m_step.
             Try("simulate", "engine", () =>
@@ -270,6 +292,17 @@ namespace Sbeval.Bridge.Unity
                 m_pending = new List<SimEvent>();
             }
             while (m_ready.Count > 0) Send(m_session.Frames(m_ready.Dequeue()));
+        }
+
+        /// <summary>The captures due on the steps this frame ran, in step order, after the frame's game logic.</summary>
+        private void TakeDueCaptures()
+        {
+            foreach (long step in m_capturesDue)
+            {
+                if (!Try("capture", "engine", () => CaptureAt(step))) break;
+                if (step >= m_window.ImageStep) m_passDone = true;
+            }
+            m_capturesDue.Clear();
         }
 
         /// <summary>The image pass (BaseSimilarityEvaluator.IE_TakeScreenshots), in physics steps since the level's creation.</summary>

@@ -24,6 +24,8 @@ namespace Sbeval.Bridge.Unity
         public string Instance;
         /// <summary>Time.timeScale during the stability pass (the stability scene's inspector value is 10; the image pass uses the similarity scene's 5).</summary>
         public float TimeScale = 10f;
+        /// <summary>Wall-clock seconds a world scene may take to load and decode the level (LevelRun).</summary>
+        public double LoadTimeoutSeconds = 120;
     }
 
     public sealed class SbevalEngineHost : MonoBehaviour
@@ -76,7 +78,7 @@ namespace Sbeval.Bridge.Unity
                 {
                     Kind = "unity",
                     Version = Application.unityVersion,
-                    Description = "Science Birds (ICE evaluator) with the sbeval plugin " + PluginVersion + (m_capture.Available ? "" : " (no capture: OCR settings not found)"),
+                    Description = "Science Birds (ICE evaluator) with the sbeval plugin " + PluginVersion + (m_capture.Available ? "" : " (no capture: " + m_capture.Unavailable + ")"),
                 },
                 Capabilities = capabilities,
                 Log = line => Debug.Log("[sbeval] " + line),
@@ -139,7 +141,7 @@ namespace Sbeval.Bridge.Unity
             {
                 HostCommand next = m_waiting.Dequeue();
                 if (next.Session.State == SessionState.Closed) return; // its connection is gone
-                m_running = new LevelRun(this, m_client, next.Session, (LoadMessage)next.Message, m_capture, m_options.TimeScale);
+                m_running = new LevelRun(this, m_client, next.Session, (LoadMessage)next.Message, m_capture, m_options.TimeScale, m_options.LoadTimeoutSeconds);
                 StartCoroutine(m_running.Execute());
             }
         }
@@ -175,7 +177,7 @@ namespace Sbeval.Bridge.Unity
             SbevalEngineHost.Launch(options);
         }
 
-        /// <summary>-sbevalUrl ws://host:port [-sbevalToken T] [-sbevalInstance name] [-sbevalTimeScale x]; null without -sbevalUrl.</summary>
+        /// <summary>-sbevalUrl ws://host:port [-sbevalToken T] [-sbevalInstance name] [-sbevalTimeScale x] [-sbevalLoadTimeout seconds]; null without -sbevalUrl.</summary>
         public static SbevalLaunchOptions FromCommandLine(string[] args, string tokenFromEnvironment)
         {
             string url = Argument(args, "-sbevalUrl");
@@ -190,6 +192,9 @@ namespace Sbeval.Bridge.Unity
             string scale = Argument(args, "-sbevalTimeScale");
             float value;
             if (scale != null && float.TryParse(scale, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value > 0) options.TimeScale = value;
+            string timeout = Argument(args, "-sbevalLoadTimeout");
+            double seconds;
+            if (timeout != null && double.TryParse(timeout, NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) && seconds > 0) options.LoadTimeoutSeconds = seconds;
             return options;
         }
 

@@ -9,7 +9,8 @@
 //   float32 [steps][bodies][6] (x, y, angle rad, vx, vy, ω rad/s), uint8 [steps][bodies] alive,
 //   int32 events, each: int32 kind (0 contact, 1 out-of-world), int32 step, int32 a, int32 b (−1 ground), float32 speed.
 // On its k-th physics step a created body takes row k (the last row after the end); a contact of
-// step k begins between its two colliders; alive going to 0 calls Die (with IsDying for out-of-world).
+// step k begins between its two colliders; alive going to 0 calls Die — except for the bodies listed
+// as leaving the world, which the game's own Update-phase rule kills when their row puts them outside.
 
 using System;
 using System.Collections.Generic;
@@ -38,6 +39,19 @@ namespace ScienceBirds.TestDouble
             ocr.Sprites["SquareTiny"] = Sprite.Make("SquareTiny OCR", 0.24f, 0.23f, new Color32(0, 0, 0, 255));
             AssetDatabase.Assets[OcrSettingsPath] = ocr;
             Physics2D.Stepping += Worlds.Step;
+            PlayerLoop.SceneLoadFrames = path => LoadFramesOf(LevelList.Instance.GetCurrentLevel());
+        }
+
+        /// <summary>`sbeval-double: load-frames=N` in the level's XML: loading the world scene takes N frames.</summary>
+        private static int LoadFramesOf(ABLevel level)
+        {
+            const string marker = "sbeval-double: load-frames=";
+            if (level == null || level.Source == null) return 0;
+            int at = level.Source.IndexOf(marker, StringComparison.Ordinal);
+            if (at < 0) return 0;
+            int end = at + marker.Length;
+            while (end < level.Source.Length && char.IsDigit(level.Source[end])) end++;
+            return int.Parse(level.Source.Substring(at + marker.Length, end - at - marker.Length), System.Globalization.CultureInfo.InvariantCulture);
         }
 
         /// <summary>The evaluation world scene: the roots the game finds by name, the gameplay camera, the world.</summary>
@@ -221,10 +235,10 @@ namespace ScienceBirds.TestDouble
             int at = (int)(k * Bodies + i);
             Collider2D collider = o.GetComponent<Collider2D>();
             bool dead = collider != null && !collider.enabled;
-            if (Alive[at] == 0 && !dead)
+            // Leaving the world kills in the game's Update (ABGameObject.DestroyIfOutScreen), not here.
+            if (Alive[at] == 0 && !dead && !OutOfWorld.Contains(i))
             {
-                if (OutOfWorld.Contains(i)) o.IsDying = true;
-                o.Die(!o.IsDying);
+                o.Die();
                 dead = true;
             }
             int s = at * 6;

@@ -9,11 +9,16 @@
 //   SpriteRenderer and its ABxxx script, parented as the game parents them; an unknown type stops
 //   DecodeLevel with an exception, as ABWorldAssets' dictionary lookup does;
 // - ABGameObject: private `_currentLife`, DealDamage on OnCollisionEnter2D, Die = velocity 0, sprite
-//   colour cleared, collider off, destroyed 0.5 s later (Invoke);
+//   colour cleared, collider off, destroyed 0.5 s later (Invoke); the game logic of the Update phase:
+//   `DestroyIfOutScreen` (an object whose x-extent leaves ±LevelWidth/2 dies, every frame), so what the
+//   plugin sees right after a physics step and what a frame shows after its Update can differ;
 // - OCRSettings (the asset at Assets/ICE/Settings/OCRSettings.asset) has black OCR sprites for RectSmall
 //   (0.72 × 0.24) and SquareTiny (0.24 × 0.23).
-// What it does NOT have is physics: every body follows a script (Scripts.cs) — a recorded frame stream
-// per level — or stays where it was created. Deaths come from the script's alive flags.
+// What it does NOT have is physics: every body follows a script (Double.cs) — a recorded frame stream
+// per level — or stays where it was created. Deaths come from the script's alive flags, except
+// leaving the world, which the Update-phase rule above decides. Test-only markers in a level's XML
+// (comments): `sbeval-double: load-frames=N` makes loading the world scene take N frames (a slow first
+// load), `sbeval-double: no-decode` makes ABGameWorld.Start throw before it decodes anything.
 
 using System;
 using System.Collections.Generic;
@@ -77,6 +82,21 @@ public class ABGameObject : MonoBehaviour
     }
 
     protected virtual void Start() { }
+
+    /// <summary>As the game: every frame, an object whose x-extent lies outside the world dies (DestroyIfOutScreen).</summary>
+    protected virtual void Update()
+    {
+        DestroyIfOutScreen();
+    }
+
+    private void DestroyIfOutScreen()
+    {
+        if (_collider != null && ABGameWorld.Instance.IsObjectOutOfWorld(transform, _collider))
+        {
+            IsDying = true;
+            Die(false);
+        }
+    }
 
     public virtual void Die(bool withEffect = true)
     {
@@ -301,7 +321,18 @@ public class ABGameWorld : ABSingleton<ABGameWorld>
     private void Start()
     {
         ABLevel currentLevel = LevelList.Instance.GetCurrentLevel();
+        if (currentLevel != null && currentLevel.Source != null && currentLevel.Source.Contains("sbeval-double: no-decode"))
+        {
+            throw new InvalidOperationException("test double: this level is marked no-decode (an exception in ABGameWorld.Start)");
+        }
         if (currentLevel != null) DecodeLevel(currentLevel);
+    }
+
+    /// <summary>As the game (ABGameWorld.IsObjectOutOfWorld): the x-extent of the collider's bounds is entirely outside ±LevelWidth/2.</summary>
+    public bool IsObjectOutOfWorld(Transform abGameObject, Collider2D abCollider)
+    {
+        Vector2 halfSize = abCollider.bounds.size / 2f;
+        return abGameObject.position.x - halfSize.x > LevelWidth / 2f || abGameObject.position.x + halfSize.x < -LevelWidth / 2f;
     }
 
     public void DecodeLevel(ABLevel currentLevel)

@@ -381,6 +381,13 @@ namespace UnityEngine
         public string menuName { get; set; }
     }
 
+    /// <summary>The graphics device: Null when the editor was started with -nographics (Rasteriser.NoGraphics), as Unity reports it.</summary>
+    public static class SystemInfo
+    {
+        public static Rendering.GraphicsDeviceType graphicsDeviceType { get { return Rasteriser.NoGraphics ? Rendering.GraphicsDeviceType.Null : Rendering.GraphicsDeviceType.OpenGLCore; } }
+        public static string graphicsDeviceName { get { return Rasteriser.NoGraphics ? "Null Device" : "sbeval test double rasteriser"; } }
+    }
+
     public static class Application
     {
         internal static bool s_batchMode;
@@ -436,4 +443,10 @@ namespace UnityEngine
         public static float Sin(float f) { return (float)Math.Sin(f); }
         public static float Cos(float f) { return (float)Math.Cos(f); }
     }
+}
+
+namespace UnityEngine.Rendering
+{
+    /// <summary>Unity 2019.4's values (UnityEngine.Rendering.GraphicsDeviceType).</summary>
+    public enum GraphicsDeviceType { OpenGL2 = 0, Direct3D9 = 1, Direct3D11 = 2, PlayStation3 = 3, Null = 4, Xbox360 = 6, OpenGLES2 = 8, OpenGLES3 = 11, PlayStationVita = 12, PlayStation4 = 13, XboxOne = 14, PlayStationMobile = 15, Metal = 16, OpenGLCore = 17, Direct3D12 = 18, N3DS = 19, Vulkan = 21, Switch = 22, XboxOneD3D12 = 23 }
 }

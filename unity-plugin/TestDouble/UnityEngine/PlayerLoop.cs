@@ -2,7 +2,8 @@
 // (docs.unity3d.com/2019.4/Documentation/Manual/ExecutionOrder.html, the PlayerLoop phases):
 //   time       Time.deltaTime = min(real frame time × timeScale, maximumDeltaTime); the game clock advances
 //   EarlyUpdate  one queued scene load/unload (UpdatePreloading: the scene's objects Awake, coroutines
-//              waiting on the AsyncOperation resume at once), then pending Start calls
+//              waiting on the AsyncOperation resume at once) — a load the game double marks as slow
+//              waits that many frames first —, then pending Start calls
 //   FixedUpdate  while the fixed clock is behind the game clock: pending Start, every FixedUpdate, the
 //              2D physics step (OnCollisionEnter2D sent during it), coroutines waiting on WaitForFixedUpdate
 //   Update     pending Start, every Update, coroutines waiting on null / WaitForSeconds, Invoke calls;
@@ -83,7 +84,12 @@ namespace UnityEngine
             public string Path;
             public bool Load;
             public AsyncOperation Operation;
+            /// <summary>Frames the load still takes before the scene is integrated (a slow first load).</summary>
+            public int FramesLeft;
         }
+
+        /// <summary>Set by the game double: how many frames loading this scene takes now (0: the next frame).</summary>
+        internal static Func<string, int> SceneLoadFrames { get; set; }
 
         private static readonly Dictionary<string, Action> s_sceneBuilders = new Dictionary<string, Action>();
         private static readonly Queue<SceneOp> s_sceneOps = new Queue<SceneOp>();
@@ -457,13 +463,19 @@ namespace UnityEngine
                 return null;
             }
             AsyncOperation op = new AsyncOperation();
-            s_sceneOps.Enqueue(new SceneOp { Path = path, Load = load, Operation = op });
+            int frames = load && SceneLoadFrames != null ? SceneLoadFrames(path) : 0;
+            s_sceneOps.Enqueue(new SceneOp { Path = path, Load = load, Operation = op, FramesLeft = frames });
             return op;
         }
 
         private static void ProcessSceneOp()
         {
             if (s_sceneOps.Count == 0) return;
+            if (s_sceneOps.Peek().FramesLeft > 0)
+            {
+                s_sceneOps.Peek().FramesLeft--;
+                return;
+            }
             SceneOp op = s_sceneOps.Dequeue();
             if (op.Load)
             {

@@ -312,11 +312,21 @@ namespace UnityEngine
                 z.WriteByte(0x78);
                 z.WriteByte(0x9c);
                 using (DeflateStream deflate = new DeflateStream(z, CompressionLevel.Fastest, true)) deflate.Write(data, 0, data.Length);
+                // Adler-32 with the modulo taken every 5552 bytes (the most that cannot overflow), as zlib does.
                 uint a = 1, b = 0;
-                foreach (byte d in data)
+                int left = data.Length;
+                int at = 0;
+                while (left > 0)
                 {
-                    a = (a + d) % 65521;
-                    b = (b + a) % 65521;
+                    int run = Math.Min(left, 5552);
+                    left -= run;
+                    while (run-- > 0)
+                    {
+                        a += data[at++];
+                        b += a;
+                    }
+                    a %= 65521;
+                    b %= 65521;
                 }
                 byte[] adler = new byte[4];
                 BigEndian(adler, 0, (b << 16) | a);
