@@ -7,6 +7,7 @@ import type { Interval } from '../../scoring/judges/bootstrap.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames } from '../layout/competition.js';
 import type { Attempt, Journal } from './journal.js';
+import { callRecord } from './runner.js';
 import type { FailureCounts } from './judge-run.js';
 import { questionText, type PlannedQuestion } from './order-plan.js';
 import type { OrderJudgeOptions } from './order-stage.js';
@@ -128,7 +129,7 @@ function callFields(attempts: readonly Attempt[], journal: Journal) {
     seed: last.seed,
     prompt: last.prompt ?? null,
     refused: attempts.filter((a) => !a.ok).map((a) => ({ seed: a.seed, reason: a.reason, raw: journal.content(a) })),
-    calls: attempts.map((a) => ({ seed: a.seed, promptTokens: a.promptTokens ?? null, completionTokens: a.completionTokens ?? null, durationMs: a.durationMs ?? null, host: a.host ?? null, digest: a.digest ?? null })),
+    calls: attempts.map(callRecord),
   };
 }
 

@@ -18,7 +18,7 @@ import { describeIssue } from '../config/load.js';
  * digest of what the judge was shown (image bytes, or the text of the grid or XML).
  */
 const verdicts = z.object({ 100: z.array(z.boolean()), 50: z.array(z.boolean()), 25: z.array(z.boolean()) });
-const call = z.object({ seed: z.number(), promptTokens: z.number().optional(), completionTokens: z.number().optional(), durationMs: z.number().optional(), host: z.string().optional(), digest: z.string().optional() });
+const call = z.object({ seed: z.number(), promptTokens: z.number().optional(), completionTokens: z.number().optional(), digest: z.string().optional() });
 
 export const rubricTrialSchema = z.object({
   trial: z.number().int().min(1),

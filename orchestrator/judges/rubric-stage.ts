@@ -17,7 +17,7 @@ import { levelKey, listJudgedLevels, loadView, type JudgedLevel, type LevelFilte
 import { rubricFile, storePrompt } from './paths.js';
 import { rubricOf, type RubricSpec } from './rubric-file.js';
 import { readRubricFile, summarise, type RubricLetterFile, type RubricTrialRecord } from './rubric-record.js';
-import { promptDigest, requestFingerprint, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
+import { callRecord, promptDigest, requestFingerprint, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
 
 /**
  * `sbeval judge rubric`: every level of a competition folder judged by an LLM with the tiered
@@ -105,7 +105,7 @@ function record(own: Owned, attempts: readonly Attempt[], journal: Journal, lowT
   const { level, group, task } = own;
   const base = { trial: level.trial, name: level.name, input: own.input, prompt: task.promptDigest };
   const failures = attempts.filter((a) => !a.ok).map((a) => ({ seed: a.seed, reason: a.reason ?? 'refused', raw: journal.content(a) }));
-  const calls = attempts.map((a) => ({ seed: a.seed, ...(a.promptTokens !== undefined ? { promptTokens: a.promptTokens } : {}), ...(a.completionTokens !== undefined ? { completionTokens: a.completionTokens } : {}), ...(a.durationMs !== undefined ? { durationMs: a.durationMs } : {}), ...(a.host ? { host: a.host } : {}), ...(a.digest ? { digest: a.digest } : {}) }));
+  const calls = attempts.map(callRecord);
   const common = { model: attempts[0]!.model, attempts: attempts.length, failures, calls };
   const good = attempts.find((a) => a.ok);
   const parsed = good ? parseRubricAnswer(journal.content(good), group.rubric, lowTier) : undefined;

@@ -97,6 +97,15 @@ export function toMessages(prompt: ChatPrompt): ChatMessage[] {
   ];
 }
 
+/**
+ * What a result file keeps of a call: its seed, tokens and the model's digest — what the answer
+ * depends on. Its time and host vary from run to run and are in the journal and the call log
+ * (`logs/judge-*.jsonl`), so a resumed run writes the same result files as an uninterrupted one.
+ */
+export function callRecord(a: Attempt): { seed: number; promptTokens?: number; completionTokens?: number; digest?: string } {
+  return { seed: a.seed, ...(a.promptTokens !== undefined ? { promptTokens: a.promptTokens } : {}), ...(a.completionTokens !== undefined ? { completionTokens: a.completionTokens } : {}), ...(a.digest ? { digest: a.digest } : {}) };
+}
+
 export function settled(attempts: readonly Attempt[], settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>): boolean {
   return attempts.some((a) => a.ok) || (!settings.retryFailed && attempts.length >= settings.retries + 1);
 }

@@ -207,6 +207,8 @@ describe('sbeval judge rubric', () => {
     await until(() => host.idle(), 'the killed run\'s connections to close');
     const journal = readJournal(join(killedRoot, '.sbeval', 'judges', ID, 'rubric.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(10);
+    // Every call's cost is kept: tokens, time, host, the model's digest (the fake's /api/tags says "fake").
+    for (const j of journal) expect(j).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), durationMs: expect.any(Number), host: host.url, digest: 'fake', bytes: expect.any(Number) });
     const journaled = journal.map((j) => `${contentOf.get(j.key.split('/')[2]!)}#${j.seed}`);
     const firstRun = host.calls.length;
 
@@ -247,7 +249,7 @@ describe('sbeval judge rubric', () => {
           expect(t.attempts, t.name).toBe(attemptsExpected(t.name));
           expect(t.input).toBe(createHash('sha256').update(readFileSync(join(fullRoot, team, 'images', letter, `${t.name}.png`))).digest('hex'));
           expect(t.calls).toHaveLength(attemptsExpected(t.name));
-          for (const c of t.calls) expect(c).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), durationMs: expect.any(Number), host: host.url, digest: 'fake' });
+          for (const c of t.calls) expect(c).toEqual({ seed: expect.any(Number), promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' });
           const prompt = JSON.parse(readFileSync(join(fullRoot, 'result', 'judge-prompts', `${t.prompt}.json`), 'utf8'));
           expect(prompt.user).toContain('[50.3] s3');
           expect(prompt.images).toEqual([{ sha256: t.input, bytes: expect.any(Number) }]);
