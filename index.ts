@@ -46,8 +46,11 @@ export { loadSubmission, fillObject, BUILTIN_SUBMISSIONS } from './orchestrator/
 export type { Submission, ConversationSubmission, ProgramSubmission, ObjectStyle, Newlines } from './orchestrator/generate/submission.js';
 /** llms4pcg 2.0.1 limits: time before each call, tokens after; the official messages. */
 export { TrialBudget, LimitExceeded, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './orchestrator/generate/limits.js';
-export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS } from './orchestrator/generate/host-pool.js';
+export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS, withModelCalls } from './orchestrator/generate/host-pool.js';
 export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-pool.js';
+/** The model-call client (Ollama and OpenAI-style APIs, hard bounds, credentials kept out of messages; docs/model-calls.md). */
+export { ModelEndpoint, CallError, chatOnce, listModels, describeModel, hostHasModel, hostLabel, MODEL_APIS, API_KEY_VARIABLES, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_CALL_DEADLINE_S } from './orchestrator/model-calls/index.js';
+export type { ModelApi, CallSettings, ChatMessage, ChatRequestSpec, ChatResult, ModelCallSettings, ModelListing, ModelDetails } from './orchestrator/model-calls/index.js';
 
 // Official scoring (weights, scores, ranks with exact decimals; 2023/2024/2025 rules) and its report.
 export * from './scoring/score/index.js';

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsFlags } from '../config/index.js';
+import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../model-calls/index.js';
 
 /**
  * The options every competition command shares, defined once (one name per concept, one help text),
@@ -11,7 +12,24 @@ import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, typ
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
  *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
  */
-export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models' | 'robustness';
+export type SharedOption =
+  | 'rules'
+  | 'trials'
+  | 'chars'
+  | 'team'
+  | 'model'
+  | 'engine'
+  | 'workers'
+  | 'simTrials'
+  | 'damage'
+  | 'eol'
+  | 'prefix'
+  | 'traces'
+  | 'models'
+  | 'robustness'
+  | 'api'
+  | 'callTimeout'
+  | 'maxAnswerBytes';
 
 export interface SharedFlags {
   rules?: string;
@@ -30,6 +48,9 @@ export interface SharedFlags {
   traces?: boolean;
   models?: string[];
   robustness?: number;
+  api?: string;
+  callTimeout?: number;
+  maxAnswerBytes?: number;
   json?: boolean;
   /** `sbeval run --engine bridge`. */
   listen?: string;
@@ -68,8 +89,23 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   robustness: () => [
     new Option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)').argParser(intIn(1, 10_000)),
   ],
+  api: () => [
+    new Option('--api <api>', `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')}) (default: the config's api, else ollama)`).choices(MODEL_APIS),
+  ],
+  callTimeout: () => [
+    new Option('--call-timeout <s>', `deadline of one model call, from request to last byte; over it the call fails and is retried (default: the config's limits.callSeconds, else the time limit, else ${DEFAULT_CALL_DEADLINE_S})`).argParser(positiveSeconds),
+  ],
+  maxAnswerBytes: () => [
+    new Option('--max-answer-bytes <n>', `largest model answer accepted (bytes of text); a longer one fails the call (default: the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES})`).argParser(intIn(1024)),
+  ],
   models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
 };
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return n;
+}
 
 export function addSettingsOptions(command: Command, options: readonly SharedOption[]): Command {
   for (const key of options) for (const option of OPTIONS[key]()) command.addOption(option);
@@ -96,6 +132,9 @@ export function settingsFlags(flags: SharedFlags): SettingsFlags {
     simulationTrials: flags.simTrials,
     damage: flags.damage,
     robustness: flags.robustness,
+    api: flags.api,
+    callTimeout: flags.callTimeout,
+    maxAnswerBytes: flags.maxAnswerBytes,
     eol: flags.eol,
     prefix: flags.prefix,
     models: flags.models,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseListen } from '../../bridge/listen.js';
 import { checkName } from '../layout/names.js';
+import { MODEL_APIS } from '../model-calls/endpoint.js';
 
 /**
  * `sbeval.config.(json|yaml|yml)` at the competition root: everything `sbeval run` needs that is not
@@ -43,6 +44,10 @@ export const limitsSchema = z.strictObject({
   timeSeconds: z.number().min(0).optional(),
   /** Generation: prompt + completion tokens per trial (official 25,000; 0 = none). */
   tokens: z.number().int().min(0).optional(),
+  /** Model calls (generation, judges): the deadline of one call attempt (default: timeSeconds when set, else 600). */
+  callSeconds: seconds.optional(),
+  /** Model calls: the largest answer accepted, in bytes of text (default 1 MiB). */
+  answerBytes: z.number().int().min(1024).optional(),
   /** Simulation: longest silence of an engine before it counts as stalled. */
   stallSeconds: seconds.optional(),
   /** Simulation: longest time for one trial of one level on one engine. */
@@ -66,8 +71,10 @@ export const configSchema = z.strictObject({
   submissions: z.array(submissionSchema).min(1).optional(),
   /** Ollama models; with more than one, each model gets its own competition folder `<root>/<model>/`. */
   models: z.array(z.string().min(1)).min(1).optional(),
-  /** Ollama hosts sharing the generation work. */
+  /** Model hosts sharing the generation work (URLs; credentials as userinfo only, never a key: keys come from the environment). */
   hosts: z.array(z.url()).min(1).optional(),
+  /** The API the hosts speak: Ollama's native one (default) or the OpenAI-style one (`…/v1/chat/completions`). */
+  api: z.enum(MODEL_APIS).optional(),
   /** Master seed of the generation (official 2025: 6280). */
   seed: z.number().int().optional(),
   /** Engine: in-process headless (default), headless worker processes over WebSocket, or remote engines over the bridge. */

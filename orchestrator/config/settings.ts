@@ -6,6 +6,7 @@ import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
 import { parseCharacters } from '../generate/characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
+import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from '../model-calls/index.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
@@ -52,8 +53,17 @@ export interface SettingsFlags {
   prefix?: string | undefined;
   /** Ollama model names (2025: one competition folder per model). */
   models?: readonly string[] | undefined;
-  /** Ollama hosts and the master seed of generation. */
+  /** Model hosts and the master seed of generation. */
   hosts?: readonly string[] | undefined;
+  /** `ollama` | `openai`: the API the hosts speak. */
+  api?: string | undefined;
+  /** Generation limits per trial (`--time-limit` s, `--token-limit`). */
+  timeLimit?: number | undefined;
+  tokenLimit?: number | undefined;
+  /** Deadline of one model call attempt, seconds (`--call-timeout`). */
+  callTimeout?: number | undefined;
+  /** Largest model answer accepted, bytes (`--max-answer-bytes`). */
+  maxAnswerBytes?: number | undefined;
   seed?: number | undefined;
   json?: boolean | undefined;
   /** `--listen host:port` (engine bridge). */
@@ -108,6 +118,8 @@ export interface Settings {
   /** Ollama model names and their folder names (`<root>/<folder>/` per model when there are several). */
   models: Array<{ name: string; folder: string }>;
   hosts: string[];
+  /** The API of the hosts, the call deadline and the answer cap (orchestrator/model-calls). */
+  modelCalls: ModelCallSettings;
   seed: number;
   engine: EngineKind;
   workers: number;
@@ -314,6 +326,8 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   }
   const limits = file.limits ?? {};
   sources.limits = file.limits ? 'config' : 'default';
+  const timeSeconds = pick(sources, 'timeLimit', flags.timeLimit, limits.timeSeconds, DEFAULTS.timeSeconds);
+  const tokens = pick(sources, 'tokenLimit', flags.tokenLimit, limits.tokens, DEFAULTS.tokens);
   return {
     root,
     configFile: loaded.file,
@@ -326,6 +340,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     submissions,
     models,
     hosts: [...pick<readonly string[]>(sources, 'hosts', flags.hosts?.length ? flags.hosts : undefined, file.hosts, defaultHosts(options.env ?? process.env))],
+    modelCalls: modelCallSettings(flags, file, timeSeconds, sources),
     seed: pick(sources, 'seed', flags.seed, file.seed, DEFAULTS.seed),
     engine: engineText as EngineKind,
     workers,
@@ -338,8 +353,8 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
     tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined, options.cwd),
     limits: {
-      timeSeconds: limits.timeSeconds ?? DEFAULTS.timeSeconds,
-      tokens: limits.tokens ?? DEFAULTS.tokens,
+      timeSeconds,
+      tokens,
       stallMs: (limits.stallSeconds ?? DEFAULTS.stallSeconds) * 1000,
       trialMs: (limits.trialSeconds ?? DEFAULTS.trialSeconds) * 1000,
       engineRetries: limits.engineRetries ?? DEFAULTS.engineRetries,
@@ -392,6 +407,23 @@ function resolveModel(root: string, flag: string | undefined, configured: string
     throw new SbevalError('config', `similarity model ${shownPath(model)} does not exist`, `sbeval model fetch ${COMPETITION_MODEL}`);
   }
   return { model, modelSource };
+}
+
+/**
+ * The model-call bounds: a call attempt may take the whole trial time limit (a call longer than the
+ * entire budget could only have counted officially as a trial's last call; here it is the host's
+ * failure, retried), or `DEFAULT_CALL_DEADLINE_S` when there is no limit; the answer cap defaults to
+ * `DEFAULT_MAX_ANSWER_BYTES`.
+ */
+function modelCallSettings(flags: SettingsFlags, file: ConfigFile, timeSeconds: number, sources: Record<string, Source>): ModelCallSettings {
+  const limits = file.limits ?? {};
+  const api = pick<string>(sources, 'api', flags.api, file.api, 'ollama');
+  if (!(MODEL_APIS as readonly string[]).includes(api)) throw new SbevalError('config', `--api "${api}" is not one of ${MODEL_APIS.join(', ')}`);
+  const fallback = timeSeconds > 0 ? timeSeconds : DEFAULT_CALL_DEADLINE_S;
+  const callSeconds = pick(sources, 'callTimeout', flags.callTimeout, limits.callSeconds, fallback);
+  if (!(callSeconds > 0) || !Number.isFinite(callSeconds)) throw new SbevalError('config', `--call-timeout must be a number of seconds > 0, got ${callSeconds}`);
+  const maxAnswerBytes = wholeNumber('--max-answer-bytes', pick(sources, 'maxAnswerBytes', flags.maxAnswerBytes, limits.answerBytes, DEFAULT_MAX_ANSWER_BYTES), 1024);
+  return { api: api as ModelApi, deadlineMs: Math.round(callSeconds * 1000), maxAnswerBytes };
 }
 
 function resolveModels(names: readonly string[]): Array<{ name: string; folder: string }> {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { LimitExceeded } from './limits.js';
 import { HostsUnavailable } from './host-pool.js';
-import { CallError, type ChatMessage } from './ollama-call.js';
+import { CallError, type ChatMessage } from '../model-calls/index.js';
 import type { TrialSession } from './session.js';
 
 /**

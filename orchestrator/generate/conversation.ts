@@ -1,5 +1,5 @@
 import { fillObject, type ConversationSubmission } from './submission.js';
-import type { ChatMessage } from './ollama-call.js';
+import type { ChatMessage } from '../model-calls/index.js';
 import type { TrialSession } from './session.js';
 
 /**

@@ -1,15 +1,38 @@
-import { CallError, chatOnce, hostHasModel, listModels, type CallSettings, type ChatRequestSpec, type ChatResult } from './ollama-call.js';
+import {
+  CallError,
+  chatOnce,
+  DEFAULT_CALL_DEADLINE_S,
+  DEFAULT_MAX_ANSWER_BYTES,
+  hostHasModel,
+  listModels,
+  API_KEY_VARIABLES,
+  apiName,
+  ModelEndpoint,
+  type CallSettings,
+  type ChatRequestSpec,
+  type ChatResult,
+  type ModelApi,
+  type ModelCallSettings,
+} from '../model-calls/index.js';
 
 /**
- * Several Ollama hosts share the calls. Each call goes to the least busy host that has the model and
- * is not backing off (ties: fewer calls so far, then the order of `--hosts`). A host that fails a
+ * Several model hosts (Ollama, or OpenAI-style with `api: 'openai'`) share the calls. Each call goes
+ * to the least busy host that has the model and is not backing off (ties: fewer calls so far, then the
+ * order of `--hosts`). A host that fails a
  * call with a transport error or a 5xx backs off exponentially (`backoffMs` × 2^(k−1) after its k-th
  * consecutive failure, at most `backoffMaxMs`) and the call is retried at once on another host, or on
  * the same one when its back-off ends. After `hostFailures` consecutive failures the host is set
  * aside for `cooldownMs` (doubling on each new set-aside, up to 8×); afterwards it gets calls again,
- * and its first success returns it to normal. A call gives up after `maxAttempts` failed attempts.
+ * and its first success returns it to normal. A call gives up after `maxAttempts` failed attempts, or
+ * at once when every host that has its model is set aside (waiting out a cool-down would hold the
+ * run; the stages stop instead and the same command resumes).
+ *
+ * Hosts are known by their labels (credentials hidden, orchestrator/model-calls/endpoint.ts) in every
+ * event, attempt and message.
  */
 export interface HostPoolSettings {
+  /** The API every host speaks. */
+  api: ModelApi;
   maxAttempts: number;
   backoffMs: number;
   backoffMaxMs: number;
@@ -26,9 +49,15 @@ export const DEFAULT_POOL_SETTINGS: HostPoolSettings = {
   backoffMaxMs: 30_000,
   hostFailures: 3,
   cooldownMs: 60_000,
-  call: { stream: true, stallTimeoutMs: 300_000 },
+  api: 'ollama',
+  call: { stream: true, stallTimeoutMs: 300_000, deadlineMs: DEFAULT_CALL_DEADLINE_S * 1000, maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES },
   tagsTimeoutMs: 10_000,
 };
+
+/** `base` with the API, call deadline and answer cap the settings resolved (orchestrator/config/settings.ts). */
+export function withModelCalls(base: HostPoolSettings, calls: ModelCallSettings): HostPoolSettings {
+  return { ...base, api: calls.api, call: { ...base.call, deadlineMs: calls.deadlineMs, maxAnswerBytes: calls.maxAnswerBytes } };
+}
 
 export type HostEvent =
   | { type: 'set-aside'; host: string; reason: string; forMs: number }
@@ -53,6 +82,18 @@ export interface PoolChatResult extends ChatResult {
   excusedMs: number;
 }
 
+/** What to say when no host answers its model list or none has a model, per API. */
+export function hostProblems(api: ModelApi): { unreachable: string; unreachableHint: string; missingHint: (model: string) => string } {
+  if (api === 'ollama') {
+    return { unreachable: 'no Ollama host answered /api/tags', unreachableHint: 'start `ollama serve` on the host, or pass the right --hosts', missingHint: (model) => `run \`ollama pull ${model}\` on the hosts` };
+  }
+  return {
+    unreachable: `no ${apiName(api)} host answered …/models`,
+    unreachableHint: `check the base URLs in --hosts (…/v1) and the key ($${API_KEY_VARIABLES.openai.join(' or $')})`,
+    missingHint: (model) => `the hosts' …/models does not list ${model}; pass a model id it lists`,
+  };
+}
+
 /** A call that could not be completed on any host. */
 export class HostsUnavailable extends Error {
   constructor(
@@ -67,6 +108,8 @@ export class HostsUnavailable extends Error {
 }
 
 interface HostState {
+  endpoint: ModelEndpoint;
+  /** The endpoint's label: what logs and events call the host. */
   url: string;
   index: number;
   inFlight: number;
@@ -115,10 +158,12 @@ export class HostPool {
     readonly settings: HostPoolSettings,
     private readonly onEvent: (event: HostEvent) => void = () => {},
     private readonly call: typeof chatOnce = chatOnce,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
-    if (urls.length === 0) throw new Error('no Ollama hosts');
-    this.hosts = urls.map((url, index) => ({
-      url,
+    if (urls.length === 0) throw new Error('no model hosts');
+    this.hosts = urls.map((url, index) => ModelEndpoint.parse(url, settings.api, env, index)).map((endpoint, index) => ({
+      endpoint,
+      url: endpoint.label,
       index,
       inFlight: 0,
       calls: 0,
@@ -135,14 +180,19 @@ export class HostPool {
     return this.hosts.length;
   }
 
+  /** The hosts as logs show them (credentials hidden). */
+  get labels(): string[] {
+    return this.hosts.map((h) => h.url);
+  }
+
   /** Asks every host for its models. Unreachable hosts are set aside (and tried again later). */
   async preflight(models: readonly string[]): Promise<PreflightReport> {
     const report: PreflightReport = { reachable: [], unreachable: [], missing: [] };
     await Promise.all(
       this.hosts.map(async (host) => {
         try {
-          const names = await listModels(host.url, this.settings.tagsTimeoutMs);
-          host.models = new Set(models.filter((m) => hostHasModel(names, m)));
+          const names = (await listModels(host.endpoint, this.settings.tagsTimeoutMs)).map((m) => m.name);
+          host.models = new Set(models.filter((m) => hostHasModel(names, m, this.settings.api)));
           report.reachable.push(host.url);
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
@@ -162,9 +212,13 @@ export class HostPool {
     return this.hosts.findIndex((h) => h.url === url);
   }
 
+  private isSetAside(host: HostState, now: number): boolean {
+    return host.consecutiveFailures >= this.settings.hostFailures && host.availableAt > now;
+  }
+
   /** True when every host is currently set aside (the run should stop rather than wait). */
   allSetAside(now = Date.now()): boolean {
-    return this.hosts.every((h) => h.consecutiveFailures >= this.settings.hostFailures && h.availableAt > now);
+    return this.hosts.every((h) => this.isSetAside(h, now));
   }
 
   status(): HostStatus[] {
@@ -174,7 +228,7 @@ export class HostPool {
       inFlight: h.inFlight,
       calls: h.calls,
       failures: h.failures,
-      setAside: h.consecutiveFailures >= this.settings.hostFailures && h.availableAt > now,
+      setAside: this.isSetAside(h, now),
     }));
   }
 
@@ -198,6 +252,7 @@ export class HostPool {
         host.calls += 1;
         return host;
       }
+      if (eligible.every((h) => this.isSetAside(h, now))) throw new HostsUnavailable(`every host that has ${model} is set aside after repeated failures`, [], 0, true);
       const next = Math.min(...eligible.map((h) => h.availableAt));
       await sleep(Math.max(1, next - now), cancel);
     }
@@ -248,7 +303,7 @@ export class HostPool {
         host = await this.acquire(request.model, cancel);
       } catch (error) {
         if (error instanceof HostsUnavailable) {
-          const reason = lastError && !error.retryable ? `${error.message} (last error: ${lastError})` : error.message;
+          const reason = lastError && error.message !== 'cancelled' ? `${error.message} (last error: ${lastError})` : error.message;
           throw new HostsUnavailable(reason, attempts, performance.now() - started, error.retryable);
         }
         throw error;
@@ -256,7 +311,7 @@ export class HostPool {
       const attemptStart = performance.now();
       const startedAt = new Date();
       try {
-        const result = await this.call(host.url, request, this.settings.call, cancel);
+        const result = await this.call(host.endpoint, request, this.settings.call, cancel);
         const durationMs = performance.now() - attemptStart;
         this.succeeded(host);
         const attempt: Attempt = { host: host.url, startedAt, durationMs, ok: true };

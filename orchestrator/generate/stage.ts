@@ -8,9 +8,9 @@ import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import type { ProgressSink } from '../progress/types.js';
 import { ChatProxy } from './chat-proxy.js';
 import { runConversation } from './conversation.js';
-import { HostPool, HostsUnavailable, type HostEvent, type HostPoolSettings, type PreflightReport } from './host-pool.js';
+import { hostProblems, HostPool, HostsUnavailable, type HostEvent, type HostPoolSettings, type PreflightReport } from './host-pool.js';
 import { LimitExceeded, type TrialLimits } from './limits.js';
-import { CallError } from './ollama-call.js';
+import { apiName, CallError, type ModelApi } from '../model-calls/index.js';
 import { ProgramFailed, runProgram } from './program.js';
 import { readFinalFailures, RunLog, type CallLine, type FailureKind, type TrialLine } from './run-log.js';
 import { trialSeed } from './seeds.js';
@@ -164,15 +164,15 @@ interface Outcome {
   interrupted?: boolean;
 }
 
-function outcomeOf(error: unknown): Outcome {
+function outcomeOf(error: unknown, api: ModelApi): Outcome {
   if (error instanceof LimitExceeded) return { ok: false, reason: error.message, kind: error.kind, final: true };
   if (error instanceof HostsUnavailable) {
     if (error.message === 'cancelled') return { ok: false, interrupted: true };
-    return { ok: false, reason: `Ollama unavailable: ${error.message}`, kind: 'unavailable', final: false };
+    return { ok: false, reason: `${apiName(api)} unavailable: ${error.message}`, kind: 'unavailable', final: false };
   }
   if (error instanceof CallError) {
     if (error.message === 'cancelled') return { ok: false, interrupted: true };
-    return { ok: false, reason: `Ollama error: ${error.message}`, kind: 'error', final: false };
+    return { ok: false, reason: `${apiName(api)} error: ${error.message}`, kind: 'error', final: false };
   }
   if (error instanceof ProgramFailed) {
     if (error.message === 'cancelled') return { ok: false, interrupted: true };
@@ -201,7 +201,8 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     submission: { kind: submission.kind, source: submission.source, sha256: submission.sha256, description: describeSubmission(submission) },
     team: options.team,
     models: options.models,
-    hosts: options.hosts,
+    api: options.pool.api,
+    hosts: pool.labels,
     characters: options.characters.join(''),
     trials: options.trials,
     masterSeed: options.masterSeed,
@@ -211,18 +212,21 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     concurrency: options.concurrency,
     layout: options.layout,
     stream: options.pool.call.stream,
+    callDeadlineMs: options.pool.call.deadlineMs,
+    maxAnswerBytes: options.pool.call.maxAnswerBytes,
   });
+  const problems = hostProblems(options.pool.api);
 
   const preflight = await pool.preflight(options.models);
   if (preflight.reachable.length === 0) {
     const reasons = preflight.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ');
     runLog.write({ type: 'end', time: new Date().toISOString(), error: `no host reachable: ${reasons}` });
-    throw new SbevalError('generate', `no Ollama host answered /api/tags (${reasons})`, 'start `ollama serve` on the host, or pass the right --hosts');
+    throw new SbevalError('generate', `${problems.unreachable} (${reasons})`, problems.unreachableHint);
   }
   if (preflight.missing.length > 0 && preflight.unreachable.length === 0) {
     const missing = preflight.missing.join(', ');
     runLog.write({ type: 'end', time: new Date().toISOString(), error: `models not on any host: ${missing}` });
-    throw new SbevalError('generate', `no host has ${missing}`, `run \`ollama pull ${preflight.missing[0]}\` on the hosts`);
+    throw new SbevalError('generate', `no host has ${missing}`, problems.missingHint(preflight.missing[0]!));
   }
   for (const u of preflight.unreachable) events.note?.(`host ${u.host} is not reachable (${u.reason}); set aside, will be tried again`);
 
@@ -283,7 +287,7 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
           : await runConversation(submission, trial.character, session);
       outcome = { ok: true };
     } catch (error) {
-      outcome = outcomeOf(error);
+      outcome = outcomeOf(error, options.pool.api);
     }
     if (runCancel.signal.aborted && !outcome.ok && outcome.kind !== 'time' && outcome.kind !== 'tokens') outcome = { ok: false, interrupted: true };
     const summary = summaries.get(trial.model)!;
@@ -332,7 +336,7 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
       stageLog.trial(trial.team, trial.character, fileName, { ok: false, reason: outcome.reason! });
       progress.tick(name, 'failed', trial.relFile, outcome.reason);
       if (outcome.kind === 'unavailable' && pool.allSetAside()) {
-        stopped ??= 'every Ollama host is set aside after repeated failures; run the same command again to resume';
+        stopped ??= `every ${apiName(options.pool.api)} host is set aside after repeated failures; run the same command again to resume`;
         runCancel.abort();
       }
     }

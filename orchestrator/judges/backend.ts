@@ -1,15 +1,17 @@
-import { Ollama } from 'ollama';
 import { SbevalError } from '../../core/errors.js';
-import { HostPool, type Attempt, type HostPoolSettings } from '../generate/host-pool.js';
-import type { ChatMessage } from '../generate/ollama-call.js';
+import { hostProblems, HostPool, type Attempt, type HostPoolSettings } from '../generate/host-pool.js';
+import { listModels, ModelEndpoint, type ChatMessage, type ModelApi } from '../model-calls/index.js';
 import type { RunLog } from '../generate/run-log.js';
 import type { ProgressSink } from '../progress/types.js';
 
 /**
- * Where a judge's questions go (`--api`): one interface for the stages and the runner, whatever
- * serves the model. Infrastructure failures (network, 5xx, a host set aside) are the backend's
- * business and surface as `HostsUnavailable` / `CallError` (the task stays unfinished, never a judge
- * failure); an answer that arrives is returned with what the call cost.
+ * Where a judge's questions go: the model hosts of `--hosts`, speaking Ollama's API or an
+ * OpenAI-style one (`--api`), through sbeval's one model-call client and host pool
+ * (orchestrator/model-calls/, orchestrator/generate/host-pool.ts: every call under its deadline,
+ * stall timer and answer byte cap, no redirects, credentials out of every message). Infrastructure
+ * failures (network, 5xx, a bound broken, a host set aside) surface as `HostsUnavailable` /
+ * `CallError` (the task stays unfinished, never a judge failure); an answer that arrives is returned
+ * with what the call cost.
  */
 export interface JudgeCall {
   model: string;
@@ -30,16 +32,13 @@ export interface JudgeAnswer {
 }
 
 export interface JudgeBackend {
-  readonly api: JudgeApi;
+  readonly api: ModelApi;
   /** Checks the model is served before anything is asked; returns the model's digest when the API gives one. */
   preflight(model: string): Promise<{ digest: string | undefined }>;
   chat(call: JudgeCall, cancel: AbortSignal, onAttempt: (attempt: Attempt) => void): Promise<JudgeAnswer>;
   /** True when no host is left to ask (the run should stop and resume later). */
   exhausted(): boolean;
 }
-
-export const JUDGE_APIS = ['ollama', 'openai'] as const;
-export type JudgeApi = (typeof JUDGE_APIS)[number];
 
 /** Host events of a backend, into the run log and the progress display. */
 export function hostEvents(log: RunLog, progress: ProgressSink, stage: string) {
@@ -49,28 +48,43 @@ export function hostEvents(log: RunLog, progress: ProgressSink, stage: string) {
   };
 }
 
-/** Ollama's own API through the generation stage's host pool (orchestrator/generate/host-pool.ts). */
-export class OllamaBackend implements JudgeBackend {
-  readonly api = 'ollama' as const;
+export class PoolBackend implements JudgeBackend {
+  readonly api: ModelApi;
   private readonly pool: HostPool;
+  private readonly endpoints: ModelEndpoint[];
 
   constructor(
-    private readonly hosts: readonly string[],
-    settings: HostPoolSettings,
+    hosts: readonly string[],
+    private readonly settings: HostPoolSettings,
     onEvent: (event: { type: string; host: string; reason?: string }) => void,
   ) {
+    this.api = settings.api;
     this.pool = new HostPool(hosts, settings, onEvent);
+    this.endpoints = hosts.map((url, i) => ModelEndpoint.parse(url, settings.api, process.env, i));
   }
 
   async preflight(model: string): Promise<{ digest: string | undefined }> {
     const report = await this.pool.preflight([model]);
+    const problems = hostProblems(this.api);
     if (report.reachable.length === 0) {
-      throw new SbevalError('judge', `no Ollama host answered /api/tags (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`, `start \`ollama serve\`, or pass the right --hosts (tried ${this.hosts.join(', ')})`);
+      throw new SbevalError('judge', `${problems.unreachable} (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`, `${problems.unreachableHint} (tried ${this.endpoints.map((e) => e.label).join(', ')})`);
     }
-    if (report.missing.length > 0 && report.unreachable.length === 0) {
-      throw new SbevalError('judge', `no host has the judge model ${model}`, `run \`ollama pull ${model}\` on the hosts`);
+    if (report.missing.length > 0 && report.unreachable.length === 0) throw new SbevalError('judge', `no host has the judge model ${model}`, problems.missingHint(model));
+    return { digest: await this.digest(report.reachable[0]!, model) };
+  }
+
+  /** The model's digest as the first reachable host lists it (Ollama's /api/tags; OpenAI-style lists give none). */
+  private async digest(label: string, model: string): Promise<string | undefined> {
+    const endpoint = this.endpoints.find((e) => e.label === label);
+    if (!endpoint) return undefined;
+    try {
+      const listing = await listModels(endpoint, this.settings.tagsTimeoutMs);
+      const wanted = this.api === 'ollama' && !model.includes(':') ? [model, `${model}:latest`] : [model];
+      const digest = listing.find((m) => wanted.includes(m.name))?.digest;
+      return digest === undefined || digest === '' ? undefined : digest;
+    } catch {
+      return undefined;
     }
-    return { digest: await ollamaDigest(report.reachable[0]!, model) };
   }
 
   async chat(call: JudgeCall, cancel: AbortSignal, onAttempt: (attempt: Attempt) => void): Promise<JudgeAnswer> {
@@ -80,17 +94,5 @@ export class OllamaBackend implements JudgeBackend {
 
   exhausted(): boolean {
     return this.pool.allSetAside();
-  }
-}
-
-/** The model's digest from `/api/tags` (undefined when the host does not say). */
-async function ollamaDigest(host: string, model: string): Promise<string | undefined> {
-  try {
-    const client = new Ollama({ host, fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) }) });
-    const wanted = model.includes(':') ? [model] : [model, `${model}:latest`];
-    const entry = (await client.list()).models.find((m) => wanted.includes(m.name) || wanted.includes(m.model));
-    return typeof entry?.digest === 'string' && entry.digest !== '' ? entry.digest : undefined;
-  } catch {
-    return undefined;
   }
 }

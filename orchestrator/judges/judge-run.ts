@@ -1,8 +1,7 @@
-import { SbevalError } from '../../core/errors.js';
-import { DEFAULT_POOL_SETTINGS, type HostPoolSettings } from '../generate/host-pool.js';
+import type { HostPoolSettings } from '../generate/host-pool.js';
 import { RunLog } from '../generate/run-log.js';
 import type { ProgressSink } from '../progress/types.js';
-import { hostEvents, OllamaBackend, type JudgeBackend } from './backend.js';
+import { hostEvents, PoolBackend, type JudgeBackend } from './backend.js';
 import type { Attempt, Journal } from './journal.js';
 import { needsCalls, runJudgeTasks, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
 
@@ -71,6 +70,5 @@ export async function runJudge(
 }
 
 function makeBackend(judge: JudgeSettings, options: BackendOptions, onEvent: (event: { type: string; host: string; reason?: string }) => void): JudgeBackend {
-  if (judge.api === 'ollama') return new OllamaBackend(options.hosts, options.pool ?? DEFAULT_POOL_SETTINGS, onEvent);
-  throw new SbevalError('config', `--api ${judge.api} is not available in this build`);
+  return new PoolBackend(options.hosts, { ...options.pool, api: judge.api }, onEvent);
 }

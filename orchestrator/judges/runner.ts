@@ -3,9 +3,10 @@ import type { ChatPrompt } from '../../scoring/judges/rubric-prompt.js';
 import { keepRaw } from '../../scoring/judges/answer-text.js';
 import type { ProgressSink } from '../progress/types.js';
 import { HostsUnavailable } from '../generate/host-pool.js';
-import { CallError, type ChatMessage } from '../generate/ollama-call.js';
+import { CallError, type ChatMessage } from '../model-calls/index.js';
 import type { RunLog } from '../generate/run-log.js';
-import type { JudgeApi, JudgeBackend } from './backend.js';
+import type { ModelApi } from '../model-calls/index.js';
+import type { JudgeBackend } from './backend.js';
 import type { Attempt, AttemptLine, Journal } from './journal.js';
 
 /**
@@ -17,13 +18,15 @@ import type { Attempt, AttemptLine, Journal } from './journal.js';
  * backend's business (backend.ts) and are never recorded as a judge failure: such a task stays
  * unfinished and a later run asks it.
  *
- * An answer longer than `maxAnswerBytes` (UTF-8) is refused before it is journaled (its head and tail
- * are kept as the failure's raw text), so no answer can make the journal, a parser or a resume
- * unbounded. Every attempt records what it cost: prompt and answer tokens, time, host, the model's
- * digest when the API gives it, and the digest of its rendered prompt.
+ * No answer longer than the answer byte cap (`--max-answer-bytes`, the model-call client's bound) is
+ * ever read, let alone journaled: the client ends such a call and the host pool treats it as the
+ * host's failure (retried, then the task is left unfinished with the reason in the call log), so no
+ * answer can make the journal, a parser or a resume unbounded. Every attempt records what it cost:
+ * prompt and answer tokens, time, host, the model's digest when the API gives it, and the digest of
+ * its rendered prompt.
  */
 export interface JudgeSettings {
-  api: JudgeApi;
+  api: ModelApi;
   model: string;
   temperature: number;
   /** The first attempt's seed; attempt k uses seed + k. */
@@ -32,15 +35,10 @@ export interface JudgeSettings {
   retries: number;
   /** Cap on the judge's answer in tokens (Ollama `num_predict`, OpenAI `max_tokens`), so a rambling judge ends. */
   maxTokens: number;
-  /** Cap on the answer in bytes, checked before it is journaled. */
-  maxAnswerBytes: number;
   concurrency: number;
   /** Ask again the tasks whose attempts all failed in earlier runs (with new seeds). */
   retryFailed: boolean;
 }
-
-/** Default of `--max-answer-bytes`: far above a real answer (2,048 tokens are ≈ 10 KB), far below what hurts. */
-export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 
 export type Parsed = { ok: true } | { ok: false; reason: string };
 
@@ -200,7 +198,7 @@ async function runTask(
   } catch (error) {
     if (!(error instanceof HostsUnavailable || error instanceof CallError)) throw error;
     status = 'unfinished';
-    if (!runCancel.signal.aborted) progress.note(stage, `${task.label}: ${error.message}`);
+    if (!runCancel.signal.aborted) progress.note(stage, `${task.label}: ${(error as Error).message}`);
     if (context.backend.exhausted()) {
       state.stopped ??= 'every host is set aside after repeated failures; run the same command again to resume';
       runCancel.abort();
@@ -227,7 +225,7 @@ async function askOnce(task: JudgeTask, messages: ChatMessage[], attempt: number
     log.write({ type: 'call', time: a.startedAt.toISOString(), key: task.key, model: settings.model, seed, attempt, try: tries, host: a.host, ok: a.ok, durationMs: Math.round(a.durationMs), ...(a.error ? { error: a.error } : {}) });
   });
   const bytes = Buffer.byteLength(result.content, 'utf8');
-  const parsed = bytes > settings.maxAnswerBytes ? { ok: false as const, reason: `the answer is ${bytes} bytes, over the cap of ${settings.maxAnswerBytes} (--max-answer-bytes)` } : task.parse(result.content);
+  const parsed = task.parse(result.content);
   const cut = result.doneReason === 'length' ? ` (the answer was cut at ${settings.maxTokens} tokens)` : '';
   return {
     type: 'attempt',

@@ -1,12 +1,12 @@
 import { extname } from 'node:path';
-import { DEFAULT_POOL_SETTINGS } from '../generate/host-pool.js';
+import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from '../generate/limits.js';
 import { runGenerate } from '../generate/stage.js';
 import { loadSubmission } from '../generate/submission.js';
 import type { ResolvedSubmission } from '../config/index.js';
 import type { RunContext } from './context.js';
 
-/** Stage 1 (when submissions are configured): raw responses through Ollama; a trial whose file exists is done. */
+/** Stage 1 (when submissions are configured): raw responses through the configured model API; a trial whose file exists is done. */
 export async function generateStage(ctx: RunContext): Promise<void> {
   for (const submission of ctx.settings.submissions) {
     ctx.checkCancelled();
@@ -38,7 +38,7 @@ async function generateSubmission(ctx: RunContext, submission: ResolvedSubmissio
       concurrency: settings.hosts.length,
       layout: 'auto',
       retryFailed: false,
-      pool: DEFAULT_POOL_SETTINGS,
+      pool: withModelCalls(DEFAULT_POOL_SETTINGS, settings.modelCalls),
     },
     progress,
     { note: (message) => progress.note('generate', message) },

@@ -38,7 +38,7 @@ async function measure(label: string, submission: Submission, hosts: number, con
         concurrency,
         layout: 'auto',
         retryFailed: false,
-        pool: { ...DEFAULT_POOL_SETTINGS, call: { stream, stallTimeoutMs: 60_000 } },
+        pool: { ...DEFAULT_POOL_SETTINGS, call: { ...DEFAULT_POOL_SETTINGS.call, stream, stallTimeoutMs: 60_000 } },
       },
       SILENT_PROGRESS,
     );

@@ -1,5 +1,6 @@
 import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
+import { modelCallsSuite } from './model-calls.js';
 import { simulateScalingSuite, simulateSuite } from './simulate.js';
 import { vitSuite } from './vit.js';
 import { similaritySuite } from './similarity.js';
@@ -21,6 +22,7 @@ export interface BenchSuite {
 export const SUITES: BenchSuite[] = [
   levelsSuite,
   generateSuite,
+  modelCallsSuite,
   simulateSuite,
   simulateScalingSuite,
   box2dSuite,

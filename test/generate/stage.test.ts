@@ -46,7 +46,7 @@ function options(root: string, hosts: string[], overrides: Partial<GenerateOptio
     concurrency: 2,
     layout: 'auto',
     retryFailed: false,
-    pool: { ...DEFAULT_POOL_SETTINGS, backoffMs: 5, backoffMaxMs: 50, cooldownMs: 150, call: { stream: true, stallTimeoutMs: 5000 } },
+    pool: { ...DEFAULT_POOL_SETTINGS, backoffMs: 5, backoffMaxMs: 50, cooldownMs: 150, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 } },
     ...overrides,
   };
 }
@@ -174,7 +174,7 @@ describe('generate stage against a fake Ollama', () => {
       },
     });
     const root = tempRoot();
-    const opts = options(root, [server.url], { characters: ['E', 'F'], trials: 2, pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { stream: true, stallTimeoutMs: 300 } } });
+    const opts = options(root, [server.url], { characters: ['E', 'F'], trials: 2, pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 300 } } });
     const summary = await runGenerate(opts, SILENT_PROGRESS);
     expect(summary.models[0]).toMatchObject({ succeeded: 4, unfinished: 0 });
     const sub = loadSubmission('builtin:zero-shot') as { turns: string[] };
@@ -195,7 +195,7 @@ describe('generate stage against a fake Ollama', () => {
   it('works with whole (non-streamed) answers too', async () => {
     const server = await fake();
     const root = tempRoot();
-    const summary = await runGenerate(options(root, [server.url], { characters: ['G'], trials: 1, pool: { ...options(root, [], {}).pool, call: { stream: false, stallTimeoutMs: 5000 } } }), SILENT_PROGRESS);
+    const summary = await runGenerate(options(root, [server.url], { characters: ['G'], trials: 1, pool: { ...options(root, [], {}).pool, call: { ...DEFAULT_POOL_SETTINGS.call, stream: false, stallTimeoutMs: 5000 } } }), SILENT_PROGRESS);
     expect(summary.models[0]!.succeeded).toBe(1);
     expect(server.calls[0]!.stream).toBe(false);
   });
@@ -246,6 +246,52 @@ describe('generate stage against a fake Ollama', () => {
     expect(trials).toHaveLength(1);
     expect(trials[0]).toMatchObject({ kind: 'unavailable', final: false });
     expect(String(trials[0]!.reason)).toMatch(/^Ollama unavailable: .*500/);
+  });
+});
+
+describe('model calls', () => {
+  it('gives a call up at once when every host that has its model is set aside, instead of waiting out the cool-down', async () => {
+    const server = await fake({ fault: () => ({ kind: 'status', status: 500 }) });
+    const root = tempRoot();
+    // Ten attempts allowed, a host set aside after three, for ten minutes: waiting would hold the run.
+    const opts = options(root, [server.url], { characters: ['M'], trials: 1, concurrency: 1, pool: { ...options(root, [], {}).pool, hostFailures: 3, maxAttempts: 10, cooldownMs: 600_000 } });
+    const summary = await runGenerate(opts, SILENT_PROGRESS);
+    expect(server.calls).toHaveLength(3);
+    expect(summary.stopped).toMatch(/set aside/);
+    const trial = jsonl(root).find((l) => l.type === 'trial')!;
+    expect(trial).toMatchObject({ kind: 'unavailable', final: false });
+    expect(trial.reason).toBe('Ollama unavailable: every host that has m1 is set aside after repeated failures (last error: HTTP 500: fake failure 500)');
+  });
+
+  it('asks an OpenAI-style host for conversations and for programs through the proxy, with the same answers as Ollama', async () => {
+    const server = await fake();
+    const root = tempRoot();
+    const spec = join(root, 'program.json');
+    writeFileSync(spec, JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), '{char}{trial}'] } }));
+    const openai = { ...options(root, [], {}).pool, api: 'openai' as const };
+    const chat = await runGenerate(options(root, [server.url], { characters: ['U'], trials: 1, pool: openai }), SILENT_PROGRESS);
+    const program = await runGenerate(options(root, [server.url], { team: 'team2', submission: loadSubmission(spec), characters: ['U'], trials: 1, pool: openai }), SILENT_PROGRESS);
+    expect([chat.models[0]!.succeeded, program.models[0]!.succeeded]).toEqual([1, 1]);
+    expect(server.calls.map((c) => c.api)).toEqual(['openai', 'openai', 'openai']);
+    const sub = loadSubmission('builtin:zero-shot') as { turns: string[] };
+    const seed = seedOf('U', 1);
+    expect(readFileSync(join(root, 'team1', 'raw', 'U', 'team1_U_1.txt'), 'utf8')).toBe(fakeAnswer('m1', [{ role: 'user', content: sub.turns[0]!.replaceAll('<OBJECT>', 'U') }], seed));
+    const u1 = { role: 'user', content: 'Build the letter U (trial 1, argument U1).' };
+    const u2 = { role: 'user', content: 'Only the code block, please.' };
+    expect(readFileSync(join(root, 'team2', 'raw', 'U', 'team2_U_1.txt'), 'utf8')).toBe(fakeAnswer('m1', [u1, { role: 'assistant', content: fakeAnswer('m1', [u1], seed) }, u2], seed));
+  });
+
+  it('refuses an answer without token counts when a token limit must be checked, and takes it when there is none', async () => {
+    const server = await fake({ openAiUsage: 'never' });
+    const root = tempRoot();
+    const openai = { ...options(root, [], {}).pool, api: 'openai' as const };
+    const limited = await runGenerate(options(root, [server.url], { characters: ['V'], trials: 1, pool: openai }), SILENT_PROGRESS);
+    expect(limited.models[0]).toMatchObject({ succeeded: 0, unfinished: 1 });
+    const trial = jsonl(root).find((l) => l.type === 'trial')!;
+    expect(trial).toMatchObject({ kind: 'error', final: false });
+    expect(String(trial.reason)).toMatch(/^OpenAI-style API error: http:\/\/127\.0\.0\.1:\d+\/v1 sent no token counts, so the token limit cannot be checked/);
+    const free = await runGenerate(options(root, [server.url], { characters: ['V'], trials: 1, pool: openai, limits: { timeLimitS: 500, tokenLimit: 0 } }), SILENT_PROGRESS);
+    expect(free.models[0]).toMatchObject({ succeeded: 1, unfinished: 0 });
   });
 });
 

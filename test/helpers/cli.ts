@@ -24,9 +24,9 @@ export async function runSbeval(args: string[], options: Options = {}): Promise<
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** `sbeval <args>` as a child process that the test may kill. */
-export function spawnSbeval(args: string[]): ResultPromise {
-  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+/** `sbeval <args>` as a child process that the test may kill (or watch: its `pid` is node's own). */
+export function spawnSbeval(args: string[], options: { env?: Record<string, string> } = {}): ResultPromise {
+  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0', ...options.env } });
 }
 
 /** Polls until `predicate` holds (generous deadline; never a fixed sleep); fails at once if `child` ends first. */

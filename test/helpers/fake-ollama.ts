@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 /**
- * A stand-in for an Ollama server (Ollama cannot run here) that speaks its real HTTP API on loopback:
- * `POST /api/chat` streamed (NDJSON, one line per few tokens, then a `done` line with
- * `prompt_eval_count`/`eval_count`) or whole (`"stream": false`), and `GET /api/tags`. Answers are a
+ * A stand-in for an Ollama server (Ollama cannot run here) that speaks its real HTTP APIs on loopback:
+ * the native one, `POST /api/chat` streamed (NDJSON, one line per few tokens, then a `done` line with
+ * `prompt_eval_count`/`eval_count`) or whole (`"stream": false`), and `GET /api/tags`; and the
+ * OpenAI-compatible one Ollama serves under `/v1`, `POST /v1/chat/completions` whole or streamed as
+ * server-sent events (`data: {chunk}` … `data: [DONE]`, `usage` in a last chunk when
+ * `stream_options.include_usage`), and `GET /v1/models`. With `apiKey` set, every request needs
+ * `Authorization: Bearer <apiKey>` (a 401 otherwise, echoing what was sent). Answers are a
  * pure function of (model, messages, seed) — so tests can compute the expected file of every trial
  * independently — and honour `num_predict` (truncation, `done_reason: "length"`). Faults on demand:
  * slowness, HTTP errors, connections dropped mid-stream, hosts that never answer, answers held from a
@@ -21,6 +26,10 @@ export interface FakeMessage {
 
 export interface FakeCall {
   index: number;
+  /** Which API the call came through. */
+  api: 'ollama' | 'openai';
+  /** The Authorization header as received. */
+  authorization: string | undefined;
   model: string;
   messages: FakeMessage[];
   options: Record<string, unknown>;
@@ -47,6 +56,10 @@ export interface FakeOllamaOptions {
   onAnswered?: (call: FakeCall) => void;
   /** The answer's text (default: `fakeAnswer`, a level generator); a judge double supplies its own. */
   answer?: (call: FakeCall) => string;
+  /** Require this Bearer token on every request. */
+  apiKey?: string;
+  /** OpenAI streams: send `usage` only when asked (`stream_options.include_usage`, as OpenAI) or never (a server that cannot). */
+  openAiUsage?: 'when-asked' | 'never';
 }
 
 /** The fake's tokenizer: each word with its leading white space is one token (a trailing run of white space is one more). */
@@ -95,12 +108,7 @@ export class FakeOllama {
           this.handling -= 1;
         });
     });
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenOnLoopback(this.server, this.sockets);
     return this;
   }
 
@@ -168,24 +176,25 @@ export class FakeOllama {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const authorization = req.headers.authorization;
+    if (this.options.apiKey !== undefined && authorization !== `Bearer ${this.options.apiKey}`) {
+      // Echoes what it got, as careless servers do: the client must keep it out of its messages.
+      return json(res, 401, { error: { message: `Incorrect API key provided: ${authorization ?? 'none'}`, type: 'invalid_request_error' } });
+    }
     if (req.method === 'GET' && path === '/api/tags') {
       return json(res, 200, {
         models: this.options.models.map((name) => ({ name, model: name, modified_at: '2025-06-01T00:00:00Z', size: 1, digest: 'fake', details: { format: 'gguf' } })),
       });
     }
-    if (req.method !== 'POST' || path !== '/api/chat') return json(res, 404, { error: `${req.method} ${path} not found` });
+    if (req.method === 'GET' && path === '/v1/models') {
+      return json(res, 200, { object: 'list', data: this.options.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'library' })) });
+    }
+    const api = req.method === 'POST' && path === '/api/chat' ? 'ollama' : req.method === 'POST' && path === '/v1/chat/completions' ? 'openai' : undefined;
+    if (!api) return json(res, 404, { error: `${req.method} ${path} not found` });
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: FakeMessage[]; options?: Record<string, unknown>; stream?: boolean };
-    const call: FakeCall = {
-      index: this.calls.length,
-      model: body.model,
-      messages: body.messages,
-      options: body.options ?? {},
-      stream: body.stream !== false,
-      outcome: 'ok',
-      status: 200,
-    };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    const call: FakeCall = { index: this.calls.length, api, authorization, ...(api === 'ollama' ? ollamaRequest(body) : openAiRequest(body)), outcome: 'ok', status: 200 };
     this.calls.push(call);
     if (!this.options.models.includes(call.model)) {
       call.outcome = 'unknown-model';
@@ -209,6 +218,10 @@ export class FakeOllama {
       return; // never answers; stop() closes the socket
     }
     if (this.gate) await this.gate.promise;
+    await this.answer(res, call, fault, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true);
+  }
+
+  private async answer(res: ServerResponse, call: FakeCall, fault: Fault | undefined, includeUsage: boolean): Promise<void> {
     const seed = typeof call.options.seed === 'number' ? call.options.seed : undefined;
     let tokens = fakeTokens(this.options.answer ? this.options.answer(call) : fakeAnswer(call.model, call.messages, seed));
     const limit = call.options.num_predict;
@@ -217,31 +230,20 @@ export class FakeOllama {
       tokens = tokens.slice(0, limit);
       doneReason = 'length';
     }
-    const content = tokens.join('');
     const delay = typeof this.options.delayMs === 'function' ? this.options.delayMs(call) : (this.options.delayMs ?? 0);
-    const final = {
-      model: call.model,
-      created_at: new Date().toISOString(),
-      done: true,
-      done_reason: doneReason,
-      total_duration: delay * 1e6,
-      load_duration: 0,
-      prompt_eval_count: fakePromptTokens(call.messages),
-      prompt_eval_duration: 0,
-      eval_count: tokens.length,
-      eval_duration: delay * 1e6,
-    };
+    const answer: FakeAnswer = { content: tokens.join(''), doneReason, promptTokens: fakePromptTokens(call.messages), completionTokens: tokens.length, delay };
+    const format = call.api === 'ollama' ? ollamaFormat(call, answer) : openAiFormat(call, answer, includeUsage && this.options.openAiUsage !== 'never');
     if (!call.stream) {
       if (delay > 0) await sleep(delay);
       if (fault?.kind === 'drop') {
         call.outcome = 'dropped';
         return void res.socket?.destroy();
       }
-      json(res, 200, { ...final, message: { role: 'assistant', content } });
+      json(res, 200, format.whole());
       this.sent(call);
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.writeHead(200, { 'content-type': format.contentType });
     const per = Math.max(1, this.options.tokensPerChunk ?? 8);
     const lines: string[] = [];
     for (let i = 0; i < tokens.length; i += per) lines.push(tokens.slice(i, i + per).join(''));
@@ -251,15 +253,83 @@ export class FakeOllama {
         return void res.socket?.destroy();
       }
       if (delay > 0) await sleep(delay / lines.length);
-      res.write(`${JSON.stringify({ model: call.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: lines[i] }, done: false })}\n`);
+      res.write(format.part(lines[i]!));
     }
     if (fault?.kind === 'drop') {
       call.outcome = 'dropped';
       return void res.socket?.destroy();
     }
-    res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
+    res.end(format.end());
     this.sent(call);
   }
+}
+
+interface FakeAnswer {
+  content: string;
+  doneReason: string;
+  promptTokens: number;
+  completionTokens: number;
+  delay: number;
+}
+
+type RequestFields = Pick<FakeCall, 'model' | 'messages' | 'options' | 'stream'>;
+
+function ollamaRequest(body: Record<string, unknown>): RequestFields {
+  return { model: String(body.model), messages: body.messages as FakeMessage[], options: (body.options ?? {}) as Record<string, unknown>, stream: body.stream !== false };
+}
+
+/** An OpenAI request in Ollama's terms (text parts joined, data-URL images as base64), so answers match across the APIs. */
+function openAiRequest(body: Record<string, unknown>): RequestFields {
+  const messages = (body.messages as Array<{ role: string; content: unknown }>).map((m) => {
+    if (typeof m.content === 'string') return { role: m.role, content: m.content };
+    const parts = m.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+    const images = parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url.replace(/^data:[^;]+;base64,/, ''));
+    return { role: m.role, content: parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), ...(images.length > 0 ? { images } : {}) };
+  });
+  const options: Record<string, unknown> = { temperature: body.temperature, top_p: body.top_p, seed: body.seed };
+  if (body.max_tokens !== undefined) options.num_predict = body.max_tokens;
+  return { model: String(body.model), messages, options, stream: body.stream === true };
+}
+
+interface WireFormat {
+  contentType: string;
+  whole(): unknown;
+  part(text: string): string;
+  end(): string;
+}
+
+function ollamaFormat(call: FakeCall, answer: FakeAnswer): WireFormat {
+  const final = {
+    model: call.model,
+    created_at: new Date().toISOString(),
+    done: true,
+    done_reason: answer.doneReason,
+    total_duration: answer.delay * 1e6,
+    load_duration: 0,
+    prompt_eval_count: answer.promptTokens,
+    prompt_eval_duration: 0,
+    eval_count: answer.completionTokens,
+    eval_duration: answer.delay * 1e6,
+  };
+  return {
+    contentType: 'application/x-ndjson',
+    whole: () => ({ ...final, message: { role: 'assistant', content: answer.content } }),
+    part: (text) => `${JSON.stringify({ model: call.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: text }, done: false })}\n`,
+    end: () => `${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`,
+  };
+}
+
+function openAiFormat(call: FakeCall, answer: FakeAnswer, sendUsage: boolean): WireFormat {
+  const head = { id: `chatcmpl-${call.index}`, created: 1_700_000_000, model: call.model, system_fingerprint: 'fp_ollama' };
+  const usage = { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens, total_tokens: answer.promptTokens + answer.completionTokens };
+  const event = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  const chunk = (delta: unknown, finish: string | null) => event({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  return {
+    contentType: 'text/event-stream',
+    whole: () => ({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: answer.doneReason }], usage }),
+    part: (text) => chunk({ role: 'assistant', content: text }, null),
+    end: () => `${chunk({ role: 'assistant', content: '' }, answer.doneReason)}${sendUsage ? event({ ...head, object: 'chat.completion.chunk', choices: [], usage }) : ''}data: [DONE]\n\n`,
+  };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

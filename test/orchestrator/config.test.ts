@@ -75,6 +75,22 @@ describe('run config', () => {
     expect(resolveSettings(configured, { hosts: ['http://gpu3:11434'] }, { env }).hosts).toEqual(['http://gpu3:11434']);
   });
 
+  it('resolves the model-call API and bounds the same way for every command: flags, then the config, then the defaults', () => {
+    const bare = resolveSettings(competition(), {}, { env: {} });
+    // The call deadline follows the time limit (500 s officially), the answer cap is 1 MiB.
+    expect(bare.modelCalls).toEqual({ api: 'ollama', deadlineMs: 500_000, maxAnswerBytes: 1_048_576 });
+    expect(resolveSettings(competition(), { timeLimit: 0 }, { env: {} }).modelCalls.deadlineMs).toBe(600_000);
+    expect(resolveSettings(competition(), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(5000);
+    const root = competition({ 'sbeval.config.yaml': 'api: openai\nlimits:\n  timeSeconds: 120\n  answerBytes: 65536\n' });
+    expect(resolveSettings(root, {}, { env: {} }).modelCalls).toEqual({ api: 'openai', deadlineMs: 120_000, maxAnswerBytes: 65_536 });
+    expect(resolveSettings(root, { api: 'ollama', callTimeout: 2.5, maxAnswerBytes: 4096 }, { env: {} }).modelCalls).toEqual({ api: 'ollama', deadlineMs: 2500, maxAnswerBytes: 4096 });
+    expect(resolveSettings(competition({ 'sbeval.config.yaml': 'limits:\n  callSeconds: 30\n' }), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(30_000);
+    expect(errorOf(() => resolveSettings(competition(), { api: 'anthropic' }, { env: {} }))).toBe('--api "anthropic" is not one of ollama, openai');
+    expect(errorOf(() => resolveSettings(competition(), { maxAnswerBytes: 10 }, { env: {} }))).toBe('--max-answer-bytes must be a whole number ≥ 1024, got 10');
+    // A key has no place in the config: only the environment holds it.
+    expect(errorOf(() => resolveSettings(competition({ 'sbeval.config.yaml': 'apiKey: sk-123\n' }), {}))).toMatch(/apiKey/);
+  });
+
   it('names the bad key: unknown keys, nested keys, wrong values', () => {
     const unknown = competition({ 'sbeval.config.yaml': 'enigne: headless\n' });
     expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" \(known keys: rules, teams/);

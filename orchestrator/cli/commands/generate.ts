@@ -4,7 +4,8 @@ import { formatSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { SbevalError } from '../../../core/errors.js';
 import { resolveSettings, settingsLine } from '../../config/index.js';
-import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
+import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../generate/host-pool.js';
+import { addSettingsOptions } from '../settings-options.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../generate/limits.js';
 import { TokenMeter } from '../../generate/token-meter.js';
 import { OFFICIAL_MASTER_SEED_2025 } from '../../generate/seeds.js';
@@ -13,8 +14,9 @@ import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle } f
 import { submissionSpec } from '../../run/generate-stage.js';
 
 /**
- * `sbeval generate <root>`: ask Ollama models for levels (the `raw` stage), the way the 2024/2025
- * competitions did, resumable and spread over several hosts.
+ * `sbeval generate <root>`: ask models for levels (the `raw` stage) through Ollama or an OpenAI-style
+ * API, the way the 2024/2025 competitions did, resumable and spread over several hosts, every call
+ * bounded (docs/model-calls.md).
  */
 function list(value: string): string[] {
   return value.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
@@ -57,6 +59,9 @@ interface GenerateFlags {
   backoff: number;
   hostFailures: number;
   hostCooldown: number;
+  api?: string;
+  callTimeout?: number;
+  maxAnswerBytes?: number;
   json?: boolean;
 }
 
@@ -75,14 +80,14 @@ function summaryLines(summary: GenerateSummary, team: string): string[] {
 }
 
 export function registerGenerateCommands(program: Command): void {
-  program
+  const command = program
     .command('generate')
-    .description('submission × models × letters × trials → raw LLM responses through Ollama (official limits, resumable, several hosts)')
+    .description('submission × models × letters × trials → raw LLM responses through Ollama or an OpenAI-style API (official limits, resumable, several hosts)')
     .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
     .option('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn (default: every submission of the root config, as sbeval run)')
     .option('--team <name>', 'team name (folder and file prefix), with --submission')
-    .option('--models <a,b,c>', "Ollama model names, comma-separated (default: the root config's models)", list)
-    .option('--hosts <url,url>', "Ollama hosts sharing the work (default: the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)", list)
+    .option('--models <a,b,c>', "model names, comma-separated (default: the root config's models)", list)
+    .option('--hosts <url,url>', "model hosts sharing the work; with --api openai each is a base URL like http://host:8000/v1 (default: the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)", list)
     .option('--trials <n>', "trials per letter, T (default: the root config's trials, else 10)", int(1, 100_000))
     .option('--chars <letters>', "letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X (default: the root config's characters, else A-Z)")
     .option('--seed <n>', `master seed; trial seed = master + 26·(trial−1) + letter index (A=0) (default: the root config's seed, else ${OFFICIAL_MASTER_SEED_2025})`, int(-(2 ** 31), 2 ** 31 - 1))
@@ -95,13 +100,14 @@ export function registerGenerateCommands(program: Command): void {
     .addOption(new Option('--newlines <mode>', 'prompt line ends: lf (as Python text mode; default for bare) or keep (default for quoted)').choices(['lf', 'keep']))
     .addOption(new Option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several').choices(['auto', 'flat', 'per-model']).default('auto'))
     .option('--retry-failed', 'run again the trials that failed a limit in an earlier run')
-    .option('--no-stream', 'ask Ollama for whole answers instead of streamed ones')
+    .option('--no-stream', 'ask for whole answers instead of streamed ones')
     .option('--stall-timeout <s>', 'retry a call when the host sends nothing for this long (0 = never)', nonNegative, DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000)
     .option('--max-attempts <n>', 'failed attempts (network errors, 5xx, dropped streams) before a call gives up', int(1, 1000), DEFAULT_POOL_SETTINGS.maxAttempts)
     .option('--backoff <ms>', 'first back-off of a failing host; doubles per consecutive failure (max 30 s)', int(0), DEFAULT_POOL_SETTINGS.backoffMs)
     .option('--host-failures <n>', 'consecutive failures that set a host aside', int(1, 1000), DEFAULT_POOL_SETTINGS.hostFailures)
     .option('--host-cooldown <s>', 'how long a host stays aside (doubles each time, up to 8×)', nonNegative, DEFAULT_POOL_SETTINGS.cooldownMs / 1000)
-    .option('--json', 'progress and summary as JSON lines on stdout')
+    .option('--json', 'progress and summary as JSON lines on stdout');
+  addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
     .addHelpText(
       'after',
       `
@@ -115,12 +121,30 @@ Files: one model → <root>/<team>/raw/<C>/<team>_<C>_<n>.txt (official); severa
 skipped, so the same command resumes a killed run. A trial over a limit fails with the official
 message ("Time limit exceeded. …", "Prompt token limit exceeded. …") and writes no file. Every call
 is logged to <root>/logs/generate_<time>.jsonl; per-trial lines go to <competition>/logs/raw_log_<time>.txt.
+Every call is bounded: --call-timeout (default: the time limit), --stall-timeout, --max-answer-bytes
+(default 1 MiB); redirects are refused; credentials (userinfo in a host URL, the API key from the
+environment) never appear in logs or messages. Details: docs/model-calls.md.
 Exit code 0 when every trial has a file or failed a limit, 1 when some are unfinished (hosts down,
 program errors: run again), 2 on setup errors.`,
     )
     .action(async (root: string, flags: GenerateFlags) => {
       // The root's config as every command reads it (T, letters, models, hosts, seed); generate may start an empty or new root.
-      const settings = resolveSettings(root, { trials: flags.trials, chars: flags.chars, models: flags.models, hosts: flags.hosts, seed: flags.seed }, { command: 'generate', allowEmpty: true, allowMissing: true });
+      const settings = resolveSettings(
+        root,
+        {
+          trials: flags.trials,
+          chars: flags.chars,
+          models: flags.models,
+          hosts: flags.hosts,
+          seed: flags.seed,
+          api: flags.api,
+          timeLimit: flags.timeLimit,
+          tokenLimit: flags.tokenLimit,
+          callTimeout: flags.callTimeout,
+          maxAnswerBytes: flags.maxAnswerBytes,
+        },
+        { command: 'generate', allowEmpty: true, allowMissing: true },
+      );
       process.stderr.write(`${settingsLine(settings, 'generate')}\n`);
       const models = settings.models.map((m) => m.name);
       if (models.length === 0) throw new SbevalError('config', 'no models to ask', "pass --models, or set models in the root's sbeval.config.yaml");
@@ -157,19 +181,22 @@ program errors: run again), 2 on setup errors.`,
               trials: settings.trials,
               characters,
               masterSeed: settings.seed,
-              limits: { timeLimitS: flags.timeLimit ?? settings.limits.timeSeconds, tokenLimit: flags.tokenLimit ?? settings.limits.tokens },
+              limits: { timeLimitS: settings.limits.timeSeconds, tokenLimit: settings.limits.tokens },
               sampling: { temperature: flags.temperature, topP: flags.topP },
               concurrency: flags.concurrency ?? hosts.length,
               layout: flags.layout,
               retryFailed: flags.retryFailed === true,
-              pool: {
-                ...DEFAULT_POOL_SETTINGS,
-                maxAttempts: flags.maxAttempts,
-                backoffMs: flags.backoff,
-                hostFailures: flags.hostFailures,
-                cooldownMs: flags.hostCooldown * 1000,
-                call: { stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
-              },
+              pool: withModelCalls(
+                {
+                  ...DEFAULT_POOL_SETTINGS,
+                  maxAttempts: flags.maxAttempts,
+                  backoffMs: flags.backoff,
+                  hostFailures: flags.hostFailures,
+                  cooldownMs: flags.hostCooldown * 1000,
+                  call: { ...DEFAULT_POOL_SETTINGS.call, stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
+                },
+                settings.modelCalls,
+              ),
             },
             display,
             {

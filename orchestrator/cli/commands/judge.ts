@@ -7,14 +7,14 @@ import { RANK_SCORES, type RankScores } from '../../../scoring/judges/order.js';
 import { LOW_TIERS } from '../../../scoring/judges/rubric.js';
 import type { Interval } from '../../../scoring/judges/bootstrap.js';
 import { resolveSettings, settingsLine } from '../../config/index.js';
-import { DEFAULT_POOL_SETTINGS } from '../../generate/host-pool.js';
-import { JUDGE_APIS, type JudgeApi } from '../../judges/backend.js';
+import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../generate/host-pool.js';
+import { addSettingsOptions } from '../settings-options.js';
 import { DEFAULT_MAX_REFUSAL_RATE, refusalProblem, type BackendOptions, type FailureCounts } from '../../judges/judge-run.js';
 import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../judges/order-stage.js';
 import { judgeId } from '../../judges/paths.js';
 import { loadPromptTemplate, loadRubric } from '../../judges/rubric-file.js';
 import { runRubricJudge, RUBRIC_STAGE, type RubricJudgeSummary } from '../../judges/rubric-stage.js';
-import { DEFAULT_MAX_ANSWER_BYTES, type JudgeSettings } from '../../judges/runner.js';
+import type { JudgeSettings } from '../../judges/runner.js';
 import type { LevelFilter } from '../../judges/levels.js';
 import { createProgressDisplay } from '../../progress/index.js';
 
@@ -50,7 +50,9 @@ function share(value: string): number {
 
 interface CommonFlags {
   judge: string;
-  api: JudgeApi;
+  api?: string;
+  callTimeout?: number;
+  maxAnswerBytes?: number;
   label?: string;
   hosts?: string[];
   team: string[];
@@ -62,7 +64,6 @@ interface CommonFlags {
   temperature: number;
   retries: number;
   maxTokens: number;
-  maxAnswerBytes: number;
   maxRefusalRate: number;
   concurrency?: number;
   retryFailed?: boolean;
@@ -73,12 +74,12 @@ interface CommonFlags {
 }
 
 function commonOptions(command: Command): Command {
-  return command
+  // The API, call deadline and answer byte cap resolve as for every command that calls a model.
+  return addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
     .requiredOption('--judge <model>', 'the model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b, gpt-4o)')
-    .addOption(new Option('--api <api>', 'how the judge is reached: Ollama\'s API, or an OpenAI-style /v1/chat/completions').choices([...JUDGE_APIS]).default('ollama'))
     .option('--label <name>', 'the judge\'s folder name (default: the model name): keeps two settings of one model side by side')
     .addOption(new Option('--protocol <protocol>', 'sbeval\'s protocol, or the document\'s taken literally (docs/judges.md)').choices(['sbeval', 'document']).default('sbeval'))
-    .option('--hosts <url,url>', 'hosts sharing the calls (default: the config\'s hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)', (v: string) => list(v))
+    .option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai (default: the config\'s hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)', (v: string) => list(v))
     .option('--team <name>', 'only these teams (repeatable or comma-separated)', list, [])
     .option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L (default: the letters found)')
     .option('--trials <n>', 'only trials 1…n of each letter (default: every trial found)', int(1, 100_000))
@@ -86,7 +87,6 @@ function commonOptions(command: Command): Command {
     .option('--temperature <t>', 'sampling temperature of the judge', nonNegative, 0)
     .option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', int(0, 20), 2)
     .option('--max-tokens <n>', 'cap on the judge\'s answer in tokens', int(16, 1_000_000), 2048)
-    .option('--max-answer-bytes <n>', 'cap on the judge\'s answer in bytes: a longer answer is refused before it is kept', int(1024, 64 * 1024 * 1024), DEFAULT_MAX_ANSWER_BYTES)
     .option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', share, DEFAULT_MAX_REFUSAL_RATE)
     .option('--concurrency <n>', 'calls in flight at once (default: one per host)', int(1, 1024))
     .option('--retry-failed', 'ask again the levels whose answers never parsed in an earlier run (with new seeds)')
@@ -98,7 +98,7 @@ function commonOptions(command: Command): Command {
 
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
 function settingsFrom(root: string, flags: CommonFlags, command: string) {
-  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts }, { command });
+  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts, api: flags.api, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes }, { command });
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
     teams: config.teams,
@@ -107,17 +107,17 @@ function settingsFrom(root: string, flags: CommonFlags, command: string) {
   };
   const hosts = config.hosts;
   const judge: JudgeSettings = {
-    api: flags.api,
+    api: config.modelCalls.api,
     model: flags.judge,
     temperature: flags.temperature,
     seed: flags.seed ?? config.seed,
     retries: flags.retries,
     maxTokens: flags.maxTokens,
-    maxAnswerBytes: flags.maxAnswerBytes,
     concurrency: flags.concurrency ?? hosts.length,
     retryFailed: flags.retryFailed === true,
   };
-  const backend: BackendOptions = { hosts, pool: { ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } } };
+  const pool = withModelCalls({ ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } }, config.modelCalls);
+  const backend: BackendOptions = { hosts, pool };
   return { config, filter, judge, backend, id: judgeId(flags.judge, flags.label) };
 }
 
