@@ -100,7 +100,7 @@ interface Table {
 }
 
 function markdownTable(t: Table): string[] {
-  return [`| ${t.head.join(' | ')} |`, `| ${t.head.map(() => '---').join(' | ')} |`, ...t.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
+  return [`| ${t.head.map(markdownText).join(' | ')} |`, `| ${t.head.map(() => '---').join(' | ')} |`, ...t.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
 }
 
 function htmlTable(t: Table): string {
