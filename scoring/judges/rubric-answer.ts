@@ -34,39 +34,36 @@ export type RubricAnswer =
     }
   | { ok: false; reason: string };
 
-interface TagAt {
-  closing: boolean;
-  start: number;
-  end: number;
-}
-
-/** Every `< tag >` and `< / tag >` in the text, in order (case-insensitive, white space inside allowed). */
-function tags(text: string, tag: string): TagAt[] {
-  const out: TagAt[] = [];
-  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
-    let j = skipSpace(text, i + 1);
-    const closing = text[j] === '/';
-    if (closing) j = skipSpace(text, j + 1);
-    if (!hasWordAt(text, j, tag)) continue;
-    j = skipSpace(text, j + tag.length);
-    if (text[j] === '>') out.push({ closing, start: i, end: j + 1 });
-  }
-  return out;
+/**
+ * The tag `< tag >` or `< / tag >` at `i` (a `<`), case-insensitive, white space inside allowed: where
+ * it ends, negated for a closing tag; 0 when there is none.
+ */
+function tagAt(text: string, i: number, tag: string): number {
+  let j = skipSpace(text, i + 1);
+  const closing = text.charCodeAt(j) === 0x2f;
+  if (closing) j = skipSpace(text, j + 1);
+  if (!hasWordAt(text, j, tag)) return 0;
+  j = skipSpace(text, j + tag.length);
+  if (text.charCodeAt(j) !== 0x3e) return 0;
+  return closing ? -(j + 1) : j + 1;
 }
 
 /** Contents of every `<tag>…</tag>` (an opening pairs with the next closing tag), and whether any opening tag exists. */
 function blocks(text: string, tag: string): { contents: string[]; opened: boolean } {
-  const found = tags(text, tag);
   const contents: string[] = [];
-  let open: TagAt | undefined;
-  for (const t of found) {
-    if (!t.closing) open ??= t;
-    else if (open) {
-      contents.push(text.slice(open.end, t.start));
-      open = undefined;
+  let opened = false;
+  let openEnd = -1;
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
+    const end = tagAt(text, i, tag);
+    if (end > 0) {
+      opened = true;
+      if (openEnd < 0) openEnd = end;
+    } else if (end < 0 && openEnd >= 0) {
+      contents.push(text.slice(openEnd, i));
+      openEnd = -1;
     }
   }
-  return { contents, opened: found.some((t) => !t.closing) };
+  return { contents, opened };
 }
 
 /** Longer than any number with its decorations: read no further. */
@@ -86,16 +83,23 @@ export function readScoreValue(content: string): number | string {
 }
 
 const VERDICT_WORDS: Array<[string[], boolean]> = [[['not', 'met'], false], [['unmet'], false], [['met'], true], [['yes'], true], [['no'], false]];
-const SEPARATORS = '.-:';
-const DASHES = ':-–—';
+/** `.`, `-`, `:` between the level and the item number. */
+const isSeparator = (c: number) => c === 0x2e || c === 0x2d || c === 0x3a;
+/** `:`, `-`, `–`, `—` before the verdict. */
+const isDash = (c: number) => c === 0x3a || c === 0x2d || c === 0x2013 || c === 0x2014;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isWordCode = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 
-function readDigits(text: string, i: number): { value: string; end: number } {
+/** The whole number at `i` (digits only) and where it ends; value -1 when there is none. */
+function readNumber(text: string, i: number): { value: number; end: number } {
   let j = i;
-  while (j < text.length && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j += 1;
-  return { value: text.slice(i, j), end: j };
+  let value = 0;
+  while (j < text.length && isDigit(text.charCodeAt(j))) {
+    value = value * 10 + (text.charCodeAt(j) - 48);
+    j += 1;
+  }
+  return { value: j === i ? -1 : value, end: j };
 }
-
-const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 
 /** `not met` with any white space between the words, at `i`; the verdict and where it ends. */
 function readVerdictWord(text: string, i: number): { met: boolean; end: number } | undefined {
@@ -127,20 +131,18 @@ function readVerdictWord(text: string, i: number): { met: boolean; end: number }
 
 /** `[50.2] met` at `i`: the item and its verdict. */
 function readVerdict(text: string, i: number): { key: string; met: boolean } | undefined {
-  let j = skipSpace(text, i + 1);
-  const tier = readDigits(text, j);
-  if (!['100', '50', '25'].includes(tier.value)) return undefined;
-  j = skipSpace(text, tier.end);
-  if (!SEPARATORS.includes(text[j] ?? 'x')) return undefined;
-  j = skipSpace(text, j + 1);
-  const item = readDigits(text, j);
-  if (item.value === '') return undefined;
+  const tier = readNumber(text, skipSpace(text, i + 1));
+  if (tier.value !== 100 && tier.value !== 50 && tier.value !== 25) return undefined;
+  let j = skipSpace(text, tier.end);
+  if (!isSeparator(text.charCodeAt(j))) return undefined;
+  const item = readNumber(text, skipSpace(text, j + 1));
+  if (item.value < 0) return undefined;
   j = skipSpace(text, item.end);
-  if (text[j] !== ']') return undefined;
+  if (text.charCodeAt(j) !== 0x5d) return undefined;
   j = skipSpace(text, j + 1);
-  if (DASHES.includes(text[j] ?? 'x')) j = skipSpace(text, j + 1);
+  if (isDash(text.charCodeAt(j))) j = skipSpace(text, j + 1);
   const word = readVerdictWord(text, j);
-  return word && { key: `${tier.value}.${Number(item.value)}`, met: word.met };
+  return word && { key: `${tier.value}.${item.value}`, met: word.met };
 }
 
 /** `[100.1] met`, `[50.2] not met`, … → verdicts, when every item of the rubric has exactly one. */

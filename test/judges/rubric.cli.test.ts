@@ -251,7 +251,7 @@ describe('sbeval judge rubric', () => {
           expect(t.calls).toHaveLength(attemptsExpected(t.name));
           for (const c of t.calls) expect(c).toEqual({ seed: expect.any(Number), promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' });
           const prompt = JSON.parse(readFileSync(join(fullRoot, 'result', 'judge-prompts', `${t.prompt}.json`), 'utf8'));
-          expect(prompt.user).toContain('[50.3] s3');
+          expect(prompt.user).toContain(letter === 'I' ? '[50.2] s2' : '[50.3] s3');
           expect(prompt.images).toEqual([{ sha256: t.input, bytes: expect.any(Number) }]);
           if (kind === 'out-of-range') {
             // Refused after the retries: counts 0, the worst score (the failure rule).
@@ -275,11 +275,11 @@ describe('sbeval judge rubric', () => {
         // Every trial is in the mean: refused and missing count 0.
         const scores = doc.trials.map((t: { score: number }) => t.score);
         expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / 3, 12);
-        if (doc.trials.every((t: { status: string }) => t.status !== 'judged')) lettersWithoutScore += 1;
+        if (doc.trials.every((t: { status: string }) => t.status === 'refused')) lettersWithoutScore += 1;
       }
     }
     // BlockSmith and GridThinkers have all three U levels (PromptPilots has one, and two trials that count 0).
-    expect(lettersWithoutScore, 'letter files without any score').toBe(2);
+    expect(lettersWithoutScore, 'letter files whose every trial was refused').toBe(2);
     // The cap: some letter other than I had all three 50-items met and no 100.
     const capped = levelsWithImage.filter((l) => l.letter !== 'I' && kindOf(l.name) !== 'out-of-range' && (() => {
       const v = verdictsOf(l.name, l.letter);

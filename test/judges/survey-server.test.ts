@@ -1,14 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvites } from '../../orchestrator/survey/invites.js';
 import { startSurveyServer, type SurveyServer } from '../../orchestrator/survey/server.js';
 import { copyExampleSources, runSbeval, spawnSbeval } from '../helpers/cli.js';
+import { otherSide } from '../helpers/netns.js';
 
 /**
  * The survey server for raters on other machines (issue 25, item 7), over real sockets: invitations
@@ -184,33 +184,11 @@ describe('survey server: a rater on another machine', () => {
   });
 
   it('reaches the survey through a non-loopback address with an invite link, and without one is refused', async () => {
-    const tag = randomBytes(3).toString('hex');
-    const octet = 16 + (parseInt(tag.slice(0, 2), 16) % 200);
-    const namespace = `sbsv-${tag}`;
-    const hostIp = `10.232.${octet}.1`;
-    let serveIp: string;
-    let prefix: string[] = [];
-    let variant: string;
-    try {
-      const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
-      ip('netns', 'add', namespace);
-      cleanups.push(() => ip('netns', 'del', namespace));
-      ip('link', 'add', `sbs${tag}h`, 'type', 'veth', 'peer', 'name', `sbs${tag}n`);
-      cleanups.push(() => ip('link', 'del', `sbs${tag}h`));
-      ip('link', 'set', `sbs${tag}n`, 'netns', namespace);
-      ip('addr', 'add', `${hostIp}/24`, 'dev', `sbs${tag}h`);
-      ip('link', 'set', `sbs${tag}h`, 'up');
-      ip('netns', 'exec', namespace, 'ip', 'addr', 'add', `10.232.${octet}.2/24`, 'dev', `sbs${tag}n`);
-      ip('netns', 'exec', namespace, 'ip', 'link', 'set', `sbs${tag}n`, 'up');
-      serveIp = hostIp;
-      prefix = ['ip', 'netns', 'exec', namespace];
-      variant = 'netns';
-    } catch {
-      const own = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
-      if (!own) throw new Error('neither a network namespace nor a non-loopback address: a remote rater cannot be tested here');
-      serveIp = own.address;
-      variant = 'local-address';
-    }
+    const side = otherSide(232);
+    cleanups.push(side.cleanup);
+    if (side.variant === 'loopback') throw new Error('neither a network namespace nor a non-loopback address: a remote rater cannot be tested here');
+    const { variant, prefix } = side;
+    const serveIp = side.hostIp;
     console.log(`remote rater test variant: ${variant} (survey on ${serveIp})`);
     const serve = spawnSbeval(['survey', 'serve', root, '--host', serveIp, '--port', '0']);
     cleanups.push(() => serve.kill('SIGKILL'));
