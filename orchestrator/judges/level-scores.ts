@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { listFiles, listTeams, stageDir, trialBaseName } from '../layout/competition.js';
-import { restoreCsvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * The official per-level numbers the folder holds, keyed `team/C/name`: stability and similarity,
@@ -28,37 +27,6 @@ function tryRead<T>(path: string, parse: (text: string, source: string) => T): T
   } catch {
     return undefined;
   }
-}
-
-/**
- * One RFC 4180 line (quoted fields with doubled quotes; no line breaks inside fields), as sbeval wrote
- * it: a text field it neutralized against formula injection gets its text back (text-escape.ts).
- */
-export function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      let value = '';
-      i += 1;
-      while (i < line.length) {
-        if (line[i] === '"' && line[i + 1] === '"') {
-          value += '"';
-          i += 2;
-        } else if (line[i] === '"') {
-          i += 1;
-          break;
-        } else value += line[i++];
-      }
-      out.push(restoreCsvText(value));
-      i += 1; // the comma
-    } else {
-      const end = line.indexOf(',', i);
-      out.push(restoreCsvText(line.slice(i, end < 0 ? line.length : end)));
-      i = end < 0 ? line.length + 1 : end + 1;
-    }
-  }
-  return out;
 }
 
 export function readLevelScores(root: string): Map<string, LevelScores> {
