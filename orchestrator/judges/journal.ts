@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureDirSync, throwIfStorageFault } from '../../core/storage.js';
 
@@ -150,24 +150,22 @@ export class Journal {
 
   /** Appends one line (synchronously, so a kill right after loses nothing) and returns it as kept in memory. */
   append(line: AttemptLine): Attempt {
-    const dir = dirname(this.file);
+    const size = existsSync(this.file) ? statSync(this.file).size : 0;
+    // A torn last line (an earlier writer stopped mid-line, e.g. by a full disk) has no newline: the
+    // first line this run appends starts on a line of its own, else it would be glued to the torn one
+    // and lost on the next read.
+    const prefix = this.startChecked || !endsMidLine(this.file) ? '' : '\n';
+    this.startChecked = true;
+    const json = JSON.stringify(line);
+    this.write(`${prefix}${json}\n`);
+    const { content: _content, ...meta } = line;
+    return { ...meta, offset: size + prefix.length, length: Buffer.byteLength(json, 'utf8') };
+  }
+
+  private write(text: string): void {
     try {
-      ensureDirSync(dir);
-      const fd = openSync(this.file, 'a+');
-      try {
-        const size = fstatSync(fd).size;
-        // A torn last line (an earlier writer stopped mid-line, e.g. by a full disk) has no newline: the
-        // first line this run appends starts on a line of its own, else it would be glued to the torn one
-        // and lost on the next read.
-        const prefix = this.startChecked || size === 0 || lastByte(fd, size) === 0x0a ? '' : '\n';
-        this.startChecked = true;
-        const text = Buffer.from(`${prefix}${JSON.stringify(line)}\n`, 'utf8');
-        writeSync(fd, text);
-        const { content: _content, ...meta } = line;
-        return { ...meta, offset: size + prefix.length, length: text.length - prefix.length - 1 };
-      } finally {
-        closeSync(fd);
-      }
+      ensureDirSync(dirname(this.file));
+      appendFileSync(this.file, text);
     } catch (error) {
       throwIfStorageFault(error, this.file, 'write');
       throw error;
@@ -175,10 +173,19 @@ export class Journal {
   }
 }
 
-function lastByte(fd: number, size: number): number {
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0]!;
+/** The file exists, is not empty and its last byte is not a newline. */
+function endsMidLine(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function parseLine(line: Buffer, offset: number): Attempt | undefined {

@@ -112,130 +112,190 @@ function forRater(answers: Record<string, ItemAnswer>, survey: SurveyFile): Reco
   return out;
 }
 
-export async function startSurveyServer(options: SurveyServerOptions): Promise<SurveyServer> {
-  const out = resolve(options.out);
-  const survey: SurveyFile = readSurvey(out);
-  const root = resolve(out, survey.root);
-  const host = options.host ?? '127.0.0.1';
-  const publicUrl = options.publicUrl === undefined ? undefined : new URL(options.publicUrl);
-  let invites = readInvites(out);
-  checkBinding(host, publicUrl, invites);
-  const dir = surveyStaticDir();
-  const queues = new Map<string, Promise<unknown>>();
-  const replays = new Map<string, { item: string; handler: ViewerHandler }>();
-  let hosts: ReadonlySet<string> = new Set();
+/** Invited raters: the rater of a request's token (invitations re-read when a token is new: `survey invite` while serving). */
+class Invitations {
+  constructor(
+    private readonly out: string,
+    private invites: Invite[],
+  ) {}
 
-  const send = (res: ServerResponse, status: number, type: string, data: string | Uint8Array) => {
-    res.writeHead(status, { 'content-type': type, ...COMMON, ...NO_FRAMING });
-    res.end(data);
-  };
-  const json = (res: ServerResponse, value: unknown, status = 200) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
-
-  const publicSurvey = {
-    title: survey.title,
-    instructions: survey.instructions,
-    metrics: survey.metrics,
-    items: survey.items.map((i) => ({ id: i.id, letter: i.letter, start: i.start, final: i.final, grid: i.grid, history: i.history, historyNote: i.historyNote })),
-  };
-
-  /** The rater a request's token belongs to (invitations re-read when a token is new: `survey invite` while serving). */
-  const raterOf = (req: IncomingMessage): string => {
+  raterOf(req: IncomingMessage): string {
     const token = String(req.headers['x-survey-token'] ?? '');
-    let rater = raterOfToken(invites, token);
+    let rater = raterOfToken(this.invites, token);
     if (rater === undefined && token !== '') {
-      invites = readInvites(out);
-      rater = raterOfToken(invites, token);
+      this.invites = readInvites(this.out);
+      rater = raterOfToken(this.invites, token);
     }
     if (rater === undefined) throw new HttpError(401, 'this survey is by invitation: open the link you were sent');
     return rater;
-  };
+  }
+}
 
-  const save = (rater: string, itemId: string, answer: { values: Record<string, number>; comment?: string }): Promise<RaterFile> => {
+/** Raters' answer files: each save applied atomically, one rater's saves in the order they arrive. */
+class AnswerFiles {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly out: string,
+    private readonly survey: SurveyFile,
+  ) {}
+
+  save(rater: string, itemId: string, answer: { values: Record<string, number>; comment?: string }): Promise<RaterFile> {
     const run = async () => {
-      const file = readRater(out, rater);
-      const item = survey.items.find((i) => i.id === itemId)!;
+      const file = readRater(this.out, rater);
+      const item = this.survey.items.find((i) => i.id === itemId)!;
       const stored = file.answers[itemId];
       // An answer to another level under the same item id (the survey was rebuilt) is not merged into.
       const previous = stored && (stored.level === undefined || stored.level === levelOf(item)) ? stored : undefined;
       const comment = answer.comment ?? previous?.comment;
       file.answers[itemId] = { level: levelOf(item), values: { ...(previous?.values ?? {}), ...answer.values }, ...(comment !== undefined ? { comment } : {}), at: new Date().toISOString() };
       file.updated = new Date().toISOString();
-      await writeFileAtomic(raterPath(out, rater), `${JSON.stringify(file, null, 2)}\n`);
+      await writeFileAtomic(raterPath(this.out, rater), `${JSON.stringify(file, null, 2)}\n`);
       return file;
     };
-    const next = (queues.get(rater) ?? Promise.resolve()).then(run, run);
-    queues.set(rater, next.catch(() => undefined));
+    const next = (this.queues.get(rater) ?? Promise.resolve()).then(run, run);
+    this.queues.set(rater, next.catch(() => undefined));
     return next;
-  };
+  }
 
-  const replay = (itemId: string): string => {
-    const item = survey.items.find((i) => i.id === itemId);
+  async settle(): Promise<void> {
+    await Promise.all([...this.queues.values()]);
+  }
+}
+
+/** Replays in the viewer, mounted at `replay/<key>/` (an unguessable key per item); the most recent REPLAYS_KEPT stay open. */
+class Replays {
+  private readonly open = new Map<string, { item: string; handler: ViewerHandler }>();
+
+  constructor(
+    private readonly root: string,
+    private readonly survey: SurveyFile,
+  ) {}
+
+  start(itemId: string): string {
+    const item = this.survey.items.find((i) => i.id === itemId);
     if (!item) throw new HttpError(404, `no item ${itemId}`);
-    const open = [...replays].find(([, r]) => r.item === itemId);
-    if (open) return open[0];
+    const running = [...this.open].find(([, r]) => r.item === itemId);
+    if (running) return running[0];
     const key = randomBytes(16).toString('hex');
     const title = `${itemId} (letter ${item.letter})`;
     // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
-    const handler = createViewerHandler({ source: { kind: 'trial', title, load: async (viewer) => viewer.simulate(itemId, await readFile(join(root, item.level), 'utf8')) }, headers: SAME_ORIGIN_FRAMING });
-    replays.set(key, { item: itemId, handler });
-    while (replays.size > REPLAYS_KEPT) {
-      const [oldest, r] = replays.entries().next().value as [string, { handler: ViewerHandler }];
-      replays.delete(oldest);
+    const handler = createViewerHandler({ source: { kind: 'trial', title, load: async (viewer) => viewer.simulate(itemId, await readFile(join(this.root, item.level), 'utf8')) }, headers: SAME_ORIGIN_FRAMING });
+    this.open.set(key, { item: itemId, handler });
+    while (this.open.size > REPLAYS_KEPT) {
+      const [oldest, r] = this.open.entries().next().value as [string, { handler: ViewerHandler }];
+      this.open.delete(oldest);
       void r.handler.close().catch(() => undefined);
     }
     return key;
-  };
+  }
 
-  const api = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    const rater = raterOf(req);
-    if (req.method === 'GET' && path === '/api/survey') return json(res, publicSurvey);
-    if (req.method === 'GET' && path === '/api/me') return json(res, { rater, order: itemOrder(survey, rater), answers: forRater(readRater(out, rater).answers, survey) });
-    const put = /^\/api\/me\/([^/]+)$/.exec(path);
-    if (put && req.method === 'PUT') {
-      const itemId = decodeSegment(put[1]!, 'item id');
-      const answer = (await body(req)) as { values?: Record<string, number>; comment?: string } | null;
-      const problem = checkAnswer(survey, itemId, { values: answer?.values, comment: answer?.comment });
-      if (problem) throw new HttpError(400, problem);
-      const file = await save(rater, itemId, { values: answer!.values!, ...(answer!.comment !== undefined ? { comment: answer!.comment } : {}) });
-      return json(res, { saved: true, answers: forRater(file.answers, survey) });
-    }
-    const r = /^\/api\/replay\/([a-z0-9-]+)$/.exec(path);
-    if (r && req.method === 'POST') {
-      await body(req);
-      return json(res, { url: `replay/${replay(r[1]!)}/` });
-    }
-    throw new HttpError(404, 'not found');
-  };
+  handler(key: string): ViewerHandler {
+    const r = this.open.get(key);
+    if (!r) throw new HttpError(404, 'this replay is closed: start it again from the survey');
+    return r.handler;
+  }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    checkHost(req, hosts);
-    const path = requestPath(req);
-    if (req.method === 'OPTIONS') throw new HttpError(405, 'no cross-origin requests');
-    const mounted = /^\/replay\/([0-9a-f]{32})(\/.*)?$/.exec(path);
-    if (mounted) {
-      const r = replays.get(mounted[1]!);
-      if (!r) throw new HttpError(404, 'this replay is closed: start it again from the survey');
-      if (mounted[2] === undefined) return void res.writeHead(308, { location: `${mounted[1]}/`, ...COMMON, ...NO_FRAMING }).end();
-      return r.handler.handle(req, res, mounted[2]);
-    }
-    if (path.startsWith('/api/')) return api(req, res, path);
-    if (req.method !== 'GET') throw new HttpError(405, 'only GET');
-    if (path === '/' || path === '/index.html') return send(res, 200, TYPES.html!, await readFile(join(dir, 'index.html')));
-    if (/^\/static\/[a-z0-9-]+\.(js|css)$/.test(path)) {
-      const file = join(dir, path.slice('/static/'.length));
-      if (!existsSync(file)) throw new HttpError(404, 'not found');
-      return send(res, 200, TYPES[path.split('.').at(-1)!]!, await readFile(file));
-    }
-    if (/^\/assets\/[a-z0-9-]+\.png$/.test(path)) {
-      const file = join(out, path.slice(1));
-      if (!existsSync(file)) throw new HttpError(404, 'not found');
-      return send(res, 200, TYPES.png!, await readFile(file));
-    }
-    throw new HttpError(404, 'not found');
-  };
+  async close(): Promise<void> {
+    for (const r of this.open.values()) await r.handler.close().catch(() => undefined);
+  }
+}
 
+const send = (res: ServerResponse, status: number, type: string, data: string | Uint8Array) => {
+  res.writeHead(status, { 'content-type': type, ...COMMON, ...NO_FRAMING });
+  res.end(data);
+};
+const json = (res: ServerResponse, value: unknown, status = 200) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+
+interface Parts {
+  out: string;
+  survey: SurveyFile;
+  publicSurvey: unknown;
+  invitations: Invitations;
+  answers: AnswerFiles;
+  replays: Replays;
+}
+
+/** `/api/…`: every route needs an invited rater. */
+async function api(p: Parts, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const rater = p.invitations.raterOf(req);
+  if (req.method === 'GET' && path === '/api/survey') return json(res, p.publicSurvey);
+  if (req.method === 'GET' && path === '/api/me') return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(readRater(p.out, rater).answers, p.survey) });
+  const put = /^\/api\/me\/([^/]+)$/.exec(path);
+  if (put && req.method === 'PUT') {
+    const itemId = decodeSegment(put[1]!, 'item id');
+    const answer = (await body(req)) as { values?: Record<string, number>; comment?: string } | null;
+    const problem = checkAnswer(p.survey, itemId, { values: answer?.values, comment: answer?.comment });
+    if (problem) throw new HttpError(400, problem);
+    const file = await p.answers.save(rater, itemId, { values: answer!.values!, ...(answer!.comment !== undefined ? { comment: answer!.comment } : {}) });
+    return json(res, { saved: true, answers: forRater(file.answers, p.survey) });
+  }
+  const r = /^\/api\/replay\/([a-z0-9-]+)$/.exec(path);
+  if (r && req.method === 'POST') {
+    await body(req);
+    return json(res, { url: `replay/${p.replays.start(r[1]!)}/` });
+  }
+  throw new HttpError(404, 'not found');
+}
+
+/** The page, its static files and the survey's pictures (no rater identity needed: they name nothing). */
+async function files(p: Parts, dir: string, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  if (req.method !== 'GET') throw new HttpError(405, 'only GET');
+  if (path === '/' || path === '/index.html') return send(res, 200, TYPES.html!, await readFile(join(dir, 'index.html')));
+  if (/^\/static\/[a-z0-9-]+\.(js|css)$/.test(path)) {
+    const file = join(dir, path.slice('/static/'.length));
+    if (!existsSync(file)) throw new HttpError(404, 'not found');
+    return send(res, 200, TYPES[path.split('.').at(-1)!]!, await readFile(file));
+  }
+  if (/^\/assets\/[a-z0-9-]+\.png$/.test(path)) {
+    const file = join(p.out, path.slice(1));
+    if (!existsSync(file)) throw new HttpError(404, 'not found');
+    return send(res, 200, TYPES.png!, await readFile(file));
+  }
+  throw new HttpError(404, 'not found');
+}
+
+async function route(p: Parts, dir: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = requestPath(req);
+  if (req.method === 'OPTIONS') throw new HttpError(405, 'no cross-origin requests');
+  const mounted = /^\/replay\/([0-9a-f]{32})(\/.*)?$/.exec(path);
+  if (mounted) {
+    const handler = p.replays.handler(mounted[1]!);
+    if (mounted[2] === undefined) return void res.writeHead(308, { location: `${mounted[1]}/`, ...COMMON, ...NO_FRAMING }).end();
+    return handler.handle(req, res, mounted[2]);
+  }
+  if (path.startsWith('/api/')) return api(p, req, res, path);
+  return files(p, dir, req, res, path);
+}
+
+export async function startSurveyServer(options: SurveyServerOptions): Promise<SurveyServer> {
+  const out = resolve(options.out);
+  const survey: SurveyFile = readSurvey(out);
+  const host = options.host ?? '127.0.0.1';
+  const publicUrl = options.publicUrl === undefined ? undefined : new URL(options.publicUrl);
+  const invites = readInvites(out);
+  checkBinding(host, publicUrl, invites);
+  const dir = surveyStaticDir();
+  const parts: Parts = {
+    out,
+    survey,
+    publicSurvey: {
+      title: survey.title,
+      instructions: survey.instructions,
+      metrics: survey.metrics,
+      items: survey.items.map((i) => ({ id: i.id, letter: i.letter, start: i.start, final: i.final, grid: i.grid, history: i.history, historyNote: i.historyNote })),
+    },
+    invitations: new Invitations(out, invites),
+    answers: new AnswerFiles(out, survey),
+    replays: new Replays(resolve(out, survey.root), survey),
+  };
+  let hosts: ReadonlySet<string> = new Set();
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const handle = async () => {
+      checkHost(req, hosts);
+      await route(parts, dir, req, res);
+    };
+    handle().catch((error: unknown) => {
       if (!res.headersSent) json(res, { error: describeError(error) }, error instanceof HttpError ? error.status : viewerErrorStatus(error));
       else res.destroy();
     });
@@ -250,8 +310,8 @@ export async function startSurveyServer(options: SurveyServerOptions): Promise<S
     url: publicUrl?.toString() ?? `http://${urlHost(WILDCARDS.has(host) ? '127.0.0.1' : host)}:${port}/`,
     port,
     close: async () => {
-      for (const r of replays.values()) await r.handler.close().catch(() => undefined);
-      await Promise.all([...queues.values()]);
+      await parts.replays.close();
+      await parts.answers.settle();
       server.closeAllConnections();
       await new Promise<void>((ok) => server.close(() => ok()));
     },

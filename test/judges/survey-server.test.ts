@@ -172,16 +172,9 @@ describe('survey server: raters by invitation', () => {
  * address instead; the variant that ran is printed.
  */
 describe('survey server: a rater on another machine', () => {
+  // The server first, then the namespace (whose cleanup is best effort itself).
   const cleanups: Array<() => void> = [];
-  afterAll(() => {
-    for (const cleanup of cleanups.splice(0).reverse()) {
-      try {
-        cleanup();
-      } catch {
-        // best effort
-      }
-    }
-  });
+  afterAll(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
 
   it('reaches the survey through a non-loopback address with an invite link, and without one is refused', async () => {
     const side = otherSide(232);

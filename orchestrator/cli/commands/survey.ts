@@ -24,9 +24,7 @@ function list(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
 }
 
-export function registerSurveyCommands(program: Command): void {
-  const survey = program.command('survey').description('human ratings of the levels: build a survey, serve it to raters, collect the answers');
-
+function registerBuild(survey: Command): void {
   survey
     .command('build')
     .description('a survey of the levels (all, or a seeded sample) into <root>/result/survey/')
@@ -61,7 +59,9 @@ export function registerSurveyCommands(program: Command): void {
       const outFlag = flags.out ? ` --out ${flags.out}` : '';
       process.stdout.write(`survey: ${built.items} of ${built.available} levels in ${built.file}\ninvite raters with: sbeval survey invite ${rootArg} <number of raters>${outFlag}\nserve it with: sbeval survey serve ${rootArg}${outFlag}\n`);
     });
+}
 
+function registerInvite(survey: Command): void {
   survey
     .command('invite')
     .description('create invitation links for n raters (each an unguessable token; the survey keeps only their digests)')
@@ -76,7 +76,9 @@ export function registerSurveyCommands(program: Command): void {
       for (const c of created) process.stdout.write(`${c.rater}\t${flags.publicUrl ? inviteLink(flags.publicUrl, c.token) : `<survey URL>#invite=${c.token}`}\n`);
       if (!flags.publicUrl) process.stderr.write('put the URL `sbeval survey serve` prints in front of each #invite=…\n');
     });
+}
 
+function registerServe(survey: Command): void {
   survey
     .command('serve')
     .description('serve the survey to invited raters and print its URL (answers saved in <survey>/answers/)')
@@ -97,7 +99,9 @@ export function registerSurveyCommands(program: Command): void {
       });
       await server.close();
     });
+}
 
+function registerCollect(survey: Command): void {
   survey
     .command('collect')
     .description('aggregate the answers per team × letter × metric, with Krippendorff\'s alpha and correlations with stability, similarity and the judges')
@@ -121,4 +125,12 @@ export function registerSurveyCommands(program: Command): void {
       for (const a of result.judges) process.stdout.write(`  ${a.a} vs ${a.b}: alpha ${f(a.alpha)}${a.interval ? ` [${f(a.interval.low)}, ${f(a.interval.high)}]` : ''} (${a.units} levels)\n`);
       process.stdout.write(`  files: ${result.files.join(', ')}\n`);
     });
+}
+
+export function registerSurveyCommands(program: Command): void {
+  const survey = program.command('survey').description('human ratings of the levels: build a survey, invite raters, serve it to them, collect the answers');
+  registerBuild(survey);
+  registerInvite(survey);
+  registerServe(survey);
+  registerCollect(survey);
 }
