@@ -178,8 +178,13 @@ export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderO
 // Judges beyond the ViT (issue 16): the tiered rubric judge, the ordering judge, the human survey.
 /** Pure parts: rubric tiers, answer and ordering parsers, schedules, ordering metrics, Krippendorff's alpha, correlations. */
 export * from './scoring/judges/index.js';
-export { runRubricJudge, readRubricFile } from './orchestrator/judges/rubric-stage.js';
-export type { RubricJudgeOptions, RubricJudgeSummary, RubricLetterFile, RubricTrialRecord } from './orchestrator/judges/rubric-stage.js';
+export { runRubricJudge } from './orchestrator/judges/rubric-stage.js';
+export type { RubricJudgeOptions, RubricJudgeSummary } from './orchestrator/judges/rubric-stage.js';
+export { readRubricFile } from './orchestrator/judges/rubric-record.js';
+export type { RubricLetterFile, RubricTrialRecord } from './orchestrator/judges/rubric-record.js';
+export { loadJudgeResults, judgeAndSurveyFiles } from './orchestrator/judges/results.js';
+export type { JudgeResult, JudgeResults } from './orchestrator/judges/results.js';
+export { loadSurveyRatings } from './orchestrator/survey/ratings.js';
 export { runOrderJudge } from './orchestrator/judges/order-stage.js';
 export type { OrderJudgeOptions, OrderJudgeSummary } from './orchestrator/judges/order-stage.js';
 export { loadRubric, parseRubricText, rubricOf } from './orchestrator/judges/rubric-file.js';

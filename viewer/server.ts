@@ -114,17 +114,29 @@ function isInputError(error: unknown): boolean {
   return error instanceof TraceFormatError || (typeof error === 'object' && error !== null && (error as { levelError?: unknown }).levelError === true);
 }
 
-export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
+/** HTTP status of an error the viewer's handler threw. */
+export function viewerErrorStatus(error: unknown): number {
+  return error instanceof HttpError ? error.status : isInputError(error) ? 422 : 500;
+}
+
+export interface ViewerHandler {
+  /** Answers one request for `path` (the path below where the viewer is mounted, starting with `/`); throws HttpError and the like. */
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The viewer's routes without a server of its own, so another server can mount it under a path (the
+ * survey serves replays at `/replay/<key>/` on its own port). The page uses relative URLs, so it works
+ * at any mount point. `headers` are added to every response (the survey's framing policy).
+ */
+export function createViewerHandler(options: Pick<ViewerOptions, 'source' | 'reference'> & { headers?: Record<string, string> }): ViewerHandler {
   const dir = staticDir();
-  const host = options.host ?? '127.0.0.1';
   const source = options.source;
   const cache = new Map<string, Promise<{ trial: TrialData; meta: ViewerMeta }>>();
   let trials: CompetitionTrial[] | undefined;
   const simulator = new WorkerSimulator();
   const context: ViewerContext = { simulate: (levelId, xml) => simulator.simulate(levelId, xml) };
-  /** `Host` values a request may carry (filled once the port is known). */
-  let hosts: ReadonlySet<string> = new Set();
-
   const listing = (): CompetitionTrial[] => {
     if (source.kind !== 'competition') return [];
     trials ??= listCompetition(source.root);
@@ -169,15 +181,13 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
   };
 
   const send = (res: ServerResponse, status: number, type: string, body: string | Uint8Array): void => {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...options.headers });
     res.end(body);
   };
   const json = (res: ServerResponse, value: unknown, status = 200): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    checkHost(req, hosts);
+  const handle = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
-    const path = requestPath(req);
     if (path === '/' || path === '/index.html') return send(res, 200, CONTENT_TYPES.html!, await readFile(`${dir}index.html`));
     if (path.startsWith('/static/')) {
       const name = path.slice('/static/'.length);
@@ -230,12 +240,23 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     }
     throw new HttpError(404, 'not found');
   };
+  return { handle, close: () => simulator.close() };
+}
 
+export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {
+  const host = options.host ?? '127.0.0.1';
+  const handler = createViewerHandler(options);
+  /** `Host` values a request may carry (filled once the port is known). */
+  let hosts: ReadonlySet<string> = new Set();
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : isInputError(error) ? 422 : 500;
-      if (!res.headersSent) json(res, { error: describeError(error) }, status);
-      else res.destroy();
+    const run = async () => {
+      checkHost(req, hosts);
+      await handler.handle(req, res, requestPath(req));
+    };
+    run().catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(viewerErrorStatus(error), { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.end(JSON.stringify({ error: describeError(error) }));
     });
   });
   await new Promise<void>((resolveListen, reject) => {
@@ -252,7 +273,7 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
         server.closeAllConnections();
         server.close(() => resolveClose());
       });
-      await simulator.close();
+      await handler.close();
     },
   };
 }

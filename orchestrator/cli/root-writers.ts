@@ -20,6 +20,7 @@ export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['judge rubric', {}],
   ['judge order', {}],
   ['survey build', {}],
+  ['survey invite', {}],
   ['survey collect', {}],
 ]);
 

@@ -1,116 +1,103 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReportSection } from '../../scoring/report/build.js';
-import { buildJudgesSection, type JudgedLevelRow, type JudgedTeam } from '../../scoring/judges/report-section.js';
+import { meanInterval } from '../../scoring/judges/bootstrap.js';
+import { agreementTable, type ScoredSource } from '../../scoring/judges/judge-agreement.js';
+import { buildJudgesSection, type JudgeColumn, type JudgedLevelRow, type TeamValue } from '../../scoring/judges/report-section.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { plain } from '../../scoring/score/decimal.js';
 import { RULE_SETS, type RuleSetName } from '../../scoring/score/rules.js';
-import { listTeams, resultDir } from '../layout/competition.js';
+import { listTeams } from '../layout/competition.js';
 import { loadCompetition } from '../stages/score.js';
-import { listRaters } from '../survey/answers.js';
-import { defaultSurveyDir, readSurvey, type SurveyFile } from '../survey/build.js';
-import { csvFields, orderPerspectives, readLevelScores } from './level-scores.js';
+import { defaultSurveyDir } from '../survey/build.js';
+import { loadSurveyRatings, meanRatings, type SurveyRatings } from '../survey/ratings.js';
+import { readLevelScores } from './level-scores.js';
+import { loadJudgeResults, scoredSource } from './results.js';
 
 /**
- * The "Judges" report section of a competition folder, from whatever judge results it holds
- * (`<team>/judge-rubric/`, `result/judge-order/<perspective>/`, `result/survey/answers/`); undefined
- * when there are none, so a report without judges has no empty section. The official rank and score
- * beside them are recomputed here with the official rules (the same pure functions `sbeval score`
- * uses), so the section can be built before or after the score stage writes its files.
+ * The "Judges" report section of a competition folder, from whatever judge results it holds, read
+ * through the same loaders as `judge` and `survey collect` (results.ts, survey/ratings.ts): per judge
+ * and per survey metric, the team means with intervals, the agreement with the ViT and between the
+ * sources; undefined when there are none, so a report without judges has no empty section. The
+ * official rank and score beside them are recomputed here with the official rules (the same pure
+ * functions `sbeval score` uses), so the section can be built before or after the score stage writes
+ * its files.
  */
 export interface JudgesReportOptions {
   rules?: RuleSetName;
   trials?: number;
   top?: number;
+  /** Seed of the bootstrap intervals (the config's seed). */
+  seed?: number;
 }
 
-const mean = (v: number[]) => (v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length);
-
-function surveyOf(root: string): { survey: SurveyFile; perItem: Map<string, Record<string, number[]>> } | undefined {
+function surveyOf(root: string): { ratings: SurveyRatings } | { warning: string } | undefined {
   const out = defaultSurveyDir(root);
   if (!existsSync(join(out, 'survey.json'))) return undefined;
-  let survey: SurveyFile;
   try {
-    survey = readSurvey(out);
+    return { ratings: loadSurveyRatings(out) };
+  } catch (error) {
+    return { warning: `${join(out, 'survey.json')}: ${(error as Error).message}; the survey is left out` };
+  }
+}
+
+function officialRanking(root: string, options: JudgesReportOptions): Map<string, { rank: number; score: string }> {
+  if (!options.rules) return new Map();
+  try {
+    const { input } = loadCompetition(root, RULE_SETS[options.rules], { trials: options.trials });
+    const result = scoreCompetition(input, RULE_SETS[options.rules]);
+    return new Map(result.ranking.map((r) => [r.team, { rank: r.rank, score: plain(r.normalizedPromptScore) }]));
   } catch {
-    return undefined;
+    // No score inputs (no similarity yet): the section shows the judges alone.
+    return new Map();
   }
-  const perItem = new Map<string, Record<string, number[]>>();
-  for (const rater of listRaters(out)) {
-    for (const [itemId, answer] of Object.entries(rater.answers)) {
-      const slot = perItem.get(itemId) ?? {};
-      for (const [metric, value] of Object.entries(answer.values ?? {})) if (typeof value === 'number') (slot[metric] ??= []).push(value);
-      perItem.set(itemId, slot);
+}
+
+function surveyColumns(ratings: SurveyRatings, seed: number): { columns: JudgeColumn[]; sources: ScoredSource[] } {
+  const columns: JudgeColumn[] = [];
+  const sources: ScoredSource[] = [];
+  for (const metric of ratings.survey.metrics) {
+    const byTeam = new Map<string, number[]>();
+    for (const r of ratings.ratings) {
+      if (r.metric !== metric.id) continue;
+      const list = byTeam.get(r.item.team) ?? [];
+      list.push(r.value);
+      byTeam.set(r.item.team, list);
     }
+    if (byTeam.size === 0) continue;
+    const teams = new Map<string, TeamValue>([...byTeam].map(([team, values]) => [team, meanInterval(values, { seed })]));
+    columns.push({ name: `survey:${metric.id}`, digits: 2, teams });
+    sources.push({ name: `survey:${metric.id}`, scale: { min: metric.scale.min, max: metric.scale.max }, scores: meanRatings(ratings.ratings, metric.id) });
   }
-  return perItem.size > 0 ? { survey, perItem } : undefined;
+  return { columns, sources };
 }
 
 export function judgesReportSection(root: string, options: JudgesReportOptions = {}): ReportSection | undefined {
-  const scores = readLevelScores(root);
-  const perspectives = orderPerspectives(root);
+  const seed = options.seed ?? 6280;
+  const { judges, warnings } = loadJudgeResults(root, seed);
   const survey = surveyOf(root);
-  const hasRubric = [...scores.values()].some((s) => s.rubric !== undefined);
-  if (!hasRubric && perspectives.length === 0 && !survey) return undefined;
+  if (survey && 'warning' in survey) warnings.push(survey.warning);
+  const ratings = survey && 'ratings' in survey ? survey.ratings : undefined;
+  if (ratings) warnings.push(...ratings.warnings.map((w) => `survey ${w}`));
+  const fromSurvey = ratings ? surveyColumns(ratings, seed) : { columns: [], sources: [] };
+  if (judges.length === 0 && fromSurvey.columns.length === 0 && warnings.length === 0) return undefined;
 
   const levels = new Map<string, JudgedLevelRow>();
-  for (const [key, s] of scores) {
-    const judges: Record<string, number> = {};
-    if (s.rubric !== undefined) judges.rubric = s.rubric;
-    for (const [p, v] of Object.entries(s.order)) judges[`order:${p}`] = v;
-    levels.set(key, { team: s.team, letter: s.character, name: s.name, stability: s.stability, similarity: s.similarity, judges });
-  }
-  const surveyMetrics = survey ? survey.survey.metrics.map((m) => m.id) : [];
-  const teamRatings = new Map<string, Record<string, number[]>>();
-  if (survey) {
-    for (const item of survey.survey.items) {
-      const values = survey.perItem.get(item.id);
-      if (!values) continue;
-      const key = `${item.team}/${item.letter}/${item.name}`;
-      const row = levels.get(key) ?? { team: item.team, letter: item.letter, name: item.name, judges: {} };
-      const perTeam = teamRatings.get(item.team) ?? {};
-      for (const [metric, list] of Object.entries(values)) {
-        row.judges[`survey:${metric}`] = mean(list)!;
-        (perTeam[metric] ??= []).push(...list);
-      }
-      teamRatings.set(item.team, perTeam);
+  for (const [key, s] of readLevelScores(root)) levels.set(key, { team: s.team, letter: s.character, name: s.name, stability: s.stability, similarity: s.similarity, judges: {} });
+  const sources = [...judges.map(scoredSource), ...fromSurvey.sources];
+  for (const source of sources) {
+    for (const [key, score] of source.scores) {
+      const [team, letter, name] = key.split('/') as [string, string, string];
+      const row = levels.get(key) ?? { team, letter, name, judges: {} };
+      row.judges[source.name] = score;
       levels.set(key, row);
     }
   }
-
-  let official = new Map<string, { rank: number; score: string }>();
-  if (options.rules) {
-    try {
-      const { input } = loadCompetition(root, RULE_SETS[options.rules], { trials: options.trials });
-      const result = scoreCompetition(input, RULE_SETS[options.rules]);
-      official = new Map(result.ranking.map((r) => [r.team, { rank: r.rank, score: plain(r.normalizedPromptScore) }]));
-    } catch {
-      // No score inputs (no similarity yet): the section shows the judges alone.
-    }
-  }
-  const orderScores = new Map<string, Map<string, { score: number | null; rank: number | null }>>();
-  for (const p of perspectives) {
-    const file = join(resultDir(root), 'judge-order', p, 'scores.csv');
-    if (!existsSync(file)) continue;
-    const lines = readFileSync(file, 'utf8').split('\n').slice(1).filter(Boolean);
-    const byTeam = new Map<string, { score: number | null; rank: number | null }>();
-    for (const line of lines) {
-      const [team, , score, rank] = csvFields(line);
-      if (team) byTeam.set(team, { score: score ? Number(score) : null, rank: rank ? Number(rank) : null });
-    }
-    orderScores.set(p, byTeam);
-  }
-  const teams: JudgedTeam[] = listTeams(root).map((team) => {
-    const rubricScores = [...scores.values()].filter((s) => s.team === team && s.rubric !== undefined).map((s) => s.rubric!);
-    return {
-      team,
-      officialRank: official.get(team)?.rank ?? null,
-      officialScore: official.get(team)?.score ?? null,
-      rubric: mean(rubricScores),
-      order: Object.fromEntries(perspectives.map((p) => [p, orderScores.get(p)?.get(team) ?? { score: null, rank: null }])),
-      survey: Object.fromEntries(surveyMetrics.map((m) => [m, mean(teamRatings.get(team)?.[m] ?? [])])),
-    };
-  });
-  teams.sort((a, b) => (a.officialRank ?? Infinity) - (b.officialRank ?? Infinity) || (a.team < b.team ? -1 : 1));
-  return buildJudgesSection({ teams, levels: [...levels.values()], perspectives, surveyMetrics, ...(options.top !== undefined ? { top: options.top } : {}) });
+  const columns: JudgeColumn[] = [...judges.map((j) => ({ name: j.name, digits: j.kind === 'rubric' ? 1 : 3, teams: j.teams })), ...fromSurvey.columns];
+  const official = officialRanking(root, options);
+  const teams = listTeams(root)
+    .map((team) => ({ team, officialRank: official.get(team)?.rank ?? null, officialScore: official.get(team)?.score ?? null }))
+    .sort((a, b) => (a.officialRank ?? Infinity) - (b.officialRank ?? Infinity) || (a.team < b.team ? -1 : 1));
+  const agreement = agreementTable(judges.map(scoredSource), fromSurvey.sources, seed);
+  return buildJudgesSection({ teams, columns, levels: [...levels.values()], agreement, warnings, ...(options.top !== undefined ? { top: options.top } : {}) });
 }

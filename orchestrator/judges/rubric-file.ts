@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
 import { checkRubric, rubricForLetter, type Rubric } from '../../scoring/judges/rubric.js';
+import { checkTemplate, type PromptTemplate } from '../../scoring/judges/prompt-template.js';
 import { describeIssue } from '../config/load.js';
 
 /**
@@ -73,4 +74,32 @@ export function rubricOf(spec: RubricSpec, letter: string): Rubric {
   const rubric = spec.letters.get(letter) ?? spec.template;
   if (!rubric) throw new SbevalError('config', `${spec.source}: no rubric for letter ${letter}`, `add letters.${letter} or a template (levels) to the rubric file`);
   return rubricForLetter(rubric, letter);
+}
+
+const templateFile = z.strictObject({ system: z.string().optional(), user: z.string().min(1) });
+
+/**
+ * A prompt template (`--prompt-template`, scoring/judges/prompt-template.ts): a `.yaml`/`.yml`/`.json`
+ * file with `user` (and optionally `system`), or any other file whose whole text is the user message.
+ */
+export function loadPromptTemplate(path: string): { source: string; template: PromptTemplate } {
+  if (!existsSync(path)) throw new SbevalError('config', `prompt template ${path} does not exist`);
+  const text = readFileSync(path, 'utf8');
+  let template: PromptTemplate;
+  if (/\.(ya?ml|json)$/i.test(path)) {
+    let data: unknown;
+    try {
+      data = path.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    } catch (error) {
+      throw new SbevalError('config', `${path}: not valid ${path.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const parsed = templateFile.safeParse(data ?? {});
+    if (!parsed.success) throw new SbevalError('config', `${path}: ${parsed.error.issues.map(describeIssue).join('; ')}`, 'a template file holds `user:` (the user message) and optionally `system:`');
+    template = parsed.data;
+  } else {
+    template = { user: text };
+  }
+  const problem = checkTemplate(template);
+  if (problem) throw new SbevalError('config', `${path}: ${problem}`);
+  return { source: path, template };
 }

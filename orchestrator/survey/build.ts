@@ -23,7 +23,8 @@ import { startImagePng } from './start-image.js';
  * - history: the prompt (or chat turns) the team sent, when the folder's config names the
  *   submission or `--prompts` holds `<team>.txt`, and the raw response;
  * - target: the final image after 10 s of physics, and a replay in the viewer (served on demand).
- * Items are every level with a level XML, or a seeded sample (`--sample N`). Written to
+ * Items are every level with a level XML, or a seeded sample (`--sample N`) stratified by team ×
+ * letter (stratifiedSample: every team and letter as evenly represented as the folder allows). Written to
  * `<out>/survey.json` with the pictures in `<out>/assets/`; `<out>` defaults to
  * `<root>/result/survey/`. Raters' answers go to `<out>/answers/<rater>.json` (survey serve).
  */
@@ -103,7 +104,7 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
   const all = listJudgedLevels(root, options.filter).filter((l): l is JudgedLevel & { level: string } => l.level !== undefined);
   if (all.length === 0) throw new SbevalError('input', `no levels in ${root}`, 'run `sbeval run` (or extract and convert) first');
   if (options.sample !== undefined && options.sample < 1) throw new SbevalError('config', '--sample must be at least 1');
-  const chosen = options.sample === undefined || options.sample >= all.length ? all : seededShuffle(all, mixSeed(options.seed, 'survey')).slice(0, options.sample);
+  const chosen = options.sample === undefined || options.sample >= all.length ? all : stratifiedSample(all, options.sample, options.seed);
   chosen.sort((a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || a.trial - b.trial);
   const scores = readLevelScores(root);
   const items: SurveyItem[] = [];
@@ -145,6 +146,34 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
   const survey: SurveyFile = { version: 1, title: options.metrics.title, instructions: options.metrics.instructions, seed: options.seed, root: relative(out, root).split('\\').join('/') || '.', metrics: options.metrics.metrics, items };
   await writeFileAtomic(surveyFile, `${JSON.stringify(survey, null, 2)}\n`);
   return { file: surveyFile, items: items.length, available: all.length };
+}
+
+/**
+ * `n` levels spread over the team × letter cells as evenly as they allow: each cell gets ⌊n / cells⌋
+ * (or all it has), the rest goes one level at a time to the cells in a seeded order, round after
+ * round, to cells that still have levels; within a cell, which levels is a seeded shuffle. A plain
+ * random sample would let one team or letter fill most of a small survey.
+ */
+export function stratifiedSample<T extends { team: string; character: string }>(levels: readonly T[], n: number, seed: number): T[] {
+  const cells = new Map<string, T[]>();
+  for (const l of levels) {
+    const key = `${l.team}\u0000${l.character}`;
+    cells.set(key, [...(cells.get(key) ?? []), l]);
+  }
+  const keys = seededShuffle([...cells.keys()].sort(), mixSeed(seed, 'survey', 'cells'));
+  const pools = new Map(keys.map((k) => [k, seededShuffle(cells.get(k)!, mixSeed(seed, 'survey', k))]));
+  const taken = new Map(keys.map((k) => [k, Math.min(Math.floor(n / keys.length), pools.get(k)!.length)]));
+  let left = n - [...taken.values()].reduce((a, b) => a + b, 0);
+  while (left > 0) {
+    const open = keys.filter((k) => taken.get(k)! < pools.get(k)!.length);
+    if (open.length === 0) break;
+    for (const k of open) {
+      if (left === 0) break;
+      taken.set(k, taken.get(k)! + 1);
+      left -= 1;
+    }
+  }
+  return keys.flatMap((k) => pools.get(k)!.slice(0, taken.get(k)!));
 }
 
 export function readSurvey(out: string): SurveyFile {

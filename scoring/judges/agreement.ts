@@ -121,3 +121,35 @@ export function finitePairs(pairs: ReadonlyArray<readonly [number | undefined | 
   }
   return { x, y };
 }
+
+/**
+ * Krippendorff's interval α in one pass over the values, for the bootstrap's thousands of resamples:
+ * with δ² = (c − k)², the coincidence sums reduce to squared deviations — for a unit of m pairable
+ * values, Σ_{i≠j} (v_i − v_j)² = 2m Σ (v_i − v̄_u)², and over all n pairable values Σ_c Σ_k n_c n_k
+ * (c − k)² = 2n Σ (v − v̄)² — so D_o = (1/n) Σ_u 2 m_u SS_u / (m_u − 1) and D_e = 2 SS / (n − 1).
+ * Equal to krippendorffAlpha(units, 'interval').alpha (test/scoring/judges.test.ts).
+ */
+export function intervalAlpha(units: Units): number | null {
+  let n = 0;
+  let total = 0;
+  let observed = 0;
+  for (const unit of units) {
+    const m = unit.length;
+    if (m < 2) continue;
+    let s = 0;
+    for (const v of unit) s += v;
+    const mu = s / m;
+    let ss = 0;
+    for (const v of unit) ss += (v - mu) ** 2;
+    observed += (2 * m * ss) / (m - 1);
+    n += m;
+    total += s;
+  }
+  if (n < 2) return null;
+  const grand = total / n;
+  let ss = 0;
+  for (const unit of units) if (unit.length >= 2) for (const v of unit) ss += (v - grand) ** 2;
+  const expected = (2 * ss) / (n - 1);
+  if (expected === 0) return null;
+  return 1 - observed / n / expected;
+}

@@ -1,30 +1,42 @@
 import { escapeXml } from '../report/heatmap.js';
 import type { ReportSection } from '../report/build.js';
 import { averageRanks, finitePairs, spearman } from './agreement.js';
+import type { Interval } from './bootstrap.js';
+import type { PairAgreement } from './judge-agreement.js';
 import { markdownText } from '../formats/text-escape.js';
 
 /**
  * The report's "Judges" section (added through the report's extra sections): what the LLM judges
  * and the human raters said, next to the official result — which stays the official rules' result;
  * the judges are other views of the same levels, not part of the score.
- * - per team: the official rank and normalised score, the rubric judge's mean score, each ordering
- *   perspective's mean score (10 / 7.5 / 5 / 2.5) and mean rank, each survey metric's mean rating;
+ * - per team: the official rank and normalised score, then one column per judge (each rubric judge,
+ *   each ordering judge × perspective, each survey metric): the team's mean with its bootstrap 95 %
+ *   interval;
  * - agreement per level between the ViT similarity (the official "looks like the letter" number) and
  *   each judge: Spearman's ρ over the levels both scored;
+ * - agreement between the judges, and between each judge and the raters: Krippendorff's interval α
+ *   on the levels both scored (scales mapped onto 0–1), with its interval;
  * - the levels where the ViT and a judge disagree most: the largest gaps between a level's
- *   percentile rank by similarity and by the judge, with its stability, so a level the ViT likes and
- *   the judge does not (or the reverse) can be looked at — often one that collapsed into a shape the
- *   classifier still reads as the letter.
+ *   percentile rank by similarity and by the judge, with its stability;
+ * - what could not be read (files skipped, with their names).
  */
+export interface TeamValue {
+  mean: number | null;
+  interval: Interval | null;
+}
+
+export interface JudgeColumn {
+  /** `rubric:<judge>`, `order:<judge>:<perspective>`, `survey:<metric>`. */
+  name: string;
+  /** Digits shown. */
+  digits: number;
+  teams: ReadonlyMap<string, TeamValue>;
+}
+
 export interface JudgedTeam {
   team: string;
   officialRank: number | null;
   officialScore: string | null;
-  rubric: number | null;
-  /** perspective → mean score and mean rank. */
-  order: Record<string, { score: number | null; rank: number | null }>;
-  /** metric id → mean rating. */
-  survey: Record<string, number | null>;
 }
 
 export interface JudgedLevelRow {
@@ -33,15 +45,16 @@ export interface JudgedLevelRow {
   name: string;
   stability?: number | undefined;
   similarity?: number | undefined;
-  /** judge name (`rubric`, `order:general`, `survey:looks-like` …) → the level's score. */
+  /** judge name (`rubric:llava_13b`, `order:…`, `survey:looks-like` …) → the level's score. */
   judges: Record<string, number>;
 }
 
 export interface JudgesReportInput {
   teams: JudgedTeam[];
+  columns: JudgeColumn[];
   levels: JudgedLevelRow[];
-  perspectives: string[];
-  surveyMetrics: string[];
+  agreement: PairAgreement[];
+  warnings: string[];
   /** How many disagreements to list per judge. */
   top?: number;
 }
@@ -55,18 +68,12 @@ export interface Disagreement {
 }
 
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
+const withInterval = (v: TeamValue | undefined, digits: number) => (v?.mean === null || v?.mean === undefined ? '–' : `${fmt(v.mean, digits)}${v.interval ? ` (${fmt(v.interval.low, digits)}–${fmt(v.interval.high, digits)})` : ''}`);
 
 /** Percentile ranks in [0, 1] (ties share the mean rank); one value → 0.5. */
 function percentiles(values: number[]): number[] {
   if (values.length === 1) return [0.5];
   return averageRanks(values).map((r) => (r - 1) / (values.length - 1));
-}
-
-export function judgeNames(input: Pick<JudgesReportInput, 'perspectives' | 'surveyMetrics'>, levels: readonly JudgedLevelRow[]): string[] {
-  const names = new Set<string>();
-  for (const l of levels) for (const k of Object.keys(l.judges)) names.add(k);
-  const order = ['rubric', ...input.perspectives.map((p) => `order:${p}`), ...input.surveyMetrics.map((m) => `survey:${m}`)];
-  return [...order.filter((n) => names.has(n)), ...[...names].filter((n) => !order.includes(n)).sort()];
 }
 
 export function agreementWithSimilarity(levels: readonly JudgedLevelRow[], judge: string): { n: number; rho: number | null } {
@@ -86,46 +93,63 @@ export function disagreements(levels: readonly JudgedLevelRow[], judge: string, 
     .slice(0, top);
 }
 
-export function buildJudgesSection(input: JudgesReportInput): ReportSection {
-  const top = input.top ?? 5;
-  const judges = judgeNames(input, input.levels);
-  const header = ['team', 'official rank', 'official score', 'rubric (0–100)', ...input.perspectives.flatMap((p) => [`order ${p} score`, `order ${p} rank`]), ...input.surveyMetrics.map((m) => `survey ${m}`)];
-  const rows = input.teams.map((t) => [
-    t.team,
-    t.officialRank === null ? '–' : String(t.officialRank),
-    t.officialScore ?? '–',
-    fmt(t.rubric, 1),
-    ...input.perspectives.flatMap((p) => [fmt(t.order[p]?.score), fmt(t.order[p]?.rank)]),
-    ...input.surveyMetrics.map((m) => fmt(t.survey[m], 2)),
-  ]);
-  const agreement = judges.map((j) => ({ judge: j, ...agreementWithSimilarity(input.levels, j) }));
-  const cases = judges.flatMap((j) => disagreements(input.levels, j, top));
+interface Table {
+  head: string[];
+  rows: string[][];
+  cls: string;
+}
 
+function markdownTable(t: Table): string[] {
+  return [`| ${t.head.map(markdownText).join(' | ')} |`, `| ${t.head.map(() => '---').join(' | ')} |`, ...t.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
+}
+
+function htmlTable(t: Table): string {
+  return `<table class="${t.cls}"><thead><tr>${t.head.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr></thead><tbody>${t.rows.map((r) => `<tr>${r.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+}
+
+function tables(input: JudgesReportInput): Array<{ title: string; text: string; table: Table | undefined; empty?: string }> {
+  const top = input.top ?? 5;
+  const judges = input.columns.map((c) => c.name);
+  const perTeam: Table = {
+    head: ['team', 'official rank', 'official score', ...input.columns.map((c) => c.name)],
+    rows: input.teams.map((t) => [t.team, t.officialRank === null ? '–' : String(t.officialRank), t.officialScore ?? '–', ...input.columns.map((c) => withInterval(c.teams.get(t.team), c.digits))]),
+    cls: 'judges-teams',
+  };
+  const vit: Table = { head: ['judge', 'levels', 'ρ'], rows: judges.map((j) => ({ j, ...agreementWithSimilarity(input.levels, j) })).map((a) => [a.j, String(a.n), fmt(a.rho)]), cls: 'judges-agreement' };
+  const alpha: Table = { head: ['between', 'and', 'levels', 'α', '95 % interval'], rows: input.agreement.map((a) => [a.a, a.b, String(a.units), fmt(a.alpha), a.interval ? `${fmt(a.interval.low)}–${fmt(a.interval.high)}` : '–']), cls: 'judges-alpha' };
+  const cases = judges.flatMap((j) => disagreements(input.levels, j, top));
+  const gaps: Table = {
+    head: ['judge', 'level', 'similarity', 'judge score', 'similarity pct', 'judge pct', 'stability'],
+    rows: cases.map((c) => [c.judge, c.level.name, fmt(c.level.similarity), fmt(c.level.judges[c.judge], 2), fmt(c.similarityPercentile, 2), fmt(c.judgePercentile, 2), fmt(c.level.stability)]),
+    cls: 'judges-disagreements',
+  };
+  return [
+    { title: 'Per team', text: 'Each judge\'s mean per team with its bootstrap 95 % interval in parentheses (levels or questions resampled). A level the judge could not score — nothing to show, or no usable answer — counts as the worst score.', table: perTeam },
+    { title: 'Agreement with the ViT similarity', text: "Spearman's ρ between each level's similarity and the judge's score of the same level.", table: vit },
+    { title: 'Agreement between judges and raters', text: "Krippendorff's interval α on the levels both scored, each source's scale mapped onto 0–1; raters enter as the mean of their ratings of a level.", table: input.agreement.length > 0 ? alpha : undefined, empty: 'Fewer than two judges or rated metrics: no agreement to compute.' },
+    { title: 'Where the ViT and a judge disagree most', text: 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).', table: cases.length > 0 ? gaps : undefined, empty: 'No level was scored by both the ViT and a judge.' },
+  ];
+}
+
+export function buildJudgesSection(input: JudgesReportInput): ReportSection {
   const intro =
     'Other views of the same levels: an LLM judge with a tiered rubric (`sbeval judge rubric`), an LLM ordering the teams\' levels (`sbeval judge order`), human raters (`sbeval survey`). They are not part of the score: the ranking above is the official rules\' ranking.';
-  const md: string[] = [intro, '', '### Per team', '', `| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
-  md.push('', '### Agreement with the ViT similarity', '', "Spearman's ρ between each level's similarity and the judge's score of the same level.", '', '| judge | levels | ρ |', '| --- | --- | --- |', ...agreement.map((a) => `| ${a.judge} | ${a.n} | ${fmt(a.rho)} |`));
-  md.push('', '### Where the ViT and a judge disagree most', '', 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).', '');
-  if (cases.length === 0) md.push('No level was scored by both the ViT and a judge.');
-  else md.push('| judge | level | similarity | judge score | similarity pct | judge pct | stability |', '| --- | --- | --- | --- | --- | --- | --- |', ...cases.map((c) => `| ${c.judge} | ${markdownText(c.level.name)} | ${fmt(c.level.similarity)} | ${fmt(c.level.judges[c.judge], 2)} | ${fmt(c.similarityPercentile, 2)} | ${fmt(c.judgePercentile, 2)} | ${fmt(c.level.stability)} |`));
-
-  const table = (head: string[], body: string[][], cls: string) =>
-    `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr></thead><tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
-  const html = [
-    `<p>${escapeXml(intro)}</p>`,
-    '<h3>Per team</h3>',
-    table(header, rows, 'judges-teams'),
-    '<h3>Agreement with the ViT similarity</h3>',
-    "<p>Spearman's ρ between each level's similarity and the judge's score of the same level.</p>",
-    table(['judge', 'levels', 'ρ'], agreement.map((a) => [a.judge, String(a.n), fmt(a.rho)]), 'judges-agreement'),
-    '<h3>Where the ViT and a judge disagree most</h3>',
-    cases.length === 0
-      ? '<p>No level was scored by both the ViT and a judge.</p>'
-      : table(
-          ['judge', 'level', 'similarity', 'judge score', 'similarity pct', 'judge pct', 'stability'],
-          cases.map((c) => [c.judge, c.level.name, fmt(c.level.similarity), fmt(c.level.judges[c.judge], 2), fmt(c.similarityPercentile, 2), fmt(c.judgePercentile, 2), fmt(c.level.stability)]),
-          'judges-disagreements',
-        ),
-  ].join('\n');
-  return { id: 'judges', title: 'Judges', markdown: md.join('\n'), html };
+  const md: string[] = [intro];
+  const html: string[] = [`<p>${escapeXml(intro)}</p>`];
+  for (const part of tables(input)) {
+    md.push('', `### ${part.title}`, '', part.text, '');
+    html.push(`<h3>${escapeXml(part.title)}</h3>`, `<p>${escapeXml(part.text)}</p>`);
+    if (part.table) {
+      md.push(...markdownTable(part.table));
+      html.push(htmlTable(part.table));
+    } else {
+      md.push(part.empty ?? '');
+      html.push(`<p>${escapeXml(part.empty ?? '')}</p>`);
+    }
+  }
+  if (input.warnings.length > 0) {
+    md.push('', '### Not read', '', ...input.warnings.map((w) => `- ${markdownText(w)}`));
+    html.push('<h3>Not read</h3>', `<ul>${input.warnings.map((w) => `<li>${escapeXml(w)}</li>`).join('')}</ul>`);
+  }
+  return { id: 'judges', title: 'Judges', markdown: md.join('\n'), html: html.join('\n') };
 }

@@ -9,8 +9,9 @@
  * 4. nothing met → 0. Empty levels are skipped; a score comes from exactly one level.
  *
  * The brief writes "n * 20" for the 25 level in one place and "increments of 25" in another; scores
- * range 0–100 in steps of 25, so n × 25 it is (a 20-step would make 25-level scores that no other
- * level can produce and that the 0–100-in-25s range excludes).
+ * range 0–100 in steps of 25, so n × 25 is the default (a 20-step makes 25-level scores that no other
+ * level can produce and that the 0–100-in-25s range excludes). `--low-tier n20` takes the prompt's
+ * literal n × 20 instead (`LowTier`).
  */
 export const TIERS = [100, 50, 25] as const;
 export type Tier = (typeof TIERS)[number];
@@ -28,22 +29,26 @@ export interface Rubric {
 /** Which items of each level the answer meets (same shape as the rubric's levels). */
 export type Verdicts = Record<Tier, boolean[]>;
 
+/** Points per item met at the 25 level: 25 (the note's "increments of 25", default) or 20 (the prompt's "n * 20"). */
+export type LowTier = 20 | 25;
+export const LOW_TIERS = { n25: 25, n20: 20 } as const satisfies Record<string, LowTier>;
+
 /** The tiered procedure above as a pure function. */
-export function tierScore(verdicts: Verdicts): { score: number; tier: Tier | 0 } {
+export function tierScore(verdicts: Verdicts, lowTier: LowTier = 25): { score: number; tier: Tier | 0 } {
   if (verdicts[100].some(Boolean)) return { score: 100, tier: 100 };
   const met50 = verdicts[50].filter(Boolean).length;
   if (met50 > 0) return { score: Math.min(100, met50 * 50), tier: 50 };
   const met25 = verdicts[25].filter(Boolean).length;
-  if (met25 > 0) return { score: Math.min(100, met25 * 25), tier: 25 };
+  if (met25 > 0) return { score: Math.min(100, met25 * lowTier), tier: 25 };
   return { score: 0, tier: 0 };
 }
 
 /** Every score the procedure can give with this rubric (an answer outside it is not a score of this rubric). */
-export function reachableScores(rubric: Rubric): number[] {
+export function reachableScores(rubric: Rubric, lowTier: LowTier = 25): number[] {
   const scores = new Set<number>([0]);
   if (rubric.levels[100].length > 0) scores.add(100);
   for (let n = 1; n <= rubric.levels[50].length; n += 1) scores.add(Math.min(100, n * 50));
-  for (let n = 1; n <= rubric.levels[25].length; n += 1) scores.add(Math.min(100, n * 25));
+  for (let n = 1; n <= rubric.levels[25].length; n += 1) scores.add(Math.min(100, n * lowTier));
   return [...scores].sort((a, b) => a - b);
 }
 

@@ -1,7 +1,8 @@
 import { mulberry32 } from '../../bridge/headless/order.js';
 
 /**
- * Who is compared with whom, and in which order the judge sees them.
+ * Who is compared with whom, and in which order the judge sees them (sbeval's protocol; the document's
+ * protocol shows every team once, reference first: orchestrator/judges/order-plan.ts).
  *
  * Groups: with at most `size` (4) teams, one group of all of them. With more, a seeded greedy
  * covering of every pair: start a group from an uncovered pair (the first, in a seeded shuffle of
@@ -10,11 +11,15 @@ import { mulberry32 } from '../../bridge/headless/order.js';
  * repeat until every pair of teams shares at least one group. The greedy runs COVERING_TRIES times
  * from derived seeds and the smallest schedule is kept. The smallest possible schedules (covering
  * numbers C(v, 4, 2), Mills 1979) are 3, 3, 5, 6, 8, 9, 11, 12 groups for 5…12 teams; the test
- * measures how close this comes. Each team's mean is over its own groups.
+ * measures how close this comes. Each team's mean is over its own groups. With a reference team
+ * (`--reference`), the reference is in every group: the other teams are covered by groups of
+ * `size − 1` and the reference joins each, so every comparison with it is direct.
  *
- * Presentations: each group is shown twice, in a seeded shuffle and in that order reversed, so every
- * position is paired with its mirror (first ↔ last): a judge that favours the first (or last)
- * answer pushes each team both ways, and the two answers' disagreement measures that bias.
+ * Presentations: a group of m shown teams is asked m times, in the m rotations of a seeded order (a
+ * cyclic Latin square): every team is in every position exactly once, whatever m is. A judge that
+ * favours a position — the first, the last, the middle — gives each team that position's advantage
+ * exactly once, so it moves no team's mean (two orders, a shuffle and its reverse, would leave the
+ * middle of an odd group in the middle both times).
  */
 export const GROUP_SIZE = 4;
 
@@ -99,8 +104,18 @@ function greedyCovering(teams: number, seed: number, size: number): number[][] {
   return groups;
 }
 
-/** The two presentation orders of a group: a seeded shuffle and its reverse. */
-export function presentations<T>(group: readonly T[], seed: number): [T[], T[]] {
-  const first = seededShuffle(group, seed);
-  return [first, [...first].reverse()];
+/**
+ * Groups that all contain `reference` (an index into the teams) and together cover every pair of the
+ * other teams; with `teams ≤ size`, the one group of all of them.
+ */
+export function referenceGroups(teams: number, reference: number, seed: number, size = GROUP_SIZE): number[][] {
+  if (teams <= size) return coveringGroups(teams, seed, size);
+  const others = Array.from({ length: teams }, (_, i) => i).filter((i) => i !== reference);
+  return coveringGroups(others.length, seed, size - 1).map((g) => [reference, ...g.map((i) => others[i]!)].sort((a, b) => a - b));
+}
+
+/** The m presentation orders of a group of m: the rotations of a seeded order, every member once in every position. */
+export function balancedOrders<T>(group: readonly T[], seed: number): T[][] {
+  const base = seededShuffle(group, seed);
+  return base.map((_, p) => [...base.slice(p), ...base.slice(0, p)]);
 }

@@ -11,6 +11,7 @@ import { explainSuite } from './explain.js';
 import { reportSuite } from './report.js';
 import { box2dSuite } from './box2d.js';
 import { hostileSuite } from './hostile.js';
+import { judgesSuite } from './judges.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -35,4 +36,5 @@ export const SUITES: BenchSuite[] = [
   explainSuite,
   reportSuite,
   hostileSuite,
+  judgesSuite,
 ];

@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
@@ -12,6 +11,7 @@ import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { descendants } from '../orchestrator/helpers/processes.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
+import { otherSide } from '../helpers/netns.js';
 
 /**
  * `sbeval run --engine bridge --listen host:port` (issue 12, defect 10): engines on other machines can
@@ -146,36 +146,10 @@ describe('--listen and tokens', () => {
  */
 describe('--listen 0.0.0.0 with an engine from elsewhere', () => {
   it('serves an engine that connects from another network namespace (or a non-loopback address)', async () => {
-    const tag = randomBytes(3).toString('hex');
-    const octet = 16 + (parseInt(tag.slice(0, 2), 16) % 200);
-    const namespace = `sbeval-${tag}`;
-    const hostIp = `10.231.${octet}.1`;
-    const nsIp = `10.231.${octet}.2`;
-    let variant: 'netns' | 'local-address' | 'loopback';
-    let dialIp: string;
-    let prefix: string[] = [];
-    try {
-      const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
-      ip('netns', 'add', namespace);
-      cleanups.push(() => ip('netns', 'del', namespace));
-      ip('link', 'add', `sbv${tag}h`, 'type', 'veth', 'peer', 'name', `sbv${tag}n`);
-      cleanups.push(() => ip('link', 'del', `sbv${tag}h`));
-      ip('link', 'set', `sbv${tag}n`, 'netns', namespace);
-      ip('addr', 'add', `${hostIp}/24`, 'dev', `sbv${tag}h`);
-      ip('link', 'set', `sbv${tag}h`, 'up');
-      ip('netns', 'exec', namespace, 'ip', 'addr', 'add', `${nsIp}/24`, 'dev', `sbv${tag}n`);
-      ip('netns', 'exec', namespace, 'ip', 'link', 'set', `sbv${tag}n`, 'up');
-      ip('netns', 'exec', namespace, 'ip', 'link', 'set', 'lo', 'up');
-      variant = 'netns';
-      dialIp = hostIp;
-      prefix = ['ip', 'netns', 'exec', namespace];
-    } catch {
-      const own = Object.values(networkInterfaces())
-        .flat()
-        .find((a) => a && !a.internal && a.family === 'IPv4');
-      variant = own ? 'local-address' : 'loopback';
-      dialIp = own?.address ?? '127.0.0.1';
-    }
+    const side = otherSide(231);
+    cleanups.push(side.cleanup);
+    const { variant, nsIp, prefix } = side;
+    const dialIp = side.hostIp;
     console.log(`--listen test variant: ${variant} (engine dials ${dialIp})`);
 
     const root = exampleCopy({ teams: ['GridThinkers'], letters: ['I', 'T'] });

@@ -12,6 +12,12 @@ export interface JournalEntry {
   ok: boolean;
   content: string;
   reason?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  durationMs?: number;
+  host?: string;
+  digest?: string;
+  bytes?: number;
 }
 
 export function readJournal(path: string): JournalEntry[] {

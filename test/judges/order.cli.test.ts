@@ -54,11 +54,11 @@ function levelBlocks(root: string, team: string, letter: string, trial: number):
   return (readFileSync(path, 'utf8').match(/<Block /g) ?? []).length;
 }
 
-/** Competition ranks, more blocks first; teams without a level after every shown one. */
+/** Competition ranks, more blocks first; a team without a level is last: rank = the group's size. */
 function expectedRanks(blocks: Map<string, number | undefined>): Map<string, number> {
   const shown = [...blocks].filter(([, b]) => b !== undefined) as Array<[string, number]>;
   const ranks = new Map<string, number>();
-  for (const [team, b] of blocks) ranks.set(team, b === undefined ? shown.length + 1 : 1 + shown.filter(([, o]) => o > b).length);
+  for (const [team, b] of blocks) ranks.set(team, b === undefined ? blocks.size : 1 + shown.filter(([, o]) => o > b).length);
   return ranks;
 }
 
@@ -86,6 +86,10 @@ afterAll(async () => {
 function args(root: string, extra: string[] = []): string[] {
   return ['judge', 'order', root, '--judge', JUDGE, '--hosts', host.url, '--view', 'grid', ...extra];
 }
+
+/** The judge's folder: the model name as a folder name. */
+const ID = 'qwen2.5_7b';
+const outOf = (root: string, perspective = 'general') => join(root, 'result', 'judge-order', ID, perspective);
 
 const callKey = (call: FakeCall) => `${createHash('sha256').update(userText(call)).digest('hex')}#${String(call.options.seed)}`;
 const counts = (keys: readonly string[]) => keys.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>());
@@ -126,7 +130,7 @@ describe('sbeval judge order on the example competition', () => {
     host.release();
     // Requests the killed run sent just before dying are its calls, not the resumed run's.
     await until(() => host.idle(), 'the killed run\'s connections to close');
-    const journal = readJournal(join(killedRoot, '.sbeval', 'judges', 'order-general.jsonl'));
+    const journal = readJournal(join(killedRoot, '.sbeval', 'judges', ID, 'order-general.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(4);
 
     const resumeStart = host.calls.length;
@@ -148,14 +152,15 @@ describe('sbeval judge order on the example competition', () => {
     for (const [k, v] of remaining) if (v === 0) remaining.delete(k);
     expect(counts(second.map(callKey))).toEqual(remaining);
 
-    const out = (root: string) => join(root, 'result', 'judge-order', 'general');
-    for (const name of ['metric.json', 'review.jsonl', 'ordering.txt', 'scores.csv', 'levels.csv', 'position-bias.json', 'settings.json']) {
+    const out = (root: string) => outOf(root);
+    for (const name of ['metric.json', 'presentations.jsonl', 'ordering.txt', 'scores.csv', 'levels.csv', 'position-bias.json', 'settings.json', 'summary.json']) {
       expect(readFileSync(join(out(killedRoot), name), 'utf8'), name).toBe(readFileSync(join(out(fullRoot), name), 'utf8'));
     }
 
     // Independent expectations: per letter and trial, the three teams ranked by their blocks.
-    const reviews = readJsonl(join(out(fullRoot), 'review.jsonl'));
+    const reviews = readJsonl(join(out(fullRoot), 'presentations.jsonl'));
     const perQuestion: Array<Map<string, number>> = [];
+    const perQuestionShown: number[] = [];
     let calls = 0;
     for (const letter of LETTERS) {
       for (let trial = 1; trial <= 3; trial += 1) {
@@ -164,21 +169,25 @@ describe('sbeval judge order on the example competition', () => {
         if (shown.length === 0) continue;
         const ranks = expectedRanks(blocks);
         perQuestion.push(ranks);
+        perQuestionShown.push(shown.length);
         const lines = reviews.filter((r) => r.letter === letter && r.trial === trial);
         if (shown.length === 1) {
           expect(lines).toEqual([]);
           continue;
         }
-        calls += 2;
-        expect(lines.map((l) => l.presentation)).toEqual([1, 2]);
-        expect(lines[1].metadata.model_ids).toEqual([...lines[0].metadata.model_ids].reverse());
+        // m shown levels: m presentations, the rotations of one order (every team once in every position).
+        calls += shown.length;
+        expect(lines.map((l) => l.presentation)).toEqual(shown.map((_, p) => p + 1));
+        const first: string[] = lines[0].model_ids;
+        lines.forEach((l, p) => expect(l.model_ids).toEqual([...first.slice(p), ...first.slice(0, p)]));
         for (const line of lines) {
-          expect([...line.metadata.model_ids].sort()).toEqual(shown);
-          expect(line.answer_ids).toEqual(line.metadata.model_ids.map((t: string) => `${t}_${letter}_${trial}`));
-          const shownBlocks = new Map(line.metadata.model_ids.map((t: string) => [t, blocks.get(t)!] as const));
+          expect([...line.model_ids].sort()).toEqual(shown);
+          expect(line.answer_ids).toEqual(line.model_ids.map((t: string) => `${t}_${letter}_${trial}`));
+          const shownBlocks = new Map(line.model_ids.map((t: string) => [t, blocks.get(t)!] as const));
           const want = expectedRanks(shownBlocks as Map<string, number>);
-          expect(line.order, `${letter} ${trial}`).toEqual(line.metadata.model_ids.map((t: string) => want.get(t)));
-          expect(line).toMatchObject({ reviewer_id: JUDGE, lang: 'en', category: letter, ok: true, refused: [] });
+          expect(line.order, `${letter} ${trial}`).toEqual(line.model_ids.map((t: string) => want.get(t)));
+          expect(line).toMatchObject({ letter, trial, ok: true, refused: [], calls: [{ seed: 6280, promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' }] });
+          expect(existsSync(join(fullRoot, 'result', 'judge-prompts', `${line.prompt}.json`))).toBe(true);
         }
       }
     }
@@ -210,10 +219,16 @@ describe('sbeval judge order on the example competition', () => {
     }
     close(metric, expected);
     const bias = JSON.parse(readFileSync(join(out(fullRoot), 'position-bias.json'), 'utf8'));
-    expect(bias).toMatchObject({ paired: calls / 2, identical: calls / 2, pairDisagreement: 0 });
+    const asked = perQuestionShown.filter((n) => n >= 2).length;
+    expect(bias).toMatchObject({ paired: asked, identical: asked, pairDisagreement: 0 });
     const csv = readFileSync(join(out(fullRoot), 'scores.csv'), 'utf8').split('\n');
-    expect(csv[0]).toBe('team,questions,mean_score,mean_rank,reference,compared,reference_wins,ties,team_wins,share_won,score_ratio');
+    expect(csv[0]).toBe('team,questions,mean_score,score_low,score_high,mean_rank,reference,compared,reference_wins,ties,team_wins,share_won,share_won_low,share_won_high,score_ratio,score_ratio_low,score_ratio_high');
     expect(csv).toHaveLength(TEAMS.length + 2);
+    // Intervals: seeded, around the mean.
+    for (const line of csv.slice(1, -1)) {
+      const [, , m, lo, hi] = line.split(',').map(Number);
+      expect(lo! <= m! && m! <= hi!, line).toBe(true);
+    }
   }, 480_000);
 
   it('records position bias, ties of everything and unparsable first answers', async () => {
@@ -221,28 +236,35 @@ describe('sbeval judge order on the example competition', () => {
     const run = async (perspective: string) => {
       const r = await runSbeval(args(root, ['--perspective', perspective]));
       expect(r.exitCode, r.stderr).toBe(0);
-      const dir = join(root, 'result', 'judge-order', perspective);
-      return { reviews: readJsonl(join(dir, 'review.jsonl')), bias: JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8')), metric: JSON.parse(readFileSync(join(dir, 'metric.json'), 'utf8')) };
+      const dir = outOf(root, perspective);
+      return { reviews: readJsonl(join(dir, 'presentations.jsonl')), bias: JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8')), summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
     };
 
-    // A judge that always prefers Assistant 1: the two orders disagree on every pair, and the
-    // reversed presentation cancels the bias (every shown team averages the middle rank).
+    // A judge that always prefers Assistant 1: presentations disagree on every pair, the first
+    // position gains, and the rotations cancel it: every shown level of a question gets the same mean.
     const biased = await run('resemblance');
-    const paired = biased.reviews.length / 2;
-    expect(biased.bias).toMatchObject({ paired, identical: 0, pairDisagreement: 1 });
-    const firstAdvantage = biased.reviews.map((r) => {
-      const scores = r.order.map(score);
-      return scores[0] - scores.reduce((a: number, b: number) => a + b, 0) / scores.length;
-    });
-    expect(biased.bias.firstPositionAdvantage).toBeCloseTo(firstAdvantage.reduce((a, b) => a + b, 0) / firstAdvantage.length, 12);
+    // Rotations of 3 reverse 2 of the 3 pairs between any two presentations, of 2 the one pair.
+    expect(biased.bias.identical).toBe(0);
+    expect(biased.bias.pairDisagreement).toBeGreaterThanOrEqual(2 / 3 - 1e-12);
+    expect(biased.bias.pairDisagreement).toBeLessThanOrEqual(1);
     expect(biased.bias.firstPositionAdvantage).toBeGreaterThan(0);
+    expect(biased.bias.byPosition['3'][0]).toBeGreaterThan(0);
     for (const r of biased.reviews) expect(r.order).toEqual(r.order.map((_: number, i: number) => i + 1));
+    const byQuestion = new Map<number, Map<string, number[]>>();
+    for (const r of biased.reviews) {
+      const q = byQuestion.get(r.question_id) ?? new Map<string, number[]>();
+      r.model_ids.forEach((t: string, i: number) => q.set(t, [...(q.get(t) ?? []), score(r.order[i])]));
+      byQuestion.set(r.question_id, q);
+    }
+    for (const q of byQuestion.values()) {
+      const means = [...q.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+      for (const m of means) expect(m).toBeCloseTo(means[0]!, 12);
+    }
 
     // A judge that ties everything: every shown level ranked first, 10 points each.
     const tied = await run('stability');
     expect(tied.bias.allTied).toBe(tied.bias.presentations);
     for (const r of tied.reviews) expect(r.order.every((x: number) => x === 1)).toBe(true);
-    for (const team of Object.keys(tied.metric)) expect(tied.metric[team].questions).toBeGreaterThan(0);
 
     // A judge whose first answer has no ordering: refused with its reason, asked again with seed + 1.
     const retried = await run('creativity');
@@ -251,7 +273,27 @@ describe('sbeval judge order on the example competition', () => {
       expect(r).toMatchObject({ ok: true, seed: 6281 });
       expect(r.refused).toEqual([{ seed: 6280, reason: expect.stringMatching(/no ordering/), raw: expect.stringContaining('cannot decide') }]);
     }
+    expect(retried.summary.failures).toMatchObject({ refused: 0, unfinished: 0 });
   }, 360_000);
+
+  it('asks again about exactly the questions whose levels changed (issue 22, case 4)', async () => {
+    const root = join(base, 'changed');
+    cpSync(join(base, 'full'), root, { recursive: true });
+    const before = readJsonl(join(outOf(root), 'presentations.jsonl'));
+    // A new drop program for one level: one block more.
+    const program = join(root, 'GridThinkers', 'intermediate', 'L', 'GridThinkers_L_1.txt');
+    writeFileSync(program, `${readFileSync(program, 'utf8').trimEnd()}\ndrop_block('b11', 18)\n`);
+    const start = host.calls.length;
+    const r = await runSbeval(args(root, ['--reference', 'BlockSmith']));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const asked = host.calls.slice(start);
+    const changed = before.filter((l) => l.letter === 'L' && l.trial === 1);
+    expect(asked).toHaveLength(changed.length);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const call of asked) expect(userText(call)).toContain('[Question]\nBuild a Science Birds level whose structure looks like the upper-case letter "L"');
+    const after = readJsonl(join(outOf(root), 'presentations.jsonl'));
+    expect(after.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text)).toEqual(before.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text));
+  }, 240_000);
 });
 
 describe('sbeval judge order with more than 4 teams', () => {
@@ -271,24 +313,29 @@ describe('sbeval judge order with more than 4 teams', () => {
     }
     const r = await runSbeval(args(root, ['--reference', 'T1']));
     expect(r.exitCode, r.stderr).toBe(0);
-    const reviews = readJsonl(join(root, 'result', 'judge-order', 'general', 'review.jsonl'));
+    const reviews = readJsonl(join(outOf(root), 'presentations.jsonl'));
     for (const letter of ['A', 'B']) {
       for (const trial of [1, 2]) {
         const lines = reviews.filter((l) => l.letter === letter && l.trial === trial);
         const pairs = new Set<string>();
+        const groups = new Set<string>();
         for (const line of lines) {
-          expect(line.metadata.model_ids).toHaveLength(4);
-          const ids: string[] = line.metadata.model_ids;
+          expect(line.model_ids).toHaveLength(4);
+          // The reference is in every group.
+          expect(line.model_ids).toContain('T1');
+          groups.add([...line.model_ids].sort().join('+'));
+          const ids: string[] = line.model_ids;
           for (const a of ids) for (const b of ids) if (a < b) pairs.add(`${a}+${b}`);
           const want = expectedRanks(new Map(ids.map((team) => [team, blocksOf(teams.indexOf(team), letter, trial)] as const)));
           expect(line.order).toEqual(ids.map((team) => want.get(team)));
         }
         expect(pairs.size).toBe(15);
-        // Two presentations per group, and the smallest covering of 6 teams by groups of 4 has 3 groups.
-        expect(lines).toHaveLength(6);
+        // Four presentations per group; the 5 other teams covered by triples (with T1 in each): 4 groups.
+        expect(lines).toHaveLength(4 * groups.size);
+        expect(groups.size).toBe(4);
       }
     }
-    const metric = JSON.parse(readFileSync(join(root, 'result', 'judge-order', 'general', 'metric.json'), 'utf8'));
+    const metric = JSON.parse(readFileSync(join(outOf(root), 'metric.json'), 'utf8'));
     expect(Object.keys(metric).sort()).toEqual(teams.slice(1));
     for (const team of teams.slice(1)) expect(metric[team].questions).toBeGreaterThan(0);
   }, 240_000);

@@ -162,6 +162,10 @@ function args(root: string, extra: string[] = []): string[] {
   return ['judge', 'rubric', root, '--judge', JUDGE, '--hosts', host.url, '--rubric', join(base, 'rubric.yaml'), '--concurrency', '2', ...extra];
 }
 
+/** The judge's folder: the model name as a folder name. */
+const ID = 'llava_13b';
+const letterFile = (root: string, team: string, letter: string) => join(root, team, 'judge-rubric', ID, `${letter}.json`);
+
 /** A call as (what was shown, seed): levels with the same content make the same calls. */
 const callKey = (call: FakeCall) => `${seen(call)}#${String(call.options.seed)}`;
 
@@ -201,19 +205,24 @@ describe('sbeval judge rubric', () => {
     host.release();
     // Requests the killed run sent just before dying are its calls, not the resumed run's.
     await until(() => host.idle(), 'the killed run\'s connections to close');
-    const journal = readJournal(join(killedRoot, '.sbeval', 'judges', 'rubric.jsonl'));
+    const journal = readJournal(join(killedRoot, '.sbeval', 'judges', ID, 'rubric.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(10);
+    // Every call's cost is kept: tokens, time, host, the model's digest (the fake's /api/tags says "fake").
+    for (const j of journal) expect(j).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), durationMs: expect.any(Number), host: host.url, digest: 'fake', bytes: expect.any(Number) });
     const journaled = journal.map((j) => `${contentOf.get(j.key.split('/')[2]!)}#${j.seed}`);
     const firstRun = host.calls.length;
 
+    // More than 20 % of the answers are refused (letter U's judge never answers usably): exit 1 with
+    // the reason, every file written all the same.
     const resumed = await runSbeval(args(killedRoot));
-    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.exitCode, resumed.stderr).toBe(1);
+    expect(resumed.stderr).toMatch(/refused after the retries \(\d+\.\d %, more than --max-refusal-rate 0\.2\)/);
     const second = host.calls.slice(firstRun).map(callKey);
     // Every attempt not journaled is asked exactly once more; nothing journaled is asked again.
     const all = levelsWithImage.flatMap((l) => Array.from({ length: attemptsExpected(l.name) }, (_, k) => `${contentOf.get(l.name)}#${6280 + k}`));
     expect(counts(second)).toEqual(minus(all, journaled));
 
-    const full = await runSbeval(args(fullRoot));
+    const full = await runSbeval(args(fullRoot, ['--max-refusal-rate', '0.5']));
     expect(full.exitCode, full.stderr).toBe(0);
     const outputs = (root: string) => TEAMS.flatMap((t) => filesUnder(join(root, t, 'judge-rubric')).map((f) => `${t}/judge-rubric/${f}`));
     expect(outputs(killedRoot)).toEqual(outputs(fullRoot));
@@ -224,28 +233,35 @@ describe('sbeval judge rubric', () => {
     let lettersWithoutScore = 0;
     for (const team of TEAMS) {
       for (const letter of LETTERS) {
-        const doc = JSON.parse(readFileSync(join(fullRoot, team, 'judge-rubric', `${letter}.json`), 'utf8'));
-        expect(doc.settings).toMatchObject({ model: JUDGE, view: 'image', temperature: 0, seed: 6280 });
+        const doc = JSON.parse(readFileSync(letterFile(fullRoot, team, letter), 'utf8'));
+        expect(doc.settings).toMatchObject({ api: 'ollama', model: JUDGE, view: 'image', protocol: 'sbeval', lowTier: 25, temperature: 0, seed: 6280, digests: ['fake'] });
         expect(doc.complete).toBe(true);
         expect(doc.trials.map((t: { trial: number }) => t.trial)).toEqual([1, 2, 3]);
         for (const t of doc.trials) {
           const withImage = levelsWithImage.find((l) => l.name === t.name);
           if (!withImage) {
-            expect(t).toMatchObject({ judged: false, score: 0 });
+            expect(t).toMatchObject({ status: 'missing', score: 0, input: null });
             expect(t.reason).toMatch(/no level|no image/);
             continue;
           }
           const kind = kindOf(t.name);
           const v = verdictsOf(t.name, letter);
           expect(t.attempts, t.name).toBe(attemptsExpected(t.name));
+          expect(t.input).toBe(createHash('sha256').update(readFileSync(join(fullRoot, team, 'images', letter, `${t.name}.png`))).digest('hex'));
+          expect(t.calls).toHaveLength(attemptsExpected(t.name));
+          for (const c of t.calls) expect(c).toEqual({ seed: expect.any(Number), promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' });
+          const prompt = JSON.parse(readFileSync(join(fullRoot, 'result', 'judge-prompts', `${t.prompt}.json`), 'utf8'));
+          expect(prompt.user).toContain(letter === 'I' ? '[50.2] s2' : '[50.3] s3');
+          expect(prompt.images).toEqual([{ sha256: t.input, bytes: expect.any(Number) }]);
           if (kind === 'out-of-range') {
-            expect(t).toMatchObject({ judged: true, ok: false, score: null, seed: 6282 });
+            // Refused after the retries: counts 0, the worst score (the failure rule).
+            expect(t).toMatchObject({ status: 'refused', score: 0, seed: 6282 });
             expect(t.reason).toMatch(/outside 0–100/);
             expect(t.raw).toContain('<score>150</score>');
             expect(t.failures).toHaveLength(3);
             continue;
           }
-          expect(t).toMatchObject({ judged: true, ok: true, model: JUDGE, seed: kind === 'untagged-first' ? 6281 : 6280, verdicts: v, itemsScore: expectedScore(v) });
+          expect(t).toMatchObject({ status: 'judged', model: JUDGE, seed: kind === 'untagged-first' ? 6281 : 6280, verdicts: v, itemsScore: expectedScore(v) });
           expect(t.analysis).toContain(letter === 'I' ? '[100] skipped' : '[100.1]');
           if (kind === 'inconsistent') expect(t).toMatchObject({ score: expectedScore(v) === 100 ? 0 : 100, consistent: false });
           else expect(t).toMatchObject({ score: expectedScore(v), consistent: true });
@@ -255,16 +271,15 @@ describe('sbeval judge rubric', () => {
         // answered usably: a resume that lost or mixed up answers changes these counts.
         const shown = doc.trials.filter((t: { name: string }) => levelsWithImage.some((l) => l.name === t.name));
         const refused = shown.filter((t: { name: string }) => kindOf(t.name) === 'out-of-range').length;
-        expect(doc.summary, `${team} ${letter}`).toMatchObject({ trials: 3, noLevel: 3 - shown.length, judged: shown.length - refused, failed: refused });
-        const scores = doc.trials.filter((t: { score: number | null }) => t.score !== null).map((t: { score: number }) => t.score);
-        expect(scores, `${team} ${letter}`).toHaveLength(3 - refused);
-        if (scores.length === 0) expect(doc.summary.meanScore, `${team} ${letter}: no score, no mean`).toBeNull();
-        else expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / scores.length, 12);
-        if (scores.length === 0) lettersWithoutScore += 1;
+        expect(doc.summary, `${team} ${letter}`).toMatchObject({ trials: 3, missing: 3 - shown.length, judged: shown.length - refused, refused });
+        // Every trial is in the mean: refused and missing count 0.
+        const scores = doc.trials.map((t: { score: number }) => t.score);
+        expect(doc.summary.meanScore).toBeCloseTo(scores.reduce((a: number, b: number) => a + b, 0) / 3, 12);
+        if (doc.trials.every((t: { status: string }) => t.status === 'refused')) lettersWithoutScore += 1;
       }
     }
     // BlockSmith and GridThinkers have all three U levels (PromptPilots has one, and two trials that count 0).
-    expect(lettersWithoutScore, 'letter files without any score').toBe(2);
+    expect(lettersWithoutScore, 'letter files whose every trial was refused').toBe(2);
     // The cap: some letter other than I had all three 50-items met and no 100.
     const capped = levelsWithImage.filter((l) => l.letter !== 'I' && kindOf(l.name) !== 'out-of-range' && (() => {
       const v = verdictsOf(l.name, l.letter);
@@ -285,16 +300,38 @@ describe('sbeval judge rubric', () => {
     expect(call.messages[0]!.role).toBe('system');
   }, 480_000);
 
-  it('does nothing on a finished folder and refuses to mix settings without --force', async () => {
+  it('does nothing on a finished folder and refuses to mix settings of one judge without --force or --label', async () => {
     const root = join(base, 'full');
     const before = host.calls.length;
-    const again = await runSbeval(args(root));
+    const again = await runSbeval(args(root, ['--max-refusal-rate', '0.5']));
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stdout).toContain('0 judged now, 0 refused after retries, 37 already done');
+    expect(again.stdout).toMatch(/; 0 calls, 37 already done/);
     expect(host.calls.length).toBe(before);
     const other = await runSbeval(args(root, ['--view', 'grid']));
     expect(other.exitCode).toBe(2);
-    expect(other.stderr).toMatch(/judged with other settings .*--force/s);
+    expect(other.stderr).toMatch(/judged by "llava_13b" with other settings .*--label <name>.*--force/s);
     expect(host.calls.length).toBe(before);
+  }, 240_000);
+
+  it('asks again about exactly the level whose image changed, and about nothing else (issue 22, case 4)', async () => {
+    const root = join(base, 'changed');
+    cpSync(join(base, 'full'), root, { recursive: true });
+    // A new response, XML and image for one level: here another level's image of the same letter.
+    const target = levelsWithImage.find((l) => kindOf(l.name) === 'good' && l.letter !== 'I')!;
+    const donor = levelsWithImage.find((l) => l.letter === target.letter && contentOf.get(l.name) !== contentOf.get(target.name) && kindOf(l.name) === 'good')!;
+    cpSync(join(root, donor.team, 'images', donor.letter, `${donor.name}.png`), join(root, target.team, 'images', target.letter, `${target.name}.png`));
+    const before = host.calls.length;
+    const rerun = await runSbeval(args(root, ['--max-refusal-rate', '0.5']));
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const calls = host.calls.slice(before);
+    expect(calls.map(seen)).toEqual([contentOf.get(donor.name)]);
+    const doc = JSON.parse(readFileSync(letterFile(root, target.team, target.letter), 'utf8'));
+    const trial = doc.trials.find((t: { name: string }) => t.name === target.name);
+    expect(trial).toMatchObject({ status: 'judged', score: expectedScore(verdictsOf(donor.name, target.letter)) });
+    expect(trial.input).toBe(createHash('sha256').update(readFileSync(join(root, donor.team, 'images', donor.letter, `${donor.name}.png`))).digest('hex'));
+    // Run again: nothing left to ask.
+    const after = host.calls.length;
+    expect((await runSbeval(args(root, ['--max-refusal-rate', '0.5']))).exitCode).toBe(0);
+    expect(host.calls.length).toBe(after);
   }, 240_000);
 });

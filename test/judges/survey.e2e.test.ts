@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, copyExampleSources, runSbeval } from '../helpers/cli.js';
 
 /**
- * The survey end to end: `sbeval survey build` on the example competition, `sbeval survey serve
- * --port 0` as a real child process, a rater in headless Chromium who rates 10 of 20 items, reloads,
- * resumes at item 11 with every answer kept, and finishes; then `sbeval survey collect` on ratings
- * constructed from Krippendorff's published example, whose alpha is known.
+ * The survey end to end: `sbeval survey build` on the example competition, `sbeval survey invite`,
+ * `sbeval survey serve --port 0` as a real child process, a rater in headless Chromium who opens the
+ * invite link, rates 10 of 20 items (with the rating controls in view without scrolling at 1280 × 800),
+ * comments on one, reloads, resumes at item 11 with every answer kept, and finishes; then `sbeval survey
+ * collect` on ratings constructed from Krippendorff's published example, whose alpha is known.
  */
 const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const METRICS = ['looks-like', 'holds-up', 'creative'];
@@ -81,6 +82,38 @@ async function rateCurrent(page: Page): Promise<string> {
   return item;
 }
 
+let commentedItem = '';
+
+/**
+ * Every rating control of the current item and the Next button inside the 1280 × 800 window with the
+ * page not scrolled, and each the topmost element at its centre. Measured once the layout settled (the
+ * images loaded and two measurements an animation frame apart agree), whatever the fonts.
+ */
+async function expectControlsInView(page: Page): Promise<void> {
+  await page.waitForFunction(() => Array.from(document.images).every((img) => img.hidden || img.complete));
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const measure = () => JSON.stringify(Array.from(document.querySelectorAll('#ratings input, #next')).map((e) => e.getBoundingClientRect()));
+        const before = measure();
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(measure() === before)));
+      }),
+  );
+  const boxes = await page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLElement>('#ratings input[type=radio], #next')).map((e) => {
+      const r = e.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return { id: e.dataset.metric ? `${e.dataset.metric}=${e.dataset.value}` : e.id, top: r.top, bottom: r.bottom, left: r.left, right: r.right, onTop: hit === e || (hit !== null && e.parentElement!.contains(hit)) };
+    }),
+  );
+  expect(await page.evaluate(() => [document.scrollingElement!.scrollTop, innerWidth, innerHeight])).toEqual([0, 1280, 800]);
+  expect(boxes.length).toBe(METRICS.length * 5 + 1);
+  for (const b of boxes) {
+    expect(b.top >= 0 && b.left >= 0 && b.bottom <= 800 && b.right <= 1280, `${b.id} at ${JSON.stringify(b)}`).toBe(true);
+    expect(b.onTop, b.id).toBe(true);
+  }
+}
+
 describe('sbeval survey', () => {
   it('a rater completes a 20-item survey in Chromium, reloads midway and resumes with nothing lost', async () => {
     const built = await runSbeval(['survey', 'build', root, '--sample', '20', '--prompts', join(PROJECT_ROOT, 'examples', 'prompts')]);
@@ -97,21 +130,35 @@ describe('sbeval survey', () => {
     expect(first.history[0].content).toContain(first.letter);
     expect(first.history[1].content).toBe(readFileSync(join(root, first.team, 'raw', first.letter, `${first.name}.txt`), 'utf8'));
 
+    const invited = await runSbeval(['survey', 'invite', root, '1']);
+    expect(invited.exitCode, invited.stderr).toBe(0);
+    const token = /#invite=(\S+)$/.exec(invited.stdout.trim())![1]!;
     const served = await serve([root]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     try {
+      // Without the invitation: nothing but the note to open one's link.
       await page.goto(served.url);
       await page.waitForSelector('body[data-loaded]');
-      await page.fill('#rater-input', 'alice');
-      await page.click('#start');
+      expect(await page.isVisible('#invite-needed')).toBe(true);
+      expect(await page.isHidden('#item')).toBe(true);
+      await page.goto(`${served.url}#invite=${token}`);
+      await page.reload();
       await page.waitForSelector('#item:not([hidden])');
       expect((await current(page)).total).toBe(20);
+      expect(await page.evaluate(() => document.body.dataset.rater)).toBe('rater-01');
+      // The token left the address bar.
+      expect(page.url()).not.toContain(token);
       // Blind: nothing on the page names a team.
       const text = await page.textContent('body');
       for (const team of ['BlockSmith', 'GridThinkers', 'PromptPilots']) expect(text).not.toContain(team);
+      await expectControlsInView(page);
+      await page.fill('#comment', 'the left stroke leans');
+      await page.dispatchEvent('#comment', 'change');
+      const commented = (await current(page)).item;
 
+      commentedItem = commented;
       const rated: string[] = [];
       for (let k = 0; k < 10; k += 1) {
         rated.push(await rateCurrent(page));
@@ -146,14 +193,18 @@ describe('sbeval survey', () => {
       served.child.kill('SIGTERM');
       expect((await served.child).exitCode).toBe(0);
     }
-    const answers = JSON.parse(readFileSync(join(root, 'result', 'survey', 'answers', 'alice.json'), 'utf8'));
+    const answers = JSON.parse(readFileSync(join(root, 'result', 'survey', 'answers', 'rater-01.json'), 'utf8'));
     expect(Object.keys(answers.answers)).toHaveLength(20);
     for (const [itemId, answer] of Object.entries(answers.answers) as Array<[string, { values: Record<string, number> }]>) {
       expect(answer.values).toEqual(Object.fromEntries(METRICS.map((metric, m) => [metric, valueFor(itemId, m)])));
     }
     const collected = await runSbeval(['survey', 'collect', root]);
     expect(collected.exitCode, collected.stderr).toBe(0);
-    expect(collected.stdout).toContain('1 rater(s), 60 ratings');
+    expect(collected.stdout).toContain('1 rater(s), 60 ratings, 1 comment(s)');
+    // Comments are exported, with the level they are about.
+    const comments = readFileSync(join(root, 'result', 'survey', 'comments.csv'), 'utf8').trim().split('\n');
+    const item = survey.items.find((i: { id: string }) => i.id === commentedItem)!;
+    expect(comments).toEqual(['rater,item,team,letter,trial,comment', `rater-01,${item.id},${item.team},${item.letter},${item.trial},the left stroke leans`]);
   }, 300_000);
 
   it('collect gives the published alpha on ratings built from Krippendorff’s worked example, and per team × letter aggregates', async () => {
@@ -183,10 +234,18 @@ describe('sbeval survey', () => {
     });
     // An answer given to another level under the same item id (a rebuilt survey) never counts.
     writeFileSync(join(out, 'answers', 'rater5.json'), JSON.stringify({ rater: 'rater5', updated: '', answers: { [ids[0]!]: { values: { 'looks-like': 5 }, at: '', level: 'Other/I/Other_I_9' } } }));
+    // Files that are not a rater's answers: skipped, each named; everything else still counted.
+    writeFileSync(join(out, 'answers', 'torn.json'), '{"rater": "torn", "answers": {');
+    writeFileSync(join(out, 'answers', 'odd.json'), JSON.stringify({ rater: 'odd', updated: '', answers: null }));
+    const plain = await runSbeval(['survey', 'collect', root, '--out', out]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stderr).toMatch(/warning: answers\/odd\.json: not a rater's answers .*; skipped/);
+    expect(plain.stderr).toMatch(/warning: answers\/torn\.json: not JSON .*; skipped/);
     const collected = await runSbeval(['survey', 'collect', root, '--out', out, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const result = JSON.parse(collected.stdout);
     expect(result.skipped).toEqual([expect.stringMatching(/rater5 item-01: .*rebuilt/)]);
+    expect(result.warnings).toHaveLength(2);
     const byMetric = Object.fromEntries(result.agreement.map((a: { metric: string }) => [a.metric, a]));
     expect(byMetric['looks-like'].interval.toFixed(3)).toBe('0.849');
     expect(byMetric['looks-like'].ordinal.toFixed(3)).toBe('0.815');

@@ -18,7 +18,12 @@ import {
   parseRubricAnswer,
   pearson,
   positionBias,
-  presentations,
+  balancedOrders,
+  referenceGroups,
+  intervalAlpha,
+  documentMetrics,
+  renderTemplate,
+  checkTemplate,
   rankScore,
   reachableScores,
   rubricForLetter,
@@ -99,6 +104,38 @@ describe('rubric answers', () => {
     expect(stripThinking('a<think>b')).toBe('a');
   });
 
+  it('scores the 25 level n × 20 with --low-tier n20, and accepts the scores that gives', () => {
+    expect(tierScore({ 100: [false], 50: [false, false, false], 25: [true, true] }, 20)).toEqual({ score: 40, tier: 25 });
+    expect(reachableScores(RUBRIC, 20)).toEqual([0, 20, 40, 50, 100]);
+    const answer = '<analysis>x</analysis><score>40</score>';
+    expect(parseRubricAnswer(answer, RUBRIC, 20)).toMatchObject({ ok: true, score: 40 });
+    expect(parseRubricAnswer(answer, RUBRIC)).toMatchObject({ ok: false, reason: expect.stringMatching(/multiple of 25/) });
+  });
+
+  it("follows the document's procedure step by step in the document's prompt, and renders a template of one's own", () => {
+    const doc = buildRubricPrompt(rubricForLetter(RUBRIC, 'T'), { kind: 'grid', text: 'GRID' }, { protocol: 'document', lowTier: 20 });
+    const steps = ['Step 1. Start at the 100 level', 'Step 2. Otherwise go to the 50 level', 'Step 3. Otherwise go to the 25 level', 'Step 4. If a meets no item'];
+    let at = -1;
+    for (const step of steps) {
+      const next = doc.user.indexOf(step);
+      expect(next, step).toBeGreaterThan(at);
+      at = next;
+    }
+    expect(doc.user).toContain('n × 20');
+    expect(doc.user).toContain('  (2) b');
+    const template = { system: 'Judge {{strictly}}.', user: 'Q: {question}\nA: {answer}\nCriteria:\n{criteria_50}\nLow: {low_tier}' };
+    expect(checkTemplate(template)).toBeUndefined();
+    const own = buildRubricPrompt(rubricForLetter(RUBRIC, 'T'), { kind: 'grid', text: 'GRID' }, { protocol: 'sbeval', lowTier: 25, template });
+    expect(own.system).toBe('Judge {strictly}.');
+    expect(own.user).toContain('Q: A level that looks like T.');
+    expect(own.user).toContain('GRID');
+    expect(own.user).toContain('50 points:\n  (1) a\n  (2) b\n  (3) c');
+    expect(own.user).toContain('Low: 25');
+    expect(checkTemplate({ user: 'Q {question} {answr}' })).toMatch(/unknown placeholder \{answr\}/);
+    expect(checkTemplate({ user: 'Q {question}' })).toMatch(/no \{answer\}/);
+    expect(renderTemplate('{{x}}', {})).toBe('{x}');
+  });
+
   it('builds a prompt with the question, the criteria numbered per level, the procedure and the output form', () => {
     const prompt = buildRubricPrompt(rubricForLetter(RUBRIC, 'T'), { kind: 'grid', text: 'GRID' });
     expect(prompt.user).toContain('A level that looks like T.');
@@ -144,7 +181,9 @@ describe('ordering answers', () => {
   });
 
   it('scores ranks 10 / 7.5 / 5 / 2.5 and ranks values competition-style', () => {
-    expect([1, 2, 3, 4].map(rankScore)).toEqual([10, 7.5, 5, 2.5]);
+    expect([1, 2, 3, 4].map((r) => rankScore(r))).toEqual([10, 7.5, 5, 2.5]);
+    expect([1, 2, 3, 4].map((r) => rankScore(r, 'reciprocal'))).toEqual([10, 5, 10 / 3, 2.5]);
+    expect(() => rankScore(5)).toThrow(/ranks 1–4/);
     expect(rankScore(1.5)).toBe(8.75);
     expect(competitionRanks([3, 1, 3, 7])).toEqual([2, 1, 2, 4]);
   });
@@ -185,12 +224,53 @@ describe('schedules', () => {
     expect(coveringGroups(9, 7)).not.toEqual(coveringGroups(9, 8));
   });
 
-  it('shows each group in a seeded order and its reverse', () => {
-    const [a, b] = presentations(['A', 'B', 'C', 'D'], 5);
-    expect([...a].sort()).toEqual(['A', 'B', 'C', 'D']);
-    expect(b).toEqual([...a].reverse());
-    expect(presentations(['A', 'B', 'C', 'D'], 5)).toEqual([a, b]);
+  it('shows a group of m in m rotations of a seeded order: every member once in every position', () => {
+    for (const group of [['A', 'B'], ['A', 'B', 'C'], ['A', 'B', 'C', 'D']]) {
+      const orders = balancedOrders(group, 5);
+      expect(orders).toHaveLength(group.length);
+      for (const order of orders) expect([...order].sort()).toEqual(group);
+      for (let pos = 0; pos < group.length; pos += 1) expect(orders.map((o) => o[pos]).sort()).toEqual(group);
+      expect(balancedOrders(group, 5)).toEqual(orders);
+    }
   });
+
+  it('puts the reference in every group and still covers every pair of the other teams', () => {
+    for (let n = 5; n <= 10; n += 1) {
+      const groups = referenceGroups(n, 2, 7);
+      expect(groups.every((g) => g.includes(2) && g.length === 4 && new Set(g).size === 4)).toBe(true);
+      expect(pairsCovered(groups, n)).toBe(true);
+    }
+    expect(referenceGroups(4, 1, 7)).toEqual([[0, 1, 2, 3]]);
+  });
+});
+
+describe('position bias under the balanced presentations', () => {
+  // A judge that sees identical levels and prefers a position: always Assistant 1 first (strictly
+  // ordered by position), or only the first better and the rest tied.
+  const strict = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+  const firstOnly = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 1 : 2));
+  for (const judge of [strict, firstOnly]) {
+    for (const n of [2, 3, 4]) {
+      it(`moves no team's score for a group of ${n} (${judge === strict ? 'strict by position' : 'first only'})`, () => {
+        const teams = ['T1', 'T2', 'T3', 'T4'].slice(0, n);
+        const presentations = balancedOrders(teams, 11).map((order) => ({ order, ranks: judge(n) }));
+        for (const scale of ['table', 'reciprocal'] as const) {
+          const result = combineQuestion({ id: 1, letter: 'A', trial: 1, teams, presentations }, scale);
+          const scores = teams.map((t) => result.scores.get(t)!);
+          for (const s of scores) expect(s).toBeCloseTo(scores[0]!, 12);
+        }
+        // The old design (a shuffle and its reverse) leaves the middle of an odd group in the middle:
+        // the issue's 7.5 for the middle team and 8.75 for the outer ones.
+        if (n === 3 && judge === firstOnly) {
+          const two = [teams, [...teams].reverse()].map((order) => ({ order, ranks: judge(n) }));
+          const old = combineQuestion({ id: 1, letter: 'A', trial: 1, teams, presentations: two });
+          expect([old.scores.get('T1'), old.scores.get('T2'), old.scores.get('T3')]).toEqual([8.75, 7.5, 8.75]);
+        }
+        const bias = positionBias([{ id: 1, letter: 'A', trial: 1, teams, presentations }]);
+        expect(bias.byPosition[String(n)]![0]).toBeGreaterThan(0);
+      });
+    }
+  }
 });
 
 describe('ordering metrics', () => {
@@ -211,7 +291,15 @@ describe('ordering metrics', () => {
       ],
     },
   ];
-  const results = questions.map(combineQuestion);
+  const results = questions.map((q) => combineQuestion(q));
+
+  it('ranks every member of a refused presentation last, and a missing one last whatever the others had', () => {
+    const q: Question = { id: 3, letter: 'L', trial: 3, teams: ['A', 'B', 'C', 'R'], presentations: [{ order: ['A', 'R'], ranks: [1, 2] }, { order: ['R', 'A'], ranks: undefined }] };
+    const r = combineQuestion(q);
+    // A: 1 then 4 (refused); R: 2 then 4; B and C have no level: 4 both times, though only 2 were shown.
+    expect(Object.fromEntries(r.ranks)).toEqual({ A: 2.5, R: 3, B: 4, C: 4 });
+    expect(r.scores.get('B')).toBe(2.5);
+  });
 
   it('averages ranks and scores over the two presentations, a missing level ranked last', () => {
     expect(Object.fromEntries(results[0]!.ranks)).toEqual({ A: 1.5, B: 3, R: 1 });
@@ -245,6 +333,42 @@ describe('ordering metrics', () => {
   });
 });
 
+describe("the document's protocol", () => {
+  // reference/judges/ordering-judge.md: rank counts consistent with every figure of its example (70
+  // questions): gpt3.5 1st 65, 2nd 3, 3rd 1, 4th 1; phoenix-7b 1st 32, 2nd 15, 3rd 20, 4th 3; the
+  // reference better in 38, tie 28, phoenix better in 4. Rows (reference rank, phoenix rank, count).
+  const rows: Array<[number, number, number]> = [[1, 1, 28], [1, 2, 15], [1, 3, 19], [1, 4, 3], [2, 1, 2], [2, 3, 1], [3, 1, 1], [4, 1, 1]];
+  const fill = (r: number, p: number) => {
+    // Two more assistants take the remaining places (competition ranks stay consistent).
+    const order = r === p ? [1, 1, 3, 4] : [r, p, ...[1, 2, 3, 4].filter((x) => x !== r && x !== p)];
+    return order;
+  };
+  const reviews = rows.flatMap(([r, p, count]) => Array.from({ length: count }, () => ({ ranks: fill(r, p) })));
+
+  it('reproduces the example figures with 10 / rank', () => {
+    expect(reviews).toHaveLength(70);
+    const { metric } = documentMetrics(reviews, ['gpt3.5', 'phoenix-7b', 'x', 'y'], true, 'reciprocal');
+    const m = (metric as Record<string, any>)['phoenix-7b'];
+    expect(m.winning).toEqual({ 'gpt3.5': 38, tie: 28, model: 4, '%model': 0.05714285714285714 });
+    expect(m.order['gpt3.5']).toBeCloseTo(1.1142857142857143, 14);
+    expect(m.order.model).toBeCloseTo(1.9142857142857144, 14);
+    expect(m.score['gpt3.5']).toBeCloseTo(9.583333333333334, 14);
+    expect(m.score.model).toBeCloseTo(6.702380952380952, 14);
+    expect(m.score['%model']).toBeCloseTo(0.6993788819875776, 14);
+  });
+
+  it("gives the table's 9.714 and 7.714 with 10 / 7.5 / 5 / 2.5, and counts a refused review in every denominator", () => {
+    const { metric } = documentMetrics(reviews, ['gpt3.5', 'phoenix-7b', 'x', 'y'], true, 'table');
+    const m = (metric as Record<string, any>)['phoenix-7b'];
+    expect(m.score['gpt3.5']).toBeCloseTo(12.5 - 2.5 * (78 / 70), 12);
+    expect(m.score.model).toBeCloseTo(12.5 - 2.5 * (134 / 70), 12);
+    const withRefusal = documentMetrics([...reviews, { ranks: undefined }], ['gpt3.5', 'phoenix-7b', 'x', 'y'], true, 'reciprocal');
+    const w = (withRefusal.metric as Record<string, any>)['phoenix-7b'];
+    expect(w.winning['%model']).toBeCloseTo(4 / 71, 14);
+    expect(w.score.model).toBeCloseTo(469.1666666666667 / 71, 12);
+  });
+});
+
 describe('agreement', () => {
   const N = NaN;
   const units = (m: number[][]) => m[0]!.map((_, u) => m.map((r) => r[u]!).filter((v) => !Number.isNaN(v)));
@@ -270,6 +394,18 @@ describe('agreement', () => {
     expect(krippendorffAlpha(WIKI, 'interval').alpha!.toFixed(3)).toBe('0.811');
     // Unit 12 was coded by one observer only: not pairable.
     expect(krippendorffAlpha(K2011, 'nominal').units).toBe(11);
+  });
+
+  it('computes the interval alpha in one pass exactly as from the coincidence matrix', () => {
+    const random = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const next = random(42);
+    for (let t = 0; t < 20; t += 1) {
+      const units = Array.from({ length: 3 + Math.floor(next() * 30) }, () => Array.from({ length: Math.floor(next() * 5) }, () => Math.floor(next() * 7)));
+      const full = krippendorffAlpha(units, 'interval').alpha;
+      const fast = intervalAlpha(units);
+      if (full === null) expect(fast).toBeNull();
+      else expect(fast).toBeCloseTo(full, 12);
+    }
   });
 
   it('is 1 for perfect agreement and undefined without variation or pairs', () => {

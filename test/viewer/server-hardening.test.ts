@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { encodeTraceHeader, encodeTraceRecord, MAX_TRACE_BYTES, readTrace } from '../../bridge/trace.js';
 import { startSurveyServer, type SurveyServer } from '../../orchestrator/survey/server.js';
+import { createInvites } from '../../orchestrator/survey/invites.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
@@ -20,9 +21,9 @@ import { pathologicalXml } from '../headless/pathological-levels.js';
 const TRACE = fileURLToPath(new URL('../fixtures/corpus/reference/v1/levels/L/V1_L_2.sbtrace.gz', import.meta.url));
 
 /** A GET with the exact path and Host given (fetch would normalise both). */
-function get(server: { port: number }, path: string, host = `127.0.0.1:${server.port}`, method = 'GET'): Promise<{ status: number; body: string }> {
+function get(server: { port: number }, path: string, host = `127.0.0.1:${server.port}`, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method, headers: { host } }, (res) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, method, headers: { host, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('latin1');
       res.on('data', (chunk: string) => (body += chunk));
@@ -150,9 +151,11 @@ describe('survey server hardening', () => {
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'sbeval-survey-hostile-'));
     writeFileSync(join(out, 'survey.json'), JSON.stringify({ version: 1, title: 'hostile', instructions: '', seed: 1, root: '.', metrics: [], items: [] }));
+    token = (await createInvites(out, 1))[0]!.token;
     survey = await startSurveyServer({ out });
     port = Number(new URL(survey.url).port);
   });
+  let token: string;
 
   afterAll(async () => {
     await survey?.close();
@@ -160,7 +163,7 @@ describe('survey server hardening', () => {
   });
 
   it('answers only requests addressed to 127.0.0.1 or localhost with its port (DNS rebinding)', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get({ port }, '/api/survey', host)).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get({ port }, '/api/survey', host, 'GET', { 'x-survey-token': token })).status, host).toBe(200);
     for (const host of [`evil.example:${port}`, `localhost:${port + 1}`, 'localhost']) {
       expect((await get({ port }, '/api/survey', host)).status, host).toBe(403);
       expect((await get({ port }, '/api/replay/item-1', host, 'POST')).status, host).toBe(403);
@@ -168,8 +171,8 @@ describe('survey server hardening', () => {
   });
 
   it('gives 400 for a malformed URL or % escape, not 500', async () => {
-    for (const path of ['/api/rater/%E0%A4%A', '/api/rater/%zz', '//']) {
-      const res = await get({ port }, path);
+    for (const path of ['/api/me/%E0%A4%A', '/api/me/%zz', '//']) {
+      const res = await get({ port }, path, undefined, 'PUT', { 'x-survey-token': token, 'content-type': 'application/json' });
       expect(res.status, path).toBe(400);
       expect(JSON.parse(res.body).error, path).toMatch(/malformed/);
     }

@@ -36,7 +36,8 @@ describe('viewer server', () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('<script type="module" src="/static/app.js">');
+    // Relative, so the page also works mounted below a path (the survey's replays: replay/<key>/).
+    expect(html).toContain('<script type="module" src="static/app.js">');
     // Self-contained: no absolute URLs to other hosts (no CDN).
     expect(html).not.toMatch(/(src|href)="https?:/);
     const js = await get('/static/app.js');

@@ -64,7 +64,7 @@ function writeHash() {
 async function openTrial(key, startStep = 0) {
   setStatus(`loading ${key === 'main' ? 'trial' : key}…`);
   state.key = key;
-  const base = `/api/trial/${encodeKey(key)}`;
+  const base = `api/trial/${encodeKey(key)}`;
   const [meta, buffer] = await Promise.all([
     fetchJson(`${base}/meta`),
     fetch(`${base}/frames`).then(async (res) => {
@@ -190,11 +190,11 @@ function figure(src, caption) {
 function buildImages() {
   const div = $('images');
   div.textContent = '';
-  const base = `/api/trial/${encodeKey(state.key)}`;
+  const base = `api/trial/${encodeKey(state.key)}`;
   if (state.meta.hasCapture) div.append(figure(`${base}/capture.png`, `final capture (${state.meta.source})`));
   const trial = state.session.trials?.find((t) => t.key === state.key.replace(/@\d+$/, ''));
   if (trial?.hasImage) div.append(figure(`${base}/image.png`, 'image in the folder'));
-  if (state.session.hasReference) div.append(figure('/api/reference.png', 'reference (Unity)'));
+  if (state.session.hasReference) div.append(figure('api/reference.png', 'reference (Unity)'));
   if (!div.firstChild) div.textContent = 'no images for this trial';
 }
 
@@ -496,7 +496,7 @@ function wireControls() {
 async function main() {
   wireControls();
   requestAnimationFrame(loop);
-  const session = await fetchJson('/api/session');
+  const session = await fetchJson('api/session');
   state.session = session;
   $('title').textContent = session.title;
   $('title').title = session.title;

@@ -1,8 +1,11 @@
-// The survey page: a rater id, then one item at a time in the rater's own order. Every change is
-// sent to the server at once (PUT /api/rater/<id>/<item>), which writes it atomically before it
-// answers; a reload asks the server for the answers and resumes at the first unfinished item.
+// The survey page: by invitation only. The rater's link carries a token in its fragment
+// (#invite=…), which the page keeps in this browser and sends with every request (X-Survey-Token);
+// the server knows the rater from it. Then one item at a time in the rater's own order. Every change
+// is sent to the server at once (PUT api/me/<item>), which writes it atomically before it answers; a
+// reload asks the server for the answers and resumes at the first unfinished item.
 const $ = (id) => document.getElementById(id);
-const state = { survey: null, rater: null, order: [], answers: {}, index: 0, pending: 0 };
+const TOKEN_KEY = 'sbeval-survey-token';
+const state = { survey: null, token: null, order: [], answers: {}, index: 0, pending: 0 };
 
 function setStatus(text, error = false) {
   $('status').textContent = text;
@@ -10,7 +13,9 @@ function setStatus(text, error = false) {
 }
 
 async function api(method, url, body) {
-  const res = await fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const headers = { 'x-survey-token': state.token };
+  if (method !== 'GET') headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body ?? {}) });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(data.error ?? `${url}: HTTP ${res.status}`);
   return data;
@@ -29,15 +34,16 @@ function updateProgress() {
   p.textContent = `${answered} of ${state.order.length} items rated`;
 }
 
-function readRaterFromUrl() {
-  return new URLSearchParams(location.hash.slice(1)).get('rater');
+/** The invitation from the link (kept in this browser), and the item in the URL; the token leaves the address bar. */
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const invite = params.get('invite');
+  if (invite) localStorage.setItem(TOKEN_KEY, invite);
+  return { token: invite ?? localStorage.getItem(TOKEN_KEY), item: params.get('item') };
 }
 
 function writeHash() {
-  const params = new URLSearchParams();
-  params.set('rater', state.rater);
-  params.set('item', state.order[state.index] ?? '');
-  history.replaceState(null, '', `#${params.toString()}`);
+  history.replaceState(null, '', `#item=${encodeURIComponent(state.order[state.index] ?? '')}`);
 }
 
 function el(tag, attrs = {}, text) {
@@ -47,15 +53,7 @@ function el(tag, attrs = {}, text) {
   return node;
 }
 
-function renderItem() {
-  const itemId = state.order[state.index];
-  const item = state.survey.items.find((i) => i.id === itemId);
-  $('login').hidden = true;
-  $('done').hidden = true;
-  $('item').hidden = false;
-  const section = $('item');
-  section.dataset.item = itemId;
-  section.dataset.index = String(state.index);
+function renderLevel(item) {
   $('item-title').textContent = `Item ${state.index + 1} of ${state.order.length} — target letter "${item.letter}"`;
   $('start-image').src = `/${item.start}`;
   $('final-image').hidden = !item.final;
@@ -65,54 +63,67 @@ function renderItem() {
   $('replay-frame').hidden = true;
   $('replay-frame').removeAttribute('src');
   $('history-note').textContent = item.historyNote ?? '';
-  const history = $('history');
-  history.replaceChildren(
+  $('history').replaceChildren(
     ...item.history.map((m) => {
       const box = el('div', { class: 'message' });
       box.append(el('div', { class: 'role' }, m.role === 'assistant' ? 'Model response' : m.role === 'system' ? 'System prompt' : 'Prompt'), el('pre', {}, m.content));
       return box;
     }),
   );
-  const form = $('ratings');
+}
+
+function metricBox(itemId, metric, values) {
+  const box = el('fieldset', { class: 'metric', 'data-metric': metric.id });
+  box.append(el('legend', {}, metric.name), el('p', { class: 'question' }, metric.question));
+  const scale = el('div', { class: 'scale' });
+  for (let v = metric.scale.min; v <= metric.scale.max; v += 1) {
+    const label = el('label');
+    const input = el('input', { type: 'radio', name: metric.id, value: String(v), 'data-metric': metric.id, 'data-value': String(v) });
+    if (values[metric.id] === v) input.checked = true;
+    input.addEventListener('change', () => saveValue(itemId, metric.id, v));
+    label.append(input, el('span', {}, String(v)), el('span', {}, metric.scale.labels[String(v)] ?? ''));
+    scale.append(label);
+  }
+  box.append(scale);
+  return box;
+}
+
+function renderItem() {
+  const itemId = state.order[state.index];
+  const item = state.survey.items.find((i) => i.id === itemId);
+  $('login').hidden = true;
+  $('done').hidden = true;
+  $('item').hidden = false;
+  $('item').dataset.item = itemId;
+  $('item').dataset.index = String(state.index);
+  renderLevel(item);
   const values = state.answers[itemId]?.values ?? {};
-  form.replaceChildren(
-    ...state.survey.metrics.map((metric) => {
-      const box = el('fieldset', { class: 'metric', 'data-metric': metric.id });
-      box.append(el('h3', {}, metric.name), el('p', { class: 'question' }, metric.question), el('p', {}, metric.instructions));
-      if (metric.notPenalised.length) {
-        box.append(el('div', {}, 'Do not penalise:'));
-        const ul = el('ul');
-        ul.append(...metric.notPenalised.map((t) => el('li', {}, t)));
-        box.append(ul);
-      }
-      if (metric.penalised.length) {
-        box.append(el('div', {}, 'Do penalise:'));
-        const ul = el('ul');
-        ul.append(...metric.penalised.map((t) => el('li', {}, t)));
-        box.append(ul);
-      }
-      const scale = el('div', { class: 'scale' });
-      for (let v = metric.scale.min; v <= metric.scale.max; v += 1) {
-        const label = el('label');
-        const input = el('input', { type: 'radio', name: metric.id, value: String(v), 'data-metric': metric.id, 'data-value': String(v) });
-        if (values[metric.id] === v) input.checked = true;
-        input.addEventListener('change', () => saveValue(itemId, metric.id, v));
-        label.append(input, el('span', {}, String(v)), el('span', {}, metric.scale.labels[String(v)] ?? ''));
-        scale.append(label);
-      }
-      box.append(scale);
-      return box;
-    }),
-  );
   const comment = el('textarea', { id: 'comment', placeholder: 'Comment (optional)' });
   comment.value = state.answers[itemId]?.comment ?? '';
   comment.addEventListener('change', () => saveComment(itemId, comment.value));
-  form.append(comment);
+  $('ratings').replaceChildren(...state.survey.metrics.map((m) => metricBox(itemId, m, values)), comment);
   $('prev').disabled = state.index === 0;
   $('next').disabled = !complete(itemId);
   $('next').textContent = state.index === state.order.length - 1 ? 'Finish' : 'Next';
   writeHash();
   updateProgress();
+}
+
+function renderHelp() {
+  $('instructions').textContent = state.survey.instructions;
+  $('metric-help').replaceChildren(
+    ...state.survey.metrics.map((metric) => {
+      const box = el('div', { class: 'metric-help' });
+      box.append(el('strong', {}, metric.name), el('p', {}, metric.instructions));
+      for (const [title, list] of [['Do not penalise:', metric.notPenalised], ['Do penalise:', metric.penalised]]) {
+        if (!list.length) continue;
+        const ul = el('ul');
+        ul.append(...list.map((t) => el('li', {}, t)));
+        box.append(el('div', {}, title), ul);
+      }
+      return box;
+    }),
+  );
 }
 
 function renderDone() {
@@ -128,7 +139,7 @@ async function send(itemId, body) {
   document.body.dataset.saving = 'true';
   setStatus('saving…');
   try {
-    const data = await api('PUT', `/api/rater/${encodeURIComponent(state.rater)}/${encodeURIComponent(itemId)}`, body);
+    const data = await api('PUT', `api/me/${encodeURIComponent(itemId)}`, body);
     state.answers = data.answers;
     setStatus('saved');
   } catch (error) {
@@ -156,16 +167,14 @@ function go(index) {
   if (index >= state.order.length) return renderDone();
   state.index = Math.max(0, index);
   renderItem();
-  window.scrollTo(0, 0);
+  $('item').querySelector('.level').scrollTop = 0;
 }
 
-async function startRater(rater) {
-  state.rater = rater;
-  localStorage.setItem('sbeval-survey-rater', rater);
-  const data = await api('GET', `/api/rater/${encodeURIComponent(rater)}`);
-  state.order = data.order;
-  state.answers = data.answers;
-  const wanted = new URLSearchParams(location.hash.slice(1)).get('item');
+async function start(wanted) {
+  const me = await api('GET', 'api/me');
+  state.order = me.order;
+  state.answers = me.answers;
+  document.body.dataset.rater = me.rater;
   const firstOpen = state.order.findIndex((id) => !complete(id));
   if (firstOpen < 0) return renderDone();
   // Resume where the rater left off: the first unfinished item (or the one in the URL, if earlier).
@@ -173,34 +182,40 @@ async function startRater(rater) {
   go(fromUrl >= 0 && fromUrl < firstOpen ? fromUrl : firstOpen);
 }
 
+async function replay() {
+  const itemId = state.order[state.index];
+  try {
+    setStatus('starting the replay…');
+    const { url } = await api('POST', `api/replay/${encodeURIComponent(itemId)}`, {});
+    $('replay-frame').src = url;
+    $('replay-frame').hidden = false;
+    setStatus('');
+  } catch (error) {
+    setStatus(error.message, true);
+  }
+}
+
 async function main() {
-  state.survey = await api('GET', '/api/survey');
-  $('title').textContent = state.survey.title;
-  document.title = state.survey.title;
-  $('intro').textContent = state.survey.instructions;
-  $('login-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    startRater($('rater-input').value.trim()).catch((e) => setStatus(e.message, true));
-  });
+  const { token, item } = readHash();
+  state.token = token;
   $('prev').addEventListener('click', () => go(state.index - 1));
   $('next').addEventListener('click', () => go(state.index + 1));
   $('review').addEventListener('click', () => go(0));
-  $('replay').addEventListener('click', async () => {
-    const itemId = state.order[state.index];
-    try {
-      setStatus('starting the replay…');
-      const { url } = await api('POST', `/api/replay/${encodeURIComponent(itemId)}`);
-      $('replay-frame').src = url;
-      $('replay-frame').hidden = false;
-      setStatus('');
-    } catch (error) {
-      setStatus(error.message, true);
-    }
-  });
-  const rater = readRaterFromUrl() ?? localStorage.getItem('sbeval-survey-rater');
-  if (rater) await startRater(rater);
-  else $('login').hidden = false;
+  $('replay').addEventListener('click', replay);
+  if (!token) {
+    $('login').hidden = false;
+  } else {
+    state.survey = await api('GET', 'api/survey');
+    $('title').textContent = state.survey.title;
+    document.title = state.survey.title;
+    renderHelp();
+    await start(item);
+  }
   document.body.dataset.loaded = 'true';
 }
 
-main().catch((error) => setStatus(error.message, true));
+main().catch((error) => {
+  setStatus(error.message, true);
+  if (!state.survey) $('login').hidden = false;
+  document.body.dataset.loaded = 'true';
+});

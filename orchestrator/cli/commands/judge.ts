@@ -3,19 +3,26 @@ import { resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { VIEWS, type ViewKind } from '../../../scoring/judges/views.js';
 import { PERSPECTIVES } from '../../../scoring/judges/order-prompt.js';
+import { RANK_SCORES, type RankScores } from '../../../scoring/judges/order.js';
+import { LOW_TIERS } from '../../../scoring/judges/rubric.js';
+import type { Interval } from '../../../scoring/judges/bootstrap.js';
 import { resolveSettings, settingsLine } from '../../config/index.js';
 import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../generate/host-pool.js';
+import { addSettingsOptions } from '../settings-options.js';
+import { DEFAULT_MAX_REFUSAL_RATE, refusalProblem, type BackendOptions, type FailureCounts } from '../../judges/judge-run.js';
 import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../judges/order-stage.js';
-import { loadRubric } from '../../judges/rubric-file.js';
+import { judgeId } from '../../judges/paths.js';
+import { loadPromptTemplate, loadRubric } from '../../judges/rubric-file.js';
 import { runRubricJudge, RUBRIC_STAGE, type RubricJudgeSummary } from '../../judges/rubric-stage.js';
 import type { JudgeSettings } from '../../judges/runner.js';
 import type { LevelFilter } from '../../judges/levels.js';
 import { createProgressDisplay } from '../../progress/index.js';
 
 /**
- * `sbeval judge rubric|order <root>`: LLM judges beyond the ViT, through Ollama (the generation
- * stage's client and host pool). Settings resolve as for every command: flags, then the root's
- * sbeval.config.yaml (teams, characters, trials, seed, hosts, prefix), then the defaults.
+ * `sbeval judge rubric|order <root>`: LLM judges beyond the ViT (docs/judges.md). Settings resolve as
+ * for every command: flags, then the root's sbeval.config.yaml (teams, characters, trials, seed,
+ * hosts, prefix), then the defaults. Exit 0 when every level was judged or refused and the refusals
+ * stay within `--max-refusal-rate`; 1 when some are unfinished (hosts down) or too many were refused.
  */
 function list(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
@@ -35,17 +42,29 @@ function nonNegative(value: string): number {
   return n;
 }
 
+function share(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1');
+  return n;
+}
+
 interface CommonFlags {
   judge: string;
+  api?: string;
+  callTimeout?: number;
+  maxAnswerBytes?: number;
+  label?: string;
   hosts?: string[];
   team: string[];
   chars?: string;
   trials?: number;
   view: ViewKind;
+  protocol: 'sbeval' | 'document';
   seed?: number;
   temperature: number;
   retries: number;
   maxTokens: number;
+  maxRefusalRate: number;
   concurrency?: number;
   retryFailed?: boolean;
   force?: boolean;
@@ -55,19 +74,23 @@ interface CommonFlags {
 }
 
 function commonOptions(command: Command): Command {
-  return command
-    .requiredOption('--judge <model>', 'the Ollama model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b)')
-    .option('--hosts <url,url>', 'Ollama hosts sharing the calls (default: the config\'s hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)', (v: string) => list(v))
+  // The API, call deadline and answer byte cap resolve as for every command that calls a model.
+  return addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
+    .requiredOption('--judge <model>', 'the model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b, gpt-4o)')
+    .option('--label <name>', 'the judge\'s folder name (default: the model name): keeps two settings of one model side by side')
+    .addOption(new Option('--protocol <protocol>', 'sbeval\'s protocol, or the document\'s taken literally (docs/judges.md)').choices(['sbeval', 'document']).default('sbeval'))
+    .option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai (default: the config\'s hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)', (v: string) => list(v))
     .option('--team <name>', 'only these teams (repeatable or comma-separated)', list, [])
     .option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L (default: the letters found)')
     .option('--trials <n>', 'only trials 1…n of each letter (default: every trial found)', int(1, 100_000))
-    .option('--seed <n>', 'seed of the first attempt; a retry k uses seed + k (default: the config\'s seed, else 6280)', int(-(2 ** 31), 2 ** 31 - 1))
+    .option('--seed <n>', 'seed of the first attempt (a retry k uses seed + k) and of the intervals (default: the config\'s seed, else 6280)', int(-(2 ** 31), 2 ** 31 - 1))
     .option('--temperature <t>', 'sampling temperature of the judge', nonNegative, 0)
     .option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', int(0, 20), 2)
-    .option('--max-tokens <n>', 'cap on the judge\'s answer (Ollama num_predict)', int(16, 1_000_000), 2048)
+    .option('--max-tokens <n>', 'cap on the judge\'s answer in tokens', int(16, 1_000_000), 2048)
+    .option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', share, DEFAULT_MAX_REFUSAL_RATE)
     .option('--concurrency <n>', 'calls in flight at once (default: one per host)', int(1, 1024))
     .option('--retry-failed', 'ask again the levels whose answers never parsed in an earlier run (with new seeds)')
-    .option('--force', 'replace results written with other settings (another judge model, view, rubric …)')
+    .option('--force', 'replace results this judge (--label) wrote with other settings')
     .option('--stall-timeout <s>', 'retry a call on another host when the host sends nothing for this long (0 = never)', nonNegative, DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000)
     .option('--max-attempts <n>', 'failed attempts (network errors, 5xx) before a call gives up', int(1, 1000), DEFAULT_POOL_SETTINGS.maxAttempts)
     .option('--json', 'progress and summary as JSON lines on stdout');
@@ -75,7 +98,7 @@ function commonOptions(command: Command): Command {
 
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
 function settingsFrom(root: string, flags: CommonFlags, command: string) {
-  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts }, { command });
+  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts, api: flags.api, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes }, { command });
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
     teams: config.teams,
@@ -84,6 +107,7 @@ function settingsFrom(root: string, flags: CommonFlags, command: string) {
   };
   const hosts = config.hosts;
   const judge: JudgeSettings = {
+    api: config.modelCalls.api,
     model: flags.judge,
     temperature: flags.temperature,
     seed: flags.seed ?? config.seed,
@@ -92,9 +116,9 @@ function settingsFrom(root: string, flags: CommonFlags, command: string) {
     concurrency: flags.concurrency ?? hosts.length,
     retryFailed: flags.retryFailed === true,
   };
-  // The API, call deadline and answer cap as every command resolves them (config `api`, `limits.callSeconds`, `limits.answerBytes`).
   const pool = withModelCalls({ ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } }, config.modelCalls);
-  return { config, filter, hosts, judge, pool };
+  const backend: BackendOptions = { hosts, pool };
+  return { config, filter, judge, backend, id: judgeId(flags.judge, flags.label) };
 }
 
 /** Ctrl-C / SIGTERM stop the calls in flight; what is answered is kept. */
@@ -110,102 +134,120 @@ function cancelOnSignals(onStop: () => void): { signal: AbortSignal; dispose: ()
   return { signal: controller.signal, dispose: () => (process.off('SIGINT', handler), process.off('SIGTERM', handler)) };
 }
 
-function countsLine(c: { ok: number; failed: number; cached: number; unfinished: number; calls: number }): string {
-  return `${c.ok} judged now, ${c.failed} refused after retries, ${c.cached} already done, ${c.unfinished} unfinished, ${c.calls} calls`;
+function failuresLine(f: FailureCounts, calls: number, cached: number): string {
+  const rate = f.refusalRate === null ? '–' : `${(100 * f.refusalRate).toFixed(1)} %`;
+  return `${f.judged} judged, ${f.refused} refused after retries, ${f.missing} missing (nothing to show), ${f.unfinished} unfinished; refusal rate ${rate}; ${calls} calls, ${cached} already done`;
 }
 
-export function registerJudgeCommands(program: Command): void {
-  const judge = program.command('judge').description('LLM judges beyond the ViT: a tiered rubric per level, an ordering of the teams\' levels');
+const interval = (i: Interval | null, digits: number) => (i ? ` [${i.low.toFixed(digits)}, ${i.high.toFixed(digits)}]` : '');
 
+/** Exit code and the reason to print: unfinished or stopped → 1; too many refusals → 1. */
+function finish(summary: { stopped: string | undefined; failures: FailureCounts }, maxRate: number, json: boolean): void {
+  const problem = refusalProblem(summary.failures, maxRate);
+  if (problem && !json) process.stderr.write(`error: ${problem}\n`);
+  if (summary.stopped || summary.failures.unfinished > 0 || problem) process.exitCode = 1;
+}
+
+async function withProgress<T>(stage: string, json: boolean, run: (display: ReturnType<typeof createProgressDisplay>, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const display = createProgressDisplay({ json });
+  const stop = cancelOnSignals(() => display.note(stage, 'interrupted: stopping the calls in flight (again to quit at once)'));
+  try {
+    return await run(display, stop.signal);
+  } finally {
+    stop.dispose();
+    display.close();
+  }
+}
+
+function registerRubric(judge: Command): void {
   commonOptions(
     judge
       .command('rubric')
-      .description('judge every level with the tiered rubric (100 → n×50 → n×25 → 0) into <root>/<team>/judge-rubric/<C>.json')
+      .description('judge every level with the tiered rubric (100 → n×50 → n×25 → 0) into <root>/<team>/judge-rubric/<judge>/<C>.json')
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
     .addOption(new Option('--view <view>', 'what the judge sees: the final image (vision models), the drop grid as text, or the level XML').choices([...VIEWS]).default('image'))
     .option('--rubric <file.yaml>', 'criteria per score level: a template with {letter} and/or per-letter rubrics (default: the shipped rubric for letter-shaped levels)')
+    .addOption(new Option('--low-tier <rule>', 'points per item met at the 25 level: n × 25 (the document\'s note) or n × 20 (its prompt)').choices(Object.keys(LOW_TIERS)).default('n25'))
+    .option('--prompt-template <file>', 'your own prompt (e.g. a paper\'s exact text) with {question} {answer} {criteria} … placeholders')
     .addHelpText(
       'after',
       `
-The judge answers <analysis>one line per item: "[50.1] met" …</analysis><score>0|25|50|75|100</score>.
-An answer without both tags, with more than a number in <score>, or with a score the rubric cannot give
-(e.g. 150, 60) is refused, kept with its reason, and asked again with the next seed (--retries).
-Temperature 0 and a fixed seed by default; every answer is journaled in <root>/.sbeval/judges/, so the
-same command resumes a killed run without asking anything twice. Calls: <root>/logs/judge-rubric_<time>.jsonl.
-Exit 0 when every level was judged or refused after its retries, 1 when some are unfinished (hosts down).
+The judge answers <analysis>…</analysis><score>0|25|50|75|100</score>. An answer without both tags, with
+more than a number in <score>, or with a score the rubric cannot give is refused, kept with its reason, and
+asked again with the next seed (--retries). A level with nothing to show and a level whose answers were all
+refused count 0 (the worst score) and stay in every mean. Every answer is journaled in <root>/.sbeval/judges/
+by the content it was asked about: the same command resumes a killed run without asking anything twice, and
+asks again about a level whose image or XML changed. Calls: <root>/logs/judge-rubric_<time>.jsonl.
 
 Example: sbeval judge rubric competition --judge llava:13b --hosts http://gpu1:11434 --chars A-Z`,
     )
-    .action(async (rootArg: string, flags: CommonFlags & { rubric?: string }) => {
+    .action(async (rootArg: string, flags: CommonFlags & { rubric?: string; lowTier: keyof typeof LOW_TIERS; promptTemplate?: string }) => {
       const root = resolve(rootArg);
-      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags, 'judge rubric');
+      const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge rubric');
       const rubric = loadRubric(flags.rubric === undefined ? undefined : resolve(flags.rubric));
-      const display = createProgressDisplay({ json: flags.json === true });
-      const stop = cancelOnSignals(() => display.note(RUBRIC_STAGE, 'interrupted: stopping the calls in flight (again to quit at once)'));
-      let summary: RubricJudgeSummary;
-      try {
-        summary = await runRubricJudge({ root, filter, view: flags.view, rubric, prefix: config.prefix, hosts, judge: settings, pool, force: flags.force === true }, display, stop.signal);
-      } finally {
-        stop.dispose();
-        display.close();
-      }
+      const template = flags.promptTemplate === undefined ? undefined : loadPromptTemplate(resolve(flags.promptTemplate));
+      const summary: RubricJudgeSummary = await withProgress(RUBRIC_STAGE, flags.json === true, (display, signal) =>
+        runRubricJudge({ root, filter, view: flags.view, rubric, protocol: flags.protocol, lowTier: LOW_TIERS[flags.lowTier], template, id, prefix: config.prefix, judge: settings, backend, force: flags.force === true }, display, signal),
+      );
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: RUBRIC_STAGE, ...summary.counts, noLevel: summary.noLevel, inconsistent: summary.inconsistent, files: summary.files, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
+        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: RUBRIC_STAGE, judge: id, ...summary.counts, failures: summary.failures, inconsistent: summary.inconsistent, teams: summary.teams, files: summary.files, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
       } else {
-        process.stdout.write(`${RUBRIC_STAGE}: ${countsLine(summary.counts)}; ${summary.noLevel} without a level (score 0)${summary.inconsistent > 0 ? `; ${summary.inconsistent} scores disagree with the judge's own item verdicts` : ''}\n`);
-        process.stdout.write(`  ${summary.files.length} letter file(s) in <team>/judge-rubric/; calls: ${summary.logFile}\n`);
+        process.stdout.write(`${RUBRIC_STAGE} (${id}): ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}${summary.inconsistent > 0 ? `; ${summary.inconsistent} scores disagree with the judge's own item verdicts` : ''}\n`);
+        for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} mean ${t.mean === null ? '–' : t.mean.toFixed(1)}${interval(t.interval, 1)}  (${t.levels} levels)\n`);
+        process.stdout.write(`  ${summary.files.length} letter file(s) in <team>/judge-rubric/${id}/; calls: ${summary.logFile}\n`);
         if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
       }
-      if (summary.stopped || summary.counts.unfinished > 0) process.exitCode = 1;
+      finish(summary, flags.maxRefusalRate, flags.json === true);
     });
+}
 
+function registerOrder(judge: Command): void {
   commonOptions(
     judge
       .command('order')
-      .description('order the teams\' levels per letter and trial (Assistant 1..4, ties allowed) into <root>/result/judge-order/<perspective>/')
+      .description('order the teams\' levels per letter and trial (Assistant 1..4, ties allowed) into <root>/result/judge-order/<judge>/<perspective>/')
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
     .addOption(new Option('--view <view>', 'what the judge sees: the final images (vision models), the drop grids as text, or the level XML').choices([...VIEWS]).default('image'))
-    .option('--reference <team>', 'the baseline team: win / tie / lose of every other team against it in metric.json')
+    .option('--reference <team>', 'the baseline team: in every group, and win / tie / lose of every other team against it in metric.json')
     .addOption(new Option('--perspective <name>', 'what the judge compares').choices(Object.keys(PERSPECTIVES)).default('general'))
+    .addOption(new Option('--rank-scores <scale>', 'rank → score: the document\'s table 10/7.5/5/2.5, or 10/rank as its compute script').choices([...RANK_SCORES]).default('table'))
     .addHelpText(
       'after',
       `
-Per letter and trial, up to 4 teams are one question ("Assistant 1" … "Assistant 4"); with more teams a
-seeded schedule of groups of 4 covers every pair of teams. Each group is asked twice, in a seeded order
-and in its reverse; the two answers are averaged and their disagreement is reported (position bias).
-Ranks score 10 / 7.5 / 5 / 2.5; tied assistants share a rank and its score; a team without a level for
-that letter and trial is ranked after the others. Outputs: metric.json, review.jsonl, ordering.txt,
-scores.csv, levels.csv, position-bias.json, settings.json.
+sbeval's protocol: per letter and trial, up to 4 teams are one question ("Assistant 1" … "Assistant 4"; more
+teams: a seeded schedule of groups of 4 covering every pair, each holding --reference when given); a group of
+m levels is asked m times, every team once in every position, and the answers are averaged. The document's
+protocol (--protocol document): every team in one question, asked once, the reference first; the first
+complete ordering is the answer; review.jsonl and questions.jsonl as the document's compute script reads them.
+A team without a level to show, and every team of a presentation whose answers were all refused, is ranked
+last. Outputs: metric.json, ordering.txt, scores.csv, levels.csv, summary.json, settings.json, and
+presentations.jsonl + position-bias.json (sbeval) or review.jsonl + questions.jsonl (document).
 
 Example: sbeval judge order competition --judge llava:13b --reference zero_shot`,
     )
-    .action(async (rootArg: string, flags: CommonFlags & { reference?: string; perspective: string }) => {
+    .action(async (rootArg: string, flags: CommonFlags & { reference?: string; perspective: string; rankScores: RankScores }) => {
       const root = resolve(rootArg);
-      const { config, filter, hosts, judge: settings, pool } = settingsFrom(root, flags, 'judge order');
+      const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge order');
       if (flags.reference === 'tie' || flags.reference === 'model') throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
-      const display = createProgressDisplay({ json: flags.json === true });
-      const stop = cancelOnSignals(() => display.note(ORDER_STAGE, 'interrupted: stopping the calls in flight (again to quit at once)'));
-      let summary: OrderJudgeSummary;
-      try {
-        summary = await runOrderJudge(
-          { root, filter, view: flags.view, perspective: flags.perspective, reference: flags.reference, prefix: config.prefix, hosts, judge: settings, pool, force: flags.force === true },
-          display,
-          stop.signal,
-        );
-      } finally {
-        stop.dispose();
-        display.close();
-      }
+      const summary: OrderJudgeSummary = await withProgress(ORDER_STAGE, flags.json === true, (display, signal) =>
+        runOrderJudge({ root, filter, view: flags.view, perspective: flags.perspective, reference: flags.reference, protocol: flags.protocol, rankScores: flags.rankScores, id, prefix: config.prefix, judge: settings, backend, force: flags.force === true }, display, signal),
+      );
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, ...summary.counts, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
+        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, judge: id, ...summary.counts, failures: summary.failures, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
       } else {
-        process.stdout.write(`${ORDER_STAGE}: ${summary.questions} questions; ${countsLine(summary.counts)}\n`);
-        for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`);
+        process.stdout.write(`${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`);
+        for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`);
         process.stdout.write(`  results: ${summary.outDir}; calls: ${summary.logFile}\n`);
         if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
       }
-      if (summary.stopped || summary.counts.unfinished > 0) process.exitCode = 1;
+      finish(summary, flags.maxRefusalRate, flags.json === true);
     });
+}
+
+export function registerJudgeCommands(program: Command): void {
+  const judge = program.command('judge').description('LLM judges beyond the ViT: a tiered rubric per level, an ordering of the teams\' levels');
+  registerRubric(judge);
+  registerOrder(judge);
 }

@@ -8,10 +8,12 @@ import { loadMetrics } from '../../survey/metrics.js';
 import { startSurveyServer } from '../../survey/server.js';
 import { confineWrites, guardWrite } from '../../../core/write-guard.js';
 import { removeDeadTemps, scanRoot } from '../../layout/root-guard.js';
+import { createInvites, inviteLink } from '../../survey/invites.js';
 
 /**
- * `sbeval survey build|serve|collect <root>`: a human rating survey of a competition's levels, its
- * page for raters on 127.0.0.1, and the aggregation of their answers (orchestrator/survey/).
+ * `sbeval survey build|invite|serve|collect <root>`: a human rating survey of a competition's levels,
+ * invitations for its raters, its page (on this machine or for remote raters), and the aggregation of
+ * their answers (orchestrator/survey/, docs/survey.md).
  */
 function int(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -25,14 +27,12 @@ function list(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
 }
 
-export function registerSurveyCommands(program: Command): void {
-  const survey = program.command('survey').description('human ratings of the levels: build a survey, serve it to raters, collect the answers');
-
+function registerBuild(survey: Command): void {
   survey
     .command('build')
     .description('a survey of the levels (all, or a seeded sample) into <root>/result/survey/')
     .argument('<root>', 'competition folder (levels and images from sbeval run)')
-    .option('--sample <n>', 'a seeded sample of n levels (default: every level)', int(1))
+    .option('--sample <n>', 'a seeded sample of n levels, spread evenly over team × letter (default: every level)', int(1))
     .option('--seed <n>', "seed of the sample and of each rater's item order (default: the config's seed, else 6280)", int(-(2 ** 31), 2 ** 31 - 1))
     .option('--metrics <file.yaml>', 'metrics and their instructions (default: looks like the letter, holds up, creative use of blocks)')
     .option('--prompts <dir>', 'folder of <team>.txt prompts to show as the history (the config\'s submissions are used when present)')
@@ -61,17 +61,40 @@ export function registerSurveyCommands(program: Command): void {
         promptsDir: flags.prompts === undefined ? undefined : resolve(flags.prompts),
         force: flags.force === true,
       });
-      process.stdout.write(`survey: ${built.items} of ${built.available} levels in ${built.file}\nserve it with: sbeval survey serve ${rootArg}${flags.out ? ` --out ${flags.out}` : ''}\n`);
+      const outFlag = flags.out ? ` --out ${flags.out}` : '';
+      process.stdout.write(`survey: ${built.items} of ${built.available} levels in ${built.file}\ninvite raters with: sbeval survey invite ${rootArg} <number of raters>${outFlag}\nserve it with: sbeval survey serve ${rootArg}${outFlag}\n`);
     });
+}
 
+function registerInvite(survey: Command): void {
+  survey
+    .command('invite')
+    .description('create invitation links for n raters (each an unguessable token; the survey keeps only their digests)')
+    .argument('<root>', 'competition folder')
+    .argument('<n>', 'number of raters to invite', int(1, 10_000))
+    .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
+    .option('--public-url <url>', 'the address raters open (default: http://127.0.0.1:<port>/ as `survey serve` prints it)')
+    .addHelpText('after', '\nPrints one link per rater: send each rater their own. The links are shown once; a lost link is replaced by\na new invitation. Raters can be invited while the survey is being served.')
+    .action(async (rootArg: string, n: number, flags: { out?: string; publicUrl?: string }) => {
+      const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
+      confineWrites(out);
+      const created = await createInvites(out, n);
+      for (const c of created) process.stdout.write(`${c.rater}\t${flags.publicUrl ? inviteLink(flags.publicUrl, c.token) : `<survey URL>#invite=${c.token}`}\n`);
+      if (!flags.publicUrl) process.stderr.write('put the URL `sbeval survey serve` prints in front of each #invite=…\n');
+    });
+}
+
+function registerServe(survey: Command): void {
   survey
     .command('serve')
-    .description('serve the survey to raters on 127.0.0.1 and print its URL (answers saved in <survey>/answers/)')
+    .description('serve the survey to invited raters and print its URL (answers saved in <survey>/answers/)')
     .argument('<root>', 'competition folder')
     .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
-    .option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', int(0, 65535), 0)
-    .addHelpText('after', '\nRaters open the URL, enter a rater id, and rate item after item; every click is saved on the server at once,\nso a reload or a later visit with the same id resumes where they left off. Stop with Ctrl-C.')
-    .action(async (rootArg: string, flags: { out?: string; port: number }) => {
+    .option('--host <address>', 'address to listen on: 127.0.0.1 (this machine), an interface\'s address, or 0.0.0.0 (every interface, with --public-url)', '127.0.0.1')
+    .option('--public-url <url>', 'the address raters open, e.g. behind a reverse proxy (its Host is then accepted)')
+    .option('--port <n>', 'port (0 = any free port)', int(0, 65535), 0)
+    .addHelpText('after', '\nRaters open their invite links (sbeval survey invite) and rate item after item; every click is saved on the\nserver at once, so a reload or a later visit resumes where they left off. Requests without a valid invitation\nare refused. Stop with Ctrl-C.')
+    .action(async (rootArg: string, flags: { out?: string; host: string; publicUrl?: string; port: number }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
       // No lock (cli/root-writers.ts), but the same write guard and the same sweep of temporaries left by killed processes as `run`.
       confineWrites(resolve(rootArg));
@@ -79,7 +102,7 @@ export function registerSurveyCommands(program: Command): void {
       // The survey folder is checked through the guard first: a link there would carry the sweep outside the root.
       const removed = existsSync(out) ? removeDeadTemps(scanRoot(guardWrite(out, { folder: true }))) : 0;
       if (removed > 0) process.stderr.write(`sbeval: removed ${removed} temporary file(s) left by an interrupted survey server\n`);
-      const server = await startSurveyServer({ out, port: flags.port });
+      const server = await startSurveyServer({ out, port: flags.port, host: flags.host, ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}) });
       process.stdout.write(`sbeval survey: ${server.url}\n`);
       process.stderr.write('press Ctrl-C to stop\n');
       await new Promise<void>((done) => {
@@ -88,7 +111,9 @@ export function registerSurveyCommands(program: Command): void {
       });
       await server.close();
     });
+}
 
+function registerCollect(survey: Command): void {
   survey
     .command('collect')
     .description('aggregate the answers per team × letter × metric, with Krippendorff\'s alpha and correlations with stability, similarity and the judges')
@@ -103,11 +128,22 @@ export function registerSurveyCommands(program: Command): void {
         process.stdout.write(`${JSON.stringify(result)}\n`);
         return;
       }
-      process.stdout.write(`survey collect: ${result.raters} rater(s), ${result.ratings} ratings${result.skipped.length ? `, ${result.skipped.length} skipped (see results.json)` : ''}\n`);
+      for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+      process.stdout.write(`survey collect: ${result.raters} rater(s), ${result.ratings} ratings, ${result.comments} comment(s)${result.skipped.length ? `, ${result.skipped.length} answers skipped (see results.json)` : ''}\n`);
+      const f = (v: number | null) => (v === null ? 'undefined' : v.toFixed(3));
       for (const a of result.agreement) {
-        const f = (v: number | null) => (v === null ? 'undefined' : v.toFixed(3));
-        process.stdout.write(`  ${a.metric.padEnd(16)} Krippendorff's alpha: interval ${f(a.interval)}, ordinal ${f(a.ordinal)} (${a.units} items rated by 2+ raters)\n`);
+        const ci = a.low === null ? '' : ` [${f(a.low)}, ${f(a.high)}]`;
+        process.stdout.write(`  ${a.metric.padEnd(16)} Krippendorff's alpha: interval ${f(a.interval)}${ci}, ordinal ${f(a.ordinal)} (${a.units} items rated by 2+ raters)\n`);
       }
+      for (const a of result.judges) process.stdout.write(`  ${a.a} vs ${a.b}: alpha ${f(a.alpha)}${a.interval ? ` [${f(a.interval.low)}, ${f(a.interval.high)}]` : ''} (${a.units} levels)\n`);
       process.stdout.write(`  files: ${result.files.join(', ')}\n`);
     });
+}
+
+export function registerSurveyCommands(program: Command): void {
+  const survey = program.command('survey').description('human ratings of the levels: build a survey, invite raters, serve it to them, collect the answers');
+  registerBuild(survey);
+  registerInvite(survey);
+  registerServe(survey);
+  registerCollect(survey);
 }
