@@ -117,6 +117,8 @@ interface Walk {
 
 const walks: Walk[] = [];
 let surveyWalk: Walk;
+/** The one rater's invitation token (`survey invite` prints it once). */
+let invitation: string;
 /** States of the competition kept for the targeted cases: after `run`, after `survey build`. */
 let ran: string;
 let built: string;
@@ -136,9 +138,9 @@ function linked(template: string, folder: string, name: string): { root: string;
   return { root, link, outside };
 }
 
-/** A rater's answer through the survey server; the HTTP status. */
+/** A rater's answer through the survey server, with the invitation `survey invite` printed; the HTTP status. */
 async function rate(url: string, metric: string, value: number): Promise<number> {
-  const response = await fetch(new URL('api/rater/rater-1/item-1', url), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { [metric]: value } }) });
+  const response = await fetch(new URL('api/me/item-1', url), { method: 'PUT', headers: { 'content-type': 'application/json', 'x-survey-token': invitation }, body: JSON.stringify({ values: { [metric]: value } }) });
   await response.text();
   return response.status;
 }
@@ -196,18 +198,28 @@ beforeAll(async () => {
   // The whole run, with traces, and what is built on it.
   const onTheRun = async () => {
     ran = await record('run', sources, (root) => ['run', root, '--model', vit, '--traces', '--workers', '1']);
-    await record('judge rubric', ran, (root) => ['judge', 'rubric', root, '--judge', JUDGE, ...hosts, '--retries', '0']);
-    await record('judge order', ran, (root) => ['judge', 'order', root, '--judge', JUDGE, ...hosts, '--view', 'grid', '--retries', '0']);
+    // The fake judge's answers are all refused ('I cannot tell.'): every write a judge makes (journal,
+    // refusal records, results) without depending on the parsers; --max-refusal-rate 1 keeps exit 0.
+    const judging = [...hosts, '--retries', '0', '--max-refusal-rate', '1'];
+    await record('judge rubric', ran, (root) => ['judge', 'rubric', root, '--judge', JUDGE, ...judging]);
+    await record('judge order', ran, (root) => ['judge', 'order', root, '--judge', JUDGE, '--view', 'grid', ...judging]);
     built = await record('survey build', ran, (root) => ['survey', 'build', root]);
+    // survey invite: its stdout holds the one rater's link, which the served copies accept.
+    const invited = copyOf(built, 'survey-invite');
+    const inviting = recorded(['survey', 'invite', invited, '1'], invited);
+    const invite = await inviting.child;
+    expect(invite.exitCode, String(invite.stderr)).toBe(0);
+    invitation = /#invite=([A-Za-z0-9_-]+)/.exec(String(invite.stdout))![1]!;
+    walks.push({ command: 'survey invite', template: built, args: (root) => ['survey', 'invite', root, '1'], folders: inviting.folders(), bytes: bytesWritten(built, invited) });
     // survey serve: a rater's answer is its one write.
-    const served = copyOf(built, 'survey-serve');
+    const served = copyOf(invited, 'survey-serve');
     const serve = recorded(['survey', 'serve', served], served);
     const url = await serveUrl(serve.child);
     const metric = surveyMetric(served);
     expect(await rate(url, metric.id, metric.value)).toBe(200);
     serve.child.kill('SIGTERM');
     await serve.child;
-    surveyWalk = { command: 'survey serve', template: built, args: (root) => ['survey', 'serve', root], folders: serve.folders(), bytes: bytesWritten(built, served) };
+    surveyWalk = { command: 'survey serve', template: invited, args: (root) => ['survey', 'serve', root], folders: serve.folders(), bytes: bytesWritten(invited, served) };
     await record('survey collect', served, (root) => ['survey', 'collect', root]);
   };
   await Promise.all([generation(), stages(), onTheRun()]);
@@ -227,7 +239,7 @@ describe('the folders each command writes, from its own writes', () => {
     expect(byCommand['survey serve']).toContain('result/survey/answers');
     for (const [command, folders] of Object.entries(byCommand)) expect(folders.length, command).toBeGreaterThan(0);
     expect(Object.keys(byCommand).sort()).toEqual(
-      ['convert', 'diversity', 'extract', 'generate', 'judge order', 'judge rubric', 'run', 'score', 'similarity', 'simulate', 'survey build', 'survey collect', 'survey serve'].sort(),
+      ['convert', 'diversity', 'extract', 'generate', 'judge order', 'judge rubric', 'run', 'score', 'similarity', 'simulate', 'survey build', 'survey collect', 'survey invite', 'survey serve'].sort(),
     );
   });
 });
@@ -322,7 +334,7 @@ describe("the red team's storage faults outside run (issue 23, case 7)", () => {
       const lines = faulted[i]!.stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
       expect(faulted[i]!.exitCode, faulted[i]!.stderr).toBe(2);
       expect(lines).toHaveLength(1);
-      const journal = new RegExp(`^sbeval: \\[storage\\] cannot write (${join(roots[i]!, '.sbeval', 'judges')}/[a-z-]+\\.jsonl): no space left on the device \\(ENOSPC\\) \\(free some space, then run the same command again: finished work is kept\\)$`).exec(lines[0]!)?.[1];
+      const journal = new RegExp(`^sbeval: \\[storage\\] cannot write (${join(roots[i]!, '.sbeval', 'judges')}/[a-z-]+/[a-z-]+\\.jsonl): no space left on the device \\(ENOSPC\\) \\(free some space, then run the same command again: finished work is kept\\)$`).exec(lines[0]!)?.[1];
       expect(journal, lines[0]).toBeDefined();
       // The refused line was cut off again: the journal holds whole lines only.
       expect(existsSync(journal!) ? readFileSync(journal!, 'utf8') : '').toBe('');
@@ -358,7 +370,7 @@ describe("the red team's storage faults outside run (issue 23, case 7)", () => {
   }, 300_000);
 
   it('survey serve removes the temporaries of killed processes at start, like run (a live process keeps its own)', async () => {
-    const root = copyOf(built, 'survey-serve-sweep');
+    const root = copyOf(surveyWalk.template, 'survey-serve-sweep');
     const answers = join(root, 'result', 'survey', 'answers');
     mkdirSync(answers, { recursive: true });
     const dead = execa(process.execPath, ['-e', '0']);
