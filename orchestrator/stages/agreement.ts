@@ -129,7 +129,8 @@ export interface AgreementOptions {
 export async function measureAgreement(options: AgreementOptions): Promise<Agreement> {
   const { engines, levels: jobs } = options;
   const damage = options.damage ?? 'contact-point';
-  const pool = new EnginePool({ ...options.pool, engines });
+  // A level fault is the measured engine's own answer here, not a claim for another engine to check.
+  const pool = new EnginePool({ referee: false, ...options.pool, engines });
   const run = poolRunner(pool);
   const results: LevelAgreement[] = new Array(jobs.length);
   let done = 0;

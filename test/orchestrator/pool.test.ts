@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
 import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
 import { stepsToSimulate } from '../../bridge/window.js';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { FAKE_LEVEL_XML, FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+
+/** A fake with sbeval's own rules (as the headless engine): its level faults are verdicts. */
+class RulesEngine extends FakeEngine {
+  readonly ownRules = true;
+}
 
 // A short window keeps the fakes quick: steps 0…19 with the capture (bridge/window.ts).
 const SETTINGS = { ...DEFAULT_SIMULATION, windowSteps: 5 };
@@ -169,17 +175,94 @@ describe('engine pool', () => {
     });
   }
 
-  it('fails a level error at once without retrying and keeps the engine', async () => {
-    const engine = new FakeEngine('e0', ['level-error', 'ok']);
+  it('fails a level error of an engine with sbeval\'s own rules at once, without retrying, and keeps the engine', async () => {
+    const engine = new RulesEngine('e0', ['level-error', 'ok']);
     const other = new FakeEngine('e1');
     const pool = new EnginePool({ engines: [engine, other] });
     const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
     expect(error.kind).toBe('level');
     expect(error.message).toBe('BAD: unknown block type');
+    expect(error.detail).toBeUndefined();
     expect(error.attempts).toHaveLength(1);
     expect(other.jobs).toEqual([]);
     await pool.run({ job: job('L1'), sink: new RecordingSink() });
     expect(pool.health().find((h) => h.engineId === 'e0')?.consecutiveFailures).toBe(0);
+    await pool.close();
+  });
+
+  it('checks a level fault claimed by an engine without sbeval\'s rules on another engine, and discredits the claimer when that one runs the level', async () => {
+    const claimer = new FakeEngine('claimer', ['level-error']);
+    const other = new FakeEngine('other');
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [claimer, other], onEvent, maxAttempts: 1, referee: () => Promise.reject(new Error('no referee is needed here')) });
+    const sink = new RecordingSink();
+    const result = await pool.run({ job: job('L0'), sink });
+    expect(result.engineId).toBe('other');
+    expect(result.attempts.map((a) => [a.engineId, a.failure?.kind])).toEqual([
+      ['claimer', 'level-claim'],
+      ['other', undefined],
+    ]);
+    expect(sink.steps).toEqual(allSteps);
+    expect(events).toContainEqual({ type: 'engine-discredited', engineId: 'claimer', reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/) });
+    expect(pool.isDiscredited('claimer')).toBe(true);
+    expect(pool.isDiscredited('other')).toBe(false);
+    expect(pool.health().map((h) => h.engineId)).toEqual(['other']);
+    expect(claimer.closeCalls).toBe(1);
+    await pool.close();
+  });
+
+  it('with no other engine, hands a claimed level fault to the referee: its verdict is the reason, the claim the detail', async () => {
+    const claimer = new FakeEngine('claimer', ['level-error']);
+    const { events, onEvent } = collect();
+    const referees: HeadlessEngine[] = [];
+    const referee = async () => {
+      const engine = new HeadlessEngine(`referee-${referees.length}`);
+      referees.push(engine);
+      return engine;
+    };
+    const pool = new EnginePool({ engines: [claimer], onEvent, maxAttempts: 1, referee });
+    // A level sbeval's rules cannot load either: the job fails with the rules' reason, not the claim's text.
+    const unknown = FAKE_LEVEL_XML.replace('type="RectSmall"', 'type="RectHuge"');
+    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).catch((e: unknown) => e as Error);
+    const error = await rejection(pool.run({ job: { ...job('BAD'), xml: unknown }, sink: new RecordingSink() }));
+    expect(error.kind).toBe('level');
+    expect(error.message).toBe(expected.message);
+    expect(error.message).not.toMatch(/claimer|BAD: unknown block type/);
+    expect(error.detail).toBe('engine claimer said: BAD: unknown block type');
+    expect(error.attempts.map((a) => [a.engineId, a.failure?.kind])).toEqual([
+      ['claimer', 'level-claim'],
+      ['referee-0', 'level'],
+    ]);
+    // The claim held: the claimer stays; the referee is not one of the pool's engines.
+    expect(pool.isDiscredited('claimer')).toBe(false);
+    expect(pool.health().map((h) => h.engineId)).toEqual(['claimer']);
+    expect(pool.size).toBe(1);
+
+    // A level the rules run: the referee's stream is the result, and the claimer lied.
+    const sink = new RecordingSink();
+    const result = await pool.run({ job: job('L1'), sink });
+    expect(result.engineId).toBe('referee-0');
+    expect(sink.steps).toEqual(allSteps);
+    expect(pool.isDiscredited('claimer')).toBe(true);
+    expect(events.filter((e) => e.type === 'engine-discredited').map((e) => (e as { engineId: string }).engineId)).toEqual(['claimer']);
+    expect(referees).toHaveLength(1); // made once, on first need
+    await pool.close();
+  });
+
+  it('without a referee, a claimed level fault fails the job as the engine said (one engine measured on its own)', async () => {
+    const pool = new EnginePool({ engines: [new FakeEngine('unity-like', ['level-error'])], referee: false });
+    const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
+    expect([error.kind, error.message]).toEqual(['level', 'BAD: unknown block type']);
+    expect(pool.isDiscredited('unity-like')).toBe(false);
+    await pool.close();
+  });
+
+  it('discredits an engine that streams garbage', async () => {
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [new FakeEngine('bad', ['garbage-bodies']), new FakeEngine('good')], onEvent });
+    await pool.run({ job: job('L0'), sink: new RecordingSink() });
+    expect(pool.isDiscredited('bad')).toBe(true);
+    expect(events.some((e) => e.type === 'engine-discredited' && e.engineId === 'bad')).toBe(true);
     await pool.close();
   });
 
