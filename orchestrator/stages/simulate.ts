@@ -25,7 +25,7 @@ import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, PoolJobError, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { EnginePool, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**
@@ -40,8 +40,11 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  * settings; a cached level whose XML and settings are unchanged (and whose image exists) is not run
  * again. A character's JSON is (re)written from the caches once all its levels are done. A level that
  * cannot be loaded is recorded with its reason in `<root>/logs/stability_log_<ISO>.txt` and left out
- * of the JSON (the scoring script counts a missing trial as 0).
+ * of the JSON (the scoring script counts a missing trial as 0). A level whose trials ran on an engine
+ * the pool later discredits (retired for a lie) loses its image and cache and runs again (up to
+ * `RUNS_PER_LEVEL` times; then it is unfinished: orchestrator/pool/result-ledger.ts).
  */
+const RUNS_PER_LEVEL = 3;
 export interface SimulateOptions {
   root: string;
   filter?: StageFilter;
@@ -92,9 +95,11 @@ export function engineRunner(engine: Engine): TrialRunner {
   return (job, makeSink) => engine.run(job, makeSink());
 }
 
-export function poolRunner(pool: EnginePool): TrialRunner {
+/** Trials on the pool; `onEngine` hears which engine gave each one (orchestrator/pool/result-ledger.ts). */
+export function poolRunner(pool: EnginePool, onEngine?: (engineId: string) => void): TrialRunner {
   return async (job, makeSink) => {
-    await pool.run({ job, sink: () => makeSink() });
+    const result = await pool.run({ job, sink: () => makeSink() });
+    onEngine?.(result.engineId);
   };
 }
 
@@ -279,28 +284,30 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     : undefined;
   const pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
   let unfinished = 0;
+  const ledger = new ResultLedger(pool);
 
   // The first storage fault stops every worker (no more levels are started) and then the stage.
   let fault: StorageError | undefined;
   try {
-    const runner = pool ? poolRunner(pool) : undefined;
+    let queue: TrialFile[] = todo;
     let next = 0;
     const worker = async (): Promise<void> => {
       for (;;) {
         if (fault) return;
         if (options.signal?.aborted) return;
-        const level = todo[next++];
-        if (!level || !runner) return;
+        const level = queue[next++];
+        if (!level || !pool) return;
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
         const xml = readFileSync(level.path, 'utf8');
         const xmlSha256 = sha256(xml);
         const cacheFile = paths.cache(level);
+        const images = paths.images(level);
         try {
-          const result = await evaluateLevel(runner, label, xml, { trials, damage, rule, capture: true, rawImages });
-          const images = paths.images(level);
+          const result = await evaluateLevel(poolRunner(pool, (engineId) => ledger.used(label, engineId)), label, xml, { trials, damage, rule, capture: true, rawImages });
           if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
           await writeFileAtomic(images.png, result.png);
           if (rawImages && result.raw) await writeFileAtomic(images.raw, result.raw);
+          ledger.wrote(label, images.png, ...(rawImages && result.raw ? [images.raw] : []));
           const entry: CachedLevel = {
             format: 1,
             xmlSha256,
@@ -310,8 +317,12 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
           // The cache is not fsynced: the image it vouches for already is (written and synced above,
           // before this file exists), and after a machine crash a torn or empty cache does not parse
           // (readCache), so the level is simply run again. Saves one disk flush per level.
-          await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable: false });
-          cached.set(level.path, entry);
+          // Nothing is cached from an engine discredited meanwhile: the level runs again.
+          if (ledger.trusted(label)) {
+            await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable: false });
+            ledger.wrote(label, cacheFile);
+            cached.set(level.path, entry);
+          }
           log.trial(level.team, level.character, level.file, { ok: true });
           progress.tick('simulate', 'ok', label);
         } catch (error) {
@@ -325,13 +336,15 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
           const levelError = isLevelError(error);
           if (levelError) {
             // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
-            const images = paths.images(level);
             await rm(images.png, { force: true });
             await rm(images.raw, { force: true });
-            // Deterministic: the same XML fails the same way, so the verdict is cached too.
+            // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
             const entry: CachedLevel = { format: 1, xmlSha256, settings: digest, outcome: { ok: false, reason } };
-            await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
-            cached.set(level.path, entry);
+            if (ledger.trusted(label)) {
+              await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
+              ledger.wrote(label, cacheFile);
+              cached.set(level.path, entry);
+            }
           } else unfinished += 1;
           log.trial(level.team, level.character, level.file, { ok: false, reason });
           progress.tick('simulate', 'failed', label, reason);
@@ -339,10 +352,25 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       }
     };
     const parallel = levelsToKeepBusy(engines);
-    await Promise.all(Array.from({ length: Math.min(parallel, todo.length) }, () => worker()));
+    for (let run = 1; queue.length > 0 && !fault; run += 1) {
+      await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
+      await ledger.settle();
+      // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
+      const tainted = new Set(ledger.takeTainted());
+      const again = todo.filter((level) => tainted.has(`${level.team}/${level.character}/${trialBaseName(level.file)}`));
+      for (const level of again) cached.delete(level.path);
+      if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
+      if (run >= RUNS_PER_LEVEL) {
+        unfinished += again.length;
+        break;
+      }
+      queue = again;
+      next = 0;
+    }
     if (fault) throw fault;
   } finally {
     closing = true;
+    ledger.close();
     await pool?.close();
     if (ownEngines) await Promise.all(engines.map((e) => e.close()));
     progress.end('simulate');

@@ -6,6 +6,7 @@ import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/poo
 import { Collected } from '../bridge/collect.js';
 import { goldenLevel, job } from '../bridge/levels.js';
 import { RawClient } from '../bridge/raw-client.js';
+import { CLAIM } from './helpers/claim-text.js';
 
 /**
  * "No engine decides alone" (issue 22, case 5) over a real WebSocket: a token holder that answers every
@@ -14,7 +15,7 @@ import { RawClient } from '../bridge/raw-client.js';
  * sbeval's rules give (the claim kept as detail), and a claim the referee's run refutes discredits the
  * liar: it is retired and its connection closed.
  */
-const LIE = 'the moon is in the wrong phase';
+const LIE = CLAIM;
 
 let cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

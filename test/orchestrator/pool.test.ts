@@ -223,7 +223,7 @@ describe('engine pool', () => {
     const pool = new EnginePool({ engines: [claimer], onEvent, maxAttempts: 1, referee });
     // A level sbeval's rules cannot load either: the job fails with the rules' reason, not the claim's text.
     const unknown = FAKE_LEVEL_XML.replace('type="RectSmall"', 'type="RectHuge"');
-    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).catch((e: unknown) => e as Error);
+    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).then(() => new Error('the level loaded'), (e: unknown) => e as Error);
     const error = await rejection(pool.run({ job: { ...job('BAD'), xml: unknown }, sink: new RecordingSink() }));
     expect(error.kind).toBe('level');
     expect(error.message).toBe(expected.message);

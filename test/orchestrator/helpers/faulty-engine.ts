@@ -5,16 +5,22 @@
  * - `die`: streams `loaded` and part of the frames, then the process exits (a crash mid-level);
  * - `stall`: streams part of the level, then goes silent for good while staying connected;
  * - `garbage`: answers its first `load` with bytes that are not a protocol message;
+ * - `claim`: from its N-th level on, answers every `load` with `error {fault: "level"}` and a text of
+ *   its own (`CLAIM`), whatever the level;
+ * - `sly`: before its N-th level, streams the level as if nothing moved (the body table, frames that
+ *   hold every body where it was loaded, the real capture: a stream the orchestrator cannot tell from
+ *   a level at rest), then claims as `claim` does;
  * - `ok`: a healthy engine.
  *
  * Usage: node --import tsx faulty-engine.ts <url> <token> <instance> <mode> <n>
  */
 import WebSocket from 'ws';
 import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
-import type { BodyInfo, FrameBatch, SimEvent } from '../../../bridge/frames.js';
+import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { PROTOCOL_VERSION, decodeMessage, encodeMessage } from '../../../bridge/protocol.js';
 import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
+import { CLAIM } from './claim-text.js';
 
 const [url, token, instance, mode, nth] = process.argv.slice(2) as [string, string, string, string, string];
 const misbehaveOn = Number(nth);
@@ -30,6 +36,8 @@ class FaultyEngine implements Engine {
 
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     this.count += 1;
+    if ((mode === 'claim' || mode === 'sly') && this.count >= misbehaveOn) throw Object.assign(new Error(CLAIM), { levelError: true });
+    if (mode === 'sly') return this.frozen(job, sink, signal);
     if (mode === 'ok' || this.count !== misbehaveOn) return this.inner.run(job, sink, signal);
     // Compute the real stream, then deliver only its beginning.
     const calls: Call[] = [];
@@ -57,6 +65,27 @@ class FaultyEngine implements Engine {
     if (mode === 'die') process.exit(3);
     // stall: silent for good (heartbeats continue: the connection looks alive).
     await new Promise(() => {});
+  }
+
+  /** The real body table and capture, and frames in which no body ever leaves its start (at rest, no events). */
+  private async frozen(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
+    let start: Float32Array | undefined;
+    await this.inner.run(
+      job,
+      {
+        loaded: (bodies, dt) => sink.loaded(bodies, dt),
+        frames: (batch) => {
+          const row = batch.bodyCount * FIELD_COUNT;
+          start ??= batch.states.slice(0, row);
+          const states = new Float32Array(batch.states.length);
+          for (let s = 0; s < batch.stepCount; s += 1) states.set(start, s * row);
+          sink.frames({ ...batch, states, alive: new Uint8Array(batch.alive.length).fill(1) });
+        },
+        events: () => {},
+        capture: (result) => sink.capture(result),
+      },
+      signal,
+    );
   }
 
   close(): Promise<void> {
