@@ -17,7 +17,9 @@ import {
   combineTrials,
   needsAnotherTrial,
   type LevelStability,
+  type ObjectMeasure,
   type StabilityRule,
+  type TrialMeasure,
   type TrialStability,
 } from '../../scoring/stability.js';
 import { SbevalError, describeError } from '../../core/errors.js';
@@ -72,10 +74,10 @@ export interface LevelEvaluation {
   /** Trial 1's image (when asked for). */
   png?: Uint8Array;
   raw?: Uint8Array;
-  /** The last trial's per-object details and events (for `sbeval level`). */
-  details: ReturnType<StabilityTracker['details']>;
-  /** Every trial's per-object details, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
-  detailsByTrial: Array<ReturnType<StabilityTracker['details']>>;
+  /** The last trial's counted objects (start, last position, displacement) and events (for `sbeval level`). */
+  details: ObjectMeasure[];
+  /** Every trial's step numbers and bodies, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
+  measures: TrialMeasure[];
   events: SimEvent[];
 }
 
@@ -111,7 +113,7 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
   let raw: Uint8Array | undefined;
   let bodies: BodyInfo[] = [];
   let details: LevelEvaluation['details'] = [];
-  const detailsByTrial: LevelEvaluation['detailsByTrial'] = [];
+  const measures: TrialMeasure[] = [];
   let events: SimEvent[] = [];
   while (needsAnotherTrial(trials, options.trials)) {
     const trial = trials.length + 1;
@@ -145,10 +147,10 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
     if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
     trials.push(tracker.result());
     details = tracker.details();
-    detailsByTrial.push(details);
+    measures.push(tracker.measure());
     events = trialEvents;
   }
-  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, detailsByTrial, events };
+  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, measures, events };
   if (png) evaluation.png = png;
   if (raw) evaluation.raw = raw;
   return evaluation;
