@@ -37,7 +37,7 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.progress.start('simulate', toSimulate + cached);
   for (let i = 0; i < cached; i += 1) ctx.progress.tick('simulate', 'skipped');
   ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, cached, toSimulate });
-  if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress);
+  if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
   await runLevels(ctx, competition, todo, digest);
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
