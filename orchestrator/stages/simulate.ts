@@ -237,6 +237,76 @@ class LevelPaths {
   }
 }
 
+/** A level's id in jobs, logs and the ledger: `<team>/<C>/<name>`. */
+function levelLabel(file: TrialFile): string {
+  return `${file.team}/${file.character}/${trialBaseName(file.file)}`;
+}
+
+/** What `simulateLevel` needs from its stage run. */
+interface LevelWork {
+  pool: EnginePool;
+  ledger: ResultLedger;
+  paths: LevelPaths;
+  digest: string;
+  evaluation: LevelEvaluationOptions;
+  log: StageLog;
+  progress: ProgressSink;
+  /** Levels with a result (cached or made now), by XML path. */
+  cached: Map<string, CachedLevel>;
+}
+
+/**
+ * Runs one level on the pool and records it: its image and cache entry (unless an engine of it was
+ * discredited meanwhile: orchestrator/pool/result-ledger.ts), or its verdict when sbeval's rules say
+ * it cannot run. `unfinished`: engines failed it (a rerun may finish it); a storage fault stops the stage.
+ */
+async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | 'unfinished' | StorageError> {
+  const { ledger, paths, log, progress, cached } = work;
+  const label = levelLabel(file);
+  const xml = readFileSync(file.path, 'utf8');
+  const xmlSha256 = sha256(xml);
+  const cacheFile = paths.cache(file);
+  const images = paths.images(file);
+  const record = async (entry: CachedLevel, durable: boolean) => {
+    // Nothing is cached from an engine discredited meanwhile: the level runs again.
+    if (!ledger.trusted(label)) return;
+    await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable });
+    ledger.wrote(label, cacheFile);
+    cached.set(file.path, entry);
+  };
+  try {
+    const result = await evaluateLevel(poolRunner(work.pool, (engineId) => ledger.used(label, engineId)), label, xml, work.evaluation);
+    if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
+    await writeFileAtomic(images.png, result.png);
+    const raw = work.evaluation.rawImages && result.raw;
+    if (raw) await writeFileAtomic(images.raw, raw);
+    ledger.wrote(label, images.png, ...(raw ? [images.raw] : []));
+    // The cache is not fsynced: the image it vouches for already is (written and synced above,
+    // before this file exists), and after a machine crash a torn or empty cache does not parse
+    // (readCache), so the level is simply run again. Saves one disk flush per level.
+    await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: true, ...result.stability, trials: result.trials } }, false);
+    log.trial(file.team, file.character, file.file, { ok: true });
+    progress.tick('simulate', 'ok', label);
+    return 'ok';
+  } catch (error) {
+    // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
+    const storage = storageFault(error);
+    if (storage) return storage;
+    const reason = describeError(error);
+    const levelError = isLevelError(error);
+    if (levelError) {
+      // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
+      await rm(images.png, { force: true });
+      await rm(images.raw, { force: true });
+      // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
+      await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: false, reason } }, true);
+    }
+    log.trial(file.team, file.character, file.file, { ok: false, reason });
+    progress.tick('simulate', 'failed', label, reason);
+    return levelError ? 'ok' : 'unfinished';
+  }
+}
+
 export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
   const root = options.root;
   const trials = options.trials ?? OFFICIAL_TRIALS;
@@ -293,63 +363,18 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   try {
     let queue: TrialFile[] = todo;
     let next = 0;
+    const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
     const worker = async (): Promise<void> => {
       for (;;) {
         if (fault) return;
         if (options.signal?.aborted) return;
-        const level = queue[next++];
-        if (!level || !pool) return;
-        const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
-        const xml = readFileSync(level.path, 'utf8');
-        const xmlSha256 = sha256(xml);
-        const cacheFile = paths.cache(level);
-        const images = paths.images(level);
-        try {
-          const result = await evaluateLevel(poolRunner(pool, (engineId) => ledger.used(label, engineId)), label, xml, { trials, damage, rule, capture: true, rawImages });
-          if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
-          await writeFileAtomic(images.png, result.png);
-          if (rawImages && result.raw) await writeFileAtomic(images.raw, result.raw);
-          ledger.wrote(label, images.png, ...(rawImages && result.raw ? [images.raw] : []));
-          const entry: CachedLevel = {
-            format: 1,
-            xmlSha256,
-            settings: digest,
-            outcome: { ok: true, ...result.stability, trials: result.trials },
-          };
-          // The cache is not fsynced: the image it vouches for already is (written and synced above,
-          // before this file exists), and after a machine crash a torn or empty cache does not parse
-          // (readCache), so the level is simply run again. Saves one disk flush per level.
-          // Nothing is cached from an engine discredited meanwhile: the level runs again.
-          if (ledger.trusted(label)) {
-            await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable: false });
-            ledger.wrote(label, cacheFile);
-            cached.set(level.path, entry);
-          }
-          log.trial(level.team, level.character, level.file, { ok: true });
-          progress.tick('simulate', 'ok', label);
-        } catch (error) {
-          // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
-          const storage = storageFault(error);
-          if (storage) {
-            fault ??= storage;
-            return;
-          }
-          const reason = describeError(error);
-          const levelError = isLevelError(error);
-          if (levelError) {
-            // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
-            await rm(images.png, { force: true });
-            await rm(images.raw, { force: true });
-            // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
-            const entry: CachedLevel = { format: 1, xmlSha256, settings: digest, outcome: { ok: false, reason } };
-            if (ledger.trusted(label)) {
-              await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
-              ledger.wrote(label, cacheFile);
-              cached.set(level.path, entry);
-            }
-          } else unfinished += 1;
-          log.trial(level.team, level.character, level.file, { ok: false, reason });
-          progress.tick('simulate', 'failed', label, reason);
+        const file = queue[next++];
+        if (!file || !pool) return;
+        const done = await simulateLevel(file, work);
+        if (done === 'unfinished') unfinished += 1;
+        else if (done !== 'ok') {
+          fault ??= done;
+          return;
         }
       }
     };
@@ -359,7 +384,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       await ledger.settle();
       // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
       const tainted = new Set(ledger.takeTainted());
-      const again = todo.filter((level) => tainted.has(`${level.team}/${level.character}/${trialBaseName(level.file)}`));
+      const again = todo.filter((file) => tainted.has(levelLabel(file)));
       for (const level of again) cached.delete(level.path);
       if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
       if (run >= RUNS_PER_LEVEL) {
