@@ -6,7 +6,7 @@ import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/poo
 import { Collected } from '../bridge/collect.js';
 import { goldenLevel, job } from '../bridge/levels.js';
 import { RawClient } from '../bridge/raw-client.js';
-import { CLAIM } from './helpers/claim-text.js';
+import { CLAIM } from './helpers/lies.js';
 
 /**
  * "No engine decides alone" (issue 22, case 5) over a real WebSocket: a token holder that answers every

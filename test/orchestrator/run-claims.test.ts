@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
-import { CLAIM } from './helpers/claim-text.js';
+import { CLAIM } from './helpers/lies.js';
 import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
 /**

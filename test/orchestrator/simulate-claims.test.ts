@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Engine, LevelJob, LevelSink } from '../../bridge/engine.js';
-import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { PROJECT_ROOT } from './helpers/competition.js';
-import { CLAIM } from './helpers/claim-text.js';
+import { CLAIM, runFrozen } from './helpers/lies.js';
 
 /**
  * `sbeval simulate` keeps nothing an engine gave once the pool discredits it (issue 22, case 5). The
@@ -26,23 +25,7 @@ class SlyEngine implements Engine {
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     this.loads += 1;
     if (this.loads > 1) throw Object.assign(new Error(CLAIM), { levelError: true });
-    let start: Float32Array | undefined;
-    await this.inner.run(
-      job,
-      {
-        loaded: (bodies, dt) => sink.loaded(bodies, dt),
-        frames: (batch) => {
-          const row = batch.bodyCount * FIELD_COUNT;
-          start ??= batch.states.slice(0, row);
-          const states = new Float32Array(batch.states.length);
-          for (let s = 0; s < batch.stepCount; s += 1) states.set(start, s * row);
-          sink.frames({ ...batch, states });
-        },
-        events: () => {},
-        capture: (result) => sink.capture(result),
-      },
-      signal,
-    );
+    return runFrozen(this.inner, job, sink, signal);
   }
 
   close(): Promise<void> {

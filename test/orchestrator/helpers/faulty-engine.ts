@@ -16,11 +16,11 @@
  */
 import WebSocket from 'ws';
 import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../../bridge/frames.js';
+import type { BodyInfo, FrameBatch, SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { PROTOCOL_VERSION, decodeMessage, encodeMessage } from '../../../bridge/protocol.js';
 import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
-import { CLAIM } from './claim-text.js';
+import { CLAIM, runFrozen } from './lies.js';
 
 const [url, token, instance, mode, nth] = process.argv.slice(2) as [string, string, string, string, string];
 const misbehaveOn = Number(nth);
@@ -37,7 +37,7 @@ class FaultyEngine implements Engine {
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     this.count += 1;
     if ((mode === 'claim' || mode === 'sly') && this.count >= misbehaveOn) throw Object.assign(new Error(CLAIM), { levelError: true });
-    if (mode === 'sly') return this.frozen(job, sink, signal);
+    if (mode === 'sly') return runFrozen(this.inner, job, sink, signal);
     if (mode === 'ok' || this.count !== misbehaveOn) return this.inner.run(job, sink, signal);
     // Compute the real stream, then deliver only its beginning.
     const calls: Call[] = [];
@@ -65,27 +65,6 @@ class FaultyEngine implements Engine {
     if (mode === 'die') process.exit(3);
     // stall: silent for good (heartbeats continue: the connection looks alive).
     await new Promise(() => {});
-  }
-
-  /** The real body table and capture, and frames in which no body ever leaves its start (at rest, no events). */
-  private async frozen(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
-    let start: Float32Array | undefined;
-    await this.inner.run(
-      job,
-      {
-        loaded: (bodies, dt) => sink.loaded(bodies, dt),
-        frames: (batch) => {
-          const row = batch.bodyCount * FIELD_COUNT;
-          start ??= batch.states.slice(0, row);
-          const states = new Float32Array(batch.states.length);
-          for (let s = 0; s < batch.stepCount; s += 1) states.set(start, s * row);
-          sink.frames({ ...batch, states, alive: new Uint8Array(batch.alive.length).fill(1) });
-        },
-        events: () => {},
-        capture: (result) => sink.capture(result),
-      },
-      signal,
-    );
   }
 
   close(): Promise<void> {
