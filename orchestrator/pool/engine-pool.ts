@@ -54,6 +54,8 @@ const DEFAULTS = {
 
 interface Member {
   engine: Engine;
+  /** The pool's own number for it, unique over the pool's life (an engine id can come back: a bridge engine reconnecting under its name, a fleet's replacement). */
+  serial: number;
   /** The referee: runs only jobs whose level fault claims need checking (`EnginePoolOptions.referee`). */
   referee: boolean;
   slot: number | undefined;
@@ -83,7 +85,7 @@ interface Pending {
   tried: Set<string>;
   avoid: Set<string>;
   /** Level faults engines without sbeval's rules claimed for this job (the job never goes back to them). */
-  claims: Array<{ engineId: string; reason: string }>;
+  claims: Array<{ engineId: string; serial: number; reason: string }>;
   resolve: (result: PoolRunResult) => void;
   reject: (error: unknown) => void;
   /** Ends the running attempt (set while one runs). */
@@ -143,7 +145,8 @@ export class EnginePool {
   private readonly refereeFactory: (() => Promise<Engine>) | undefined;
   private refereeStarting = false;
   private readonly listeners = new Set<(event: PoolEvent) => void>();
-  private readonly discreditedIds = new Set<string>();
+  private readonly discredited = new Set<number>();
+  private nextSerial = 0;
   private replacementsLeft: number;
   private replacementsInFlight = 0;
   private closing = false;
@@ -199,9 +202,9 @@ export class EnginePool {
     return this.members.filter((m) => !m.retired && !m.referee).length;
   }
 
-  /** Whether the engine's word was proven false (it was retired for it): nothing it gave may be kept. */
-  isDiscredited(engineId: string): boolean {
-    return this.discreditedIds.has(engineId);
+  /** Whether the engine with this serial (`PoolRunResult.engineSerial`) was proven false: nothing it gave may be kept. */
+  isDiscredited(engineSerial: number): boolean {
+    return this.discredited.has(engineSerial);
   }
 
   /** Also tells `listener` every pool event (after `onEvent`); returns the function that stops it. */
@@ -301,6 +304,7 @@ export class EnginePool {
   private addMember(engine: Engine, slot: number | undefined, generation: number, referee = false): void {
     const member: Member = {
       engine,
+      serial: this.nextSerial++,
       referee,
       slot,
       generation,
@@ -389,7 +393,8 @@ export class EnginePool {
    * An engine without sbeval's rules said the job's level cannot run: run it again elsewhere (another
    * engine, else the referee), never on the claimer. Without a referee the claim fails the job as said.
    */
-  private checkClaim(pending: Pending, engineId: string, attempt: number, outcome: Outcome): void {
+  private checkClaim(pending: Pending, member: Member, attempt: number, outcome: Outcome): void {
+    const engineId = member.engine.id;
     if (this.closing) {
       this.fail(pending, 'cancelled', `${pending.levelId}: the engine pool closed`, outcome.cause, claimsDetail(pending));
       return;
@@ -399,7 +404,7 @@ export class EnginePool {
       this.pump();
       return;
     }
-    pending.claims.push({ engineId, reason: outcome.reason });
+    pending.claims.push({ engineId, serial: member.serial, reason: outcome.reason });
     this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine` });
     this.queue.unshift(pending);
     this.pump();
@@ -409,17 +414,17 @@ export class EnginePool {
   /** The job ran on `engineId` although engines had claimed its level cannot run: each claimer lied. */
   private refuteClaims(pending: Pending, engineId: string): void {
     for (const claim of pending.claims) {
-      this.discredit(claim.engineId, `engine ${claim.engineId} said level ${pending.levelId} cannot run (${claim.reason}), but engine ${engineId} ran it`);
+      const claimer = this.members.find((m) => m.serial === claim.serial);
+      if (claimer) this.discredit(claimer, `engine ${claim.engineId} said level ${pending.levelId} cannot run (${claim.reason}), but engine ${engineId} ran it`);
     }
   }
 
   /** The engine's word was proven false: it is retired, and callers are told to drop what it gave. */
-  private discredit(engineId: string, reason: string): void {
-    if (this.discreditedIds.has(engineId)) return;
-    this.discreditedIds.add(engineId);
-    this.emit({ type: 'engine-discredited', engineId, reason });
-    const member = this.members.find((m) => m.engine.id === engineId && !m.retired);
-    if (member) this.retire(member, reason);
+  private discredit(member: Member, reason: string): void {
+    if (this.discredited.has(member.serial)) return;
+    this.discredited.add(member.serial);
+    this.emit({ type: 'engine-discredited', engineId: member.engine.id, engineSerial: member.serial, reason });
+    if (!member.retired) this.retire(member, reason);
   }
 
   private startAttempt(member: Member, pending: Pending): void {
@@ -493,7 +498,7 @@ export class EnginePool {
         member.consecutiveFailures = 0;
         release();
         this.refuteClaims(pending, engineId);
-        this.succeed(pending, guard, engineId);
+        this.succeed(pending, guard, member);
         this.pump();
         return;
       }
@@ -503,7 +508,7 @@ export class EnginePool {
       this.afterFailedAttempt(member, outcome, runSettled, running, release);
 
       if (outcome.kind === 'level-claim') {
-        this.checkClaim(pending, engineId, attempt, outcome);
+        this.checkClaim(pending, member, attempt, outcome);
         return;
       }
       const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim').length;
@@ -597,7 +602,7 @@ export class EnginePool {
     member.totalFailures += 1;
     if (kind === 'garbage') {
       // A stream that is not the level's: its earlier streams are not to be trusted either.
-      this.discredit(member.engine.id, outcome.reason);
+      this.discredit(member, outcome.reason);
       return;
     }
     const mustRetire =
@@ -609,7 +614,8 @@ export class EnginePool {
     else release();
   }
 
-  private succeed(pending: Pending, guard: GuardedSink, engineId: string): void {
+  private succeed(pending: Pending, guard: GuardedSink, member: Member): void {
+    const engineId = member.engine.id;
     pending.detachAbort();
     const sink = pending.request.sink;
     if (typeof sink !== 'function') {
@@ -623,7 +629,7 @@ export class EnginePool {
       }
     }
     this.emit({ type: 'job-done', levelId: pending.levelId, engineId, attempts: pending.attempts.length });
-    pending.resolve({ engineId, attempts: pending.attempts });
+    pending.resolve({ engineId, engineSerial: member.serial, attempts: pending.attempts });
   }
 
   private fail(pending: Pending, kind: PoolJobError['kind'], message: string, cause?: unknown, detail?: string): void {

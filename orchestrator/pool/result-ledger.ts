@@ -12,7 +12,8 @@ import type { EnginePool } from './engine-pool.js';
  * - the stage asks which keys were tainted (`takeTainted`) and runs them again.
  */
 export class ResultLedger {
-  private readonly enginesOf = new Map<string, Set<string>>();
+  /** Per key, the serials (`PoolRunResult.engineSerial`) of the engines that ran it. */
+  private readonly enginesOf = new Map<string, Set<number>>();
   private readonly filesOf = new Map<string, string[]>();
   private readonly tainted = new Set<string>();
   private readonly removals = new Set<Promise<unknown>>();
@@ -22,16 +23,17 @@ export class ResultLedger {
 
   constructor(private readonly pool: EnginePool | undefined) {
     this.stopListening = pool?.listen((event) => {
-      if (event.type === 'engine-discredited') this.discredited(event.engineId);
+      if (event.type === 'engine-discredited') this.discredited(event.engineSerial);
     }) ?? (() => undefined);
   }
 
-  /** A trial (or the capture) of `key` ran on `engineId`. */
-  used(key: string, engineId: string): void {
-    const engines = this.enginesOf.get(key) ?? new Set<string>();
-    engines.add(engineId);
+  /** A trial (or the capture) of `key` ran on the engine with this serial (`PoolRunResult.engineSerial`). */
+  used(key: string, engineSerial: number): void {
+    const engines = this.enginesOf.get(key) ?? new Set<number>();
+    engines.add(engineSerial);
     this.enginesOf.set(key, engines);
-    if (this.pool?.isDiscredited(engineId)) this.taint(key);
+    // Its result may arrive after the engine was discredited (another job's run refuted it meanwhile).
+    if (this.pool?.isDiscredited(engineSerial)) this.taint(key);
   }
 
   /** Whether every trial of `key` ran on an engine not discredited (so far). */
@@ -66,8 +68,8 @@ export class ResultLedger {
     this.stopListening();
   }
 
-  private discredited(engineId: string): void {
-    for (const [key, engines] of this.enginesOf) if (engines.has(engineId)) this.taint(key);
+  private discredited(engineSerial: number): void {
+    for (const [key, engines] of this.enginesOf) if (engines.has(engineSerial)) this.taint(key);
   }
 
   private taint(key: string): void {

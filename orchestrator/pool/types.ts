@@ -58,6 +58,12 @@ export interface PoolRequest {
 
 export interface PoolRunResult {
   engineId: string;
+  /**
+   * The pool's own number for the engine that ran it, unique over the pool's life (an engine id can
+   * come back: a bridge engine reconnecting under its name, a fleet's replacement): what
+   * `EnginePool.isDiscredited` and `engine-discredited` events name.
+   */
+  engineSerial: number;
   attempts: AttemptRecord[];
 }
 
@@ -135,7 +141,7 @@ export type PoolEvent =
    * The engine's word was proven false (a stream that is not the level's, a level fault another
    * engine's run refuted): it is retired, and results it gave earlier must not be kept.
    */
-  | { type: 'engine-discredited'; engineId: string; reason: string }
+  | { type: 'engine-discredited'; engineId: string; engineSerial: number; reason: string }
   | { type: 'engine-replace-failed'; slot: number; reason: string }
   | { type: 'attempt-start'; levelId: string; attempt: number; engineId: string }
   | { type: 'attempt-failed'; levelId: string; attempt: number; engineId: string; kind: AttemptFailureKind; reason: string }

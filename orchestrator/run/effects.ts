@@ -153,7 +153,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
     const last = recorders.pop();
     await Promise.all(recorders.map((r) => r.discard()));
     await last?.finish({ elapsedMs: 0 });
-    ledger.used(level.id, result.engineId);
+    ledger.used(level.id, result.engineSerial);
     return { engineId: result.engineId, stability: tracker!.result(), png };
   };
 

@@ -23,8 +23,9 @@ export async function createPool(settings: Settings, injected: EngineFactory | u
         discredited.add(event.engineId);
         warn(`engine ${event.engineId} retired for a lie: ${event.reason}`);
       }
-      // Engines retired because the pool closes at the end are not news; a liar was announced above.
-      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && !discredited.has(event.engineId)) progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
+      // Engines retired because the pool closes at the end are not news; a liar was announced above
+      // (its retirement follows its discredit at once: the id is forgotten, a replacement may reuse it).
+      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && !discredited.delete(event.engineId)) progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
       if (event.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${event.slot} not replaced: ${event.reason}`);
     },
   };

@@ -97,11 +97,11 @@ export function engineRunner(engine: Engine): TrialRunner {
   return (job, makeSink) => engine.run(job, makeSink());
 }
 
-/** Trials on the pool; `onEngine` hears which engine gave each one (orchestrator/pool/result-ledger.ts). */
-export function poolRunner(pool: EnginePool, onEngine?: (engineId: string) => void): TrialRunner {
+/** Trials on the pool; `onEngine` hears which engine gave each one (its serial: orchestrator/pool/result-ledger.ts). */
+export function poolRunner(pool: EnginePool, onEngine?: (engineSerial: number) => void): TrialRunner {
   return async (job, makeSink) => {
     const result = await pool.run({ job, sink: () => makeSink() });
-    onEngine?.(result.engineId);
+    onEngine?.(result.engineSerial);
   };
 }
 
@@ -275,7 +275,7 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
     cached.set(file.path, entry);
   };
   try {
-    const result = await evaluateLevel(poolRunner(work.pool, (engineId) => ledger.used(label, engineId)), label, xml, work.evaluation);
+    const result = await evaluateLevel(poolRunner(work.pool, (engineSerial) => ledger.used(label, engineSerial)), label, xml, work.evaluation);
     if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
     await writeFileAtomic(images.png, result.png);
     const raw = work.evaluation.rawImages && result.raw;

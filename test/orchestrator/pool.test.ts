@@ -28,6 +28,9 @@ function collect() {
   return { events, onEvent: (e: PoolEvent) => events.push(e) };
 }
 
+/** The ids of the engines the pool discredited, in order. */
+const discredited = (events: readonly PoolEvent[]) => events.flatMap((e) => (e.type === 'engine-discredited' ? [e.engineId] : []));
+
 async function rejection(promise: Promise<unknown>): Promise<PoolJobError> {
   try {
     await promise;
@@ -203,9 +206,10 @@ describe('engine pool', () => {
       ['other', undefined],
     ]);
     expect(sink.steps).toEqual(allSteps);
-    expect(events).toContainEqual({ type: 'engine-discredited', engineId: 'claimer', reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/) });
-    expect(pool.isDiscredited('claimer')).toBe(true);
-    expect(pool.isDiscredited('other')).toBe(false);
+    expect(events).toContainEqual({ type: 'engine-discredited', engineId: 'claimer', engineSerial: 0, reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/) });
+    expect(pool.isDiscredited(0)).toBe(true);
+    expect(pool.isDiscredited(result.engineSerial)).toBe(false);
+    expect(discredited(events)).toEqual(['claimer']);
     expect(pool.health().map((h) => h.engineId)).toEqual(['other']);
     expect(claimer.closeCalls).toBe(1);
     await pool.close();
@@ -234,7 +238,7 @@ describe('engine pool', () => {
       ['referee-0', 'level'],
     ]);
     // The claim held: the claimer stays; the referee is not one of the pool's engines.
-    expect(pool.isDiscredited('claimer')).toBe(false);
+    expect(discredited(events)).toEqual([]);
     expect(pool.health().map((h) => h.engineId)).toEqual(['claimer']);
     expect(pool.size).toBe(1);
 
@@ -243,17 +247,18 @@ describe('engine pool', () => {
     const result = await pool.run({ job: job('L1'), sink });
     expect(result.engineId).toBe('referee-0');
     expect(sink.steps).toEqual(allSteps);
-    expect(pool.isDiscredited('claimer')).toBe(true);
-    expect(events.filter((e) => e.type === 'engine-discredited').map((e) => (e as { engineId: string }).engineId)).toEqual(['claimer']);
+    expect(pool.isDiscredited(result.engineSerial)).toBe(false);
+    expect(discredited(events)).toEqual(['claimer']);
     expect(referees).toHaveLength(1); // made once, on first need
     await pool.close();
   });
 
   it('without a referee, a claimed level fault fails the job as the engine said (one engine measured on its own)', async () => {
-    const pool = new EnginePool({ engines: [new FakeEngine('unity-like', ['level-error'])], referee: false });
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [new FakeEngine('unity-like', ['level-error'])], referee: false, onEvent });
     const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
     expect([error.kind, error.message]).toEqual(['level', 'BAD: unknown block type']);
-    expect(pool.isDiscredited('unity-like')).toBe(false);
+    expect(discredited(events)).toEqual([]);
     await pool.close();
   });
 
@@ -261,8 +266,25 @@ describe('engine pool', () => {
     const { events, onEvent } = collect();
     const pool = new EnginePool({ engines: [new FakeEngine('bad', ['garbage-bodies']), new FakeEngine('good')], onEvent });
     await pool.run({ job: job('L0'), sink: new RecordingSink() });
-    expect(pool.isDiscredited('bad')).toBe(true);
-    expect(events.some((e) => e.type === 'engine-discredited' && e.engineId === 'bad')).toBe(true);
+    expect(discredited(events)).toEqual(['bad']);
+    await pool.close();
+  });
+
+  it('discredits an engine, not its id: a replacement under the same id is trusted, results of the liar stay discredited', async () => {
+    const { events, onEvent } = collect();
+    // Slot 0 is a liar at first; its replacement comes back under the same id (as a fleet's or a reconnecting engine's does) and is honest.
+    const factory = async (_slot: number, generation: number) => new FakeEngine('unity-0', generation === 0 ? ['ok', 'level-error'] : ['ok']);
+    const pool = await EnginePool.create({ factory, size: 1, onEvent, maxAttempts: 1, referee: async () => new HeadlessEngine('referee') });
+    const first = await pool.run({ job: job('L0'), sink: new RecordingSink() });
+    const refuted = await pool.run({ job: job('L1'), sink: new RecordingSink() });
+    expect(refuted.engineId).toBe('referee');
+    expect(discredited(events)).toEqual(['unity-0']);
+    expect(pool.isDiscredited(first.engineSerial)).toBe(true);
+    // The next job waits for the replacement the factory is making.
+    const after = await pool.run({ job: job('L2'), sink: new RecordingSink() });
+    expect(after.engineId).toBe('unity-0');
+    expect(after.engineSerial).not.toBe(first.engineSerial);
+    expect(pool.isDiscredited(after.engineSerial)).toBe(false);
     await pool.close();
   });
 
