@@ -1,6 +1,5 @@
 import type { FrameSeries } from './explain/series.js';
-import { evaluatorWindow } from '../bridge/window.js';
-import { OFFICIAL_WINDOW_STEPS, trialStability } from './stability.js';
+import { OFFICIAL_WINDOW_STEPS, measureTrial } from './stability.js';
 import { bodyMotion, MOVEMENT_THRESHOLD } from './explain/motion.js';
 import { field, mergeBatches, ANGLE, X, Y } from './explain/series.js';
 import { analyseSupport } from './explain/support.js';
@@ -37,11 +36,6 @@ export type {
   TimelineKind,
 } from './explain/types.js';
 
-/** The evaluator's window (bridge/window.ts): its last read step for a duration of `windowSteps` (default 10 s), or the stream's end if sooner. */
-function windowEnd(series: FrameSeries, windowSteps: number): number {
-  return Math.min(series.stepCount - 1, evaluatorWindow(windowSteps).endStep);
-}
-
 export function explainFrames(input: ExplainInput, options: ExplainOptions = {}): Explanation {
   const threshold = options.threshold ?? MOVEMENT_THRESHOLD;
   const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 5));
@@ -50,7 +44,10 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const series = mergeBatches(input.frames, bodies.length);
   if (series.stepCount === 0) throw new Error('the trial has no frames');
   const windowSteps = input.windowSteps ?? OFFICIAL_WINDOW_STEPS;
-  const end = windowEnd(series, windowSteps);
+  // The verdict, the step numbers and every start and last position are the stability tracker's
+  // (scoring/stability.ts), so explain can never disagree with the score, `sbeval level` or the viewer.
+  const { verdict, measure } = measureTrial(bodies, input.frames, input.events, windowSteps, { kind: 'displacement', threshold });
+  const end = measure.windowEnd;
   const events = input.events.filter((e) => e.step <= end);
 
   const removed = new Map<number, { step: number; reason: 'death' | 'out-of-world' }>();
@@ -73,9 +70,9 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 
   const work: Work[] = bodies.map((info, index) => {
     const gone = removed.get(info.id);
-    // Removed during step k: the state of step k−1 is the last one the evaluator saw.
-    const lastStep = gone ? Math.max(0, Math.min(end, gone.step - 1)) : end;
-    const motion = bodyMotion(series, index, lastStep, threshold);
+    const measured = measure.objects[index]!;
+    const lastStep = measured.lastStep;
+    const motion = bodyMotion(series, index, measured, measure.windowStart, threshold);
     const d = damage.get(info.id);
     return {
       info,
@@ -95,8 +92,6 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const contacts: ContactReport[] = [];
   for (const e of events) if (e.kind === 'contact') contacts.push({ step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed });
 
-  // The verdict is the official rule's own (scoring/stability.ts), so explain can never disagree with the score.
-  const verdict = trialStability(bodies, input.frames, input.events, windowSteps, { kind: 'displacement', threshold });
   const movingIds = new Set(verdict.moving);
   const movedVerdict = (w: Work): boolean => movingIds.has(w.info.id);
   for (const w of work) {
@@ -113,7 +108,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 
   const counted = verdict.startingObjects;
   const moving = verdict.movingObjects;
-  const reports = work.map((w) => toReport(w, series, movedVerdict(w), sampleEvery));
+  const reports = work.map((w) => toReport(w, series, { moved: movedVerdict(w), startStep: measure.windowStart, displacement: measure.objects[w.index]!.displacement }, sampleEvery));
   const deaths: DeathReport[] = work
     .filter((w) => w.destroyedStep !== undefined || w.removed?.reason === 'out-of-world')
     .map((w) => ({
@@ -129,7 +124,9 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const explanation: Explanation = {
     levelId: input.levelId ?? null,
     dt: input.dt,
-    windowSteps: end,
+    streamSteps: measure.streamSteps,
+    windowStart: measure.windowStart,
+    windowEnd: end,
     threshold,
     sampleEvery,
     counted,
@@ -148,7 +145,8 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   return explanation;
 }
 
-function toReport(w: Work, series: FrameSeries, moved: boolean, sampleEvery: number): BodyReport {
+function toReport(w: Work, series: FrameSeries, measured: { moved: boolean; startStep: number; displacement: number }, sampleEvery: number): BodyReport {
+  const { moved } = measured;
   const pose = (s: number): Pose => ({ x: round(field(series, s, w.index, X), 5), y: round(field(series, s, w.index, Y), 5), angle: round(field(series, s, w.index, ANGLE), 5) });
   const samples: number[] = [];
   for (let s = 0; s < w.motion.displacement.length; s += sampleEvery) samples.push(round(w.motion.displacement[s]!));
@@ -159,10 +157,11 @@ function toReport(w: Work, series: FrameSeries, moved: boolean, sampleEvery: num
     kind: w.info.kind,
     type: w.info.type,
     counted: w.info.counted,
-    start: pose(0),
+    start: pose(Math.min(measured.startStep, series.stepCount - 1)),
     end: pose(w.lastStep),
     lastStep: w.lastStep,
-    finalDisplacement: round(m.displacement[w.lastStep] ?? 0),
+    // Unrounded: the tracker's number, printed the same way as `sbeval level` prints it.
+    finalDisplacement: measured.displacement,
     maxDisplacement: round(m.maxDisplacement),
     onsetStep: m.onsetStep ?? null,
     crossStep: m.crossStep ?? null,

@@ -19,7 +19,7 @@ import { unityStabilityScore } from './formats/stability.js';
  * event on (pass the events to the tracker).
  */
 export type StabilityRule =
-  /** Centre displacement between step 0 and the last position within the window ≥ threshold (units). */
+  /** Centre displacement between the window's start step (1) and the last position within the window ≥ threshold (units). */
   | { kind: 'displacement'; threshold: number }
   /** Linear speed above threshold (units/s) in any frame up to the window's end, from `fromStep` on, while the object exists. */
   | { kind: 'velocity'; threshold: number; fromStep: number };
@@ -55,11 +55,56 @@ export function unityScore(startingObjects: number, movingObjects: number): numb
   return unityStabilityScore(startingObjects, movingObjects);
 }
 
+/**
+ * A body's centre displacement from its start position: the one definition behind the verdict, the
+ * stability JSON, `sbeval level`, `sbeval explain` and the viewer's chart (issue 22: they printed 2.032
+ * and 2.034 for one block, measuring from step 1 and from step 0).
+ */
+export function displacementFrom(start: readonly [number, number], x: number, y: number): number {
+  return Math.hypot(x - start[0], y - start[1]);
+}
+
+/** One body of a trial as the evaluator reads it (`StabilityTracker.measure`). */
+export interface ObjectMeasure {
+  id: number;
+  /** Whether it counts for stability (blocks, pigs, TNT; not platforms). */
+  counted: boolean;
+  /** Position on the window's start step (`TrialMeasure.windowStart`). */
+  start: [number, number];
+  /** Last position read while it existed, on `lastStep`. */
+  last: [number, number];
+  lastStep: number;
+  /** `displacementFrom(start, last)`. */
+  displacement: number;
+  removed: boolean;
+}
+
+/** The step numbers and per-body positions of one trial: what every tool prints about it. */
+export interface TrialMeasure {
+  /** Steps the stream held: 0 … streamSteps − 1 (the window's, and the capture pass's when the trial captured). */
+  streamSteps: number;
+  /** The step whose positions are the start positions (bridge/window.ts: 1). */
+  windowStart: number;
+  /** The window's last read step (503 for 10 s), or the stream's last step when it ended sooner. */
+  windowEnd: number;
+  /** Every body, in body-table order. */
+  objects: ObjectMeasure[];
+}
+
+/** `window: start positions on step 1, last on step 503 (10.06 s); stream: 515 steps (0…514)` — one wording for every tool. */
+export function describeSteps(m: Pick<TrialMeasure, 'streamSteps' | 'windowStart' | 'windowEnd'>, dt: number): string {
+  return `window: start positions on step ${m.windowStart}, last on step ${m.windowEnd} (${(m.windowEnd * dt).toFixed(2)} s); stream: ${m.streamSteps} steps (0…${Math.max(0, m.streamSteps - 1)})`;
+}
+
 /** Consumes one trial's stream incrementally (no need to keep every frame) and gives the verdict. */
 export class StabilityTracker {
   private readonly counted: number[];
   private readonly start: Float64Array;
   private readonly last: Float64Array;
+  /** The step each body's `last` was read on. */
+  private readonly lastStep: Int32Array;
+  /** Steps seen: 0 … streamSteps − 1. */
+  private streamSteps = 0;
   private readonly movingByVelocity: Uint8Array;
   private readonly removedAt: Float64Array;
   private readonly window: EvaluatorWindow;
@@ -71,6 +116,7 @@ export class StabilityTracker {
     const n = bodies.length;
     this.start = new Float64Array(n * 2);
     this.last = new Float64Array(n * 2);
+    this.lastStep = new Int32Array(n);
     this.movingByVelocity = new Uint8Array(n);
     this.removedAt = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
     // Until frames arrive, the body table's creation pose is the start.
@@ -91,6 +137,7 @@ export class StabilityTracker {
   frames(batch: FrameBatch): void {
     const n = batch.bodyCount;
     const { startStep, endStep } = this.window;
+    this.streamSteps = Math.max(this.streamSteps, batch.firstStep + batch.stepCount);
     for (let s = 0; s < batch.stepCount; s++) {
       const step = batch.firstStep + s;
       if (step > endStep) return;
@@ -109,6 +156,7 @@ export class StabilityTracker {
         if (step <= startStep || read) {
           this.last[b * 2] = x;
           this.last[b * 2 + 1] = y;
+          this.lastStep[b] = step;
         }
         if (this.rule.kind === 'velocity' && step >= this.rule.fromStep) {
           const speed = Math.hypot(batch.states[o + 3] as number, batch.states[o + 4] as number);
@@ -118,13 +166,21 @@ export class StabilityTracker {
     }
   }
 
-  /** Per counted object: start and last position and displacement (for reports and `sbeval level`). */
-  details(): Array<{ id: number; start: [number, number]; last: [number, number]; displacement: number; removed: boolean }> {
-    return this.counted.map((id) => {
-      const start: [number, number] = [this.start[id * 2] as number, this.start[id * 2 + 1] as number];
-      const last: [number, number] = [this.last[id * 2] as number, this.last[id * 2 + 1] as number];
-      return { id, start, last, displacement: Math.hypot(last[0] - start[0], last[1] - start[1]), removed: Number.isFinite(this.removedAt[id] as number) };
+  /** The trial's step numbers and every body's start, last position and displacement (what `level`, `explain` and the viewer print). */
+  measure(): TrialMeasure {
+    // Bodies are indexed by position; their ids are their positions (bridge/frames.ts, the stream guard checks it).
+    const objects = this.bodies.map((body, i): ObjectMeasure => {
+      const start: [number, number] = [this.start[i * 2] as number, this.start[i * 2 + 1] as number];
+      const last: [number, number] = [this.last[i * 2] as number, this.last[i * 2 + 1] as number];
+      return { id: body.id, counted: body.counted, start, last, lastStep: this.lastStep[i] as number, displacement: displacementFrom(start, last[0], last[1]), removed: Number.isFinite(this.removedAt[i] as number) };
     });
+    const { startStep, endStep } = this.window;
+    return { streamSteps: this.streamSteps, windowStart: startStep, windowEnd: this.streamSteps > 0 ? Math.min(endStep, this.streamSteps - 1) : endStep, objects };
+  }
+
+  /** Per counted object: start and last position and displacement (for reports and `sbeval level`). */
+  details(): ObjectMeasure[] {
+    return this.measure().objects.filter((o) => o.counted);
   }
 
   result(): TrialStability {
@@ -134,10 +190,9 @@ export class StabilityTracker {
         if (this.movingByVelocity[id] || Number.isFinite(this.removedAt[id] as number)) moving.push(id);
         continue;
       }
-      const dx = (this.last[id * 2] as number) - (this.start[id * 2] as number);
-      const dy = (this.last[id * 2 + 1] as number) - (this.start[id * 2 + 1] as number);
+      const start: [number, number] = [this.start[id * 2] as number, this.start[id * 2 + 1] as number];
       // Unity: Vector2.Distance in float32, compared with >=.
-      if (Math.fround(Math.hypot(dx, dy)) >= Math.fround(this.rule.threshold)) moving.push(id);
+      if (Math.fround(displacementFrom(start, this.last[id * 2] as number, this.last[id * 2 + 1] as number)) >= Math.fround(this.rule.threshold)) moving.push(id);
     }
     return { startingObjects: this.counted.length, movingObjects: moving.length, score: unityScore(this.counted.length, moving.length), moving };
   }
@@ -145,10 +200,21 @@ export class StabilityTracker {
 
 /** Stability of a complete recorded trial. */
 export function trialStability(bodies: readonly BodyInfo[], batches: readonly FrameBatch[], events: readonly SimEvent[] = [], windowSteps = OFFICIAL_WINDOW_STEPS, rule: StabilityRule = OFFICIAL_RULE): TrialStability {
+  return measureTrial(bodies, batches, events, windowSteps, rule).verdict;
+}
+
+/** The verdict and the measure of a complete recorded trial (one tracker: `explain` and the viewer use this). */
+export function measureTrial(
+  bodies: readonly BodyInfo[],
+  batches: readonly FrameBatch[],
+  events: readonly SimEvent[] = [],
+  windowSteps = OFFICIAL_WINDOW_STEPS,
+  rule: StabilityRule = OFFICIAL_RULE,
+): { verdict: TrialStability; measure: TrialMeasure } {
   const tracker = new StabilityTracker(bodies, windowSteps, rule);
   tracker.events(events);
   for (const batch of batches) tracker.frames(batch);
-  return tracker.result();
+  return { verdict: tracker.result(), measure: tracker.measure() };
 }
 
 // --- Trial bookkeeping (`BaseStabilityEvaluator.IE_Evaluate`) ------------------------------------

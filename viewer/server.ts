@@ -26,7 +26,7 @@ import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type Viewe
  * API (all GET):
  * - `/api/session` → `{ mode: 'trial' | 'competition', title, hasReference, trials? }`
  * - `/api/trial/<key>/meta` → `ViewerMeta` (viewer/trial.ts): bodies with outlines, events, explanation
- * - `/api/trial/<key>/frames` → binary: float32 LE states (step × body × 6) then uint8 alive (step × body)
+ * - `/api/trial/<key>/frames` → binary: float32 LE states (step × body × 6), uint8 alive (step × body), float32 LE displacement (step × body)
  * - `/api/trial/<key>/capture.png` → the trial's black-on-white capture (from the trace or the run)
  * - `/api/trial/<key>/image.png` → the image already in the competition folder (`images` stage)
  * - `/api/reference.png` → the reference image given with `--reference`

@@ -1,10 +1,10 @@
 import { DEFAULT_SIMULATION, type CaptureResult, type Engine, type EngineIdentity, type LevelSink, type SimulationSettings } from '../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
-import { evaluatorWindow } from '../bridge/window.js';
 import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
 import { explainFrames, type Explanation } from '../scoring/explain.js';
 import { mergeBatches } from '../scoring/explain/series.js';
+import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
 import { localShape } from '../scoring/explain/shapes.js';
 
 /**
@@ -91,16 +91,23 @@ export interface ViewerBody extends BodyInfo {
 /**
  * The viewer's JSON for one trial (`GET /api/trial/<key>/meta`). Frames travel separately as one
  * binary body (`GET /api/trial/<key>/frames`): `stepCount × bodyCount × 6` little-endian float32
- * (x, y, angle, vx, vy, omega per body per step, bridge/frames.ts order) followed by
- * `stepCount × bodyCount` bytes of `alive`.
+ * (x, y, angle, vx, vy, omega per body per step, bridge/frames.ts order), then `stepCount × bodyCount`
+ * bytes of `alive`, then `stepCount × bodyCount` little-endian float32 displacements (per step per
+ * body, from its start position: scoring/stability.ts `displacementFrom`, held from its removal on).
+ * The page computes none of these numbers itself.
  */
 export interface ViewerMeta {
   levelId: string;
   source: string;
   dt: number;
+  /** Steps of the stream (0 … stepCount − 1): the stability tracker's count, as `level` and `explain` print it. */
   stepCount: number;
   bodyCount: number;
-  windowSteps: number;
+  /** The window's start step (start positions) and last read step (scoring/stability.ts `TrialMeasure`). */
+  windowStart: number;
+  windowEnd: number;
+  /** The same numbers in the words every tool uses (`describeSteps`). */
+  steps: string;
   settings: SimulationSettings;
   engine: EngineIdentity | null;
   bodies: ViewerBody[];
@@ -137,15 +144,15 @@ export function viewerMeta(trial: TrialData, explanation: Explanation = explainT
   const top = Math.max(...tiles.map((t) => t.y + t.halfHeight));
   const left = Math.min(...tiles.map((t) => t.x - t.halfWidth));
   const right = Math.max(...tiles.map((t) => t.x + t.halfWidth));
-  const stepCount = trial.frames.reduce((n, f) => n + f.stepCount, 0);
   return {
     levelId: trial.levelId,
     source: trial.source,
     dt: trial.dt,
-    stepCount,
+    stepCount: explanation.streamSteps,
     bodyCount: trial.bodies.length,
-    // The window's last read step (bridge/window.ts: 503 for the 10-s window), as the page marks it.
-    windowSteps: evaluatorWindow(trial.settings.windowSteps).endStep,
+    windowStart: explanation.windowStart,
+    windowEnd: explanation.windowEnd,
+    steps: describeSteps(explanation, trial.dt),
     settings: trial.settings,
     engine: trial.engine ?? null,
     bodies,
@@ -160,8 +167,25 @@ export function viewerMeta(trial: TrialData, explanation: Explanation = explainT
 export function viewerFrames(trial: TrialData): Buffer {
   const series = mergeBatches(trial.frames, trial.bodies.length);
   const floats = series.stepCount * series.bodyCount * FIELD_COUNT;
-  const out = Buffer.alloc(floats * 4 + series.alive.length);
+  const cells = series.stepCount * series.bodyCount;
+  const out = Buffer.alloc(floats * 4 + cells + cells * 4);
   for (let i = 0; i < floats; i++) out.writeFloatLE(series.states[i]!, i * 4);
   out.set(series.alive, floats * 4);
+  // Displacements from the start positions the stability tracker read (the verdict's), per step.
+  const { measure } = measureTrial(trial.bodies, trial.frames, trial.events, trial.settings.windowSteps);
+  const removedAt = new Map<number, number>();
+  for (const e of trial.events) if (e.kind === 'removed' && !removedAt.has(e.id)) removedAt.set(e.id, e.step);
+  const base = floats * 4 + cells;
+  measure.objects.forEach((body, b) => {
+    const until = removedAt.get(body.id) ?? Infinity;
+    let held = 0;
+    for (let s = 0; s < series.stepCount; s++) {
+      if (s < until) {
+        const o = (s * series.bodyCount + b) * FIELD_COUNT;
+        held = displacementFrom(body.start, series.states[o]!, series.states[o + 1]!);
+      }
+      out.writeFloatLE(held, base + (s * series.bodyCount + b) * 4);
+    }
+  });
   return out;
 }

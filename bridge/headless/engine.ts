@@ -60,6 +60,8 @@ export interface HeadlessEngineOptions {
 export class HeadlessEngine implements Engine {
   readonly id: string;
   readonly identity: EngineIdentity;
+  /** sbeval's own rules: its level faults are verdicts (bridge/engine.ts `ownRules`). */
+  readonly ownRules = true;
   private closed = false;
   private readonly budget: SimulationBudget;
   private readonly shortcuts: boolean;

@@ -53,6 +53,8 @@ export class WorkerEngine implements Engine {
   readonly id: string;
   readonly identity: EngineIdentity;
   readonly capacity: number;
+  /** The headless engine in a thread of this process: its level faults are verdicts (bridge/engine.ts `ownRules`). */
+  readonly ownRules = true;
   alive = true;
   private readonly worker: Worker;
   private readonly ready: Promise<void>;

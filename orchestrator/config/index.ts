@@ -7,6 +7,7 @@ export {
   settingsLine,
   settingsRecord,
   stageFilter,
+  configuredLetters,
   compactLetters,
   pathInsideRoot,
   functionPrefix,

@@ -448,6 +448,11 @@ function competitionFolders(root: string, layout: RootLayout, models: ReadonlyAr
   return [{ root, model: undefined }];
 }
 
+/** The letters configured for the competition (`--chars`, `characters:`), or undefined when every letter folder counts. */
+export function configuredLetters(settings: Settings): readonly string[] | undefined {
+  return settings.sources.characters === 'default' ? undefined : settings.characters;
+}
+
 /** The `--team`/`--chars` filter of the folder stages: no characters configured means every folder found. */
 export function stageFilter(settings: Settings): StageFilter {
   return { teams: settings.teams, characters: settings.sources.characters === 'default' ? undefined : settings.characters };

@@ -1,4 +1,5 @@
 import type { Engine, LevelSink } from '../../bridge/engine.js';
+import { createEngines } from '../../bridge/engines.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { GuardedSink } from './stream-guard.js';
 import {
@@ -23,8 +24,15 @@ import {
  * - an engine that stalled, overran, streamed garbage, reported itself dead (`alive === false`) or
  *   failed `maxConsecutiveFailures` times in a row is retired (closed) and, with a factory, replaced,
  *   within a visible restart budget (`maxReplacements`);
- * - a level error (the engine says the level itself cannot run) fails the job at once: another
- *   engine would say the same, and the engine stays healthy;
+ * - a level error from an engine with sbeval's own rules (`Engine.ownRules`: the headless engine)
+ *   fails the job at once with its reason: another engine would say the same, and it stays healthy;
+ * - a level error from any other engine (a Unity instance, anything that dialled in) is a claim, never
+ *   a verdict ("no engine decides alone", docs/engines-and-claims.md): the job runs again on an engine
+ *   that did not claim it, or on the referee (the headless engine, made on first need) when the pool
+ *   has no other. The job then fails only with the reason sbeval's own rules give, the claims kept as
+ *   the error's `detail`; a claim that another engine's run refutes discredits the claimer (below);
+ * - an engine whose word was proven false (a stream that is not the level's, a refuted claim) is
+ *   discredited: retired, and reported (`engine-discredited`) so callers drop what it gave earlier;
  * - a caller's AbortSignal cancels a queued job at once and a running one through the engine's signal;
  * - an engine that takes more than one run at once (`Engine.capacity`, the worker-thread engine) gets
  *   its next job while it still runs one, so it never waits for this thread; its runs execute in
@@ -46,6 +54,10 @@ const DEFAULTS = {
 
 interface Member {
   engine: Engine;
+  /** The pool's own number for it, unique over the pool's life (an engine id can come back: a bridge engine reconnecting under its name, a fleet's replacement). */
+  serial: number;
+  /** The referee: runs only jobs whose level fault claims need checking (`EnginePoolOptions.referee`). */
+  referee: boolean;
   slot: number | undefined;
   generation: number;
   /** Runs the engine accepts at once (`Engine.capacity`, at least 1). */
@@ -72,6 +84,8 @@ interface Pending {
   attempts: AttemptRecord[];
   tried: Set<string>;
   avoid: Set<string>;
+  /** Level faults engines without sbeval's rules claimed for this job (the job never goes back to them). */
+  claims: Array<{ engineId: string; serial: number; reason: string }>;
   resolve: (result: PoolRunResult) => void;
   reject: (error: unknown) => void;
   /** Ends the running attempt (set while one runs). */
@@ -124,9 +138,15 @@ export class EnginePool {
   private readonly members: Member[] = [];
   private readonly queue: Pending[] = [];
   private readonly background = new Set<Promise<unknown>>();
-  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements' | 'awaitEngines' | 'onClosed'>> & {
+  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements' | 'awaitEngines' | 'onClosed' | 'referee'>> & {
     maxReplacements: number;
   };
+  /** Makes the referee (undefined: claims fail their job as the engine said). */
+  private readonly refereeFactory: (() => Promise<Engine>) | undefined;
+  private refereeStarting = false;
+  private readonly listeners = new Set<(event: PoolEvent) => void>();
+  private readonly discredited = new Set<number>();
+  private nextSerial = 0;
   private replacementsLeft: number;
   private replacementsInFlight = 0;
   private closing = false;
@@ -147,6 +167,7 @@ export class EnginePool {
       maxReplacements: config.maxReplacements ?? 4 * initial,
     };
     this.replacementsLeft = this.options.maxReplacements;
+    this.refereeFactory = config.referee === false ? undefined : (config.referee ?? headlessReferee);
     // With a factory, the starting engines own slots 0..n-1 like factory-made ones, so a retired
     // starting engine is replaced too (without a slot it never was, and the pool shrank silently).
     (config.engines ?? []).forEach((engine, slot) => this.addMember(engine, config.factory ? slot : undefined, 0));
@@ -176,9 +197,20 @@ export class EnginePool {
   /** Engines retired so far, replacements started by the factory, and replacements that could not be made. */
   readonly stats = { retired: 0, replaced: 0, replaceFailed: 0 };
 
-  /** Live engines (not retired). */
+  /** Live engines (not retired; the referee is not one of them). */
   get size(): number {
-    return this.members.filter((m) => !m.retired).length;
+    return this.members.filter((m) => !m.retired && !m.referee).length;
+  }
+
+  /** Whether the engine with this serial (`PoolRunResult.engineSerial`) was proven false: nothing it gave may be kept. */
+  isDiscredited(engineSerial: number): boolean {
+    return this.discredited.has(engineSerial);
+  }
+
+  /** Also tells `listener` every pool event (after `onEvent`); returns the function that stops it. */
+  listen(listener: (event: PoolEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Jobs waiting for an engine. */
@@ -188,7 +220,7 @@ export class EnginePool {
 
   health(): EngineHealth[] {
     return this.members
-      .filter((m) => !m.retired)
+      .filter((m) => !m.retired && !m.referee)
       .map((m) => ({
         engineId: m.engine.id,
         slot: m.slot,
@@ -232,6 +264,7 @@ export class EnginePool {
         attempts: [],
         tried: new Set(),
         avoid: new Set(request.avoidEngines ?? []),
+        claims: [],
         resolve,
         reject,
         cancelAttempt: undefined,
@@ -268,9 +301,11 @@ export class EnginePool {
 
   private readonly runningPendings = new Set<Pending>();
 
-  private addMember(engine: Engine, slot: number | undefined, generation: number): void {
+  private addMember(engine: Engine, slot: number | undefined, generation: number, referee = false): void {
     const member: Member = {
       engine,
+      serial: this.nextSerial++,
+      referee,
       slot,
       generation,
       capacity: Math.max(1, Math.floor(engine.capacity ?? 1)),
@@ -303,13 +338,93 @@ export class EnginePool {
         if (pending) this.startAttempt(member, pending);
       }
     }
+    this.summonReferee();
   }
 
-  /** A job takes an engine it has not failed on and was not told to avoid, unless only such engines are left. */
+  /**
+   * A job takes an engine it has not failed on and was not told to avoid, unless only such engines are
+   * left; never an engine that claimed its level cannot run. The referee takes only jobs whose claims
+   * no other engine can check.
+   */
   private accepts(pending: Pending, member: Member): boolean {
+    if (member.referee) return this.needsReferee(pending);
     const id = member.engine.id;
+    if (pending.claims.some((c) => c.engineId === id)) return false;
     if (!pending.tried.has(id) && !pending.avoid.has(id)) return true;
-    return !this.members.some((m) => !m.retired && !pending.tried.has(m.engine.id) && !pending.avoid.has(m.engine.id));
+    return !this.members.some((m) => !m.retired && !m.referee && !pending.tried.has(m.engine.id) && !pending.avoid.has(m.engine.id));
+  }
+
+  /** A job with claimed level faults that no live engine of the pool but its claimers could run. */
+  private needsReferee(pending: Pending): boolean {
+    if (pending.claims.length === 0 || !this.refereeFactory) return false;
+    return !this.members.some((m) => !m.retired && !m.referee && !pending.claims.some((c) => c.engineId === m.engine.id));
+  }
+
+  /** Starts the referee when a queued job needs it and none is live or starting; without one, such jobs fail. */
+  private summonReferee(): void {
+    const factory = this.refereeFactory;
+    if (!factory || this.closing || this.refereeStarting) return;
+    if (this.members.some((m) => m.referee && !m.retired) || !this.queue.some((p) => this.needsReferee(p))) return;
+    this.refereeStarting = true;
+    this.track(
+      factory().then(
+        (engine) => {
+          this.refereeStarting = false;
+          if (this.closing) {
+            this.track(withTimeout(engine.close(), this.options.closeMs));
+            return;
+          }
+          this.addMember(engine, undefined, 0, true);
+          this.pump();
+        },
+        (error: unknown) => {
+          this.refereeStarting = false;
+          for (const pending of this.queue.filter((p) => this.needsReferee(p))) {
+            this.queue.splice(this.queue.indexOf(pending), 1);
+            this.fail(pending, 'no-engines', `${pending.levelId}: no engine could check that the level cannot run: ${describeError(error)}`, error, claimsDetail(pending));
+          }
+          this.pump();
+        },
+      ),
+    );
+  }
+
+  /**
+   * An engine without sbeval's rules said the job's level cannot run: run it again elsewhere (another
+   * engine, else the referee), never on the claimer. Without a referee the claim fails the job as said.
+   */
+  private checkClaim(pending: Pending, member: Member, attempt: number, outcome: Outcome): void {
+    const engineId = member.engine.id;
+    if (this.closing) {
+      this.fail(pending, 'cancelled', `${pending.levelId}: the engine pool closed`, outcome.cause, claimsDetail(pending));
+      return;
+    }
+    if (!this.refereeFactory) {
+      this.fail(pending, 'level', outcome.reason, outcome.cause);
+      this.pump();
+      return;
+    }
+    pending.claims.push({ engineId, serial: member.serial, reason: outcome.reason });
+    this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine` });
+    this.queue.unshift(pending);
+    this.pump();
+    this.failIfNoEngines();
+  }
+
+  /** The job ran on `engineId` although engines had claimed its level cannot run: each claimer lied. */
+  private refuteClaims(pending: Pending, engineId: string): void {
+    for (const claim of pending.claims) {
+      const claimer = this.members.find((m) => m.serial === claim.serial);
+      if (claimer) this.discredit(claimer, `engine ${claim.engineId} said level ${pending.levelId} cannot run (${claim.reason}), but engine ${engineId} ran it`);
+    }
+  }
+
+  /** The engine's word was proven false: it is retired, and callers are told to drop what it gave. */
+  private discredit(member: Member, reason: string): void {
+    if (this.discredited.has(member.serial)) return;
+    this.discredited.add(member.serial);
+    this.emit({ type: 'engine-discredited', engineId: member.engine.id, engineSerial: member.serial, reason });
+    if (!member.retired) this.retire(member, reason);
   }
 
   private startAttempt(member: Member, pending: Pending): void {
@@ -382,7 +497,8 @@ export class EnginePool {
         member.jobsDone += 1;
         member.consecutiveFailures = 0;
         release();
-        this.succeed(pending, guard, engineId);
+        this.refuteClaims(pending, engineId);
+        this.succeed(pending, guard, member);
         this.pump();
         return;
       }
@@ -391,16 +507,21 @@ export class EnginePool {
       this.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt, engineId, kind: outcome.kind, reason: outcome.reason });
       this.afterFailedAttempt(member, outcome, runSettled, running, release);
 
-      if (ENGINE_FAULTS.has(outcome.kind) && pending.attempts.length < pending.maxAttempts && !this.closing) {
+      if (outcome.kind === 'level-claim') {
+        this.checkClaim(pending, member, attempt, outcome);
+        return;
+      }
+      const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim').length;
+      if (ENGINE_FAULTS.has(outcome.kind) && engineAttempts < pending.maxAttempts && !this.closing) {
         this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });
         this.queue.unshift(pending); // retries first: a requeued job is never starved by new work
         this.pump();
         this.failIfNoEngines();
         return;
       }
-      const exhausted = ENGINE_FAULTS.has(outcome.kind) && pending.attempts.length > 1;
-      const message = exhausted ? `${outcome.reason} (after ${pending.attempts.length} attempts)` : outcome.reason;
-      this.fail(pending, outcome.kind as AttemptFailureKind, message, outcome.cause);
+      const exhausted = ENGINE_FAULTS.has(outcome.kind) && engineAttempts > 1;
+      const message = exhausted ? `${outcome.reason} (after ${engineAttempts} attempts)` : outcome.reason;
+      this.fail(pending, outcome.kind as AttemptFailureKind, message, outcome.cause, claimsDetail(pending));
       this.pump();
     };
 
@@ -442,8 +563,11 @@ export class EnginePool {
         runSettled = true;
         leaveLineup();
         if (controller.signal.aborted) return; // we ended it ourselves; finish already ran
-        const kind: AttemptFailureKind = this.options.classifyError(error) === 'level' ? 'level' : 'crashed';
-        const reason = kind === 'level' ? describeError(error) : `engine ${engineId} failed: ${describeError(error)}`;
+        // A level fault is a verdict only from sbeval's own rules (the referee is the headless engine).
+        const levelFault = this.options.classifyError(error) === 'level';
+        const decides = member.referee || member.engine.ownRules === true;
+        const kind: AttemptFailureKind = levelFault ? (decides ? 'level' : 'level-claim') : 'crashed';
+        const reason = levelFault ? describeError(error) : `engine ${engineId} failed: ${describeError(error)}`;
         finish({ kind, reason, cause: error });
       },
     );
@@ -452,8 +576,8 @@ export class EnginePool {
   /** Updates the engine's health after a failed attempt and frees or retires it. */
   private afterFailedAttempt(member: Member, outcome: Outcome, runSettled: boolean, running: Promise<unknown>, release: () => void): void {
     const kind = outcome.kind as AttemptFailureKind;
-    if (kind === 'level') {
-      member.consecutiveFailures = 0; // it answered properly
+    if (kind === 'level' || kind === 'level-claim') {
+      member.consecutiveFailures = 0; // it answered properly (a claim is judged once it is checked)
       release();
       return;
     }
@@ -476,17 +600,22 @@ export class EnginePool {
     }
     member.consecutiveFailures += 1;
     member.totalFailures += 1;
+    if (kind === 'garbage') {
+      // A stream that is not the level's: its earlier streams are not to be trusted either.
+      this.discredit(member, outcome.reason);
+      return;
+    }
     const mustRetire =
       kind === 'stalled' ||
       kind === 'timeout' ||
-      kind === 'garbage' ||
       isReportedDead(member.engine) ||
       member.consecutiveFailures >= this.options.maxConsecutiveFailures;
     if (mustRetire) this.retire(member, outcome.reason);
     else release();
   }
 
-  private succeed(pending: Pending, guard: GuardedSink, engineId: string): void {
+  private succeed(pending: Pending, guard: GuardedSink, member: Member): void {
+    const engineId = member.engine.id;
     pending.detachAbort();
     const sink = pending.request.sink;
     if (typeof sink !== 'function') {
@@ -500,13 +629,13 @@ export class EnginePool {
       }
     }
     this.emit({ type: 'job-done', levelId: pending.levelId, engineId, attempts: pending.attempts.length });
-    pending.resolve({ engineId, attempts: pending.attempts });
+    pending.resolve({ engineId, engineSerial: member.serial, attempts: pending.attempts });
   }
 
-  private fail(pending: Pending, kind: PoolJobError['kind'], message: string, cause?: unknown): void {
+  private fail(pending: Pending, kind: PoolJobError['kind'], message: string, cause?: unknown, detail?: string): void {
     pending.detachAbort();
     this.emit({ type: 'job-failed', levelId: pending.levelId, kind, reason: message });
-    pending.reject(new PoolJobError(kind, pending.levelId, message, pending.attempts, { cause }));
+    pending.reject(new PoolJobError(kind, pending.levelId, message, pending.attempts, { cause, ...(detail ? { detail } : {}) }));
   }
 
   private cancel(pending: Pending, reason: string): void {
@@ -578,10 +707,12 @@ export class EnginePool {
     );
   }
 
-  /** With no engine left and none coming, queued jobs can never run: fail them with that reason. */
+  /** With no engine left and none coming, queued jobs can never run (but the referee's): fail them with that reason. */
   private failIfNoEngines(): void {
     if (this.closing || this.config.awaitEngines || this.size > 0 || this.replacementsInFlight > 0) return;
-    for (const pending of this.queue.splice(0)) {
+    const stranded = this.queue.filter((p) => !this.needsReferee(p));
+    this.queue.splice(0, this.queue.length, ...this.queue.filter((p) => this.needsReferee(p)));
+    for (const pending of stranded) {
       const last = pending.attempts.at(-1)?.failure?.reason;
       this.fail(pending, 'no-engines', `${pending.levelId}: no engine left to run it${last ? ` (last failure: ${last})` : ''}`);
     }
@@ -594,10 +725,24 @@ export class EnginePool {
   }
 
   private emit(event: PoolEvent): void {
-    try {
-      this.config.onEvent?.(event);
-    } catch {
-      // A broken listener must not break scheduling.
+    for (const listener of [this.config.onEvent, ...this.listeners]) {
+      try {
+        listener?.(event);
+      } catch {
+        // A broken listener must not break scheduling.
+      }
     }
   }
+}
+
+/** The engines' claims of a job, kept beside the reason sbeval's rules gave (`PoolJobError.detail`). */
+function claimsDetail(pending: Pending): string | undefined {
+  return pending.claims.length === 0 ? undefined : pending.claims.map((c) => `engine ${c.engineId} said: ${c.reason}`).join('; ');
+}
+
+/** The default referee: sbeval's own rules, the headless engine in a worker thread. */
+async function headlessReferee(): Promise<Engine> {
+  const [engine] = await createEngines('headless', 1);
+  if (!engine) throw new SbevalError('launch', 'no headless engine to check a claimed level fault');
+  return engine;
 }

@@ -15,8 +15,16 @@ export type AttemptFailureKind =
   | 'timeout'
   /** The engine streamed something that breaks the `LevelSink` contract (order, shapes, NaN, no capture). */
   | 'garbage'
-  /** The engine said the level itself is bad (an error marked as a level error); not retried. */
+  /**
+   * The level itself cannot run, said by an engine with sbeval's own rules (`Engine.ownRules`, the
+   * headless engine): a verdict, not retried.
+   */
   | 'level'
+  /**
+   * Another engine said the level cannot run: a claim, checked by running the level on another
+   * engine (the pool's referee, the headless engine, when it has no other). Never how a job ends.
+   */
+  | 'level-claim'
   /** The caller's signal or the pool's close ended the attempt. */
   | 'cancelled';
 
@@ -50,6 +58,12 @@ export interface PoolRequest {
 
 export interface PoolRunResult {
   engineId: string;
+  /**
+   * The pool's own number for the engine that ran it, unique over the pool's life (an engine id can
+   * come back: a bridge engine reconnecting under its name, a fleet's replacement): what
+   * `EnginePool.isDiscredited` and `engine-discredited` events name.
+   */
+  engineSerial: number;
   attempts: AttemptRecord[];
 }
 
@@ -60,12 +74,18 @@ export class PoolJobError extends Error {
   readonly kind: PoolFailureKind;
   readonly levelId: string;
   readonly attempts: AttemptRecord[];
-  constructor(kind: PoolFailureKind, levelId: string, message: string, attempts: AttemptRecord[], options?: { cause?: unknown }) {
+  /**
+   * What engines said beside the reason, e.g. the text of a level fault an engine claimed before
+   * sbeval's rules gave the reason (the message stays the rules' own, whichever engines ran the level).
+   */
+  readonly detail: string | undefined;
+  constructor(kind: PoolFailureKind, levelId: string, message: string, attempts: AttemptRecord[], options?: { cause?: unknown; detail?: string }) {
     super(message, options);
     this.name = 'PoolJobError';
     this.kind = kind;
     this.levelId = levelId;
     this.attempts = attempts;
+    this.detail = options?.detail;
   }
 }
 
@@ -102,6 +122,13 @@ export interface EnginePoolOptions {
   awaitEngines?: boolean;
   /** Decides whether a rejected `run` blames the level or the engine (default: see `defaultClassifyError`). */
   classifyError?: (error: unknown) => ErrorClass;
+  /**
+   * Checks level faults claimed by engines without sbeval's own rules (`Engine.ownRules`) when no other
+   * engine of the pool can: made on first need, used only for such checks, closed with the pool
+   * (default: the headless engine in a worker thread). `false`: a claim fails the job as the engine
+   * said (measurements of one engine, e.g. `sbeval unity calibrate`).
+   */
+  referee?: (() => Promise<Engine>) | false;
   onEvent?: (event: PoolEvent) => void;
   /** Runs at the end of `close()`, after every engine closed (e.g. closing the endpoint they came through). */
   onClosed?: () => Promise<void>;
@@ -110,6 +137,11 @@ export interface EnginePoolOptions {
 export type PoolEvent =
   | { type: 'engine-added'; engineId: string; slot: number | undefined }
   | { type: 'engine-retired'; engineId: string; reason: string }
+  /**
+   * The engine's word was proven false (a stream that is not the level's, a level fault another
+   * engine's run refuted): it is retired, and results it gave earlier must not be kept.
+   */
+  | { type: 'engine-discredited'; engineId: string; engineSerial: number; reason: string }
   | { type: 'engine-replace-failed'; slot: number; reason: string }
   | { type: 'attempt-start'; levelId: string; attempt: number; engineId: string }
   | { type: 'attempt-failed'; levelId: string; attempt: number; engineId: string; kind: AttemptFailureKind; reason: string }

@@ -22,10 +22,10 @@ import type { RunLog } from './run-log.js';
  */
 export const GENERATED_TOKEN_FILE = join('.sbeval', 'bridge-token');
 
-export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptions, 'engines'>, log: RunLog, progress: ProgressSink): Promise<EnginePool> {
+export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptions, 'engines'>, log: RunLog, progress: ProgressSink, warn: (message: string) => void): Promise<EnginePool> {
   const address = parseListen(config.listen ?? '127.0.0.1:0');
   const source = sharedToken(address, { tokenFile: config.tokenFile });
-  for (const warning of source?.warnings ?? []) progress.note('simulate', warning);
+  for (const warning of source?.warnings ?? []) warn(warning);
   let token: string;
   let tokenFile: string | undefined;
   if (source) {

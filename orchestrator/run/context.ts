@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
+import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { settingsRecord, type Settings } from '../config/index.js';
 import { resultDir } from '../layout/competition.js';
@@ -8,6 +9,7 @@ import type { EngineFactory, EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { COMPETITION_MODEL, readModelInfo } from '../stages/model.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
+import type { RankedRow } from '../stages/score.js';
 import { ImageClassifier } from '../similarity/image-classifier.js';
 import { SimilarityPrefetch } from '../similarity/prefetch.js';
 import type { TrialRow } from './accounting.js';
@@ -65,6 +67,9 @@ export interface RunReport {
   unfinished: UnfinishedWork;
   /** Engines the pool retired, replaced and could not replace (a pool never shrinks silently). */
   engines: { retired: number; replaced: number; replaceFailed: number };
+  /** The ranking and the winner decision when the run scored (the summary ends with them). */
+  ranking?: RankedRow[];
+  winners?: WinnerDecision;
 }
 
 /** How to get the competition's similarity model (`sbeval model fetch`). */

@@ -11,7 +11,7 @@ import { describeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
-import { ENGINE_FAULTS, PoolJobError, type EnginePool } from '../pool/index.js';
+import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
 import { cachePath } from '../stages/simulate.js';
 import type { LevelPaths } from './levels.js';
 
@@ -27,6 +27,8 @@ import type { LevelPaths } from './levels.js';
  * - commit: writes the level's result in the simulate stage's cache format
  *   (`<root>/.sbeval/simulate/<team>/<C>/<name>.json`), so `sbeval simulate` and a resumed `sbeval run`
  *   both see the level as done and never run it again.
+ * Every trial's engine, the image and the cache entry are reported to the ledger: when the pool
+ * discredits an engine, what it gave is removed and the level runs again (orchestrator/pool/result-ledger.ts).
  */
 export interface RunEffectsOptions {
   root: string;
@@ -43,6 +45,8 @@ export interface RunEffectsOptions {
   traces?: boolean;
   /** Called with every image written (its PNG bytes): `sbeval run` starts its similarity on them (orchestrator/similarity/prefetch.ts). */
   onImage?: (png: Uint8Array) => void;
+  /** Which engines gave each level's results, and the files written from them (default: one of its own). */
+  ledger?: ResultLedger;
 }
 
 export interface CachedLevel {
@@ -89,6 +93,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
     return xml;
   };
   const cacheFile = (level: LevelRef) => cachePath(options.root, level.team, level.character, `${level.base}.xml`);
+  const ledger = options.ledger ?? new ResultLedger(options.pool);
 
   /** Turns a pool failure into the machine's vocabulary. */
   const engineOutcome = (error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> => {
@@ -146,6 +151,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
     const last = recorders.pop();
     await Promise.all(recorders.map((r) => r.discard()));
     await last?.finish({ elapsedMs: 0 });
+    ledger.used(level.id, result.engineSerial);
     return { engineId: result.engineId, stability: tracker!.result(), png };
   };
 
@@ -190,6 +196,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
         if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
       }
       await writeFileAtomic(paths.image, png);
+      ledger.wrote(level.id, paths.image);
       images.delete(level.id);
       options.onImage?.(png);
       return { status: 'ok', cached: false };
@@ -202,7 +209,11 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
         settings: options.digest,
         outcome: { ok: true, ...stability, trials: trials.map(asTrialStability) },
       };
-      await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+      // Not cached when an engine of the level was discredited meanwhile: the level runs again.
+      if (ledger.trusted(level.id)) {
+        await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+        ledger.wrote(level.id, cacheFile(level));
+      }
       xmls.delete(level.id);
       return { status: 'ok', cached: false };
     },
@@ -212,7 +223,10 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
       const levelId = level.id;
       try {
         const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(levelId)), settings: options.digest, outcome: { ok: false, reason } };
-        await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+        if (ledger.trusted(levelId)) {
+          await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
+          ledger.wrote(levelId, cacheFile(level));
+        }
       } catch (error) {
         // Not cached: the level is simply tried again next run.
         void describeError(error);

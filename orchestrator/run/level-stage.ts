@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import type { CompetitionFolder } from '../config/index.js';
 import { provideLevelMachine, startLevel, type LevelInput, type LevelOutcome } from '../machine/index.js';
-import type { EnginePool } from '../pool/index.js';
+import { ResultLedger, type EnginePool } from '../pool/index.js';
 import { settingsDigest } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
-import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
+import { createRunEffects, readValidCache, type CachedLevel, type RunEffects } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { createPool } from './pool.js';
 
@@ -14,9 +14,13 @@ import { createPool } from './pool.js';
  * and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
  * earlier run (or `sbeval simulate`) finished — its cached result is valid for its XML and settings
  * and its image exists — is not run again. Trials start from whatever stage the folder has: a level
- * XML is simulated whether or not its response is there.
+ * XML is simulated whether or not its response is there. A level whose trials ran on an engine the
+ * pool later discredited (retired for a lie) is not cached and runs again, up to `RUNS_PER_LEVEL`
+ * times in all; then it stays unfinished (orchestrator/pool/result-ledger.ts).
  */
 const STATE_TIMEOUT_FLOOR_MS = 60_000;
+/** Runs of a level whose engines keep being discredited before it counts as unfinished (each needs a new liar). */
+const RUNS_PER_LEVEL = 3;
 
 export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
   const { settings, report } = ctx;
@@ -33,8 +37,8 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.progress.start('simulate', toSimulate + cached);
   for (let i = 0; i < cached; i += 1) ctx.progress.tick('simulate', 'skipped');
   ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, cached, toSimulate });
-  if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress);
-  await runMachines(ctx, competition, todo, digest);
+  if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
+  await runLevels(ctx, competition, todo, digest);
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
   return planned;
@@ -78,10 +82,66 @@ function machineLimits(ctx: RunContext): LevelInput['limits'] {
   };
 }
 
-/** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
-async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
-  const { settings, report, progress, options } = ctx;
-  const effects = createRunEffects({
+/**
+ * The machines of `todo`, then again those whose results came from an engine the pool discredited
+ * meanwhile (their outcomes are replaced; the ledger already removed their files), a bounded number of
+ * times: a level still tainted after that is unfinished (the next run does it).
+ */
+async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
+  const ledger = new ResultLedger(ctx.pool);
+  const effects = levelEffects(ctx, competition, todo, digest, ledger);
+  try {
+    let pass = todo;
+    for (let run = 1; pass.length > 0; run += 1) {
+      await runMachines(ctx, pass, effects);
+      await ledger.settle();
+      const tainted = new Set(ledger.takeTainted());
+      pass = todo.filter((l) => tainted.has(l.ref.id));
+      if (pass.length === 0) break;
+      const names = pass.map((l) => l.ref.id);
+      if (run >= RUNS_PER_LEVEL) {
+        for (const id of names) replaceOutcome(ctx, id, 'unfinished');
+        ctx.warn('simulate', `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`);
+        break;
+      }
+      for (const id of names) replaceOutcome(ctx, id, 'forget');
+      ctx.warn('simulate', `${pass.length} level(s) ran on an engine later retired for a lie: their results are not kept, they run again: ${names.join(', ')}`);
+      ctx.progress.start('simulate', pass.length);
+    }
+  } finally {
+    ledger.close();
+  }
+}
+
+/**
+ * A level's outcome whose results came from a discredited engine: forgotten before it runs again (the
+ * counts with it), or kept as unfinished when it will not run again in this run.
+ */
+function replaceOutcome(ctx: RunContext, id: string, how: 'forget' | 'unfinished'): void {
+  const index = ctx.outcomes.findIndex((o) => o.level.id === id);
+  const outcome = ctx.outcomes[index];
+  if (!outcome) return;
+  const levels = ctx.report.levels;
+  if (how === 'forget') {
+    ctx.outcomes.splice(index, 1);
+    levels.simulated -= 1;
+    levels.retries -= outcome.retries.length;
+    if (outcome.status === 'failed') levels.failed -= 1;
+    return;
+  }
+  if (outcome.status !== 'failed') levels.failed += 1;
+  ctx.outcomes[index] = {
+    ...outcome,
+    status: 'failed',
+    stageReached: 'level',
+    stability: undefined,
+    failure: { stage: 'simulate', kind: 'engine', reason: 'simulated by engines later retired for a lie: not kept (run again)' },
+  };
+}
+
+function levelEffects(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string, ledger: ResultLedger): RunEffects {
+  const { settings } = ctx;
+  return createRunEffects({
     root: competition.root,
     prefix: settings.prefix,
     pool: ctx.pool as EnginePool, // only machines with a level XML reach `simulating`, and then a pool exists
@@ -90,8 +150,14 @@ async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo
     paths: new Map<string, LevelPaths>(todo.map((l) => [l.ref.id, l.paths])),
     startedAt: ctx.startedAt.getTime(),
     traces: settings.traces,
+    ledger,
     ...(ctx.similarityPrefetch ? { onImage: (png: Uint8Array) => ctx.similarityPrefetch!.add(png) } : {}),
   });
+}
+
+/** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
+async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects): Promise<void> {
+  const { report, progress, options } = ctx;
   const machine = provideLevelMachine(ctx.latch.guard(effects));
   const inspect = ctx.log.inspector();
   const limits = machineLimits(ctx);

@@ -6,21 +6,31 @@ import type { ProgressSink } from '../progress/types.js';
 import { bridgePool } from './bridge-pool.js';
 import type { RunLog } from './run-log.js';
 
-/** The engine pool of `sbeval run`: `settings.engine` (or an injected factory), with the run's limits. */
-export async function createPool(settings: Settings, injected: EngineFactory | undefined, log: RunLog, progress: ProgressSink): Promise<EnginePool> {
+/**
+ * The engine pool of `sbeval run`: `settings.engine` (or an injected factory), with the run's limits.
+ * `warn` makes a warning of the run (printed now, repeated in its summary and report): an engine
+ * retired for a lie, a token file others can read.
+ */
+export async function createPool(settings: Settings, injected: EngineFactory | undefined, log: RunLog, progress: ProgressSink, warn: (message: string) => void): Promise<EnginePool> {
+  const discredited = new Set<string>();
   const common = {
     stallMs: settings.limits.stallMs,
     jobTimeoutMs: settings.limits.trialMs,
     maxAttempts: 1,
     onEvent: (event: PoolEvent) => {
       log.pool(event);
-      // Engines retired because the pool closes at the end are not news.
-      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed') progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
+      if (event.type === 'engine-discredited') {
+        discredited.add(event.engineId);
+        warn(`engine ${event.engineId} retired for a lie: ${event.reason}`);
+      }
+      // Engines retired because the pool closes at the end are not news; a liar was announced above
+      // (its retirement follows its discredit at once: the id is forgotten, a replacement may reuse it).
+      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && !discredited.delete(event.engineId)) progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
       if (event.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${event.slot} not replaced: ${event.reason}`);
     },
   };
   if (injected) return EnginePool.create({ ...common, size: settings.workers, factory: injected });
-  if (settings.engine === 'bridge') return bridgePool(settings, common, log, progress);
+  if (settings.engine === 'bridge') return bridgePool(settings, common, log, progress, warn);
   // One call for all engines (one endpoint for process fleets); replacements one by one.
   const engines = await createEngines(settings.engine, settings.workers);
   const factory: EngineFactory = async (slot, generation) => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import type { ReportSection } from '../../scoring/report/build.js';
+import { configuredLetters } from '../config/index.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listFiles, resultDir, stageDir, trialBaseName } from '../layout/competition.js';
 import { judgesReportSection } from '../judges/report.js';
@@ -51,6 +52,8 @@ export async function scoreStage(ctx: RunContext): Promise<Scored | undefined> {
   // Printed where they arise; the report lists them with the run's own.
   for (const w of scored.warnings) ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
   ctx.record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${resultDir(settings.root)}` });
+  ctx.report.ranking = scored.ranking;
+  ctx.report.winners = scored.winners;
   return scored;
 }
 
@@ -68,6 +71,7 @@ export async function reportStage(ctx: RunContext, scored: Scored | undefined, a
     trialFates: ctx.report.trials,
     settings: await runSettingsFacts(settings),
     warnings: ctx.report.warnings,
+    letters: configuredLetters(settings),
   });
   for (const w of written.warnings) ctx.progress.note('report', `warning [${w.code}] ${w.message}`);
   ctx.report.warnings = [...scored.warnings, ...written.warnings, ...ctx.report.warnings];

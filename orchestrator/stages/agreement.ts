@@ -147,7 +147,8 @@ function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: KeptStr
 export async function measureAgreement(options: AgreementOptions): Promise<Agreement> {
   const { engines, levels: jobs } = options;
   const damage = options.damage ?? 'contact-point';
-  const pool = new EnginePool({ ...options.pool, engines });
+  // A level fault is the measured engine's own answer here, not a claim for another engine to check.
+  const pool = new EnginePool({ referee: false, ...options.pool, engines });
   const run = options.onTrialOne ? keepingTrialOne(poolRunner(pool), options.onTrialOne) : poolRunner(pool);
   const results: LevelAgreement[] = new Array(jobs.length);
   let done = 0;

@@ -1,10 +1,12 @@
 import { join, relative } from 'node:path';
 import { buildReport, rankingBars, type ReportCompetition, type ReportFact, type ReportInput, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
-import type { Gallery } from '../../scoring/report/index.js';
+import { averageKey, type Gallery } from '../../scoring/report/index.js';
 import type { AggregateResult } from '../../scoring/score/aggregate.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import { plain, ZERO } from '../../scoring/score/decimal.js';
 import type { Eol } from '../../scoring/score/outputs.js';
+import type { ScoreResult } from '../../scoring/score/types.js';
+import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { DEFAULT_TRIALS, type RuleSet } from '../../scoring/score/rules.js';
 import { functionPrefix } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
@@ -29,6 +31,8 @@ export interface ReportExtras {
   trialFates?: ReadonlyArray<TrialFate & { model?: string }>;
   /** Settings of the stages before scoring (engine, model, …). */
   settings?: readonly ReportFact[];
+  /** The competition's letters (default: the score options'); the per-letter parts show these and the letters with data. */
+  letters?: readonly string[];
 }
 
 export interface WrittenReports {
@@ -52,6 +56,14 @@ export function rankingTable(rows: readonly RankedRow[], roles: (team: string) =
       return row;
     }),
   };
+}
+
+/** The ranking and the winner as the command summaries print them (`score`, and last in `run`'s). */
+export function rankingLines(rows: readonly RankedRow[], winners: WinnerDecision): string[] {
+  const lines = rows.map((r) => `  ${String(r.rank).padStart(2)}. ${r.team}  ${r.normalizedPromptScore}`);
+  lines.push(winners.winners.length === 0 ? '  no winner' : `  ${winners.winners.length > 1 ? 'co-winners' : 'winner'}: ${winners.winners.join(', ')}`);
+  for (const note of winners.notes) lines.push(`  ${note}`);
+  return lines;
 }
 
 function commonFacts(rules: RuleSet, p: number, t: number, eol: Eol, options: ScoreStageOptions): string[] {
@@ -80,8 +92,13 @@ function settingsTable(scored: Scored, extras: ReportExtras): ReportFact[] {
   ];
 }
 
+/** The scoring's per-letter averages (the official Σ/T ones) for the gallery's rows. */
+function averagesOf(result: ScoreResult): Map<string, { stability: number; similarity: number }> {
+  return new Map(result.characters.map((c) => [averageKey(c.team, c.character), { stability: Number(plain(c.averageStability)), similarity: Number(plain(c.averageSimilarity)) }]));
+}
+
 /** The gallery of one competition folder; unreadable images become warnings (and blanks in the gallery). */
-async function pictures(scored: Scored, extras: ReportExtras, dir: string, teams: readonly string[], model: string | undefined): Promise<{ gallery: Gallery; warnings: ScoreWarning[] }> {
+async function pictures(scored: Scored, extras: ReportExtras, dir: string, teams: readonly string[], model: string | undefined, result: ScoreResult): Promise<{ gallery: Gallery; warnings: ScoreWarning[] }> {
   const { options, rules } = scored;
   const root = options.root;
   const fates = (extras.trialFates ?? options.trialFates)?.filter((f) => (f.model ?? '') === (model ?? ''));
@@ -94,7 +111,7 @@ async function pictures(scored: Scored, extras: ReportExtras, dir: string, teams
     ...(fates ? { fates } : {}),
   });
   const warnings: ScoreWarning[] = unreadable.map((u) => ({ code: 'unreadable', message: `image ${relative(root, u.path) || u.path} cannot be read (${u.message}): a blank in the report's gallery`, file: relative(root, u.path) || u.path }));
-  return { gallery, warnings };
+  return { gallery: { ...gallery, averages: averagesOf(result) }, warnings };
 }
 
 function aggregateTable(agg: AggregateResult, models: readonly ScoredModel[], roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
@@ -171,11 +188,17 @@ function modelReportInput(scored: Scored, extras: ReportExtras, model: ScoredMod
     ranking: rankingTable(rows, roles),
     rankingBars: rankingBars(rows.map((r) => ({ ...r, role: roles(r.team) })), model.winners.winners),
     winners: model.winners,
-    competitions: [{ label: model.label, result: model.result, input: model.input, gallery }],
+    competitions: [{ label: model.label, result: model.result, input: model.input, gallery, ...lettersOf(scored, extras) }],
     warnings,
     settings: settingsTable(scored, extras),
     versions: softwareVersions(),
   };
+}
+
+/** The competition's letters for the report's per-letter parts, when the caller knows them. */
+function lettersOf(scored: Scored, extras: ReportExtras): { letters?: readonly string[] } {
+  const letters = extras.letters ?? scored.options.letters;
+  return letters ? { letters } : {};
 }
 
 async function writeReport(dir: string, input: ReportInput): Promise<string[]> {
@@ -193,16 +216,16 @@ export async function writeScoreReports(scored: Scored, extras: ReportExtras = {
   const own: ScoreWarning[] = [];
   const competitions: ReportCompetition[] = [];
   if (scored.single) {
-    const pics = await pictures(scored, extras, scored.dir, scored.teams, undefined);
+    const pics = await pictures(scored, extras, scored.dir, scored.teams, undefined, scored.single);
     own.push(...pics.warnings);
-    competitions.push({ label: '', result: scored.single, ...(scored.input ? { input: scored.input } : {}), gallery: pics.gallery });
+    competitions.push({ label: '', result: scored.single, ...(scored.input ? { input: scored.input } : {}), gallery: pics.gallery, ...lettersOf(scored, extras) });
   }
   for (const model of scored.models ?? []) {
     // One gallery per model folder, linked from its own report and (rebased) from the aggregate one.
-    const pics = await pictures(scored, extras, model.dir, model.result.teams, model.folder);
+    const pics = await pictures(scored, extras, model.dir, model.result.teams, model.folder, model.result);
     own.push(...pics.warnings.map((w) => ({ ...w, message: `[${model.label}] ${w.message}` })));
     files.push(...(await writeReport(model.dir, modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]))));
-    competitions.push({ label: model.label, result: model.result, input: model.input, gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)) });
+    competitions.push({ label: model.label, result: model.result, input: model.input, gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)), ...lettersOf(scored, extras) });
   }
   files.push(...(await writeReport(scored.dir, topReportInput(scored, extras, competitions, [...scored.warnings, ...own, ...(extras.warnings ?? [])]))));
   return { files, warnings: own };

@@ -73,6 +73,8 @@ export interface ScoreStageOptions {
   prefix?: string;
   /** Settings of the stages before scoring (engine, model, …), listed in the report after the score's own. */
   settings?: readonly ReportFact[];
+  /** The competition's letters (configured, else every letter folder): the report's per-letter parts show them. */
+  letters?: readonly string[];
   progress?: ProgressSink;
 }
 

@@ -17,7 +17,9 @@ import {
   combineTrials,
   needsAnotherTrial,
   type LevelStability,
+  type ObjectMeasure,
   type StabilityRule,
+  type TrialMeasure,
   type TrialStability,
 } from '../../scoring/stability.js';
 import { SbevalError, describeError } from '../../core/errors.js';
@@ -25,7 +27,7 @@ import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, PoolJobError, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { EnginePool, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**
@@ -40,8 +42,11 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  * settings; a cached level whose XML and settings are unchanged (and whose image exists) is not run
  * again. A character's JSON is (re)written from the caches once all its levels are done. A level that
  * cannot be loaded is recorded with its reason in `<root>/logs/stability_log_<ISO>.txt` and left out
- * of the JSON (the scoring script counts a missing trial as 0).
+ * of the JSON (the scoring script counts a missing trial as 0). A level whose trials ran on an engine
+ * the pool later discredits (retired for a lie) loses its image and cache and runs again (up to
+ * `RUNS_PER_LEVEL` times; then it is unfinished: orchestrator/pool/result-ledger.ts).
  */
+const RUNS_PER_LEVEL = 3;
 export interface SimulateOptions {
   root: string;
   filter?: StageFilter;
@@ -69,10 +74,10 @@ export interface LevelEvaluation {
   /** Trial 1's image (when asked for). */
   png?: Uint8Array;
   raw?: Uint8Array;
-  /** The last trial's per-object details and events (for `sbeval level`). */
-  details: ReturnType<StabilityTracker['details']>;
-  /** Every trial's per-object details, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
-  detailsByTrial: Array<ReturnType<StabilityTracker['details']>>;
+  /** The last trial's counted objects (start, last position, displacement) and events (for `sbeval level`). */
+  details: ObjectMeasure[];
+  /** Every trial's step numbers and bodies, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
+  measures: TrialMeasure[];
   events: SimEvent[];
 }
 
@@ -92,9 +97,11 @@ export function engineRunner(engine: Engine): TrialRunner {
   return (job, makeSink) => engine.run(job, makeSink());
 }
 
-export function poolRunner(pool: EnginePool): TrialRunner {
+/** Trials on the pool; `onEngine` hears which engine gave each one (its serial: orchestrator/pool/result-ledger.ts). */
+export function poolRunner(pool: EnginePool, onEngine?: (engineSerial: number) => void): TrialRunner {
   return async (job, makeSink) => {
-    await pool.run({ job, sink: () => makeSink() });
+    const result = await pool.run({ job, sink: () => makeSink() });
+    onEngine?.(result.engineSerial);
   };
 }
 
@@ -106,7 +113,7 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
   let raw: Uint8Array | undefined;
   let bodies: BodyInfo[] = [];
   let details: LevelEvaluation['details'] = [];
-  const detailsByTrial: LevelEvaluation['detailsByTrial'] = [];
+  const measures: TrialMeasure[] = [];
   let events: SimEvent[] = [];
   while (needsAnotherTrial(trials, options.trials)) {
     const trial = trials.length + 1;
@@ -140,10 +147,10 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
     if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
     trials.push(tracker.result());
     details = tracker.details();
-    detailsByTrial.push(details);
+    measures.push(tracker.measure());
     events = trialEvents;
   }
-  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, detailsByTrial, events };
+  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, measures, events };
   if (png) evaluation.png = png;
   if (raw) evaluation.raw = raw;
   return evaluation;
@@ -230,6 +237,76 @@ class LevelPaths {
   }
 }
 
+/** A level's id in jobs, logs and the ledger: `<team>/<C>/<name>`. */
+function levelLabel(file: TrialFile): string {
+  return `${file.team}/${file.character}/${trialBaseName(file.file)}`;
+}
+
+/** What `simulateLevel` needs from its stage run. */
+interface LevelWork {
+  pool: EnginePool;
+  ledger: ResultLedger;
+  paths: LevelPaths;
+  digest: string;
+  evaluation: LevelEvaluationOptions;
+  log: StageLog;
+  progress: ProgressSink;
+  /** Levels with a result (cached or made now), by XML path. */
+  cached: Map<string, CachedLevel>;
+}
+
+/**
+ * Runs one level on the pool and records it: its image and cache entry (unless an engine of it was
+ * discredited meanwhile: orchestrator/pool/result-ledger.ts), or its verdict when sbeval's rules say
+ * it cannot run. `unfinished`: engines failed it (a rerun may finish it); a storage fault stops the stage.
+ */
+async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | 'unfinished' | StorageError> {
+  const { ledger, paths, log, progress, cached } = work;
+  const label = levelLabel(file);
+  const xml = readFileSync(file.path, 'utf8');
+  const xmlSha256 = sha256(xml);
+  const cacheFile = paths.cache(file);
+  const images = paths.images(file);
+  const record = async (entry: CachedLevel, durable: boolean) => {
+    // Nothing is cached from an engine discredited meanwhile: the level runs again.
+    if (!ledger.trusted(label)) return;
+    await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable });
+    ledger.wrote(label, cacheFile);
+    cached.set(file.path, entry);
+  };
+  try {
+    const result = await evaluateLevel(poolRunner(work.pool, (engineSerial) => ledger.used(label, engineSerial)), label, xml, work.evaluation);
+    if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
+    await writeFileAtomic(images.png, result.png);
+    const raw = work.evaluation.rawImages && result.raw;
+    if (raw) await writeFileAtomic(images.raw, raw);
+    ledger.wrote(label, images.png, ...(raw ? [images.raw] : []));
+    // The cache is not fsynced: the image it vouches for already is (written and synced above,
+    // before this file exists), and after a machine crash a torn or empty cache does not parse
+    // (readCache), so the level is simply run again. Saves one disk flush per level.
+    await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: true, ...result.stability, trials: result.trials } }, false);
+    log.trial(file.team, file.character, file.file, { ok: true });
+    progress.tick('simulate', 'ok', label);
+    return 'ok';
+  } catch (error) {
+    // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
+    const storage = storageFault(error);
+    if (storage) return storage;
+    const reason = describeError(error);
+    const levelError = isLevelError(error);
+    if (levelError) {
+      // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
+      await rm(images.png, { force: true });
+      await rm(images.raw, { force: true });
+      // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
+      await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: false, reason } }, true);
+    }
+    log.trial(file.team, file.character, file.file, { ok: false, reason });
+    progress.tick('simulate', 'failed', label, reason);
+    return levelError ? 'ok' : 'unfinished';
+  }
+}
+
 export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
   const root = options.root;
   const trials = options.trials ?? OFFICIAL_TRIALS;
@@ -279,70 +356,48 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     : undefined;
   const pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
   let unfinished = 0;
+  const ledger = new ResultLedger(pool);
 
   // The first storage fault stops every worker (no more levels are started) and then the stage.
   let fault: StorageError | undefined;
   try {
-    const runner = pool ? poolRunner(pool) : undefined;
+    let queue: TrialFile[] = todo;
     let next = 0;
+    const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
     const worker = async (): Promise<void> => {
       for (;;) {
         if (fault) return;
         if (options.signal?.aborted) return;
-        const level = todo[next++];
-        if (!level || !runner) return;
-        const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
-        const xml = readFileSync(level.path, 'utf8');
-        const xmlSha256 = sha256(xml);
-        const cacheFile = paths.cache(level);
-        try {
-          const result = await evaluateLevel(runner, label, xml, { trials, damage, rule, capture: true, rawImages });
-          const images = paths.images(level);
-          if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
-          await writeFileAtomic(images.png, result.png);
-          if (rawImages && result.raw) await writeFileAtomic(images.raw, result.raw);
-          const entry: CachedLevel = {
-            format: 1,
-            xmlSha256,
-            settings: digest,
-            outcome: { ok: true, ...result.stability, trials: result.trials },
-          };
-          // The cache is not fsynced: the image it vouches for already is (written and synced above,
-          // before this file exists), and after a machine crash a torn or empty cache does not parse
-          // (readCache), so the level is simply run again. Saves one disk flush per level.
-          await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable: false });
-          cached.set(level.path, entry);
-          log.trial(level.team, level.character, level.file, { ok: true });
-          progress.tick('simulate', 'ok', label);
-        } catch (error) {
-          // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
-          const storage = storageFault(error);
-          if (storage) {
-            fault ??= storage;
-            return;
-          }
-          const reason = describeError(error);
-          const levelError = isLevelError(error);
-          if (levelError) {
-            // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
-            const images = paths.images(level);
-            await rm(images.png, { force: true });
-            await rm(images.raw, { force: true });
-            // Deterministic: the same XML fails the same way, so the verdict is cached too.
-            const entry: CachedLevel = { format: 1, xmlSha256, settings: digest, outcome: { ok: false, reason } };
-            await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`);
-            cached.set(level.path, entry);
-          } else unfinished += 1;
-          log.trial(level.team, level.character, level.file, { ok: false, reason });
-          progress.tick('simulate', 'failed', label, reason);
+        const file = queue[next++];
+        if (!file || !pool) return;
+        const done = await simulateLevel(file, work);
+        if (done === 'unfinished') unfinished += 1;
+        else if (done !== 'ok') {
+          fault ??= done;
+          return;
         }
       }
     };
     const parallel = levelsToKeepBusy(engines);
-    await Promise.all(Array.from({ length: Math.min(parallel, todo.length) }, () => worker()));
+    for (let run = 1; queue.length > 0 && !fault; run += 1) {
+      await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
+      await ledger.settle();
+      // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
+      const tainted = new Set(ledger.takeTainted());
+      const again = todo.filter((file) => tainted.has(levelLabel(file)));
+      for (const level of again) cached.delete(level.path);
+      if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
+      if (run >= RUNS_PER_LEVEL) {
+        unfinished += again.length;
+        break;
+      }
+      queue = again;
+      next = 0;
+    }
     if (fault) throw fault;
   } finally {
     closing = true;
+    ledger.close();
     await pool?.close();
     if (ownEngines) await Promise.all(engines.map((e) => e.close()));
     progress.end('simulate');

@@ -1,4 +1,5 @@
 import type { BodyReport, Explanation } from '../explain.js';
+import { describeSteps } from '../stability.js';
 
 /**
  * The readable timeline of an explanation (what `sbeval explain` prints): verdict, first mover, order
@@ -20,7 +21,7 @@ export function formatExplanation(e: Explanation, options: FormatOptions = {}): 
   const byId = new Map(e.bodies.map((b) => [b.id, b]));
   const lines: string[] = [];
   const title = e.levelId ?? 'level';
-  lines.push(`${title}: ${e.bodies.length} bodies (${e.counted} counted), ${e.windowSteps} steps of ${e.dt} s (${(e.windowSteps * e.dt).toFixed(2)} s)`);
+  lines.push(`${title}: ${e.bodies.length} bodies (${e.counted} counted), steps of ${e.dt} s; ${describeSteps(e, e.dt)}`);
   const score = e.score.toFixed(4);
   lines.push(`Verdict: ${e.moving} of ${e.counted} moved (centre displacement ≥ ${e.threshold}) → stability ${score}`);
 
@@ -66,8 +67,8 @@ export function formatExplanation(e: Explanation, options: FormatOptions = {}): 
   // Displacement at whole seconds, from the sampled series.
   const perSecond = Math.max(1, Math.round(1 / (e.dt * e.sampleEvery)));
   const marks: number[] = [];
-  for (let i = 0; i * e.sampleEvery <= e.windowSteps; i += perSecond) marks.push(i);
-  lines.push('', `Displacement from the start at each second (${marks.map((i) => `${Math.round(i * e.sampleEvery * e.dt)}`).join(' ')} s):`);
+  for (let i = 0; i * e.sampleEvery <= e.windowEnd; i += perSecond) marks.push(i);
+  lines.push('', `Displacement from the start positions (step ${e.windowStart}) at each second (${marks.map((i) => `${Math.round(i * e.sampleEvery * e.dt)}`).join(' ')} s):`);
   for (const b of e.bodies) {
     const values = marks.map((i) => {
       const v = b.displacement[Math.min(i, b.displacement.length - 1)] ?? 0;

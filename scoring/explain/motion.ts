@@ -1,3 +1,4 @@
+import { displacementFrom, type ObjectMeasure } from '../stability.js';
 import { angleDelta, field, isAlive, ANGLE, OMEGA, VX, VY, X, Y, type FrameSeries } from './series.js';
 
 /**
@@ -26,7 +27,10 @@ export const TIP_TURN = (15 * Math.PI) / 180;
 export type MotionKind = 'still' | 'fell' | 'slid' | 'tipped' | 'rose' | 'destroyed';
 
 export interface BodyMotion {
-  /** Displacement of the centre from step 0, per step, up to the last step it existed (then held). */
+  /**
+   * Displacement of the centre from its start position (the window's start step, as the evaluator
+   * reads it: scoring/stability.ts `displacementFrom`), per step up to its last read step.
+   */
   displacement: Float64Array;
   maxDisplacement: number;
   /**
@@ -47,14 +51,14 @@ export interface BodyMotion {
 }
 
 /**
- * `lastStep` is the last step the body's GameObject existed within the window (its removal ends it; a
- * destroyed body still falls with its collider off until removed, and Unity keeps its last position).
+ * `measured`: the body as the stability tracker read it (scoring/stability.ts `measure`): its start
+ * position (on `startStep`) and its last read step within the window (its removal ends it; a destroyed
+ * body still falls with its collider off until removed, and Unity keeps its last position).
  */
-export function bodyMotion(series: FrameSeries, body: number, lastStep: number, threshold = MOVEMENT_THRESHOLD): BodyMotion {
-  const end = Math.min(lastStep, series.stepCount - 1);
-  const x0 = field(series, 0, body, X);
-  const y0 = field(series, 0, body, Y);
-  const a0 = field(series, 0, body, ANGLE);
+export function bodyMotion(series: FrameSeries, body: number, measured: Pick<ObjectMeasure, 'start' | 'lastStep'>, startStep: number, threshold = MOVEMENT_THRESHOLD): BodyMotion {
+  const end = Math.min(measured.lastStep, series.stepCount - 1);
+  const [x0, y0] = measured.start;
+  const a0 = field(series, Math.min(startStep, series.stepCount - 1), body, ANGLE);
   const window = Math.max(end, 0) + 1;
   const displacement = new Float64Array(window);
   let maxDisplacement = 0;
@@ -64,7 +68,7 @@ export function bodyMotion(series: FrameSeries, body: number, lastStep: number, 
   for (let s = 0; s <= end; s++) {
     const x = field(series, s, body, X);
     const y = field(series, s, body, Y);
-    const d = Math.hypot(x - x0, y - y0);
+    const d = displacementFrom(measured.start, x, y);
     displacement[s] = d;
     if (d > maxDisplacement) maxDisplacement = d;
     if (deathStep === undefined && !isAlive(series, s, body)) deathStep = s;

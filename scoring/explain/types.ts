@@ -62,10 +62,12 @@ export interface BodyReport {
   kind: BodyKind;
   type: string;
   counted: boolean;
+  /** Pose on the window's start step (`Explanation.windowStart`), where its displacement is measured from. */
   start: Pose;
-  /** Pose at `lastStep`, the last step the body existed within the window. */
+  /** Pose at `lastStep`, the last step the evaluator read it within the window. */
   end: Pose;
   lastStep: number;
+  /** From `start` to `end`: the stability tracker's number (scoring/stability.ts `measure`), as `sbeval level` prints it. */
   finalDisplacement: number;
   maxDisplacement: number;
   onsetStep: number | null;
@@ -116,7 +118,10 @@ export interface TimelineEntry {
 export interface Explanation {
   levelId: string | null;
   dt: number;
-  windowSteps: number;
+  /** Steps of the trial's stream (0 … streamSteps − 1), the window's start step and its last read step: scoring/stability.ts `TrialMeasure`. */
+  streamSteps: number;
+  windowStart: number;
+  windowEnd: number;
   threshold: number;
   sampleEvery: number;
   /** Bodies counted by the stability rule (blocks, pigs, TNT). */

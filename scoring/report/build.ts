@@ -23,6 +23,7 @@ import type { WinnerDecision } from '../score/winner.js';
 import { rankingBarsSvg, type RankingBar } from './bars.js';
 import { GALLERY_HELP, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery } from './gallery.js';
 import { compactNumber, escapeXml, heatMapSvg, scaleOf, type HeatMap } from './heatmap.js';
+import { AVERAGE_NAMES } from './names.js';
 import { markdownText } from '../formats/text-escape.js';
 
 export interface ReportSection {
@@ -54,6 +55,11 @@ export interface ReportCompetition {
   input?: ScoreInput;
   /** Every trial with its thumbnail (orchestrator/report/gallery.ts). */
   gallery?: Gallery;
+  /**
+   * The competition's letters (the configured characters): the per-letter maps and tables show these
+   * and the letters with data or trials, no others (a 5-letter competition draws 5, not 26 with 21 hatched).
+   */
+  letters?: readonly string[];
 }
 
 export interface ReportInput {
@@ -95,26 +101,44 @@ function hasData(c: CharacterInput | undefined, metric: Metric): boolean {
 }
 
 /**
- * The per-letter grids of one competition (diversity only when the rules use it). With the scoring's
- * input, cells whose file was missing or unreadable are marked missing; the character score is
- * missing when none of its files was there.
+ * The letters a competition's per-letter parts show, A–Z order: the given ones (the configured
+ * characters) and every letter with a result file or a trial, so no letter that counts is hidden.
  */
-export function competitionGrids(result: ScoreResult, input?: ScoreInput): Grid[] {
+export function competitionLetters(competition: ReportCompetition): string[] {
+  const found = new Set<string>(competition.letters ?? []);
+  for (const cells of competition.input?.inputs.values() ?? []) for (const letter of cells.keys()) found.add(letter);
+  for (const trial of competition.gallery?.trials ?? []) found.add(trial.letter);
+  return CHARACTERS.filter((c) => found.has(c));
+}
+
+/** "Letters of this competition: I, L, O, T, U; the prompt score divides by 26, so the 21 others count 0." */
+function lettersNote(letters: readonly string[]): string | undefined {
+  if (letters.length === CHARACTERS.length) return undefined;
+  const others = CHARACTERS.length - letters.length;
+  return `Letters of this competition: ${letters.join(', ') || 'none'}. The prompt score divides by ${CHARACTERS.length} (the official scoring), so each of the ${others} other letters counts 0.`;
+}
+
+/**
+ * The per-letter grids of one competition over `letters` (default A–Z; diversity only when the rules
+ * use it). With the scoring's input, cells whose file was missing or unreadable are marked missing;
+ * the character score is missing when none of its files was there.
+ */
+export function competitionGrids(result: ScoreResult, input?: ScoreInput, letters: readonly string[] = CHARACTERS): Grid[] {
   const byCell = new Map(result.characters.map((c) => [`${c.team}\u0000${c.character}`, c]));
   const grid = (pick: (c: ScoreResult['characters'][number]) => number) =>
     result.teams.map((team) =>
-      CHARACTERS.map((ch) => {
+      letters.map((ch) => {
         const c = byCell.get(`${team}\u0000${ch}`);
         return c ? pick(c) : NaN;
       }),
     );
   const metrics: Metric[] = result.rules.diversity ? ['stability', 'similarity', 'diversity'] : ['stability', 'similarity'];
   const missing = (which: readonly Metric[]) =>
-    result.teams.map((team) => CHARACTERS.map((ch) => (input ? !which.some((m) => hasData(input.inputs.get(team)?.get(ch), m)) : false)));
+    result.teams.map((team) => letters.map((ch) => (input ? !which.some((m) => hasData(input.inputs.get(team)?.get(ch), m)) : false)));
   const fixed = (v: number) => (v !== 0 && Math.abs(v) < 0.001 ? v.toExponential(3) : v.toFixed(4));
   const grids: Grid[] = [
-    { metric: 'stability', title: 'Stability (mean over trials)', values: grid((c) => Number(plain(c.averageStability))), missing: missing(['stability']), format: fixed },
-    { metric: 'similarity', title: 'Similarity (mean target-letter probability over trials)', values: grid((c) => Number(plain(c.averageSimilarity))), missing: missing(['similarity']), format: fixed },
+    { metric: 'stability', title: `Stability: ${AVERAGE_NAMES.stability.name} = ${AVERAGE_NAMES.stability.definition}`, values: grid((c) => Number(plain(c.averageStability))), missing: missing(['stability']), format: fixed },
+    { metric: 'similarity', title: `Similarity: ${AVERAGE_NAMES.similarity.name} = ${AVERAGE_NAMES.similarity.definition}`, values: grid((c) => Number(plain(c.averageSimilarity))), missing: missing(['similarity']), format: fixed },
   ];
   if (result.rules.diversity) grids.push({ metric: 'diversity', title: 'Diversity (diversityRate)', values: grid((c) => Number(plain(c.diversity))), missing: missing(['diversity']), format: fixed });
   grids.push({ metric: 'character-score', title: 'Character score', values: grid((c) => Number(plain(c.characterScore))), missing: missing(metrics), format: (v) => v.toPrecision(4) });
@@ -198,12 +222,15 @@ export function buildReport(input: ReportInput): Report {
   else md.push(...input.warnings.map((w) => `- \`${w.code}\` ${markdownText(warningText(w))}`));
   for (const competition of input.competitions) {
     if (competition.result) {
+      const letters = competitionLetters(competition);
       md.push('', `## Per letter${suffixOf(competition)}`, '');
-      for (const grid of competitionGrids(competition.result, competition.input)) {
+      const note = lettersNote(letters);
+      if (note) md.push(note, '');
+      for (const grid of competitionGrids(competition.result, competition.input, letters)) {
         md.push(`### ${grid.title}`, '', '`–` no data (the file is missing; it counts as 0).', '');
         md.push(
           mdTable({
-            header: ['team', ...CHARACTERS],
+            header: ['team', ...letters],
             rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v)))]),
           }),
           '',
@@ -252,14 +279,17 @@ export function buildReport(input: ReportInput): Report {
     const suffix = suffixOf(competition);
     body.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`);
     if (competition.result) {
+      const letters = competitionLetters(competition);
+      const note = lettersNote(letters);
       body.push(h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
+      if (note) body.push(`<p class="letters">${escapeXml(note)}</p>`);
       body.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
-      for (const grid of competitionGrids(competition.result, competition.input)) {
+      for (const grid of competitionGrids(competition.result, competition.input, letters)) {
         const map: HeatMap = {
           metric: grid.metric,
           title: grid.title,
           rows: competition.result.teams,
-          columns: CHARACTERS,
+          columns: letters,
           values: grid.values,
           missing: grid.missing,
           scale: scaleOf(grid.values, grid.missing),

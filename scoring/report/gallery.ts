@@ -12,6 +12,7 @@
  * Pure: the caller (orchestrator/report/gallery.ts) reads the folders and makes the thumbnails.
  */
 import { escapeXml } from './heatmap.js';
+import { AVERAGE_NAMES } from './names.js';
 import { markdownText } from '../formats/text-escape.js';
 
 export interface GalleryTrial {
@@ -37,6 +38,17 @@ export interface Gallery {
   trials: readonly GalleryTrial[];
   /** Pixel size the thumbnails were made at (square). */
   thumbnailSize: number;
+  /**
+   * The scoring's per-letter averages (`team\u0000letter` → the official Σ/T values, build.ts
+   * `AVERAGE_NAMES`), shown in each team's row; absent without scores, and then no average is shown
+   * (the report names one average per letter, never a second one of its own).
+   */
+  averages?: ReadonlyMap<string, { stability: number; similarity: number }>;
+}
+
+/** The key of `Gallery.averages`. */
+export function averageKey(team: string, letter: string): string {
+  return `${team}\u0000${letter}`;
 }
 
 /** The overview's picture size (CSS px): as large as fits 1000 px for the letters shown, 40–80 px. */
@@ -82,10 +94,6 @@ export function bestTrial(trials: readonly GalleryTrial[]): GalleryTrial | undef
   return best;
 }
 
-function mean(values: readonly number[]): number | undefined {
-  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
-}
-
 function dataAttributes(t: GalleryTrial): string {
   const attrs = [`data-team="${escapeXml(t.team)}"`, `data-letter="${escapeXml(t.letter)}"`, `data-trial="${escapeXml(t.trial)}"`];
   if (t.image !== undefined) attrs.push(`data-image="${escapeXml(t.image)}"`);
@@ -108,12 +116,17 @@ function figureHtml(t: GalleryTrial, size: number): string {
   );
 }
 
-/** A team's line for one letter: how many trials became images, and the mean of the values it has. */
-function summary(trials: readonly GalleryTrial[]): string[] {
+/**
+ * A team's line for one letter: how many trials became images, and the scoring's averages for the
+ * letter under the names the heat maps define (a mean over only the trials with a value, which read
+ * 1.00 beside the map's .67, is not shown).
+ */
+function summary(gallery: Gallery, trials: readonly GalleryTrial[], team: string, letter: string): string[] {
   const images = trials.filter((t) => t.thumbnail !== undefined).length;
-  const sta = mean(trials.flatMap((t) => (t.stability !== undefined ? [t.stability] : [])));
-  const sim = mean(trials.flatMap((t) => (t.similarity !== undefined ? [t.similarity] : [])));
-  return [`${images}/${trials.length} images`, `mean sta ${fixed2(sta)}`, `mean sim ${fixed2(sim)}`];
+  const lines = [`${images}/${trials.length} images`];
+  const averages = gallery.averages?.get(averageKey(team, letter));
+  if (averages) lines.push(`${AVERAGE_NAMES.stability.name} ${fixed2(averages.stability)}`, `${AVERAGE_NAMES.similarity.name} ${fixed2(averages.similarity)}`);
+  return lines;
 }
 
 export const GALLERY_HELP =
@@ -155,7 +168,7 @@ export function galleryLettersHtml(gallery: Gallery, anchor: string): string {
       const trials = cellTrials(gallery, team, letter);
       if (trials.length === 0) continue;
       out.push(
-        `<div class="team-row" data-team="${escapeXml(team)}"><div class="team-head"><b>${escapeXml(team)}</b><br><small>${summary(trials).map(escapeXml).join('<br>')}</small></div><div class="trials">${trials.map((t) => figureHtml(t, gallery.thumbnailSize)).join('')}</div></div>`,
+        `<div class="team-row" data-team="${escapeXml(team)}"><div class="team-head"><b>${escapeXml(team)}</b><br><small>${summary(gallery, trials, team, letter).map(escapeXml).join('<br>')}</small></div><div class="trials">${trials.map((t) => figureHtml(t, gallery.thumbnailSize)).join('')}</div></div>`,
       );
     }
     out.push('</section>');

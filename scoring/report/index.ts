@@ -4,5 +4,5 @@ export { heatMapSvg, heatColor, scaleOf, compactNumber, escapeXml } from './heat
 export type { HeatMap, HeatScale } from './heatmap.js';
 export { rankingBarsSvg } from './bars.js';
 export type { RankingBar } from './bars.js';
-export { galleryOverviewHtml, galleryLettersHtml, galleryMarkdown, bestTrial } from './gallery.js';
+export { galleryOverviewHtml, galleryLettersHtml, galleryMarkdown, bestTrial, averageKey } from './gallery.js';
 export type { Gallery, GalleryTrial } from './gallery.js';

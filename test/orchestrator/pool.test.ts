@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
 import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
 import { stepsToSimulate } from '../../bridge/window.js';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { FAKE_LEVEL_XML, FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+
+/** A fake with sbeval's own rules (as the headless engine): its level faults are verdicts. */
+class RulesEngine extends FakeEngine {
+  readonly ownRules = true;
+}
 
 // A short window keeps the fakes quick: steps 0…19 with the capture (bridge/window.ts).
 const SETTINGS = { ...DEFAULT_SIMULATION, windowSteps: 5 };
@@ -21,6 +27,9 @@ function collect() {
   const events: PoolEvent[] = [];
   return { events, onEvent: (e: PoolEvent) => events.push(e) };
 }
+
+/** The ids of the engines the pool discredited, in order. */
+const discredited = (events: readonly PoolEvent[]) => events.flatMap((e) => (e.type === 'engine-discredited' ? [e.engineId] : []));
 
 async function rejection(promise: Promise<unknown>): Promise<PoolJobError> {
   try {
@@ -169,17 +178,113 @@ describe('engine pool', () => {
     });
   }
 
-  it('fails a level error at once without retrying and keeps the engine', async () => {
-    const engine = new FakeEngine('e0', ['level-error', 'ok']);
+  it('fails a level error of an engine with sbeval\'s own rules at once, without retrying, and keeps the engine', async () => {
+    const engine = new RulesEngine('e0', ['level-error', 'ok']);
     const other = new FakeEngine('e1');
     const pool = new EnginePool({ engines: [engine, other] });
     const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
     expect(error.kind).toBe('level');
     expect(error.message).toBe('BAD: unknown block type');
+    expect(error.detail).toBeUndefined();
     expect(error.attempts).toHaveLength(1);
     expect(other.jobs).toEqual([]);
     await pool.run({ job: job('L1'), sink: new RecordingSink() });
     expect(pool.health().find((h) => h.engineId === 'e0')?.consecutiveFailures).toBe(0);
+    await pool.close();
+  });
+
+  it('checks a level fault claimed by an engine without sbeval\'s rules on another engine, and discredits the claimer when that one runs the level', async () => {
+    const claimer = new FakeEngine('claimer', ['level-error']);
+    const other = new FakeEngine('other');
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [claimer, other], onEvent, maxAttempts: 1, referee: () => Promise.reject(new Error('no referee is needed here')) });
+    const sink = new RecordingSink();
+    const result = await pool.run({ job: job('L0'), sink });
+    expect(result.engineId).toBe('other');
+    expect(result.attempts.map((a) => [a.engineId, a.failure?.kind])).toEqual([
+      ['claimer', 'level-claim'],
+      ['other', undefined],
+    ]);
+    expect(sink.steps).toEqual(allSteps);
+    expect(events).toContainEqual({ type: 'engine-discredited', engineId: 'claimer', engineSerial: 0, reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/) });
+    expect(pool.isDiscredited(0)).toBe(true);
+    expect(pool.isDiscredited(result.engineSerial)).toBe(false);
+    expect(discredited(events)).toEqual(['claimer']);
+    expect(pool.health().map((h) => h.engineId)).toEqual(['other']);
+    expect(claimer.closeCalls).toBe(1);
+    await pool.close();
+  });
+
+  it('with no other engine, hands a claimed level fault to the referee: its verdict is the reason, the claim the detail', async () => {
+    const claimer = new FakeEngine('claimer', ['level-error']);
+    const { events, onEvent } = collect();
+    const referees: HeadlessEngine[] = [];
+    const referee = async () => {
+      const engine = new HeadlessEngine(`referee-${referees.length}`);
+      referees.push(engine);
+      return engine;
+    };
+    const pool = new EnginePool({ engines: [claimer], onEvent, maxAttempts: 1, referee });
+    // A level sbeval's rules cannot load either: the job fails with the rules' reason, not the claim's text.
+    const unknown = FAKE_LEVEL_XML.replace('type="RectSmall"', 'type="RectHuge"');
+    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).then(() => new Error('the level loaded'), (e: unknown) => e as Error);
+    const error = await rejection(pool.run({ job: { ...job('BAD'), xml: unknown }, sink: new RecordingSink() }));
+    expect(error.kind).toBe('level');
+    expect(error.message).toBe(expected.message);
+    expect(error.message).not.toMatch(/claimer|BAD: unknown block type/);
+    expect(error.detail).toBe('engine claimer said: BAD: unknown block type');
+    expect(error.attempts.map((a) => [a.engineId, a.failure?.kind])).toEqual([
+      ['claimer', 'level-claim'],
+      ['referee-0', 'level'],
+    ]);
+    // The claim held: the claimer stays; the referee is not one of the pool's engines.
+    expect(discredited(events)).toEqual([]);
+    expect(pool.health().map((h) => h.engineId)).toEqual(['claimer']);
+    expect(pool.size).toBe(1);
+
+    // A level the rules run: the referee's stream is the result, and the claimer lied.
+    const sink = new RecordingSink();
+    const result = await pool.run({ job: job('L1'), sink });
+    expect(result.engineId).toBe('referee-0');
+    expect(sink.steps).toEqual(allSteps);
+    expect(pool.isDiscredited(result.engineSerial)).toBe(false);
+    expect(discredited(events)).toEqual(['claimer']);
+    expect(referees).toHaveLength(1); // made once, on first need
+    await pool.close();
+  });
+
+  it('without a referee, a claimed level fault fails the job as the engine said (one engine measured on its own)', async () => {
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [new FakeEngine('unity-like', ['level-error'])], referee: false, onEvent });
+    const error = await rejection(pool.run({ job: job('BAD'), sink: new RecordingSink() }));
+    expect([error.kind, error.message]).toEqual(['level', 'BAD: unknown block type']);
+    expect(discredited(events)).toEqual([]);
+    await pool.close();
+  });
+
+  it('discredits an engine that streams garbage', async () => {
+    const { events, onEvent } = collect();
+    const pool = new EnginePool({ engines: [new FakeEngine('bad', ['garbage-bodies']), new FakeEngine('good')], onEvent });
+    await pool.run({ job: job('L0'), sink: new RecordingSink() });
+    expect(discredited(events)).toEqual(['bad']);
+    await pool.close();
+  });
+
+  it('discredits an engine, not its id: a replacement under the same id is trusted, results of the liar stay discredited', async () => {
+    const { events, onEvent } = collect();
+    // Slot 0 is a liar at first; its replacement comes back under the same id (as a fleet's or a reconnecting engine's does) and is honest.
+    const factory = async (_slot: number, generation: number) => new FakeEngine('unity-0', generation === 0 ? ['ok', 'level-error'] : ['ok']);
+    const pool = await EnginePool.create({ factory, size: 1, onEvent, maxAttempts: 1, referee: async () => new HeadlessEngine('referee') });
+    const first = await pool.run({ job: job('L0'), sink: new RecordingSink() });
+    const refuted = await pool.run({ job: job('L1'), sink: new RecordingSink() });
+    expect(refuted.engineId).toBe('referee');
+    expect(discredited(events)).toEqual(['unity-0']);
+    expect(pool.isDiscredited(first.engineSerial)).toBe(true);
+    // The next job waits for the replacement the factory is making.
+    const after = await pool.run({ job: job('L2'), sink: new RecordingSink() });
+    expect(after.engineId).toBe('unity-0');
+    expect(after.engineSerial).not.toBe(first.engineSerial);
+    expect(pool.isDiscredited(after.engineSerial)).toBe(false);
     await pool.close();
   });
 

@@ -149,7 +149,7 @@ describe('sbeval explain (CLI)', { timeout: 300_000 }, () => {
     expect(text.stdout).toContain('Verdict: 4 of 6 moved');
     expect(text.stdout).toMatch(/First mover: #\d+ RectSmall at step \d+/);
     expect(text.stdout).toContain('Order of failure');
-    expect(text.stdout).toContain('Displacement from the start at each second');
+    expect(text.stdout).toContain('Displacement from the start positions (step 1) at each second');
 
     const json = await runSbeval(['explain', trace, '--json']);
     expect(json.exitCode, json.stderr).toBe(0);

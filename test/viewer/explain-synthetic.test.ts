@@ -28,8 +28,9 @@ function placed(bodies: SynthBody[]) {
   });
 }
 
+/** Displacement from the start position, read on the window's start step (step 1, bridge/window.ts). */
 const displacementAt = (b: SynthBody, step: number): number => {
-  const [x0, y0] = b.pose(0);
+  const [x0, y0] = b.pose(1);
   const [x, y] = b.pose(step);
   return Math.hypot(x - x0, y - y0);
 };
@@ -94,7 +95,8 @@ describe('explainFrames on constructed streams', () => {
     expect(e.score).toBe(1);
     expect(e.failureOrder).toEqual([]);
     expect(e.bodies.every((b) => b.reason === null && !b.moved)).toBe(true);
-    expect(e.windowSteps).toBe(500);
+    // Frames 0…500: the window starts on step 1 and ends with the stream, before its step 503.
+    expect([e.streamSteps, e.windowStart, e.windowEnd]).toEqual([501, 1, 500]);
   });
 
   it('names the plank over an edge as the first mover, tipping because of the overhang', () => {

@@ -17,7 +17,7 @@ import {
   xToStep,
 } from '../../viewer/static/geometry.js';
 import { advance, createPlayback, pause, play, seek, setSpeed, stepBy, toggle } from '../../viewer/static/playback.js';
-import { decodeFrames, displacementSeries, poseAt } from '../../viewer/static/frames.js';
+import { decodeFrames, poseAt } from '../../viewer/static/frames.js';
 
 /** The page's pure modules (plain JS served as files), tested in Node. */
 describe('viewer geometry', () => {
@@ -122,25 +122,28 @@ describe('viewer playback', () => {
 });
 
 describe('viewer frames decoding', () => {
-  it('reads the server body (float32 LE states, then alive bytes) and holds displacement after removal', () => {
+  it('reads the server body (float32 LE states, alive bytes, then the displacement table) into per-body series', () => {
     const steps = 3;
     const bodies = 2;
-    const buffer = new ArrayBuffer(steps * bodies * 6 * 4 + steps * bodies);
+    const cells = steps * bodies;
+    const buffer = new ArrayBuffer(cells * 6 * 4 + cells + cells * 4);
     const view = new DataView(buffer);
     const put = (s: number, b: number, f: number, v: number) => view.setFloat32(((s * bodies + b) * 6 + f) * 4, v, true);
+    const putDisplacement = (s: number, b: number, v: number) => view.setFloat32(cells * 25 + (s * bodies + b) * 4, v, true);
     for (let s = 0; s < steps; s++) {
       put(s, 0, 0, 1 + 0.5 * s);
       put(s, 1, 1, -3 - s);
+      putDisplacement(s, 0, 0.5 * s);
+      putDisplacement(s, 1, s === 0 ? 0 : 1);
     }
-    new Uint8Array(buffer, steps * bodies * 24).set([1, 1, 1, 1, 1, 0]);
+    new Uint8Array(buffer, cells * 24, cells).set([1, 1, 1, 1, 1, 0]);
     const frames = decodeFrames(buffer, steps, bodies);
     expect(poseAt(frames, 2, 0)).toMatchObject({ x: 2, alive: true });
     expect(poseAt(frames, 2, 1)).toMatchObject({ y: -5, alive: false });
-    // Body 1 removed at step 2: its displacement stays at the step-1 value.
-    const series = displacementSeries(frames, new Map([[1, 2]]));
-    expect(Array.from(series[0]!)).toEqual([0, 0.5, 1]);
-    expect(Array.from(series[1]!)).toEqual([0, 1, 1]);
-    expect(() => decodeFrames(new ArrayBuffer(10), steps, bodies)).toThrow(/expected 150 bytes/);
+    // The server's table, read per body (the page computes no displacement of its own).
+    expect(Array.from(frames.displacement[0]!)).toEqual([0, 0.5, 1]);
+    expect(Array.from(frames.displacement[1]!)).toEqual([0, 1, 1]);
+    expect(() => decodeFrames(new ArrayBuffer(10), steps, bodies)).toThrow(/expected 174 bytes/);
   });
 });
 

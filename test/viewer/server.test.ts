@@ -45,7 +45,7 @@ describe('viewer server', () => {
     expect(await js.text()).not.toMatch(/from ['"]https?:/);
   });
 
-  it('describes the session and the trial, and sends frames as float32 + alive bytes', async () => {
+  it('describes the session and the trial, and sends frames as float32 + alive bytes + the displacement table', async () => {
     const session = await (await get('/api/session')).json();
     expect(session).toEqual({ mode: 'trial', title: 'V1_L_2', hasReference: true });
     const meta = (await (await get('/api/trial/main/meta')).json()) as ViewerMeta;
@@ -61,9 +61,14 @@ describe('viewer server', () => {
     expect(res.headers.get('content-type')).toBe('application/octet-stream');
     const body = Buffer.from(await res.arrayBuffer());
     const n = meta.stepCount * meta.bodyCount;
-    expect(body.length).toBe(n * FIELD_COUNT * 4 + n);
+    expect(body.length).toBe(n * FIELD_COUNT * 4 + n + n * 4);
     for (const i of [0, 7, n * FIELD_COUNT - 1]) expect(body.readFloatLE(i * 4)).toBe(trace.frames.states[i]);
-    expect(Array.from(body.subarray(n * FIELD_COUNT * 4))).toEqual(Array.from(trace.frames.alive));
+    expect(Array.from(body.subarray(n * FIELD_COUNT * 4, n * FIELD_COUNT * 4 + n))).toEqual(Array.from(trace.frames.alive));
+    // The displacement at the window's last read step is the one explain reports (float32 on the wire).
+    const table = n * FIELD_COUNT * 4 + n;
+    for (const b of meta.explanation.bodies) {
+      expect(body.readFloatLE(table + (b.lastStep * meta.bodyCount + b.id) * 4)).toBe(Math.fround(b.finalDisplacement));
+    }
     const reference = Buffer.from(await (await get('/api/reference.png')).arrayBuffer());
     expect(reference.equals(readFileSync(REFERENCE))).toBe(true);
   });

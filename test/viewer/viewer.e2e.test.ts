@@ -155,7 +155,7 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     const state = await frameState(page);
     expect(state.step).toBe(0);
     expect(state.positions).toEqual(traceAt(trace, 0));
-    await expect(page.locator('#status').textContent()).resolves.toContain(`${trace.bodies.length} bodies · ${trace.frames.stepCount} steps`);
+    await expect(page.locator('#status').textContent()).resolves.toContain(`${trace.bodies.length} bodies · window: start positions on step 1, last on step 503 (10.06 s); stream: ${trace.frames.stepCount} steps (0…${trace.frames.stepCount - 1})`);
     // Panels: the explanation's summary, one table row per body, the first mover marked.
     await expect(page.locator('#summary').textContent()).resolves.toContain('first mover');
     expect(await page.locator('#blocks tbody tr').count()).toBe(trace.bodies.length);

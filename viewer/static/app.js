@@ -2,7 +2,7 @@
 // display options) drives every panel — the scene, the chart, the controls, the table and the timeline.
 import { boundsOf, evaluatorView, fitView, pickBody, pixelToWorld, placePath, stepToTime } from './geometry.js';
 import { advance, createPlayback, pause, seek, setSpeed, SPEEDS, stepBy, toggle } from './playback.js';
-import { decodeFrames, displacementSeries, poseAt } from './frames.js';
+import { decodeFrames, poseAt } from './frames.js';
 import { drawScene, HIGHLIGHT } from './draw.js';
 import { CHART_COLOURS, chartStepAt, drawChart } from './chart.js';
 
@@ -75,7 +75,7 @@ async function openTrial(key, startStep = 0) {
   state.meta = meta;
   state.frames = decodeFrames(buffer, meta.stepCount, meta.bodyCount);
   state.removedAt = new Map(meta.events.filter((e) => e.kind === 'removed').map((e) => [e.id, e.step]));
-  state.series = displacementSeries(state.frames, state.removedAt);
+  state.series = state.frames.displacement;
   state.sceneBounds = runBounds(meta, state.frames);
   state.selected = null;
   state.playback = seek({ ...createPlayback(meta.stepCount, meta.dt), speed: state.playback.speed }, startStep);
@@ -85,7 +85,7 @@ async function openTrial(key, startStep = 0) {
   buildTimeline();
   buildImages();
   document.querySelectorAll('#trial-list button').forEach((b) => b.setAttribute('aria-current', String(b.dataset.key === key)));
-  setStatus(`${meta.levelId} · ${meta.bodyCount} bodies · ${meta.stepCount} steps · ${meta.source}`);
+  setStatus(`${meta.levelId} · ${meta.bodyCount} bodies · ${meta.steps} · ${meta.source}`);
   document.body.dataset.loaded = key;
   render();
 }
@@ -108,7 +108,7 @@ function runBounds(meta, frames) {
 function currentView(size) {
   if (state.framing === 'evaluator') {
     // The evaluator frames the live blocks' collider bounds when the window ends; before that, follow them.
-    const s = Math.min(state.playback.step, state.meta.windowSteps);
+    const s = Math.min(state.playback.step, state.meta.windowEnd);
     const sets = [];
     state.meta.bodies.forEach((body, i) => {
       const p = poseAt(state.frames, s, i);
@@ -338,7 +338,7 @@ function render() {
     stepCount: meta.stepCount,
     dt: meta.dt,
     threshold,
-    windowSteps: meta.windowSteps,
+    windowEnd: meta.windowEnd,
     selected: state.selected,
     firstMover: e.firstMover,
     moved: new Set(e.bodies.filter((b) => b.moved).map((b) => b.id)),
@@ -350,7 +350,7 @@ function render() {
   $('scrubber').value = String(step);
   if (document.activeElement !== $('seek-step')) $('seek-step').value = String(step);
   $('speed').value = String(playback.speed);
-  const inWindow = step <= meta.windowSteps ? '' : ' (after the window)';
+  const inWindow = step <= meta.windowEnd ? '' : ' (after the window)';
   $('clock').textContent = `step ${step} · ${stepToTime(step, meta.dt).toFixed(2)} s${inWindow}`;
   document.querySelectorAll('#blocks tbody tr').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.id) === state.selected));
   document.querySelectorAll('#timeline li').forEach((li) => li.classList.toggle('past', Number(li.dataset.step) <= step));

@@ -12,7 +12,7 @@ export function chartGeometry(width, height) {
 }
 
 export function drawChart(ctx, width, height, chart) {
-  const { series, step, stepCount, dt, threshold, windowSteps } = chart;
+  const { series, step, stepCount, dt, threshold, windowEnd } = chart;
   const g = chartGeometry(width, height);
   let max = threshold * 2;
   for (const s of series) for (let i = 0; i < s.length; i += 5) if (s[i] > max) max = s[i];
@@ -46,8 +46,8 @@ export function drawChart(ctx, width, height, chart) {
   ctx.moveTo(g.x0, ty);
   ctx.lineTo(g.x0 + g.width, ty);
   ctx.stroke();
-  if (windowSteps < stepCount - 1) {
-    const wx = stepToX(windowSteps, stepCount, g.x0, g.width);
+  if (windowEnd < stepCount - 1) {
+    const wx = stepToX(windowEnd, stepCount, g.x0, g.width);
     ctx.strokeStyle = CHART_COLOURS.window;
     ctx.beginPath();
     ctx.moveTo(wx, g.y0);

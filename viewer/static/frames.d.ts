@@ -4,6 +4,8 @@ export interface Frames {
   bodyCount: number;
   states: Float32Array;
   alive: Uint8Array;
+  /** Per body, its displacement from its start position at every step (computed by the server). */
+  displacement: Float32Array[];
 }
 export interface PoseAt {
   x: number;
@@ -17,4 +19,3 @@ export interface PoseAt {
 export const FIELDS: number;
 export function decodeFrames(buffer: ArrayBuffer, stepCount: number, bodyCount: number): Frames;
 export function poseAt(frames: Frames, step: number, body: number): PoseAt;
-export function displacementSeries(frames: Frames, removedAt: Map<number, number>): Float32Array[];

@@ -45,8 +45,10 @@ export function registerExplainCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-The verdict per block is the official rule's (centre displacement ≥ 0.1 between step 0 and the last
-position within the 10-s window; scoring/stability.ts). "Onset" is the first step a block clearly
+The verdict per block is the official rule's (centre displacement ≥ 0.1 between its position on
+step 1, where the evaluator reads the start positions, and its last position read in the 10-s window,
+step 503; scoring/stability.ts). Displacements are measured from the same start, so they are the
+numbers sbeval level prints. "Onset" is the first step a block clearly
 moves (shift ≥ 0.02, turn ≥ 2°, the threshold, or death); the first mover is the block whose motion
 started the failure. Reasons: overhang (load past its support's edge), unsupported (nothing under it),
 support-moved/-destroyed, struck/pushed by a moving block, destroyed by impacts, explosion, settled

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { CONFIG_FILES, settingsRecord } from '../../config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../progress/index.js';
-import { isUnfinished, runCompetition, unfinishedLines, type RunReport } from '../../run/index.js';
+import type { ScoreWarning } from '../../../scoring/score/checks.js';
+import { isUnfinished, MODEL_HINT, runCompetition, unfinishedLines, type RunReport } from '../../run/index.js';
+import { rankingLines } from '../../stages/score-report.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 
 /**
@@ -90,7 +92,33 @@ function summaryRecord(report: RunReport) {
     warnings: report.warnings.map((w) => w.message),
     trialsCsv: report.trialsCsv,
     runLog: report.runLog,
+    ranking: report.ranking ?? null,
+    winners: report.winners ? { winners: report.winners.winners, notes: report.winners.notes } : null,
   };
+}
+
+/** A warning as the run printed it (stage warnings carry their stage; score warnings their code and file). */
+function warningText(w: ScoreWarning): string {
+  const text = `${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`;
+  return w.code === 'run' ? text : `warning [${w.code}] ${text}`;
+}
+
+/**
+ * The end of the summary: every warning the run printed, again, then the ranking and the winner — or
+ * why there is none — so the last lines of a long run say what it decided (issue 22, case 9).
+ */
+function closingLines(report: RunReport): string[] {
+  const lines: string[] = [];
+  if (report.warnings.length === 0) lines.push('warnings: none');
+  else {
+    const where = report.stages.some((s) => s.stage === 'report') ? ', also listed in result/report.md' : '';
+    lines.push(`${report.warnings.length} warning(s), as printed above${where}:`, ...report.warnings.map((w) => `  - ${warningText(w)}`));
+  }
+  if (report.ranking && report.winners) lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners));
+  else if (report.cancelled) lines.push('ranking: none — the run was cancelled before scoring');
+  else if (!report.similarity) lines.push(`ranking: none — no similarity model, so no scores (\`${MODEL_HINT}\`, then run again)`);
+  else lines.push('ranking: none — the score stage did not run');
+  return lines;
 }
 
 function formatReport(report: RunReport, tallies: string[]): string {
@@ -106,8 +134,7 @@ function formatReport(report: RunReport, tallies: string[]): string {
   const { retired, replaced, replaceFailed } = report.engines;
   if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
   lines.push(...unfinishedLines(report.unfinished));
-  if (report.warnings.length > 0) lines.push(`${report.warnings.length} warning(s), printed above${report.stages.some((s) => s.stage === 'report') ? ' and listed in result/report.md' : ''}`);
   if (report.trials.length > 0) lines.push(`every trial's fate: ${report.trialsCsv}`);
-  lines.push(`run log: ${report.runLog}`);
+  lines.push(`run log: ${report.runLog}`, '', ...closingLines(report));
   return lines.join('\n');
 }

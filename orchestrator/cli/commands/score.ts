@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
+import { configuredLetters } from '../../config/index.js';
 import { judgesReportSection } from '../../judges/report.js';
+import { rankingLines } from '../../stages/score-report.js';
 import { runScoreStage, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, collectList, commandSettings, type SharedFlags } from '../settings-options.js';
@@ -21,9 +23,7 @@ interface ScoreFlags extends SharedFlags {
 
 function summary(result: ScoreStageResult): string {
   const lines = [`score (${result.rules} rules): competition score ${result.competitionScore}${result.models ? `, ${result.models.length} models (${result.models.join(', ')})` : ''}`];
-  for (const r of result.ranking) lines.push(`  ${String(r.rank).padStart(2)}. ${r.team}  ${r.normalizedPromptScore}`);
-  lines.push(result.winners.winners.length === 0 ? '  no winner' : `  ${result.winners.winners.length > 1 ? 'co-winners' : 'winner'}: ${result.winners.winners.join(', ')}`);
-  for (const note of result.winners.notes) lines.push(`  ${note}`);
+  lines.push(...rankingLines(result.ranking, result.winners));
   lines.push(`  ${result.warnings.length} warning(s); results in ${result.resultDir} (report.md, report.html)`);
   return lines.join('\n');
 }
@@ -66,6 +66,7 @@ report.md and report.html (heat maps), log in <root>/logs/result_log_<time>.txt.
           ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
           ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
           teamOrder: flags.teamOrder as TeamOrder,
+          letters: configuredLetters(settings),
           // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
           sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
         });

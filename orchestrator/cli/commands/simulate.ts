@@ -12,6 +12,8 @@ import type { ProgressSink } from '../../progress/types.js';
 import { engineRunner, evaluateLevel, ruleFrom, runSimulateStage } from '../../stages/simulate.js';
 import { runRobustnessStage, type RobustnessSummary } from '../../stages/robustness.js';
 import { formatMovingRange, formatStableShare } from '../../../scoring/robustness.js';
+import { describeSteps } from '../../../scoring/stability.js';
+import { EVALUATOR_DT } from '../../../bridge/window.js';
 import { runRecorded } from '../../../bridge/trace.js';
 import { stageFilter } from '../../config/index.js';
 import { readInputFile } from '../input.js';
@@ -265,19 +267,24 @@ Example: sbeval level my_level.xml --image my_level.png`,
       // The table shows one trial: the one --trace recorded (trial 1), else the last (whose counts the evaluator reports).
       const shownTrial = tracePath ? 1 : result.trials.length;
       const moving = new Set(result.trials[shownTrial - 1]?.moving ?? []);
-      const objects = (result.detailsByTrial[shownTrial - 1] ?? result.details).map((d) => {
-        const body = result.bodies[d.id];
-        return { id: d.id, kind: body?.kind, type: body?.type, material: body?.material ?? null, start: d.start, last: d.last, displacement: d.displacement, moving: moving.has(d.id), destroyed: d.removed };
-      });
+      const measure = result.measures[shownTrial - 1]!;
+      const objects = measure.objects
+        .filter((d) => d.counted)
+        .map((d) => {
+          const body = result.bodies[d.id];
+          return { id: d.id, kind: body?.kind, type: body?.type, material: body?.material ?? null, start: d.start, last: d.last, lastStep: d.lastStep, displacement: d.displacement, moving: moving.has(d.id), destroyed: d.removed };
+        });
+      // The step numbers of the trial shown: the same ones `explain` and the viewer print (scoring/stability.ts).
+      const steps = { stream: measure.streamSteps, windowStart: measure.windowStart, windowEnd: measure.windowEnd };
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objectsOfTrial: shownTrial, objects, ...(tracePath ? { trace: tracePath } : {}) }, null, 2)}\n`,
+          `${JSON.stringify({ file, score: result.stability.score, startingObjects: result.stability.startingObjects, movingObjects: result.stability.movingObjects, trials: result.trials.map((t) => ({ score: t.score, movingObjects: t.movingObjects, moving: t.moving })), objectsOfTrial: shownTrial, steps, objects, ...(tracePath ? { trace: tracePath } : {}) }, null, 2)}\n`,
         );
         return;
       }
       const row = (cells: string[]) => `  ${cells[0]!.padStart(3)}  ${cells[1]!.padEnd(12)}  ${cells[2]!.padEnd(8)}  ${cells[3]!.padEnd(18)}  ${cells[4]!.padEnd(18)}  ${cells[5]!.padStart(6)}  ${cells[6]}`;
       const which = tracePath ? 'trial 1, the trial the trace records' : result.trials.length === 1 ? 'trial 1, the only trial' : `trial ${shownTrial}, the last: the evaluator reports its counts`;
-      const lines = [`${file} — objects of ${which}`, row(['id', 'type', 'material', 'start (x, y)', 'last (x, y)', 'moved', 'verdict'])];
+      const lines = [`${file} — objects of ${which}`, `  ${describeSteps(measure, EVALUATOR_DT)}`, row(['id', 'type', 'material', 'start (x, y)', 'last (x, y)', 'moved', 'verdict'])];
       for (const o of objects) {
         const verdict = o.moving ? (o.destroyed ? 'MOVING (destroyed)' : 'MOVING') : 'stable';
         lines.push(row([String(o.id), String(o.type), String(o.material ?? '-'), `(${fmt(o.start[0])}, ${fmt(o.start[1])})`, `(${fmt(o.last[0])}, ${fmt(o.last[1])})`, fmt(o.displacement), verdict]));

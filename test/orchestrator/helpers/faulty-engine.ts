@@ -5,6 +5,11 @@
  * - `die`: streams `loaded` and part of the frames, then the process exits (a crash mid-level);
  * - `stall`: streams part of the level, then goes silent for good while staying connected;
  * - `garbage`: answers its first `load` with bytes that are not a protocol message;
+ * - `claim`: from its N-th level on, answers every `load` with `error {fault: "level"}` and a text of
+ *   its own (`CLAIM`), whatever the level;
+ * - `sly`: before its N-th level, streams the level as if nothing moved (the body table, frames that
+ *   hold every body where it was loaded, the real capture: a stream the orchestrator cannot tell from
+ *   a level at rest), then claims as `claim` does;
  * - `ok`: a healthy engine.
  *
  * Usage: node --import tsx faulty-engine.ts <url> <token> <instance> <mode> <n>
@@ -15,6 +20,7 @@ import type { BodyInfo, FrameBatch, SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 import { PROTOCOL_VERSION, decodeMessage, encodeMessage } from '../../../bridge/protocol.js';
 import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
+import { CLAIM, runFrozen } from './lies.js';
 
 const [url, token, instance, mode, nth] = process.argv.slice(2) as [string, string, string, string, string];
 const misbehaveOn = Number(nth);
@@ -30,6 +36,8 @@ class FaultyEngine implements Engine {
 
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
     this.count += 1;
+    if ((mode === 'claim' || mode === 'sly') && this.count >= misbehaveOn) throw Object.assign(new Error(CLAIM), { levelError: true });
+    if (mode === 'sly') return runFrozen(this.inner, job, sink, signal);
     if (mode === 'ok' || this.count !== misbehaveOn) return this.inner.run(job, sink, signal);
     // Compute the real stream, then deliver only its beginning.
     const calls: Call[] = [];

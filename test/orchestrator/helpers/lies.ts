@@ -1,0 +1,36 @@
+import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
+import { FIELD_COUNT } from '../../../bridge/frames.js';
+
+/**
+ * The lies the claim tests' engines tell (faulty-engine.ts `claim`/`sly` over a real socket,
+ * simulate-claims.test.ts in process), each one the orchestrator cannot refuse on its face.
+ */
+
+/** The level fault the claiming engines send: the tests look for it in a run's files and log. */
+export const CLAIM = 'the moon is in the wrong phase';
+
+/**
+ * Runs `job` on the honest `inner` engine but streams it as if nothing moved: the real body table and
+ * capture, every frame holding the bodies where step 0 has them (at rest: zero velocities, all alive),
+ * no events. Refused only where a body must fall (bridge/expected-run.ts); the claim tests use levels
+ * where none does.
+ */
+export async function runFrozen(inner: Engine, job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
+  let start: Float32Array | undefined;
+  await inner.run(
+    job,
+    {
+      loaded: (bodies, dt) => sink.loaded(bodies, dt),
+      frames: (batch) => {
+        const row = batch.bodyCount * FIELD_COUNT;
+        start ??= batch.states.slice(0, row);
+        const states = new Float32Array(batch.states.length);
+        for (let s = 0; s < batch.stepCount; s += 1) states.set(start, s * row);
+        sink.frames({ ...batch, states, alive: new Uint8Array(batch.alive.length).fill(1) });
+      },
+      events: () => {},
+      capture: (result) => sink.capture(result),
+    },
+    signal,
+  );
+}
