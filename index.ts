@@ -53,7 +53,9 @@ export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-p
 export * from './scoring/score/index.js';
 export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './scoring/report/index.js';
 export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, ReportFact, HeatMap, Gallery, GalleryTrial, RankingBar } from './scoring/report/index.js';
-export { runScoreStage, loadCompetition, detectModelFolders } from './orchestrator/stages/score.js';
+export { runScoreStage, loadCompetition } from './orchestrator/stages/score.js';
+// The one reading of a competition folder (teams, or model folders of teams), shared by every command.
+export { checkCompetitionRoot, type RootLayout } from './orchestrator/layout/root-check.js';
 export type { ScoreStageOptions, ScoreStageResult, TeamOrder } from './orchestrator/stages/score.js';
 
 // Headless engine (issue 3): the evaluator's physics, damage, stability and image without Unity.

@@ -8,6 +8,7 @@ import { parseCharacters } from '../generate/characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
+import { assertSubsetMatches } from './subset.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
 import { loadConfigFile, type LoadedConfig } from './load.js';
 import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules } from './schema.js';
@@ -103,6 +104,11 @@ export interface Settings {
   characters: string[];
   /** Letters with a folder in the root (what "every character" means when none are configured). */
   charactersFound: string[];
+  /**
+   * The competition's letters: the config file's `characters`, else undefined (every letter with files).
+   * `--chars` only limits the work of a command; `result/` accounts for these letters whatever it says.
+   */
+  competitionLetters: string[] | undefined;
   trials: number;
   submissions: ResolvedSubmission[];
   /** Ollama model names and their folder names (`<root>/<folder>/` per model when there are several). */
@@ -312,6 +318,10 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   if (competitions.length > 1 && rules !== '2025') {
     throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
   }
+  // A subset limits the work; one that matches nothing is a typo, not an empty competition.
+  if (options.allowEmpty !== true) {
+    assertSubsetMatches(root, layout, { teams, characters, sources, where, submissionTeams: submissions.map((s) => s.team) });
+  }
   const limits = file.limits ?? {};
   sources.limits = file.limits ? 'config' : 'default';
   return {
@@ -322,6 +332,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     teams: teams ? [...teams] : undefined,
     characters,
     charactersFound: lettersFound(root, layout),
+    competitionLetters: file.characters === undefined ? undefined : parseCharacters(Array.isArray(file.characters) ? file.characters.join(',') : file.characters),
     trials,
     submissions,
     models,

@@ -1,43 +1,58 @@
 import { existsSync } from 'node:fs';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import type { CompetitionFolder } from '../config/index.js';
-import { provideLevelMachine, startLevel, type LevelInput, type LevelOutcome } from '../machine/index.js';
+import { stageFilter, type CompetitionFolder } from '../config/index.js';
+import { StageLog } from '../layout/stage-log.js';
+import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
 import type { EnginePool } from '../pool/index.js';
 import { settingsDigest } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
-import { createRunEffects, readValidCache, type CachedLevel } from './effects.js';
+import { createRunEffects, readValidCache } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
 
 /**
- * The levels of one competition folder: one XState machine per trial that is not done yet (extract
- * and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
+ * The levels of one competition folder: one XState machine per trial of the work that is not done yet
+ * (extract and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
  * earlier run (or `sbeval simulate`) finished — its cached result is valid for its XML and settings
  * and its image exists — is not run again. Trials start from whatever stage the folder has: a level
  * XML is simulated whether or not its response is there.
  */
 const STATE_TIMEOUT_FLOOR_MS = 60_000;
 
+const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
+
+/**
+ * Plans every trial of the competition (every team folder × its letters × 1..T: the rows of
+ * `result/trials.csv`) and works on the part `--team`/`--chars` select; the others are read as they are
+ * (run/observe.ts). Returns the levels worked on.
+ */
 export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
   const { settings, report } = ctx;
-  const found = settings.sources.characters === 'default' ? charactersFound(competition.root, settings.teams) : settings.characters;
-  const planned = planLevels(competition.root, { teams: settings.teams, characters: found.length > 0 ? found : settings.characters, trials: settings.trials, model: competition.model });
+  const letters = settings.competitionLetters ?? charactersFound(competition.root);
+  const planned = planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
+  const filter = stageFilter(settings);
+  const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   warnAboutFewerTrials(ctx, planned);
   const digest = settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE, rawImages: false });
-  const todo = await skipFinished(ctx, competition, planned, digest);
+  const todo = await skipFinished(ctx, competition, work, digest);
+  const inWork = new Set(work);
+  const outside = planned.filter((l) => !inWork.has(l));
+  for (const level of outside) ctx.outcomes.push(await observeLevel(competition.root, level, settings.prefix, digest));
   report.levels.total += planned.length;
-  const cached = planned.length - todo.length;
+  report.levels.outside += outside.length;
+  const cached = work.length - todo.length;
   report.levels.cached += cached;
 
   const toSimulate = todo.filter((l) => existsSync(l.paths.level)).length;
   ctx.progress.start('simulate', toSimulate + cached);
   for (let i = 0; i < cached; i += 1) ctx.progress.tick('simulate', 'skipped');
-  ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, cached, toSimulate });
+  ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, outside: outside.length, cached, toSimulate });
   if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress);
   await runMachines(ctx, competition, todo, digest);
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
-  return planned;
+  return work;
 }
 
 /** The folder has fewer trials than T (and T was not set): the others count as never generated. */
@@ -93,6 +108,8 @@ async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo
     ...(ctx.similarityPrefetch ? { onImage: (png: Uint8Array) => ctx.similarityPrefetch!.add(png) } : {}),
   });
   const machine = provideLevelMachine(ctx.latch.guard(effects));
+  // The official stability log `sbeval simulate` writes: one line per level simulated now.
+  const stabilityLog = new StageLog(competition.root, 'stability', ctx.now(), ctx.now);
   const inspect = ctx.log.inspector();
   const limits = machineLimits(ctx);
   let next = 0;
@@ -110,6 +127,7 @@ async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo
       if (outcome.status === 'failed') report.levels.failed += 1;
       if (willSimulate) {
         report.levels.simulated += 1;
+        stabilityLog.trial(level.ref.team, level.ref.character, `${level.ref.base}.xml`, outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' });
         if (outcome.status === 'done') progress.tick('simulate', 'ok', level.ref.id);
         else progress.tick('simulate', 'failed', level.ref.id, outcome.failure?.reason);
       }
@@ -121,11 +139,3 @@ async function runMachines(ctx: RunContext, competition: CompetitionFolder, todo
   await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, todo.length)) }, () => worker()));
 }
 
-function outcomeFromCache(level: PlannedLevel, cached: CachedLevel): LevelOutcome {
-  const base = { level: level.ref, trials: [], retries: [], cached: ['extract', 'convert', 'simulate', 'capture', 'commit'] as LevelOutcome['cached'] };
-  if (cached.outcome.ok) {
-    const { score, startingObjects, movingObjects, trialsRun } = cached.outcome;
-    return { ...base, status: 'done', stageReached: 'image', stability: { score, startingObjects, movingObjects, trialsRun }, failure: undefined };
-  }
-  return { ...base, status: 'failed', stageReached: 'level', stability: undefined, failure: { stage: 'simulate', kind: 'level', reason: cached.outcome.reason } };
-}
