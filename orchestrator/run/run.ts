@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describeError } from '../../core/errors.js';
+import { listFiles, listTeams, stageDir } from '../layout/competition.js';
 import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type RunReport } from './context.js';
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
 import { generateStage } from './generate-stage.js';
@@ -97,8 +98,12 @@ async function vitStages(ctx: RunContext): Promise<void> {
     await similarityStage(ctx, competition);
     ctx.checkCancelled();
     // Diversity needs only the similarity files: without a model, those of an earlier run still count.
-    await diversityStage(ctx, competition);
+    if (ctx.settings.model !== undefined || hasSimilarityFiles(competition.root)) await diversityStage(ctx, competition);
   }
   if (ctx.settings.model === undefined) ctx.progress.note('similarity', `no similarity model: similarity is not computed, and the score needs similarity files that match the images. Get the model with \`${MODEL_HINT}\``);
 }
 
+
+function hasSimilarityFiles(root: string): boolean {
+  return listTeams(root).some((team) => listFiles(stageDir(root, team, 'similarity'), '.json').length > 0);
+}

@@ -200,9 +200,8 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
       try {
         const text = writeSimilarityJson(similarityFile(w.character, classified));
         await writeFileAtomic(w.output, text);
-        // An image that could not be read is absent from the file: the letter is tried again next time.
-        if (classified.length === w.images.length) await writeDerivation(root, 'similarity', w.team, w.character, { inputs: w.inputs ?? [], settings, output: sha256(text) });
-        else await removeDerivation(root, 'similarity', w.team, w.character);
+        // An image that cannot be decoded is left out of the file, and would be again: its bytes are in the key.
+        await writeDerivation(root, 'similarity', w.team, w.character, { inputs: w.inputs ?? [], settings, output: sha256(text) });
         for (const c of classified) {
           log.trial(w.team, w.character, c.id, { ok: true });
           progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
