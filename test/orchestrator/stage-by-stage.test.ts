@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../orchestrator/cli/main.js';
 import { cachedModelPath } from '../../orchestrator/stages/model.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { generatedCompetition, snapshot } from './helpers/competition.js';
+import { sbevalInProcess } from './helpers/in-process-cli.js';
 
 /**
  * One truth per folder: the stage commands one by one (extract, convert, simulate, similarity,
@@ -23,23 +23,7 @@ let work: string;
 let model: string;
 let savedCache: string | undefined;
 
-/** `sbeval <args>` through the CLI's own entry, output captured; returns the exit code and the output. */
-async function sbeval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const write = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
-  process.stdout.write = ((chunk: string | Uint8Array) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
-  process.exitCode = undefined;
-  try {
-    const code = await runCli(['node', 'sbeval', ...args]);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = write.out;
-    process.stderr.write = write.err;
-    process.exitCode = undefined;
-  }
-}
+const sbeval = sbevalInProcess;
 
 const STAGES = ['extract', 'convert', 'simulate', 'similarity', 'diversity', 'score'];
 
