@@ -66,62 +66,69 @@ describe('sbeval check after a scored run, and the run that follows', () => {
     expect(resultFiles(root)).toEqual(before);
   }, 120_000);
 
-  it('a changed level (a team that starts at levels/): that level, its letter\'s images and diversity, the score', async () => {
-    const root = copyOf(scored, join(ws.dir, 'level'));
-    copyFileSync(join(root, 'BlockSmith', 'levels', 'L', 'BlockSmith_L_1.xml'), join(root, 'Outsider', 'levels', 'I', 'Outsider_I_1.xml'));
-    const counts = await detectAndRedo(root, /\n {2}changed: levels \(1\): Outsider\/levels\/I\/Outsider_I_1\.xml\n/);
-    expect(counts.simulated).toBe(1);
-    expect(counts.stages.similarity).toMatchObject({ ok: 1, skipped: 37 });
-    expect(counts.stages.diversity).toMatchObject({ ok: 1, skipped: 15 });
-    expect(counts.stages.score!.status).toBe('done');
-  }, 120_000);
+  interface Change {
+    what: string;
+    /** Changes the copy of the scored folder. */
+    change(root: string): void;
+    named: RegExp;
+    redone: { simulated: number; convert?: number; similarity: [number, number]; diversity: [number, number]; score: 'done' | 'skipped' };
+    /** The result files afterwards: as before the change (the change was undone), or not. */
+    resultsAsBefore: boolean;
+  }
+  const read = (root: string, path: string) => readFileSync(join(root, path));
+  const CHANGES: Change[] = [
+    {
+      what: 'a changed level (a team that starts at levels/): that level, its letter\'s images and diversity, the score',
+      change: (root) => writeFileSync(join(root, 'Outsider/levels/I/Outsider_I_1.xml'), read(root, 'BlockSmith/levels/L/BlockSmith_L_1.xml')),
+      named: /\n {2}changed: levels \(1\): Outsider\/levels\/I\/Outsider_I_1\.xml\n/,
+      redone: { simulated: 1, similarity: [1, 37], diversity: [1, 15], score: 'done' },
+      resultsAsBefore: false,
+    },
+    {
+      what: 'a level that no longer is what its program converts to: convert makes it again, nothing else is redone',
+      change: (root) => writeFileSync(join(root, 'BlockSmith/levels/I/BlockSmith_I_1.xml'), read(root, 'BlockSmith/levels/L/BlockSmith_L_1.xml')),
+      named: /\n {2}changed: levels \(1\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml\n/,
+      redone: { simulated: 0, convert: 1, similarity: [0, 38], diversity: [0, 16], score: 'skipped' },
+      resultsAsBefore: true,
+    },
+    {
+      what: 'a changed image: no level, that letter\'s images classified again, its diversity, the score',
+      change: (root) => writeFileSync(join(root, 'BlockSmith/images/I/BlockSmith_I_1.png'), read(root, 'BlockSmith/images/L/BlockSmith_L_1.png')),
+      named: /\n {2}changed: images \(1\): BlockSmith\/images\/I\/BlockSmith_I_1\.png\n/,
+      redone: { simulated: 0, similarity: [3, 35], diversity: [1, 15], score: 'done' },
+      resultsAsBefore: false,
+    },
+    {
+      what: 'a similarity file edited by hand: computed again from its images, and the results stand as they were',
+      change: (root) => writeFileSync(join(root, 'GridThinkers/similarity/L.json'), read(root, 'GridThinkers/similarity/L.json').toString('utf8').replace(/"similarity": [0-9.e-]+/, '"similarity": 0.999')),
+      named: /\n {2}changed: similarity \(1\): GridThinkers\/similarity\/L\.json\n/,
+      redone: { simulated: 0, similarity: [3, 35], diversity: [0, 16], score: 'skipped' },
+      resultsAsBefore: true,
+    },
+    {
+      what: 'a changed judge file: no stage redone, the score and the report written again with it',
+      change: (root) => writeFileSync(join(root, 'BlockSmith/judge-rubric/I.json'), RUBRIC(100)),
+      named: /\n {2}changed: judge \(1\): BlockSmith\/judge-rubric\/I\.json\n/,
+      redone: { simulated: 0, similarity: [0, 38], diversity: [0, 16], score: 'done' },
+      resultsAsBefore: false,
+    },
+  ];
 
-  it('a level that no longer is what its program converts to: convert makes it again, nothing else is redone', async () => {
-    const root = copyOf(scored, join(ws.dir, 'derived-level'));
-    const results = resultFiles(root);
-    writeFileSync(join(root, 'BlockSmith', 'levels', 'I', 'BlockSmith_I_1.xml'), readFileSync(join(root, 'BlockSmith', 'levels', 'L', 'BlockSmith_L_1.xml')));
-    const counts = await detectAndRedo(root, /\n {2}changed: levels \(1\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml\n/);
-    expect(counts.stages.convert).toMatchObject({ ok: 1 });
-    expect(counts.simulated).toBe(0);
-    expect(counts.stages.similarity).toMatchObject({ ok: 0, skipped: 38 });
-    expect(counts.stages.score!.status).toBe('skipped');
-    expect(resultFiles(root)).toEqual(results);
-  }, 120_000);
-
-  it('a changed image: no level, that letter\'s images classified again, its diversity, the score', async () => {
-    const root = copyOf(scored, join(ws.dir, 'image'));
-    copyFileSync(join(root, 'BlockSmith', 'images', 'L', 'BlockSmith_L_1.png'), join(root, 'BlockSmith', 'images', 'I', 'BlockSmith_I_1.png'));
-    const counts = await detectAndRedo(root, /\n {2}changed: images \(1\): BlockSmith\/images\/I\/BlockSmith_I_1\.png\n/);
-    expect(counts.simulated).toBe(0);
-    expect(counts.stages.similarity).toMatchObject({ ok: 3, skipped: 35 });
-    expect(counts.stages.diversity).toMatchObject({ ok: 1, skipped: 15 });
-    expect(counts.stages.score!.status).toBe('done');
-  }, 120_000);
-
-  it('a similarity file edited by hand: computed again from its images, and the results stand as they were', async () => {
-    const root = copyOf(scored, join(ws.dir, 'similarity'));
-    const results = resultFiles(root);
-    const file = join(root, 'GridThinkers', 'similarity', 'L.json');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/"similarity": [0-9.e-]+/, '"similarity": 0.999'));
-    const counts = await detectAndRedo(root, /\n {2}changed: similarity \(1\): GridThinkers\/similarity\/L\.json\n/);
-    expect(counts.simulated).toBe(0);
-    expect(counts.stages.similarity).toMatchObject({ ok: 3, skipped: 35 });
-    expect(counts.stages.diversity).toMatchObject({ ok: 0, skipped: 16 });
-    expect(counts.stages.score!.status).toBe('skipped');
-    expect(resultFiles(root)).toEqual(results);
-  }, 120_000);
-
-  it('a changed judge file: no stage redone, the score and the report written again with it', async () => {
-    const root = copyOf(scored, join(ws.dir, 'judge'));
-    const report = readFileSync(join(root, 'result', 'report.md'), 'utf8');
-    writeFileSync(join(root, 'BlockSmith', 'judge-rubric', 'I.json'), RUBRIC(100));
-    const counts = await detectAndRedo(root, /\n {2}changed: judge \(1\): BlockSmith\/judge-rubric\/I\.json\n/);
-    expect(counts.simulated).toBe(0);
-    expect(counts.stages.similarity).toMatchObject({ ok: 0, skipped: 38 });
-    expect(counts.stages.diversity).toMatchObject({ ok: 0, skipped: 16 });
-    expect(counts.stages.score!.status).toBe('done');
-    expect(readFileSync(join(root, 'result', 'report.md'), 'utf8')).not.toBe(report);
-  }, 120_000);
+  for (const [i, c] of CHANGES.entries()) {
+    it(c.what, async () => {
+      const root = copyOf(scored, join(ws.dir, `change-${i}`));
+      const results = resultFiles(root);
+      c.change(root);
+      const counts = await detectAndRedo(root, c.named);
+      expect(counts.simulated).toBe(c.redone.simulated);
+      if (c.redone.convert !== undefined) expect(counts.stages.convert).toMatchObject({ ok: c.redone.convert });
+      expect(counts.stages.similarity).toMatchObject({ ok: c.redone.similarity[0], skipped: c.redone.similarity[1] });
+      expect(counts.stages.diversity).toMatchObject({ ok: c.redone.diversity[0], skipped: c.redone.diversity[1] });
+      expect(counts.stages.score!.status).toBe(c.redone.score);
+      if (c.resultsAsBefore) expect(resultFiles(root)).toEqual(results);
+      else expect(resultFiles(root).get('report.md')).not.toBe(results.get('report.md'));
+    }, 120_000);
+  }
 
   it('a result file edited or left from another state is named too', async () => {
     const root = copyOf(scored, join(ws.dir, 'outputs'));
