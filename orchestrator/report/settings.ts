@@ -26,15 +26,28 @@ export async function modelFact(path: string | undefined): Promise<ReportFact> {
   }
 }
 
-export async function runSettingsFacts(config: RunConfig): Promise<ReportFact[]> {
+/**
+ * The similarity model the folder's similarity files came from, by their records (sha256 of the model
+ * file), so the report says the same whether or not this run had the model at hand.
+ */
+export function recordedModelFact(models: readonly string[]): ReportFact {
+  return { name: 'similarity model', value: models.length === 0 ? 'none recorded' : models.map((sha) => `sha256 ${sha.slice(0, 16)}…`).join(', ') };
+}
+
+/**
+ * The run's settings before scoring. The letters are the competition's (the config's, or every letter
+ * with files), never a `--chars` subset: the report describes the whole folder. With `recordedModels`
+ * (orchestrator/result/manifest.ts identity) the model is the one the similarity files came from.
+ */
+export async function runSettingsFacts(config: RunConfig, recordedModels?: readonly string[]): Promise<ReportFact[]> {
   return [
-    { name: 'letters', value: config.sources.characters === 'default' ? 'every letter with files in the folder' : config.characters.join('') },
+    { name: 'letters', value: config.competitionLetters === undefined ? 'every letter with files in the folder' : config.competitionLetters.join('') },
     { name: 'drop function', value: config.prefix },
     ...(config.models.length > 0 ? [{ name: 'LLM models', value: config.models.map((m) => m.name).join(', ') }] : []),
     ...(config.submissions.length > 0 ? [{ name: 'generation seed', value: String(config.seed) }] : []),
     { name: 'engine', value: config.engine },
     { name: 'evaluator trials per level', value: `up to ${config.simulationTrials} (stop at 1.0)` },
     { name: 'damage formula', value: config.damage },
-    await modelFact(config.model),
+    recordedModels ? recordedModelFact(recordedModels) : await modelFact(config.model),
   ];
 }

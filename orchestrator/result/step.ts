@@ -26,8 +26,8 @@ export interface ResultStep {
   readiness: Omit<ReadinessOptions, 'root' | 'competitions'>;
   /** `run`: the trial accounting's files, by name (`trials.csv`, `failures.md`). */
   accounting?: ReadonlyMap<string, string>;
-  /** Scores the folder and writes its score files; returns their absolute paths. */
-  score(): Promise<string[]>;
+  /** Scores the folder and writes its score files; returns their absolute paths. Gets the manifest being written (without outputs). */
+  score(basis: Manifest): Promise<string[]>;
 }
 
 export interface ResultStepOutcome {
@@ -75,7 +75,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
       outputs[key] = sha256(text);
     }
   } else Object.assign(outputs, await keepOrRemoveAccounting(step, old, candidate));
-  const written = blockers.length > 0 ? [] : await step.score();
+  const written = blockers.length > 0 ? [] : await step.score(candidate);
   const removed = await commitScoreFiles(resultFolders(root, step.competitions.map((dir) => ({ root: dir }))), new Set(written));
   for (const path of written) outputs[rel(root, path)] = fileSha256Sync(path) ?? '';
   const manifest: Manifest = { ...candidate, outputs };
