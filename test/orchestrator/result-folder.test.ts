@@ -86,6 +86,11 @@ describe('case 2: no stale or impossible results', () => {
     expect(lines).toHaveLength(2); // the settings line, then the reason
     expect(lines[1]).toMatch(/^sbeval: \[score\] not scored, the folder cannot be scored as it is: images without a similarity file \(run sbeval similarity with a model\): BlockSmith\/images\/I, BlockSmith\/images\/L and 13 more$/);
     expect([...resultFiles(root).keys()]).toEqual(['manifest.json']);
+    // run, in the same state, refuses the same thing for the same reason.
+    const reason = lines[1]!.replace(/^.*cannot be scored as it is: /, '');
+    const run = await ok(['run', root]);
+    expect(run.stdout).toContain(`score        unavailable not written, the folder cannot be scored as it is: ${reason}`);
+    expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
   }, 120_000);
 
   it('run without a model keeps a ranking its similarity files still support, and removes it once an image changed', async () => {
