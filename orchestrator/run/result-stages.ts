@@ -89,7 +89,7 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
       const written = await writeScoreReports(scored, {
         sections: [accounting.section, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...(judges ? [judges] : [])],
         trialFates: report.trials,
-        settings: await runSettingsFacts(settings, basis.identity.similarityModel),
+        settings: runSettingsFacts(settings, basis.identity.similarityModel),
         warnings: report.warnings,
       });
       for (const w of written.warnings) ctx.progress.note('report', `warning [${w.code}] ${w.message}`);
