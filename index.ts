@@ -56,7 +56,9 @@ export type { ModelApi, CallSettings, ChatMessage, ChatRequestSpec, ChatResult, 
 export * from './scoring/score/index.js';
 export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './scoring/report/index.js';
 export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, ReportFact, HeatMap, Gallery, GalleryTrial, RankingBar } from './scoring/report/index.js';
-export { runScoreStage, loadCompetition, detectModelFolders } from './orchestrator/stages/score.js';
+export { runScoreStage, loadCompetition } from './orchestrator/stages/score.js';
+// The one reading of a competition folder (teams, or model folders of teams), shared by every command.
+export { checkCompetitionRoot, type RootLayout } from './orchestrator/layout/root-check.js';
 export type { ScoreStageOptions, ScoreStageResult, TeamOrder } from './orchestrator/stages/score.js';
 
 // Headless engine (issue 3): the evaluator's physics, damage, stability and image without Unity.
@@ -116,6 +118,11 @@ export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/st
 /** The orchestrator: sbeval run, its config, the per-level machine, progress displays. */
 export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdown, TRIAL_COLUMNS } from './orchestrator/run/index.js';
 export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
+// What result/ may claim (issue 22): the folder's readiness to be scored, its manifest, `sbeval check`.
+export { scoreBlockers, type Blocker } from './orchestrator/result/readiness.js';
+export { readManifest, type Manifest } from './orchestrator/result/manifest.js';
+export { checkResults, checkLines, type CheckResult } from './orchestrator/result/check.js';
+export { SCORE_FILES } from './orchestrator/result/files.js';
 export { resolveRunConfig, loadConfigFile, parseConfigText, configSchema, RULES, ENGINES } from './orchestrator/config/index.js';
 export type { RunConfig, RunFlags, ConfigFile, Rules, EngineKind as RunEngineKind } from './orchestrator/config/index.js';
 export { levelMachine, provideLevelMachine, startLevel, createLevelActors } from './orchestrator/machine/index.js';

@@ -27,6 +27,7 @@ export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
 /** Commands with a `<root>` argument that take no lock, and why. */
 export const ROOT_UNLOCKED: ReadonlyMap<string, string> = new Map([
   ['survey serve', 'serves raters for days beside other commands; it writes only their answer files, atomically, in its survey folder'],
+  ['check', 'only reads: compares result/manifest.json with the folder'],
 ]);
 
 /** `judge rubric` for the `rubric` sub-command of `judge` (the program itself is not part of the path). */

@@ -7,7 +7,6 @@ export {
   settingsLine,
   settingsRecord,
   stageFilter,
-  configuredLetters,
   compactLetters,
   pathInsideRoot,
   functionPrefix,

@@ -9,6 +9,7 @@ import { ALPHABET, type StageFilter } from '../layout/competition.js';
 import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from '../model-calls/index.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
+import { assertSubsetMatches } from './subset.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
 import { loadConfigFile, type LoadedConfig } from './load.js';
 import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules } from './schema.js';
@@ -113,6 +114,11 @@ export interface Settings {
   characters: string[];
   /** Letters with a folder in the root (what "every character" means when none are configured). */
   charactersFound: string[];
+  /**
+   * The competition's letters: the config file's `characters`, else undefined (every letter with files).
+   * `--chars` only limits the work of a command; `result/` accounts for these letters whatever it says.
+   */
+  competitionLetters: string[] | undefined;
   trials: number;
   submissions: ResolvedSubmission[];
   /** Ollama model names and their folder names (`<root>/<folder>/` per model when there are several). */
@@ -328,6 +334,10 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   if (competitions.length > 1 && rules !== '2025') {
     throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
   }
+  // A subset limits the work; one that matches nothing is a typo, not an empty competition.
+  if (options.allowEmpty !== true) {
+    assertSubsetMatches(root, layout, { teams, characters, sources, where, submissionTeams: submissions.map((s) => s.team) });
+  }
   const limits = file.limits ?? {};
   sources.limits = file.limits ? 'config' : 'default';
   const timeSeconds = pick(sources, 'timeLimit', flags.timeLimit, limits.timeSeconds, DEFAULTS.timeSeconds);
@@ -340,6 +350,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     teams: teams ? [...teams] : undefined,
     characters,
     charactersFound: lettersFound(root, layout),
+    competitionLetters: file.characters === undefined ? undefined : parseCharacters(Array.isArray(file.characters) ? file.characters.join(',') : file.characters),
     trials,
     submissions,
     models,
@@ -448,10 +459,6 @@ function competitionFolders(root: string, layout: RootLayout, models: ReadonlyAr
   return [{ root, model: undefined }];
 }
 
-/** The letters configured for the competition (`--chars`, `characters:`), or undefined when every letter folder counts. */
-export function configuredLetters(settings: Settings): readonly string[] | undefined {
-  return settings.sources.characters === 'default' ? undefined : settings.characters;
-}
 
 /** The `--team`/`--chars` filter of the folder stages: no characters configured means every folder found. */
 export function stageFilter(settings: Settings): StageFilter {

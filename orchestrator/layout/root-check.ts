@@ -145,6 +145,7 @@ export function checkCompetitionRoot(rootArg: string, options: RootCheckOptions 
   const shape = shapeOf(root);
   switch (shape.kind) {
     case 'teams':
+      assertPlainTeams(root, shape.teams, root);
       return shape;
     case 'models':
       // One folder holding teams, not named as a model: the root is most likely that folder.
@@ -152,6 +153,7 @@ export function checkCompetitionRoot(rootArg: string, options: RootCheckOptions 
         const inner = join(root, shape.models[0]!);
         throw new SbevalError('input', `${shownPath(root)} holds one competition folder, ${shape.models[0]}/, and no team folders`, `${suggestion(inner, command)}; a 2025 root holds one such folder per model, named by the config's models`);
       }
+      assertPlainModels(root, shape.models);
       return shape;
     case 'team-folder':
       throw new SbevalError(
@@ -174,6 +176,48 @@ export function checkCompetitionRoot(rootArg: string, options: RootCheckOptions 
       throw new SbevalError('input', `${shownPath(root)} holds no team folders (a team folder holds raw/, levels/ …)`, suggestion(likely, command));
     }
   }
+}
+
+/**
+ * The layout must read one way only. Stages list team folders as the sub-folders of a competition
+ * folder, while the 2025 reading takes a sub-folder whose own sub-folders hold stage folders for a
+ * model folder: a team folder unpacked one level too deep (`PromptPilots/PromptPilots/raw/`, a common zip
+ * artefact) or a stray `notes/misc/raw/` beside the teams would be a team to one command and a model
+ * to another. Such a folder is refused (exit 2) with the likely fix, before anything reads or writes.
+ */
+function assertPlainTeams(competition: string, teams: readonly string[], root: string): void {
+  const others = (name: string) => teams.filter((t) => t !== name && isTeamFolder(join(competition, t)));
+  for (const team of teams) {
+    const dir = join(competition, team);
+    const stages = stageFoldersIn(dir);
+    const nested = candidates(dir).filter((sub) => !STAGE_FOLDERS.includes(sub) && isTeamFolder(join(dir, sub)));
+    const inner = nested[0];
+    if (inner === undefined) continue;
+    const where = shownPath(join(dir, inner));
+    const holds = stageFoldersIn(join(dir, inner)).map((s) => `${s}/`).join(', ');
+    if (stages.length > 0) {
+      throw new SbevalError('input', `${where}/ inside the team folder ${shownPath(dir)}/ holds ${holds} too: a team inside a team is read differently by different tools`, `move ${where} out of ${shownPath(dir)} (to ${shownPath(join(root, '..'))} if it is another competition), then run again`);
+    }
+    const beside = others(team);
+    const besideText = beside.length > 0 ? ` beside the team folders ${beside.slice(0, 3).map((t) => `${t}/`).join(', ')}${beside.length > 3 ? ' …' : ''}` : '';
+    if (inner === team || nested.length === 1) {
+      throw new SbevalError(
+        'input',
+        `${shownPath(dir)}/ holds no stage folder but ${where}/ does (${holds})${besideText}: ${inner === team ? 'a team folder one level too deep (a zip unpacked into a folder of its own?)' : 'a team folder inside another folder'} would be a team to one command and a model folder to another`,
+        inner === team ? `move the contents of ${where}/ up into ${shownPath(dir)}/, then run again` : `if ${inner} is a team, move ${where} up to ${shownPath(competition)}/; otherwise move ${shownPath(dir)}/ out of the competition root or rename it .${team} (hidden folders are ignored)`,
+      );
+    }
+    throw new SbevalError(
+      'input',
+      `${shownPath(dir)}/ holds team folders (${nested.map((n) => `${n}/`).join(', ')})${besideText}: a folder of teams inside a competition would be a team to one command and a model folder to another`,
+      `move ${shownPath(dir)}/ out of the competition root, or rename it .${team} (hidden folders are ignored)`,
+    );
+  }
+}
+
+/** 2025 layout (no team folder beside the model folders, or the root would read as teams): each model folder reads as plain teams. */
+function assertPlainModels(root: string, models: readonly string[]): void {
+  for (const model of models) assertPlainTeams(join(root, model), candidates(join(root, model)), root);
 }
 
 /** Letters with a folder in any level stage of any team (per model folder in the 2025 layout). */

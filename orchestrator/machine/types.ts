@@ -32,6 +32,8 @@ export type FailureKind =
   /** A state ran longer than its named delay. */
   | 'timeout'
   | 'cancelled'
+  /** Not worked on by this command (outside its `--team`/`--chars`) and not done yet: nothing was tried. */
+  | 'pending'
   /** An unexpected error in our own code or I/O (a bug or a full disk): the message says which. */
   | 'error';
 

@@ -31,6 +31,10 @@ export interface TrialFate {
 }
 
 export const NEVER_GENERATED = 'no response (the trial was never generated)';
+/** A trial whose next stage has not run on it yet (a subset of the work, an interrupted folder). */
+export const NOT_EXTRACTED = 'not extracted (the response has no drop program yet)';
+export const NOT_CONVERTED = 'not converted (the drop program has no level yet)';
+export const NOT_SIMULATED = 'no image (the level is not simulated yet)';
 const STAGES: TrialStage[] = ['raw', 'intermediate', 'levels', 'images'];
 
 function readText(path: string): string | undefined {
@@ -56,16 +60,16 @@ function simulateFailure(dir: string, team: string, letter: string, base: string
 export function trialFateFromFiles(dir: string, team: string, letter: string, base: string, prefix: string): string {
   const file = (stage: TrialStage, ext: string) => join(stageDir(dir, team, stage, letter), `${base}${ext}`);
   if (existsSync(file('images', '.png'))) return '';
-  if (existsSync(file('levels', '.xml'))) return simulateFailure(dir, team, letter, base) ?? 'no image (the level is not simulated yet)';
+  if (existsSync(file('levels', '.xml'))) return simulateFailure(dir, team, letter, base) ?? NOT_SIMULATED;
   const program = readText(file('intermediate', '.txt'));
   if (program !== undefined) {
     const converted = convertProgram(program, { prefix });
-    return converted.ok ? 'not converted (the drop program has no level yet)' : converted.reason;
+    return converted.ok ? NOT_CONVERTED : converted.reason;
   }
   const rawName = listFiles(stageDir(dir, team, 'raw', letter)).find((f) => officialBaseName(f) === base);
   if (rawName !== undefined) {
     const response = readText(join(stageDir(dir, team, 'raw', letter), rawName)) ?? '';
-    return extractCode(response, prefix) === null ? CODE_NOT_FOUND : 'not extracted (the response has no drop program yet)';
+    return extractCode(response, prefix) === null ? CODE_NOT_FOUND : NOT_EXTRACTED;
   }
   return NEVER_GENERATED;
 }

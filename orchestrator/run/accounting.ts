@@ -16,7 +16,7 @@ import type { LevelOutcome, StageReached } from '../machine/index.js';
  *   empty for complete trials;
  * - `stability`: the score as written in the stability JSON (Unity float text), empty when none;
  * - `similarity`: the target-letter probability from the similarity JSON, empty when the trial has no
- *   image, `unavailable` when the run had no similarity model.
+ *   image, `unavailable` when its letter has no similarity file current for its images (no model yet).
  *
  * With `run --robustness N`, five more columns (`ROBUSTNESS_TRIAL_COLUMNS`): the level's perturbed runs,
  * the runs in which nothing moved, the least and most moving objects over them, and `fragile` (`yes` when
@@ -40,17 +40,17 @@ export interface TrialRow {
 export const TRIAL_COLUMNS = ['team', 'model', 'letter', 'trial', 'stage_reached', 'reason', 'stability', 'similarity'] as const;
 export const ROBUSTNESS_TRIAL_COLUMNS = ['robustness_runs', 'stable_runs', 'moving_min', 'moving_max', 'fragile'] as const;
 
-/** `<team>/<C>/<image file base>` → similarity, from the similarity JSON files; undefined: no model. */
-export type SimilarityLookup = ((team: string, character: string, base: string) => number | undefined) | undefined;
+/**
+ * `<team>/<C>/<image file base>` → similarity, from the similarity JSON files; null when the letter has no
+ * similarity file current for its images (no model yet, or images changed since), undefined when the file
+ * has no entry for the trial.
+ */
+export type SimilarityLookup = ((team: string, character: string, base: string) => number | null | undefined) | undefined;
 
 export function trialRow(outcome: LevelOutcome, similarity: SimilarityLookup): TrialRow {
   const { level } = outcome;
-  let sim = '';
-  if (similarity === undefined) sim = outcome.stageReached === 'image' ? 'unavailable' : '';
-  else {
-    const value = similarity(level.team, level.character, level.base);
-    if (value !== undefined) sim = String(value);
-  }
+  const value = similarity === undefined ? null : similarity(level.team, level.character, level.base);
+  const sim = value === null ? (outcome.stageReached === 'image' ? 'unavailable' : '') : value === undefined ? '' : String(value);
   return {
     team: level.team,
     model: level.model ?? '',

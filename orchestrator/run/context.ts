@@ -57,9 +57,12 @@ export interface RunReport {
   stages: RunStageReport[];
   trials: TrialRow[];
   trialsCsv: string;
-  levels: { total: number; simulated: number; cached: number; failed: number; retries: number };
-  /** False when the run had no similarity model: no similarity, diversity or score files were made. */
+  /** `outside`: trials of the competition outside `--team`/`--chars`, read as they are (run/observe.ts). */
+  levels: { total: number; simulated: number; cached: number; failed: number; retries: number; outside: number };
+  /** False when the run had no similarity model: no similarity file was computed. */
   similarity: boolean;
+  /** Whether `result/` holds a ranking that describes the folder (written or still up to date) after the run. */
+  scored: boolean;
   /** Every warning of the run (its stages' and the score's), as listed in the report. */
   warnings: ScoreWarning[];
   cancelled: boolean;
@@ -133,8 +136,9 @@ export function createRunContext(outer: RunOptions): RunContext {
     stages: [],
     trials: [],
     trialsCsv: join(resultDir(settings.root), 'trials.csv'),
-    levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0 },
+    levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0, outside: 0 },
     similarity: settings.model !== undefined,
+    scored: false,
     warnings: [],
     cancelled: false,
     unfinished: { levels: 0, reasons: [], stages: [] },

@@ -1,17 +1,19 @@
 import { existsSync } from 'node:fs';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import type { CompetitionFolder } from '../config/index.js';
-import { provideLevelMachine, startLevel, type LevelInput, type LevelOutcome } from '../machine/index.js';
+import { stageFilter, type CompetitionFolder } from '../config/index.js';
+import { StageLog } from '../layout/stage-log.js';
+import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
 import { ResultLedger, type EnginePool } from '../pool/index.js';
 import { settingsDigest } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
-import { createRunEffects, readValidCache, type CachedLevel, type RunEffects } from './effects.js';
+import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
 
 /**
- * The levels of one competition folder: one XState machine per trial that is not done yet (extract
- * and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
+ * The levels of one competition folder: one XState machine per trial of the work that is not done yet
+ * (extract and convert verdicts, simulate trial k of ≤ 3 on the engine pool, capture, commit). A level an
  * earlier run (or `sbeval simulate`) finished — its cached result is valid for its XML and settings
  * and its image exists — is not run again. Trials start from whatever stage the folder has: a level
  * XML is simulated whether or not its response is there. A level whose trials ran on an engine the
@@ -22,26 +24,39 @@ const STATE_TIMEOUT_FLOOR_MS = 60_000;
 /** Runs of a level whose engines keep being discredited before it counts as unfinished (each needs a new liar). */
 const RUNS_PER_LEVEL = 3;
 
+const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
+
+/**
+ * Plans every trial of the competition (every team folder × its letters × 1..T: the rows of
+ * `result/trials.csv`) and works on the part `--team`/`--chars` select; the others are read as they are
+ * (run/observe.ts). Returns the levels worked on.
+ */
 export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
   const { settings, report } = ctx;
-  const found = settings.sources.characters === 'default' ? charactersFound(competition.root, settings.teams) : settings.characters;
-  const planned = planLevels(competition.root, { teams: settings.teams, characters: found.length > 0 ? found : settings.characters, trials: settings.trials, model: competition.model });
+  const letters = settings.competitionLetters ?? charactersFound(competition.root);
+  const planned = planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
+  const filter = stageFilter(settings);
+  const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   warnAboutFewerTrials(ctx, planned);
   const digest = settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE, rawImages: false });
-  const todo = await skipFinished(ctx, competition, planned, digest);
+  const todo = await skipFinished(ctx, competition, work, digest);
+  const inWork = new Set(work);
+  const outside = planned.filter((l) => !inWork.has(l));
+  for (const level of outside) ctx.outcomes.push(await observeLevel(competition.root, level, settings.prefix, digest));
   report.levels.total += planned.length;
-  const cached = planned.length - todo.length;
+  report.levels.outside += outside.length;
+  const cached = work.length - todo.length;
   report.levels.cached += cached;
 
   const toSimulate = todo.filter((l) => existsSync(l.paths.level)).length;
   ctx.progress.start('simulate', toSimulate + cached);
   for (let i = 0; i < cached; i += 1) ctx.progress.tick('simulate', 'skipped');
-  ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, cached, toSimulate });
+  ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, outside: outside.length, cached, toSimulate });
   if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
   await runLevels(ctx, competition, todo, digest);
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
-  return planned;
+  return work;
 }
 
 /** The folder has fewer trials than T (and T was not set): the others count as never generated. */
@@ -90,10 +105,13 @@ function machineLimits(ctx: RunContext): LevelInput['limits'] {
 async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
   const ledger = new ResultLedger(ctx.pool);
   const effects = levelEffects(ctx, competition, todo, digest, ledger);
+  // The official stability log `sbeval simulate` writes: one line per level simulated now (a level run
+  // again after its engine was discredited gets a line per run).
+  const stabilityLog = new StageLog(competition.root, 'stability', ctx.now(), ctx.now);
   try {
     let pass = todo;
     for (let run = 1; pass.length > 0; run += 1) {
-      await runMachines(ctx, pass, effects);
+      await runMachines(ctx, pass, effects, stabilityLog);
       await ledger.settle();
       const tainted = new Set(ledger.takeTainted());
       pass = todo.filter((l) => tainted.has(l.ref.id));
@@ -156,7 +174,7 @@ function levelEffects(ctx: RunContext, competition: CompetitionFolder, todo: rea
 }
 
 /** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
-async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects): Promise<void> {
+async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects, stabilityLog: StageLog): Promise<void> {
   const { report, progress, options } = ctx;
   const machine = provideLevelMachine(ctx.latch.guard(effects));
   const inspect = ctx.log.inspector();
@@ -176,6 +194,7 @@ async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effec
       if (outcome.status === 'failed') report.levels.failed += 1;
       if (willSimulate) {
         report.levels.simulated += 1;
+        stabilityLog.trial(level.ref.team, level.ref.character, `${level.ref.base}.xml`, outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' });
         if (outcome.status === 'done') progress.tick('simulate', 'ok', level.ref.id);
         else progress.tick('simulate', 'failed', level.ref.id, outcome.failure?.reason);
       }
@@ -187,11 +206,3 @@ async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effec
   await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, todo.length)) }, () => worker()));
 }
 
-function outcomeFromCache(level: PlannedLevel, cached: CachedLevel): LevelOutcome {
-  const base = { level: level.ref, trials: [], retries: [], cached: ['extract', 'convert', 'simulate', 'capture', 'commit'] as LevelOutcome['cached'] };
-  if (cached.outcome.ok) {
-    const { score, startingObjects, movingObjects, trialsRun } = cached.outcome;
-    return { ...base, status: 'done', stageReached: 'image', stability: { score, startingObjects, movingObjects, trialsRun }, failure: undefined };
-  }
-  return { ...base, status: 'failed', stageReached: 'level', stability: undefined, failure: { stage: 'simulate', kind: 'level', reason: cached.outcome.reason } };
-}

@@ -2,93 +2,135 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import type { ReportSection } from '../../scoring/report/build.js';
-import { configuredLetters } from '../config/index.js';
-import { writeFileAtomic } from '../layout/atomic.js';
-import { listFiles, resultDir, stageDir, trialBaseName } from '../layout/competition.js';
+import type { Settings } from '../config/index.js';
+import { listFiles, stageDir, trialBaseName } from '../layout/competition.js';
 import { judgesReportSection } from '../judges/report.js';
 import { runSettingsFacts } from '../report/settings.js';
+import { similarityIsCurrent } from '../result/readiness.js';
+import { scoreSettingsRecord, writeResults } from '../result/step.js';
 import { writeScoreReports } from '../stages/score-report.js';
-import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
+import { scoreCompetitionFolder } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
 import { robustnessSection } from './robustness-report.js';
 import { robustnessLookup } from './robustness-stage.js';
 
 /**
- * The last stages of `sbeval run`: every trial's fate (`result/trials.csv`, `result/failures.md`), the
- * official score files, and — built last, from what the stages returned — the report.
+ * The last stages of `sbeval run`, one step that writes `result/` (orchestrator/result/step.ts): every
+ * trial's fate (`result/trials.csv`, `result/failures.md`), then — when the folder as it is supports a
+ * ranking — the official score files and, built last from what the stages returned, the report; the
+ * manifest after them. When nothing the step would write has changed since the last results, it writes
+ * nothing.
  */
+export interface Accounting {
+  section: ReportSection;
+  /** `trials.csv` and `failures.md`, by name. */
+  files: Map<string, string>;
+}
 
-/** Every trial's fate; returns the report section it makes. */
-export async function accountingStage(ctx: RunContext): Promise<ReportSection> {
+/** Every trial's fate, as rows and as the two files. */
+export function accountingStage(ctx: RunContext): Accounting {
   const { settings, report } = ctx;
-  const lookups = new Map(settings.competitions.map((c) => [c.model ?? '', similarityLookup(c.root, settings.model !== undefined)]));
+  const lookups = new Map(settings.competitions.map((c) => [c.model ?? '', similarityLookup(c.root, settings)]));
   // With --robustness N, each level's perturbed runs and fragile flag (robustness-stage.ts).
   const robustness = robustnessLookup(ctx.robustness);
   report.trials = sortRows(ctx.outcomes.map((o) => ({ ...trialRow(o, lookups.get(o.level.model ?? '')), robustness: robustness(o.level) })));
-  await writeFileAtomic(report.trialsCsv, trialsCsv(report.trials, { robustness: settings.robustness !== undefined }));
   const section = failureSection(report.trials);
-  await writeFileAtomic(join(resultDir(settings.root), 'failures.md'), `## ${section.title}\n\n${section.markdown}\n`);
-  ctx.record({ stage: 'accounting', status: 'done', detail: `${report.trials.length} trials in result/trials.csv and result/failures.md` });
-  return section;
+  const files = new Map([
+    ['trials.csv', trialsCsv(report.trials, { robustness: settings.robustness !== undefined })],
+    ['failures.md', `## ${section.title}\n\n${section.markdown}\n`],
+  ]);
+  return { section, files };
 }
 
-/** The official score files (the score command's stage with the run's settings); none without similarity. */
-export async function scoreStage(ctx: RunContext): Promise<Scored | undefined> {
-  const { settings } = ctx;
-  if (settings.model === undefined) {
-    ctx.record({ stage: 'score', status: 'unavailable', detail: 'needs similarity: result/ holds trials.csv and failures.md only' });
-    return undefined;
-  }
-  ctx.log.write({ type: 'stage-start', stage: 'score' });
-  const scored = await scoreCompetitionFolder({
+/** What the manifest records of a run's settings: the score's, then the stages' before it (no paths). */
+export function runSettingsRecord(settings: Settings): Record<string, unknown> {
+  return {
+    ...scoreSettingsRecord({ rules: settings.rules, trials: settings.trials, eol: settings.eol, models: settings.models.length > 1 ? settings.models.map((m) => m.name) : [] }),
+    letters: settings.competitionLetters ?? null,
+    prefix: settings.prefix,
+    engine: settings.engine,
+    simulationTrials: settings.simulationTrials,
+    damage: settings.damage,
+    robustness: settings.robustness ?? null,
+  };
+}
+
+/** trials.csv, failures.md, and the score files with the report when the folder supports them; the manifest last. */
+export async function resultsStage(ctx: RunContext, accounting: Accounting): Promise<void> {
+  const { settings, report } = ctx;
+  let scoreDetail = '';
+  let reportDetail = '';
+  const outcome = await writeResults({
     root: settings.root,
-    rules: settings.rules,
-    trials: settings.trials,
-    eol: settings.eol,
-    ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
-    progress: ctx.progress,
+    competitions: settings.competitions.map((c) => c.root),
+    configFile: settings.configFile,
+    command: 'run',
+    settings: runSettingsRecord(settings),
+    readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials },
+    accounting: accounting.files,
+    score: async (basis) => {
+      ctx.log.write({ type: 'stage-start', stage: 'score' });
+      const scored = await scoreCompetitionFolder({
+        root: settings.root,
+        rules: settings.rules,
+        trials: settings.trials,
+        eol: settings.eol,
+        ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
+        progress: ctx.progress,
+      });
+      ctx.report.ranking = scored.ranking;
+      ctx.report.winners = scored.winners;
+      // Printed where they arise; the report lists them with the run's own.
+      for (const w of scored.warnings) ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
+      scoreDetail = `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${join(settings.root, 'result')}`;
+      // The report, last, from what the stages returned: the score's content, every trial's fate (the
+      // gallery), the failure accounting, the knife-edge verdicts (`--robustness N`), the judges (when the
+      // folder holds their results), the settings of every stage, and every warning of the run.
+      const judges = judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials });
+      const written = await writeScoreReports(scored, {
+        sections: [accounting.section, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...(judges ? [judges] : [])],
+        trialFates: report.trials,
+        settings: runSettingsFacts(settings, basis.identity.similarityModel),
+        warnings: report.warnings,
+        // The competition's letters (the config's), never a --chars subset: the report describes the folder.
+        ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
+      });
+      for (const w of written.warnings) ctx.progress.note('report', `warning [${w.code}] ${w.message}`);
+      report.warnings = [...scored.warnings, ...written.warnings, ...report.warnings];
+      reportDetail = `${written.files.length} file(s); ${report.warnings.length} warning(s) listed`;
+      return [...scored.files, ...written.files];
+    },
   });
-  // Printed where they arise; the report lists them with the run's own.
-  for (const w of scored.warnings) ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
-  ctx.record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${resultDir(settings.root)}` });
-  ctx.report.ranking = scored.ranking;
-  ctx.report.winners = scored.winners;
-  return scored;
+  ctx.record({ stage: 'accounting', status: 'done', detail: `${report.trials.length} trials in result/trials.csv and result/failures.md` });
+  report.scored = outcome.status !== 'blocked';
+  const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.length} result file(s) of an earlier state (${outcome.removed.slice(0, 3).join(', ')}${outcome.removed.length > 3 ? ', …' : ''})` : '';
+  if (outcome.status === 'unchanged') {
+    ctx.record({ stage: 'score', status: 'skipped', detail: 'up to date: nothing the results were computed from has changed (result/manifest.json)' });
+  } else if (outcome.status === 'blocked') {
+    const reason = outcome.manifest.score.written ? '' : outcome.manifest.score.reason;
+    ctx.record({ stage: 'score', status: 'unavailable', detail: `not written, the folder cannot be scored as it is: ${reason}${removed}` }, { blockers: outcome.blockers.length });
+  } else {
+    ctx.record({ stage: 'score', status: 'done', detail: `${scoreDetail}${removed}` });
+    ctx.record({ stage: 'report', status: 'done', detail: reportDetail });
+  }
 }
 
 /**
- * The report, last, from what the stages returned: the score's content, every trial's fate (the
- * gallery), the failure accounting, the knife-edge verdicts (`--robustness N`), the judges (when the
- * folder holds their results), the settings of every stage, and every warning of the run.
+ * Similarity per trial from `<team>/similarity/<C>.json` (ids are image file names) when the file is
+ * current for the letter's images (result/readiness.ts); null for a letter without a current file.
  */
-export async function reportStage(ctx: RunContext, scored: Scored | undefined, accounting: ReportSection): Promise<void> {
-  if (!scored) return;
-  const { settings } = ctx;
-  const judges = judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials });
-  const written = await writeScoreReports(scored, {
-    sections: [accounting, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...(judges ? [judges] : [])],
-    trialFates: ctx.report.trials,
-    settings: await runSettingsFacts(settings),
-    warnings: ctx.report.warnings,
-    letters: configuredLetters(settings),
-  });
-  for (const w of written.warnings) ctx.progress.note('report', `warning [${w.code}] ${w.message}`);
-  ctx.report.warnings = [...scored.warnings, ...written.warnings, ...ctx.report.warnings];
-  ctx.record({ stage: 'report', status: 'done', detail: `${written.files.length} file(s); ${ctx.report.warnings.length} warning(s) listed` });
-}
-
-/** Similarity per trial from `<team>/similarity/<C>.json` (ids are image file names); undefined without a model. */
-function similarityLookup(root: string, available: boolean): SimilarityLookup {
-  if (!available) return undefined;
-  const cache = new Map<string, Map<string, number>>();
+function similarityLookup(root: string, settings: Settings): SimilarityLookup {
+  const cache = new Map<string, Map<string, number> | null>();
+  const options = { prefix: settings.prefix, rules: settings.rules, trials: settings.trials };
   return (team, character, base) => {
     const key = `${team}/${character}`;
     let byBase = cache.get(key);
-    if (!byBase) {
-      byBase = new Map();
+    if (byBase === undefined) {
+      byBase = null;
       const file = join(stageDir(root, team, 'similarity'), `${character}.json`);
-      if (existsSync(file) && listFiles(stageDir(root, team, 'similarity')).includes(`${character}.json`)) {
+      if (existsSync(file) && listFiles(stageDir(root, team, 'similarity')).includes(`${character}.json`) && similarityIsCurrent(root, team, character, options)) {
+        byBase = new Map();
         try {
           for (const t of parseSimilarityJson(readFileSync(file, 'utf8'), file).trials) byBase.set(trialBaseName(t.id), t.similarity);
         } catch {
@@ -97,6 +139,6 @@ function similarityLookup(root: string, available: boolean): SimilarityLookup {
       }
       cache.set(key, byBase);
     }
-    return byBase.get(base);
+    return byBase === null ? null : byBase.get(base);
   };
 }

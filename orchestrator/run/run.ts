@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { describeError } from '../../core/errors.js';
+import { listFiles, listTeams, stageDir } from '../layout/competition.js';
 import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type RunReport } from './context.js';
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
 import { requireProgramConsent } from '../generate/consent.js';
 import { configuredSubmissions, generateStage } from './generate-stage.js';
 import { levelStage } from './level-stage.js';
 import { robustnessStage } from './robustness-stage.js';
-import { accountingStage, reportStage, scoreStage } from './result-stages.js';
+import { accountingStage, resultsStage } from './result-stages.js';
 import { unfinishedWork } from './unfinished.js';
 
 export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type StageStatus } from './context.js';
@@ -25,9 +26,13 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type 
  * 5. similarity, diversity — with a similarity model (folder-stages.ts); with engines off this machine's
  *    cores the similarity of each image starts as soon as the levels write it (the run's classifier,
  *    context.ts `overlapByDefault`), the files after the levels
- * 6. accounting       — every trial's fate: result/trials.csv, result/failures.md (result-stages.ts)
- * 7. score            — the official result files (result-stages.ts)
- * 8. report           — built last from what the stages returned, with every warning of the run
+ * 6. accounting       — every trial of the competition, whatever --team/--chars limited the work to:
+ *    result/trials.csv, result/failures.md (result-stages.ts)
+ * 7. score            — the official result files, when the folder as it is supports them
+ *    (orchestrator/result/readiness.ts; otherwise earlier ones are removed)
+ * 8. report           — built last from what the stages returned, with every warning of the run;
+ *    then result/manifest.json (orchestrator/result/manifest.ts). When nothing the results were computed
+ *    from has changed since the last run, 6–8 write nothing.
  *
  * A folder that starts at `intermediate` or `levels` runs from there. State lives in `<root>/.sbeval/`
  * (hidden from the official scripts), logs in `<root>/logs/`.
@@ -40,9 +45,8 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
     await generateStage(ctx);
     await levelStages(ctx);
     await vitStages(ctx);
-    const accounting = await accountingStage(ctx);
     ctx.checkCancelled();
-    await reportStage(ctx, await scoreStage(ctx), accounting);
+    await resultsStage(ctx, accountingStage(ctx));
   } catch (error) {
     // A storage fault stops the run (exit 2, one line); the caller's cancellation ends it quietly.
     const fault = ctx.latch.fault;
@@ -94,10 +98,15 @@ async function vitStages(ctx: RunContext): Promise<void> {
   for (const competition of ctx.settings.competitions) {
     if (!existsSync(competition.root)) continue;
     ctx.checkCancelled();
-    if (!(await similarityStage(ctx, competition))) continue;
+    await similarityStage(ctx, competition);
     ctx.checkCancelled();
-    await diversityStage(ctx, competition);
+    // Diversity needs only the similarity files: without a model, those of an earlier run still count.
+    if (ctx.settings.model !== undefined || hasSimilarityFiles(competition.root)) await diversityStage(ctx, competition);
   }
-  if (ctx.settings.model === undefined) ctx.progress.note('similarity', `no similarity model: similarity, diversity and scores are not computed. Get the model with \`${MODEL_HINT}\``);
+  if (ctx.settings.model === undefined) ctx.progress.note('similarity', `no similarity model: similarity is not computed, and the score needs similarity files that match the images. Get the model with \`${MODEL_HINT}\``);
 }
 
+
+function hasSimilarityFiles(root: string): boolean {
+  return listTeams(root).some((team) => listFiles(stageDir(root, team, 'similarity'), '.json').length > 0);
+}

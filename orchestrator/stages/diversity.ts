@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { sha256 } from '../../core/hash.js';
+import { removeDerivation, writeDerivation } from './derivation.js';
 import { extname, join } from 'node:path';
 import { describeError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
@@ -42,6 +44,27 @@ interface Work {
   output: string;
 }
 
+/** The settings a diversity file depends on besides its similarity file. */
+export function diversitySettings(rules: DiversityRules, trials: number): string {
+  return JSON.stringify({ rules, trials });
+}
+
+/**
+ * A diversity file whose similarity file is gone describes nothing on disk (a run from scratch has none):
+ * removed with its record. Only in a team that has a `similarity/` folder at all.
+ */
+async function removeOrphans(root: string, team: string, work: readonly Work[], wanted: (c: string) => boolean, progress: ProgressSink): Promise<void> {
+  if (!existsSync(stageDir(root, team, 'similarity'))) return;
+  const kept = new Set(work.filter((w) => w.team === team).map((w) => `${w.character}.json`));
+  for (const file of listFiles(stageDir(root, team, 'diversity'), '.json')) {
+    const character = file.slice(0, -'.json'.length);
+    if (kept.has(file) || !wanted(character) || existsSync(join(stageDir(root, team, 'similarity'), file))) continue;
+    await rm(join(stageDir(root, team, 'diversity'), file), { force: true });
+    await removeDerivation(root, 'diversity', team, character);
+    progress.note(DIVERSITY_STAGE, `${team}/diversity/${file} removed: ${team}/similarity/${file} does not exist`);
+  }
+}
+
 export async function runDiversityStage(options: DiversityStageOptions, progress: ProgressSink): Promise<StageSummary> {
   const { root } = options;
   const rules = options.rules ?? 2025;
@@ -68,14 +91,20 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
     }
   }
 
+  for (const team of listTeams(root)) if (wanted(options.filter?.teams, team)) await removeOrphans(root, team, work, (c) => wanted(options.filter?.characters, c), progress);
+  const settings = diversitySettings(rules, trials);
   progress.start(DIVERSITY_STAGE, work.length);
   let lastTeam = '';
   for (const w of work) {
     const label = `${w.team}/${w.character}`;
     try {
-      const similarity = parseSimilarityJson(await readFile(w.input, 'utf8'), w.input);
+      const input = await readFile(w.input, 'utf8');
+      const similarity = parseSimilarityJson(input, w.input);
       const text = diversityJson(computeDiversity(similarity, rules, trials));
+      // What the file was computed from, for `sbeval score` and `sbeval check` (stages/derivation.ts).
+      const record = { inputs: [[w.file, sha256(input)]] as Array<[string, string]>, settings, output: sha256(text) };
       if (!options.force && (await readFile(w.output, 'utf8').catch(() => undefined)) === text) {
+        await writeDerivation(root, 'diversity', w.team, w.character, record);
         log.skipped();
         progress.tick(DIVERSITY_STAGE, 'skipped', label);
         continue;
@@ -85,6 +114,7 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
         lastTeam = w.team;
       }
       await writeFileAtomic(w.output, text);
+      await writeDerivation(root, 'diversity', w.team, w.character, record);
       log.trial(w.team, w.character, w.file, { ok: true });
       progress.tick(DIVERSITY_STAGE, 'ok', label);
     } catch (error) {

@@ -22,8 +22,9 @@ import { csvText } from '../../scoring/formats/text-escape.js';
  * count and whether the verdict is fragile. The official verdict, the stability JSON and the images are
  * never touched.
  *
- * Results are cached per level at `<root>/.sbeval/robustness/<team>/<C>/<name>.json` (valid for the XML,
- * the simulate settings and N), so a rerun only does new levels, and listed in `result/robustness.csv`.
+ * Results are cached per level at `<root>/.sbeval/robustness/<team>/<C>/<name>.json` (valid for the XML's
+ * content, the simulate settings and N), so a rerun only does new or changed levels, and listed in
+ * `result/robustness.csv` — every level of the folder, whatever `--team`/`--chars` limited the work to.
  * Only the headless engine (in this process or in worker threads) can perturb a run.
  */
 export const ROBUSTNESS_STAGE = 'robustness';
@@ -83,6 +84,8 @@ export interface RobustnessSummary {
 interface CachedRobustness {
   format: 1;
   key: string;
+  /** The level's XML the runs were made on: a changed level is run again even when its official score is the same. */
+  xmlSha256: string;
   officialScore: number;
   /** Moving objects in each perturbed run. */
   moving: number[];
@@ -154,10 +157,13 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
   const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages: options.rawImages === true });
   const key = sha256(JSON.stringify({ scheme: SCHEME, digest, runs, noise: ROBUSTNESS_POSITION_NOISE })).slice(0, 24);
 
-  const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml').sort(
+  // Every level of the folder is listed (result/robustness.csv describes the whole folder); --team and
+  // --chars only limit which ones are run now: the others count when their cached runs are still valid.
+  const inWork = new Set(listTrialFiles(root, 'levels', options.filter ?? {}, '.xml').map((l) => l.path));
+  const levels = listTrialFiles(root, 'levels', {}, '.xml').sort(
     (a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareNames(a.file, b.file),
   );
-  const todo: Array<{ level: TrialFile; xml: string; official: number }> = [];
+  const todo: Array<{ level: TrialFile; xml: string; xmlSha256: string; official: number }> = [];
   let withoutVerdict = 0;
   const slots = new Map<TrialFile, LevelRobustnessResult>();
   for (const level of levels) {
@@ -167,9 +173,10 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
       withoutVerdict += 1;
       continue;
     }
-    const cached = options.force ? undefined : await readCached(robustnessCachePath(root, level.team, level.character, level.file), key, official, runs);
+    const xmlSha256 = sha256(xml);
+    const cached = options.force && inWork.has(level.path) ? undefined : await readCached(robustnessCachePath(root, level.team, level.character, level.file), { key, xmlSha256, official, runs });
     if (cached) slots.set(level, resultOf(level, options.model, official, cached));
-    else todo.push({ level, xml, official });
+    else if (inWork.has(level.path)) todo.push({ level, xml, xmlSha256, official });
   }
 
   progress.start(ROBUSTNESS_STAGE, todo.length);
@@ -192,11 +199,11 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
       for (;;) {
         const item = todo[next++];
         if (!item || !runner) return;
-        const { level, xml, official } = item;
+        const { level, xml, xmlSha256, official } = item;
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
         try {
           const list = await Promise.all(Array.from({ length: runs }, (_, k) => perturbedTrial(runner as TrialRunner, label, xml, k, { damage }, rule)));
-          const entry: CachedRobustness = { format: 1, key, officialScore: official, moving: list.map((t) => t.movingObjects) };
+          const entry: CachedRobustness = { format: 1, key, xmlSha256, officialScore: official, moving: list.map((t) => t.movingObjects) };
           await writeFileAtomic(robustnessCachePath(root, level.team, level.character, level.file), `${JSON.stringify(entry)}\n`);
           slots.set(level, resultOf(level, options.model, official, entry));
           computed += 1;
@@ -221,10 +228,11 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
   }
 }
 
-async function readCached(path: string, key: string, official: number, runs: number): Promise<CachedRobustness | undefined> {
+async function readCached(path: string, want: { key: string; xmlSha256: string; official: number; runs: number }): Promise<CachedRobustness | undefined> {
+  const { key, official, runs } = want;
   try {
     const entry = JSON.parse(await readFile(path, 'utf8')) as CachedRobustness;
-    const valid = entry.format === 1 && entry.key === key && entry.officialScore === official && Array.isArray(entry.moving) && entry.moving.length === runs && entry.moving.every((m) => Number.isInteger(m) && m >= 0);
+    const valid = entry.format === 1 && entry.key === key && entry.xmlSha256 === want.xmlSha256 && entry.officialScore === official && Array.isArray(entry.moving) && entry.moving.length === runs && entry.moving.every((m) => Number.isInteger(m) && m >= 0);
     return valid ? entry : undefined;
   } catch {
     return undefined;

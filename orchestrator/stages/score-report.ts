@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { buildReport, rankingBars, type ReportCompetition, type ReportFact, type ReportInput, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
 import { averageKey, type Gallery } from '../../scoring/report/index.js';
 import type { AggregateResult } from '../../scoring/score/aggregate.js';
@@ -9,7 +9,7 @@ import type { ScoreResult } from '../../scoring/score/types.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { DEFAULT_TRIALS, type RuleSet } from '../../scoring/score/rules.js';
 import { functionPrefix } from '../config/settings.js';
-import { writeFileAtomic } from '../layout/atomic.js';
+import { writeScoreFile } from '../result/files.js';
 import { resultDir } from '../layout/competition.js';
 import { collectGallery, rebaseGallery } from '../report/gallery.js';
 import type { TrialFate } from '../report/fates.js';
@@ -203,11 +203,7 @@ function lettersOf(scored: Scored, extras: ReportExtras): { letters?: readonly s
 
 async function writeReport(dir: string, input: ReportInput): Promise<string[]> {
   const report = buildReport(input);
-  const md = join(resultDir(dir), 'report.md');
-  const html = join(resultDir(dir), 'report.html');
-  await writeFileAtomic(md, report.markdown);
-  await writeFileAtomic(html, report.html);
-  return [md, html];
+  return [await writeScoreFile(dir, 'report.md', report.markdown), await writeScoreFile(dir, 'report.html', report.html)];
 }
 
 /** Writes every report of a scored root (per model folder first, then the top level); returns the files and the reports' own warnings. */

@@ -35,8 +35,9 @@ import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
 import type { TrialFate } from '../report/fates.js';
 import { SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
-import { writeFileAtomic } from '../layout/atomic.js';
-import { compareNames, listDirs, listFiles, listTeams, NON_TEAM_DIRS, resultDir, trialIndexFromName } from '../layout/competition.js';
+import { writeScoreFile } from '../result/files.js';
+import { compareNames, listFiles, listTeams, resultDir, trialIndexFromName } from '../layout/competition.js';
+import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
 import { modelFolderName } from '../layout/names.js';
 import { StageLog } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
@@ -139,18 +140,12 @@ export interface Scored {
   logFiles: string[];
 }
 
-const STAGE_FOLDERS = ['raw', 'intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity'];
-
 function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
   return [...teams].sort(order === 'bytes' ? codePointCompare : compareNames);
-}
-
-function isTeamDir(dir: string): boolean {
-  return STAGE_FOLDERS.some((stage) => existsSync(join(dir, stage)));
 }
 
 interface LoadedCompetition {
@@ -262,7 +257,6 @@ export function rankingRows(result: ScoreResult): RankedRow[] {
 
 /** Writes the four official files and the log of one competition folder; returns the files and the log. */
 async function writeOfficial(dir: string, result: ScoreResult, warnings: readonly ScoreWarning[], eol: Eol): Promise<{ files: string[]; logFile: string }> {
-  const out = resultDir(dir);
   const log = new StageLog(dir, 'result');
   logResult(log, result, warnings);
   const files: Array<[string, string]> = [
@@ -272,24 +266,8 @@ async function writeOfficial(dir: string, result: ScoreResult, warnings: readonl
     ['prompt_scores_ranks.csv', promptScoresRanksCsv(result, eol)],
   ];
   const written: string[] = [];
-  for (const [name, text] of files) {
-    const path = join(out, name);
-    await writeFileAtomic(path, text);
-    written.push(path);
-  }
+  for (const [name, text] of files) written.push(await writeScoreFile(dir, name, text));
   return { files: written, logFile: log.file };
-}
-
-/** Detects model folders of a 2025 root: sub-folders whose own sub-folders are team folders. */
-export function detectModelFolders(root: string): { models: string[]; teamLike: string[] } {
-  const models: string[] = [];
-  const teamLike: string[] = [];
-  for (const name of listDirs(root, NON_TEAM_DIRS)) {
-    const dir = join(root, name);
-    if (isTeamDir(dir)) teamLike.push(name);
-    else if (listDirs(dir, NON_TEAM_DIRS).some((team) => isTeamDir(join(dir, team)))) models.push(name);
-  }
-  return { models, teamLike };
 }
 
 export function roleOf(options: ScoreStageOptions): (team: string) => string {
@@ -344,8 +322,11 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   };
 }
 
-/** The model folders of a 2025 root: named by `--models`, else detected (team-like folders beside them are warned about). */
-function modelFolders(options: ScoreStageOptions, warnings: ScoreWarning[]): { folders: string[]; labels: Map<string, string> } {
+/**
+ * The model folders of a 2025 root: named by `--models`, else those of the one layout reading
+ * (layout/root-check.ts), which also refuses a team folder beside model folders or one nested too deep.
+ */
+function modelFolders(options: ScoreStageOptions, layout: RootLayout): { folders: string[]; labels: Map<string, string> } {
   const root = options.root;
   const labels = new Map<string, string>();
   if (options.models && options.models.length > 0) {
@@ -357,13 +338,7 @@ function modelFolders(options: ScoreStageOptions, warnings: ScoreWarning[]): { f
     });
     return { folders, labels };
   }
-  const detected = detectModelFolders(root);
-  if (detected.models.length > 0) {
-    for (const team of detected.teamLike) {
-      warnings.push({ code: 'model', message: `${team} looks like a team folder, but 2025 results need a folder per model (<root>/<model>/<team>/...): ignored`, file: team });
-    }
-  }
-  return { folders: detected.models, labels };
+  return { folders: layout.kind === 'models' ? [...layout.models] : [], labels };
 }
 
 /** One model folder: its own official files, its own (per-model) ranking. */
@@ -417,22 +392,17 @@ async function writeAggregate(root: string, agg: AggregateResult, models: readon
     ['prompt_scores_ranks.csv', toCsv(['team', 'normalizedPromptScore', 'promptScore', 'rank'], rows.map((r) => [r.team, r.normalizedPromptScore, r.promptScore, r.rank]), scored.eol)],
     ['final_team_rankings.csv', detail],
   ];
-  for (const [name, text] of aggregateFiles) {
-    const path = join(resultDir(root), name);
-    await writeFileAtomic(path, text);
-    files.push(path);
-  }
+  for (const [name, text] of aggregateFiles) files.push(await writeScoreFile(root, name, text));
   return { files, logFile: log.file, rows };
 }
 
 /** 2025: one competition per model folder, then the published aggregation. */
-async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol): Promise<Scored> {
+async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout: RootLayout): Promise<Scored> {
   const root = options.root;
   const warnings: ScoreWarning[] = [];
-  const { folders, labels } = modelFolders(options, warnings);
+  const { folders, labels } = modelFolders(options, layout);
   if (folders.length === 0) {
-    const teams = listTeams(root).filter((t) => isTeamDir(join(root, t)));
-    if (teams.length === 0) throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
+    if (layout.kind !== 'teams') throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
     // One competition folder without a model level: one model (the 2025 competition summed three).
     const single = await scoreSingle(options, rules, eol, warnings);
     single.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
@@ -492,7 +462,12 @@ export async function scoreCompetitionFolder(options: ScoreStageOptions): Promis
   if (!existsSync(options.root)) throw new SbevalError('input', `competition root ${options.root} does not exist`);
   // json2csv, which the official script writes with, ends lines with os.EOL.
   const eol = options.eol ?? (EOL as Eol);
-  return rules.multiModel ? scoreModels(options, rules, eol) : scoreSingle(options, rules, eol);
+  // The one reading of the folder (layout/root-check.ts) the folder check and every stage share.
+  const layout = checkCompetitionRoot(options.root, { command: 'score', modelFolders: (options.models ?? []).map(modelFolderName) });
+  if (!rules.multiModel && layout.kind === 'models') {
+    throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the 2025 rules score`, 'use --rules 2025, or give one model folder as the root');
+  }
+  return rules.multiModel ? scoreModels(options, rules, eol, layout) : scoreSingle(options, rules, eol);
 }
 
 /** What `sbeval score` and library callers get: the scored folder with its reports written. */

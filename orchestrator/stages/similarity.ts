@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { largeFileSha256, sha256 } from '../../core/hash.js';
 import { extname, join } from 'node:path';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
@@ -10,8 +11,9 @@ import type { ProgressSink } from '../progress/types.js';
 import { letterProbabilities, type Classification, type ClassifierStats } from '../../scoring/similarity/classifier.js';
 import { ImageClassifier } from '../similarity/image-classifier.js';
 import { PreprocessError } from '../similarity/prepare-pool.js';
-import { parseSimilarityJson, similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
+import { similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
 import { readModelInfo } from './model.js';
+import { isCurrent, readDerivation, removeDerivation, writeDerivation } from './derivation.js';
 
 /**
  * `sbeval similarity <root>`: the official similarity script (chatgpt4pcg/similarity-checking-script
@@ -23,8 +25,9 @@ import { readModelInfo } from './model.js';
  * is not a PNG is ignored with a notice (the script would crash on it), an unreadable PNG is recorded as
  * a failed trial and left out of the file, one ONNX session for the run, images decoded in worker threads
  * while the session runs, identical images inferred once (orchestrator/similarity/), atomic writes, and
- * resumability: a character whose JSON is newer than its images and their folder and
- * has the requested rules' shape is skipped (`upToDate`).
+ * resumability keyed by content: a letter is skipped when its record (stages/derivation.ts) holds the
+ * same images, byte for byte, the same model file and rules, and the JSON still holds what was written.
+ * A letter without images gets no file (one left from earlier images is removed).
  */
 export type SimilarityRules = 2024 | 2025;
 export const SIMILARITY_STAGE = 'similarity';
@@ -62,6 +65,8 @@ interface CharacterWork {
   dir: string;
   images: string[];
   output: string;
+  /** The images' names and content hashes (the letter's derivation inputs). */
+  inputs?: Array<[string, string]>;
 }
 
 /** Official: every file of the folder except names ending `_raw.png` (the evaluator's raw screenshots). */
@@ -69,31 +74,30 @@ export function isRawImage(file: string): boolean {
   return file.endsWith('_raw.png');
 }
 
+/** The settings a similarity file depends on besides its images: the model's bytes and the rules (2025 adds cls_embedding). */
+export function similaritySettings(modelSha256: string, rules: SimilarityRules): string {
+  return JSON.stringify({ model: modelSha256, rules });
+}
+
+/** The images of a letter as a derivation's inputs: file names with the sha256 of their bytes, in listing order. */
+export async function imageInputs(dir: string, images: readonly string[]): Promise<Array<[string, string]>> {
+  return Promise.all(images.map(async (image): Promise<[string, string]> => [image, sha256(await readFile(join(dir, image)))]));
+}
+
 /**
- * Done already: the JSON is not older than the image folder (adding or removing a file touches it) nor any
- * image, lists only images that are still there, in order, and has the requested rules' shape. An image
- * that failed to decode is absent from the JSON and stays recorded as failed in the earlier log.
+ * A letter's similarity file that no longer has images (its levels were removed, or none loads) describes
+ * nothing on disk: removed with its record, as a run from scratch would have none. Only in a team whose
+ * images come from sbeval's own stages (it has `levels/` or `images/`); a folder of official per-letter files
+ * alone is left as it is.
  */
-async function upToDate(work: CharacterWork, rules: SimilarityRules): Promise<boolean> {
-  const out = await stat(work.output).catch(() => undefined);
-  if (!out) return false;
-  if ((await stat(work.dir)).mtimeMs > out.mtimeMs) return false;
-  for (const image of work.images) {
-    const s = await stat(join(work.dir, image));
-    if (s.mtimeMs > out.mtimeMs) return false;
-  }
-  try {
-    const file = parseSimilarityJson(await readFile(work.output, 'utf8'), work.output);
-    const ids = file.similarities.map((s) => s.id);
-    let at = 0;
-    for (const id of ids) {
-      at = work.images.indexOf(id, at);
-      if (at < 0) return false;
-      at += 1;
-    }
-    return file.similarities.every((s) => (rules === 2025) === (s.cls_embedding !== undefined));
-  } catch {
-    return false;
+async function removeImageless(root: string, team: string, withImages: ReadonlySet<string>, wanted: (c: string) => boolean, progress: ProgressSink): Promise<void> {
+  if (!existsSync(stageDir(root, team, 'levels')) && !existsSync(stageDir(root, team, 'images'))) return;
+  for (const file of listFiles(stageDir(root, team, 'similarity'), '.json')) {
+    const character = file.slice(0, -'.json'.length);
+    if (!/^[A-Z]$/.test(character) || withImages.has(character) || !wanted(character)) continue;
+    await rm(join(stageDir(root, team, 'similarity'), file), { force: true });
+    await removeDerivation(root, 'similarity', team, character);
+    progress.note(SIMILARITY_STAGE, `${team}/similarity/${file} removed: ${team}/images/${character} holds no image`);
   }
 }
 
@@ -111,8 +115,8 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
   const work: CharacterWork[] = [];
   for (const team of teams) {
     if (!wanted(options.filter?.teams, team)) continue;
-    if (!existsSync(stageDir(root, team, 'images'))) continue;
-    for (const character of listCharacters(root, team, 'images')) {
+    const withImages = new Set<string>();
+    for (const character of existsSync(stageDir(root, team, 'images')) ? listCharacters(root, team, 'images') : []) {
       if (!wanted(options.filter?.characters, character)) continue;
       const dir = stageDir(root, team, 'images', character);
       const images: string[] = [];
@@ -126,15 +130,20 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
         }
         images.push(file);
       }
+      if (images.length === 0) continue;
+      withImages.add(character);
       work.push({ team, character, dir, images, output: join(stageDir(root, team, 'similarity'), `${character}.json`) });
     }
+    await removeImageless(root, team, withImages, (c) => wanted(options.filter?.characters, c), progress);
   }
 
   const total = work.reduce((n, w) => n + w.images.length, 0);
   progress.start(SIMILARITY_STAGE, total);
+  const settings = similaritySettings(await largeFileSha256(options.model), rules);
   const todo: CharacterWork[] = [];
   for (const w of work) {
-    if (!options.force && (await upToDate(w, rules))) {
+    w.inputs = await imageInputs(w.dir, w.images);
+    if (!options.force && isCurrent(readDerivation(root, 'similarity', w.team, w.character), w.inputs, settings, w.output)) {
       log.skipped(w.images.length);
       for (const image of w.images) progress.tick(SIMILARITY_STAGE, 'skipped', `${w.team}/${w.character}/${image}`);
     } else todo.push(w);
@@ -189,7 +198,10 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
         classified.push({ id: p.image, probabilities: letterProbabilities(info.labels, r.probabilities), ...(rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
       }
       try {
-        await writeFileAtomic(w.output, writeSimilarityJson(similarityFile(w.character, classified)));
+        const text = writeSimilarityJson(similarityFile(w.character, classified));
+        await writeFileAtomic(w.output, text);
+        // An image that cannot be decoded is left out of the file, and would be again: its bytes are in the key.
+        await writeDerivation(root, 'similarity', w.team, w.character, { inputs: w.inputs ?? [], settings, output: sha256(text) });
         for (const c of classified) {
           log.trial(w.team, w.character, c.id, { ok: true });
           progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);

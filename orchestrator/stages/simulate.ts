@@ -29,6 +29,7 @@ import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type S
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { EnginePool, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { removeOrphanLevelOutputs } from './orphans.js';
 
 /**
  * `levels` → `stability` + `images`: the Science Birds evaluator's batch stability and similarity
@@ -158,7 +159,7 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
 
 // --- cache ------------------------------------------------------------------------------------------
 
-interface CachedLevel {
+export interface CachedLevel {
   format: 1;
   xmlSha256: string;
   settings: string;
@@ -403,6 +404,9 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     progress.end('simulate');
   }
 
+  // An image or a stability file whose level is gone (stages/orphans.ts) is not left beside the new files.
+  await removeOrphanLevelOutputs(root, options.filter ?? {}, progress, 'simulate');
+
   // Character files from the caches, once every level of the character is done.
   const characters: string[] = [];
   const groups = new Map<string, TrialFile[]>();
@@ -415,18 +419,31 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       progress.note('simulate', `${key}: not every level is done, stability JSON not written (run again to retry)`);
       continue;
     }
-    const entries: StabilityEntry[] = [];
-    // Directory.GetFiles order on the evaluator's Windows machine: names in ordinal, case-insensitive order.
-    for (const level of [...group].sort((a, b) => compareNames(a.file, b.file))) {
-      const outcome = (cached.get(level.path) as CachedLevel).outcome;
-      if (!outcome.ok) continue;
-      entries.push({ tag: stabilityTag(level.team, level.character, level.file), score: outcome.score, startingObjects: outcome.startingObjects, movingObjects: outcome.movingObjects });
-    }
     const [team, character] = key.split('/') as [string, string];
-    await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), writeStabilityJson(entries));
+    const text = stabilityFileText(team, character, group.map((level) => ({ file: level.file, outcome: (cached.get(level.path) as CachedLevel).outcome })));
+    await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), text);
     characters.push(key);
   }
   return { ...log.result(), characters, unfinished };
+}
+
+/**
+ * A letter's `stability/<C>.json` from its levels' results, as the evaluator writes it: levels that could
+ * not be loaded are left out, the others in Directory.GetFiles order on the evaluator's Windows machine
+ * (names in ordinal, case-insensitive order).
+ */
+export function stabilityFileText(team: string, character: string, levels: ReadonlyArray<{ file: string; outcome: CachedLevel['outcome'] }>): string {
+  const entries: StabilityEntry[] = [];
+  for (const { file, outcome } of [...levels].sort((a, b) => compareNames(a.file, b.file))) {
+    if (!outcome.ok) continue;
+    entries.push({ tag: stabilityTag(team, character, file), score: outcome.score, startingObjects: outcome.startingObjects, movingObjects: outcome.movingObjects });
+  }
+  return writeStabilityJson(entries);
+}
+
+/** A level's cached result (`<root>/.sbeval/simulate/…`), whatever settings it was made with; undefined when there is none. */
+export function readLevelCache(root: string, team: string, character: string, file: string): CachedLevel | undefined {
+  return readCache(cachePath(root, team, character, file));
 }
 
 function isLevelError(error: unknown): boolean {

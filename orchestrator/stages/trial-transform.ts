@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError } from '../../core/errors.js';
 import { storageFault, throwIfStorageFault } from '../../core/storage.js';
@@ -15,9 +15,9 @@ import type { ProgressSink } from '../progress/types.js';
  * folder of the output stage — or write nothing and log the reason. `<base>` drops the last extension
  * (`trial.split('.').slice(0, -1).join('.')`).
  *
- * Beyond the official scripts: deterministic order, atomic writes, resumability (a trial whose output
- * exists and is not older than its input is skipped), and a stale output is removed when its input
- * now fails, so the output folder always holds exactly the files the official script would write.
+ * Beyond the official scripts: deterministic order, atomic writes, resumability keyed by content (a
+ * trial whose output already holds what its input gives is skipped), and a stale output is removed when
+ * its input now fails, so the output folder always holds exactly the files the official script would write.
  */
 export interface TrialTransformOptions {
   root: string;
@@ -103,19 +103,18 @@ export async function runTrialTransform(spec: TrialTransformSpec, options: Trial
       continue;
     }
     try {
-      const inputStat = await stat(trial.input);
-      if (!options.force) {
-        const outputStat = await stat(trial.output).catch(() => undefined);
-        if (outputStat && outputStat.mtimeMs >= inputStat.mtimeMs) {
-          log.skipped();
-          progress.tick(spec.stage, 'skipped', label);
-          continue;
-        }
-      }
       // Official: fs.promises.readFile(path, 'utf-8') — invalid bytes become U+FFFD, a BOM is kept.
       const outcome = spec.transform(await readFile(trial.input, 'utf8'));
       if (!outcome.ok) {
         await fail(outcome.reason);
+        continue;
+      }
+      // Keyed by content, not by file times: the transform is cheap, so an output that already holds
+      // exactly what the input gives now is done (a copied folder, an edited response or a changed
+      // drop function are all seen), and only a different or missing one is written.
+      if (!options.force && (await readFile(trial.output, 'utf8').catch(() => undefined)) === outcome.output) {
+        log.skipped();
+        progress.tick(spec.stage, 'skipped', label);
         continue;
       }
       await writeFileAtomic(trial.output, outcome.output);

@@ -52,14 +52,14 @@ describe('run config', () => {
     expect(fromYaml.limits.engineRetries).toBe(1);
     expect(fromYaml.sources.rules).toBe('config');
 
-    const overridden = resolveRunConfig(yamlRoot, { rules: '2024', workers: 1, chars: 'Z' });
+    const overridden = resolveRunConfig(yamlRoot, { rules: '2024', workers: 1, chars: 'A' });
     expect(overridden.rules).toBe('2024');
     expect(overridden.prefix).toBe('drop_block');
     expect(overridden.workers).toBe(1);
-    expect(overridden.characters).toEqual(['Z']);
+    expect(overridden.characters).toEqual(['A']);
     expect(overridden.sources.rules).toBe('flag');
 
-    const jsonRoot = competition({ 'sbeval.config.json': JSON.stringify({ rules: '2024', engine: 'headless-ws', teams: ['a', 'b'] }) });
+    const jsonRoot = competition({ 'sbeval.config.json': JSON.stringify({ rules: '2024', engine: 'headless-ws', teams: ['a', 'b'] }), 'a/raw/A/a_A_1.txt': '', 'b/raw/A/b_A_1.txt': '' });
     const fromJson = resolveRunConfig(jsonRoot);
     expect(fromJson.engine).toBe('headless-ws');
     expect(fromJson.teams).toEqual(['a', 'b']);

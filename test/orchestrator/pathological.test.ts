@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { descendants } from './helpers/processes.js';
  * The 200 normal levels come from drop programs (20 letters × 10 trials of team `alpha`, converted by
  * the run); the 3 pathological ones (500 blocks on one spot, 1,000 pigs on one spot, 200 TNT on one
  * spot) are level files of team `heavy` put in place directly, as levels from outside the drop would
- * be, with an older program beside each so the run's convert stage keeps them.
+ * be (a team folder that starts at levels/).
  */
 const LETTERS = 'ABCDEFGHIJKLMNOPQRST'.split('');
 
@@ -42,12 +42,8 @@ function pathologicalRoot(): string {
     ['B', pathologicalXml('pigs', 1000)],
     ['C', pathologicalXml('tnt', 200)],
   ];
-  const old = new Date(Date.now() - 3_600_000);
   for (const [letter, xml] of heavy) {
-    for (const stage of ['intermediate', 'levels']) mkdirSync(join(root, 'heavy', stage, letter), { recursive: true });
-    const program = join(root, 'heavy', 'intermediate', letter, `heavy_${letter}_1.txt`);
-    writeFileSync(program, "drop_block('b11', 10)\n");
-    utimesSync(program, old, old);
+    mkdirSync(join(root, 'heavy', 'levels', letter), { recursive: true });
     writeFileSync(join(root, 'heavy', 'levels', letter, `heavy_${letter}_1.xml`), xml);
   }
   // One trial per character for `heavy`, ten for `alpha`: T = 10, and heavy's missing trials are rows too.
@@ -111,10 +107,10 @@ describe('pathological levels in a run', () => {
     const lines = readRunLog(runLogs(disturbed)[0]!);
     expect(lines.filter((l) => l.type === 'pool.attempt-failed').length).toBeGreaterThan(0);
 
-    // Every official file and result/ equal the undisturbed (in-process) run's; only logs and the
-    // engine-kind-specific cache keys differ.
-    const a = snapshot(undisturbed, ['logs', '.sbeval']);
-    const b = snapshot(disturbed, ['logs', '.sbeval']);
+    // Every official file and result/ equal the undisturbed (in-process) run's; only logs, the
+    // engine-kind-specific cache keys and the manifest that names the engine differ.
+    const a = snapshot(undisturbed, ['logs', '.sbeval', 'result/manifest.json']);
+    const b = snapshot(disturbed, ['logs', '.sbeval', 'result/manifest.json']);
     expect([...b.keys()]).toEqual([...a.keys()]);
     for (const [file, hash] of a) expect(b.get(file), file).toBe(hash);
   }, 300_000);

@@ -112,8 +112,9 @@ describe('sbeval run', () => {
     const failures = readFileSync(join(root, 'result', 'failures.md'), 'utf8');
     const never = expected.filter((e) => e.xml === undefined).length;
     expect(failures).toContain(`45 trials; ${never} (${((100 * never) / 45).toFixed(1)}%) never became a level`);
-    // No similarity model: no score files pretend to exist.
-    expect(list(join(root, 'result'))).toEqual(['failures.md', 'trials.csv']);
+    // No similarity model: no score files pretend to exist; the manifest says why.
+    expect(list(join(root, 'result'))).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
+    expect(JSON.parse(readFileSync(join(root, 'result', 'manifest.json'), 'utf8')).score).toMatchObject({ written: false, reason: expect.stringMatching(/^images without a similarity file/) });
 
     // The run log: every simulated level went through the machine's states in order.
     const [logFile] = runLogs(root);

@@ -2,17 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../orchestrator/cli/main.js';
 import { cachedModelPath } from '../../orchestrator/stages/model.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { generatedCompetition, snapshot } from './helpers/competition.js';
+import { sbevalInProcess } from './helpers/in-process-cli.js';
 
 /**
  * One truth per folder: the stage commands one by one (extract, convert, simulate, similarity,
  * diversity, score) and `sbeval run` on copies of the same folder write the same bytes in every file
- * both write — on the example and on a generated 10-team folder, under the default settings (no config
+ * both write, and the same official logs (`logs/<stage>_log_<time>.txt`, names equal but for the time,
+ * lines equal but for their times) — on the example and on a generated 10-team folder, under the default settings (no config
  * file, no --model: the model `sbeval model fetch` cached) and under a config file. The commands go
  * through the real CLI code (`runCli`: argument parsing, the settings resolution, the stages), in this
  * process to keep the suite short. The model is a tiny random ViT (the real weights are not available
@@ -22,28 +23,15 @@ let work: string;
 let model: string;
 let savedCache: string | undefined;
 
-/** `sbeval <args>` through the CLI's own entry, output captured; returns the exit code and the output. */
-async function sbeval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const write = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
-  process.stdout.write = ((chunk: string | Uint8Array) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
-  process.exitCode = undefined;
-  try {
-    const code = await runCli(['node', 'sbeval', ...args]);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = write.out;
-    process.stderr.write = write.err;
-    process.exitCode = undefined;
-  }
-}
+const sbeval = sbevalInProcess;
 
 const STAGES = ['extract', 'convert', 'simulate', 'similarity', 'diversity', 'score'];
 
-/** Files only `run` writes (its log, the trial accounting) and the report that carries it. */
-const RUN_ONLY = new Set(['result/trials.csv', 'result/failures.md', 'result/report.md', 'result/report.html']);
+/**
+ * Files only `run` writes (the trial accounting), the report that carries it, and the manifest that
+ * records them (and which command wrote the results).
+ */
+const RUN_ONLY = new Set(['result/trials.csv', 'result/failures.md', 'result/report.md', 'result/report.html', 'result/manifest.json']);
 
 /** Runs the stage commands on one copy and `run` on another; returns both snapshots and the settings lines. */
 async function compare(source: string, extra: string[] = [], stages: readonly string[] = STAGES) {
@@ -62,7 +50,33 @@ async function compare(source: string, extra: string[] = [], stages: readonly st
   lines.push(run.stderr.split('\n')[0]!);
   const a = snapshot(staged);
   const b = snapshot(whole);
+  expectSameLogs(staged, whole);
   return { staged: a, run: b, lines, stagedRoot: staged, runRoot: whole };
+}
+
+/**
+ * The official logs by kind (`<stage>_log_<time>.txt` → `<stage>`), each kind's lines without their times,
+ * sorted (engines finish levels in any order); `run_<time>.jsonl` is run's own.
+ */
+function officialLogs(root: string): Map<string, string[]> {
+  const logs = new Map<string, string[]>();
+  for (const file of readdirSync(join(root, 'logs')).sort()) {
+    const kind = /^(.+)_log_.+\.txt$/.exec(file)?.[1];
+    if (kind === undefined) continue;
+    const lines = readFileSync(join(root, 'logs', file), 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\[[^\]]+\] /, ''));
+    logs.set(kind, [...(logs.get(kind) ?? []), ...lines]);
+  }
+  for (const lines of logs.values()) lines.sort();
+  return logs;
+}
+
+/** run writes every official log its stage commands write, with the same lines (issue 22: it wrote no stability log). */
+function expectSameLogs(stagedRoot: string, runRoot: string): void {
+  const staged = officialLogs(stagedRoot);
+  const run = officialLogs(runRoot);
+  expect([...run.keys()].sort()).toEqual([...staged.keys()].sort());
+  for (const [kind, lines] of staged) expect(run.get(kind), `logs/${kind}_log_*.txt`).toEqual(lines);
+  expect(staged.get('stability')?.length ?? 0).toBeGreaterThan(0);
 }
 
 function expectSameFiles(staged: Map<string, string>, run: Map<string, string>, stages: readonly string[] = ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']): void {

@@ -114,19 +114,30 @@ describe('sbeval similarity', () => {
     expect(classifier.inferred).toBe(5);
   });
 
-  it('resumes: a second run does nothing; a newer image redoes only its character', async () => {
+  it('resumes by content: a second run does nothing, a touched image neither; a changed image redoes only its character', async () => {
     const iStat = statSync(join(root, 'alpha/similarity/I.json')).mtimeMs;
     const lStat = statSync(join(root, 'alpha/similarity/L.json')).mtimeMs;
     const again = await runSbeval(['similarity', root, '--model', model, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(lastJsonLine(again.stdout)).toMatchObject({ succeeded: 0, failed: 0, skipped: 7 });
     expect(statSync(join(root, 'alpha/similarity/I.json')).mtimeMs).toBe(iStat);
+    // A newer time alone is not a change (a copied folder has new times everywhere).
     const later = new Date(Date.now() + 5000);
     utimesSync(join(root, 'alpha/images/L/alpha_L_2.png'), later, later);
+    const touched = await runSbeval(['similarity', root, '--model', model, '--json']);
+    expect(lastJsonLine(touched.stdout)).toMatchObject({ succeeded: 0, failed: 0, skipped: 7 });
+    // Other bytes are, whatever the file's time.
+    const before = statSync(join(root, 'alpha/images/L/alpha_L_2.png')).mtime;
+    copyFileSync(source('golden/reference-levels/v1/images/I/V1_I_1.png'), join(root, 'alpha/images/L/alpha_L_2.png'));
+    utimesSync(join(root, 'alpha/images/L/alpha_L_2.png'), before, before);
     const third = await runSbeval(['similarity', root, '--model', model, '--json']);
     expect(lastJsonLine(third.stdout)).toMatchObject({ succeeded: 2, failed: 0, skipped: 5 });
     expect(statSync(join(root, 'alpha/similarity/I.json')).mtimeMs).toBe(iStat);
     expect(statSync(join(root, 'alpha/similarity/L.json')).mtimeMs).toBeGreaterThan(lStat);
+    // The original picture back: its letter again, and the file as it was.
+    copyFileSync(source(LAYOUT['alpha/images/L/alpha_L_2.png']!), join(root, 'alpha/images/L/alpha_L_2.png'));
+    const fourth = await runSbeval(['similarity', root, '--model', model, '--json']);
+    expect(lastJsonLine(fourth.stdout)).toMatchObject({ succeeded: 2, failed: 0, skipped: 5 });
   });
 
   it('2024 rules write the same file without cls_embedding', async () => {

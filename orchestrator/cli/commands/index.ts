@@ -13,6 +13,7 @@ import { registerUnityCommands } from './unity.js';
 import { registerRunCommands } from './run.js';
 import { registerJudgeCommands } from './judge.js';
 import { registerSurveyCommands } from './survey.js';
+import { registerCheckCommands } from './check.js';
 
 /**
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
@@ -35,4 +36,5 @@ export const COMMANDS: RegisterCommands[] = [
   registerRunCommands,
   registerJudgeCommands,
   registerSurveyCommands,
+  registerCheckCommands,
 ];

@@ -129,8 +129,9 @@ function formatReport(report: RunReport, tallies: string[]): string {
       : 'sbeval run: finished';
   const lines = [head, ...tallies, ''];
   for (const stage of report.stages) lines.push(`${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
-  const { total, simulated, cached, failed, retries } = report.levels;
+  const { total, simulated, cached, failed, retries, outside } = report.levels;
   lines.push('', `levels: ${total} trials, ${simulated} simulated now, ${cached} already done, ${failed} failed, ${retries} engine retries`);
+  if (outside > 0) lines.push(`${outside} trial(s) outside --team/--chars were not worked on: result/trials.csv shows them as the folder has them`);
   const { retired, replaced, replaceFailed } = report.engines;
   if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
   lines.push(...unfinishedLines(report.unfinished));

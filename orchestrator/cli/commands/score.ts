@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
-import { configuredLetters } from '../../config/index.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { rankingLines } from '../../stages/score-report.js';
-import { runScoreStage, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
+import { runScoreStage, type ScoreStageOptions, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
+import { SbevalError } from '../../../core/errors.js';
+import type { Settings } from '../../config/index.js';
+import { teamsFound } from '../../config/subset.js';
+import { scoreSettingsRecord, writeResults } from '../../result/step.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, collectList, commandSettings, type SharedFlags } from '../settings-options.js';
 
@@ -49,35 +52,79 @@ export function registerScoreCommands(program: Command): void {
 Layout: <root>/<team>/stability/<C>.json, similarity/<C>.json, diversity/<C>.json (2023: no diversity).
 2025: <root>/<model-folder>/<team>/...; each model folder gets its own result/, the sum over models goes to <root>/result/.
 Outputs: constants.json, trial_scores.csv, character_scores.csv, prompt_scores_ranks.csv (official formats),
-report.md and report.html (heat maps), log in <root>/logs/result_log_<time>.txt. Inconsistent inputs are warnings, never a silent stop.`,
+report.md and report.html (heat maps), manifest.json (what they were computed from; sbeval check compares
+it with the folder), log in <root>/logs/result_log_<time>.txt. Inconsistent inputs are warnings, never a
+silent stop. A folder whose stage files do not match their inputs (images without similarity, levels
+changed since they were simulated, …) is not scored: exit 1 with the reason, and the result files of an
+earlier state are removed (docs/result-folder.md).`,
     )
     .action(async (root: string, flags: ScoreFlags) => {
       const settings = commandSettings('score', root, flags);
+      const options: ScoreStageOptions = {
+        root: settings.root,
+        rules: settings.rules,
+        eol: settings.eol,
+        ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
+        nonCompeting: flags.notCompeting,
+        trials: settings.trials,
+        ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
+        ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
+        teamOrder: flags.teamOrder as TeamOrder,
+        // The competition's letters (the config's), never a --chars subset: the report describes the folder.
+        ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
+        // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
+        sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
+      };
+      assertNamedTeams(settings, options);
       const interrupt = stopOnInterrupt('score');
-      let result: ScoreStageResult;
+      let result: ScoreStageResult | undefined;
+      let outcome;
       try {
-        result = await runScoreStage({
+        // One step with `sbeval run`'s: what the folder supports, the files, the manifest (orchestrator/result/step.ts).
+        outcome = await writeResults({
           root: settings.root,
-          rules: settings.rules,
-          eol: settings.eol,
-          ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
-          nonCompeting: flags.notCompeting,
-          trials: settings.trials,
-          ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
-          ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
-          teamOrder: flags.teamOrder as TeamOrder,
-          letters: configuredLetters(settings),
-          // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
-          sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
+          competitions: settings.competitions.map((c) => c.root),
+          configFile: settings.configFile,
+          command: 'score',
+          settings: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
+          readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials },
+          score: async () => {
+            result = await runScoreStage(options);
+            return result.files;
+          },
         });
       } finally {
         interrupt.finish();
       }
+      const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.join(', ')}, which described an earlier state of the folder` : '';
+      if (!result || outcome.status === 'blocked') {
+        const reason = outcome.manifest.score.written ? 'nothing to score' : outcome.manifest.score.reason;
+        if (flags.json) process.stdout.write(`${JSON.stringify({ scored: false, reason, blockers: outcome.blockers, removed: outcome.removed }, null, 2)}\n`);
+        process.stderr.write(`sbeval: [score] not scored, the folder cannot be scored as it is: ${reason}${removed}\n`);
+        process.exitCode = EXIT_NOT_SCORED;
+        return;
+      }
       for (const w of result.warnings) process.stderr.write(warningLine(w));
+      if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
       if (flags.json) {
         process.stdout.write(
           `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null }, null, 2)}\n`,
         );
       } else process.stdout.write(`${summary(result)}\n`);
     });
+}
+
+/** Work the stages before scoring have not finished (exit 1, as for `run`'s unfinished levels). */
+const EXIT_NOT_SCORED = 1;
+
+/**
+ * `--baseline` and `--not-competing` name teams of the folder: a name that matches none is a usage error
+ * naming the teams (it used to be a warning, and the baseline rule then silently did not apply).
+ */
+function assertNamedTeams(settings: Settings, options: ScoreStageOptions): void {
+  const known = teamsFound(settings.root, settings.layout);
+  const named = [...(options.baseline !== undefined ? [['--baseline', options.baseline]] : []), ...(options.nonCompeting ?? []).map((t) => ['--not-competing', t])];
+  for (const [flag, team] of named) {
+    if (!known.includes(team!)) throw new SbevalError('config', `${flag} ${team}: no such team folder in ${settings.root}`, `the teams are ${known.join(', ')}`);
+  }
 }

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileSha256Sync } from '../../core/hash.js';
+import { ACCOUNTING_FILES, resultFolders, SCORE_FILES } from './files.js';
+import { hashInputs, kindOfPath } from './inputs.js';
+import { readManifest, versionsRecord, type Manifest } from './manifest.js';
+
+/**
+ * `sbeval check <root>`: does `result/` still describe the folder? The manifest (manifest.ts) is compared
+ * with the folder as it is: every input file by content (changed, added, removed), every result file it
+ * vouches for (edited, removed), and result files it does not vouch for (left from another state).
+ * `sbeval run` relies on the same comparison to skip writing results that are still current. A different
+ * software version is reported but is not a change of the folder.
+ */
+export interface FolderChanges {
+  changed: string[];
+  added: string[];
+  removed: string[];
+}
+
+export interface CheckResult {
+  /** True when `result/` describes the folder as it is. */
+  current: boolean;
+  manifest: Manifest | undefined;
+  inputs: FolderChanges;
+  /** Result files vouched for by the manifest that were edited or removed. */
+  outputs: { changed: string[]; missing: string[]; unlisted: string[] };
+  /** `name: then → now` for each software version that differs. */
+  versions: string[];
+}
+
+export function diffInputs(before: Record<string, string>, now: Record<string, string>): FolderChanges {
+  const changed = Object.keys(now).filter((p) => before[p] !== undefined && before[p] !== now[p]);
+  const added = Object.keys(now).filter((p) => before[p] === undefined);
+  const removed = Object.keys(before).filter((p) => now[p] === undefined);
+  return { changed, added, removed };
+}
+
+export function checkResults(root: string, competitions: readonly string[], configFile: string | undefined): CheckResult {
+  const manifest = readManifest(root);
+  const now = hashInputs(root, competitions, configFile);
+  const inputs = diffInputs(manifest?.inputs ?? {}, now);
+  const outputs = { changed: [] as string[], missing: [] as string[], unlisted: [] as string[] };
+  for (const [path, sha] of Object.entries(manifest?.outputs ?? {})) {
+    if (!existsSync(join(root, path))) outputs.missing.push(path);
+    else if (fileSha256Sync(join(root, path)) !== sha) outputs.changed.push(path);
+  }
+  for (const folder of resultFolders(root, competitions.map((dir) => ({ root: dir })))) {
+    for (const name of [...SCORE_FILES, ...ACCOUNTING_FILES]) {
+      const path = relative(root, join(folder, name)).split('\\').join('/');
+      if (existsSync(join(folder, name)) && manifest?.outputs[path] === undefined) outputs.unlisted.push(path);
+    }
+  }
+  const current = versionsRecord();
+  const versions = Object.entries(manifest?.versions ?? {})
+    .filter(([name, value]) => current[name] !== undefined && current[name] !== value)
+    .map(([name, value]) => `${name}: ${value} → ${current[name]}`);
+  const changes = inputs.changed.length + inputs.added.length + inputs.removed.length + outputs.changed.length + outputs.missing.length + outputs.unlisted.length;
+  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, versions };
+}
+
+/** At most `shown` paths, then how many more. */
+function some(paths: readonly string[], shown: number): string {
+  return `${paths.slice(0, shown).join(', ')}${paths.length > shown ? `, … (${paths.length - shown} more)` : ''}`;
+}
+
+/** Input paths grouped by kind: `levels: a, b; images: c`. */
+function byKind(paths: readonly string[], shown: number): string[] {
+  const groups = new Map<string, string[]>();
+  for (const p of paths) groups.set(kindOfPath(p), [...(groups.get(kindOfPath(p)) ?? []), p]);
+  return [...groups].map(([kind, list]) => `${kind} (${list.length}): ${some(list, shown)}`);
+}
+
+/** What `sbeval check` prints: a first line with the verdict, then what changed. */
+export function checkLines(result: CheckResult, shown = 5): string[] {
+  const { manifest, inputs, outputs } = result;
+  if (!manifest) {
+    const present = outputs.unlisted.length > 0;
+    return [
+      present
+        ? `result/ does not describe the folder: it has no manifest.json (its files were written by another tool or an older sbeval, or the step that wrote them was interrupted): ${some(outputs.unlisted, shown)}`
+        : 'result/ holds no results yet (no manifest.json): run sbeval run or sbeval score',
+    ];
+  }
+  const total = Object.keys(manifest.inputs).length;
+  const head = result.current ? `result/ describes the folder: ${total} input file(s) unchanged since sbeval ${manifest.command} wrote it` : `result/ does not describe the folder any more (written by sbeval ${manifest.command}); run sbeval ${manifest.command === 'run' ? 'run' : 'score'} to bring it up to date`;
+  const lines = [head];
+  for (const [label, list] of [
+    ['changed', inputs.changed],
+    ['added', inputs.added],
+    ['removed', inputs.removed],
+  ] as const) {
+    for (const group of byKind(list, shown)) lines.push(`  ${label}: ${group}`);
+  }
+  if (outputs.changed.length > 0) lines.push(`  result files edited since: ${some(outputs.changed, shown)}`);
+  if (outputs.missing.length > 0) lines.push(`  result files missing: ${some(outputs.missing, shown)}`);
+  if (outputs.unlisted.length > 0) lines.push(`  result files not from these results: ${some(outputs.unlisted, shown)}`);
+  if (!manifest.score.written) lines.push(`  no ranking: ${manifest.score.reason}`);
+  for (const v of result.versions) lines.push(`  note: computed with other software (${v})`);
+  return lines;
+}

@@ -1,0 +1,85 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { writeRandomVit } from '../../../scripts/make-random-vit.js';
+import { sbevalInProcess } from './in-process-cli.js';
+
+/**
+ * Shared set-up of the result-folder suites (issue 22): a tiny random ViT (its numbers mean nothing; the
+ * files only have to agree), an empty model cache (so `sbeval run` without `--model` really has no model),
+ * and readers of `result/`.
+ */
+export interface Workspace {
+  dir: string;
+  model: string;
+  restore(): void;
+}
+
+export function workspace(prefix: string): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const model = writeRandomVit(join(dir, 'vit'), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 7 }).onnx;
+  const saved = process.env.SBEVAL_CACHE;
+  process.env.SBEVAL_CACHE = join(dir, 'empty-cache');
+  mkdirSync(process.env.SBEVAL_CACHE);
+  return {
+    dir,
+    model,
+    restore() {
+      if (saved === undefined) delete process.env.SBEVAL_CACHE;
+      else process.env.SBEVAL_CACHE = saved;
+    },
+  };
+}
+
+/** A copy of a prepared folder (with its `.sbeval/` state and `result/`). */
+export function copyOf(source: string, dest: string): string {
+  cpSync(source, dest, { recursive: true });
+  return dest;
+}
+
+/** `result/` as name → text (the manifest included). */
+export function resultFiles(root: string, folder = 'result'): Map<string, string> {
+  const dir = join(root, folder);
+  if (!existsSync(dir)) return new Map();
+  return new Map(
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => [e.name, readFileSync(join(dir, e.name), 'utf8')] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+}
+
+/** Rows of `result/trials.csv` without the header (no field of the example holds a comma). */
+export function trialRows(root: string): string[][] {
+  return readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+}
+
+/** `sbeval <args>` expected to succeed. */
+export async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const result = await sbevalInProcess(args);
+  expect(result.code, `sbeval ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result;
+}
+
+/** The files of `result/` that describe a ranking. */
+export const RANKING_FILES = ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html'];
+
+/** `sbeval run --json`'s summary: what the run redid, per stage (`N ok, M failed, K already done`). */
+export interface RunCounts {
+  simulated: number;
+  stages: Record<string, { status: string; ok: number; skipped: number; detail: string }>;
+}
+
+export function runCounts(stdout: string): RunCounts {
+  const summary = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string }).find((r) => r.type === 'summary') as unknown as {
+    levels: { simulated: number };
+    stages: Array<{ stage: string; status: string; detail: string }>;
+  };
+  const stages: RunCounts['stages'] = {};
+  for (const s of summary.stages) {
+    const counts = /(\d+) ok, \d+ failed, (\d+) already done/.exec(s.detail);
+    stages[s.stage] = { status: s.status, ok: counts ? Number(counts[1]) : 0, skipped: counts ? Number(counts[2]) : 0, detail: s.detail };
+  }
+  return { simulated: summary.levels.simulated, stages };
+}
