@@ -139,26 +139,36 @@ export function scoredSource(result: JudgeResult): ScoredSource {
   return { name: result.name, scale: result.scale, scores: new Map([...result.levels].map(([k, l]) => [k, l.score])) };
 }
 
-/**
- * Every judge and survey file that results depend on (for the result manifest): rubric letter files,
- * the ordering judges' outputs, the stored prompts, the survey and its answers. Absolute paths, sorted.
- */
-export function judgeAndSurveyFiles(root: string): string[] {
+/** Every file below `dir` (hidden names left out). */
+function filesBelow(dir: string, into: string[]): void {
+  if (!isDir(dir)) return;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name.startsWith('.')) continue;
+    const path = join(dir, e.name);
+    if (e.isDirectory()) filesBelow(path, into);
+    else if (e.isFile()) into.push(path);
+  }
+}
+
+/** The judges' files that results depend on: rubric letter files, the ordering judges' outputs, the stored prompts. Absolute, sorted. */
+export function judgeFiles(root: string): string[] {
   const files: string[] = [];
-  const walk = (dir: string) => {
-    if (!isDir(dir)) return;
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.name.startsWith('.')) continue;
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.isFile()) files.push(path);
-    }
-  };
-  for (const team of listTeams(root)) walk(join(root, team, 'judge-rubric'));
-  walk(orderRoot(root));
-  walk(promptsDir(root));
+  for (const team of listTeams(root)) filesBelow(join(root, team, 'judge-rubric'), files);
+  filesBelow(orderRoot(root), files);
+  filesBelow(promptsDir(root), files);
+  return files.sort();
+}
+
+/** The survey's files that results depend on: the survey, its invitations (digests) and the raters' answers. Absolute, sorted. */
+export function surveyFiles(root: string): string[] {
+  const files: string[] = [];
   const survey = defaultSurveyDir(root);
   for (const name of ['survey.json', 'invites.json']) if (existsSync(join(survey, name))) files.push(join(survey, name));
-  walk(join(survey, 'answers'));
+  filesBelow(join(survey, 'answers'), files);
   return files.sort();
+}
+
+/** Every judge and survey file that results depend on (for the result manifest). Absolute paths, sorted. */
+export function judgeAndSurveyFiles(root: string): string[] {
+  return [...judgeFiles(root), ...surveyFiles(root)].sort();
 }

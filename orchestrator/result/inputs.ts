@@ -1,8 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
-import { CHARACTER_STAGES, listCharacters, listFiles, listTeams, resultDir, stageDir, type Stage } from '../layout/competition.js';
-import { isAtomicTemp } from '../layout/atomic.js';
+import { CHARACTER_STAGES, listCharacters, listFiles, listTeams, stageDir, type Stage } from '../layout/competition.js';
+import { judgeFiles, surveyFiles } from '../judges/results.js';
 
 /**
  * The files `result/` is computed from, as `result/manifest.json` records them and `sbeval check`
@@ -29,36 +29,13 @@ export interface InputSource {
 
 const TRIAL_INPUT_STAGES = ['raw', 'intermediate', 'levels', 'images'] as const;
 
-/** Every file below `dir` (hidden names and interrupted temporaries left out), sorted. */
-function walk(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.') || isAtomicTemp(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...walk(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out.sort();
-}
 
 /** The judges' and raters' files the report reads (orchestrator/judges/report.ts). */
 export const JUDGE_INPUTS: InputSource[] = [
-  {
-    kind: 'judge',
-    // `sbeval judge rubric`: <team>/judge-rubric/<C>.json.
-    files: (_root, competitions) => competitions.flatMap((dir) => listTeams(dir).flatMap((team) => listFiles(join(dir, team, 'judge-rubric')).map((f) => join(dir, team, 'judge-rubric', f)))),
-  },
-  {
-    kind: 'judge',
-    // `sbeval judge order`: result/judge-order/<perspective>/… and model.txt.
-    files: (root) => walk(join(resultDir(root), 'judge-order')),
-  },
-  {
-    kind: 'survey',
-    // `sbeval survey build|serve|collect`: result/survey/ (the survey, the raters' answers, the aggregate).
-    files: (root) => walk(join(resultDir(root), 'survey')),
-  },
+  // `sbeval judge rubric|order`: every judge model's files, and the prompts they were asked (orchestrator/judges/results.ts).
+  { kind: 'judge', files: (root, competitions) => [...new Set([root, ...competitions])].flatMap((dir) => judgeFiles(dir)) },
+  // `sbeval survey build|invite|serve`: the survey, its invitations and the raters' answers (what the report reads).
+  { kind: 'survey', files: (root) => surveyFiles(root) },
 ];
 
 function stageFiles(dir: string, team: string, stage: Stage): string[] {
