@@ -11,7 +11,7 @@ import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, typ
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
  *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
  */
-export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models' | 'robustness';
+export type SharedOption = 'rules' | 'trials' | 'chars' | 'team' | 'model' | 'engine' | 'workers' | 'simTrials' | 'damage' | 'eol' | 'prefix' | 'traces' | 'models' | 'robustness' | 'uncertainty';
 
 export interface SharedFlags {
   rules?: string;
@@ -30,6 +30,9 @@ export interface SharedFlags {
   traces?: boolean;
   models?: string[];
   robustness?: number;
+  uncertainty?: string;
+  resamples?: number;
+  uncertaintySeed?: number;
   json?: boolean;
   /** `sbeval run --engine bridge`. */
   listen?: string;
@@ -68,6 +71,11 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   robustness: () => [
     new Option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)').argParser(intIn(1, 10_000)),
   ],
+  uncertainty: () => [
+    new Option('--uncertainty <on|off>', 'the ranking\'s uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (default on; needs T ≥ 2)').choices(['on', 'off']),
+    new Option('--resamples <n>', 'bootstrap resamples (default 2000)').argParser(intIn(1, 1_000_000)),
+    new Option('--uncertainty-seed <n>', 'seed of the bootstrap (default 1): the same seed gives byte-identical files').argParser(intIn(0, 0xffffffff)),
+  ],
   models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
 };
 
@@ -96,6 +104,9 @@ export function settingsFlags(flags: SharedFlags): SettingsFlags {
     simulationTrials: flags.simTrials,
     damage: flags.damage,
     robustness: flags.robustness,
+    uncertainty: flags.uncertainty,
+    resamples: flags.resamples,
+    uncertaintySeed: flags.uncertaintySeed,
     eol: flags.eol,
     prefix: flags.prefix,
     models: flags.models,

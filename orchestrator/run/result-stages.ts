@@ -47,10 +47,15 @@ export async function scoreStage(ctx: RunContext): Promise<Scored | undefined> {
     eol: settings.eol,
     ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
     progress: ctx.progress,
+    uncertainty: settings.uncertainty,
+    // With --robustness N the bootstrap also draws each level's stability from its perturbed runs.
+    ...(settings.robustness !== undefined ? { physics: { runs: settings.robustness, simulationTrials: settings.simulationTrials, levels: ctx.robustness } } : {}),
   });
   // Printed where they arise; the report lists them with the run's own.
   for (const w of scored.warnings) ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
   ctx.record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${resultDir(settings.root)}` });
+  // The ranking's uncertainty: its sentence, or why there are no intervals (stages/uncertainty.ts).
+  ctx.record({ stage: 'uncertainty', status: scored.uncertainty.status === 'done' ? 'done' : scored.uncertainty.status === 'off' ? 'skipped' : 'unavailable', detail: scored.uncertainty.message });
   return scored;
 }
 

@@ -9,6 +9,7 @@ import { bridgeSuite } from './bridge.js';
 import { explainSuite } from './explain.js';
 import { reportSuite } from './report.js';
 import { box2dSuite } from './box2d.js';
+import { uncertaintySuite } from './uncertainty.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -31,4 +32,5 @@ export const SUITES: BenchSuite[] = [
   bridgeSuite,
   explainSuite,
   reportSuite,
+  uncertaintySuite,
 ];
