@@ -12,7 +12,7 @@
 import type { UncertaintyModel } from './model.js';
 import { addRankShares, addWinShares, rankWork, tied, type WinnerRule } from './ranks.js';
 import { MAX_DIGIT_BASE } from './random.js';
-import { allocateDraws, allocateScores, drawInto, identityInto, scorer } from './resample.js';
+import { allocateDraws, allocateScores, identityInto, resampler, scoreInto } from './resample.js';
 
 export interface BootstrapOptions {
   resamples: number;
@@ -149,15 +149,14 @@ export function runBootstrap(model: UncertaintyModel, options: BootstrapOptions)
 
   const draws = allocateDraws(model);
   const scores = allocateScores(model);
-  const score = scorer(model);
+  const resample = resampler(model);
   // The folder as it is, for which team is ahead on each letter.
   identityInto(model, draws);
-  score(draws, scores);
+  scoreInto(model, draws, scores);
   const official = scores.character.map((c) => Float64Array.from(c));
   for (const plan of plans) for (let m = 0; m < model.competitions.length; m++) for (let l = 0; l < 26; l++) plan.shift[m * 26 + l] = letterDifference(plan, model, official, m, l);
   for (let r = 0; r < resamples; r++) {
-    drawInto(model, seed, r, draws);
-    score(draws, scores);
+    resample(seed, r, draws, scores);
     for (let i = 0; i < p; i++) {
       (prompt[i] as Float64Array)[r] = scores.prompt[i] as number;
       (normalized[i] as Float64Array)[r] = scores.normalized[i] as number;

@@ -45,6 +45,7 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
   return (
     `${summary.resamples} bootstrap resamples (seed ${summary.seed}): in each, every team × letter redraws its trials from its own trials, with replacement, ` +
     `and the official scoring runs unchanged on the result — weights, diversity recomputed from the drawn trials' vectors, normalisation.${physics} ` +
+    'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), so resampled prompt scores run about 1/T below the official ones; normalised scores and ranks, which every team shares this with, move far less. ' +
     `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
     `Files: \`result/${INTERVALS_FILE}\`, \`result/${RANK_PROBABILITIES_FILE}\`. The official results are unchanged.`
   );

@@ -53,14 +53,23 @@ export function allocateScores(model: UncertaintyModel): ResampleScores {
   };
 }
 
-/** Draws for one resample: its generator, the trial digits, and the digits of the perturbed-run tables. */
+/** Salt of the physics stream's seed: any constant that differs from 0. */
+const PHYSICS_STREAM = 0x6a09e667;
+
+/**
+ * Draws for one resample: the trials from one generator, the perturbed runs from another (seeded
+ * apart), so a resample draws the same trials with or without `--robustness` and the two can be
+ * compared resample by resample.
+ */
 class ResampleRandom {
-  readonly rng: Xoshiro128;
-  readonly trials: Digits[] = [];
+  private readonly rng: Xoshiro128;
+  private readonly physics: Xoshiro128;
+  private readonly trials: Digits[] = [];
   /** The digit source of the last table size (every level has the same number of runs). */
   private picks: Digits | undefined;
   constructor(seed: number, index: number) {
     this.rng = new Xoshiro128(seed, index);
+    this.physics = new Xoshiro128((seed ^ PHYSICS_STREAM) >>> 0, index);
   }
 
   trialDigits(t: number): Digits {
@@ -76,40 +85,40 @@ class ResampleRandom {
     // N^tries above 2^30 (more than 1023 runs): a 53-bit uniform double instead of exact digits.
     let u: number;
     if (picks <= MAX_DIGIT_BASE) {
-      if (this.picks?.n !== picks) this.picks = new Digits(this.rng, picks);
+      if (this.picks?.n !== picks) this.picks = new Digits(this.physics, picks);
       u = this.picks.next();
-    } else u = Math.floor(this.rng.uniform() * picks);
+    } else u = Math.floor(this.physics.uniform() * picks);
+    // Counted without an early exit: u is random, so a loop that stops at the first bound mispredicts.
     let i = 0;
-    while (u >= (atMost[i] as number)) i++;
+    for (let j = 0; j < atMost.length - 1; j++) i += u >= (atMost[j] as number) ? 1 : 0;
     return scores[i] as number;
   }
 }
 
-/** Fills `draws` with resample `index` of `seed` (its own random stream, see random.ts). */
+/** Draws one team × letter: T trials from its own, each with its stability (its own, or a perturbed best-of). */
+function drawCell(cell: Cell, picked: Int32Array, sta: Float64Array, t: number, digits: Digits, random: ResampleRandom): void {
+  const own = cell.stability;
+  const physics = cell.physics;
+  for (let s = 0; s < t; s++) {
+    const trial = digits.next();
+    picked[s] = trial;
+    const table = physics[trial];
+    sta[s] = table ? random.best(table) : (own[trial] as number);
+  }
+}
+
+/** Fills `draws` with resample `index` of `seed` (its own random streams, see random.ts). */
 export function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws): void {
   const random = new ResampleRandom(seed, index);
   for (let m = 0; m < model.competitions.length; m++) {
     const competition = model.competitions[m] as CompetitionModel;
-    const t = competition.trials;
-    const digits = random.trialDigits(t);
+    const digits = random.trialDigits(competition.trials);
     for (let l = 0; l < competition.letters.length; l++) {
       const letter = competition.letters[l];
       if (!letter) continue;
       const trials = draws.trial[m]?.[l] as Int32Array[];
       const stability = draws.stability[m]?.[l] as Float64Array[];
-      for (let k = 0; k < letter.cells.length; k++) {
-        const cell = letter.cells[k] as Cell;
-        const picked = trials[k] as Int32Array;
-        const sta = stability[k] as Float64Array;
-        const own = cell.stability;
-        const physics = cell.physics;
-        for (let s = 0; s < t; s++) {
-          const trial = digits.next();
-          picked[s] = trial;
-          const table = physics[trial];
-          sta[s] = table ? random.best(table) : (own[trial] as number);
-        }
-      }
+      for (let k = 0; k < letter.cells.length; k++) drawCell(letter.cells[k] as Cell, trials[k] as Int32Array, stability[k] as Float64Array, competition.trials, digits, random);
     }
   }
 }
@@ -192,9 +201,11 @@ function weightFactor(total: number, n: number): number {
   return w > WEIGHT_FLOOR ? w : WEIGHT_FLOOR;
 }
 
-function scoreCompetition(competition: CompetitionModel, m: number, draws: Draws, out: ResampleScores, scratch: LetterScratch): void {
+/** Scores one competition of the resample; with `random`, each cell is drawn right before it is summed (one pass, data still in cache). */
+function scoreCompetition(competition: CompetitionModel, m: number, draws: Draws, out: ResampleScores, scratch: LetterScratch, random?: ResampleRandom): void {
   const p = competition.teams.length;
   const t = competition.trials;
+  const digits = random?.trialDigits(t);
   const character = out.character[m] as Float64Array;
   character.fill(0);
   for (let l = 0; l < competition.letters.length; l++) {
@@ -206,7 +217,9 @@ function scoreCompetition(competition: CompetitionModel, m: number, draws: Draws
     let simTotal = 0;
     let divTotal = 0;
     for (let k = 0; k < p; k++) {
-      sumCell(letter.cells[k] as Cell, trials[k] as Int32Array, stability[k] as Float64Array, competition, k, scratch);
+      const cell = letter.cells[k] as Cell;
+      if (random) drawCell(cell, trials[k] as Int32Array, stability[k] as Float64Array, t, digits as Digits, random);
+      sumCell(cell, trials[k] as Int32Array, stability[k] as Float64Array, competition, k, scratch);
       staTotal += scratch.staSum[k] as number;
       simTotal += scratch.simSum[k] as number;
       divTotal += scratch.diversity[k] as number;
@@ -226,10 +239,10 @@ function scoreCompetition(competition: CompetitionModel, m: number, draws: Draws
   }
 }
 
-/** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `scorer`). */
-export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: LetterScratch = scratchFor(maxTeams(model))): void {
+/** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`); with `random`, draws it on the way. */
+function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: LetterScratch, random?: ResampleRandom): void {
   out.prompt.fill(0);
-  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws, out, scratch);
+  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws, out, scratch, random);
   let total = 0;
   for (const v of out.prompt) total += v;
   const divisor = total === 0 ? 1 : total;
@@ -240,10 +253,19 @@ function maxTeams(model: UncertaintyModel): number {
   return Math.max(1, ...model.competitions.map((c) => c.teams.length));
 }
 
-/** A scoring function with its scratch memory allocated once (the bootstrap's inner loop). */
-export function scorer(model: UncertaintyModel): (draws: Draws, out: ResampleScores) => void {
+/** Scores resample `draws` as they are (the folder as it is, or a resample drawn before). */
+export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores): void {
+  scoreWith(model, draws, out, scratchFor(maxTeams(model)));
+}
+
+/**
+ * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`, in
+ * one pass (the same draws as `drawInto`, the same scores as `scoreInto`; tested), scratch memory
+ * allocated once.
+ */
+export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
   const scratch = scratchFor(maxTeams(model));
-  return (draws, out) => scoreInto(model, draws, out, scratch);
+  return (seed, index, draws, out) => scoreWith(model, draws, out, scratch, new ResampleRandom(seed, index));
 }
 
 /** Resample `index` of `seed`, drawn and scored (freshly allocated). */

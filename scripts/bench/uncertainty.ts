@@ -14,9 +14,9 @@
  * - The bootstrap alone, and how far the 95 % bounds move between seeds at 2000 resamples (as a share
  *   of the interval's width, the worst team): the Monte-Carlo noise the default leaves.
  */
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCompetition, runScoreStage } from '../../orchestrator/stages/score.js';
@@ -42,10 +42,31 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function seconds(run: () => Promise<unknown>): Promise<number> {
+interface Cost {
+  wall: number;
+  /** CPU seconds of the process, every thread (libuv's pool, libvips) included. */
+  cpu: number;
+}
+
+async function cost(run: () => Promise<unknown>): Promise<Cost> {
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await run();
-  return (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { wall: (performance.now() - start) / 1000, cpu: (used.user + used.system) / 1e6 };
+}
+
+/** A hook for the child process: its own CPU time (every thread), printed at exit. */
+const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('CPU_SECONDS '+(u.user+u.system)/1e6+'\\n')})`;
+
+/** `sbeval score` as a user runs it (bin/sbeval.js, dist/), in its own process. */
+function cliCost(args: string[]): Cost {
+  const start = performance.now();
+  const run = spawnSync(process.execPath, ['--import', CPU_HOOK, CLI, ...args], { encoding: 'utf8' });
+  const wall = (performance.now() - start) / 1000;
+  if (run.status !== 0) throw new Error(`sbeval ${args.join(' ')} failed: ${run.stderr}`);
+  const cpu = Number(/CPU_SECONDS ([\d.e-]+)/.exec(run.stderr)?.[1]);
+  return { wall, cpu };
 }
 
 /** 20 perturbed runs per level, moving counts spread over 0..starting (synthetic, seeded by position). */
@@ -94,21 +115,28 @@ function folderWithImages(root: string): void {
 
 type Row = Record<string, string | number>;
 
-/** Median seconds off and on over REPS alternating runs, as rows. */
-async function offOn(label: string, run: (enabled: boolean) => Promise<unknown>, rows: Row[], extra?: { name: string; run: () => Promise<unknown> }): Promise<void> {
+/** Medians over REPS alternating runs of wall and CPU seconds, off and on (and an extra variant), as rows. */
+async function offOn(label: string, run: (enabled: boolean) => Promise<Cost>, rows: Row[], extra?: { name: string; run: () => Promise<Cost> }): Promise<void> {
   await run(false); // warm-up: module loading, JIT, thumbnail cache
-  const times: Record<string, number[]> = { off: [], on: [], extra: [] };
+  const times: Record<string, Cost[]> = { off: [], on: [], extra: [] };
   for (let k = 0; k < REPS; k++) {
-    times.off!.push(await seconds(() => run(false)));
-    times.on!.push(await seconds(() => run(true)));
-    if (extra) times.extra!.push(await seconds(extra.run));
+    times.off!.push(await run(false));
+    times.on!.push(await run(true));
+    if (extra) times.extra!.push(await extra.run());
   }
-  const off = median(times.off!);
-  rows.push({ case: `${label}: uncertainty off (s)`, value: Number(off.toFixed(3)) });
+  const med = (list: Cost[], key: keyof Cost) => median(list.map((c) => c[key]));
+  const off = { wall: med(times.off!, 'wall'), cpu: med(times.off!, 'cpu') };
+  rows.push({ case: `${label}: uncertainty off`, 'wall (s)': Number(off.wall.toFixed(3)), 'CPU (s)': Number(off.cpu.toFixed(3)), 'added wall (%)': '', 'added CPU (%)': '' });
   for (const [name, list] of [['on', times.on!], ...(extra ? [[extra.name, times.extra!] as const] : [])] as const) {
-    const on = median(list);
-    rows.push({ case: `${label}: uncertainty ${name} (s)`, value: Number(on.toFixed(3)) });
-    rows.push({ case: `${label}: added by uncertainty ${name} (%)`, value: Number((((on - off) / off) * 100).toFixed(1)) });
+    const wall = med(list, 'wall');
+    const cpu = med(list, 'cpu');
+    rows.push({
+      case: `${label}: uncertainty ${name}`,
+      'wall (s)': Number(wall.toFixed(3)),
+      'CPU (s)': Number(cpu.toFixed(3)),
+      'added wall (%)': Number((((wall - off.wall) / off.wall) * 100).toFixed(1)),
+      'added CPU (%)': Number((((cpu - off.cpu) / off.cpu) * 100).toFixed(1)),
+    });
   }
 }
 
@@ -116,13 +144,14 @@ export const uncertaintySuite: BenchSuite = {
   name: 'uncertainty',
   description: `what ${RESAMPLES} bootstrap resamples add to sbeval score: ${TEAMS.length} teams × ${LETTERS.length} letters × ${TRIALS} trials`,
   async run() {
-    const rows: Row[] = [];
+    const rows: Row[] = [{ case: 'load average at the start (1 min)', value: Number(loadavg()[0]!.toFixed(2)) }];
     const withImages = mkdtempSync(join(tmpdir(), 'sbeval-bench-uncertainty-'));
     try {
       folderWithImages(withImages);
-      const cli = async (enabled: boolean) => execFileSync(process.execPath, [CLI, 'score', withImages, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])], { stdio: 'ignore' });
-      await offOn('sbeval score (the command, images, warm thumbnail cache)', cli, rows);
-      await offOn('score stage in this process (images, warm cache)', (enabled) => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } }), rows);
+      const cli = async (enabled: boolean) => cliCost(['score', withImages, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
+      const half = async () => cliCost(['score', withImages, '--rules', '2024', '--resamples', String(RESAMPLES / 2)]);
+      await offOn('sbeval score (the command; images, warm thumbnail cache)', cli, rows, { name: `on, --resamples ${RESAMPLES / 2}`, run: half });
+      await offOn('score stage in this process (images, warm cache)', (enabled) => cost(() => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } })), rows);
     } finally {
       rmSync(withImages, { recursive: true, force: true });
     }
@@ -132,21 +161,22 @@ export const uncertaintySuite: BenchSuite = {
         const spec = randomCompetition({ teams: TEAMS, letters: LETTERS, trials: TRIALS, seed: 2024, failed: 0.1, noImage: 0.05, ...(cls ? { cls } : {}) });
         writeCompetition(root, spec, { rules: rules === '2024' ? 2024 : 2025, trials: TRIALS });
         const physics = { runs: RUNS, simulationTrials: 3, levels: perturbedRuns(spec) };
-        const score = (enabled: boolean, withPhysics = false) => runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) });
+        const score = (enabled: boolean, withPhysics = false) => cost(() => runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) }));
         const vectors = cls ? `${cls}-d CLS vectors` : '26-d softmax vectors';
         await offOn(`score stage, no images, ${rules} rules (${vectors})`, score, rows, rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined);
         if (rules === '2024') {
           const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
           const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
-          const alone: number[] = [];
-          for (let k = 0; k < REPS; k++) alone.push(await seconds(async () => runBootstrap(model, { resamples: RESAMPLES, seed: 1, ranking: input.teams })));
-          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples (s)`, value: Number(median(alone).toFixed(3)) });
+          const alone: Cost[] = [];
+          for (let k = 0; k < REPS; k++) alone.push(await cost(async () => runBootstrap(model, { resamples: RESAMPLES, seed: 1, ranking: input.teams })));
+          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples`, 'wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)), 'CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)) });
           rows.push({ case: '95 % bounds between seeds 1–5: worst move / interval width (%)', value: Number((seedSpread(root) * 100).toFixed(1)) });
         }
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
     }
+    rows.push({ case: 'load average at the end (1 min)', value: Number(loadavg()[0]!.toFixed(2)) });
     return rows;
   },
 };
