@@ -8,6 +8,7 @@ import { SbevalError, describeError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
+import type { CompetitionFolder, Settings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
@@ -184,6 +185,23 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
     else todo.push({ level, xml, official });
   }
   return { levels, slots, todo, withoutVerdict, key };
+}
+
+/**
+ * The options that find a competition folder's perturbed runs as `sbeval run` and `sbeval simulate`
+ * made them: the run count and the simulate settings of the official verdicts (their cache digest).
+ */
+export function robustnessOptions(settings: Pick<Settings, 'simulationTrials' | 'damage' | 'engine'>, competition: CompetitionFolder, runs: number): RobustnessStageOptions {
+  return {
+    root: competition.root,
+    runs,
+    trials: settings.simulationTrials,
+    damage: settings.damage,
+    rule: OFFICIAL_RULE,
+    rawImages: false,
+    engine: settings.engine,
+    ...(competition.model !== undefined ? { model: competition.model } : {}),
+  };
 }
 
 /**

@@ -5,11 +5,10 @@ import type { ReportInput, ReportSection } from '../../scoring/report/build.js';
 import type { RuleSet } from '../../scoring/score/rules.js';
 import type { ScoreInput } from '../../scoring/score/types.js';
 import { buildModel, intervalsCsv, INTERVALS_FILE, RANK_PROBABILITIES_FILE, rankProbabilitiesCsv, runBootstrap, summarize, uncertaintySection, withIntervals, type UncertaintySummary } from '../../scoring/uncertainty/index.js';
-import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import type { Settings, UncertaintySettings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { resultDir, trialIndexFromName } from '../layout/competition.js';
-import { cachedRobustness, type LevelRobustnessResult } from './robustness.js';
+import { cachedRobustness, robustnessOptions, type LevelRobustnessResult } from './robustness.js';
 
 /**
  * The ranking's uncertainty beside the official result files (scoring/uncertainty; docs/uncertainty.md):
@@ -136,19 +135,6 @@ export async function cachedPhysics(settings: Settings): Promise<UncertaintyInpu
   const runs = settings.robustness;
   if (runs === undefined) return undefined;
   const levels: LevelRobustnessResult[] = [];
-  for (const competition of settings.competitions) {
-    levels.push(
-      ...(await cachedRobustness({
-        root: competition.root,
-        runs,
-        trials: settings.simulationTrials,
-        damage: settings.damage,
-        rule: OFFICIAL_RULE,
-        rawImages: false,
-        engine: settings.engine,
-        ...(competition.model !== undefined ? { model: competition.model } : {}),
-      })),
-    );
-  }
+  for (const competition of settings.competitions) levels.push(...(await cachedRobustness(robustnessOptions(settings, competition, runs))));
   return { runs, simulationTrials: settings.simulationTrials, levels };
 }

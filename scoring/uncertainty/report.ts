@@ -7,7 +7,7 @@
  */
 import { markdownText } from '../formats/text-escape.js';
 import type { RankingBar } from '../report/bars.js';
-import type { ReportSection } from '../report/build.js';
+import { htmlTable, mdTable, type ReportSection } from '../report/build.js';
 import { escapeXml, heatMapSvg } from '../report/heatmap.js';
 import { CLEAR_WINNER, INTERVAL_LEVEL, percent, type PairSummary, type UncertaintySummary } from './summary.js';
 import { INTERVALS_FILE, RANK_PROBABILITIES_FILE } from './csv.js';
@@ -70,15 +70,6 @@ function tables(summary: UncertaintySummary) {
     rows: summary.pairs.map((p) => [`${p.aboveRank}–${p.aboveRank + 1}`, p.above, p.below, percent(p.probability), pairLettersText(p)]),
   };
   return { intervals, matrix, pairs };
-}
-
-function mdTable(t: { header: string[]; rows: string[][] }): string {
-  const line = (cells: string[]) => `| ${cells.map(markdownText).join(' | ')} |`;
-  return [line(t.header), `| ${t.header.map(() => '---').join(' | ')} |`, ...t.rows.map(line)].join('\n');
-}
-
-function htmlTable(t: { header: string[]; rows: string[][] }, className: string): string {
-  return `<table class="${className}">\n<tr>${t.header.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>\n${t.rows.map((r) => `<tr>${r.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('\n')}\n</table>`;
 }
 
 /** The rank-probability matrix as a heat map: one row per team (official order), one column per rank, 0–100 %. */
