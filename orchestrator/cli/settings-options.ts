@@ -73,7 +73,7 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   ],
   uncertainty: () => [
     new Option('--uncertainty <on|off>', 'the ranking\'s uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (default on; needs T ≥ 2)').choices(['on', 'off']),
-    new Option('--resamples <n>', 'bootstrap resamples (default 2000)').argParser(intIn(1, 1_000_000)),
+    new Option('--resamples <n>', 'bootstrap resamples (default 2000, at most 100000)').argParser(intIn(1, 100_000)),
     new Option('--uncertainty-seed <n>', 'seed of the bootstrap (default 1): the same seed gives byte-identical files').argParser(intIn(0, 0xffffffff)),
   ],
   models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],

@@ -87,7 +87,7 @@ export const configSchema = z.strictObject({
   /** The ranking's uncertainty beside the official scores (scoring/uncertainty; default on when T ≥ 2). */
   uncertainty: z.union([z.enum(['on', 'off']), z.boolean()]).optional(),
   /** Bootstrap resamples (default 2000). */
-  resamples: z.number().int().min(1).max(1_000_000).optional(),
+  resamples: z.number().int().min(1).max(100_000).optional(),
   /** Seed of the bootstrap (default 1): the same seed gives byte-identical files. */
   uncertaintySeed: z.number().int().min(0).max(0xffffffff).optional(),
   /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port; `[::1]:0` for IPv6). */

@@ -168,7 +168,11 @@ export const DEFAULTS = {
   stallSeconds: 30,
   trialSeconds: 120,
   engineRetries: 2,
-  /** The bootstrap: on (when T ≥ 2), 2000 resamples (the issue's figure; the 95 % bounds move by well under a percent of their width between seeds at this size: docs/uncertainty.md), any fixed seed. */
+  /**
+   * The ranking's uncertainty: on (when T ≥ 2), 2000 resamples (between seeds the 95 % bounds then move
+   * by about 5–7 % of their width: `npm run bench -- uncertainty`), and a fixed seed (any; the same seed
+   * gives the same files).
+   */
   uncertainty: { enabled: true, resamples: 2000, seed: 1 },
   /** Ollama's own default address (its `OLLAMA_HOST` default); `$OLLAMA_HOST` overrides it (`defaultHosts`). */
   hosts: ['http://127.0.0.1:11434'],
@@ -253,6 +257,9 @@ function wholeNumber(name: string, value: number, min: number, max = Number.MAX_
   return value;
 }
 
+/** Resamples at most: every resample's score per team is kept for the intervals (P × R doubles, twice). */
+const MAX_RESAMPLES = 100_000;
+
 /** `--uncertainty on|off`, `--resamples`, `--uncertainty-seed` (or the config's `uncertainty`, `resamples`, `uncertaintySeed`). */
 function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile): UncertaintySettings {
   const configured = file.uncertainty === undefined ? undefined : file.uncertainty === true || file.uncertainty === 'on' ? 'on' : 'off';
@@ -260,7 +267,7 @@ function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFla
   if (mode !== 'on' && mode !== 'off') throw new SbevalError('config', `--uncertainty "${mode}" is not one of on, off`);
   return {
     enabled: mode === 'on',
-    resamples: wholeNumber('--resamples', pick(sources, 'resamples', flags.resamples, file.resamples, DEFAULTS.uncertainty.resamples), 1, 1_000_000),
+    resamples: wholeNumber('--resamples', pick(sources, 'resamples', flags.resamples, file.resamples, DEFAULTS.uncertainty.resamples), 1, MAX_RESAMPLES),
     seed: wholeNumber('--uncertainty-seed', pick(sources, 'uncertaintySeed', flags.uncertaintySeed, file.uncertaintySeed, DEFAULTS.uncertainty.seed), 0, 0xffffffff),
   };
 }
