@@ -10,7 +10,7 @@
  * resample. Distances are scipy's cosine distance as the diversity stage computes it
  * (scoring/diversity/cosine.ts).
  */
-import { cosineDistance } from '../diversity/cosine.js';
+import { dot, scipyCosineOfDots } from '../diversity/cosine.js';
 import { unityStabilityScore } from '../formats/stability.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from '../score/rules.js';
 import { OFFICIAL_TRIALS } from '../stability.js';
@@ -138,13 +138,15 @@ function distances(vectors: ReadonlyArray<TrialVector | undefined>, t: number, h
   vectors.forEach((v, i) => {
     if (v) hasVector[i] = 1;
   });
+  // Each vector's own dot product once (scipy computes the same double for every pair it is in).
+  const own = vectors.map((v) => (v ? dot(v.vector, v.vector) : 0));
   for (let i = 0; i < t; i++) {
     for (let j = i + 1; j < t; j++) {
       const a = vectors[i];
       const b = vectors[j];
       if (!a || !b) continue;
       // Vectors of different lengths would stop the official script; here the pair counts 0 and is noted.
-      const d = a.vector.length === b.vector.length ? cosineDistance(a.vector, b.vector) : ((odd = true), 0);
+      const d = a.vector.length === b.vector.length ? scipyCosineOfDots(dot(a.vector, b.vector), own[i] as number, own[j] as number).distance : ((odd = true), 0);
       distance[i * t + j] = d;
       distance[j * t + i] = d;
     }
