@@ -29,7 +29,8 @@ export type SharedOption =
   | 'robustness'
   | 'api'
   | 'callTimeout'
-  | 'maxAnswerBytes';
+  | 'maxAnswerBytes'
+  | 'uncertainty';
 
 export interface SharedFlags {
   rules?: string;
@@ -51,6 +52,9 @@ export interface SharedFlags {
   api?: string;
   callTimeout?: number;
   maxAnswerBytes?: number;
+  uncertainty?: string;
+  resamples?: number;
+  uncertaintySeed?: number;
   json?: boolean;
   /** `sbeval run --engine bridge`. */
   listen?: string;
@@ -98,6 +102,11 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   maxAnswerBytes: () => [
     new Option('--max-answer-bytes <n>', `largest model answer accepted (bytes of text); a longer one fails the call (default: the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES})`).argParser(intIn(1024)),
   ],
+  uncertainty: () => [
+    new Option('--uncertainty <on|off>', 'the ranking\'s uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (default on; needs T ≥ 2)').choices(['on', 'off']),
+    new Option('--resamples <n>', 'bootstrap resamples (default 2000, at most 100000)').argParser(intIn(1, 100_000)),
+    new Option('--uncertainty-seed <n>', 'seed of the bootstrap (default 1): the same seed gives byte-identical files').argParser(intIn(0, 0xffffffff)),
+  ],
   models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
 };
 
@@ -135,6 +144,9 @@ export function settingsFlags(flags: SharedFlags): SettingsFlags {
     api: flags.api,
     callTimeout: flags.callTimeout,
     maxAnswerBytes: flags.maxAnswerBytes,
+    uncertainty: flags.uncertainty,
+    resamples: flags.resamples,
+    uncertaintySeed: flags.uncertaintySeed,
     eol: flags.eol,
     prefix: flags.prefix,
     models: flags.models,

@@ -91,6 +91,12 @@ export const configSchema = z.strictObject({
   damage: z.enum(['body', 'contact-point']).optional(),
   /** Knife-edge verdicts: re-simulate every level this many times under tiny perturbations (headless engine; orchestrator/stages/robustness.ts). */
   robustness: z.number().int().min(1).max(10_000).optional(),
+  /** The ranking's uncertainty beside the official scores (scoring/uncertainty; default on when T ≥ 2). */
+  uncertainty: z.union([z.enum(['on', 'off']), z.boolean()]).optional(),
+  /** Bootstrap resamples (default 2000). */
+  resamples: z.number().int().min(1).max(100_000).optional(),
+  /** Seed of the bootstrap (default 1): the same seed gives byte-identical files. */
+  uncertaintySeed: z.number().int().min(0).max(0xffffffff).optional(),
   /** Bridge endpoint for `engine: bridge`: `host:port` to listen on (default 127.0.0.1:0, the OS picks the port; `[::1]:0` for IPv6). */
   listen: z
     .string()

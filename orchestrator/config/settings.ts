@@ -49,6 +49,12 @@ export interface SettingsFlags {
   damage?: string | undefined;
   /** Perturbed runs per level (`--robustness N`). */
   robustness?: number | undefined;
+  /** `on` | `off`: the bootstrap over trials beside the official scores (`--uncertainty`). */
+  uncertainty?: string | undefined;
+  /** Bootstrap resamples (`--resamples`). */
+  resamples?: number | undefined;
+  /** Seed of the bootstrap's random numbers (`--uncertainty-seed`). */
+  uncertaintySeed?: number | undefined;
   /** `lf` | `crlf`. */
   eol?: string | undefined;
   prefix?: string | undefined;
@@ -137,6 +143,8 @@ export interface Settings {
   damage: DamageFormula;
   /** Knife-edge verdicts: perturbed runs per level (`--robustness N`, headless engine only); undefined: none. */
   robustness: number | undefined;
+  /** The ranking's uncertainty (scoring/uncertainty): on by default, computed when T ≥ 2. */
+  uncertainty: UncertaintySettings;
   listen: string | undefined;
   /** Absolute path of the bridge token file, when one is set. */
   tokenFile: string | undefined;
@@ -155,6 +163,12 @@ export interface Settings {
 /** @deprecated the old name of {@link Settings}. */
 export type RunConfig = Settings;
 
+export interface UncertaintySettings {
+  enabled: boolean;
+  resamples: number;
+  seed: number;
+}
+
 /** Official and sbeval defaults; each carries its source. */
 export const DEFAULTS = {
   /** The latest rules. */
@@ -172,6 +186,12 @@ export const DEFAULTS = {
   stallSeconds: 30,
   trialSeconds: 120,
   engineRetries: 2,
+  /**
+   * The ranking's uncertainty: on (when T ≥ 2), 2000 resamples (between seeds the 95 % bounds then move
+   * by about 5–7 % of their width: `npm run bench -- uncertainty`), and a fixed seed (any; the same seed
+   * gives the same files).
+   */
+  uncertainty: { enabled: true, resamples: 2000, seed: 1 },
   /** Ollama's own default address (its `OLLAMA_HOST` default); `$OLLAMA_HOST` overrides it (`defaultHosts`). */
   hosts: ['http://127.0.0.1:11434'],
   /**
@@ -259,6 +279,21 @@ function wholeNumber(name: string, value: number, min: number, max = Number.MAX_
   return value;
 }
 
+/** Resamples at most: every resample's score per team is kept for the intervals (P × R doubles, twice). */
+const MAX_RESAMPLES = 100_000;
+
+/** `--uncertainty on|off`, `--resamples`, `--uncertainty-seed` (or the config's `uncertainty`, `resamples`, `uncertaintySeed`). */
+function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile): UncertaintySettings {
+  const configured = file.uncertainty === undefined ? undefined : file.uncertainty === true || file.uncertainty === 'on' ? 'on' : 'off';
+  const mode = pick<string>(sources, 'uncertainty', flags.uncertainty, configured, DEFAULTS.uncertainty.enabled ? 'on' : 'off');
+  if (mode !== 'on' && mode !== 'off') throw new SbevalError('config', `--uncertainty "${mode}" is not one of on, off`);
+  return {
+    enabled: mode === 'on',
+    resamples: wholeNumber('--resamples', pick(sources, 'resamples', flags.resamples, file.resamples, DEFAULTS.uncertainty.resamples), 1, MAX_RESAMPLES),
+    seed: wholeNumber('--uncertainty-seed', pick(sources, 'uncertaintySeed', flags.uncertaintySeed, file.uncertaintySeed, DEFAULTS.uncertainty.seed), 0, 0xffffffff),
+  };
+}
+
 export interface ResolveOptions {
   /** The command (for messages). */
   command?: string;
@@ -316,6 +351,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     // Only the headless engine can perturb a run (bridge/engine.ts `perturbation`): refused before anything runs.
     if (engineText !== 'headless') throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
   }
+  const uncertainty = uncertaintySettings(sources, flags, file);
   const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
   if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
 
@@ -365,6 +401,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     simulationTrials,
     damage,
     robustness,
+    uncertainty,
     listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
     tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined, options.cwd),
     limits: {

@@ -26,6 +26,9 @@ export const SCORE_FILES = [
   // sbeval's report of the same numbers.
   'report.md',
   'report.html',
+  // The ranking's uncertainty beside them (orchestrator/stages/uncertainty.ts; none when off or T = 1).
+  'score_intervals.csv',
+  'rank_probabilities.csv',
 ] as const;
 export type ScoreFile = (typeof SCORE_FILES)[number];
 

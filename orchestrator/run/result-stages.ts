@@ -9,7 +9,7 @@ import { runSettingsFacts } from '../report/settings.js';
 import { similarityIsCurrent } from '../result/readiness.js';
 import { scoreSettingsRecord, writeResults } from '../result/step.js';
 import { writeScoreReports } from '../stages/score-report.js';
-import { scoreCompetitionFolder } from '../stages/score.js';
+import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
 import { robustnessSection } from './robustness-report.js';
@@ -61,6 +61,7 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
   const { settings, report } = ctx;
   let scoreDetail = '';
   let reportDetail = '';
+  let uncertainty: Scored['uncertainty'] | undefined;
   const outcome = await writeResults({
     root: settings.root,
     competitions: settings.competitions.map((c) => c.root),
@@ -78,7 +79,11 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
         eol: settings.eol,
         ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
         progress: ctx.progress,
+        uncertainty: settings.uncertainty,
+        // With --robustness N the bootstrap also draws each level's stability from its perturbed runs.
+        ...(settings.robustness !== undefined ? { physics: { runs: settings.robustness, simulationTrials: settings.simulationTrials, levels: ctx.robustness } } : {}),
       });
+      uncertainty = scored.uncertainty;
       ctx.report.ranking = scored.ranking;
       ctx.report.winners = scored.winners;
       // Printed where they arise; the report lists them with the run's own.
@@ -112,6 +117,8 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
     ctx.record({ stage: 'score', status: 'unavailable', detail: `not written, the folder cannot be scored as it is: ${reason}${removed}` }, { blockers: outcome.blockers.length });
   } else {
     ctx.record({ stage: 'score', status: 'done', detail: `${scoreDetail}${removed}` });
+    // The ranking's uncertainty: its sentence, or why there are no intervals (stages/uncertainty.ts).
+    if (uncertainty) ctx.record({ stage: 'uncertainty', status: uncertainty.status === 'done' ? 'done' : uncertainty.status === 'off' ? 'skipped' : 'unavailable', detail: uncertainty.message });
     ctx.record({ stage: 'report', status: 'done', detail: reportDetail });
   }
 }

@@ -1,7 +1,6 @@
 import type { LevelRobustness } from '../../scoring/robustness.js';
-import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
-import { runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
+import { robustnessOptions, runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
 import { poolRunner } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 
@@ -18,17 +17,10 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
   ctx.log.write({ type: 'stage-start', stage: 'robustness', model: competition.model });
   const summary = await runRobustnessStage(
     {
-      root: competition.root,
-      runs: settings.robustness,
+      ...robustnessOptions(settings, competition, settings.robustness),
       filter: stageFilter(settings),
-      trials: settings.simulationTrials,
-      damage: settings.damage,
-      rule: OFFICIAL_RULE,
-      rawImages: false,
-      engine: settings.engine,
       workers: settings.workers,
       ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
-      ...(competition.model !== undefined ? { model: competition.model } : {}),
     },
     ctx.progress,
   );

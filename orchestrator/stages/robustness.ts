@@ -8,6 +8,7 @@ import { SbevalError, describeError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
+import type { CompetitionFolder, Settings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
@@ -64,6 +65,8 @@ export interface LevelRobustnessResult {
   model: string | undefined;
   officialScore: number;
   robustness: LevelRobustness;
+  /** Moving objects in each perturbed run (the uncertainty bootstrap draws the level's stability from them). */
+  moving: readonly number[];
 }
 
 export interface RobustnessSummary {
@@ -144,7 +147,17 @@ async function perturbedTrial(run: TrialRunner, levelId: string, xml: string, k:
   return tracker.result();
 }
 
-export async function runRobustnessStage(options: RobustnessStageOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<RobustnessSummary> {
+interface CollectedLevels {
+  levels: TrialFile[];
+  /** Levels whose runs are in the cache, valid for their XML, the settings and N. */
+  slots: Map<TrialFile, LevelRobustnessResult>;
+  todo: Array<{ level: TrialFile; xml: string; xmlSha256: string; official: number }>;
+  withoutVerdict: number;
+  key: string;
+}
+
+/** Every level of the folder: cached results (valid for the level's XML, the simulate settings and N), and the levels still to run. */
+async function collectLevels(options: RobustnessStageOptions): Promise<CollectedLevels> {
   const { root, runs } = options;
   if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new SbevalError('config', `--robustness must be a whole number of runs from 1 to 10000, got ${runs}`);
   const engineKind = options.engine ?? 'headless';
@@ -178,6 +191,41 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
     if (cached) slots.set(level, resultOf(level, options.model, official, cached));
     else if (inWork.has(level.path)) todo.push({ level, xml, xmlSha256, official });
   }
+  return { levels, slots, todo, withoutVerdict, key };
+}
+
+/**
+ * The options that find a competition folder's perturbed runs as `sbeval run` and `sbeval simulate`
+ * made them: the run count and the simulate settings of the official verdicts (their cache digest).
+ */
+export function robustnessOptions(settings: Pick<Settings, 'simulationTrials' | 'damage' | 'engine'>, competition: CompetitionFolder, runs: number): RobustnessStageOptions {
+  return {
+    root: competition.root,
+    runs,
+    trials: settings.simulationTrials,
+    damage: settings.damage,
+    rule: OFFICIAL_RULE,
+    rawImages: false,
+    engine: settings.engine,
+    ...(competition.model !== undefined ? { model: competition.model } : {}),
+  };
+}
+
+/**
+ * The perturbed runs already in the cache (valid for each level's XML, the simulate settings and N),
+ * without running anything: what `sbeval score --robustness N` draws the physics from. Levels without
+ * valid cached runs are left out (the score uses their official stability).
+ */
+export async function cachedRobustness(options: Omit<RobustnessStageOptions, 'runner' | 'engines' | 'workers' | 'force'>): Promise<LevelRobustnessResult[]> {
+  const { levels, slots } = await collectLevels(options);
+  return levels.map((l) => slots.get(l)).filter((r): r is LevelRobustnessResult => r !== undefined);
+}
+
+export async function runRobustnessStage(options: RobustnessStageOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<RobustnessSummary> {
+  const { root, runs } = options;
+  const { levels, slots, todo, withoutVerdict, key } = await collectLevels(options);
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
+  const rule = options.rule ?? OFFICIAL_RULE;
 
   progress.start(ROBUSTNESS_STAGE, todo.length);
   const failed: string[] = [];
@@ -240,7 +288,7 @@ async function readCached(path: string, want: { key: string; xmlSha256: string; 
 }
 
 function resultOf(level: TrialFile, model: string | undefined, official: number, entry: CachedRobustness): LevelRobustnessResult {
-  return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official) };
+  return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official), moving: entry.moving };
 }
 
 export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;

@@ -15,6 +15,7 @@ import { collectGallery, rebaseGallery } from '../report/gallery.js';
 import type { TrialFate } from '../report/fates.js';
 import { softwareVersions } from '../report/versions.js';
 import { rankingRows, roleOf, type RankedRow, type Scored, type ScoredModel, type ScoreStageOptions } from './score.js';
+import { withUncertainty } from './uncertainty.js';
 
 /**
  * The reports of a scored root, `result/report.md` and `result/report.html` (and one per model folder
@@ -223,6 +224,7 @@ export async function writeScoreReports(scored: Scored, extras: ReportExtras = {
     files.push(...(await writeReport(model.dir, modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]))));
     competitions.push({ label: model.label, result: model.result, input: model.input, gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)), ...lettersOf(scored, extras) });
   }
-  files.push(...(await writeReport(scored.dir, topReportInput(scored, extras, competitions, [...scored.warnings, ...own, ...(extras.warnings ?? [])]))));
+  const top = withUncertainty(topReportInput(scored, extras, competitions, [...scored.warnings, ...own, ...(extras.warnings ?? [])]), scored.uncertainty);
+  files.push(...(await writeReport(scored.dir, top)));
   return { files, warnings: own };
 }

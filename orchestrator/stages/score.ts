@@ -29,7 +29,7 @@ import { scoreCompetition } from '../../scoring/score/compute.js';
 import { plain, ZERO } from '../../scoring/score/decimal.js';
 import { characterScoresCsv, constantsJson, promptScoresRanksCsv, toCsv, trialScoresCsv, type Eol } from '../../scoring/score/outputs.js';
 import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
-import type { CharacterInput, ScoreInput, ScoreResult, TrialValue } from '../../scoring/score/types.js';
+import type { CharacterInput, ScoreInput, ScoreResult, TrialValue, TrialVector } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
 import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
 import type { TrialFate } from '../report/fates.js';
@@ -42,6 +42,8 @@ import { modelFolderName } from '../layout/names.js';
 import { StageLog } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { writeScoreReports } from './score-report.js';
+import { runUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
+import { DEFAULTS, type UncertaintySettings } from '../config/settings.js';
 
 /** `name`: case-insensitive alphabetical (the published files' order); `bytes`: code-point order. */
 export type TeamOrder = 'name' | 'bytes';
@@ -77,6 +79,10 @@ export interface ScoreStageOptions {
   /** The competition's letters (configured, else every letter folder): the report's per-letter parts show them. */
   letters?: readonly string[];
   progress?: ProgressSink;
+  /** The ranking's uncertainty beside the official files (uncertainty.ts); default on, 2000 resamples, seed 1. */
+  uncertainty?: UncertaintySettings;
+  /** With `--robustness N`: the levels' perturbed runs, from which the bootstrap also draws each level's stability. */
+  physics?: UncertaintyInput['physics'];
 }
 
 export interface RankedRow {
@@ -98,6 +104,8 @@ export interface ScoreStageResult {
   /** 2025: the model folders scored. */
   models?: string[];
   logFiles: string[];
+  /** The bootstrap: done (its sentence), off, or unavailable (T = 1), with the message the command prints. */
+  uncertainty: { status: UncertaintyOutcome['status']; message: string };
 }
 
 /** One model folder of a 2025 root, scored on its own. */
@@ -138,6 +146,8 @@ export interface Scored {
   aggregate?: AggregateResult;
   files: string[];
   logFiles: string[];
+  /** The bootstrap's outcome: its sentence, intervals and report section, or why there are none. */
+  uncertainty: UncertaintyOutcome;
 }
 
 function codePointCompare(a: string, b: string): number {
@@ -185,11 +195,16 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
         try {
           const text = readFileSync(path, 'utf8');
           if (stage === 'stability') {
-            c.stability = parseStabilityJson(text, label).raws.map((r): TrialValue => ({ trial: trialIndexFromName(r.tag), name: r.tag, value: r.score }));
+            c.stability = parseStabilityJson(text, label).raws.map(
+              (r): TrialValue => ({ trial: trialIndexFromName(r.tag), name: r.tag, value: r.score, ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}) }),
+            );
           } else if (stage === 'similarity') {
             c.similarity = parseSimilarityJson(text, label).trials.map((t): TrialValue => ({ trial: trialIndexFromName(t.id), name: t.id, value: t.similarity }));
           } else {
-            c.diversityRate = parseDiversityJson(text, label).diversityRate;
+            const diversity = parseDiversityJson(text, label);
+            c.diversityRate = diversity.diversityRate;
+            // Kept for the uncertainty bootstrap, which recomputes each resample's diversity from them.
+            c.vectors = diversity.trials.map((t): TrialVector => ({ trial: trialIndexFromName(t.trial), name: t.trial, vector: t.vector }));
           }
         } catch (error) {
           throwIfStorageFault(error); // a forbidden or failing disk must not count as a team's zero
@@ -290,6 +305,22 @@ function winnerOptions(options: ScoreStageOptions, mustBeatBaseline: boolean, wo
   };
 }
 
+/** What the bootstrap needs beyond the scores: its settings, who can win, the tie-break, the perturbed runs. */
+function uncertaintyCommon(options: ScoreStageOptions, rules: RuleSet, eol: Eol, teams: readonly string[], words: ReadonlyMap<string, number> | undefined) {
+  const excluded = new Set([...(options.baseline !== undefined ? [options.baseline] : []), ...(options.nonCompeting ?? [])]);
+  const mustBeat = rules.mustBeatBaseline && options.baseline !== undefined && teams.includes(options.baseline) ? options.baseline : undefined;
+  return {
+    dir: options.root,
+    eol,
+    settings: options.uncertainty ?? DEFAULTS.uncertainty,
+    trials: options.trials ?? DEFAULT_TRIALS,
+    competing: teams.filter((team) => !excluded.has(team)),
+    ...(mustBeat !== undefined ? { mustBeat } : {}),
+    ...(words ? { words } : {}),
+    ...(options.physics ? { physics: options.physics } : {}),
+  };
+}
+
 /** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its official files. */
 async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnings: ScoreWarning[] = []): Promise<Scored> {
   const root = options.root;
@@ -303,6 +334,13 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   const result = scoreCompetition(input, rules, promptWords ? { words: promptWords.words } : {});
   const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
   const written = await writeOfficial(root, result, warnings, eol);
+  const ranking = rankingRows(result);
+  // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
+  const uncertainty = await runUncertainty({
+    ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words),
+    competitions: [{ key: undefined, label: '', input, rules }],
+    ranking,
+  });
   return {
     options,
     rules,
@@ -311,14 +349,15 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     teams: [...input.teams],
     warnings,
     winners,
-    ranking: rankingRows(result),
+    ranking,
     competitionScore: plain(result.competitionScore),
     promptWords: promptWords?.words,
     notes: [],
     single: result,
     input,
-    files: written.files,
+    files: [...written.files, ...uncertainty.files],
     logFiles: [written.logFile],
+    uncertainty,
   };
 }
 
@@ -434,6 +473,12 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   }
   const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
   const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords?.words, eol, options });
+  // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
+  const uncertainty = await runUncertainty({
+    ...uncertaintyCommon(options, rules, eol, agg.teams, promptWords?.words),
+    competitions: models.map((m) => ({ key: m.folder, label: m.label, input: m.input, rules })),
+    ranking: written.rows,
+  });
   return {
     options,
     rules,
@@ -448,8 +493,9 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     notes: [],
     models,
     aggregate: agg,
-    files: [...files, ...written.files],
+    files: [...files, ...written.files, ...uncertainty.files],
     logFiles: [...logFiles, written.logFile],
+    uncertainty,
   };
 }
 
@@ -482,6 +528,7 @@ export function stageResult(scored: Scored, reportFiles: readonly string[]): Sco
     competitionScore: scored.competitionScore,
     ...(scored.models ? { models: scored.models.map((m) => m.folder) } : {}),
     logFiles: scored.logFiles,
+    uncertainty: { status: scored.uncertainty.status, message: scored.uncertainty.message },
   };
 }
 

@@ -21,7 +21,8 @@ export interface CosineResult {
   isIntZero: boolean;
 }
 
-function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+/** The dot product summed in index order (as scipy's `np.dot` here, see above). */
+export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
@@ -29,9 +30,14 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 export function scipyCosine(u: ArrayLike<number>, v: ArrayLike<number>): CosineResult {
   if (u.length !== v.length) throw new RangeError(`vectors differ in length (${u.length} vs ${v.length})`);
-  const uv = dot(u, v);
-  const uu = dot(u, u);
-  const vv = dot(v, v);
+  return scipyCosineOfDots(dot(u, v), dot(u, u), dot(v, v));
+}
+
+/**
+ * The distance from the three dot products, for a caller that pairs every vector with many others and
+ * computes each vector's own u·u once (the same double every time, so the same distance).
+ */
+export function scipyCosineOfDots(uv: number, uu: number, vv: number): CosineResult {
   const dist = Math.abs(1.0 - uv / Math.sqrt(uu * vv));
   // Python's min/max keep the first argument unless a later one compares strictly smaller/larger:
   // min(dist, 2.0) is 2.0 only if dist > 2.0; max(0, x) is x only if x > 0 (so 0 and NaN give int 0).

@@ -158,12 +158,14 @@ function mdEscape(text: string): string {
   return markdownText(text);
 }
 
-function mdTable(table: ReportTable): string {
+/** A Markdown table; cells are text (escaped). */
+export function mdTable(table: ReportTable): string {
   const line = (cells: string[]) => `| ${cells.map(mdEscape).join(' | ')} |`;
   return [line(table.header), `| ${table.header.map(() => '---').join(' | ')} |`, ...table.rows.map(line)].join('\n');
 }
 
-function htmlTable(table: ReportTable, className: string): string {
+/** An HTML table; cells are text (escaped). */
+export function htmlTable(table: ReportTable, className: string): string {
   const head = `<tr>${table.header.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>`;
   const body = table.rows.map((row) => `<tr>${row.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('\n');
   return `<table class="${className}">\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>`;

@@ -12,6 +12,16 @@ export interface TrialValue {
   /** The name it was read from (tag or image id), for warnings. */
   name: string;
   value: number;
+  /** Stability entries: the objects counted at the start (the bootstrap turns perturbed runs' moving counts into scores with it). */
+  startingObjects?: number;
+}
+
+/** One trial's vector from a diversity file's `trials` (the vector its diversity was computed from). */
+export interface TrialVector {
+  /** The trial index read from the entry's `trial` name the official way (NaN when there is none). */
+  trial: number;
+  name: string;
+  vector: readonly number[];
 }
 
 /** What one team has for one character. `undefined` members mean the file is missing or unreadable. */
@@ -19,6 +29,12 @@ export interface CharacterInput {
   stability?: readonly TrialValue[];
   similarity?: readonly TrialValue[];
   diversityRate?: number;
+  /**
+   * The diversity file's trial vectors (absent when the file is missing). Not used by the official
+   * scoring, which takes `diversityRate`; the uncertainty bootstrap recomputes each resample's
+   * diversity from them.
+   */
+  vectors?: readonly TrialVector[];
   /** File paths (or any label) the values came from, named in warnings. */
   sources?: { stability?: string; similarity?: string; diversity?: string };
 }

@@ -12,6 +12,7 @@ import { reportSuite } from './report.js';
 import { box2dSuite } from './box2d.js';
 import { hostileSuite } from './hostile.js';
 import { judgesSuite } from './judges.js';
+import { uncertaintySuite } from './uncertainty.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -37,4 +38,5 @@ export const SUITES: BenchSuite[] = [
   reportSuite,
   hostileSuite,
   judgesSuite,
+  uncertaintySuite,
 ];

@@ -70,6 +70,12 @@ describe('text from outside in sbeval outputs', () => {
       // json2csv's quoting as the official files have it, for an ordinary name.
       expect(text).toContain('"plain_team",');
     }
+    // sbeval's own uncertainty files (RFC 4180): the same neutralisation.
+    for (const file of ['score_intervals.csv', 'rank_probabilities.csv']) {
+      const names = new Set(expectNoFormula(readFileSync(join(root, 'result', file), 'utf8'), file).slice(1).map((r) => r[0]));
+      for (const team of FORMULAS) expect(names.has(`'${team}`), `${file}: ${team}`).toBe(true);
+      expect(names.has(MARKUP), file).toBe(true);
+    }
     const trialScores = readFileSync(join(root, 'result', 'trial_scores.csv'), 'utf8');
     expect(trialScores).toContain(`"'=HYPERLINK(""x"")","A",1,`);
 

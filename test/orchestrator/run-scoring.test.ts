@@ -45,6 +45,7 @@ describe('sbeval run with a similarity model', () => {
       'diversity:done',
       'accounting:done',
       'score:done',
+      'uncertainty:done',
       'report:done',
     ]);
     const result = join(root, 'result');
@@ -108,8 +109,10 @@ describe('sbeval run with a similarity model', () => {
     writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2025\ntrials: 3\nmodels: ["alpha:7b", "beta:3b"]\n');
     const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
     expect(report.stages.filter((s) => s.stage === 'similarity').map((s) => s.model)).toEqual(['alpha_7b', 'beta_3b']);
-    expect(report.stages.slice(-2)).toMatchObject([
+    expect(report.stages.slice(-3)).toMatchObject([
       { stage: 'score', status: 'done' },
+      // The bootstrap over both model folders, summed per team as the 2025 totals are.
+      { stage: 'uncertainty', status: 'done' },
       { stage: 'report', status: 'done' },
     ]);
     for (const folder of ['alpha_7b', 'beta_3b']) {
@@ -120,6 +123,8 @@ describe('sbeval run with a similarity model', () => {
       expect(sim.similarities.every((s) => Array.isArray(s.cls_embedding) && s.cls_embedding.length === 32)).toBe(true);
     }
     expect(existsSync(join(root, 'result', 'prompt_scores_ranks.csv'))).toBe(true);
+    expect(readFileSync(join(root, 'result', 'score_intervals.csv'), 'utf8').split('\n')[0]).toBe('team,promptScore,low,high,normalizedPromptScore,normLow,normHigh');
+    for (const folder of ['alpha_7b', 'beta_3b']) expect(existsSync(join(root, folder, 'result', 'score_intervals.csv'))).toBe(false);
     const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
     // 2 models × 2 teams × 2 letters × 3 trials.
     expect(rows).toHaveLength(24);

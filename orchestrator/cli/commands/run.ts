@@ -25,7 +25,7 @@ export function registerRunCommands(program: Command): void {
     .command('run')
     .description('Evaluate a whole competition folder: generate (when configured) → extract → convert → simulate → similarity → diversity → score, resumable')
     .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt; or levels/, intermediate/ …)');
-  addSettingsOptions(run, ['rules', 'trials', 'chars', 'team', 'model', 'engine', 'workers', 'traces', 'eol', 'robustness'])
+  addSettingsOptions(run, ['rules', 'trials', 'chars', 'team', 'model', 'engine', 'workers', 'traces', 'eol', 'robustness', 'uncertainty'])
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
     .option('--listen <host:port>', 'engine bridge: where engines dial in (default 127.0.0.1:0, this machine only; 0.0.0.0:8765 for other machines, which needs a shared token)')
     .option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file (else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token)')
@@ -36,7 +36,8 @@ export function registerRunCommands(program: Command): void {
 Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win; every
 stage command reads the same file, so stage by stage gives the same files as run):
   rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
-  engine, workers, model, traces, simulationTrials, damage, robustness, listen, tokenFile, eol,
+  engine, workers, model, traces, simulationTrials, damage, robustness, uncertainty, resamples,
+  uncertaintySeed, listen, tokenFile, eol,
   limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries}
 Without a similarity model, similarity, diversity and the score are skipped (sbeval model fetch).
 

@@ -9,7 +9,8 @@ import type { Settings } from '../../config/index.js';
 import { teamsFound } from '../../config/subset.js';
 import { scoreSettingsRecord, writeResults } from '../../result/step.js';
 import { stopOnInterrupt } from '../interrupt.js';
-import { addSettingsOptions, collectList, commandSettings, type SharedFlags } from '../settings-options.js';
+import { addSettingsOptions, collectList, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
+import { cachedPhysics } from '../../stages/uncertainty.js';
 
 /**
  * `sbeval score <root>`: official weights, scores and ranks (exact decimals) from the per-character
@@ -27,6 +28,7 @@ interface ScoreFlags extends SharedFlags {
 function summary(result: ScoreStageResult): string {
   const lines = [`score (${result.rules} rules): competition score ${result.competitionScore}${result.models ? `, ${result.models.length} models (${result.models.join(', ')})` : ''}`];
   lines.push(...rankingLines(result.ranking, result.winners));
+  lines.push(`  uncertainty: ${result.uncertainty.message}`);
   lines.push(`  ${result.warnings.length} warning(s); results in ${result.resultDir} (report.md, report.html)`);
   return lines.join('\n');
 }
@@ -40,7 +42,10 @@ export function registerScoreCommands(program: Command): void {
     .command('score')
     .description('Official weights, scores and ranks from <root>/<team>/{stability,similarity,diversity}/<C>.json into <root>/result/')
     .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)');
-  addSettingsOptions(score, ['rules', 'trials', 'eol', 'models'])
+  addSettingsOptions(score, ['rules', 'trials', 'eol', 'models', 'uncertainty', 'simTrials', 'damage'])
+    .addOption(
+      new Option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here)').argParser(intIn(1, 10_000)),
+    )
     .option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it')
     .option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', collectList, [])
     .option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)')
@@ -56,10 +61,14 @@ report.md and report.html (heat maps), manifest.json (what they were computed fr
 it with the folder), log in <root>/logs/result_log_<time>.txt. Inconsistent inputs are warnings, never a
 silent stop. A folder whose stage files do not match their inputs (images without similarity, levels
 changed since they were simulated, …) is not scored: exit 1 with the reason, and the result files of an
-earlier state are removed (docs/result-folder.md).`,
+earlier state are removed (docs/result-folder.md).
+With T ≥ 2 (unless --uncertainty off): score_intervals.csv and rank_probabilities.csv, a seeded bootstrap over
+trials that scores every resample the official way (docs/uncertainty.md); the official files are unchanged.`,
     )
     .action(async (root: string, flags: ScoreFlags) => {
       const settings = commandSettings('score', root, flags);
+      const physics = await cachedPhysics(settings);
+      if (physics && physics.levels.length === 0) process.stderr.write(`score: note: no perturbed runs (${physics.runs} per level) in the cache: the bootstrap varies the trials only (make them with sbeval simulate --robustness ${physics.runs})\n`);
       const options: ScoreStageOptions = {
         root: settings.root,
         rules: settings.rules,
@@ -74,6 +83,8 @@ earlier state are removed (docs/result-folder.md).`,
         ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
         // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
         sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
+        uncertainty: settings.uncertainty,
+        ...(physics ? { physics } : {}),
       };
       assertNamedTeams(settings, options);
       const interrupt = stopOnInterrupt('score');
@@ -108,7 +119,7 @@ earlier state are removed (docs/result-folder.md).`,
       if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
       if (flags.json) {
         process.stdout.write(
-          `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null }, null, 2)}\n`,
+          `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null, uncertainty: result.uncertainty }, null, 2)}\n`,
         );
       } else process.stdout.write(`${summary(result)}\n`);
     });

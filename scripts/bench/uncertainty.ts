@@ -1,0 +1,182 @@
+/**
+ * `npm run bench -- uncertainty`: what the ranking's uncertainty (2000 bootstrap resamples, on by
+ * default) adds to `sbeval score` on a full-size competition — 10 teams × 26 letters × 10 trials, the
+ * 2024 size. Runs alternate off / on; medians.
+ *
+ * - The command a user types, `sbeval score <root>` (bin/sbeval.js, the built CLI, a process each),
+ *   on a folder as a run leaves it: images (Unity's own renders of the reference levels, as in the
+ *   report suite), stability, similarity and diversity files. The thumbnail cache is warm (a second
+ *   score: the shortest a real score gets).
+ * - The score stage in this process on the same folder, and on folders without images (no gallery:
+ *   the baseline is as short as it gets, the worst case for the added share) under the 2024 rules
+ *   (26-d softmax vectors), the 2025 rules (768-d CLS vectors), and with perturbed physics (20 runs
+ *   per level).
+ * - The bootstrap alone, and how far the 95 % bounds move between seeds at 2000 resamples (as a share
+ *   of the interval's width, the worst team): the Monte-Carlo noise the default leaves.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCompetition, runScoreStage } from '../../orchestrator/stages/score.js';
+import type { LevelRobustnessResult } from '../../orchestrator/stages/robustness.js';
+import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
+import { parseSimilarityJson } from '../../scoring/formats/index.js';
+import { summarizeRobustness } from '../../scoring/robustness.js';
+import { RULE_SETS } from '../../scoring/score/rules.js';
+import { buildModel, runBootstrap, summarize } from '../../scoring/uncertainty/index.js';
+import { randomCompetition, writeCompetition, type CompetitionSpec } from '../../test/scoring/uncertainty-folder.js';
+import { writeReportCompetition } from './report.js';
+import type { BenchSuite } from './suites.js';
+
+const TEAMS = Array.from({ length: 10 }, (_, i) => `team${String(i).padStart(2, '0')}`);
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
+const TRIALS = 10;
+const RESAMPLES = 2000;
+const REPS = 5;
+const RUNS = 20;
+const CLI = fileURLToPath(new URL('../../bin/sbeval.js', import.meta.url));
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+interface Cost {
+  wall: number;
+  /** CPU seconds of the process, every thread (libuv's pool, libvips) included. */
+  cpu: number;
+}
+
+async function cost(run: () => Promise<unknown>): Promise<Cost> {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { wall: (performance.now() - start) / 1000, cpu: (used.user + used.system) / 1e6 };
+}
+
+/** A hook for the child process: its own CPU time (every thread), printed at exit. */
+const CPU_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('CPU_SECONDS '+(u.user+u.system)/1e6+'\\n')})`;
+
+/** `sbeval score` as a user runs it (bin/sbeval.js, dist/), in its own process. */
+function cliCost(args: string[]): Cost {
+  const start = performance.now();
+  const run = spawnSync(process.execPath, ['--import', CPU_HOOK, CLI, ...args], { encoding: 'utf8' });
+  const wall = (performance.now() - start) / 1000;
+  if (run.status !== 0) throw new Error(`sbeval ${args.join(' ')} failed: ${run.stderr}`);
+  const cpu = Number(/CPU_SECONDS ([\d.e-]+)/.exec(run.stderr)?.[1]);
+  return { wall, cpu };
+}
+
+/** 20 perturbed runs per level, moving counts spread over 0..starting (synthetic, seeded by position). */
+function perturbedRuns(spec: CompetitionSpec): LevelRobustnessResult[] {
+  const out: LevelRobustnessResult[] = [];
+  for (const [team, letters] of spec) {
+    for (const [character, trials] of letters) {
+      trials.forEach((t, i) => {
+        if (!t.stability) return;
+        const starting = t.stability.startingObjects;
+        const moving = Array.from({ length: RUNS }, (_, k) => ((k * 7 + i * 3) % 5 === 0 ? (k + i) % (starting + 1) : 0));
+        const base = `${team}_${character}_${i + 1}`;
+        out.push({ team, character, file: `${base}.xml`, base, model: undefined, officialScore: 1, robustness: summarizeRobustness(moving, 1), moving });
+      });
+    }
+  }
+  return out;
+}
+
+/** The worst move of a 95 % bound between seeds 1..5, as a share of that team's interval width. */
+function seedSpread(root: string): number {
+  const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
+  const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
+  const official = input.teams.map((team, i) => ({ team, rank: i + 1, promptScore: '0', normalizedPromptScore: '0' }));
+  const runs = [1, 2, 3, 4, 5].map((seed) => summarize(runBootstrap(model, { resamples: RESAMPLES, seed, ranking: input.teams }), official));
+  let worst = 0;
+  input.teams.forEach((_, i) => {
+    const lows = runs.map((r) => r.teams[i]!.normLow);
+    const highs = runs.map((r) => r.teams[i]!.normHigh);
+    const width = median(runs.map((r) => r.teams[i]!.normHigh - r.teams[i]!.normLow));
+    worst = Math.max(worst, (Math.max(...lows) - Math.min(...lows)) / width, (Math.max(...highs) - Math.min(...highs)) / width);
+  });
+  return worst;
+}
+
+/** The report suite's folder (images, stability, similarity), with diversity files computed from its similarity files. */
+function folderWithImages(root: string): void {
+  writeReportCompetition(root);
+  for (const team of readdirSync(root)) {
+    for (const file of readdirSync(join(root, team, 'similarity'))) {
+      const similarity = parseSimilarityJson(readFileSync(join(root, team, 'similarity', file), 'utf8'));
+      writeFileSync(join(root, team, 'diversity', file), diversityJson(computeDiversity(similarity, 2024, TRIALS)));
+    }
+  }
+}
+
+type Row = Record<string, string | number>;
+
+/** Medians over REPS alternating runs of wall and CPU seconds, off and on (and an extra variant), as rows. */
+async function offOn(label: string, run: (enabled: boolean) => Promise<Cost>, rows: Row[], extra?: { name: string; run: () => Promise<Cost> }): Promise<void> {
+  await run(false); // warm-up: module loading, JIT, thumbnail cache
+  const times: Record<string, Cost[]> = { off: [], on: [], extra: [] };
+  for (let k = 0; k < REPS; k++) {
+    times.off!.push(await run(false));
+    times.on!.push(await run(true));
+    if (extra) times.extra!.push(await extra.run());
+  }
+  const med = (list: Cost[], key: keyof Cost) => median(list.map((c) => c[key]));
+  const off = { wall: med(times.off!, 'wall'), cpu: med(times.off!, 'cpu') };
+  rows.push({ case: `${label}: uncertainty off`, 'wall (s)': Number(off.wall.toFixed(3)), 'CPU (s)': Number(off.cpu.toFixed(3)), 'added wall (%)': '', 'added CPU (%)': '' });
+  for (const [name, list] of [['on', times.on!], ...(extra ? [[extra.name, times.extra!] as const] : [])] as const) {
+    const wall = med(list, 'wall');
+    const cpu = med(list, 'cpu');
+    rows.push({
+      case: `${label}: uncertainty ${name}`,
+      'wall (s)': Number(wall.toFixed(3)),
+      'CPU (s)': Number(cpu.toFixed(3)),
+      'added wall (%)': Number((((wall - off.wall) / off.wall) * 100).toFixed(1)),
+      'added CPU (%)': Number((((cpu - off.cpu) / off.cpu) * 100).toFixed(1)),
+    });
+  }
+}
+
+export const uncertaintySuite: BenchSuite = {
+  name: 'uncertainty',
+  description: `what ${RESAMPLES} bootstrap resamples add to sbeval score: ${TEAMS.length} teams × ${LETTERS.length} letters × ${TRIALS} trials`,
+  async run() {
+    const rows: Row[] = [{ case: 'load average at the start (1 min)', value: Number(loadavg()[0]!.toFixed(2)) }];
+    const withImages = mkdtempSync(join(tmpdir(), 'sbeval-bench-uncertainty-'));
+    try {
+      folderWithImages(withImages);
+      const cli = async (enabled: boolean) => cliCost(['score', withImages, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
+      const half = async () => cliCost(['score', withImages, '--rules', '2024', '--resamples', String(RESAMPLES / 2)]);
+      await offOn('sbeval score (the command; images, warm thumbnail cache)', cli, rows, { name: `on, --resamples ${RESAMPLES / 2}`, run: half });
+      await offOn('score stage in this process (images, warm cache)', (enabled) => cost(() => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } })), rows);
+    } finally {
+      rmSync(withImages, { recursive: true, force: true });
+    }
+    for (const { rules, cls } of [{ rules: '2024' as const, cls: undefined }, { rules: '2025' as const, cls: 768 }]) {
+      const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-uncertainty-'));
+      try {
+        const spec = randomCompetition({ teams: TEAMS, letters: LETTERS, trials: TRIALS, seed: 2024, failed: 0.1, noImage: 0.05, ...(cls ? { cls } : {}) });
+        writeCompetition(root, spec, { rules: rules === '2024' ? 2024 : 2025, trials: TRIALS });
+        const physics = { runs: RUNS, simulationTrials: 3, levels: perturbedRuns(spec) };
+        const score = (enabled: boolean, withPhysics = false) => cost(() => runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) }));
+        const vectors = cls ? `${cls}-d CLS vectors` : '26-d softmax vectors';
+        await offOn(`score stage, no images, ${rules} rules (${vectors})`, score, rows, rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined);
+        if (rules === '2024') {
+          const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
+          const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
+          const alone: Cost[] = [];
+          for (let k = 0; k < REPS; k++) alone.push(await cost(async () => runBootstrap(model, { resamples: RESAMPLES, seed: 1, ranking: input.teams })));
+          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples`, 'wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)), 'CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)) });
+          rows.push({ case: '95 % bounds between seeds 1–5: worst move / interval width (%)', value: Number((seedSpread(root) * 100).toFixed(1)) });
+        }
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+    rows.push({ case: 'load average at the end (1 min)', value: Number(loadavg()[0]!.toFixed(2)) });
+    return rows;
+  },
+};

@@ -1,0 +1,247 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCompetition, runScoreStage } from '../../orchestrator/stages/score.js';
+import { RULE_SETS } from '../../scoring/score/rules.js';
+import { buildModel, runBootstrap, scoreResample, Xoshiro128, type UncertaintyModel } from '../../scoring/uncertainty/index.js';
+import { physicsTable } from '../../scoring/uncertainty/model.js';
+import { Digits } from '../../scoring/uncertainty/random.js';
+import { runSbeval } from '../helpers/cli.js';
+import { parseCsv } from './golden-competition.js';
+import { randomCompetition, resampleSpec, writeCompetition, type CompetitionSpec } from './uncertainty-folder.js';
+import { writeTeam } from './write-team.js';
+
+/**
+ * The ranking's uncertainty (issue 27): a seeded bootstrap over trials that scores every resample the
+ * official way. What a user sees is tested through `sbeval score`; that the bootstrap's scoring of a
+ * resample is the official scoring is tested by writing resamples out as folders and scoring them with
+ * sbeval's official scorer.
+ */
+const tmp = mkdtempSync(join(tmpdir(), 'sbeval-uncertainty-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const LETTERS = ['A', 'I', 'L', 'T'];
+const csv = (root: string, name: string) => parseCsv(readFileSync(join(root, 'result', name), 'utf8'));
+const OFFICIAL = ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv'];
+
+describe('the bootstrap’s random numbers', () => {
+  it('are xoshiro128** (the reference implementation’s outputs from state 1, 2, 3, 4)', () => {
+    // prng.di.unimi.it/xoshiro128starstar.c compiled and run with s = {1, 2, 3, 4}.
+    const g = Xoshiro128.fromState(1, 2, 3, 4);
+    expect(Array.from({ length: 8 }, () => g.next())).toEqual([11520, 0, 5927040, 70819200, 2031721883, 1637235492, 1287239034, 3734860849]);
+  });
+
+  it('draw every index below n about equally often, and a stream repeats for its seed and index only', () => {
+    const g = new Digits(new Xoshiro128(1, 0), 10);
+    const counts = new Array(10).fill(0);
+    for (let i = 0; i < 100_000; i++) counts[g.next()] += 1;
+    for (const c of counts) expect(Math.abs(c - 10_000)).toBeLessThan(400); // ±4 standard deviations
+    const first = (seed: number, stream: number) => new Xoshiro128(seed, stream).next();
+    expect(first(1, 5)).toBe(first(1, 5));
+    expect(new Set([first(1, 0), first(1, 1), first(2, 0), first(2, 1)]).size).toBe(4);
+  });
+});
+
+describe('perturbed physics: the evaluator’s best of up to 3 runs, drawn in one step', () => {
+  it('gives each score the probability of being the best of 3 random runs', () => {
+    // 4 runs: two stable (1), one 0.5, one 0: P(best ≤ 0) = (1/4)³, P(best ≤ 0.5) = (2/4)³.
+    const table = physicsTable([1, 0.5, 1, 0], 3);
+    expect(Array.from(table.scores)).toEqual([0, 0.5, 1]);
+    expect(Array.from(table.atMost)).toEqual([1, 8, 64]);
+    expect(table.picks).toBe(64);
+    // Through a resample: a level with these runs in every slot of one team × letter.
+    const root = join(tmp, 'physics-table');
+    const spec = randomCompetition({ teams: ['solo', 'other'], letters: ['A'], trials: 10, seed: 3 });
+    writeCompetition(root, spec, { rules: 2024, trials: 10 });
+    const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: 10 });
+    const starting = (trial: number) => spec.get('solo')?.get('A')?.[trial - 1]?.stability?.startingObjects as number;
+    // moving counts that give 1, 0.5 (when possible) and 0 for each level
+    const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }], {
+      physics: (_m, team, _l, trial) => (team === 'solo' && starting(trial) % 2 === 0 ? [0, starting(trial) / 2, 0, starting(trial)] : undefined),
+    });
+    const seen = new Map<number, number>();
+    let draws = 0;
+    for (let r = 0; r < 400; r++) {
+      const { draws: d } = scoreResample(model, 9, r);
+      const cell = d.trial[0]![0]![model.competitions[0]!.teams.indexOf('solo')]!;
+      Array.from(cell).forEach((trial, s) => {
+        if (starting(trial + 1) % 2 !== 0) return;
+        const v = d.stability[0]![0]![model.competitions[0]!.teams.indexOf('solo')]![s]!;
+        seen.set(v, (seen.get(v) ?? 0) + 1);
+        draws += 1;
+      });
+    }
+    expect(draws).toBeGreaterThan(1000);
+    expect(Math.abs((seen.get(0) ?? 0) / draws - 1 / 64)).toBeLessThan(0.01);
+    expect(Math.abs((seen.get(0.5) ?? 0) / draws - 7 / 64)).toBeLessThan(0.02);
+    expect(Math.abs((seen.get(1) ?? 0) / draws - 56 / 64)).toBeLessThan(0.03);
+  });
+});
+
+describe('sbeval score: who is sure to win, and who is not', () => {
+  const twins = join(tmp, 'twins');
+  const ahead = join(tmp, 'ahead');
+  let twinsRun: Awaited<ReturnType<typeof runSbeval>>;
+  let aheadRun: Awaited<ReturnType<typeof runSbeval>>;
+
+  beforeAll(async () => {
+    // GridThinkers and BlockSmith are byte-identical folders; Rubble is far weaker (it counts in P and the normalisation, and never wins).
+    const spec = randomCompetition({ teams: ['GridThinkers', 'Rubble'], letters: LETTERS, trials: 10, seed: 11, failed: 0.1, strength: (t) => (t === 'Rubble' ? 0.01 : 1) });
+    writeCompetition(twins, spec, { rules: 2024, trials: 10 });
+    cpSync(join(twins, 'GridThinkers'), join(twins, 'BlockSmith'), { recursive: true });
+    writeCompetition(ahead, randomCompetition({ teams: ['Strong', 'Weak'], letters: LETTERS, trials: 10, seed: 12, strength: (t) => (t === 'Weak' ? 0.01 : 1) }), { rules: 2024, trials: 10 });
+    [twinsRun, aheadRun] = await Promise.all([runSbeval(['score', twins, '--rules', '2024']), runSbeval(['score', ahead, '--rules', '2024'])]);
+  }, 180_000);
+
+  it('two byte-identical teams each rank first in about half the resamples: no clear winner', () => {
+    expect(twinsRun.exitCode, twinsRun.stderr).toBe(0);
+    const rows = csv(twins, 'rank_probabilities.csv');
+    expect(rows[0]).toEqual(['team', 'rank', 'probability']);
+    expect(rows).toHaveLength(1 + 3 * 3);
+    const first = (team: string) => Number(rows.find((r) => r[0] === team && r[1] === '1')?.[2]);
+    for (const team of ['GridThinkers', 'BlockSmith']) {
+      expect(first(team)).toBeGreaterThanOrEqual(0.45);
+      expect(first(team)).toBeLessThanOrEqual(0.55);
+    }
+    expect(first('Rubble')).toBe(0);
+    expect(first('GridThinkers') + first('BlockSmith')).toBeCloseTo(1, 9);
+    const report = readFileSync(join(twins, 'result', 'report.md'), 'utf8');
+    expect(report).toMatch(/Ranking uncertainty: no clear winner: (GridThinkers|BlockSmith) \d\d %, (GridThinkers|BlockSmith) \d\d %/);
+    expect(twinsRun.stdout).toMatch(/uncertainty: no clear winner: /);
+  });
+
+  it('the twins get the same intervals as each other, around their official score', () => {
+    const [header, ...rows] = csv(twins, 'score_intervals.csv');
+    expect(header).toEqual(['team', 'promptScore', 'low', 'high', 'normalizedPromptScore', 'normLow', 'normHigh']);
+    const ranks = csv(twins, 'prompt_scores_ranks.csv').slice(1);
+    expect(rows.map((r) => r[0])).toEqual(ranks.map((r) => r[0]));
+    for (const r of rows) {
+      const official = ranks.find((o) => o[0] === r[0]) as string[];
+      expect([r[1], r[4]]).toEqual([official[2], official[1]]); // the official exact values, as printed there
+      expect(Number(r[2])).toBeLessThan(Number(r[3]));
+      expect(Number(r[5])).toBeLessThan(Number(r[6]));
+    }
+    const twin = (team: string) => rows.find((r) => r[0] === team)?.slice(1);
+    // Same data, independent draws: the bounds agree closely but are not the same numbers.
+    const [g, b] = [twin('GridThinkers') as string[], twin('BlockSmith') as string[]];
+    expect(g[0]).toBe(b[0]);
+    expect(Math.abs(Number(g[1]) - Number(b[1])) / Number(g[0])).toBeLessThan(0.05);
+  });
+
+  it('a team far ahead ranks first in every resample', () => {
+    expect(aheadRun.exitCode, aheadRun.stderr).toBe(0);
+    const rows = csv(ahead, 'rank_probabilities.csv').slice(1);
+    expect(rows.find((r) => r[0] === 'Strong' && r[1] === '1')?.[2]).toBe('1');
+    expect(rows.find((r) => r[0] === 'Weak' && r[1] === '1')?.[2]).toBe('0');
+    expect(aheadRun.stdout).toContain('uncertainty: Strong ranks first in 100 % of 2000 resamples');
+    const html = readFileSync(join(ahead, 'result', 'report.html'), 'utf8');
+    expect(html).toContain('Strong ranks first in 100 % of 2000 resamples');
+    expect(html).toMatch(/<svg[^>]*class="heatmap" data-metric="rank-probability"/);
+    expect(html).toMatch(/<g class="interval" data-low="[\d.]+" data-high="[\d.]+"/);
+  });
+
+  it('leaves the official files byte-identical to `--uncertainty off`, which writes no intervals', async () => {
+    const before = Object.fromEntries(OFFICIAL.map((f) => [f, readFileSync(join(ahead, 'result', f))]));
+    const off = await runSbeval(['score', ahead, '--rules', '2024', '--uncertainty', 'off']);
+    expect(off.exitCode, off.stderr).toBe(0);
+    for (const f of OFFICIAL) expect(readFileSync(join(ahead, 'result', f)).equals(before[f] as Buffer), f).toBe(true);
+    expect(existsSync(join(ahead, 'result', 'score_intervals.csv'))).toBe(false);
+    expect(existsSync(join(ahead, 'result', 'rank_probabilities.csv'))).toBe(false);
+    expect(off.stdout).toContain('uncertainty: uncertainty off');
+  }, 120_000);
+});
+
+describe('sbeval score: seeds and T = 1', () => {
+  it('the same seed gives byte-identical files; another seed other draws', async () => {
+    const root = join(tmp, 'seeded');
+    writeCompetition(root, randomCompetition({ teams: ['a', 'b', 'c'], letters: LETTERS, trials: 5, seed: 21, failed: 0.2 }), { rules: 2024, trials: 5 });
+    const files = () => ['score_intervals.csv', 'rank_probabilities.csv'].map((f) => readFileSync(join(root, 'result', f), 'utf8'));
+    const args = ['score', root, '--rules', '2024', '--trials', '5', '--resamples', '500'];
+    expect((await runSbeval(args)).exitCode).toBe(0);
+    const first = files();
+    expect((await runSbeval(args)).exitCode).toBe(0);
+    expect(files()).toEqual(first);
+    expect((await runSbeval([...args, '--uncertainty-seed', '2'])).exitCode).toBe(0);
+    expect(files()[0]).not.toEqual(first[0]);
+  }, 180_000);
+
+  it('with T = 1 says intervals cannot be computed, writes none and removes old ones', async () => {
+    const root = join(tmp, 'single');
+    writeTeam(root, 'one', { A: { stability: [1], similarity: [0.5], diversity: 0 } });
+    writeTeam(root, 'two', { A: { stability: [0.5], similarity: [0.25], diversity: 0 } });
+    // Files a score with more trials left behind must not survive as if they described this folder.
+    mkdirSync(join(root, 'result'));
+    writeFileSync(join(root, 'result', 'score_intervals.csv'), 'stale\n');
+    writeFileSync(join(root, 'result', 'rank_probabilities.csv'), 'stale\n');
+    const run = await runSbeval(['score', root, '--rules', '2024', '--trials', '1']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('uncertainty: with T = 1 trial per letter there is nothing to resample: intervals cannot be computed (none written)');
+    expect(existsSync(join(root, 'result', 'score_intervals.csv'))).toBe(false);
+    expect(existsSync(join(root, 'result', 'rank_probabilities.csv'))).toBe(false);
+    expect(existsSync(join(root, 'result', 'prompt_scores_ranks.csv'))).toBe(true);
+    expect(readFileSync(join(root, 'result', 'report.md'), 'utf8')).toContain('intervals cannot be computed');
+  }, 120_000);
+});
+
+/** Writes resample r of a model as real folders, scores them with the official scorer, and compares. */
+async function checkResample(model: UncertaintyModel, specs: readonly CompetitionSpec[], dir: string, r: number, rules: '2024' | '2025', folders: readonly string[] | undefined): Promise<void> {
+  const { draws, scores } = scoreResample(model, 1, r);
+  model.competitions.forEach((c, m) => {
+    const spec = resampleSpec(specs[m] as CompetitionSpec, c.teams, draws, m);
+    writeCompetition(folders ? join(dir, folders[m] as string) : dir, spec, { rules: rules === '2024' ? 2024 : 2025, trials: c.trials });
+  });
+  await runScoreStage({ root: dir, rules, trials: model.competitions[0]?.trials ?? 10, uncertainty: { enabled: false, resamples: 1, seed: 1 } });
+  const official = csv(dir, 'prompt_scores_ranks.csv').slice(1);
+  for (const [team, normalized, prompt] of official) {
+    const i = model.teams.indexOf(team as string);
+    expect(Math.abs((scores.prompt[i] as number) - Number(prompt)), `${team} prompt`).toBeLessThanOrEqual(1e-12 * Number(prompt));
+    expect(Math.abs((scores.normalized[i] as number) - Number(normalized)), `${team} normalised`).toBeLessThanOrEqual(1e-12 * Number(normalized));
+  }
+  const byDouble = [...model.teams].sort((a, b) => (scores.normalized[model.teams.indexOf(b)] as number) - (scores.normalized[model.teams.indexOf(a)] as number));
+  expect(byDouble).toEqual(official.map((row) => row[0]));
+}
+
+describe('every resample is the official scoring of the resample’s files', () => {
+  it('2024 rules, failed trials and missing images, trials drawn twice (4 resamples written out)', async () => {
+    const root = join(tmp, 'exact-2024');
+    const spec = randomCompetition({ teams: ['alpha', 'Beta', 'gamma', 'delta'], letters: LETTERS, trials: 6, seed: 31, failed: 0.15, noImage: 0.1 });
+    writeCompetition(root, spec, { rules: 2024, trials: 6 });
+    const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: 6 });
+    const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
+    expect(model.notes).toEqual([]); // the files' diversityRate is what their vectors give
+    const duplicates = (r: number) => scoreResample(model, 1, r).draws.trial[0]!.some((letter) => letter?.some((t) => new Set(t).size < t.length));
+    expect(duplicates(0)).toBe(true);
+    for (const r of [0, 1, 7, 1999]) await checkResample(model, [spec], join(tmp, `exact-2024-r${r}`), r, '2024', undefined);
+    // The bootstrap's loop (buffers reused) gives what a fresh resample gives.
+    const result = runBootstrap(model, { resamples: 8, seed: 1, ranking: model.teams });
+    for (const r of [0, 7]) for (let i = 0; i < model.teams.length; i++) expect(result.prompt[i]![r]).toBe(scoreResample(model, 1, r).scores.prompt[i]);
+  }, 180_000);
+
+  it('perturbed physics: the stability a resample drew is the one its written files hold', async () => {
+    const root = join(tmp, 'exact-physics');
+    const spec = randomCompetition({ teams: ['p', 'q', 'r'], letters: LETTERS, trials: 5, seed: 41, failed: 0.1 });
+    writeCompetition(root, spec, { rules: 2024, trials: 5 });
+    const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: 5 });
+    // Every level: 7 perturbed runs with 0..starting moving objects.
+    const physics = (_m: number, team: string, letter: string, trial: number) => {
+      const level = spec.get(team)?.get(letter)?.[trial - 1]?.stability;
+      return level ? Array.from({ length: 7 }, (_, k) => (k * 3 + trial) % (level.startingObjects + 1)) : undefined;
+    };
+    const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }], { physics });
+    expect(model.physicsTrials).toBeGreaterThan(40);
+    const { draws } = scoreResample(model, 1, 3);
+    const official = draws.stability[0]!.flatMap((letter, l) => (letter ?? []).flatMap((slots, k) => Array.from(slots).map((v, s) => [v, model.competitions[0]!.letters[l]!.cells[k]!.stability[draws.trial[0]![l]![k]![s]!]])));
+    expect(official.some(([drawn, own]) => !Number.isNaN(drawn as number) && drawn !== own)).toBe(true);
+    for (const r of [3, 4]) await checkResample(model, [spec], join(tmp, `exact-physics-r${r}`), r, '2024', undefined);
+  }, 180_000);
+
+  it('2025 rules over two model folders (CLS vectors, totals summed over models)', async () => {
+    const folders = ['qwen', 'gemma'];
+    const specs = folders.map((_, m) => randomCompetition({ teams: ['x', 'y', 'zero-shot'], letters: LETTERS, trials: 4, seed: 51 + m, failed: 0.1, cls: 24 }));
+    const root = join(tmp, 'exact-2025');
+    folders.forEach((f, m) => writeCompetition(join(root, f), specs[m] as CompetitionSpec, { rules: 2025, trials: 4 }));
+    const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    for (const r of [0, 5]) await checkResample(model, specs, join(tmp, `exact-2025-r${r}`), r, '2025', folders);
+  }, 180_000);
+});
