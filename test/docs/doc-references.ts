@@ -169,24 +169,27 @@ export interface Link {
   target: string;
 }
 
+/** The lines of a page outside fenced code blocks, numbered from 1. */
+function proseLines(markdown: string): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  let fence: string | undefined;
+  markdown.split('\n').forEach((text, i) => {
+    const opener = FENCE.exec(text)?.[1];
+    if (fence !== undefined) {
+      if (opener === fence) fence = undefined;
+    } else if (opener !== undefined) fence = opener;
+    else out.push({ line: i + 1, text });
+  });
+  return out;
+}
+
 /** Link and image targets of the prose (not inside code). */
 export function links(markdown: string): Link[] {
   const out: Link[] = [];
-  const lines = markdown.split('\n');
-  let fence: string | undefined;
-  lines.forEach((line, i) => {
-    const opener = FENCE.exec(line)?.[1];
-    if (fence !== undefined) {
-      if (opener === fence) fence = undefined;
-      return;
-    }
-    if (opener !== undefined) {
-      fence = opener;
-      return;
-    }
-    const prose = line.replace(/`[^`]*`/g, '');
-    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push({ line: i + 1, target: m[1]! });
-  });
+  for (const { line, text } of proseLines(markdown)) {
+    const prose = text.replace(/`[^`]*`/g, '');
+    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push({ line, target: m[1]! });
+  }
   return out;
 }
 
@@ -194,18 +197,8 @@ export function links(markdown: string): Link[] {
 export function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   const seen = new Map<string, number>();
-  let fence: string | undefined;
-  for (const line of markdown.split('\n')) {
-    const opener = FENCE.exec(line)?.[1];
-    if (fence !== undefined) {
-      if (opener === fence) fence = undefined;
-      continue;
-    }
-    if (opener !== undefined) {
-      fence = opener;
-      continue;
-    }
-    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+  for (const { text } of proseLines(markdown)) {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text)?.[1];
     if (heading === undefined) continue;
     const base = heading
       .toLowerCase()
