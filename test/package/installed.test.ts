@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packedInstall, type PackedInstall } from '../helpers/packed.js';
 
@@ -8,7 +9,8 @@ import { packedInstall, type PackedInstall } from '../helpers/packed.js';
  * network (test/helpers/packed.ts, made once per test run and shared with the other tests of the
  * installed package), then what a user of it types there — `sbeval --help`; the README's first command
  * on a copy of the example the package ships; `sbeval level --trace` and `sbeval view` on that trace
- * (page, scripts and frames served over HTTP); and the fidelity check an installed package can run.
+ * (page, scripts and frames served over HTTP); the data it reads at run time from its own files (built-in
+ * prompts, default rubric, survey metrics); and the fidelity check an installed package can run.
  * `npm run fidelity` is a script of the checkout (tsx, scripts/ is not shipped): its installed
  * counterpart is `sbeval simulate` on the reference levels the package ships
  * (calibration/reference-levels), compared with the evaluator's own stability files beside them.
@@ -50,6 +52,25 @@ describe('the installed package', { timeout: 300_000 }, () => {
       expect(readdirSync(join(root, team, 'stability')).sort()).toEqual(['I.json', 'L.json', 'O.json', 'T.json', 'U.json']);
     }
     expect(existsSync(join(root, 'BlockSmith', 'images', 'T', 'BlockSmith_T_1.png'))).toBe(true);
+  });
+
+  it('finds its own data in the installed package: the built-in prompts, the default rubric, the survey metrics', async () => {
+    // The library, as a user's script imports it from the install folder.
+    const script = [
+      "import { loadSubmission, loadRubric } from 'sbeval';",
+      "const prompt = loadSubmission('builtin:zero-shot-multi-turn');",
+      "const rubric = loadRubric(undefined);",
+      'console.log(JSON.stringify({ turns: prompt.turns.length, rubric: rubric.source, levels: Object.keys(rubric.template.levels) }));',
+    ].join('\n');
+    const library = await execa(process.execPath, ['--input-type=module', '-e', script], { cwd: work, reject: false });
+    expect(library.exitCode, String(library.stderr)).toBe(0);
+    expect(JSON.parse(String(library.stdout))).toEqual({ turns: expect.any(Number), rubric: 'default', levels: ['25', '50', '100'] });
+    // The survey reads the default metrics; it runs on the example the run above left.
+    const survey = await packed.sbeval(['survey', 'build', 'examples/competition'], {}, work);
+    expect(survey.exitCode, survey.stderr).toBe(0);
+    const built = JSON.parse(readFileSync(join(work, 'examples', 'competition', 'result', 'survey', 'survey.json'), 'utf8')) as { metrics: Array<{ id: string }>; items: unknown[] };
+    expect(built.metrics.map((m) => m.id)).toContain('looks-like');
+    expect(built.items).toHaveLength(37);
   });
 
   it('records a trace of one of its levels and serves it in the viewer: page, scripts, session, meta and frames', async () => {
