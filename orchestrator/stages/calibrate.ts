@@ -20,7 +20,7 @@ import type { TrialRunner } from './simulate.js';
  * Minimum agreement of the Unity engine with the evaluator's reference results, as shares of the
  * levels (so a subset of the reference works too). Chosen, not fitted: the headless engine's measured
  * agreement on the 90 levels (verdicts 90/90, counts 89/90, mean IoU 0.967, stable minimum 0.992,
- * README "The headless engine") with room for Unity's own trial-to-trial variation on collapsing
+ * docs/headless-engine.md, "Fidelity") with room for Unity's own trial-to-trial variation on collapsing
  * levels (its trials share one physics world, so a rerun of the evaluator need not repeat its
  * counts). No real Unity run has measured them yet (unity-plugin/README.md, "Known unknowns").
  */

@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +16,13 @@ export interface PackedInstall {
   /** The folder the package is installed in (`node_modules/sbeval` inside). */
   dir: string;
   tarball: string;
-  /** `npx sbeval <args>` in `dir`. */
-  sbeval(args: string[], env?: Record<string, string>): Promise<CliResult>;
+  /** `npx sbeval <args>` in `dir` (or in `cwd`, a folder inside `dir`, where npx finds the same install). */
+  sbeval(args: string[], env?: Record<string, string>, cwd?: string): Promise<CliResult>;
+  /**
+   * The installed `sbeval` (node_modules/.bin/sbeval, what npx runs) as a child process the caller
+   * reads from and stops (`sbeval view`); started without npx so that the process is sbeval itself.
+   */
+  spawn(args: string[], cwd?: string): ResultPromise;
 }
 
 export async function packedInstall(): Promise<PackedInstall> {
@@ -26,10 +31,11 @@ export async function packedInstall(): Promise<PackedInstall> {
   return {
     dir,
     tarball,
-    sbeval: async (args, env = {}) => {
-      const result = await execa('npx', ['--no-install', 'sbeval', ...args], { cwd: dir, reject: false, env: { FORCE_COLOR: '0', ...env } });
+    sbeval: async (args, env = {}, cwd = dir) => {
+      const result = await execa('npx', ['--no-install', 'sbeval', ...args], { cwd, reject: false, env: { FORCE_COLOR: '0', ...env } });
       return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
     },
+    spawn: (args, cwd = dir) => execa(join(dir, 'node_modules', '.bin', 'sbeval'), args, { cwd, reject: false, env: { FORCE_COLOR: '0' } }),
   };
 }
 

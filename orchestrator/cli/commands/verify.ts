@@ -127,8 +127,9 @@ Example: sbeval record calibration/reference-levels --out my-corpus`,
 Exit code 1 when the official stability verdict (score or which objects moved) changed for any level,
 or a level could not be replayed; 0 otherwise, even when frames diverged (they are listed).
 
-Example: sbeval verify test/fixtures/corpus
-         sbeval verify test/fixtures/corpus --box2d baumgarte=0.1   # what would this change do?`,
+Example: sbeval record my-levels --out corpus                # once, before a change
+         sbeval verify corpus                                 # after it
+         sbeval verify corpus --box2d baumgarte=0.1           # what would this change do?`,
     )
     .action(async (corpus: string, flags: VerifyFlags) => {
       const display = createProgressDisplay({ stream: process.stderr });

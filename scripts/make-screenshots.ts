@@ -1,0 +1,86 @@
+/**
+ * `npx tsx scripts/make-screenshots.ts`: the README's two pictures, made with the real tools.
+ *
+ * 1. A small ViT with seeded random weights (scripts/make-random-vit.ts `--small`: the competition's
+ *    weights cannot ship), then `sbeval run <copy of examples/competition> --model <it> --traces` with
+ *    the built CLI — so the report is a real one, but its similarity numbers (and so the scores) mean
+ *    nothing.
+ * 2. `report.html` of that run in Debian's Chromium (playwright-core), the top of the page.
+ * 3. `sbeval view` on the trace of one of that run's collapsing trials, paused at a step after the
+ *    collapse began.
+ *
+ * Both are written as palette PNGs (sharp) to docs/images/, small enough to commit.
+ */
+import { execa } from 'execa';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import sharp from 'sharp';
+import { SMALL_VIT, writeRandomVit } from './make-random-vit.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SBEVAL = join(ROOT, 'bin', 'sbeval.js');
+const OUT = join(ROOT, 'docs', 'images');
+/** A trial of the example that collapses (stability 0.67 in result/trials.csv): its first mover is the point of the viewer. */
+const VIEWER_TRACE = join('BlockSmith', 'traces', 'T', 'BlockSmith_T_1.trial1.sbtrace');
+const VIEWER_STEP = 60;
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'sbeval-screenshots-'));
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const { onnx } = writeRandomVit(join(work, 'vit'), SMALL_VIT);
+    const root = join(work, 'competition');
+    cpSync(join(ROOT, 'examples', 'competition'), root, { recursive: true });
+    await execa(process.execPath, [SBEVAL, 'run', root, '--model', onnx, '--traces'], { stdio: 'inherit' });
+    mkdirSync(OUT, { recursive: true });
+    await shoot(browser, `file://${join(root, 'result', 'report.html')}`, join(OUT, 'report.png'), { width: 1100, height: 900 });
+    await shootViewer(browser, root, join(OUT, 'viewer.png'));
+  } finally {
+    await browser.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function shoot(browser: Browser, url: string, out: string, viewport: { width: number; height: number }): Promise<void> {
+  const page = await browser.newPage({ viewport });
+  await page.goto(url);
+  await save(await page.screenshot(), out);
+  await page.close();
+}
+
+/** From the competition folder, so that the page's header names the trace as a user would type it. */
+async function shootViewer(browser: Browser, root: string, out: string): Promise<void> {
+  const child = execa(process.execPath, [SBEVAL, 'view', VIEWER_TRACE, '--port', '0'], { cwd: root, reject: false });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(text);
+        if (m) resolve(m[1]!);
+      });
+      void child.then((r) => reject(new Error(`sbeval view ended (${r.exitCode}): ${String(r.stderr)}`)));
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(url);
+    await page.waitForSelector('body[data-loaded]');
+    await page.fill('#seek-step', String(VIEWER_STEP));
+    await page.click('#seek-go');
+    await page.waitForFunction((step) => document.querySelector('#clock')?.textContent?.startsWith(`step ${step} `), VIEWER_STEP);
+    await save(await page.screenshot(), out);
+    await page.close();
+  } finally {
+    child.kill('SIGTERM');
+    await child;
+  }
+}
+
+async function save(png: Buffer, out: string): Promise<void> {
+  const info = await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9, effort: 10 }).toFile(out);
+  console.log(`${out}: ${info.width}×${info.height}, ${(info.size / 1024).toFixed(0)} KB`);
+}
+
+await main();

@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../helpers/cli.js';
+
+/**
+ * The product never reads `test/` (DESIGN.md, conventions): no string in a product file — the code,
+ * its help texts, the viewer's page — names a path into `test/`. Comments may cite tests; strings are
+ * what the program uses. Everything the product reads at run time ships with the package instead
+ * (calibration/, orchestrator/judges/defaults/, orchestrator/generate/builtin/, viewer/static/;
+ * test/package/installed.test.ts runs the installed package).
+ */
+const PRODUCT = ['bridge', 'scoring', 'levels', 'orchestrator', 'viewer', 'core', 'bin'];
+const SCRIPT = new Set(['.ts', '.js', '.mjs']);
+/** Assets the product serves or reads (markdown is documentation for people: it may cite tests). */
+const TEXT = new Set(['.html', '.css', '.json', '.yaml', '.yml', '.txt']);
+const TEXT_INTO_TEST = /(?<![\w.-])test[\\/]/;
+
+/** A path into test/: `test/…` (or `test\…`) at the start of a word, or the folder name alone as a path segment. */
+const INTO_TEST = /(?<![\w.-])test[\\/]|^test$/;
+
+function files(folder: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) out.push(...files(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+/** Every string a script holds (literals and template pieces), comments excluded. */
+export function stringsOf(path: string, text: string): string[] {
+  const kind = path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, kind);
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) out.push(node.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Where a product file names a path into test/. */
+export function testReferences(path: string, text: string): string[] {
+  const ext = extname(path);
+  if (SCRIPT.has(ext)) return stringsOf(path, text).filter((s) => s.split(/\s+/).some((word) => INTO_TEST.test(word)) || INTO_TEST.test(s));
+  if (TEXT.has(ext)) return text.split('\n').filter((line) => TEXT_INTO_TEST.test(line));
+  return [];
+}
+
+describe('the product never reads test/', () => {
+  it('no product file names a path into test/ in its code, help texts or assets', () => {
+    const found: string[] = [];
+    let scanned = 0;
+    for (const folder of PRODUCT) {
+      for (const file of files(join(PROJECT_ROOT, folder))) {
+        if (file.endsWith('.test.ts')) continue;
+        const ext = extname(file);
+        if (!SCRIPT.has(ext) && !TEXT.has(ext)) continue;
+        scanned += 1;
+        for (const hit of testReferences(file, readFileSync(file, 'utf8'))) found.push(`${relative(PROJECT_ROOT, file)}: ${JSON.stringify(hit.slice(0, 160))}`);
+      }
+    }
+    expect(scanned).toBeGreaterThan(200);
+    expect(found).toEqual([]);
+  });
+
+  it('finds a path into test/ in strings, not in comments', () => {
+    const code = [
+      '// test/headless/fidelity.test.ts checks this (a comment may cite a test)',
+      "const golden = new URL('../../test/fixtures/golden/', import.meta.url);",
+      "const corpus = join(root, 'test', 'fixtures');",
+      'const help = `Example: sbeval verify test/fixtures/corpus`;',
+      "const fine = ['latest/', 'contest/x', 'tests are elsewhere', 'calibration/reference-levels/'];",
+    ].join('\n');
+    expect(testReferences('x.ts', code)).toEqual(['../../test/fixtures/golden/', 'test', 'Example: sbeval verify test/fixtures/corpus']);
+    expect(testReferences('page.html', '<script src="static/app.js"></script>\n<img src="../test/x.png">')).toEqual(['<img src="../test/x.png">']);
+  });
+});
