@@ -3,7 +3,7 @@ import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
-import { ResultLedger, type EnginePool } from '../pool/index.js';
+import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js';
 import { settingsDigest } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
@@ -105,8 +105,8 @@ function machineLimits(ctx: RunContext): LevelInput['limits'] {
 async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
   const ledger = new ResultLedger(ctx.pool);
   const effects = levelEffects(ctx, competition, todo, digest, ledger);
-  // The official stability log `sbeval simulate` writes: one line per level simulated now (a level run
-  // again after its engine was discredited gets a line per run).
+  // The official stability log `sbeval simulate` writes: one line per level simulated now, its final
+  // verdict (the line of a run that was not kept, its engine discredited, is taken back).
   const stabilityLog = new StageLog(competition.root, 'stability', ctx.now(), ctx.now);
   try {
     let pass = todo;
@@ -117,7 +117,9 @@ async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: 
       pass = todo.filter((l) => tainted.has(l.ref.id));
       if (pass.length === 0) break;
       const names = pass.map((l) => l.ref.id);
+      stabilityLog.forget(pass.map((l) => ({ team: l.ref.team, character: l.ref.character, trial: `${l.ref.base}.xml` })));
       if (run >= RUNS_PER_LEVEL) {
+        for (const l of pass) stabilityLog.trial(l.ref.team, l.ref.character, `${l.ref.base}.xml`, { ok: false, reason: NOT_KEPT_REASON });
         for (const id of names) replaceOutcome(ctx, id, 'unfinished');
         ctx.warn('simulate', `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`);
         break;
@@ -153,7 +155,7 @@ function replaceOutcome(ctx: RunContext, id: string, how: 'forget' | 'unfinished
     status: 'failed',
     stageReached: 'level',
     stability: undefined,
-    failure: { stage: 'simulate', kind: 'engine', reason: 'simulated by engines later retired for a lie: not kept (run again)' },
+    failure: { stage: 'simulate', kind: 'engine', reason: NOT_KEPT_REASON },
   };
 }
 

@@ -27,7 +27,7 @@ import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { EnginePool, NOT_KEPT_REASON, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 
@@ -387,8 +387,11 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       const tainted = new Set(ledger.takeTainted());
       const again = todo.filter((file) => tainted.has(levelLabel(file)));
       for (const level of again) cached.delete(level.path);
+      // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
+      log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
       if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
       if (run >= RUNS_PER_LEVEL) {
+        for (const level of again) log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
         unfinished += again.length;
         break;
       }
