@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
 import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js';
-import { settingsDigest } from '../stages/simulate.js';
+import { simulationIdentity } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
@@ -38,7 +37,7 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   warnAboutFewerTrials(ctx, planned);
-  const digest = settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE, rawImages: false });
+  const digest = simulationIdentity(settings).digest;
   const todo = await skipFinished(ctx, competition, work, digest);
   const inWork = new Set(work);
   const outside = planned.filter((l) => !inWork.has(l));
