@@ -107,6 +107,16 @@ export function formatSummary(summary: StageSummary): string {
   return lines.join('\n');
 }
 
+/**
+ * The line a command's final summary gives files a stage ignored (the notes per file scroll by while it
+ * runs): `2 file(s) ignored: not a PNG image (a, b) — see <log>`; undefined when none was.
+ */
+export function ignoredLine(ignored: readonly string[], why: string, logFile: string | undefined, shown = 3): string | undefined {
+  if (ignored.length === 0) return undefined;
+  const named = `${ignored.slice(0, shown).join(', ')}${ignored.length > shown ? ` and ${ignored.length - shown} more` : ''}`;
+  return `${ignored.length} file(s) ignored: ${why} (${named})${logFile ? ` — see ${logFile}` : ''}`;
+}
+
 /** The summary as `--json` prints it (reasons as an object; `extra` adds stage-specific fields). */
 export function summaryToJson(summary: StageSummary, extra: Record<string, unknown> = {}) {
   return {
