@@ -119,7 +119,8 @@ export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/st
 export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdown, TRIAL_COLUMNS } from './orchestrator/run/index.js';
 export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
 // What result/ may claim (issue 22): the folder's readiness to be scored, its manifest, `sbeval check`.
-export { scoreBlockers, type Blocker } from './orchestrator/result/readiness.js';
+export { scoreBlockers, type Blocker, type ReadinessOptions } from './orchestrator/result/readiness.js';
+export { simulationIdentity, type SimulationIdentity } from './orchestrator/stages/simulate.js';
 export { readManifest, type Manifest } from './orchestrator/result/manifest.js';
 export { checkResults, checkLines, type CheckResult } from './orchestrator/result/check.js';
 export { SCORE_FILES } from './orchestrator/result/files.js';

@@ -16,8 +16,9 @@ import { ensureDirSync, StorageError, storageFault } from './storage.js';
  * Anything else is a StorageError naming the link (code SYMLINK), which stops the command with one
  * `[storage]` line and exit 2 like any other storage fault.
  *
- * Roots are declared by `confineWrites` (the root guard of every writing command, `survey serve`);
- * a path under no declared root (a `--out` folder, the model cache) only gets its folder created.
+ * Roots are declared by `confineWrites` (the root guard of every writing command, `survey serve`, the
+ * folders `qualify --copy-to` and `record --out` write into); a path under no declared root (`level
+ * --image`, the model cache) only gets its folder created.
  *
  * Limits: the check and the write are two system calls, so a link made *between* them (a concurrent
  * attacker with write access to the folder) is not caught; Node offers no `openat(O_NOFOLLOW)` walk.

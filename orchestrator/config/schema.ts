@@ -54,6 +54,8 @@ export const limitsSchema = z.strictObject({
   trialSeconds: seconds.optional(),
   /** Simulation: retries on another engine after an engine fault, per trial. */
   engineRetries: z.number().int().min(0).max(10).optional(),
+  /** Simulation (`--engine bridge`): how long levels wait for an engine to dial in once every engine that was there has left. */
+  engineWaitSeconds: seconds.optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -95,6 +95,8 @@ export interface RunLimits {
   stallMs: number;
   trialMs: number;
   engineRetries: number;
+  /** `--engine bridge`: how long levels wait for an engine once every engine that was there has left. */
+  engineWaitMs: number;
 }
 
 export type Source = 'default' | 'config' | 'flag';
@@ -186,6 +188,11 @@ export const DEFAULTS = {
   stallSeconds: 30,
   trialSeconds: 120,
   engineRetries: 2,
+  /**
+   * sbeval: a bridge run whose engines all left (retired, crashed) waits this long for one to dial in
+   * before the levels left fail — time to restart a Unity instance, never a run waiting for good.
+   */
+  engineWaitSeconds: 300,
   /**
    * The ranking's uncertainty: on (when T ≥ 2), 2000 resamples (between seeds the 95 % bounds then move
    * by about 5–7 % of their width: `npm run bench -- uncertainty`), and a fixed seed (any; the same seed
@@ -410,6 +417,7 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
       stallMs: (limits.stallSeconds ?? DEFAULTS.stallSeconds) * 1000,
       trialMs: (limits.trialSeconds ?? DEFAULTS.trialSeconds) * 1000,
       engineRetries: limits.engineRetries ?? DEFAULTS.engineRetries,
+      engineWaitMs: (limits.engineWaitSeconds ?? DEFAULTS.engineWaitSeconds) * 1000,
     },
     eol: eolName === 'crlf' ? '\r\n' : '\n',
     json: flags.json ?? false,

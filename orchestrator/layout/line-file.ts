@@ -1,6 +1,7 @@
 import { appendFileSync, lstatSync, truncateSync } from 'node:fs';
 import { storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
+import { writeFileAtomicSync } from './atomic.js';
 
 /**
  * A text file that grows by whole lines, appended synchronously (the stage logs, the generate and
@@ -39,6 +40,16 @@ export class LineFile {
       }
       throw storageFault(error, this.file) ?? error;
     }
+  }
+
+  /**
+   * Replaces the whole file with `text` (whole lines), atomically: a killed process leaves the old lines
+   * or the new ones. For the rare take-back of lines already written (stage-log.ts `forget`).
+   */
+  replace(text: string): void {
+    this.open();
+    writeFileAtomicSync(this.file, text);
+    this.size = Buffer.byteLength(text);
   }
 }
 

@@ -138,7 +138,7 @@ export class EnginePool {
   private readonly members: Member[] = [];
   private readonly queue: Pending[] = [];
   private readonly background = new Set<Promise<unknown>>();
-  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements' | 'awaitEngines' | 'onClosed' | 'referee'>> & {
+  private readonly options: Required<Omit<EnginePoolOptions, 'engines' | 'factory' | 'size' | 'onEvent' | 'maxReplacements' | 'awaitEngines' | 'engineWaitMs' | 'onClosed' | 'referee'>> & {
     maxReplacements: number;
   };
   /** Makes the referee (undefined: claims fail their job as the engine said). */
@@ -152,6 +152,14 @@ export class EnginePool {
   private closing = false;
   private closed: Promise<void> | undefined;
   private readonly generations = new Map<number, number>();
+  /** An engine (not the referee) was in the pool at some time: an empty pool is then one whose engines left. */
+  private hadEngines = false;
+  /** Why the last engine left (`engine X was retired (reason)`), for the jobs that then find none. */
+  private lastRetirement: string | undefined;
+  /** `engineWaitMs` running out after the last engine left. */
+  private engineWait: ReturnType<typeof setTimeout> | undefined;
+  /** Set when the wait ran out with no engine: jobs fail at once with this reason until one comes. */
+  private abandoned: string | undefined;
 
   /** A pool over the given engines (no factory needed), or an empty one that `create` fills. */
   constructor(private readonly config: EnginePoolOptions = {}) {
@@ -290,6 +298,7 @@ export class EnginePool {
 
   private async doClose(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.engineWait);
     for (const pending of [...this.queue]) this.cancel(pending, 'cancelled: the engine pool closed');
     const running = [...this.runningPendings];
     for (const pending of running) pending.cancelAttempt?.('cancelled: the engine pool closed');
@@ -318,6 +327,7 @@ export class EnginePool {
       running: new Set(),
     };
     if (slot !== undefined) this.generations.set(slot, generation);
+    if (!referee) this.engineArrived();
     this.members.push(member);
     this.emit({ type: 'engine-added', engineId: engine.id, slot });
   }
@@ -652,6 +662,8 @@ export class EnginePool {
   private retire(member: Member, reason: string, replace = true): void {
     if (member.retired) return;
     member.retired = true;
+    // A liar's reason quotes its own claim: the jobs left say only that it lied (the run log has the rest).
+    if (!member.referee) this.lastRetirement = `engine ${member.engine.id} was retired ${this.discredited.has(member.serial) ? 'for a lie' : `(${reason})`}`;
     if (replace) this.stats.retired += 1;
     this.emit({ type: 'engine-retired', engineId: member.engine.id, reason });
     this.track(withTimeout(member.engine.close(), this.options.closeMs));
@@ -707,15 +719,56 @@ export class EnginePool {
     );
   }
 
-  /** With no engine left and none coming, queued jobs can never run (but the referee's): fail them with that reason. */
+  /**
+   * With no engine left and none coming, queued jobs can never run (but the referee's): fail them with
+   * that reason. A pool that awaits engines waits for one (`engineWaitMs`, once engines were there).
+   */
   private failIfNoEngines(): void {
-    if (this.closing || this.config.awaitEngines || this.size > 0 || this.replacementsInFlight > 0) return;
+    if (this.closing || this.size > 0 || this.replacementsInFlight > 0) return;
+    if (this.config.awaitEngines) {
+      this.awaitNewEngine();
+      return;
+    }
+    this.failStranded((pending) => {
+      const last = pending.attempts.at(-1)?.failure?.reason;
+      return `no engine left to run it${last ? ` (last failure: ${last})` : ''}`;
+    });
+  }
+
+  /**
+   * A pool engines dial into (a bridge run) whose engines all left: queued jobs wait `engineWaitMs` for a
+   * new one, then fail with "no engine left: …" (the run ends instead of waiting for good, issue 22), and
+   * so does every job asked for after, until an engine comes (`engineArrived`).
+   */
+  private awaitNewEngine(): void {
+    const waitMs = this.config.engineWaitMs;
+    if (waitMs === undefined || !this.hadEngines) return;
+    if (this.abandoned !== undefined) {
+      const reason = this.abandoned;
+      this.failStranded(() => reason);
+      return;
+    }
+    this.engineWait ??= setTimeout(() => {
+      this.engineWait = undefined;
+      if (this.closing || this.size > 0) return;
+      this.abandoned = `no engine left: ${this.lastRetirement ?? 'every engine left'}; no engine dialled in within ${waitMs / 1000} s`;
+      this.failIfNoEngines();
+    }, waitMs);
+  }
+
+  /** An engine joined: jobs wait for engines again as they did before the last one left. */
+  private engineArrived(): void {
+    this.hadEngines = true;
+    this.abandoned = undefined;
+    clearTimeout(this.engineWait);
+    this.engineWait = undefined;
+  }
+
+  /** Fails every queued job but those only the referee may run, each with `reason(job)` after its level id. */
+  private failStranded(reason: (pending: Pending) => string): void {
     const stranded = this.queue.filter((p) => !this.needsReferee(p));
     this.queue.splice(0, this.queue.length, ...this.queue.filter((p) => this.needsReferee(p)));
-    for (const pending of stranded) {
-      const last = pending.attempts.at(-1)?.failure?.reason;
-      this.fail(pending, 'no-engines', `${pending.levelId}: no engine left to run it${last ? ` (last failure: ${last})` : ''}`);
-    }
+    for (const pending of stranded) this.fail(pending, 'no-engines', `${pending.levelId}: ${reason(pending)}`);
   }
 
   private track(promise: Promise<unknown>): void {

@@ -1,6 +1,6 @@
 export { EnginePool, defaultClassifyError, levelsToKeepBusy } from './engine-pool.js';
 export { GuardedSink, StreamViolation } from './stream-guard.js';
-export { ResultLedger } from './result-ledger.js';
+export { NOT_KEPT_REASON, ResultLedger } from './result-ledger.js';
 export { PoolJobError, ENGINE_FAULTS } from './types.js';
 export type {
   AttemptFailureKind,

@@ -11,6 +11,9 @@ import type { EnginePool } from './engine-pool.js';
  * - a file written for a key already tainted is removed as soon as it is reported;
  * - the stage asks which keys were tainted (`takeTainted`) and runs them again.
  */
+/** The verdict of a level whose every run was on engines later discredited: nothing kept, the next run does it. */
+export const NOT_KEPT_REASON = 'simulated by engines later retired for a lie: not kept (run again)';
+
 export class ResultLedger {
   /** Per key, the serials (`PoolRunResult.engineSerial`) of the engines that ran it. */
   private readonly enginesOf = new Map<string, Set<number>>();

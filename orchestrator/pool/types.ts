@@ -120,6 +120,12 @@ export interface EnginePoolOptions {
    * `no-engines` when the pool is empty (default false).
    */
   awaitEngines?: boolean;
+  /**
+   * With `awaitEngines`: once every engine that was there is gone (retired: a liar, a crash, a stall),
+   * how long queued jobs wait for one to dial in before they fail with `no-engines` ("no engine left:
+   * …"), as do the jobs asked for after, until an engine comes (default: they wait for good).
+   */
+  engineWaitMs?: number;
   /** Decides whether a rejected `run` blames the level or the engine (default: see `defaultClassifyError`). */
   classifyError?: (error: unknown) => ErrorClass;
   /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
-import { ACCOUNTING_FILES, resultFolders, SCORE_FILES } from './files.js';
+import { ACCOUNTING_FILES, resultFolders, ROBUSTNESS_FILE, SCORE_FILES } from './files.js';
 import { hashInputs, kindOfPath } from './inputs.js';
 import { readManifest, versionsRecord, type Manifest } from './manifest.js';
 
@@ -46,7 +46,7 @@ export function checkResults(root: string, competitions: readonly string[], conf
     else if (fileSha256Sync(join(root, path)) !== sha) outputs.changed.push(path);
   }
   for (const folder of resultFolders(root, competitions.map((dir) => ({ root: dir })))) {
-    for (const name of [...SCORE_FILES, ...ACCOUNTING_FILES]) {
+    for (const name of [...SCORE_FILES, ...ACCOUNTING_FILES, ROBUSTNESS_FILE]) {
       const path = relative(root, join(folder, name)).split('\\').join('/');
       if (existsSync(join(folder, name)) && manifest?.outputs[path] === undefined) outputs.unlisted.push(path);
     }

@@ -35,6 +35,13 @@ export type ScoreFile = (typeof SCORE_FILES)[number];
 /** What `sbeval run` adds: every trial's fate (orchestrator/run/accounting.ts). */
 export const ACCOUNTING_FILES = ['trials.csv', 'failures.md'] as const;
 
+/**
+ * The knife-edge table of `--robustness N` (orchestrator/stages/robustness.ts), in each result folder:
+ * written by `run` and `score` with the other result files and listed in the manifest. (`sbeval
+ * simulate --robustness N` writes it too, outside any manifest: `sbeval check` then names it.)
+ */
+export const ROBUSTNESS_FILE = 'robustness.csv';
+
 /** The provenance of the files above (orchestrator/result/manifest.ts). */
 export const MANIFEST_FILE = 'manifest.json';
 

@@ -9,7 +9,7 @@ import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type Sta
 import { diversitySettings } from '../stages/diversity.js';
 import { readDerivation } from '../stages/derivation.js';
 import { isRawImage } from '../stages/similarity.js';
-import { readLevelCache, stabilityFileText } from '../stages/simulate.js';
+import { readLevelCache, stabilityFileText, type SimulationIdentity } from '../stages/simulate.js';
 import { officialBaseName } from '../stages/trial-transform.js';
 
 /**
@@ -20,7 +20,8 @@ import { officialBaseName } from '../stages/trial-transform.js';
  *
  * Only what sbeval can know is checked. Along the trial chain (response → program → level → result →
  * image) a stage file must be what the stage makes of its input now — the pure extraction and conversion
- * are cheap to redo, a level's result is its cache at `.sbeval/simulate/` (keyed by the XML's hash). A
+ * are cheap to redo, a level's result is its cache at `.sbeval/simulate/` (keyed by the XML's hash and
+ * the simulation settings digest: a result computed under other settings than the command's is not one). A
  * per-letter file must match its inputs: stability its levels' results, similarity its images (by the
  * hashes its record holds, stages/derivation.ts, or by image names for a file sbeval did not write),
  * diversity its similarity file and T. A stage file without sbeval's own record — the official tools'
@@ -41,6 +42,11 @@ export interface ReadinessOptions {
   prefix: string;
   rules: Rules;
   trials: number;
+  /**
+   * The simulation settings the levels' results must have been computed with (stages/simulate.ts
+   * `simulationIdentity`): the command's own, so one ranking never mixes results of other settings.
+   */
+  simulation: SimulationIdentity;
 }
 
 type Add = (path: string, reason: string) => void;
@@ -98,11 +104,15 @@ function checkLevels(c: LetterContext): void {
     return;
   }
   let complete = true;
+  const simulation = c.options.simulation;
   for (const { file, cache } of caches) {
     const level = path(c, 'levels', file);
     if (!cache || cache.xmlSha256 !== sha256(readText(level) ?? '')) {
       complete = false;
       c.add(level, cache ? 'levels changed since they were simulated (run sbeval simulate)' : 'levels not simulated yet (run sbeval simulate)');
+    } else if (cache.settings !== simulation.digest) {
+      complete = false;
+      c.add(level, `levels simulated with other simulation settings than these (${simulation.label}) (run sbeval simulate with these settings)`);
     } else if (cache.outcome.ok !== existsSync(path(c, 'images', `${trialBaseName(file)}.png`))) {
       c.add(path(c, 'images', `${trialBaseName(file)}.png`), cache.outcome.ok ? 'images of simulated levels missing (run sbeval simulate)' : 'images left from before their level failed to load (run sbeval simulate)');
     }
@@ -195,9 +205,10 @@ export function scoreBlockers(options: ReadinessOptions): Blocker[] {
 }
 
 /** Whether a letter's similarity file is there and current for its images (the trial accounting's similarity column). */
-export function similarityIsCurrent(dir: string, team: string, character: string, options: Omit<ReadinessOptions, 'root' | 'competitions' | 'letters'>): boolean {
+export function similarityIsCurrent(dir: string, team: string, character: string, options: Omit<ReadinessOptions, 'root' | 'competitions' | 'letters' | 'simulation'>): boolean {
   let current = true;
-  const c: LetterContext = { dir, team, character, add: () => (current = false), options: { ...options, root: dir, competitions: [] } };
+  // The similarity file's check reads no level result: the simulation settings play no part in it.
+  const c: LetterContext = { dir, team, character, add: () => (current = false), options: { ...options, root: dir, competitions: [], simulation: { digest: '', label: '' } } };
   return checkSimilarity(c) && current;
 }
 

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { listFiles, resultDir } from '../layout/competition.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { ACCOUNTING_FILES, commitScoreFiles, resultFolders } from './files.js';
+import { ACCOUNTING_FILES, commitScoreFiles, resultFolders, ROBUSTNESS_FILE } from './files.js';
 import { currentManifest, outputsIntact, readManifest, removeManifest, sameBasis, writeManifest, type Manifest } from './manifest.js';
 import { blockerLine, scoreBlockers, type Blocker, type ReadinessOptions } from './readiness.js';
 
@@ -26,6 +26,12 @@ export interface ResultStep {
   readiness: Omit<ReadinessOptions, 'root' | 'competitions'>;
   /** `run`: the trial accounting's files, by name (`trials.csv`, `failures.md`). */
   accounting?: ReadonlyMap<string, string>;
+  /**
+   * The knife-edge tables (`result/robustness.csv`), by competition folder (absolute path): written, and a
+   * result folder without one here loses the one it had. Undefined (`score` without `--robustness`): a
+   * table is kept while the last manifest vouched for it and no input changed, else removed.
+   */
+  robustness?: ReadonlyMap<string, string>;
   /** Scores the folder and writes its score files; returns their absolute paths. Gets the manifest being written (without outputs). */
   score(basis: Manifest): Promise<string[]>;
 }
@@ -40,12 +46,15 @@ export interface ResultStepOutcome {
 
 const rel = (root: string, path: string) => relative(root, path).split('\\').join('/');
 
-/** `sbeval score`: the accounting of an earlier run stays only while every input is as it was. */
-async function keepOrRemoveAccounting(step: ResultStep, old: Manifest | undefined, candidate: Manifest): Promise<Record<string, string>> {
+/**
+ * Result files this step does not write (`score`: the accounting of an earlier run, a knife-edge table):
+ * each stays, vouched for again, only while the last manifest vouched for it and every input is as it
+ * was; otherwise it is removed. `paths` are absolute.
+ */
+async function keepOrRemove(step: ResultStep, old: Manifest | undefined, candidate: Manifest, paths: readonly string[]): Promise<Record<string, string>> {
   const kept: Record<string, string> = {};
   const sameInputs = old !== undefined && JSON.stringify(old.inputs) === JSON.stringify(candidate.inputs);
-  for (const name of ACCOUNTING_FILES) {
-    const path = join(resultDir(step.root), name);
+  for (const path of paths) {
     const key = rel(step.root, path);
     if (!existsSync(path)) continue;
     const sha = fileSha256Sync(path);
@@ -55,28 +64,54 @@ async function keepOrRemoveAccounting(step: ResultStep, old: Manifest | undefine
   return kept;
 }
 
+const foldersOf = (step: ResultStep) => resultFolders(step.root, step.competitions.map((dir) => ({ root: dir })));
+
+/** The files the step writes besides the score's (run's accounting, the knife-edge tables), by path relative to the root. */
+function givenFiles(step: ResultStep): Map<string, string> {
+  const given = new Map<string, string>();
+  for (const [name, text] of step.accounting ?? []) given.set(rel(step.root, join(resultDir(step.root), name)), text);
+  for (const [dir, text] of step.robustness ?? []) given.set(rel(step.root, join(resultDir(dir), ROBUSTNESS_FILE)), text);
+  return given;
+}
+
+/** Knife-edge tables the step drops: those of the result folders it was given none for (when it was given tables at all). */
+function droppedTables(step: ResultStep): string[] {
+  if (!step.robustness) return [];
+  const kept = new Set([...step.robustness.keys()].map((dir) => resultDir(dir)));
+  return foldersOf(step).filter((f) => !kept.has(f)).map((f) => join(f, ROBUSTNESS_FILE));
+}
+
+/** Writes the given files, removes the dropped tables, keeps (or removes) the files it was not given; their outputs. */
+async function writeStepFiles(step: ResultStep, old: Manifest | undefined, candidate: Manifest, given: ReadonlyMap<string, string>): Promise<Record<string, string>> {
+  const outputs: Record<string, string> = {};
+  for (const [key, text] of given) {
+    await writeFileAtomic(join(step.root, key), text);
+    outputs[key] = sha256(text);
+  }
+  for (const path of droppedTables(step)) await rm(path, { force: true });
+  const others = [
+    ...(step.accounting ? [] : ACCOUNTING_FILES.map((name) => join(resultDir(step.root), name))),
+    ...(step.robustness ? [] : foldersOf(step).map((f) => join(f, ROBUSTNESS_FILE))),
+  ];
+  return { ...outputs, ...(await keepOrRemove(step, old, candidate, others)) };
+}
+
 export async function writeResults(step: ResultStep): Promise<ResultStepOutcome> {
   const { root } = step;
   const blockers = scoreBlockers({ root, competitions: step.competitions.map((dir) => ({ root: dir })), ...step.readiness });
   const score: Manifest['score'] = blockers.length > 0 ? { written: false, reason: blockerLine(blockers) } : { written: true };
   const candidate = currentManifest(root, step.competitions, step.configFile, { command: step.command, settings: step.settings, score });
   const old = readManifest(root);
-  const accounting = new Map([...(step.accounting ?? new Map<string, string>())].map(([name, text]) => [rel(root, join(resultDir(root), name)), text]));
-  const accountingSame = [...accounting].every(([key, text]) => old?.outputs[key] === sha256(text));
-  if (step.command === 'run' && old && sameBasis(old, candidate) && outputsIntact(root, old) && accountingSame) {
+  const given = givenFiles(step);
+  const givenSame = [...given].every(([key, text]) => old?.outputs[key] === sha256(text)) && droppedTables(step).every((path) => !existsSync(path));
+  if (step.command === 'run' && old && sameBasis(old, candidate) && outputsIntact(root, old) && givenSame) {
     return { status: 'unchanged', blockers, removed: [], manifest: old };
   }
 
   await removeManifest(root);
-  const outputs: Record<string, string> = {};
-  if (step.accounting) {
-    for (const [key, text] of accounting) {
-      await writeFileAtomic(join(root, key), text);
-      outputs[key] = sha256(text);
-    }
-  } else Object.assign(outputs, await keepOrRemoveAccounting(step, old, candidate));
+  const outputs = await writeStepFiles(step, old, candidate, given);
   const written = blockers.length > 0 ? [] : await step.score(candidate);
-  const removed = await commitScoreFiles(resultFolders(root, step.competitions.map((dir) => ({ root: dir }))), new Set(written));
+  const removed = await commitScoreFiles(foldersOf(step), new Set(written));
   for (const path of written) outputs[rel(root, path)] = fileSha256Sync(path) ?? '';
   const manifest: Manifest = { ...candidate, outputs };
   await writeManifest(root, manifest);

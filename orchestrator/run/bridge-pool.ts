@@ -13,7 +13,8 @@ import type { RunLog } from './run-log.js';
 /**
  * `sbeval run --engine bridge`: listen on `--listen` (default 127.0.0.1, an OS port) and use every
  * engine that dials in with the token: Unity instances, headless workers on other machines. Trials
- * wait until an engine is there.
+ * wait until an engine is there; once every engine that was there has left (retired for a lie, crashed),
+ * they wait `limits.engineWaitSeconds` for another, then fail with "no engine left: …" (the pool).
  *
  * The token never appears on a command line, in the run log or in what sbeval prints: it comes from
  * `--token-file`/`tokenFile` or `SBEVAL_TOKEN` (required, and at least 32 characters, when other
@@ -42,12 +43,14 @@ export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptio
   pool = new EnginePool({
     ...common,
     awaitEngines: true,
+    engineWaitMs: config.limits.engineWaitMs,
     onClosed: () => endpoint.close(),
     onEvent: (event: PoolEvent) => {
       common.onEvent?.(event);
       // Nobody replaces a bridge engine but its owner: say how many are left and where more can dial in.
       if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && pool) {
-        progress.note('simulate', `${pool.size} engine(s) left; more can dial in: sbeval engine --connect ${urls[0]} ${how}`);
+        const wait = pool.size === 0 ? ` (the levels left fail if none dials in within ${config.limits.engineWaitMs / 1000} s)` : '';
+        progress.note('simulate', `${pool.size} engine(s) left; more can dial in${wait}: sbeval engine --connect ${urls[0]} ${how}`);
       }
     },
   });

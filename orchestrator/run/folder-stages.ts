@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
-import type { StageSummary } from '../layout/stage-log.js';
+import { ignoredLine, type StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS } from '../progress/types.js';
 import { runConvertStage } from '../stages/convert.js';
-import { runDiversityStage } from '../stages/diversity.js';
+import { NOT_JSON, runDiversityStage } from '../stages/diversity.js';
 import { runExtractStage } from '../stages/extract.js';
-import { runSimilarityStage } from '../stages/similarity.js';
+import { NOT_PNG, runSimilarityStage } from '../stages/similarity.js';
 import { runSimulateStage } from '../stages/simulate.js';
 import { MODEL_HINT, type RunContext } from './context.js';
 import type { PlannedLevel } from './levels.js';
@@ -76,7 +76,13 @@ export async function similarityStage(ctx: RunContext, competition: CompetitionF
     ctx.progress,
   );
   recordStage(ctx, 'similarity', competition, summary);
+  warnIgnored(ctx, 'similarity', competition, ignoredLine(summary.ignored, NOT_PNG, summary.logFile));
   return true;
+}
+
+/** Files a stage ignored: one warning, so the run's final summary counts them (the notes per file scroll by). */
+function warnIgnored(ctx: RunContext, stage: string, competition: CompetitionFolder, line: string | undefined): void {
+  if (line !== undefined) ctx.warn(stage, `${competition.model ? `${competition.model}: ` : ''}${line}`);
 }
 
 /** similarity → diversity JSON (none under the 2023 rules). */
@@ -89,4 +95,5 @@ export async function diversityStage(ctx: RunContext, competition: CompetitionFo
     ctx.progress,
   );
   recordStage(ctx, 'diversity', competition, summary);
+  warnIgnored(ctx, 'diversity', competition, ignoredLine(summary.ignored, NOT_JSON, summary.logFile));
 }

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
-import { ResultLedger, type EnginePool } from '../pool/index.js';
-import { settingsDigest } from '../stages/simulate.js';
+import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js';
+import { simulationIdentity } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
@@ -38,7 +37,7 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   warnAboutFewerTrials(ctx, planned);
-  const digest = settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE, rawImages: false });
+  const digest = simulationIdentity(settings).digest;
   const todo = await skipFinished(ctx, competition, work, digest);
   const inWork = new Set(work);
   const outside = planned.filter((l) => !inWork.has(l));
@@ -105,8 +104,8 @@ function machineLimits(ctx: RunContext): LevelInput['limits'] {
 async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
   const ledger = new ResultLedger(ctx.pool);
   const effects = levelEffects(ctx, competition, todo, digest, ledger);
-  // The official stability log `sbeval simulate` writes: one line per level simulated now (a level run
-  // again after its engine was discredited gets a line per run).
+  // The official stability log `sbeval simulate` writes: one line per level simulated now, its final
+  // verdict (the line of a run that was not kept, its engine discredited, is taken back).
   const stabilityLog = new StageLog(competition.root, 'stability', ctx.now(), ctx.now);
   try {
     let pass = todo;
@@ -117,7 +116,9 @@ async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: 
       pass = todo.filter((l) => tainted.has(l.ref.id));
       if (pass.length === 0) break;
       const names = pass.map((l) => l.ref.id);
+      stabilityLog.forget(pass.map((l) => ({ team: l.ref.team, character: l.ref.character, trial: `${l.ref.base}.xml` })));
       if (run >= RUNS_PER_LEVEL) {
+        for (const l of pass) stabilityLog.trial(l.ref.team, l.ref.character, `${l.ref.base}.xml`, { ok: false, reason: NOT_KEPT_REASON });
         for (const id of names) replaceOutcome(ctx, id, 'unfinished');
         ctx.warn('simulate', `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`);
         break;
@@ -153,7 +154,7 @@ function replaceOutcome(ctx: RunContext, id: string, how: 'forget' | 'unfinished
     status: 'failed',
     stageReached: 'level',
     stability: undefined,
-    failure: { stage: 'simulate', kind: 'engine', reason: 'simulated by engines later retired for a lie: not kept (run again)' },
+    failure: { stage: 'simulate', kind: 'engine', reason: NOT_KEPT_REASON },
   };
 }
 

@@ -8,7 +8,9 @@ import { judgesReportSection } from '../judges/report.js';
 import { runSettingsFacts } from '../report/settings.js';
 import { similarityIsCurrent } from '../result/readiness.js';
 import { scoreSettingsRecord, writeResults } from '../result/step.js';
+import { robustnessTables } from '../stages/robustness.js';
 import { writeScoreReports } from '../stages/score-report.js';
+import { simulationIdentity } from '../stages/simulate.js';
 import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
@@ -68,8 +70,10 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
     configFile: settings.configFile,
     command: 'run',
     settings: runSettingsRecord(settings),
-    readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials },
+    readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
     accounting: accounting.files,
+    // With --robustness N, each folder's knife-edge table; without, none (one of an earlier run goes).
+    robustness: settings.robustness !== undefined ? robustnessTables(settings.competitions, ctx.robustness) : new Map(),
     score: async (basis) => {
       ctx.log.write({ type: 'stage-start', stage: 'score' });
       const scored = await scoreCompetitionFolder({

@@ -9,7 +9,8 @@ import type { RunContext } from './context.js';
  * levels and stability files: the stage `sbeval simulate --robustness N` runs
  * (orchestrator/stages/robustness.ts), with the run's simulation settings (so it finds the verdicts the
  * level machines committed) on the run's engine pool when there is one, else on headless engines of its
- * own. The results go to `result/trials.csv` and the report's "Knife-edge verdicts" section.
+ * own. The results go to `result/trials.csv`, `result/robustness.csv` (written by the result step with the
+ * other result files) and the report's "Knife-edge verdicts" section.
  */
 export async function robustnessStage(ctx: RunContext, competition: CompetitionFolder): Promise<void> {
   const { settings } = ctx;
@@ -19,6 +20,8 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
     {
       ...robustnessOptions(settings, competition, settings.robustness),
       filter: stageFilter(settings),
+      // result/robustness.csv is written by the result step, with the manifest (run/result-stages.ts).
+      writeTable: false,
       workers: settings.workers,
       ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
     },

@@ -65,7 +65,15 @@ async function removeOrphans(root: string, team: string, work: readonly Work[], 
   }
 }
 
-export async function runDiversityStage(options: DiversityStageOptions, progress: ProgressSink): Promise<StageSummary> {
+export interface DiversitySummary extends StageSummary {
+  /** Files of `similarity/` that are not JSON files (`<team>/similarity/<file>`): ignored, each logged. */
+  ignored: string[];
+}
+
+/** Why a file of `similarity/` is ignored (its log line, its note, the summary's count: `ignoredLine`). */
+export const NOT_JSON = 'not a JSON file';
+
+export async function runDiversityStage(options: DiversityStageOptions, progress: ProgressSink): Promise<DiversitySummary> {
   const { root } = options;
   const rules = options.rules ?? 2025;
   const trials = options.trials ?? DEFAULT_DIVERSITY_TRIALS;
@@ -73,6 +81,7 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
   const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
   const log = new StageLog(root, DIVERSITY_STAGE, now(), now);
   const work: Work[] = [];
+  const ignored: string[] = [];
   for (const team of listTeams(root)) {
     if (!wanted(options.filter?.teams, team)) continue;
     const dir = stageDir(root, team, 'similarity');
@@ -81,8 +90,9 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
     const files = listFiles(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const file of files) {
       if (extname(file).toLowerCase() !== '.json') {
-        progress.note(DIVERSITY_STAGE, `ignoring ${team}/similarity/${file}: not a JSON file`);
-        log.line(`Processing - team: ${team} - character: ${file} - Ignored - not a JSON file`);
+        ignored.push(`${team}/similarity/${file}`);
+        progress.note(DIVERSITY_STAGE, `ignoring ${team}/similarity/${file}: ${NOT_JSON}`);
+        log.line(`Processing - team: ${team} - character: ${file} - Ignored - ${NOT_JSON}`);
         continue;
       }
       const character = file.split('.')[0] ?? file;
@@ -125,5 +135,5 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
     }
   }
   progress.end(DIVERSITY_STAGE);
-  return { ...log.result(), stage: DIVERSITY_STAGE };
+  return { ...log.result(), stage: DIVERSITY_STAGE, ignored };
 }

@@ -1,9 +1,11 @@
-import { readFile, readdir, stat, appendFile, mkdir } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { qualify, type QualificationVerdict } from '../../levels/rules-2023.js';
 import { SbevalError } from '../../core/errors.js';
+import { confineWrites } from '../../core/write-guard.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames } from '../layout/competition.js';
+import { LineFile } from '../layout/line-file.js';
 import { logFileStamp, type StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
@@ -59,38 +61,55 @@ function teamOf(file: string): string {
 export async function runQualifyStage(options: QualifyStageOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<QualifyStageResult> {
   const now = options.now ?? (() => new Date());
   const files = await expand(options.paths);
-  const logFile = options.copyTo ? join(options.copyTo, 'logs', `qualified_log_${logFileStamp(now())}.txt`) : undefined;
-  if (logFile) await mkdir(join(options.copyTo!, 'logs'), { recursive: true });
-  const summary: StageSummary = { stage: 'qualify', succeeded: 0, failed: 0, skipped: 0, reasons: new Map(), logFile };
+  const copyTo = options.copyTo;
+  // The folder qualified prompts go to is a root of the one write guard (core/write-guard.ts): a link
+  // inside it is refused, never written through; the log is a line file like every stage log.
+  const withdraw = copyTo !== undefined ? confineWrites(copyTo) : () => undefined;
+  const log = copyTo !== undefined ? new LineFile(join(copyTo, 'logs', `qualified_log_${logFileStamp(now())}.txt`)) : undefined;
+  const summary: StageSummary = { stage: 'qualify', succeeded: 0, failed: 0, skipped: 0, reasons: new Map(), logFile: log?.file };
   const prompts: PromptVerdict[] = [];
   progress.start('qualify', files.length);
-  for (const file of files) {
-    // Official: fs.promises.readFile(path, 'utf-8').
-    const text = await readFile(file, 'utf8');
-    const verdict = qualify(text);
-    const team = teamOf(file);
-    prompts.push({ file, team, verdict });
-    if (logFile) {
-      let lines = '';
-      for (const check of verdict.checks) {
-        lines += `[${now().toISOString().replaceAll(':', '_')}] Processing - team: ${team} - ${check.check}: ${check.ok ? 'Success' : 'Failed'}\n`;
-        if (!check.ok) break; // the official script stops at the first failed check
+  try {
+    log?.open();
+    for (const file of files) {
+      // Official: fs.promises.readFile(path, 'utf-8').
+      const text = await readFile(file, 'utf8');
+      const verdict = qualify(text);
+      const team = teamOf(file);
+      prompts.push({ file, team, verdict });
+      if (log) {
+        log.append(logLines(team, verdict, now));
+        if (verdict.qualified) await writeFileAtomic(join(copyTo!, basename(file)), await readFile(file));
       }
-      await appendFile(logFile, lines);
-      if (verdict.qualified) await writeFileAtomic(join(options.copyTo!, basename(file)), await readFile(file));
+      count(summary, verdict, basename(file), progress);
     }
-    if (verdict.qualified) {
-      summary.succeeded++;
-      progress.tick('qualify', 'ok', basename(file));
-    } else {
-      summary.failed++;
-      const reason = failureReason(verdict);
-      summary.reasons.set(reason, (summary.reasons.get(reason) ?? 0) + 1);
-      progress.tick('qualify', 'failed', basename(file), reason);
-    }
+  } finally {
+    progress.end('qualify');
+    withdraw();
   }
-  progress.end('qualify');
   return { prompts, summary };
+}
+
+/** The official log's lines for one prompt: one per check, up to the first that failed (the script stops there). */
+function logLines(team: string, verdict: QualificationVerdict, now: () => Date): string {
+  let lines = '';
+  for (const check of verdict.checks) {
+    lines += `[${now().toISOString().replaceAll(':', '_')}] Processing - team: ${team} - ${check.check}: ${check.ok ? 'Success' : 'Failed'}\n`;
+    if (!check.ok) break;
+  }
+  return lines;
+}
+
+function count(summary: StageSummary, verdict: QualificationVerdict, name: string, progress: ProgressSink): void {
+  if (verdict.qualified) {
+    summary.succeeded++;
+    progress.tick('qualify', 'ok', name);
+    return;
+  }
+  summary.failed++;
+  const reason = failureReason(verdict);
+  summary.reasons.set(reason, (summary.reasons.get(reason) ?? 0) + 1);
+  progress.tick('qualify', 'failed', name, reason);
 }
 
 /** A short reason per failed check, for summaries. */

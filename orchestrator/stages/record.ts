@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type Engine, type SimulationSettings } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
@@ -7,6 +7,8 @@ import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../viewer/trial.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { throwIfStorageFault } from '../../core/storage.js';
+import { confineWrites, guardWrite } from '../../core/write-guard.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**
@@ -72,6 +74,26 @@ export function findLevelFiles(dir: string): string[] {
 
 const toPosix = (p: string): string => p.split(sep).join('/');
 
+/** Records one level into `tracePath`; its entry, or throws (a storage fault stops the corpus: core/storage.ts). */
+async function recordLevel(engine: Engine, file: string, level: string, trace: string, tracePath: string, settings: SimulationSettings): Promise<CorpusEntry> {
+  const xml = readFileSync(file, 'utf8');
+  const levelId = level.replace(/\.xml$/i, '');
+  const { sink, data } = memorySink();
+  const job = { levelId, xml, settings };
+  // No recording time and no wall-clock duration: the same levels on the same engine give the same bytes.
+  // The recorder passes the write guard: a link inside the corpus folder is refused, never written through.
+  const recorder = new TraceRecorder(tracePath, { job, engine: engine.identity, recordedAt: null, producer: 'sbeval record' });
+  try {
+    await engine.run(job, teeSinks(recorder, sink));
+  } catch (error) {
+    await recorder.discard();
+    throw error;
+  }
+  await recorder.finish({ elapsedMs: 0 });
+  const verdict = trialStability(data.bodies, data.frames, data.events, settings.windowSteps);
+  return { level, trace, bodies: data.bodies.length, steps: data.frames.reduce((n, f) => n + f.stepCount, 0), score: verdict.score, moving: verdict.moving };
+}
+
 export async function recordCorpus(options: RecordOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<RecordSummary> {
   let files: string[];
   try {
@@ -84,49 +106,31 @@ export async function recordCorpus(options: RecordOptions, progress: ProgressSin
   const settings: SimulationSettings = { ...DEFAULT_SIMULATION, capture: false, ...options.settings };
   const engine = options.engine ?? new HeadlessEngine();
   const summary: RecordSummary = { recorded: [], failed: [], bytes: 0 };
-  mkdirSync(options.out, { recursive: true });
+  // The corpus folder is a root of the one write guard (core/write-guard.ts), like a competition's.
+  const withdraw = confineWrites(options.out);
   progress.start('record', files.length);
   try {
+    guardWrite(options.out, { folder: true });
     for (const file of files) {
       const level = toPosix(relative(options.levelsDir, file));
       const trace = `${level.replace(/\.xml$/i, '')}${TRACE_SUFFIX}`;
       const tracePath = join(options.out, ...trace.split('/'));
       try {
-        mkdirSync(dirname(tracePath), { recursive: true });
-        const xml = readFileSync(file, 'utf8');
-        const levelId = level.replace(/\.xml$/i, '');
-        const { sink, data } = memorySink();
-        const job = { levelId, xml, settings };
-        // No recording time and no wall-clock duration: the same levels on the same engine give the same bytes.
-        const recorder = new TraceRecorder(tracePath, { job, engine: engine.identity, recordedAt: null, producer: 'sbeval record' });
-        try {
-          await engine.run(job, teeSinks(recorder, sink));
-        } catch (error) {
-          await recorder.discard();
-          throw error;
-        }
-        await recorder.finish({ elapsedMs: 0 });
-        const verdict = trialStability(data.bodies, data.frames, data.events, settings.windowSteps);
-        summary.recorded.push({
-          level,
-          trace,
-          bodies: data.bodies.length,
-          steps: data.frames.reduce((n, f) => n + f.stepCount, 0),
-          score: verdict.score,
-          moving: verdict.moving,
-        });
+        summary.recorded.push(await recordLevel(engine, file, level, trace, tracePath, settings));
         summary.bytes += statSync(tracePath).size;
         progress.tick('record', 'ok', level);
       } catch (error) {
+        throwIfStorageFault(error);
         summary.failed.push({ level, reason: describeError(error) });
         progress.tick('record', 'failed', level, describeError(error));
       }
     }
+    const index: CorpusIndex = { format: CORPUS_FORMAT, version: 1, engine: engine.identity, settings, levels: summary.recorded };
+    await writeFileAtomic(join(options.out, CORPUS_INDEX), `${JSON.stringify(index, null, 2)}\n`);
   } finally {
     progress.end('record');
     if (!options.engine) await engine.close();
+    withdraw();
   }
-  const index: CorpusIndex = { format: CORPUS_FORMAT, version: 1, engine: engine.identity, settings, levels: summary.recorded };
-  await writeFileAtomic(join(options.out, CORPUS_INDEX), `${JSON.stringify(index, null, 2)}\n`);
   return summary;
 }

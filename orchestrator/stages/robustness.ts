@@ -15,6 +15,7 @@ import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { cachePath, poolRunner, settingsDigest, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
+import { ROBUSTNESS_FILE } from '../result/files.js';
 
 /**
  * `sbeval simulate --robustness N` (and `sbeval run --robustness N`): every level that has an official
@@ -42,7 +43,6 @@ export interface RobustnessStageOptions {
   trials?: number;
   damage?: DamageFormula;
   rule?: StabilityRule;
-  rawImages?: boolean;
   /** Engine kind of the official verdicts (part of their cache digest); the runs themselves need a headless engine. */
   engine?: string;
   /** Runs trials (the run's engine pool); otherwise headless worker threads are started. */
@@ -53,6 +53,11 @@ export interface RobustnessStageOptions {
   force?: boolean;
   /** Multi-model runs: the model folder, carried into the results. */
   model?: string;
+  /**
+   * Write `result/robustness.csv` (default true). `sbeval run` does not: its result step writes the
+   * table with the other result files and the manifest that vouches for them (orchestrator/result/step.ts).
+   */
+  writeTable?: boolean;
 }
 
 export interface LevelRobustnessResult {
@@ -167,7 +172,7 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
   const trials = options.trials ?? OFFICIAL_TRIALS;
   const damage = options.damage ?? DEFAULT_SIMULATION.damage;
   const rule = options.rule ?? OFFICIAL_RULE;
-  const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages: options.rawImages === true });
+  const digest = settingsDigest({ engine: engineKind, trials, damage, rule });
   const key = sha256(JSON.stringify({ scheme: SCHEME, digest, runs, noise: ROBUSTNESS_POSITION_NOISE })).slice(0, 24);
 
   // Every level of the folder is listed (result/robustness.csv describes the whole folder); --team and
@@ -205,7 +210,6 @@ export function robustnessOptions(settings: Pick<Settings, 'simulationTrials' | 
     trials: settings.simulationTrials,
     damage: settings.damage,
     rule: OFFICIAL_RULE,
-    rawImages: false,
     engine: settings.engine,
     ...(competition.model !== undefined ? { model: competition.model } : {}),
   };
@@ -267,7 +271,7 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
     await Promise.all(Array.from({ length: Math.min(todo.length, Math.max(4, Math.ceil(64 / runs))) }, () => worker()));
     const ordered = levels.map((l) => slots.get(l)).filter((r): r is LevelRobustnessResult => r !== undefined);
     const csv = robustnessCsv(ordered);
-    await writeFileAtomic(join(resultDir(root), 'robustness.csv'), csv);
+    if (options.writeTable !== false) await writeFileAtomic(join(resultDir(root), ROBUSTNESS_FILE), csv);
     return { stage: ROBUSTNESS_STAGE, runs, levels: ordered, fragile: ordered.filter((r) => r.robustness.fragile), computed, withoutVerdict, failed, csv };
   } finally {
     await pool?.close();
@@ -289,6 +293,14 @@ async function readCached(path: string, want: { key: string; xmlSha256: string; 
 
 function resultOf(level: TrialFile, model: string | undefined, official: number, entry: CachedRobustness): LevelRobustnessResult {
   return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official), moving: entry.moving };
+}
+
+/**
+ * The `result/robustness.csv` of each competition folder (absolute path of the folder → the table) from
+ * the levels' results of every folder (each carries its model folder, in the folders' order).
+ */
+export function robustnessTables(competitions: readonly CompetitionFolder[], levels: readonly LevelRobustnessResult[]): Map<string, string> {
+  return new Map(competitions.map((c) => [c.root, robustnessCsv(levels.filter((l) => l.model === c.model))]));
 }
 
 export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;

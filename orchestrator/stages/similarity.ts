@@ -56,8 +56,12 @@ export interface SimilarityStageOptions {
 
 export interface SimilaritySummary extends StageSummary {
   classifier: ClassifierStats;
+  /** Files of `images/` that are not PNG images (`<team>/images/<C>/<file>`): ignored, each logged. */
   ignored: string[];
 }
+
+/** Why a file of `images/` is ignored (its log line, its note, the summary's count: `ignoredLine`). */
+export const NOT_PNG = 'not a PNG image';
 
 interface CharacterWork {
   team: string;
@@ -123,9 +127,9 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
       for (const file of listFiles(dir)) {
         if (isRawImage(file)) continue;
         if (extname(file).toLowerCase() !== '.png') {
-          ignored.push(join(team, 'images', character, file));
-          progress.note(SIMILARITY_STAGE, `ignoring ${team}/images/${character}/${file}: not a PNG image`);
-          log.line(`Processing - team: ${team} - character: ${character} - trial: ${file} - Ignored - not a PNG image`);
+          ignored.push(`${team}/images/${character}/${file}`);
+          progress.note(SIMILARITY_STAGE, `ignoring ${team}/images/${character}/${file}: ${NOT_PNG}`);
+          log.line(`Processing - team: ${team} - character: ${character} - trial: ${file} - Ignored - ${NOT_PNG}`);
           continue;
         }
         images.push(file);

@@ -27,7 +27,7 @@ import { storageFault, type StorageError } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { EnginePool, NOT_KEPT_REASON, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 
@@ -193,10 +193,27 @@ function readCache(path: string): CachedLevel | undefined {
   }
 }
 
-/** Everything that changes a level's result: engine behaviour and the stage's settings. */
-export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule; rawImages: boolean }): string {
+/**
+ * Everything that changes a level's result: engine behaviour and the stage's settings. Not the raw
+ * images (`--raw-images`): they change no verdict, and a level's cache asks for its raw image only when
+ * the stage writes them (so `run` after `simulate --raw-images` and `score` after it find the results).
+ */
+export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule }): string {
   const engine = options.engine === 'headless' ? `headless:${headlessDigest()}` : options.engine;
-  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW, raw: options.rawImages })).slice(0, 24);
+  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW })).slice(0, 24);
+}
+
+/** The simulation settings a command resolved (official rule): their cache digest, and how to name them to a user. */
+export interface SimulationIdentity {
+  digest: string;
+  label: string;
+}
+
+export function simulationIdentity(settings: { engine: string; simulationTrials: number; damage: DamageFormula }): SimulationIdentity {
+  return {
+    digest: settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE }),
+    label: `engine ${settings.engine}, ${settings.simulationTrials} stability trial(s), damage ${settings.damage}`,
+  };
 }
 
 // --- the stage --------------------------------------------------------------------------------------
@@ -316,7 +333,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const rule = options.rule ?? OFFICIAL_RULE;
   const rawImages = options.rawImages === true;
   const engineKind = options.engine ?? 'headless';
-  const digest = settingsDigest({ engine: engineKind, trials, damage, rule, rawImages });
+  const digest = settingsDigest({ engine: engineKind, trials, damage, rule });
   const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
   const log = new StageLog(root, 'stability');
   const paths = new LevelPaths(root);
@@ -387,8 +404,11 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       const tainted = new Set(ledger.takeTainted());
       const again = todo.filter((file) => tainted.has(levelLabel(file)));
       for (const level of again) cached.delete(level.path);
+      // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
+      log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
       if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
       if (run >= RUNS_PER_LEVEL) {
+        for (const level of again) log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
         unfinished += again.length;
         break;
       }

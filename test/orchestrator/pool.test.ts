@@ -4,6 +4,7 @@ import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/poo
 import { stepsToSimulate } from '../../bridge/window.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { FAKE_LEVEL_XML, FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+import { until } from '../helpers/cli.js';
 
 /** A fake with sbeval's own rules (as the headless engine): its level faults are verdicts. */
 class RulesEngine extends FakeEngine {
@@ -416,6 +417,31 @@ describe('engine pool', () => {
     await pool.close();
     expect(late.closeCalls).toBe(1);
     expect(closed).toBe(1);
+  });
+
+  it('with awaitEngines and engineWaitMs, jobs left without engines wait that long, then fail with "no engine left" until one dials in', async () => {
+    // The only engine streams another level's body table: discredited and retired on its first job.
+    const pool = new EnginePool({ awaitEngines: true, engineWaitMs: 200, engines: [new FakeEngine('liar', ['garbage-bodies'])] });
+    const stranded = await rejection(pool.run({ job: job('L0'), sink: new RecordingSink() }));
+    expect(stranded.kind).toBe('no-engines');
+    expect(stranded.message).toMatch(/^L0: no engine left: engine liar was retired for a lie; no engine dialled in within 0\.2 s$/);
+    // Jobs asked for after fail at once, until an engine dials in; then they run again.
+    expect((await rejection(pool.run({ job: job('L1'), sink: new RecordingSink() }))).message).toBe('L1: no engine left: engine liar was retired for a lie; no engine dialled in within 0.2 s');
+    pool.add(new FakeEngine('late'));
+    expect((await pool.run({ job: job('L2'), sink: new RecordingSink() })).engineId).toBe('late');
+    await pool.close();
+  });
+
+  it('with awaitEngines and engineWaitMs, a job whose engine left runs on one that dials in within the wait', async () => {
+    const pool = new EnginePool({ awaitEngines: true, engineWaitMs: 600_000, maxConsecutiveFailures: 1, engines: [new FakeEngine('crashes', ['die'])] });
+    const sink = new RecordingSink();
+    const waiting = pool.run({ job: job('L0'), sink });
+    await until(() => pool.size === 0 && pool.queued === 1, 'the crashed engine retired and its job queued again');
+    pool.add(new FakeEngine('late'));
+    expect((await waiting).engineId).toBe('late');
+    expect(sink.steps).toEqual(allSteps);
+    // Closing clears the wait's timer (the test process would otherwise hold it for ten minutes).
+    await pool.close();
   });
 
   it('without awaitEngines, an empty pool fails jobs at once with no-engines', async () => {

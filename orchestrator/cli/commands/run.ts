@@ -38,15 +38,15 @@ stage command reads the same file, so stage by stage gives the same files as run
   rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
   engine, workers, model, traces, simulationTrials, damage, robustness, uncertainty, resamples,
   uncertaintySeed, listen, tokenFile, eol,
-  limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries}
+  limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries, engineWaitSeconds}
 Without a similarity model, similarity, diversity and the score are skipped (sbeval model fetch).
 
 A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again: finished work is kept
 in the official folders and in <root>/.sbeval/, and the second run ends with the same files.
 Outputs: the official stage folders, <root>/result/ (scores; trials.csv and failures.md for every
-trial's fate), <root>/logs/ (the official logs of extract, convert, similarity, diversity and score, not
-simulate's stability log: each level's fate is in result/trials.csv; and run_<time>.jsonl with every
-level's transitions).
+trial's fate), <root>/logs/ (the official logs of extract, convert, simulate (stability: one line per
+level, its final verdict), similarity, diversity and score; and run_<time>.jsonl with every level's
+transitions).
 Exit codes: 0 every level was finished (trials may have failed with a verdict: see result/trials.csv),
 1 some levels could not be finished (engines failed past their retries, timeouts; the summary says how
 many and why; run again to retry them), 2 usage or setup error (a folder that is not a competition

@@ -11,6 +11,8 @@ import { scoreSettingsRecord, writeResults } from '../../result/step.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, collectList, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
 import { cachedPhysics } from '../../stages/uncertainty.js';
+import { robustnessTables } from '../../stages/robustness.js';
+import { simulationIdentity } from '../../stages/simulate.js';
 
 /**
  * `sbeval score <root>`: official weights, scores and ranks (exact decimals) from the per-character
@@ -42,9 +44,9 @@ export function registerScoreCommands(program: Command): void {
     .command('score')
     .description('Official weights, scores and ranks from <root>/<team>/{stability,similarity,diversity}/<C>.json into <root>/result/')
     .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)');
-  addSettingsOptions(score, ['rules', 'trials', 'eol', 'models', 'uncertainty', 'simTrials', 'damage'])
+  addSettingsOptions(score, ['rules', 'trials', 'eol', 'models', 'uncertainty', 'engine', 'simTrials', 'damage'])
     .addOption(
-      new Option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here)').argParser(intIn(1, 10_000)),
+      new Option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here), and result/robustness.csv lists them').argParser(intIn(1, 10_000)),
     )
     .option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it')
     .option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', collectList, [])
@@ -60,8 +62,9 @@ Outputs: constants.json, trial_scores.csv, character_scores.csv, prompt_scores_r
 report.md and report.html (heat maps), manifest.json (what they were computed from; sbeval check compares
 it with the folder), log in <root>/logs/result_log_<time>.txt. Inconsistent inputs are warnings, never a
 silent stop. A folder whose stage files do not match their inputs (images without similarity, levels
-changed since they were simulated, …) is not scored: exit 1 with the reason, and the result files of an
-earlier state are removed (docs/result-folder.md).
+changed since they were simulated, levels simulated with other settings than this command's --engine,
+--sim-trials and --damage or the config's, …) is not scored: exit 1 with the reason, and the result files
+of an earlier state are removed (docs/result-folder.md).
 With T ≥ 2 (unless --uncertainty off): score_intervals.csv and rank_probabilities.csv, a seeded bootstrap over
 trials that scores every resample the official way (docs/uncertainty.md); the official files are unchanged.`,
     )
@@ -98,7 +101,9 @@ trials that scores every resample the official way (docs/uncertainty.md); the of
           configFile: settings.configFile,
           command: 'score',
           settings: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
-          readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials },
+          readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
+          // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
+          ...(physics ? { robustness: robustnessTables(settings.competitions, physics.levels) } : {}),
           score: async () => {
             result = await runScoreStage(options);
             return result.files;

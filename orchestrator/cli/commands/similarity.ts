@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { SbevalError } from '../../../core/errors.js';
 import { stageFilter, type Rules, type Settings } from '../../config/index.js';
-import { formatSummary, summaryToJson, type StageSummary } from '../../layout/stage-log.js';
+import { formatSummary, ignoredLine, summaryToJson, type StageSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { COMPETITION_MODEL } from '../../stages/model.js';
-import { runSimilarityStage, type SimilarityRules, type SimilaritySummary } from '../../stages/similarity.js';
-import { runDiversityStage } from '../../stages/diversity.js';
+import { NOT_PNG, runSimilarityStage, type SimilarityRules, type SimilaritySummary } from '../../stages/similarity.js';
+import { NOT_JSON, runDiversityStage } from '../../stages/diversity.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
 
@@ -67,7 +67,8 @@ export function registerSimilarityCommands(program: Command): void {
         if (opts.json) process.stdout.write(`${JSON.stringify(summaryToJson(summary, { classifier, ignored, ...(folder === undefined ? {} : { model: folder }) }))}\n`);
         else {
           const dedup = classifier.requested - classifier.inferred;
-          process.stdout.write(`${label(folder)}${formatSummary(summary)}\n  inferred ${classifier.inferred} images in ${classifier.runs} runs${dedup > 0 ? ` (${dedup} identical images reused)` : ''}${ignored.length ? `; ${ignored.length} non-PNG files ignored` : ''}\n`);
+          const skipped = ignoredLine(ignored, NOT_PNG, summary.logFile);
+          process.stdout.write(`${label(folder)}${formatSummary(summary)}\n  inferred ${classifier.inferred} images in ${classifier.runs} runs${dedup > 0 ? ` (${dedup} identical images reused)` : ''}\n${skipped ? `  ${skipped}\n` : ''}`);
         }
       }
     });
@@ -92,6 +93,10 @@ export function registerSimilarityCommands(program: Command): void {
       const summaries = await eachCompetition('diversity', settings, opts.json === true, (folder, display) =>
         runDiversityStage({ root: folder, rules: similarityRules(settings.rules), trials: settings.trials, filter: stageFilter(settings), force: opts.force === true }, display),
       );
-      for (const { model, summary } of summaries) process.stdout.write(opts.json ? `${JSON.stringify(summaryToJson(summary, model === undefined ? {} : { model }))}\n` : `${label(model)}${formatSummary(summary)}\n`);
+      for (const { model, summary } of summaries) {
+        const skipped = ignoredLine(summary.ignored, NOT_JSON, summary.logFile);
+        if (opts.json) process.stdout.write(`${JSON.stringify(summaryToJson(summary, { ignored: summary.ignored, ...(model === undefined ? {} : { model }) }))}\n`);
+        else process.stdout.write(`${label(model)}${formatSummary(summary)}\n${skipped ? `  ${skipped}\n` : ''}`);
+      }
     });
 }
