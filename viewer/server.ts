@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describeError } from '../core/errors.js';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from './http-guard.js';
-import { listCompetition, type CompetitionTrial } from './competition.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
+import { listCompetition, type CompetitionTrial } from '../orchestrator/layout/trial-listing.js';
 import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
 
 /**

@@ -1,7 +1,8 @@
-import { DEFAULT_SIMULATION, type CaptureResult, type Engine, type EngineIdentity, type LevelSink, type SimulationSettings } from '../bridge/engine.js';
+import { DEFAULT_SIMULATION, type Engine, type EngineIdentity, type SimulationSettings } from '../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
 import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
+import { memorySink } from '../bridge/memory-sink.js';
 import { explainFrames, type Explanation } from '../scoring/explain.js';
 import { mergeBatches } from '../scoring/explain/series.js';
 import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
@@ -24,38 +25,6 @@ export interface TrialData {
   engine: EngineIdentity | undefined;
   /** Where it came from: a trace file's path, or `simulated`. */
   source: string;
-}
-
-/** What a `LevelSink` collected of one trial. */
-export interface CollectedTrial {
-  bodies: BodyInfo[];
-  dt: number;
-  frames: FrameBatch[];
-  events: SimEvent[];
-  png: Uint8Array | undefined;
-}
-
-/** A `LevelSink` that keeps one trial in memory (engines hand over fresh arrays per batch, so keeping them is safe). */
-export function memorySink(): { sink: LevelSink; data: CollectedTrial } {
-  const data: CollectedTrial = { bodies: [], dt: 0, frames: [], events: [], png: undefined };
-  const sink: LevelSink = {
-    loaded(bodies, dt) {
-      data.bodies = bodies;
-      data.dt = dt;
-      data.frames = [];
-      data.events = [];
-    },
-    frames(batch) {
-      data.frames.push(batch);
-    },
-    events(events) {
-      for (const e of events) data.events.push(e);
-    },
-    capture(result: CaptureResult) {
-      data.png = result.png;
-    },
-  };
-  return { sink, data };
 }
 
 /** Runs one trial of a level on an engine (the in-process headless one by default) and keeps all of it. */

@@ -1,4 +1,4 @@
-export { configSchema, submissionSchema, limitsSchema, RULES, ENGINES, type ConfigFile, type SubmissionConfig, type Rules, type EngineKind } from './schema.js';
+export { configSchema, submissionSchema, limitsSchema, RULES, ENGINES, type ConfigFile, type SubmissionConfig, type Rules, type EngineKind, type Source } from './schema.js';
 export { loadConfigFile, parseConfigText, describeIssue, CONFIG_FILES, type LoadedConfig } from './load.js';
 export {
   resolveSettings,
@@ -21,5 +21,4 @@ export {
   type RunFlags,
   type RunLimits,
   type ResolvedSubmission,
-  type Source,
 } from './settings.js';

@@ -117,3 +117,6 @@ export const configSchema = z.strictObject({
 
 export type ConfigFile = z.infer<typeof configSchema>;
 export type SubmissionConfig = z.infer<typeof submissionSchema>;
+
+/** Where a resolved setting came from: its default, the config file, or a flag. */
+export type Source = 'default' | 'config' | 'flag';

@@ -12,7 +12,7 @@ import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '
 import { assertSubsetMatches } from './subset.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
 import { loadConfigFile, type LoadedConfig } from './load.js';
-import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules } from './schema.js';
+import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules, type Source } from './schema.js';
 
 /**
  * The one settings resolution every command uses (`run`, every stage command, and anything else that
@@ -96,8 +96,6 @@ export interface RunLimits {
   trialMs: number;
   engineRetries: number;
 }
-
-export type Source = 'default' | 'config' | 'flag';
 
 /** Where the similarity model came from: a flag, the config, the `model fetch` cache, or nowhere. */
 export type ModelSource = 'flag' | 'config' | 'cache' | 'none';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { CHARACTER_STAGES, listDirs, listFiles, NON_TEAM_DIRS } from '../layout/competition.js';
 import { lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
-import type { Source } from './settings.js';
+import type { Source } from './schema.js';
 
 /**
  * `--team` and `--chars` (or the config's `teams`) limit what a command works on; they never change

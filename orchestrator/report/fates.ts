@@ -18,7 +18,7 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { listCharacters, listFiles, stageDir, trialBaseName, trialFileBase, trialIndexFromName, type TrialStage } from '../layout/competition.js';
 import { officialBaseName } from '../stages/trial-transform.js';
-import { cachePath } from '../stages/simulate.js';
+import { cachePath } from '../stages/level-cache.js';
 import { join } from 'node:path';
 
 export interface TrialFate {

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { resultDir } from '../layout/competition.js';
 import { softwareVersions } from '../report/versions.js';
 import { readDerivation } from '../stages/derivation.js';
-import { readLevelCache } from '../stages/simulate.js';
+import { readLevelCache } from '../stages/level-cache.js';
 import { hashInputs } from './inputs.js';
 
 /**

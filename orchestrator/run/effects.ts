@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
 import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
-import { cachePath } from '../stages/simulate.js';
+import { cachePath } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
 /**

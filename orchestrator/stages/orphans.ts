@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type StageFilter } from '../layout/competition.js';
 import type { ProgressSink } from '../progress/types.js';
 import { sha256 } from '../../core/hash.js';
-import { readLevelCache } from './simulate.js';
+import { readLevelCache } from './level-cache.js';
 
 /**
  * Outputs of the simulate stage whose level is gone. An edited response whose program no longer converts

@@ -4,7 +4,7 @@ import { DEFAULT_SIMULATION, type Engine, type SimulationSettings } from '../../
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
 import { trialStability } from '../../scoring/stability.js';
-import { memorySink } from '../../viewer/trial.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';

@@ -13,7 +13,8 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { cachePath, poolRunner, settingsDigest, type TrialRunner } from './simulate.js';
+import { cachePath, settingsDigest } from './level-cache.js';
+import { poolRunner, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**

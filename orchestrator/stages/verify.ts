@@ -10,7 +10,7 @@ import type { LevelSink } from '../../bridge/engine.js';
 import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
 import { mergeBatches } from '../../scoring/explain/series.js';
 import { trialStability } from '../../scoring/stability.js';
-import { memorySink } from '../../viewer/trial.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../viewer/http-guard.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
 import { createViewerHandler, viewerErrorStatus, type ViewerHandler } from '../../viewer/server.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { checkAnswer, itemOrder, levelOf, raterPath, readRater, type ItemAnswer, type RaterFile } from './answers.js';

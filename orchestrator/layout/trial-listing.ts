@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveSettings } from '../orchestrator/config/index.js';
+import { resolveSettings } from '../config/index.js';
 import {
   compareNames,
   compareTrialFiles,
@@ -12,10 +12,10 @@ import {
   trialBaseName,
   trialFileBase,
   trialIndexFromName,
-} from '../orchestrator/layout/competition.js';
-import { folderFates, type TrialFate } from '../orchestrator/report/fates.js';
-import { parseSimilarityJson } from '../scoring/formats/similarity.js';
-import { parseStabilityJson } from '../scoring/formats/stability.js';
+} from './competition.js';
+import { folderFates, type TrialFate } from '../report/fates.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { parseStabilityJson } from '../../scoring/formats/stability.js';
 
 /**
  * The trials of a competition folder as the viewer lists them: by team, then character, then trial

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { trialsCsv, type TrialRow } from '../../orchestrator/run/accounting.js';
-import { listCompetition, trialFates } from '../../viewer/competition.js';
+import { listCompetition, trialFates } from '../../orchestrator/layout/trial-listing.js';
 
 /** The viewer's list of a competition folder includes the trials that never became levels, with their reasons. */
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-viewer-list-'));
