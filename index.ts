@@ -136,7 +136,8 @@ export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STR
 export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export { startViewer } from './viewer/server.js';
-export type { ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
+export type { CompetitionTrial, ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
+export { competitionSource, listCompetition } from './orchestrator/layout/trial-listing.js';
 export { simulateTrialData, viewerMeta, viewerFrames } from './viewer/trial.js';
 export { memorySink } from './bridge/memory-sink.js';
 export type { TrialData, ViewerMeta } from './viewer/trial.js';

@@ -16,30 +16,8 @@ import {
 import { folderFates, type TrialFate } from '../report/fates.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-
-/**
- * The trials of a competition folder as the viewer lists them: by team, then character, then trial
- * index, with the files that exist for each (level XML, trace, image) and the scores already computed
- * (`<team>/stability/<C>.json`, `<team>/similarity/<C>.json`), read with the official formats' readers.
- */
-export interface CompetitionTrial {
-  /** `team/C/name`: the viewer's handle for the trial. */
-  key: string;
-  team: string;
-  character: string;
-  trial: number;
-  name: string;
-  levelPath: string | undefined;
-  /** The trace opened by default: trial 1's when there are several. */
-  tracePath: string | undefined;
-  /** Every recorded trial of this level (`sbeval run --traces` records each trial), by trial number. */
-  traces: Array<{ trial: number; path: string }>;
-  imagePath: string | undefined;
-  stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
-  similarity: number | undefined;
-  /** Why the trial has no image (official wording): it may never have become a level at all. */
-  reason: string | undefined;
-}
+import type { CompetitionTrial, ViewerSource } from '../../viewer/server.js';
+import { openTraceFile } from '../../viewer/trace-source.js';
 
 /**
  * Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz` (`.trace[.gz]` accepted too),
@@ -68,6 +46,11 @@ function readJson<T>(path: string, parse: (text: string, source: string) => T): 
   }
 }
 
+/**
+ * The trials of a competition folder as the viewer lists them: by team, then character, then trial
+ * index, with the files that exist for each (level XML, trace, image) and the scores already computed
+ * (`<team>/stability/<C>.json`, `<team>/similarity/<C>.json`), read with the official formats' readers.
+ */
 export function listCompetition(root: string): CompetitionTrial[] {
   const byKey = new Map<string, CompetitionTrial>();
   const entry = (team: string, character: string, name: string): CompetitionTrial => {
@@ -172,4 +155,9 @@ export function trialFates(root: string): TrialFate[] {
     // A config the run would refuse still leaves the folder viewable with the defaults.
   }
   return folderFates(root, { teams: listTeams(root), trials, prefix });
+}
+
+/** A competition folder as the viewer's source (`sbeval view <root>`): its listing, its traces opened with the one trace loader. */
+export function competitionSource(root: string): ViewerSource {
+  return { kind: 'competition', title: root, list: () => listCompetition(root), openTrace: openTraceFile };
 }

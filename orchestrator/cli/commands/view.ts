@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { checkCompetitionRoot } from '../../layout/root-check.js';
+import { competitionSource } from '../../layout/trial-listing.js';
 import { startViewer, type ViewerSource } from '../../../viewer/server.js';
 import { openTraceFile } from '../../../viewer/trace-source.js';
 
@@ -28,7 +29,7 @@ export function sourceFor(target: string): ViewerSource {
   if (statSync(path).isDirectory()) {
     // A team or stage folder would be listed as a competition of odd "teams": refuse it as every command does.
     checkCompetitionRoot(path, { command: 'view' });
-    return { kind: 'competition', root: path, openTrace: openTraceFile };
+    return competitionSource(path);
   }
   if (extname(path).toLowerCase() === '.xml') {
     // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
