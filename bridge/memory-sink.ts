@@ -2,7 +2,7 @@ import type { CaptureResult, LevelSink } from './engine.js';
 import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
 
 /** What a `LevelSink` collected of one trial. */
-export interface CollectedTrial {
+interface CollectedTrial {
   bodies: BodyInfo[];
   dt: number;
   frames: FrameBatch[];

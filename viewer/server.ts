@@ -87,7 +87,7 @@ export interface ViewerServer {
 }
 
 /** The page's files: beside this module in the sources, `../../viewer/static` from `dist/viewer/`. */
-export function staticDir(): string {
+function staticDir(): string {
   for (const candidate of ['./static/', '../../viewer/static/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(`${dir}index.html`)) return dir;

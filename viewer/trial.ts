@@ -48,7 +48,7 @@ export function explainTrial(trial: TrialData): Explanation {
 
 type Path = Array<[number, number]>;
 
-export interface ViewerBody extends BodyInfo {
+interface ViewerBody extends BodyInfo {
   /** Collider outline(s) in the body frame (holes as further paths). */
   outline: Path[];
   /** What the evaluator's black-on-white image draws (OCR sprite for the competition blocks), in the body frame; null if not drawn. */

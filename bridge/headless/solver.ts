@@ -158,7 +158,7 @@ const planckSolveIsland = Solver.prototype.solveIsland;
  * Which island solver planck runs: its own (`planck`), or the typed-array one of this module with
  * its iterations in the WebAssembly kernel (`wasm`, the default) or in JavaScript (`js`).
  */
-export type IslandSolverKind = 'planck' | 'js' | 'wasm';
+type IslandSolverKind = 'planck' | 'js' | 'wasm';
 let iterationKernel: 'js' | 'wasm' = 'wasm';
 
 /**

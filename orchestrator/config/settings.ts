@@ -89,7 +89,7 @@ export interface ResolvedSubmission {
   kind: 'prompt' | 'chat' | 'program' | undefined;
 }
 
-export interface RunLimits {
+interface RunLimits {
   timeSeconds: number;
   tokens: number;
   stallMs: number;
@@ -98,9 +98,9 @@ export interface RunLimits {
 }
 
 /** Where the similarity model came from: a flag, the config, the `model fetch` cache, or nowhere. */
-export type ModelSource = 'flag' | 'config' | 'cache' | 'none';
+type ModelSource = 'flag' | 'config' | 'cache' | 'none';
 
-export type Eol = '\n' | '\r\n';
+type Eol = '\n' | '\r\n';
 
 /** One competition folder: the root, or `<root>/<folder>/` per model in the 2025 layout. */
 export interface CompetitionFolder {
@@ -209,7 +209,7 @@ export function functionPrefix(rules: Rules): string {
  * clients read), else Ollama's default address. One place, so `generate`, `run` and `judge` ask the
  * same server.
  */
-export function defaultHosts(env: NodeJS.ProcessEnv): string[] {
+function defaultHosts(env: NodeJS.ProcessEnv): string[] {
   const fromEnv = env.OLLAMA_HOST?.trim();
   return fromEnv ? [fromEnv] : [...DEFAULTS.hosts];
 }
@@ -228,7 +228,7 @@ function pick<T>(sources: Record<string, Source>, key: string, flag: T | undefin
 }
 
 /** A path from the config, resolved against the root; relative paths must not leave it. */
-export function pathInsideRoot(root: string, path: string, key: string, options: { allowOutside?: boolean } = {}): string {
+function pathInsideRoot(root: string, path: string, key: string, options: { allowOutside?: boolean } = {}): string {
   const absolute = resolve(root, path);
   if (options.allowOutside && isAbsolute(path)) return absolute;
   const rel = relative(root, absolute);
@@ -292,7 +292,7 @@ function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFla
   };
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** The command (for messages). */
   command?: string;
   /** Base of `--model` (default: the working folder). */
@@ -501,7 +501,7 @@ export function stageFilter(settings: Settings): StageFilter {
 }
 
 /** `A,B,C,E` → `A-C,E`. */
-export function compactLetters(letters: readonly string[]): string {
+function compactLetters(letters: readonly string[]): string {
   const parts: string[] = [];
   const sorted = [...new Set(letters)].sort();
   for (let i = 0; i < sorted.length; ) {

@@ -11,7 +11,7 @@ import type { Source } from './schema.js';
  * "no response" rows). Teams are exact names, so every one must exist; letters are often a range
  * (`A-Z` on a 5-letter competition), so the set must meet at least one letter with files.
  */
-export interface SubsetToCheck {
+interface SubsetToCheck {
   teams: readonly string[] | undefined;
   characters: readonly string[];
   sources: Readonly<Record<string, Source>>;
@@ -33,7 +33,7 @@ export function teamsFound(root: string, layout: RootLayout): string[] {
 }
 
 /** Letters with a folder in a per-trial stage or a `<C>.json` in a per-letter stage, of any team. */
-export function lettersWithFiles(root: string, layout: RootLayout): string[] {
+function lettersWithFiles(root: string, layout: RootLayout): string[] {
   const letters = new Set(lettersFound(root, layout));
   for (const dir of competitionDirs(root, layout)) {
     for (const team of listDirs(dir, NON_TEAM_DIRS)) {

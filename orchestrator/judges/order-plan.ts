@@ -51,7 +51,7 @@ export interface OrderJudgeOptions {
   startedAt?: Date;
 }
 
-export interface OrderPlanOptions {
+interface OrderPlanOptions {
   protocol: OrderProtocol;
   view: ViewKind;
   perspectiveText: string;

@@ -16,6 +16,7 @@ import {
 import { folderFates, type TrialFate } from '../report/fates.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
+import { restoreCsvText } from '../../scoring/formats/text-escape.js';
 import type { CompetitionTrial, ViewerSource } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 
@@ -23,10 +24,10 @@ import { openTraceFile } from '../../viewer/trace-source.js';
  * Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz` (`.trace[.gz]` accepted too),
  * optionally with the evaluator trial they hold: `<name>.trial<k>.sbtrace` (orchestrator/run/effects.ts).
  */
-export const TRACE_FILE = /^(.*?)(?:\.trial(\d+))?\.(?:sb)?trace(?:\.gz)?$/;
+const TRACE_FILE = /^(.*?)(?:\.trial(\d+))?\.(?:sb)?trace(?:\.gz)?$/;
 
 /** `team_A_1.trial2.sbtrace` → `{ base: 'team_A_1', trial: 2 }` (trial 1 when the name does not say). */
-export function parseTraceName(file: string): { base: string; trial: number } {
+function parseTraceName(file: string): { base: string; trial: number } {
   const m = TRACE_FILE.exec(file);
   if (!m) return { base: trialBaseName(file), trial: 1 };
   return { base: m[1]!, trial: m[2] ? Number(m[2]) : 1 };
@@ -101,7 +102,10 @@ export function listCompetition(root: string): CompetitionTrial[] {
   );
 }
 
-/** One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields. */
+/**
+ * One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields,
+ * each as it was before the writer neutralized a formula-leading text (scoring/formats/text-escape.ts).
+ */
 function csvFields(line: string): string[] {
   const out: string[] = [];
   let field = '';
@@ -121,7 +125,7 @@ function csvFields(line: string): string[] {
     } else field += c;
   }
   out.push(field);
-  return out;
+  return out.map(restoreCsvText);
 }
 
 /**

@@ -14,7 +14,7 @@ import { readLevelCache } from './level-cache.js';
  * has a `levels/` folder), an image without its level (or beside a level whose current XML failed to
  * load) and a stability file of a letter without levels are removed. A folder of official images or per-letter files without `levels/` is left as it is.
  */
-export interface RemovedOrphans {
+interface RemovedOrphans {
   images: string[];
   stability: string[];
 }

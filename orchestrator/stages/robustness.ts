@@ -29,12 +29,12 @@ import { csvText } from '../../scoring/formats/text-escape.js';
  * `result/robustness.csv` — every level of the folder, whatever `--team`/`--chars` limited the work to.
  * Only the headless engine (in this process or in worker threads) can perturb a run.
  */
-export const ROBUSTNESS_STAGE = 'robustness';
+const ROBUSTNESS_STAGE = 'robustness';
 
 /** Bump when the perturbations change (part of the cache key). */
 const SCHEME = 1;
 
-export interface RobustnessStageOptions {
+interface RobustnessStageOptions {
   root: string;
   /** Perturbed runs per level. */
   runs: number;
@@ -99,7 +99,7 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-export function robustnessCachePath(root: string, team: string, character: string, file: string): string {
+function robustnessCachePath(root: string, team: string, character: string, file: string): string {
   return join(root, '.sbeval', 'robustness', team, character, `${trialBaseName(file)}.json`);
 }
 
@@ -292,10 +292,10 @@ function resultOf(level: TrialFile, model: string | undefined, official: number,
   return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official), moving: entry.moving };
 }
 
-export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
+const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
 
 /** `result/robustness.csv`: one row per level with an official verdict. */
-export function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
+function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
   // RFC 4180 with formula-leading text (team names) neutralized: scoring/formats/text-escape.ts.
   return csvText([
     [...ROBUSTNESS_COLUMNS],

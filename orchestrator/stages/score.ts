@@ -137,7 +137,7 @@ function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
+function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
   return [...teams].sort(order === 'bytes' ? codePointCompare : compareNames);
 }
 
@@ -215,7 +215,7 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
 }
 
 /** Word counts of the prompt files `<team>.<ext>` (prefers `.txt`), counted as the 2023 rules count. */
-export function readPromptWords(promptsDir: string, teams: readonly string[]): { words: Map<string, number>; warnings: ScoreWarning[] } {
+function readPromptWords(promptsDir: string, teams: readonly string[]): { words: Map<string, number>; warnings: ScoreWarning[] } {
   const words = new Map<string, number>();
   const warnings: ScoreWarning[] = [];
   if (!existsSync(promptsDir)) throw new SbevalError('input', `prompts folder ${promptsDir} does not exist`);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
@@ -411,9 +411,4 @@ export function ruleFrom(kind: string, velocityThreshold?: number): StabilityRul
     return velocityThreshold === undefined ? base : { ...base, threshold: velocityThreshold };
   }
   throw new SbevalError('config', `unknown stability rule "${kind}"`, 'use displacement or velocity');
-}
-
-/** Level id for logs and jobs from a path. */
-export function levelIdOf(path: string): string {
-  return trialBaseName(basename(path));
 }

@@ -23,7 +23,7 @@ interface ViewFlags {
   reference?: string;
 }
 
-export function sourceFor(target: string): ViewerSource {
+function sourceFor(target: string): ViewerSource {
   const path = resolve(target);
   if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, 'give a trace file, a level .xml or a competition folder');
   if (statSync(path).isDirectory()) {
