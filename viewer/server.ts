@@ -86,7 +86,7 @@ export interface ViewerServer {
   close(): Promise<void>;
 }
 
-/** The page's files: beside this module in the sources, `../../viewer/static` from `dist/viewer/`. */
+/** The page's files (viewer/static/): beside this module in the sources, two folders up and back down from `dist/viewer/`. */
 function staticDir(): string {
   for (const candidate of ['./static/', '../../viewer/static/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
