@@ -56,10 +56,12 @@ export type { ModelApi, CallSettings, ChatMessage, ChatRequestSpec, ChatResult, 
 export * from './scoring/score/index.js';
 export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './scoring/report/index.js';
 export type { Report, ReportInput, ReportSection, ReportTable, ReportCompetition, ReportFact, HeatMap, Gallery, GalleryTrial, RankingBar } from './scoring/report/index.js';
-export { runScoreStage, loadCompetition } from './orchestrator/stages/score.js';
+export { loadCompetition } from './orchestrator/stages/score.js';
+export { runScoreStage } from './orchestrator/stages/score-stage.js';
 // The one reading of a competition folder (teams, or model folders of teams), shared by every command.
 export { checkCompetitionRoot, type RootLayout } from './orchestrator/layout/root-check.js';
-export type { ScoreStageOptions, ScoreStageResult, TeamOrder } from './orchestrator/stages/score.js';
+export type { ScoreStageOptions, TeamOrder } from './orchestrator/stages/score.js';
+export type { ScoreStageResult } from './orchestrator/stages/score-stage.js';
 
 // Headless engine (issue 3): the evaluator's physics, damage, stability and image without Unity.
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
@@ -120,7 +122,7 @@ export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdow
 export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
 // What result/ may claim (issue 22): the folder's readiness to be scored, its manifest, `sbeval check`.
 export { scoreBlockers, type Blocker, type ReadinessOptions } from './orchestrator/result/readiness.js';
-export { simulationIdentity, type SimulationIdentity } from './orchestrator/stages/simulate.js';
+export { simulationIdentity, type SimulationIdentity } from './orchestrator/stages/level-cache.js';
 export { readManifest, type Manifest } from './orchestrator/result/manifest.js';
 export { checkResults, checkLines, type CheckResult } from './orchestrator/result/check.js';
 export { SCORE_FILES } from './orchestrator/result/files.js';
@@ -135,8 +137,10 @@ export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STR
 export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export { startViewer } from './viewer/server.js';
-export type { ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
-export { simulateTrialData, viewerMeta, viewerFrames, memorySink } from './viewer/trial.js';
+export type { CompetitionTrial, ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
+export { competitionSource, listCompetition } from './orchestrator/layout/trial-listing.js';
+export { simulateTrialData, viewerMeta, viewerFrames } from './viewer/trial.js';
+export { memorySink } from './bridge/memory-sink.js';
 export type { TrialData, ViewerMeta } from './viewer/trial.js';
 export { openTraceFile } from './viewer/trace-source.js';
 export { recordCorpus } from './orchestrator/stages/record.js';
@@ -194,7 +198,8 @@ export { loadJudgeResults, judgeAndSurveyFiles } from './orchestrator/judges/res
 export type { JudgeResult, JudgeResults } from './orchestrator/judges/results.js';
 export { loadSurveyRatings } from './orchestrator/survey/ratings.js';
 export { runOrderJudge } from './orchestrator/judges/order-stage.js';
-export type { OrderJudgeOptions, OrderJudgeSummary } from './orchestrator/judges/order-stage.js';
+export type { OrderJudgeOptions } from './orchestrator/judges/order-plan.js';
+export type { OrderJudgeSummary } from './orchestrator/judges/order-stage.js';
 export { loadRubric, parseRubricText, rubricOf } from './orchestrator/judges/rubric-file.js';
 export { judgesReportSection } from './orchestrator/judges/report.js';
 export { buildSurvey, readSurvey } from './orchestrator/survey/build.js';

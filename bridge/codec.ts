@@ -68,8 +68,3 @@ export function ownBytes(bytes: Uint8Array): Uint8Array {
   copy.set(bytes);
   return copy;
 }
-
-/** Hex dump used by PROTOCOL.md examples and test failure messages. */
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}

@@ -56,7 +56,7 @@ export const PRE_AUTH_BYTES = 64 * 1024;
 /** Unauthenticated connections at one time: far more than engines dial in at once, far less than memory allows. */
 export const MAX_UNAUTHENTICATED = 64;
 
-export { DETAILED_REFUSALS_PER_KIND, REFUSAL_SUMMARY_MS, type RefusalKind, type RejectedConnection } from './refusal-log.js';
+export { DETAILED_REFUSALS_PER_KIND, type RejectedConnection } from './refusal-log.js';
 
 type EngineListener = (engine: RemoteEngine) => void;
 
@@ -367,7 +367,7 @@ export class EngineEndpoint {
   }
 }
 
-export function describeClose(close: SocketClose): string {
+function describeClose(close: SocketClose): string {
   if (close.error) return describeError(close.error);
   return `code ${close.code}${close.reason ? `: ${close.reason}` : ''}`;
 }

@@ -200,7 +200,7 @@ export function startMismatch(bodies: readonly BodyInfo[], row: Float32Array): s
 }
 
 /** Width and height from a PNG's IHDR (the first chunk), or undefined when the bytes do not start as a PNG does. */
-export function pngHeaderSize(png: Uint8Array): { width: number; height: number } | undefined {
+function pngHeaderSize(png: Uint8Array): { width: number; height: number } | undefined {
   const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
   if (png.byteLength < 33 || !signature.every((b, i) => png[i] === b)) return undefined;
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);

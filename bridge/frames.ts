@@ -7,8 +7,7 @@
  */
 
 /** Per body and step, in this order. `angle` is radians CCW; velocities are units/s and rad/s. */
-export const STATE_FIELDS = ['x', 'y', 'angle', 'vx', 'vy', 'omega'] as const;
-export type StateField = (typeof STATE_FIELDS)[number];
+const STATE_FIELDS = ['x', 'y', 'angle', 'vx', 'vy', 'omega'] as const;
 export const FIELD_COUNT = STATE_FIELDS.length;
 
 export type BodyKind = 'block' | 'pig' | 'tnt' | 'platform';
@@ -54,15 +53,3 @@ export type SimEvent =
   /** TNT exploded at (x, y). */
   | { kind: 'explosion'; step: number; id: number; x: number; y: number };
 
-export interface FrameHeader {
-  /** Seconds per step (0.02 in the evaluator). */
-  dt: number;
-  bodies: BodyInfo[];
-}
-
-/** Reads one field of one body at one absolute step from a batch; undefined when outside the batch. */
-export function stateAt(batch: FrameBatch, step: number, body: number, field: StateField): number | undefined {
-  const s = step - batch.firstStep;
-  if (s < 0 || s >= batch.stepCount || body < 0 || body >= batch.bodyCount) return undefined;
-  return batch.states[(s * batch.bodyCount + body) * FIELD_COUNT + STATE_FIELDS.indexOf(field)];
-}

@@ -10,7 +10,7 @@ import { SbevalError } from '../core/errors.js';
  * `SBEVAL_TOKEN` or a token file — never one printed by sbeval, never one on a command line (`ps`
  * shows argv to every user of the machine).
  */
-export interface ListenAddress {
+interface ListenAddress {
   host: string;
   port: number;
   /** Only this machine can connect (127.0.0.0/8, ::1, localhost). */
@@ -20,7 +20,7 @@ export interface ListenAddress {
 /** Tokens for a non-loopback endpoint: at least this long (`openssl rand -hex 32` gives 64). */
 export const MIN_SHARED_TOKEN_LENGTH = 32;
 
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   if (host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
   return isIP(host) === 4 && host.startsWith('127.');
 }
@@ -56,7 +56,7 @@ export function dialUrls(host: string, port: number): string[] {
   return addresses.length > 0 ? addresses.map(url) : [url(host === '::' ? '::1' : '127.0.0.1')];
 }
 
-export interface TokenSource {
+interface TokenSource {
   token: string;
   /** Where engines get it from: the file they can read with `--token-file`, or the environment. */
   from: { file: string } | { env: 'SBEVAL_TOKEN' };
@@ -65,7 +65,7 @@ export interface TokenSource {
 }
 
 /** Group or other permission bits set: users other than the owner may read the file. */
-export function readableByOthers(mode: number): boolean {
+function readableByOthers(mode: number): boolean {
   return (mode & 0o077) !== 0;
 }
 

@@ -19,7 +19,7 @@ import { crc32 } from '../core/crc32.js';
  * and surplus image data (malformed, PNG 1.2 §11.2.5 and §11.2.4, but sharp decodes past them) are
  * refused here; no honest encoder writes either. Not checked: where ancillary chunks stand.
  */
-export interface PngDecodeResult {
+interface PngDecodeResult {
   width: number;
   height: number;
 }

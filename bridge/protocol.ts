@@ -43,7 +43,7 @@ export interface RunSummary {
 }
 
 /** Where an error happened, as the engine or the orchestrator saw it. */
-export const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'capture', 'cancelled', 'internal'] as const;
+const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'capture', 'cancelled', 'internal'] as const;
 export type ErrorPhase = (typeof ERROR_PHASES)[number];
 
 export interface HelloMessage {
@@ -111,19 +111,19 @@ export interface ErrorMessage {
   message: string;
   hint?: string;
 }
-export interface CancelMessage {
+interface CancelMessage {
   type: 'cancel';
   runId: string;
 }
-export interface PingMessage {
+interface PingMessage {
   type: 'ping';
   nonce: number;
 }
-export interface PongMessage {
+interface PongMessage {
   type: 'pong';
   nonce: number;
 }
-export interface ByeMessage {
+interface ByeMessage {
   type: 'bye';
   reason: string;
 }
@@ -254,7 +254,7 @@ function wireBody(b: BodyInfo): Record<string, unknown> {
   return defined({ id: b.id, kind: b.kind, type: b.type, material: b.material, counted: b.counted, x: b.x, y: b.y, angle: b.angle });
 }
 
-export function wireEvent(e: SimEvent): Record<string, unknown> {
+function wireEvent(e: SimEvent): Record<string, unknown> {
   switch (e.kind) {
     case 'contact':
       return { kind: e.kind, step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed };
@@ -270,7 +270,7 @@ export function wireEvent(e: SimEvent): Record<string, unknown> {
 }
 
 /** The frame batch's wire fields (shared with the trace format). */
-export function wireFrames(batch: FrameBatch): Record<string, unknown> {
+function wireFrames(batch: FrameBatch): Record<string, unknown> {
   return {
     firstStep: batch.firstStep,
     stepCount: batch.stepCount,
@@ -442,7 +442,7 @@ const schemas = {
   bye: z.object({ type: z.literal('bye'), reason: z.string().max(4096) }),
 } satisfies Record<MessageType, z.ZodType>;
 
-export interface DecodeOptions {
+interface DecodeOptions {
   /** Who sent the bytes; a message type the other side never sends is `unexpected` (undefined: any side, for tools). */
   from: Side | undefined;
   maxBytes?: number;

@@ -83,7 +83,7 @@ interface ActiveRun {
   detach: () => void;
 }
 
-export interface RemoteEngineInit {
+interface RemoteEngineInit {
   id: string;
   hello: HelloMessage;
   socket: MessageSocket;

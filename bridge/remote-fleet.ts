@@ -75,7 +75,7 @@ export interface InstanceStatus {
 }
 
 /** The last lines of a log file, for error messages (a failure should show what the program said). */
-export function logTail(file: string, lines = 15): string {
+function logTail(file: string, lines = 15): string {
   try {
     const text = readFileSync(file, 'utf8').trimEnd();
     return text.split('\n').slice(-lines).join('\n');

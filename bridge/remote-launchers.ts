@@ -83,7 +83,7 @@ export function unityLauncher(options: UnityLaunchOptions): InstanceLauncher {
 }
 
 /** The project folder instance `index` opens. */
-export function projectFor(project: string, index: number): string {
+function projectFor(project: string, index: number): string {
   return index === 0 ? project : join(dirname(project), `${basename(project)}.sbeval-${index}`);
 }
 
@@ -102,7 +102,7 @@ export function checkUnityProject(project: string): void {
 const SHARED_FOLDERS = ['Assets', 'Packages', 'ProjectSettings'];
 
 /** Creates (or checks) the clone of `project` for instance `index`. */
-export function ensureProjectClone(project: string, index: number): string {
+function ensureProjectClone(project: string, index: number): string {
   const clone = projectFor(project, index);
   mkdirSync(clone, { recursive: true });
   for (const folder of SHARED_FOLDERS) {

@@ -17,7 +17,7 @@ export interface SocketClose {
   local: boolean;
 }
 
-export interface MessageSocketOptions {
+interface MessageSocketOptions {
   /** Who is on the other end (messages are validated as sent by that side). */
   peer: Side;
   maxMessageBytes: number;

@@ -63,7 +63,7 @@ export interface TraceUpgrade {
 }
 
 /** `TRACE_UPGRADES[i]` upgrades version `i + 1` to `i + 2`. */
-export const TRACE_UPGRADES = [] as const satisfies readonly TraceUpgrade[];
+const TRACE_UPGRADES = [] as const satisfies readonly TraceUpgrade[];
 
 // Compile-time completeness: the chain has exactly TRACE_VERSION - 1 steps.
 type Previous = [never, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9];

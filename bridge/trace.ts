@@ -134,7 +134,7 @@ const BYTES_PER_BODY_STEP = FIELD_COUNT * 4 + 1;
  * The memory the frames of one trial take once assembled (steps 0 … `stepsToSimulate`, every body),
  * computed from the settings and the body count before anything is allocated.
  */
-export function trialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>): number {
+function trialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>): number {
   return (stepsToSimulate(settings) + 1) * bodyCount * BYTES_PER_BODY_STEP;
 }
 
@@ -220,7 +220,7 @@ export function parseTraceHeader(value: unknown, path?: string): { header: Trace
 }
 
 /** Validates one decoded record of a version-`version` trace; an old record may become several. */
-export function parseTraceRecords(value: unknown, version: number, runId: string, path?: string): TraceRecord[] {
+function parseTraceRecords(value: unknown, version: number, runId: string, path?: string): TraceRecord[] {
   const where = path ? `${path}: ` : '';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TraceFormatError(`${where}trace record is not a map`);
   const out: TraceRecord[] = [];

@@ -39,9 +39,9 @@ export const EVALUATOR_DT = 0.02;
 /** `duration: 10` (BatchStabilityTest.unity) and `stayDuration: 10` (BatchSimilarityTest.unity), in steps. */
 export const EVALUATOR_DURATION_STEPS = 500;
 /** The first end-of-frame after the load sees the bodies after this many physics steps (see above). */
-export const LOAD_SETTLE_STEPS = 1;
+const LOAD_SETTLE_STEPS = 1;
 /** `for (int j = 0; j < 7; j++) yield return wff;` twice in IE_TakeScreenshots. */
-export const CAPTURE_FRAME_WAIT = 7;
+const CAPTURE_FRAME_WAIT = 7;
 
 export interface EvaluatorWindow {
   /** Duration in steps the window was derived from (`SimulationSettings.windowSteps`; 500 = 10 s). */

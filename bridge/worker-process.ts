@@ -9,7 +9,7 @@ import { headlessCapabilities, runEngineWorker, type WorkerResult } from './work
  * `headless-ws` launcher starts (this module directly, so `bridge/` needs nothing from the CLI above it).
  * The token comes from the environment (`SBEVAL_TOKEN`), never from argv, so `ps` does not show it.
  */
-export interface HeadlessWorkerOptions {
+interface HeadlessWorkerOptions {
   url: string;
   token: string;
   instance?: string;

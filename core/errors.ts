@@ -2,7 +2,7 @@
  * Errors that cross a stage or process boundary carry a phase and, when we know one, the fix.
  * (Lesson from ML-Agents: a timeout that does not say where and what to do is the most reported problem.)
  */
-export type Phase =
+type Phase =
   | 'config'
   | 'input'
   /** The file system failed us (disk full, read-only, permissions) or the folder is in use: core/storage.ts. */

@@ -10,7 +10,7 @@ export function nodeArgsFor(moduleUrl: URL): { execArgv: string[]; file: string 
   return { execArgv: file.endsWith('.ts') ? ['--import', 'tsx'] : [], file };
 }
 
-/** `new URL('./x.js', import.meta.url)` resolved to the sibling that exists (`.ts` when running from source). */
+/** `new URL('./<name>.js', import.meta.url)` resolved to the sibling that exists (`.ts` when running from source). */
 export function siblingModule(base: string, relative: string): URL {
   const url = new URL(relative, base);
   if (base.endsWith('.ts') && url.pathname.endsWith('.js')) return new URL(url.href.replace(/\.js$/, '.ts'));

@@ -86,10 +86,6 @@ export class StorageError extends SbevalError {
   }
 }
 
-export function isStorageError(error: unknown): error is StorageError {
-  return error instanceof StorageError;
-}
-
 /**
  * The storage fault behind `error`, as a StorageError naming `path` (default: the path in the error),
  * or undefined when `error` is something else (a missing input, a bug, a socket error). `action` says

@@ -69,7 +69,7 @@ function rootOf(path: string): string | undefined {
   return found;
 }
 
-export function symlinkFault(link: string): StorageError {
+function symlinkFault(link: string): StorageError {
   return new StorageError('SYMLINK', link, 'write through');
 }
 

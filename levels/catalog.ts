@@ -174,7 +174,7 @@ export const MATERIAL_LIFE_FACTOR: Readonly<Record<Material, number>> = { wood: 
 /** Colliders without a PhysicsMaterial2D (ground, pigs, TNT, platforms) get Unity's default material. */
 export const DEFAULT_MATERIAL: MaterialSpec = { friction: 0.4, bounciness: 0 };
 
-export const MATERIAL_NAMES: readonly Material[] = ['wood', 'stone', 'ice'];
+const MATERIAL_NAMES: readonly Material[] = ['wood', 'stone', 'ice'];
 
 export function isMaterial(value: string): value is Material {
   return (MATERIAL_NAMES as readonly string[]).includes(value);

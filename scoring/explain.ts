@@ -19,7 +19,6 @@ import type { BodyReport, ContactReport, DeathReport, Explanation, ExplainInput,
 export { MOVEMENT_THRESHOLD } from './explain/motion.js';
 export type { MotionKind } from './explain/motion.js';
 export type { StaticIssue } from './explain/support.js';
-export { GROUND } from './explain/support.js';
 export { STRIKE_SPEED, bodyName } from './explain/reasons.js';
 export { NOTABLE_CONTACT_SPEED } from './explain/timeline.js';
 export type {
@@ -29,11 +28,9 @@ export type {
   Explanation,
   ExplainInput,
   ExplainOptions,
-  Pose,
   Reason,
   ReasonKind,
   TimelineEntry,
-  TimelineKind,
 } from './explain/types.js';
 
 export function explainFrames(input: ExplainInput, options: ExplainOptions = {}): Explanation {

@@ -14,13 +14,6 @@ import { fnv1a } from '../bridge/headless/order.js';
  * perturbed runs agree with it (an officially stable level that stands in < 90% of the runs; an officially
  * moving level that stands in > 10% of them).
  */
-export interface RobustnessOptions {
-  /** Perturbed runs per level (`--robustness N`). */
-  runs: number;
-  /** Units of uniform position noise (±) on every creation x and y. */
-  positionNoise: number;
-}
-
 /** 1e-4 units: position noise far below the 0.1 movement threshold and below Box2D's 0.005 linear slop. */
 export const ROBUSTNESS_POSITION_NOISE = 1e-4;
 

@@ -66,7 +66,7 @@ export function readVerdict(track: RulerTrack, i: number, start: number, end: nu
   return Math.fround(distance) >= THRESHOLD;
 }
 
-export interface WindowCounts {
+interface WindowCounts {
   startingObjects: number;
   movingObjects: number;
 }

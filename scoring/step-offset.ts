@@ -10,7 +10,7 @@ import { FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js
  * Pure: streams in, the offset out.
  */
 
-export interface StreamOfLevel {
+interface StreamOfLevel {
   batches: readonly FrameBatch[];
   events?: readonly SimEvent[];
 }
@@ -23,7 +23,7 @@ export interface LevelStreams {
   tested: StreamOfLevel;
 }
 
-export interface OffsetFit {
+interface OffsetFit {
   offset: number;
   /** Largest position difference over the compared samples (units). */
   error: number;
@@ -42,7 +42,7 @@ export interface StepOffset {
   levels: number;
 }
 
-export interface StepOffsetOptions {
+interface StepOffsetOptions {
   /** Offsets tried: −maxOffset … +maxOffset. */
   maxOffset?: number;
   /** Largest position difference (units) two engines may show for the same collision-free step. */
@@ -52,7 +52,7 @@ export interface StepOffsetOptions {
 }
 
 /** Chosen, not fitted: a tenth of the evaluator's movement threshold, ten times below a falling ruler hammer's step. */
-export const STEP_OFFSET_TOLERANCE = 0.01;
+const STEP_OFFSET_TOLERANCE = 0.01;
 
 interface Span {
   /** Positions (x, y) of the body for steps 0 … free − 1 in the reference. */

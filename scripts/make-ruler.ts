@@ -2,12 +2,12 @@
  * `npm run ruler:make`: writes the timing-ruler levels (calibration/ruler) and checks their design.
  * Deterministic: the same sources write the same files. Design (docs/unity.md, "The timing ruler"):
  *
- * - start levels (`levels/start/`): 20 blocks, each released at rest in the air above the ground, block
+ * - start levels (`calibration/ruler/levels/start/`): 20 blocks, each released at rest in the air above the ground, block
  *   i at the height where it has fallen just short of 0.1 above its final resting place between step
  *   i and i + 1: block i counts as moving iff the start positions are read on a step ≤ i, so
  *   movingObjects = 20 − start for start in 0 … 20. Its end position is its rest on the ground,
  *   reached long before any end read of the range.
- * - end levels (`levels/end/`): stations of a TNT on a platform, a block resting beside it (the probe)
+ * - end levels (`calibration/ruler/levels/end/`): stations of a TNT on a platform, a block resting beside it (the probe)
  *   and a block falling onto the TNT from about 44 units up (the hammer, collision-free for ~10 s). The
  *   hammer's impact kills the TNT, whose explosion kicks the probe away: the probe's first read 0.1
  *   from its start is step b, a chosen step of the end range. So the probe counts as moving iff the

@@ -3,15 +3,19 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The house's direction of dependencies (DESIGN.md, layout table): the lower floors never reach up.
- * core/ (errors, process entry) ← levels/ ← bridge/ ← scoring/ ← orchestrator/, viewer/.
+ * The house's direction of dependencies (README, "Project layout"): the lower floors never reach up.
+ * core/, levels/ ← bridge/ ← scoring/ ← viewer/ ← orchestrator/ (levels/ uses core/, core/ nothing).
+ * The viewer is handed what it shows (a trace, a level, a competition listing) by the orchestrator,
+ * which drives it; no product floor reads the suites or the developer scripts.
  * Each entry lists the folders a floor must not import from.
  */
 const FORBIDDEN: Record<string, string[]> = {
-  core: ['levels', 'bridge', 'scoring', 'orchestrator', 'viewer'],
-  levels: ['bridge', 'scoring', 'orchestrator', 'viewer'],
-  bridge: ['scoring', 'orchestrator', 'viewer'],
-  scoring: ['orchestrator', 'viewer'],
+  core: ['levels', 'bridge', 'scoring', 'viewer', 'orchestrator', 'test', 'scripts'],
+  levels: ['bridge', 'scoring', 'viewer', 'orchestrator', 'test', 'scripts'],
+  bridge: ['scoring', 'viewer', 'orchestrator', 'test', 'scripts'],
+  scoring: ['viewer', 'orchestrator', 'test', 'scripts'],
+  viewer: ['orchestrator', 'test', 'scripts'],
+  orchestrator: ['test', 'scripts'],
 };
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describeError } from '../core/errors.js';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from './http-guard.js';
-import { listCompetition, type CompetitionTrial } from './competition.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
 import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
 
 /**
@@ -36,8 +35,35 @@ import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type Viewe
 export type ViewerSource =
   /** One trial: a trace file or a level simulated on demand (with `viewer.simulate`: in the server's worker). */
   | { kind: 'trial'; title: string; load: (viewer: ViewerContext) => Promise<TrialData> }
-  /** A competition folder: lists its trials; opens traces when present, else simulates the level. */
-  | { kind: 'competition'; root: string; openTrace: (path: string) => Promise<TrialData> };
+  /**
+   * A competition folder: `list` gives its trials (read once, when the page first asks), sorted as
+   * the page shows them; a trial opens its trace when it has one, else its level is simulated.
+   */
+  | { kind: 'competition'; title: string; list: () => CompetitionTrial[]; openTrace: (path: string) => Promise<TrialData> };
+
+/**
+ * One trial of a competition folder as the viewer lists it: the files that exist for it (level XML,
+ * traces, image), the scores already computed and why it has no image. The viewer reads no folder
+ * itself: whoever starts it hands in the listing (`ViewerSource`, kind `competition`).
+ */
+export interface CompetitionTrial {
+  /** `team/C/name`: the viewer's handle for the trial. */
+  key: string;
+  team: string;
+  character: string;
+  trial: number;
+  name: string;
+  levelPath: string | undefined;
+  /** The trace opened by default: trial 1's when there are several. */
+  tracePath: string | undefined;
+  /** Every recorded trial of this level (`sbeval run --traces` records each trial), by trial number. */
+  traces: Array<{ trial: number; path: string }>;
+  imagePath: string | undefined;
+  stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
+  similarity: number | undefined;
+  /** Why the trial has no image (official wording): it may never have become a level at all. */
+  reason: string | undefined;
+}
 
 /** What a trial source may use of the server. */
 export interface ViewerContext {
@@ -60,8 +86,8 @@ export interface ViewerServer {
   close(): Promise<void>;
 }
 
-/** The page's files: beside this module in the sources, `../../viewer/static` from `dist/viewer/`. */
-export function staticDir(): string {
+/** The page's files (viewer/static/): beside this module in the sources, two folders up and back down from `dist/viewer/`. */
+function staticDir(): string {
   for (const candidate of ['./static/', '../../viewer/static/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(`${dir}index.html`)) return dir;
@@ -139,7 +165,7 @@ export function createViewerHandler(options: Pick<ViewerOptions, 'source' | 'ref
   const context: ViewerContext = { simulate: (levelId, xml) => simulator.simulate(levelId, xml) };
   const listing = (): CompetitionTrial[] => {
     if (source.kind !== 'competition') return [];
-    trials ??= listCompetition(source.root);
+    trials ??= source.list();
     return trials;
   };
 
@@ -201,7 +227,7 @@ export function createViewerHandler(options: Pick<ViewerOptions, 'source' | 'ref
       if (source.kind === 'trial') return json(res, { mode: 'trial', title: source.title, ...base });
       return json(res, {
         mode: 'competition',
-        title: source.root,
+        title: source.title,
         ...base,
         trials: listing().map((t) => ({
           key: t.key,

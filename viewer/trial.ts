@@ -1,7 +1,8 @@
-import { DEFAULT_SIMULATION, type CaptureResult, type Engine, type EngineIdentity, type LevelSink, type SimulationSettings } from '../bridge/engine.js';
+import { DEFAULT_SIMULATION, type Engine, type EngineIdentity, type SimulationSettings } from '../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
 import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
+import { memorySink } from '../bridge/memory-sink.js';
 import { explainFrames, type Explanation } from '../scoring/explain.js';
 import { mergeBatches } from '../scoring/explain/series.js';
 import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
@@ -26,38 +27,6 @@ export interface TrialData {
   source: string;
 }
 
-/** What a `LevelSink` collected of one trial. */
-export interface CollectedTrial {
-  bodies: BodyInfo[];
-  dt: number;
-  frames: FrameBatch[];
-  events: SimEvent[];
-  png: Uint8Array | undefined;
-}
-
-/** A `LevelSink` that keeps one trial in memory (engines hand over fresh arrays per batch, so keeping them is safe). */
-export function memorySink(): { sink: LevelSink; data: CollectedTrial } {
-  const data: CollectedTrial = { bodies: [], dt: 0, frames: [], events: [], png: undefined };
-  const sink: LevelSink = {
-    loaded(bodies, dt) {
-      data.bodies = bodies;
-      data.dt = dt;
-      data.frames = [];
-      data.events = [];
-    },
-    frames(batch) {
-      data.frames.push(batch);
-    },
-    events(events) {
-      for (const e of events) data.events.push(e);
-    },
-    capture(result: CaptureResult) {
-      data.png = result.png;
-    },
-  };
-  return { sink, data };
-}
-
 /** Runs one trial of a level on an engine (the in-process headless one by default) and keeps all of it. */
 export async function simulateTrialData(levelId: string, xml: string, settings: Partial<SimulationSettings> = {}, engine?: Engine): Promise<TrialData> {
   const own = engine ?? new HeadlessEngine();
@@ -79,7 +48,7 @@ export function explainTrial(trial: TrialData): Explanation {
 
 type Path = Array<[number, number]>;
 
-export interface ViewerBody extends BodyInfo {
+interface ViewerBody extends BodyInfo {
   /** Collider outline(s) in the body frame (holes as further paths). */
   outline: Path[];
   /** What the evaluator's black-on-white image draws (OCR sprite for the competition blocks), in the body frame; null if not drawn. */

@@ -35,7 +35,7 @@ export function isConvex(points: readonly Vec[]): boolean {
 }
 
 /** Area, centroid and polar moment of inertia about the origin of a polygon of density 1 (Box2D's b2PolygonShape::ComputeMass formulas). */
-export interface MassProperties {
+interface MassProperties {
   area: number;
   cx: number;
   cy: number;
@@ -65,7 +65,7 @@ function pointInTriangle(p: Vec, a: Vec, b: Vec, c: Vec): boolean {
 }
 
 /** Ear-clipping triangulation of a simple counter-clockwise polygon; triangles as vertex indices. */
-export function triangulate(points: readonly Vec[]): Array<[number, number, number]> {
+function triangulate(points: readonly Vec[]): Array<[number, number, number]> {
   const remaining = points.map((_, i) => i);
   const triangles: Array<[number, number, number]> = [];
   let guard = 0;

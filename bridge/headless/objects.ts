@@ -199,7 +199,7 @@ export function decodeOrder(plans: readonly ObjectPlan[]): number[] {
 }
 
 /** Ground tiles as `DecodeLevel` places `width` Landscape prefabs: box centres and half-sizes. */
-export interface GroundTile {
+interface GroundTile {
   x: number;
   y: number;
   halfWidth: number;

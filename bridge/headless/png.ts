@@ -18,7 +18,7 @@ import { crc32 } from '../../core/crc32.js';
  */
 
 /** zlib level of the engine's PNGs: 1 (fastest); a capture is mostly runs of white, level 6 saves little. */
-export const PNG_ZLIB_LEVEL = 1;
+const PNG_ZLIB_LEVEL = 1;
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 

@@ -16,8 +16,8 @@ import type { Vec } from './geometry.js';
  *   `EncodeToPNG` writes the top row first).
  */
 export const IMAGE_SIZE = 1024;
-export const IMAGE_MARGIN = 100;
-export const RENDER_SIZE = IMAGE_SIZE - 2 * IMAGE_MARGIN;
+const IMAGE_MARGIN = 100;
+const RENDER_SIZE = IMAGE_SIZE - 2 * IMAGE_MARGIN;
 
 export interface Bound {
   minX: number;
@@ -26,7 +26,7 @@ export interface Bound {
   maxY: number;
 }
 
-export type Rgb = readonly [number, number, number];
+type Rgb = readonly [number, number, number];
 
 /** One filled shape of the `_raw` image: world-space paths (even-odd) and a colour. */
 export interface Shape {
@@ -34,11 +34,10 @@ export interface Shape {
   colour: Rgb;
 }
 
-export const WHITE: Rgb = [255, 255, 255];
 export const BLACK: Rgb = [0, 0, 0];
 
 /** The camera of `AdjustCamera`: centre and world units per render pixel. */
-export interface View {
+interface View {
   cx: number;
   cy: number;
   /** Render pixels per world unit. */
@@ -76,7 +75,7 @@ export interface RgbImage {
 }
 
 /** A white 1024 × 1024 mask (Unity's Texture2D filled with the camera background). */
-export function blankMask(): MaskImage {
+function blankMask(): MaskImage {
   const rowBytes = 1 + IMAGE_SIZE / 8;
   const scanlines = new Uint8Array(rowBytes * IMAGE_SIZE).fill(0xff);
   for (let row = 0; row < IMAGE_SIZE; row++) scanlines[row * rowBytes] = 0;
@@ -173,7 +172,7 @@ export function renderRgb(shapes: readonly Shape[], view: View | undefined): Rgb
  * (0 ≤ px, py < 824) whose centres are inside the paths by the even-odd rule. Edges are half-open in
  * y (a centre exactly on a shared horizontal edge belongs to one side only), spans half-open in x.
  */
-export function fillSpans(paths: ReadonlyArray<ReadonlyArray<Vec>>, span: (py: number, from: number, to: number) => void): void {
+function fillSpans(paths: ReadonlyArray<ReadonlyArray<Vec>>, span: (py: number, from: number, to: number) => void): void {
   let minY = Number.POSITIVE_INFINITY;
   let maxY = Number.NEGATIVE_INFINITY;
   for (const path of paths) {

@@ -29,9 +29,9 @@ interface Running {
 let nextEngine = 0;
 
 /** Runs held at once: one running, one waiting in the worker (more buys nothing, the thread runs one at a time). */
-export const WORKER_CAPACITY = 2;
+const WORKER_CAPACITY = 2;
 
-export interface WorkerEngineOptions {
+interface WorkerEngineOptions {
   /** Runs the engine accepts at once (≥ 1, default WORKER_CAPACITY). */
   capacity?: number;
 }

@@ -27,7 +27,7 @@ import type { Vec } from './geometry.js';
  * Birds and the slingshot are not simulated: the first bird hangs at the slingshot with gravity 0
  * and all of them are at x ≈ −9, far from anything a level places on the ground right of x = 2.
  */
-export interface TrialOptions {
+interface TrialOptions {
   /** 1 = the evaluator's creation order; 2 = reversed; 3+ = a shuffle seeded by `seed` and the trial. */
   trial: number;
   damage: DamageFormula;

@@ -6,7 +6,7 @@ import { shownPath } from '../layout/root-check.js';
  * Input files named on the command line: a missing or unreadable file is one line that names it
  * (`sbeval: [input] level file nope.xml does not exist`), never a raw ENOENT with a stack.
  */
-export async function assertInputFile(path: string, what: string): Promise<void> {
+async function assertInputFile(path: string, what: string): Promise<void> {
   let info;
   try {
     info = await stat(path);

@@ -6,9 +6,9 @@
  * With `onStop`, the first signal asks the command to stop after the work in flight (the command then
  * exits through `finish`), and a second one quits at once.
  */
-export const EXIT_INTERRUPTED: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+const EXIT_INTERRUPTED: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
-export interface Interruptible {
+interface Interruptible {
   /** The signal that stopped the command, if one did. */
   readonly stoppedBy: 'SIGINT' | 'SIGTERM' | undefined;
   /** Removes the handlers; after a graceful stop prints the line and sets the exit code. */

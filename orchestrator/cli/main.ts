@@ -7,11 +7,7 @@ import { guardRoot, type RootGuard } from '../layout/root-guard.js';
 import { COMMANDS } from './commands/index.js';
 import { checkRootBeforeWrite } from './settings-options.js';
 import { commandPath, ROOT_WRITERS } from './root-writers.js';
-
-/** Exit codes: 0 the command ran (trials may have failed and are recorded), 1 a verdict or check failed, 2 usage or setup error. */
-export const EXIT_OK = 0;
-export const EXIT_CHECK_FAILED = 1;
-export const EXIT_USAGE = 2;
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 /**
  * `guards` receives the root guard of a command that writes into a competition root (cli/root-writers.ts),

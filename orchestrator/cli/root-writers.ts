@@ -6,7 +6,9 @@ import type { GuardOptions } from '../layout/root-guard.js';
  * symbolic links where sbeval writes, one lock per root, temporaries of killed runs removed); main.ts
  * takes it for all of them in one place, before the command's action, and releases it when the
  * command ends. Commands that only read (`view`, `explain`, `verify`) or write elsewhere (`level
- * --image`, `record --out`, `model`, `unity`, `qualify --copy-to`) take no lock.
+ * --image`, `record --out`, `model`, `unity`, `qualify --copy-to`) take no lock; `check` (only reads)
+ * and `survey serve` (writes only raters' answer files, atomically, for days beside other commands)
+ * take a `<root>` and no lock (test/orchestrator/root-lock.test.ts holds that list).
  */
 export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['run', {}],
@@ -22,12 +24,6 @@ export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['survey build', {}],
   ['survey invite', {}],
   ['survey collect', {}],
-]);
-
-/** Commands with a `<root>` argument that take no lock, and why. */
-export const ROOT_UNLOCKED: ReadonlyMap<string, string> = new Map([
-  ['survey serve', 'serves raters for days beside other commands; it writes only their answer files, atomically, in its survey folder'],
-  ['check', 'only reads: compares result/manifest.json with the folder'],
 ]);
 
 /** `judge rubric` for the `rubric` sub-command of `judge` (the program itself is not part of the path). */

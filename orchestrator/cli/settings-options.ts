@@ -12,7 +12,7 @@ import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, M
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
  *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
  */
-export type SharedOption =
+type SharedOption =
   | 'rules'
   | 'trials'
   | 'chars'
@@ -122,13 +122,13 @@ export function addSettingsOptions(command: Command, options: readonly SharedOpt
 }
 
 /** `--chars` plus the old `--char`, with a note when the old spelling was used. */
-export function charsFrom(flags: Pick<SharedFlags, 'chars' | 'char'>, note: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): string[] | undefined {
+function charsFrom(flags: Pick<SharedFlags, 'chars' | 'char'>, note: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): string[] | undefined {
   if (flags.char && flags.char.length > 0) note('sbeval: --char is now --chars (accepted)');
   const all = [...(flags.chars ?? []), ...(flags.char ?? [])];
   return all.length > 0 ? all : undefined;
 }
 
-export function settingsFlags(flags: SharedFlags): SettingsFlags {
+function settingsFlags(flags: SharedFlags): SettingsFlags {
   return {
     rules: flags.rules,
     trials: flags.trials,

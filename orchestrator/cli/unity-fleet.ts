@@ -3,7 +3,7 @@ import { EngineFleet } from '../../bridge/remote-fleet.js';
 import { unityLauncher } from '../../bridge/remote-launchers.js';
 
 /** The options `sbeval unity launch` and `sbeval unity calibrate` share to start their editors. */
-export interface UnityFleetFlags {
+interface UnityFleetFlags {
   unity: string;
   project: string;
   instances: number;

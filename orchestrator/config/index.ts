@@ -1,5 +1,5 @@
-export { configSchema, submissionSchema, limitsSchema, RULES, ENGINES, type ConfigFile, type SubmissionConfig, type Rules, type EngineKind } from './schema.js';
-export { loadConfigFile, parseConfigText, describeIssue, CONFIG_FILES, type LoadedConfig } from './load.js';
+export { configSchema, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
+export { loadConfigFile, parseConfigText, CONFIG_FILES } from './load.js';
 export {
   resolveSettings,
   resolveRunConfig,
@@ -7,19 +7,11 @@ export {
   settingsLine,
   settingsRecord,
   stageFilter,
-  compactLetters,
-  pathInsideRoot,
-  functionPrefix,
   DEFAULTS,
   type Settings,
   type SettingsFlags,
-  type ResolveOptions,
   type CompetitionFolder,
-  type ModelSource,
-  type Eol,
   type RunConfig,
   type RunFlags,
-  type RunLimits,
   type ResolvedSubmission,
-  type Source,
 } from './settings.js';

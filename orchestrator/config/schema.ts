@@ -31,7 +31,7 @@ const characters = z.union([z.string().min(1), z.array(z.string().regex(/^[A-Z]$
 
 const seconds = z.number().positive();
 
-export const submissionSchema = z.strictObject({
+const submissionSchema = z.strictObject({
   /** The team folder the responses go to. */
   team: teamName,
   /** A prompt file (`<OBJECT>` replaced by the letter), a chat script (.json/.yaml) or a program; relative to the root, or `builtin:<name>`. */
@@ -39,7 +39,7 @@ export const submissionSchema = z.strictObject({
   kind: z.enum(['prompt', 'chat', 'program']).optional(),
 });
 
-export const limitsSchema = z.strictObject({
+const limitsSchema = z.strictObject({
   /** Generation: seconds per trial (official 500 in 2025; 0 = none). */
   timeSeconds: z.number().min(0).optional(),
   /** Generation: prompt + completion tokens per trial (official 25,000; 0 = none). */
@@ -118,4 +118,6 @@ export const configSchema = z.strictObject({
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
-export type SubmissionConfig = z.infer<typeof submissionSchema>;
+
+/** Where a resolved setting came from: its default, the config file, or a flag. */
+export type Source = 'default' | 'config' | 'flag';

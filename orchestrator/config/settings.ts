@@ -12,7 +12,7 @@ import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '
 import { assertSubsetMatches } from './subset.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
 import { loadConfigFile, type LoadedConfig } from './load.js';
-import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules } from './schema.js';
+import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules, type Source } from './schema.js';
 
 /**
  * The one settings resolution every command uses (`run`, every stage command, and anything else that
@@ -89,7 +89,7 @@ export interface ResolvedSubmission {
   kind: 'prompt' | 'chat' | 'program' | undefined;
 }
 
-export interface RunLimits {
+interface RunLimits {
   timeSeconds: number;
   tokens: number;
   stallMs: number;
@@ -99,12 +99,10 @@ export interface RunLimits {
   engineWaitMs: number;
 }
 
-export type Source = 'default' | 'config' | 'flag';
-
 /** Where the similarity model came from: a flag, the config, the `model fetch` cache, or nowhere. */
-export type ModelSource = 'flag' | 'config' | 'cache' | 'none';
+type ModelSource = 'flag' | 'config' | 'cache' | 'none';
 
-export type Eol = '\n' | '\r\n';
+type Eol = '\n' | '\r\n';
 
 /** One competition folder: the root, or `<root>/<folder>/` per model in the 2025 layout. */
 export interface CompetitionFolder {
@@ -218,7 +216,7 @@ export function functionPrefix(rules: Rules): string {
  * clients read), else Ollama's default address. One place, so `generate`, `run` and `judge` ask the
  * same server.
  */
-export function defaultHosts(env: NodeJS.ProcessEnv): string[] {
+function defaultHosts(env: NodeJS.ProcessEnv): string[] {
   const fromEnv = env.OLLAMA_HOST?.trim();
   return fromEnv ? [fromEnv] : [...DEFAULTS.hosts];
 }
@@ -237,7 +235,7 @@ function pick<T>(sources: Record<string, Source>, key: string, flag: T | undefin
 }
 
 /** A path from the config, resolved against the root; relative paths must not leave it. */
-export function pathInsideRoot(root: string, path: string, key: string, options: { allowOutside?: boolean } = {}): string {
+function pathInsideRoot(root: string, path: string, key: string, options: { allowOutside?: boolean } = {}): string {
   const absolute = resolve(root, path);
   if (options.allowOutside && isAbsolute(path)) return absolute;
   const rel = relative(root, absolute);
@@ -301,7 +299,7 @@ function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFla
   };
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** The command (for messages). */
   command?: string;
   /** Base of `--model` (default: the working folder). */
@@ -511,7 +509,7 @@ export function stageFilter(settings: Settings): StageFilter {
 }
 
 /** `A,B,C,E` → `A-C,E`. */
-export function compactLetters(letters: readonly string[]): string {
+function compactLetters(letters: readonly string[]): string {
   const parts: string[] = [];
   const sorted = [...new Set(letters)].sort();
   for (let i = 0; i < sorted.length; ) {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { CHARACTER_STAGES, listDirs, listFiles, NON_TEAM_DIRS } from '../layout/competition.js';
 import { lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
-import type { Source } from './settings.js';
+import type { Source } from './schema.js';
 
 /**
  * `--team` and `--chars` (or the config's `teams`) limit what a command works on; they never change
@@ -11,7 +11,7 @@ import type { Source } from './settings.js';
  * "no response" rows). Teams are exact names, so every one must exist; letters are often a range
  * (`A-Z` on a 5-letter competition), so the set must meet at least one letter with files.
  */
-export interface SubsetToCheck {
+interface SubsetToCheck {
   teams: readonly string[] | undefined;
   characters: readonly string[];
   sources: Readonly<Record<string, Source>>;
@@ -33,7 +33,7 @@ export function teamsFound(root: string, layout: RootLayout): string[] {
 }
 
 /** Letters with a folder in a per-trial stage or a `<C>.json` in a per-letter stage, of any team. */
-export function lettersWithFiles(root: string, layout: RootLayout): string[] {
+function lettersWithFiles(root: string, layout: RootLayout): string[] {
   const letters = new Set(lettersFound(root, layout));
   for (const dir of competitionDirs(root, layout)) {
     for (const team of listDirs(dir, NON_TEAM_DIRS)) {

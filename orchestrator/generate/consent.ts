@@ -14,7 +14,7 @@ export interface ConfiguredSubmission {
 }
 
 /** How a program submission runs, as one line: `<team>: <command> <args…> (from <spec>)`. */
-export function describeProgram(job: ConfiguredSubmission): string | undefined {
+function describeProgram(job: ConfiguredSubmission): string | undefined {
   const s = job.submission;
   if (s.kind !== 'program') return undefined;
   const command = [s.command, ...s.args].map((part) => (/[\s"']/.test(part) ? JSON.stringify(part) : part)).join(' ');

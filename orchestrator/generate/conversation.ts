@@ -8,7 +8,7 @@ import type { TrialSession } from './session.js';
  * zero-shot multi-turn examples do (`history.append(user)`, `chat_with_llm(ctx, history)`,
  * `history.append(assistant)`); the answer to the last turn is the trial's response.
  */
-export function firstMessages(submission: ConversationSubmission, character: string): ChatMessage[] {
+function firstMessages(submission: ConversationSubmission, character: string): ChatMessage[] {
   return submission.system === undefined ? [] : [{ role: 'system', content: fillObject(submission.system, character, submission.objectStyle) }];
 }
 

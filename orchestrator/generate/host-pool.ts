@@ -73,7 +73,7 @@ export interface Attempt {
   error?: string | undefined;
 }
 
-export interface PoolChatResult extends ChatResult {
+interface PoolChatResult extends ChatResult {
   host: string;
   /** Duration of the successful attempt (ms). */
   durationMs: number;
@@ -123,7 +123,7 @@ interface HostState {
   missing: Set<string>;
 }
 
-export interface HostStatus {
+interface HostStatus {
   url: string;
   inFlight: number;
   calls: number;

@@ -24,7 +24,7 @@ export const OFFICIAL_TEMPERATURE = 1;
  */
 export const OFFICIAL_TOP_P = 1;
 
-export type LimitKind = 'time' | 'tokens';
+type LimitKind = 'time' | 'tokens';
 
 export class LimitExceeded extends Error {
   constructor(

@@ -24,7 +24,7 @@ import type { TrialSession } from './session.js';
  *   or by a signal, or when it is still running `PROGRAM_GRACE_S` after the time limit without a call
  *   in flight (any further call would fail anyway; it is stopped rather than waited for forever).
  */
-export const PROGRAM_GRACE_S = 60;
+const PROGRAM_GRACE_S = 60;
 const STDERR_TAIL = 2000;
 
 export class ProgramFailed extends Error {
@@ -42,7 +42,7 @@ export class ProgramFailed extends Error {
 const SECRET_NAME = /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|AUTH)(_|$)/i;
 
 /** sbeval's environment as a child program gets it: everything but the secrets (see SECRET_NAME). */
-export function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined && !SECRET_NAME.test(name)) out[name] = value;
   return out;

@@ -59,7 +59,7 @@ export interface TrialLine extends TrialIdentity {
   calls: number;
 }
 
-export type LogLine = Record<string, unknown> & { type: string };
+type LogLine = Record<string, unknown> & { type: string };
 
 export class RunLog {
   readonly file: string;

@@ -9,7 +9,7 @@ export interface Sampling {
   topP: number;
 }
 
-export interface SessionAnswer {
+interface SessionAnswer {
   content: string;
   promptTokens: number;
   completionTokens: number;

@@ -24,7 +24,7 @@ export type ObjectStyle = 'quoted' | 'bare';
  */
 export type Newlines = 'lf' | 'keep';
 
-export const OBJECT_TOKEN = '<OBJECT>';
+const OBJECT_TOKEN = '<OBJECT>';
 
 export interface ConversationSubmission {
   kind: 'prompt' | 'chat-script';
@@ -63,7 +63,7 @@ export const BUILTIN_SUBMISSIONS: Readonly<Record<string, string>> = {
 };
 
 /** The folder of built-in submissions, from the sources or from `dist/` (which has no copy). */
-export function builtinDir(): string {
+function builtinDir(): string {
   const candidates = [new URL('./builtin/', import.meta.url), new URL('../../../orchestrator/generate/builtin/', import.meta.url)];
   for (const url of candidates) {
     const path = fileURLToPath(url);
@@ -110,7 +110,7 @@ function decodeUtf8(bytes: Uint8Array, path: string): string {
   }
 }
 
-export function normaliseNewlines(text: string, newlines: Newlines): string {
+function normaliseNewlines(text: string, newlines: Newlines): string {
   return newlines === 'lf' ? text.replace(/\r\n?/g, '\n') : text;
 }
 

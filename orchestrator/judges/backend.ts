@@ -13,7 +13,7 @@ import type { ProgressSink } from '../progress/types.js';
  * `CallError` (the task stays unfinished, never a judge failure); an answer that arrives is returned
  * with what the call cost.
  */
-export interface JudgeCall {
+interface JudgeCall {
   model: string;
   messages: ChatMessage[];
   temperature: number;
@@ -22,7 +22,7 @@ export interface JudgeCall {
   maxTokens: number;
 }
 
-export interface JudgeAnswer {
+interface JudgeAnswer {
   content: string;
   promptTokens: number;
   completionTokens: number;

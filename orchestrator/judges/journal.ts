@@ -53,14 +53,14 @@ export interface AttemptLine {
 export type Attempt = Omit<AttemptLine, 'content'> & { readonly offset: number; readonly length: number };
 
 /** Lines longer than this are skipped unread (an answer is capped far below it, runner.ts). */
-export const MAX_JOURNAL_LINE_BYTES = 32 * 1024 * 1024;
+const MAX_JOURNAL_LINE_BYTES = 32 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
 
 export function journalPath(root: string, judge: string, name: string): string {
   return join(root, '.sbeval', 'judges', judge, `${name}.jsonl`);
 }
 
-export interface JournalRead {
+interface JournalRead {
   attempts: Map<string, Attempt[]>;
   /** Lines skipped for their length. */
   oversized: number;

@@ -42,7 +42,7 @@ export function refusalProblem(counts: FailureCounts, maxRate: number): string |
   return `${counts.refused} of ${counts.judged + counts.refused} answers were refused after the retries (${(100 * counts.refusalRate).toFixed(1)} %, more than --max-refusal-rate ${maxRate}): the judge's scores rest on too few answers`;
 }
 
-export interface JudgeRun {
+interface JudgeRun {
   counts: RunnerCounts;
   stopped: string | undefined;
   digest: string | undefined;

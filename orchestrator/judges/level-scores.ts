@@ -10,7 +10,7 @@ import { listFiles, listTeams, stageDir, trialBaseName } from '../layout/competi
  * read is skipped (the stage that wrote it reports its own problems). The judges' scores are read by
  * results.ts (one loader for the judge files).
  */
-export interface LevelScores {
+interface LevelScores {
   team: string;
   character: string;
   name: string;

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { convertProgram, responseToLevel } from '../../levels/pipeline.js';
 import { gridView } from '../../scoring/judges/grid-view.js';
 import type { LevelView, ViewKind } from '../../scoring/judges/views.js';
 import { SbevalError } from '../../core/errors.js';
-import { assertSafeName } from '../layout/names.js';
 import { compareNames, compareTrialFiles, listTeams, listTrialFiles, trialBaseName, trialIndexFromName, type TrialStage } from '../layout/competition.js';
 
 /**
@@ -91,7 +89,3 @@ export async function loadView(level: JudgedLevel, kind: ViewKind, prefix: strin
   return { missing: 'no drop program' };
 }
 
-/** `<root>/<team>/judge-rubric/<C>.json`. */
-export function rubricFile(root: string, team: string, character: string): string {
-  return join(root, assertSafeName('team', team), 'judge-rubric', `${assertSafeName('character', character)}.json`);
-}

@@ -9,8 +9,7 @@ import { compareNames } from '../layout/competition.js';
 import type { Attempt, Journal } from './journal.js';
 import { callRecord } from './runner.js';
 import type { FailureCounts } from './judge-run.js';
-import { questionText, type PlannedQuestion } from './order-plan.js';
-import type { OrderJudgeOptions } from './order-stage.js';
+import { questionText, type OrderJudgeOptions, type PlannedQuestion } from './order-plan.js';
 import { orderRoot } from './paths.js';
 
 /**

@@ -1,21 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { parseOrder, type RankScores } from '../../scoring/judges/order.js';
+import { parseOrder } from '../../scoring/judges/order.js';
 import { PERSPECTIVES, ORDER_PROMPT_VERSION } from '../../scoring/judges/order-prompt.js';
 import type { Presentation, Question } from '../../scoring/judges/order-metrics.js';
-import type { ViewKind } from '../../scoring/judges/views.js';
 import { removeStaleTemps } from '../generate/write.js';
 import { compareNames, listTeams } from '../layout/competition.js';
 import type { ProgressSink } from '../progress/types.js';
 import { fingerprint } from './fingerprint.js';
 import { Journal, journalPath, type Attempt } from './journal.js';
-import { failureCounts, runJudge, type BackendOptions, type FailureCounts } from './judge-run.js';
-import { listJudgedLevels, type LevelFilter } from './levels.js';
-import { chainPick, checkRankScale, planQuestions, teamOrder, type OrderProtocol, type PlannedQuestion } from './order-plan.js';
+import { failureCounts, runJudge, type FailureCounts } from './judge-run.js';
+import { listJudgedLevels } from './levels.js';
+import { chainPick, checkRankScale, planQuestions, teamOrder, type OrderJudgeOptions, type OrderProtocol, type PlannedQuestion } from './order-plan.js';
 import { writeOrderOutputs, type OrderOutputSummary } from './order-outputs.js';
 import { orderDir, storePrompt } from './paths.js';
-import type { JudgeSettings, RunnerCounts } from './runner.js';
+import type { RunnerCounts } from './runner.js';
 
 /**
  * `sbeval judge order`: the teams' levels ordered by an LLM judge per letter and trial, after the
@@ -25,23 +24,6 @@ import type { JudgeSettings, RunnerCounts } from './runner.js';
  * content of each request (journal.ts): a killed run resumes without asking again, and a question
  * whose levels changed is asked again.
  */
-export interface OrderJudgeOptions {
-  root: string;
-  filter: LevelFilter;
-  view: ViewKind;
-  perspective: string;
-  reference: string | undefined;
-  protocol: OrderProtocol;
-  rankScores: RankScores;
-  /** The judge's folder name (paths.ts judgeId). */
-  id: string;
-  prefix: string;
-  judge: JudgeSettings;
-  backend: BackendOptions;
-  force: boolean;
-  startedAt?: Date;
-}
-
 export interface OrderJudgeSummary extends OrderOutputSummary {
   counts: RunnerCounts;
   failures: FailureCounts;

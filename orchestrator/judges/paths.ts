@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
  * - prompts: `<root>/result/judge-prompts/<digest>.json`, each distinct rendered prompt once;
  * - journals: `<root>/.sbeval/judges/<judge>/<rubric|order-<perspective>>.jsonl`.
  */
-export const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function judgeId(model: string, label: string | undefined): string {
   if (label !== undefined) {
@@ -26,7 +26,7 @@ export function judgeId(model: string, label: string | undefined): string {
   return modelFolderName(model);
 }
 
-export function rubricDir(root: string, team: string, judge: string): string {
+function rubricDir(root: string, team: string, judge: string): string {
   return join(root, assertSafeName('team', team), 'judge-rubric', judge);
 }
 

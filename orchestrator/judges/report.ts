@@ -23,7 +23,7 @@ import { loadJudgeResults, scoredSource } from './results.js';
  * functions `sbeval score` uses), so the section can be built before or after the score stage writes
  * its files.
  */
-export interface JudgesReportOptions {
+interface JudgesReportOptions {
   rules?: RuleSetName;
   trials?: number;
   top?: number;

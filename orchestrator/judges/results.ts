@@ -16,7 +16,7 @@ import { readRubricFile, type RubricTrialRecord } from './rubric-record.js';
  * does not have its shape (an older sbeval's layout, a hand edit, a torn copy) is skipped with a
  * warning that names it.
  */
-export interface LevelScore {
+interface LevelScore {
   team: string;
   letter: string;
   name: string;

@@ -34,7 +34,7 @@ export interface RubricSpec {
   letters: Map<string, Rubric>;
 }
 
-export function defaultRubricPath(): string {
+function defaultRubricPath(): string {
   for (const candidate of ['./defaults/rubric.yaml', '../../../orchestrator/judges/defaults/rubric.yaml']) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(path)) return path;

@@ -20,7 +20,7 @@ import { describeIssue } from '../config/load.js';
 const verdicts = z.object({ 100: z.array(z.boolean()), 50: z.array(z.boolean()), 25: z.array(z.boolean()) });
 const call = z.object({ seed: z.number(), promptTokens: z.number().optional(), completionTokens: z.number().optional(), digest: z.string().optional() });
 
-export const rubricTrialSchema = z.object({
+const rubricTrialSchema = z.object({
   trial: z.number().int().min(1),
   name: z.string().min(1),
   status: z.enum(['judged', 'refused', 'missing']),
@@ -40,7 +40,7 @@ export const rubricTrialSchema = z.object({
   calls: z.array(call).optional(),
 });
 
-export const rubricFileSchema = z.object({
+const rubricFileSchema = z.object({
   judge: z.literal('rubric'),
   id: z.string().min(1),
   team: z.string().min(1),

@@ -40,7 +40,7 @@ export interface JudgeSettings {
   retryFailed: boolean;
 }
 
-export type Parsed = { ok: true } | { ok: false; reason: string };
+type Parsed = { ok: true } | { ok: false; reason: string };
 
 export interface JudgeTask {
   key: string;
@@ -54,7 +54,7 @@ export interface JudgeTask {
   parse(content: string): Parsed;
 }
 
-export type TaskStatus = 'ok' | 'failed' | 'unfinished';
+type TaskStatus = 'ok' | 'failed' | 'unfinished';
 
 export interface TaskResult {
   task: JudgeTask;
@@ -87,7 +87,7 @@ export function requestFingerprint(settings: Pick<JudgeSettings, 'api' | 'model'
   return sha256(JSON.stringify({ api, model, temperature, seed, maxTokens, prompt: promptDigest(prompt) })).slice(0, 32);
 }
 
-export function toMessages(prompt: ChatPrompt): ChatMessage[] {
+function toMessages(prompt: ChatPrompt): ChatMessage[] {
   const images = prompt.images.map((png) => Buffer.from(png).toString('base64'));
   return [
     ...(prompt.system === '' ? [] : [{ role: 'system' as const, content: prompt.system }]),
@@ -104,7 +104,7 @@ export function callRecord(a: Attempt): { seed: number; promptTokens?: number; c
   return { seed: a.seed, ...(a.promptTokens !== undefined ? { promptTokens: a.promptTokens } : {}), ...(a.completionTokens !== undefined ? { completionTokens: a.completionTokens } : {}), ...(a.digest ? { digest: a.digest } : {}) };
 }
 
-export function settled(attempts: readonly Attempt[], settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>): boolean {
+function settled(attempts: readonly Attempt[], settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>): boolean {
   return attempts.some((a) => a.ok) || (!settings.retryFailed && attempts.length >= settings.retries + 1);
 }
 

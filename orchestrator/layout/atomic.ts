@@ -22,7 +22,7 @@ function tempName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
 }
 
-export interface AtomicWriteOptions {
+interface AtomicWriteOptions {
   /** fsync the file before it is renamed into place (default true; see above). */
   durable?: boolean;
 }

@@ -13,7 +13,7 @@ import { isAtomicTemp } from './atomic.js';
 export const TRIAL_STAGES = ['raw', 'intermediate', 'levels', 'images', 'traces'] as const;
 export const CHARACTER_STAGES = ['stability', 'similarity', 'diversity'] as const;
 export type TrialStage = (typeof TRIAL_STAGES)[number];
-export type CharacterStage = (typeof CHARACTER_STAGES)[number];
+type CharacterStage = (typeof CHARACTER_STAGES)[number];
 export type Stage = TrialStage | CharacterStage;
 
 /** Folders at the root that are not teams (official: `logs`, `result`). */
@@ -86,7 +86,7 @@ export function listCharacters(root: string, team: string, stage: Stage): string
  * is created as a real one). Only the parts at and below `root` are checked: the root itself may be
  * reached through links.
  */
-export function assertRealFolder(path: string): string {
+function assertRealFolder(path: string): string {
   let stat;
   try {
     stat = lstatSync(path);

@@ -5,7 +5,7 @@ import { SbevalError } from '../../core/errors.js';
  * leave the competition root: no separators, no `.`/`..`, no NUL or control characters, nothing hidden
  * (the official helpers skip names starting with `.` anyway).
  */
-export type NameKind = 'team' | 'model' | 'character' | 'file' | 'stage';
+type NameKind = 'team' | 'model' | 'character' | 'file' | 'stage';
 
 const FORBIDDEN = /[\\/\u0000-\u001f\u007f]/;
 

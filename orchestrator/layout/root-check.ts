@@ -13,7 +13,7 @@ import { CHARACTER_STAGES, NON_TEAM_DIRS, TRIAL_STAGES, listCharacters, listDirs
  * likely belongs to — so `sbeval run comp/BlockSmith` writes nothing instead of scoring the stage
  * folders as teams.
  */
-export const STAGE_FOLDERS: readonly string[] = [...TRIAL_STAGES, ...CHARACTER_STAGES];
+const STAGE_FOLDERS: readonly string[] = [...TRIAL_STAGES, ...CHARACTER_STAGES];
 
 export type RootLayout =
   | { kind: 'teams'; teams: string[] }
@@ -21,7 +21,7 @@ export type RootLayout =
   /** No team folder yet: only accepted where the command creates them (generate, configured submissions). */
   | { kind: 'empty' };
 
-export const EXPECTED_LAYOUT = '<root>/<team>/raw/<C>/<team>_<C>_<n>.txt (or levels/, images/, stability/ …), or one such folder per model (2025)';
+const EXPECTED_LAYOUT = '<root>/<team>/raw/<C>/<team>_<C>_<n>.txt (or levels/, images/, stability/ …), or one such folder per model (2025)';
 
 function entries(dir: string): Array<{ name: string; dir: boolean }> {
   try {
@@ -42,13 +42,13 @@ function isDirectory(path: string): boolean {
 }
 
 /** The stage folders directly inside `dir` (what makes it a team folder). */
-export function stageFoldersIn(dir: string): string[] {
+function stageFoldersIn(dir: string): string[] {
   return entries(dir)
     .filter((e) => e.dir && STAGE_FOLDERS.includes(e.name))
     .map((e) => e.name);
 }
 
-export function isTeamFolder(dir: string): boolean {
+function isTeamFolder(dir: string): boolean {
   return stageFoldersIn(dir).length > 0;
 }
 
@@ -80,7 +80,7 @@ function shapeOf(dir: string): Shape {
 }
 
 /** The nearest folder above `start` (itself included) that holds a competition. */
-export function likelyRoot(start: string, levels = 5): string | undefined {
+function likelyRoot(start: string, levels = 5): string | undefined {
   let dir = start;
   for (let i = 0; i <= levels; i += 1) {
     const shape = shapeOf(dir);
@@ -113,7 +113,7 @@ function suggestion(root: string | undefined, command: string): string {
   return root === undefined ? `a competition root holds one folder per team: ${EXPECTED_LAYOUT}` : `the competition root is probably ${shownPath(root)}: sbeval ${command} ${shownPath(root)}`;
 }
 
-export interface RootCheckOptions {
+interface RootCheckOptions {
   /** The command, for the suggestion (`sbeval <command> <likely root>`). */
   command?: string;
   /** Accept a folder without team folders (the command creates them: generate, configured submissions). */

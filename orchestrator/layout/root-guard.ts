@@ -41,7 +41,7 @@ const MAX_DEPTH = 6;
 /** Reserved names count as such up to `<root>/<model>/<team>/<stage>` (depth 3). */
 const RESERVED_DEPTH = 3;
 
-export interface RootScan {
+interface RootScan {
   /** Symbolic links where sbeval reads or writes. */
   links: string[];
   /** Temporaries of atomic writes, with the pid in their name. */

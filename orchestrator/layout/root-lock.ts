@@ -22,7 +22,7 @@ import { listDirs, stateDir, STATE_DIR } from './competition.js';
  * The 2025 layout nests competitions (`<root>/<model>/`): a lock on a root also refuses while its
  * parent or one of its sub-folders is locked by a live process.
  */
-export const LOCK_FILE = 'lock';
+const LOCK_FILE = 'lock';
 
 export interface LockOwner {
   pid: number;
@@ -36,7 +36,7 @@ export interface LockOwner {
   startTicks?: string;
 }
 
-export interface RootLock {
+interface RootLock {
   file: string;
   owner: LockOwner;
   /** The stale lock this one replaced, if any (for a note to the user). */
@@ -95,7 +95,7 @@ function parseOwner(text: string | undefined): LockOwner | undefined {
 }
 
 /** 'live', 'dead' (stale: may be taken over) or 'unknown' (another host: counts as live). */
-export function holderState(owner: LockOwner, file: string): 'live' | 'dead' | 'unknown' {
+function holderState(owner: LockOwner, file: string): 'live' | 'dead' | 'unknown' {
   if (owner.host !== hostname()) return 'unknown';
   if (owner.pid === process.pid) return held.has(file) ? 'live' : 'dead';
   try {

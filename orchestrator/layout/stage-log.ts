@@ -10,7 +10,7 @@ import { LineFile } from './line-file.js';
  * disk refuses is cut off again (the log ends with its last whole line) and the StorageError stops
  * the stage (core/storage.ts).
  */
-export type TrialOutcome = { ok: true } | { ok: false; reason: string };
+type TrialOutcome = { ok: true } | { ok: false; reason: string };
 
 export interface StageSummary {
   stage: string;

@@ -3,11 +3,10 @@ import { createLevelActors, type LevelEffects } from './actors.js';
 import { levelMachine } from './machine.js';
 import type { LevelInput, LevelOutcome } from './types.js';
 
-export { levelMachine, type LevelMachine } from './machine.js';
+export { levelMachine } from './machine.js';
 export { createLevelActors, type LevelEffects } from './actors.js';
-export { machineEvents, ACTOR_IDS, DELAYS, MACHINE_ID } from './events.js';
-export type { LevelEvent, RunnerEvent } from './events.js';
-export { levelStability, trialStops, asTrialStability } from './trials.js';
+export { machineEvents } from './events.js';
+export { asTrialStability } from './trials.js';
 export type * from './types.js';
 
 /** The machine with the runner's effects. */
@@ -15,7 +14,7 @@ export function provideLevelMachine(effects: LevelEffects) {
   return levelMachine.provide({ actors: createLevelActors(effects) });
 }
 
-export type ProvidedLevelMachine = ReturnType<typeof provideLevelMachine>;
+type ProvidedLevelMachine = ReturnType<typeof provideLevelMachine>;
 
 /**
  * Starts one level's actor with its deterministic id (`level:<level id>`, never random, so the run

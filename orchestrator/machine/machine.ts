@@ -279,5 +279,3 @@ export const levelMachine = setup({
     failure: context.failure,
   }),
 });
-
-export type LevelMachine = typeof levelMachine;

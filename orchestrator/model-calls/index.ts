@@ -5,4 +5,4 @@
  */
 export { API_KEY_VARIABLES, MODEL_APIS, ModelEndpoint, apiName, hostLabel, type ModelApi } from './endpoint.js';
 export { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, chatOnce, describeModel, hostHasModel, listModels, type ModelDetails, type ModelListing } from './client.js';
-export { CallError, type CallSettings, type ChatMessage, type ChatOptions, type ChatRequestSpec, type ChatResult, type ModelCallSettings } from './types.js';
+export { CallError, type CallSettings, type ChatMessage, type ChatRequestSpec, type ChatResult, type ModelCallSettings } from './types.js';

@@ -2,7 +2,7 @@ import { count, parseJson, record, type AnswerText, type ChatProtocol, type Tall
 import { CallError, type ChatRequestSpec } from './types.js';
 
 /**
- * Ollama's native API (github.com/ollama/ollama, docs/api.md): `POST /api/chat` streamed as NDJSON
+ * Ollama's native API (github.com/ollama/ollama/blob/main/docs/api.md): `POST /api/chat` streamed as NDJSON
  * (one JSON object per line, the last with `done: true`, `done_reason`, `prompt_eval_count`,
  * `eval_count`) or whole (`"stream": false`); an `{"error": …}` object in place of a line is a failure.
  * Images go in a message's `images` as base64.

@@ -11,7 +11,7 @@ export interface ChatMessage {
   images?: string[] | undefined;
 }
 
-export interface ChatOptions {
+interface ChatOptions {
   temperature: number;
   top_p: number;
   seed: number;

@@ -28,7 +28,7 @@ type Call =
   | { kind: 'events'; events: SimEvent[] }
   | { kind: 'capture'; result: CaptureResult };
 
-export class StreamViolation extends Error {
+class StreamViolation extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'StreamViolation';

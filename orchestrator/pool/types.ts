@@ -44,7 +44,7 @@ export interface AttemptRecord {
  * engine that runs it (a trace header names the engine), and receives the stream live (for traces or
  * large levels); the caller keeps what the last one got.
  */
-export type LevelSinkFactory = (attempt: number, engine: Engine) => LevelSink;
+type LevelSinkFactory = (attempt: number, engine: Engine) => LevelSink;
 
 export interface PoolRequest {
   job: LevelJob;
@@ -68,7 +68,7 @@ export interface PoolRunResult {
 }
 
 /** How a job ended without a result: the reason of the last attempt plus every attempt for the log. */
-export type PoolFailureKind = AttemptFailureKind | 'no-engines';
+type PoolFailureKind = AttemptFailureKind | 'no-engines';
 
 export class PoolJobError extends Error {
   readonly kind: PoolFailureKind;

@@ -3,14 +3,13 @@ import { JsonProgress } from './json.js';
 import { PlainProgress } from './plain.js';
 import { TtyProgress } from './tty.js';
 
-export { SILENT_PROGRESS, type ProgressSink, type TickOutcome } from './types.js';
-export { TallyingDisplay, type ProgressDisplay, type Clock } from './display.js';
-export { PlainProgress, type LineWriter } from './plain.js';
+export { type ProgressDisplay } from './display.js';
+export { PlainProgress } from './plain.js';
 export { JsonProgress } from './json.js';
 export { TtyProgress } from './tty.js';
-export { formatSummaryLines, formatTallyLine, formatDuration, rate, eta, type StageTally } from './tally.js';
+export { formatSummaryLines } from './tally.js';
 
-export interface DisplayOptions {
+interface DisplayOptions {
   /** `--json`: JSON lines on stdout. */
   json?: boolean;
   /** Where human progress goes (default stderr, so stdout stays for results). */

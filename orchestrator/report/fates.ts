@@ -18,7 +18,7 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { listCharacters, listFiles, stageDir, trialBaseName, trialFileBase, trialIndexFromName, type TrialStage } from '../layout/competition.js';
 import { officialBaseName } from '../stages/trial-transform.js';
-import { cachePath } from '../stages/simulate.js';
+import { cachePath } from '../stages/level-cache.js';
 import { join } from 'node:path';
 
 export interface TrialFate {
@@ -57,7 +57,7 @@ function simulateFailure(dir: string, team: string, letter: string, base: string
 }
 
 /** The fate of one trial from its files; `base` is its file name without extension. */
-export function trialFateFromFiles(dir: string, team: string, letter: string, base: string, prefix: string): string {
+function trialFateFromFiles(dir: string, team: string, letter: string, base: string, prefix: string): string {
   const file = (stage: TrialStage, ext: string) => join(stageDir(dir, team, stage, letter), `${base}${ext}`);
   if (existsSync(file('images', '.png'))) return '';
   if (existsSync(file('levels', '.xml'))) return simulateFailure(dir, team, letter, base) ?? NOT_SIMULATED;

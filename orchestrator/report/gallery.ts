@@ -14,7 +14,7 @@ import { listFiles, resultDir, stageDir, trialBaseName, trialIndexFromName } fro
 import { folderFates, type TrialFate } from './fates.js';
 import { THUMBNAIL_SIZE, thumbnailDataUri } from './thumbnail.js';
 
-export interface GalleryOptions {
+interface GalleryOptions {
   /** Team folders, in the order the gallery lists them. */
   teams: readonly string[];
   /** Trials per letter (T): trials 1..T without any file are shown as never generated. */
@@ -31,7 +31,7 @@ export interface GalleryOptions {
   concurrency?: number;
 }
 
-export interface CollectedGallery {
+interface CollectedGallery {
   gallery: Gallery;
   /** Images that exist but could not be read or decoded (shown as blanks with the error). */
   unreadable: Array<{ path: string; message: string }>;

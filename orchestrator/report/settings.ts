@@ -8,7 +8,7 @@ import type { ReportFact } from '../../scoring/report/index.js';
 import type { RunConfig } from '../config/index.js';
 
 /** The similarity model(s) the folder's similarity files came from, by the sha256 of the model file. */
-export function recordedModelFact(models: readonly string[]): ReportFact {
+function recordedModelFact(models: readonly string[]): ReportFact {
   return { name: 'similarity model', value: models.length === 0 ? 'none recorded' : models.map((sha) => `sha256 ${sha.slice(0, 16)}…`).join(', ') };
 }
 

@@ -178,7 +178,7 @@ export async function makeThumbnail(image: Uint8Array, size: number = THUMBNAIL_
   return sharp(grey, { raw: { width: size, height: size, channels: 1 } }).png({ palette: true, colours: PALETTE_COLOURS, dither: 0, compressionLevel: 9 }).toBuffer();
 }
 
-export function thumbnailCachePath(dir: string, image: Uint8Array, size: number = THUMBNAIL_SIZE): string {
+function thumbnailCachePath(dir: string, image: Uint8Array, size: number = THUMBNAIL_SIZE): string {
   const digest = createHash('sha256').update(image).digest('hex');
   return join(dir, '.sbeval', 'thumbnails', `${digest}-${size}-v${THUMBNAIL_VERSION}.png`);
 }

@@ -30,7 +30,7 @@ function packageVersionAbove(file: string, name: string): string | undefined {
 }
 
 /** The installed version of a dependency (its entry point resolved, then its package.json found above it). */
-export function installedVersion(name: string): string {
+function installedVersion(name: string): string {
   try {
     return packageVersionAbove(require.resolve(name), name) ?? 'unknown';
   } catch {

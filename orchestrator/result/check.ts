@@ -12,7 +12,7 @@ import { readManifest, versionsRecord, type Manifest } from './manifest.js';
  * `sbeval run` relies on the same comparison to skip writing results that are still current. A different
  * software version is reported but is not a change of the folder.
  */
-export interface FolderChanges {
+interface FolderChanges {
   changed: string[];
   added: string[];
   removed: string[];
@@ -29,7 +29,7 @@ export interface CheckResult {
   versions: string[];
 }
 
-export function diffInputs(before: Record<string, string>, now: Record<string, string>): FolderChanges {
+function diffInputs(before: Record<string, string>, now: Record<string, string>): FolderChanges {
   const changed = Object.keys(now).filter((p) => before[p] !== undefined && before[p] !== now[p]);
   const added = Object.keys(now).filter((p) => before[p] === undefined);
   const removed = Object.keys(before).filter((p) => now[p] === undefined);

@@ -30,7 +30,6 @@ export const SCORE_FILES = [
   'score_intervals.csv',
   'rank_probabilities.csv',
 ] as const;
-export type ScoreFile = (typeof SCORE_FILES)[number];
 
 /** What `sbeval run` adds: every trial's fate (orchestrator/run/accounting.ts). */
 export const ACCOUNTING_FILES = ['trials.csv', 'failures.md'] as const;

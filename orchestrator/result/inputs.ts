@@ -13,15 +13,15 @@ import { judgeFiles, surveyFiles } from '../judges/results.js';
  * The judges' and the survey's files are listed by `JUDGE_INPUTS`, one entry per kind of file, so a
  * stage that adds a file the report reads adds it there and the manifest hashes it.
  */
-export type InputKind = Stage | 'config' | 'judge' | 'survey';
+type InputKind = Stage | 'config' | 'judge' | 'survey';
 
-export interface InputFile {
+interface InputFile {
   /** Relative to the root, `/`-separated. */
   path: string;
   kind: InputKind;
 }
 
-export interface InputSource {
+interface InputSource {
   kind: InputKind;
   /** Absolute paths of the files of this kind in a competition `root` with the given competition folders. */
   files(root: string, competitions: readonly string[]): string[];
@@ -31,7 +31,7 @@ const TRIAL_INPUT_STAGES = ['raw', 'intermediate', 'levels', 'images'] as const;
 
 
 /** The judges' and raters' files the report reads (orchestrator/judges/report.ts). */
-export const JUDGE_INPUTS: InputSource[] = [
+const JUDGE_INPUTS: InputSource[] = [
   // `sbeval judge rubric|order`: every judge model's files, and the prompts they were asked (orchestrator/judges/results.ts).
   { kind: 'judge', files: (root, competitions) => [...new Set([root, ...competitions])].flatMap((dir) => judgeFiles(dir)) },
   // `sbeval survey build|invite|serve`: the survey, its invitations and the raters' answers (what the report reads).
@@ -45,7 +45,7 @@ function stageFiles(dir: string, team: string, stage: Stage): string[] {
 }
 
 /** Every input file of the root, in path order. */
-export function inputFiles(root: string, competitions: readonly string[], configFile: string | undefined): InputFile[] {
+function inputFiles(root: string, competitions: readonly string[], configFile: string | undefined): InputFile[] {
   const found: InputFile[] = [];
   const add = (kind: InputKind, path: string) => found.push({ kind, path: relative(root, path).split('\\').join('/') });
   if (configFile !== undefined && existsSync(configFile)) add('config', join(root, basename(configFile)));

@@ -6,7 +6,8 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { resultDir } from '../layout/competition.js';
 import { softwareVersions } from '../report/versions.js';
 import { readDerivation } from '../stages/derivation.js';
-import { readLevelCache } from '../stages/simulate.js';
+import { readLevelCache } from '../stages/level-cache.js';
+import { MANIFEST_FILE } from './files.js';
 import { hashInputs } from './inputs.js';
 
 /**
@@ -39,8 +40,8 @@ export interface Manifest {
   score: { written: true } | { written: false; reason: string };
 }
 
-export function manifestPath(root: string): string {
-  return join(resultDir(root), 'manifest.json');
+function manifestPath(root: string): string {
+  return join(resultDir(root), MANIFEST_FILE);
 }
 
 export function readManifest(root: string): Manifest | undefined {
@@ -55,7 +56,7 @@ export function readManifest(root: string): Manifest | undefined {
 const sorted = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** The manifest's text: fixed key order, paths sorted, two-space indent, final newline. */
-export function manifestText(m: Manifest): string {
+function manifestText(m: Manifest): string {
   const ordered: Manifest = { format: 1, command: m.command, settings: m.settings, identity: m.identity, versions: m.versions, score: m.score, inputs: sorted(m.inputs), outputs: sorted(m.outputs) };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
@@ -69,7 +70,7 @@ export async function writeManifest(root: string, manifest: Manifest): Promise<v
 }
 
 /** The identity part, from the records of the folder's levels and similarity files (only those still current). */
-export function folderIdentity(root: string, inputs: Record<string, string>): Manifest['identity'] {
+function folderIdentity(root: string, inputs: Record<string, string>): Manifest['identity'] {
   const simulation = new Set<string>();
   const similarityModel = new Set<string>();
   for (const path of Object.keys(inputs)) {

@@ -9,7 +9,8 @@ import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type Sta
 import { diversitySettings } from '../stages/diversity.js';
 import { readDerivation } from '../stages/derivation.js';
 import { isRawImage } from '../stages/similarity.js';
-import { readLevelCache, stabilityFileText, type SimulationIdentity } from '../stages/simulate.js';
+import { readLevelCache, type SimulationIdentity } from '../stages/level-cache.js';
+import { stabilityFileText } from '../stages/simulate.js';
 import { officialBaseName } from '../stages/trial-transform.js';
 
 /**

@@ -16,7 +16,7 @@ import { blockerLine, scoreBlockers, type Blocker, type ReadinessOptions } from 
  * of result folder. `run` also skips the step when the manifest shows that nothing it would write has
  * changed (the same check `sbeval check` makes).
  */
-export interface ResultStep {
+interface ResultStep {
   root: string;
   /** Absolute paths of the competition folders (the root, or one per model). */
   competitions: readonly string[];
@@ -36,7 +36,7 @@ export interface ResultStep {
   score(basis: Manifest): Promise<string[]>;
 }
 
-export interface ResultStepOutcome {
+interface ResultStepOutcome {
   status: 'written' | 'unchanged' | 'blocked';
   blockers: Blocker[];
   /** Result files removed because the folder no longer supports them (relative to the root). */
@@ -119,7 +119,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
 }
 
 /** sha256 of the prompt files the score's tie-break reads (`--prompts`), or null. */
-export function promptsDigest(dir: string | undefined): string | null {
+function promptsDigest(dir: string | undefined): string | null {
   if (dir === undefined || !existsSync(dir)) return null;
   return sha256(JSON.stringify(listFiles(dir).map((f) => [f, fileSha256Sync(join(dir, f)) ?? ''])));
 }

@@ -38,7 +38,7 @@ export interface TrialRow {
 }
 
 export const TRIAL_COLUMNS = ['team', 'model', 'letter', 'trial', 'stage_reached', 'reason', 'stability', 'similarity'] as const;
-export const ROBUSTNESS_TRIAL_COLUMNS = ['robustness_runs', 'stable_runs', 'moving_min', 'moving_max', 'fragile'] as const;
+const ROBUSTNESS_TRIAL_COLUMNS = ['robustness_runs', 'stable_runs', 'moving_min', 'moving_max', 'fragile'] as const;
 
 /**
  * `<team>/<C>/<image file base>` → similarity, from the similarity JSON files; null when the letter has no

@@ -21,7 +21,7 @@ import type { RunLog } from './run-log.js';
  * machines can connect), or — loopback only — is generated once into `<root>/.sbeval/bridge-token`
  * (mode 600) and engines read it with `--token-file`.
  */
-export const GENERATED_TOKEN_FILE = join('.sbeval', 'bridge-token');
+const GENERATED_TOKEN_FILE = join('.sbeval', 'bridge-token');
 
 export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptions, 'engines'>, log: RunLog, progress: ProgressSink, warn: (message: string) => void): Promise<EnginePool> {
   const address = parseListen(config.listen ?? '127.0.0.1:0');

@@ -41,7 +41,7 @@ export interface RunOptions {
   allowPrograms?: boolean;
 }
 
-export type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';
+type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';
 
 export interface RunStageReport {
   stage: string;

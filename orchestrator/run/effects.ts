@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
 import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
-import { cachePath } from '../stages/simulate.js';
+import { cachePath } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
 /**
@@ -30,7 +30,7 @@ import type { LevelPaths } from './levels.js';
  * Every trial's engine, the image and the cache entry are reported to the ledger: when the pool
  * discredits an engine, what it gave is removed and the level runs again (orchestrator/pool/result-ledger.ts).
  */
-export interface RunEffectsOptions {
+interface RunEffectsOptions {
   root: string;
   prefix: string;
   pool: EnginePool;
@@ -62,11 +62,11 @@ export interface CachedLevel {
  * A trial's trace: `<root>/<team>/traces/<C>/<name>.trial<k>.sbtrace` (the official trial-number parse,
  * text after the last `_` up to the first `.`, still reads the trial from it).
  */
-export function tracePath(root: string, level: LevelRef, trial: number): string {
+function tracePath(root: string, level: LevelRef, trial: number): string {
   return join(stageDir(root, level.team, 'traces', level.character), `${level.base}.trial${trial}.sbtrace`);
 }
 
-export function sha256(text: string): string {
+function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 

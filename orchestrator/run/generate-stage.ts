@@ -21,7 +21,7 @@ export function configuredSubmissions(submissions: readonly ResolvedSubmission[]
 }
 
 /** A configured submission as `loadSubmission`'s spec (`sbeval generate` without --submission reads the same). */
-export function submissionSpec(submission: ResolvedSubmission): string {
+function submissionSpec(submission: ResolvedSubmission): string {
   const program = submission.kind === 'program' && !['.json', '.yaml', '.yml'].includes(extname(submission.file).toLowerCase());
   return program ? `exec:${submission.file}` : submission.file;
 }

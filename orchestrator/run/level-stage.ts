@@ -3,7 +3,7 @@ import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
 import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js';
-import { simulationIdentity } from '../stages/simulate.js';
+import { simulationIdentity } from '../stages/level-cache.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
 import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';

@@ -13,7 +13,7 @@ import { officialBaseName } from '../stages/trial-transform.js';
  */
 const LEVEL_STAGES: TrialStage[] = ['raw', 'intermediate', 'levels'];
 
-export interface TrialUniverseOptions {
+interface TrialUniverseOptions {
   /** Teams to include (default: every team folder). */
   teams?: readonly string[] | undefined;
   /** Characters to include; with `expectAll`, each one is expected for every team. */

@@ -10,7 +10,7 @@ import { similarityIsCurrent } from '../result/readiness.js';
 import { scoreSettingsRecord, writeResults } from '../result/step.js';
 import { robustnessTables } from '../stages/robustness.js';
 import { writeScoreReports } from '../stages/score-report.js';
-import { simulationIdentity } from '../stages/simulate.js';
+import { simulationIdentity } from '../stages/level-cache.js';
 import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
@@ -24,7 +24,7 @@ import { robustnessLookup } from './robustness-stage.js';
  * manifest after them. When nothing the step would write has changed since the last results, it writes
  * nothing.
  */
-export interface Accounting {
+interface Accounting {
   section: ReportSection;
   /** `trials.csv` and `failures.md`, by name. */
   files: Map<string, string>;
@@ -46,7 +46,7 @@ export function accountingStage(ctx: RunContext): Accounting {
 }
 
 /** What the manifest records of a run's settings: the score's, then the stages' before it (no paths). */
-export function runSettingsRecord(settings: Settings): Record<string, unknown> {
+function runSettingsRecord(settings: Settings): Record<string, unknown> {
   return {
     ...scoreSettingsRecord({ rules: settings.rules, trials: settings.trials, eol: settings.eol, models: settings.models.length > 1 ? settings.models.map((m) => m.name) : [] }),
     letters: settings.competitionLetters ?? null,

@@ -19,7 +19,7 @@ import type { PoolEvent } from '../pool/index.js';
  * exception: a line the disk refuses is cut off again (the log keeps its whole lines), the log stops,
  * and the fault goes to `onFault` (the run stops with it: orchestrator/run/fault.ts).
  */
-export type RunLogRecord = Record<string, unknown> & { type: string };
+type RunLogRecord = Record<string, unknown> & { type: string };
 
 export class RunLog {
   readonly file: string;

@@ -10,7 +10,7 @@ import { robustnessStage } from './robustness-stage.js';
 import { accountingStage, resultsStage } from './result-stages.js';
 import { unfinishedWork } from './unfinished.js';
 
-export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, type StageStatus } from './context.js';
+export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport } from './context.js';
 
 /**
  * `sbeval run`: a whole competition from raw responses (or submissions) to `result/`, headless,

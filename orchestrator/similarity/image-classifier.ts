@@ -12,7 +12,7 @@ import { PreparePool, PreprocessError } from './prepare-pool.js';
  *   team and model folder): by the PNG's SHA-256 before decoding, then by the tensor's (two PNG files
  *   with the same pixels but other bytes) before inference.
  */
-export interface ImageClassifierOptions {
+interface ImageClassifierOptions {
   /** Path of the ONNX model (or its bytes). */
   model: string | Uint8Array;
   info: VitModelInfo;
@@ -24,7 +24,7 @@ export interface ImageClassifierOptions {
   prepareWorkers?: number;
 }
 
-export interface ImageClassifierStats extends ClassifierStats {
+interface ImageClassifierStats extends ClassifierStats {
   /** PNGs decoded and preprocessed (the others were byte-identical to one seen before). */
   prepared: number;
 }

@@ -100,7 +100,7 @@ export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[]
 }
 
 /** Black-pixel IoU of two RGBA images of the same size (the reference images hold only black and white). */
-export function blackIou(a: Uint8Array, b: Uint8Array): number {
+function blackIou(a: Uint8Array, b: Uint8Array): number {
   if (a.length !== b.length) throw new RangeError('images differ in size');
   let inter = 0;
   let union = 0;
@@ -113,7 +113,7 @@ export function blackIou(a: Uint8Array, b: Uint8Array): number {
   return union === 0 ? 1 : inter / union;
 }
 
-export interface AgreementOptions {
+interface AgreementOptions {
   engines: Engine[];
   levels: ReferenceLevel[];
   damage?: DamageFormula;

@@ -35,7 +35,7 @@ export const CALIBRATION_THRESHOLDS = Object.freeze({
   minStableIou: 0.99,
 });
 
-export interface CalibrationCheck {
+interface CalibrationCheck {
   measure: string;
   unity: string;
   headless: string;
@@ -91,7 +91,7 @@ export function calibrationChecks(unity: AgreementSummary, headless: AgreementSu
   ];
 }
 
-export interface CalibrationOptions {
+interface CalibrationOptions {
   levels: ReferenceLevel[];
   /** Levels run once more on both engines (trial 1, no capture) for the step offset: the timing ruler. */
   ruler?: Ruler;

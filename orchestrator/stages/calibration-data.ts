@@ -14,7 +14,7 @@ function packageDataDir(): string {
   return candidates.find((dir) => existsSync(join(dir, 'reference-levels'))) ?? (candidates[0] as string);
 }
 
-export const CALIBRATION_DIR = packageDataDir();
+const CALIBRATION_DIR = packageDataDir();
 /** The evaluator's 90 reference levels (chatgpt4pcg/modified-science-birds @84df32e): levels, stability JSON, images. */
 export const REFERENCE_LEVELS = join(CALIBRATION_DIR, 'reference-levels');
 /** The timing-ruler levels (`ruler/levels/<group>/*.xml`; calibration/README.md). */

@@ -11,7 +11,7 @@ import { runTrialTransform, type TrialTransformOptions } from './trial-transform
  * official message (`Height boundary is intruded.`, `Width boundary is intruded.`,
  * `BlockType does not exist.`) in `<root>/logs/levels_log_<ISO>.txt`.
  */
-export interface ConvertStageOptions extends TrialTransformOptions {
+interface ConvertStageOptions extends TrialTransformOptions {
   /** `drop_block` (2024–2025, default) or `ab_drop` (2023); the converter matches lines starting `<prefix>(`. */
   prefix?: string;
 }

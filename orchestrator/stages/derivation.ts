@@ -16,9 +16,9 @@ import { stateDir } from '../layout/competition.js';
  * A stage file without a record was not written by this sbeval (the official scripts, an older
  * version): the stages recompute it; `sbeval score` takes it as it is (see orchestrator/result/readiness.ts).
  */
-export type DerivedStage = 'similarity' | 'diversity';
+type DerivedStage = 'similarity' | 'diversity';
 
-export interface Derivation {
+interface Derivation {
   format: 1;
   /** Input file names (inside the letter's input folder) with their sha256, in the order read. */
   inputs: Array<[string, string]>;
@@ -28,7 +28,7 @@ export interface Derivation {
   output: string;
 }
 
-export function derivationPath(root: string, stage: DerivedStage, team: string, character: string): string {
+function derivationPath(root: string, stage: DerivedStage, team: string, character: string): string {
   return join(stateDir(root, stage, team), `${character}.json`);
 }
 

@@ -24,7 +24,7 @@ import { computeDiversity, diversityJson, type DiversityRules } from '../../scor
  * existing output with exactly that text is left alone (counted as already done) — a change of rules,
  * trial count or similarity file always shows.
  */
-export const DIVERSITY_STAGE = 'diversity';
+const DIVERSITY_STAGE = 'diversity';
 
 export interface DiversityStageOptions {
   root: string;

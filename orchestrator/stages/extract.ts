@@ -9,7 +9,7 @@ import { runTrialTransform, type TrialTransformOptions } from './trial-transform
  * extracted calls; a response without code writes nothing and logs `Failed - Code not found.` in
  * `<root>/logs/intermediate_log_<ISO>.txt`.
  */
-export interface ExtractStageOptions extends TrialTransformOptions {
+interface ExtractStageOptions extends TrialTransformOptions {
   /** `drop_block` (2024–2025, default) or `ab_drop` (2023). */
   prefix?: string;
 }

@@ -34,7 +34,7 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-export interface ConvertResult {
+interface ConvertResult {
   out: string;
   bytes: number;
   config: VitConfig;
@@ -42,7 +42,7 @@ export interface ConvertResult {
 }
 
 /** Weight files a folder may hold, in order of preference (safetensors cannot run code; a pickle could). */
-export const WEIGHT_FILES = ['model.safetensors', 'pytorch_model.bin'] as const;
+const WEIGHT_FILES = ['model.safetensors', 'pytorch_model.bin'] as const;
 
 /**
  * `sbeval model convert <dir> --out <file>`: config.json + model.safetensors (or pytorch_model.bin, read by
@@ -110,7 +110,7 @@ export interface FetchOptions {
   retryDelayMs?: number;
 }
 
-export interface FetchedFile {
+interface FetchedFile {
   size: number;
   sha256: string;
   /** What the hub's ETag let us check: the LFS sha256, the git blob sha1, or nothing (weak/absent ETag). */
@@ -134,7 +134,7 @@ export function defaultCacheDir(): string {
   return process.env.SBEVAL_CACHE ?? join(homedir(), '.cache', 'sbeval');
 }
 
-export function assertRepoId(repo: string): string {
+function assertRepoId(repo: string): string {
   if (!/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(repo) || repo.includes('..')) {
     throw new SbevalError('config', `"${repo}" is not a hub repository id`, 'expected owner/name, e.g. ' + COMPETITION_MODEL);
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type StageFilter } from '../layout/competition.js';
 import type { ProgressSink } from '../progress/types.js';
 import { sha256 } from '../../core/hash.js';
-import { readLevelCache } from './simulate.js';
+import { readLevelCache } from './level-cache.js';
 
 /**
  * Outputs of the simulate stage whose level is gone. An edited response whose program no longer converts
@@ -14,7 +14,7 @@ import { readLevelCache } from './simulate.js';
  * has a `levels/` folder), an image without its level (or beside a level whose current XML failed to
  * load) and a stability file of a letter without levels are removed. A folder of official images or per-letter files without `levels/` is left as it is.
  */
-export interface RemovedOrphans {
+interface RemovedOrphans {
   images: string[];
   stability: string[];
 }

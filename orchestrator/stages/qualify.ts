@@ -16,21 +16,21 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  * to `<prompts>/../qualified/`) and the official log `<copyTo>/logs/qualified_log_<ISO>.txt` is written
  * with its lines `Processing - team: <name> - maxLength|disallowChars|objectToken: Success|Failed`.
  */
-export interface QualifyStageOptions {
+interface QualifyStageOptions {
   /** Prompt files, or folders whose non-hidden files are all prompts (as the official script reads them). */
   paths: string[];
   copyTo?: string;
   now?: () => Date;
 }
 
-export interface PromptVerdict {
+interface PromptVerdict {
   file: string;
   /** The team name the official log uses: the file name without its last extension. */
   team: string;
   verdict: QualificationVerdict;
 }
 
-export interface QualifyStageResult {
+interface QualifyStageResult {
   prompts: PromptVerdict[];
   summary: StageSummary;
 }

@@ -4,7 +4,7 @@ import { DEFAULT_SIMULATION, type Engine, type SimulationSettings } from '../../
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
 import { trialStability } from '../../scoring/stability.js';
-import { memorySink } from '../../viewer/trial.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
@@ -20,9 +20,9 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  * re-recording shows up in a diff). Traces are written without a recording time and with a zero
  * duration, so recording the same levels with the same engine gives byte-identical files.
  */
-export const CORPUS_INDEX = 'corpus.json';
-export const CORPUS_FORMAT = 'sbeval-corpus';
-export const TRACE_SUFFIX = '.sbtrace.gz';
+const CORPUS_INDEX = 'corpus.json';
+const CORPUS_FORMAT = 'sbeval-corpus';
+const TRACE_SUFFIX = '.sbtrace.gz';
 
 export interface RecordOptions {
   levelsDir: string;
@@ -59,7 +59,7 @@ export interface RecordSummary {
 }
 
 /** Every `.xml` under a folder, recursively, in a stable order. */
-export function findLevelFiles(dir: string): string[] {
+function findLevelFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {

@@ -13,7 +13,8 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { cachePath, poolRunner, settingsDigest, type TrialRunner } from './simulate.js';
+import { cachePath, settingsDigest } from './level-cache.js';
+import { poolRunner, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
 import { ROBUSTNESS_FILE } from '../result/files.js';
 
@@ -29,12 +30,12 @@ import { ROBUSTNESS_FILE } from '../result/files.js';
  * `result/robustness.csv` — every level of the folder, whatever `--team`/`--chars` limited the work to.
  * Only the headless engine (in this process or in worker threads) can perturb a run.
  */
-export const ROBUSTNESS_STAGE = 'robustness';
+const ROBUSTNESS_STAGE = 'robustness';
 
 /** Bump when the perturbations change (part of the cache key). */
 const SCHEME = 1;
 
-export interface RobustnessStageOptions {
+interface RobustnessStageOptions {
   root: string;
   /** Perturbed runs per level. */
   runs: number;
@@ -103,7 +104,7 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-export function robustnessCachePath(root: string, team: string, character: string, file: string): string {
+function robustnessCachePath(root: string, team: string, character: string, file: string): string {
   return join(root, '.sbeval', 'robustness', team, character, `${trialBaseName(file)}.json`);
 }
 
@@ -306,7 +307,7 @@ export function robustnessTables(competitions: readonly CompetitionFolder[], lev
 export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
 
 /** `result/robustness.csv`: one row per level with an official verdict. */
-export function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
+function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
   // RFC 4180 with formula-leading text (team names) neutralized: scoring/formats/text-escape.ts.
   return csvText([
     [...ROBUSTNESS_COLUMNS],

@@ -33,7 +33,7 @@ const manifestSchema = z.object({
   levels: z.array(z.object({ group: z.string(), name: z.string() })),
 });
 
-export interface RulerLevel {
+interface RulerLevel {
   group: string;
   /** File name without `.xml` (what the evaluator's `tag` ends with). */
   name: string;
@@ -144,7 +144,7 @@ export function rulerVerdict(ruler: Ruler, tracks: readonly RulerTrack[], observ
 }
 
 /** The edit that makes bridge/window.ts (and its C# twin) the evaluator's window. */
-export function windowChange(start: number, end: number, stepsPerFrame: readonly number[]): string {
+function windowChange(start: number, end: number, stepsPerFrame: readonly number[]): string {
   const twin = 'unity-plugin/Runtime/EvaluatorWindow.cs';
   if (stepsPerFrame.length === 1 && stepsPerFrame[0] === 1) {
     return `bridge/window.ts: LOAD_SETTLE_STEPS = ${start} (was ${OFFICIAL_WINDOW.startStep}); ${twin}: LoadSettleSteps = ${start} (was ${OFFICIAL_WINDOW.startStep}). ` +

@@ -24,7 +24,7 @@ import { withUncertainty } from './uncertainty.js';
  * before scoring, and warnings (the run's own). Built last, so the report lists every warning the
  * command printed. The content (gallery, charts, settings, versions) is scoring/report's.
  */
-export interface ReportExtras {
+interface ReportExtras {
   sections?: readonly ReportSection[];
   /** Warnings from outside scoring (e.g. the run's stages), listed after scoring's own. */
   warnings?: readonly ScoreWarning[];
@@ -36,17 +36,17 @@ export interface ReportExtras {
   letters?: readonly string[];
 }
 
-export interface WrittenReports {
+interface WrittenReports {
   files: string[];
   /** The reports' own warnings (images that cannot be read), as the top-level report lists them. */
   warnings: ScoreWarning[];
 }
 
-export function eolName(eol: Eol): string {
+function eolName(eol: Eol): string {
   return eol === '\r\n' ? 'CRLF' : 'LF';
 }
 
-export function rankingTable(rows: readonly RankedRow[], roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
+function rankingTable(rows: readonly RankedRow[], roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
   const header = ['rank', 'team', 'normalizedPromptScore', 'promptScore', 'role'];
   if (words && words.size > 0) header.push('words');
   return {

@@ -16,7 +16,7 @@
  *
  * Two steps: `scoreCompetitionFolder` reads, scores and writes the official files and returns what
  * it found (`Scored`); the reports are built from that afterwards (score-report.ts) — by
- * `runScoreStage` at once, by `sbeval run` last, with every warning of the run.
+ * `runScoreStage` (score-stage.ts) at once, by `sbeval run` last, with every warning of the run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { EOL } from 'node:os';
@@ -36,12 +36,11 @@ import type { TrialFate } from '../report/fates.js';
 import { SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { writeScoreFile } from '../result/files.js';
-import { compareNames, listFiles, listTeams, resultDir, trialIndexFromName } from '../layout/competition.js';
+import { compareNames, listFiles, listTeams, trialIndexFromName } from '../layout/competition.js';
 import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
 import { modelFolderName } from '../layout/names.js';
 import { StageLog } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { writeScoreReports } from './score-report.js';
 import { runUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
 import { DEFAULTS, type UncertaintySettings } from '../config/settings.js';
 
@@ -92,22 +91,6 @@ export interface RankedRow {
   rank: number;
 }
 
-export interface ScoreStageResult {
-  rules: RuleSetName;
-  resultDir: string;
-  /** Every file written, absolute paths. */
-  files: string[];
-  warnings: ScoreWarning[];
-  winners: WinnerDecision;
-  ranking: RankedRow[];
-  competitionScore: string;
-  /** 2025: the model folders scored. */
-  models?: string[];
-  logFiles: string[];
-  /** The bootstrap: done (its sentence), off, or unavailable (T = 1), with the message the command prints. */
-  uncertainty: { status: UncertaintyOutcome['status']; message: string };
-}
-
 /** One model folder of a 2025 root, scored on its own. */
 export interface ScoredModel {
   folder: string;
@@ -154,7 +137,7 @@ function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
+function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
   return [...teams].sort(order === 'bytes' ? codePointCompare : compareNames);
 }
 
@@ -232,7 +215,7 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
 }
 
 /** Word counts of the prompt files `<team>.<ext>` (prefers `.txt`), counted as the 2023 rules count. */
-export function readPromptWords(promptsDir: string, teams: readonly string[]): { words: Map<string, number>; warnings: ScoreWarning[] } {
+function readPromptWords(promptsDir: string, teams: readonly string[]): { words: Map<string, number>; warnings: ScoreWarning[] } {
   const words = new Map<string, number>();
   const warnings: ScoreWarning[] = [];
   if (!existsSync(promptsDir)) throw new SbevalError('input', `prompts folder ${promptsDir} does not exist`);
@@ -514,28 +497,4 @@ export async function scoreCompetitionFolder(options: ScoreStageOptions): Promis
     throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the 2025 rules score`, 'use --rules 2025, or give one model folder as the root');
   }
   return rules.multiModel ? scoreModels(options, rules, eol, layout) : scoreSingle(options, rules, eol);
-}
-
-/** What `sbeval score` and library callers get: the scored folder with its reports written. */
-export function stageResult(scored: Scored, reportFiles: readonly string[]): ScoreStageResult {
-  return {
-    rules: scored.rules.name,
-    resultDir: resultDir(scored.dir),
-    files: [...scored.files, ...reportFiles],
-    warnings: scored.warnings,
-    winners: scored.winners,
-    ranking: scored.ranking,
-    competitionScore: scored.competitionScore,
-    ...(scored.models ? { models: scored.models.map((m) => m.folder) } : {}),
-    logFiles: scored.logFiles,
-    uncertainty: { status: scored.uncertainty.status, message: scored.uncertainty.message },
-  };
-}
-
-/** The score stage: official files, then the reports (score-report.ts), whose warnings (unreadable images) join the score's. */
-export async function runScoreStage(options: ScoreStageOptions): Promise<ScoreStageResult> {
-  const scored = await scoreCompetitionFolder(options);
-  const reports = await writeScoreReports(scored, { sections: options.sections ?? [] });
-  const result = stageResult(scored, reports.files);
-  return { ...result, warnings: [...result.warnings, ...reports.warnings] };
 }

@@ -30,7 +30,7 @@ import { isCurrent, readDerivation, removeDerivation, writeDerivation } from './
  * A letter without images gets no file (one left from earlier images is removed).
  */
 export type SimilarityRules = 2024 | 2025;
-export const SIMILARITY_STAGE = 'similarity';
+const SIMILARITY_STAGE = 'similarity';
 
 export interface SimilarityStageOptions {
   root: string;
@@ -79,12 +79,12 @@ export function isRawImage(file: string): boolean {
 }
 
 /** The settings a similarity file depends on besides its images: the model's bytes and the rules (2025 adds cls_embedding). */
-export function similaritySettings(modelSha256: string, rules: SimilarityRules): string {
+function similaritySettings(modelSha256: string, rules: SimilarityRules): string {
   return JSON.stringify({ model: modelSha256, rules });
 }
 
 /** The images of a letter as a derivation's inputs: file names with the sha256 of their bytes, in listing order. */
-export async function imageInputs(dir: string, images: readonly string[]): Promise<Array<[string, string]>> {
+async function imageInputs(dir: string, images: readonly string[]): Promise<Array<[string, string]>> {
   return Promise.all(images.map(async (image): Promise<[string, string]> => [image, sha256(await readFile(join(dir, image)))]));
 }
 

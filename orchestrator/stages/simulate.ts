@@ -1,12 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
-import { headlessDigest } from '../../bridge/headless/engine.js';
-import { OFFICIAL_WINDOW } from '../../bridge/window.js';
 import { writeStabilityJson, stabilityTag, type StabilityEntry } from '../../scoring/formats/stability.js';
 import {
   DEFAULT_VELOCITY_RULE,
@@ -24,12 +21,14 @@ import {
 } from '../../scoring/stability.js';
 import { SbevalError, describeError } from '../../core/errors.js';
 import { storageFault, type StorageError } from '../../core/storage.js';
+import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { EnginePool, NOT_KEPT_REASON, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
+import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-cache.js';
 
 /**
  * `levels` → `stability` + `images`: the Science Birds evaluator's batch stability and similarity
@@ -155,65 +154,6 @@ export async function evaluateLevel(run: TrialRunner, levelId: string, xml: stri
   if (png) evaluation.png = png;
   if (raw) evaluation.raw = raw;
   return evaluation;
-}
-
-// --- cache ------------------------------------------------------------------------------------------
-
-export interface CachedLevel {
-  format: 1;
-  xmlSha256: string;
-  settings: string;
-  outcome: { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: TrialStability[] } | { ok: false; reason: string };
-}
-
-export function cachePath(root: string, team: string, character: string, file: string): string {
-  return cacheIn(stateDir(root, 'simulate', team, character), file);
-}
-
-/** A level's cache file in its character's state folder (the one place the name is made). */
-function cacheIn(folder: string, file: string): string {
-  return join(folder, `${trialBaseName(file)}.json`);
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * Level files and caches are read synchronously: they are small (a few KiB), and a synchronous read
- * costs the main thread a fraction of what the promise-based one does (open, stat, read and close
- * each a round trip through the thread pool), which the engines wait on (issue 14).
- */
-function readCache(path: string): CachedLevel | undefined {
-  try {
-    const data = JSON.parse(readFileSync(path, 'utf8')) as CachedLevel;
-    return data.format === 1 ? data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Everything that changes a level's result: engine behaviour and the stage's settings. Not the raw
- * images (`--raw-images`): they change no verdict, and a level's cache asks for its raw image only when
- * the stage writes them (so `run` after `simulate --raw-images` and `score` after it find the results).
- */
-export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule }): string {
-  const engine = options.engine === 'headless' ? `headless:${headlessDigest()}` : options.engine;
-  return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW })).slice(0, 24);
-}
-
-/** The simulation settings a command resolved (official rule): their cache digest, and how to name them to a user. */
-export interface SimulationIdentity {
-  digest: string;
-  label: string;
-}
-
-export function simulationIdentity(settings: { engine: string; simulationTrials: number; damage: DamageFormula }): SimulationIdentity {
-  return {
-    digest: settingsDigest({ engine: settings.engine, trials: settings.simulationTrials, damage: settings.damage, rule: OFFICIAL_RULE }),
-    label: `engine ${settings.engine}, ${settings.simulationTrials} stability trial(s), damage ${settings.damage}`,
-  };
 }
 
 // --- the stage --------------------------------------------------------------------------------------
@@ -461,11 +401,6 @@ export function stabilityFileText(team: string, character: string, levels: Reado
   return writeStabilityJson(entries);
 }
 
-/** A level's cached result (`<root>/.sbeval/simulate/…`), whatever settings it was made with; undefined when there is none. */
-export function readLevelCache(root: string, team: string, character: string, file: string): CachedLevel | undefined {
-  return readCache(cachePath(root, team, character, file));
-}
-
 function isLevelError(error: unknown): boolean {
   if (error instanceof PoolJobError) return error.kind === 'level';
   return typeof error === 'object' && error !== null && (error as { levelError?: unknown }).levelError === true;
@@ -479,9 +414,4 @@ export function ruleFrom(kind: string, velocityThreshold?: number): StabilityRul
     return velocityThreshold === undefined ? base : { ...base, threshold: velocityThreshold };
   }
   throw new SbevalError('config', `unknown stability rule "${kind}"`, 'use displacement or velocity');
-}
-
-/** Level id for logs and jobs from a path. */
-export function levelIdOf(path: string): string {
-  return trialBaseName(basename(path));
 }

@@ -28,9 +28,9 @@ export interface TrialTransformOptions {
   now?: () => Date;
 }
 
-export type TransformOutcome = { ok: true; output: string } | { ok: false; reason: string };
+type TransformOutcome = { ok: true; output: string } | { ok: false; reason: string };
 
-export interface TrialTransformSpec {
+interface TrialTransformSpec {
   /** The name users see (progress, summary): `extract`, `convert`. */
   stage: string;
   /** The official log stage (file `<root>/logs/<logStage>_log_<ISO>.txt`). */

@@ -10,7 +10,7 @@ import type { LevelSink } from '../../bridge/engine.js';
 import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
 import { mergeBatches } from '../../scoring/explain/series.js';
 import { trialStability } from '../../scoring/stability.js';
-import { memorySink } from '../../viewer/trial.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
@@ -24,8 +24,8 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 /** Default tolerance on x, y (units) and angle (radians): far below the 0.1 movement threshold, far above float32 noise. */
 export const DEFAULT_TOLERANCE = 1e-4;
 
-export type Agreement = 'identical' | 'within-tolerance' | 'diverged';
-export type DivergenceField = 'x' | 'y' | 'angle' | 'vx' | 'vy' | 'omega' | 'alive' | 'bodies' | 'steps';
+type Agreement = 'identical' | 'within-tolerance' | 'diverged';
+type DivergenceField = 'x' | 'y' | 'angle' | 'vx' | 'vy' | 'omega' | 'alive' | 'bodies' | 'steps';
 
 export interface Divergence {
   step: number;
@@ -38,7 +38,7 @@ export interface Divergence {
   delta: number;
 }
 
-export interface Verdict {
+interface Verdict {
   score: number;
   moving: number[];
 }
@@ -59,7 +59,7 @@ export interface TrialComparison {
   verdictChanged: boolean;
 }
 
-export interface TrialRecord {
+interface TrialRecord {
   bodies: readonly BodyInfo[];
   frames: readonly FrameBatch[];
   events: readonly SimEvent[];

@@ -31,10 +31,10 @@ export interface RaterFile {
   answers: Record<string, ItemAnswer>;
 }
 
-export const RATER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-export const MAX_COMMENT = 5000;
+const RATER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const MAX_COMMENT = 5000;
 /** A rater's file above this is not one the server wrote (items × metrics × a 5,000-character comment stay far below). */
-export const MAX_RATER_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_RATER_FILE_BYTES = 16 * 1024 * 1024;
 
 const answerSchema = z.object({
   values: z.record(z.string(), z.number()),
@@ -50,7 +50,7 @@ export function raterPath(out: string, rater: string): string {
 }
 
 /** One rater's file, or why it cannot be read. */
-export function readRaterFile(path: string, rater: string): RaterFile | { problem: string } {
+function readRaterFile(path: string, rater: string): RaterFile | { problem: string } {
   const size = statSync(path).size;
   if (size > MAX_RATER_FILE_BYTES) return { problem: `${size} bytes, more than any rater's file can be` };
   let data: unknown;

@@ -57,7 +57,7 @@ export interface SurveyFile {
   items: SurveyItem[];
 }
 
-export interface SurveyBuildOptions {
+interface SurveyBuildOptions {
   root: string;
   out: string;
   filter: LevelFilter;

@@ -29,7 +29,7 @@ import { loadSurveyRatings, meanRatings, type Rating, type SurveyRatings } from 
  * Ratings that do not fit the survey, and files that are not a rater's answers, are skipped and
  * listed, never silently.
  */
-export interface CollectResult {
+interface CollectResult {
   raters: number;
   ratings: number;
   comments: number;

@@ -22,9 +22,9 @@ export interface Invite {
 
 const file = z.object({ version: z.literal(1), invites: z.array(z.object({ rater: z.string(), tokenSha256: z.string().regex(/^[0-9a-f]{64}$/), created: z.string() })) });
 
-export const TOKEN_BYTES = 32;
+const TOKEN_BYTES = 32;
 
-export function invitesPath(out: string): string {
+function invitesPath(out: string): string {
   return join(out, 'invites.json');
 }
 

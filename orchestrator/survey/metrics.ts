@@ -29,10 +29,9 @@ const file = z.strictObject({
   metrics: z.array(metric).min(1).max(10),
 });
 
-export type SurveyMetric = z.infer<typeof metric>;
 export type SurveyMetrics = z.infer<typeof file>;
 
-export function defaultMetricsPath(): string {
+function defaultMetricsPath(): string {
   for (const candidate of ['../judges/defaults/survey-metrics.yaml', '../../../orchestrator/judges/defaults/survey-metrics.yaml']) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(path)) return path;

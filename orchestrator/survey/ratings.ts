@@ -17,7 +17,7 @@ export interface Rating {
   value: number;
 }
 
-export interface RaterComment {
+interface RaterComment {
   rater: string;
   item: SurveyItem;
   comment: string;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../viewer/http-guard.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
 import { createViewerHandler, viewerErrorStatus, type ViewerHandler } from '../../viewer/server.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { checkAnswer, itemOrder, levelOf, raterPath, readRater, type ItemAnswer, type RaterFile } from './answers.js';
@@ -41,7 +41,7 @@ export interface SurveyServer {
   close(): Promise<void>;
 }
 
-export interface SurveyServerOptions {
+interface SurveyServerOptions {
   out: string;
   port?: number;
   /** Address to listen on (default 127.0.0.1). */
@@ -55,7 +55,7 @@ const REPLAYS_KEPT = 4;
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 const LOOPBACKS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-export function surveyStaticDir(): string {
+function surveyStaticDir(): string {
   for (const candidate of ['../../viewer/survey/', '../../../viewer/survey/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(join(dir, 'index.html'))) return dir;
@@ -65,7 +65,7 @@ export function surveyStaticDir(): string {
 
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', png: 'image/png' };
 /** Nothing served by the survey may be framed by another page (clickjacking). */
-export const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
+const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
 /** The replay viewer is framed by the survey page itself, and by nothing else. */
 const SAME_ORIGIN_FRAMING = { 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' };
 const COMMON = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };

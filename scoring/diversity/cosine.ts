@@ -5,17 +5,14 @@
  * and then `max(0, min(dist, 2.0))`. Two consequences that show in the files:
  * - a tiny negative rounding result comes back positive (abs), it is not clipped to 0 (scipy ≥ 1.13 clips);
  * - an exact 0 (identical vectors: sqrt(uu·uu) = uu exactly) is Python's int `0` from `max(0, 0.0)`, which
- *   `json.dumps` prints as `0`, not `0.0` — see `COSINE_INT_ZERO`.
+ *   `json.dumps` prints as `0`, not `0.0` — see `CosineResult.isIntZero`.
  * The dot products are summed in index order in double precision; numpy hands them to BLAS (ddot), whose
  * blocked/FMA summation order depends on the CPU, so the last bit or two can differ from a given machine's
  * scipy (relative error ~1e-16). A zero vector makes the ratio NaN (0/0); Python's `max(0, nan)` keeps the
  * first argument, so scipy 1.12 returns the int 0 there too.
  */
 
-/** Marker: the distance is Python's int 0 (prints as `0`). */
-export const COSINE_INT_ZERO = 0;
-
-export interface CosineResult {
+interface CosineResult {
   distance: number;
   /** True when scipy 1.12 returns the int 0 (exactly identical direction, to the last bit). */
   isIntZero: boolean;

@@ -14,7 +14,6 @@ import type { SimilarityFile } from '../formats/similarity.js';
 import { cosineDistance } from './cosine.js';
 
 export type DiversityRules = 2024 | 2025;
-export const DIVERSITY_RULES: readonly DiversityRules[] = [2024, 2025];
 
 export class DiversityInputError extends Error {
   constructor(message: string) {

@@ -3,7 +3,7 @@ import type { ReasonKind, Work } from './types.js';
 /** The first mover of a collapse and the chain of causes behind a body. */
 
 /** Reasons that are a body's own (a static issue of the level), not caused by another body. */
-export const INTRINSIC: ReadonlySet<ReasonKind> = new Set(['overlap', 'overhang', 'unsupported']);
+const INTRINSIC: ReadonlySet<ReasonKind> = new Set(['overlap', 'overhang', 'unsupported']);
 
 /**
  * The first mover: the block that started the failure. Among the bodies that failed (passed the

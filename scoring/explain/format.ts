@@ -6,7 +6,7 @@ import { describeSteps } from '../stability.js';
  * of failure, events in time order, and a displacement table per body at whole seconds.
  */
 
-export interface FormatOptions {
+interface FormatOptions {
   /** At most this many timeline lines (the rest is counted); default 80. */
   maxTimeline?: number;
 }

@@ -19,10 +19,10 @@ export const ONSET_TURN = (2 * Math.PI) / 180;
  * At rest: slower than this (units/s, rad/s). Onset is searched from the last step at rest before the
  * failure, so a block that wobbled while settling and stood still again is not dated by that wobble.
  */
-export const REST_SPEED = 0.05;
-export const REST_SPIN = 0.1;
+const REST_SPEED = 0.05;
+const REST_SPIN = 0.1;
 /** A turn of 15° by the time it passes the threshold reads as tipping rather than sliding or falling. */
-export const TIP_TURN = (15 * Math.PI) / 180;
+const TIP_TURN = (15 * Math.PI) / 180;
 
 export type MotionKind = 'still' | 'fell' | 'slid' | 'tipped' | 'rose' | 'destroyed';
 

@@ -15,7 +15,7 @@ import type { ContactReport, Reason, Work } from './types.js';
 /** A moving body arriving faster than this is "struck" rather than "pushed". */
 export const STRIKE_SPEED = 0.5;
 /** Steps a reaction may lag its cause (a contact registers a step or two before the hit body's onset). */
-export const REACTION_STEPS = 5;
+const REACTION_STEPS = 5;
 /** Straight-down sinking per supporting layer that is still "closing the start gaps" (grid 0.2401 vs colliders 0.21–0.22). */
 const SETTLE_PER_LAYER = 0.035;
 
@@ -28,7 +28,7 @@ export function bodyName(info: Pick<BodyInfo, 'id' | 'type'>): string {
   return `#${info.id} ${info.type}`;
 }
 
-export interface Context {
+interface Context {
   threshold: number;
   byId: Map<number, Work>;
   contacts: ContactReport[];

@@ -6,7 +6,7 @@ import { blockSpec, pigSpec, PLATFORM, TNT, type Collider, type Point } from '..
  * catalog (the prefabs' colliders). The frame stream does not carry a platform's XML scale, so a
  * platform is read at its prefab size (0.64 × 0.64); platforms never tip, they only carry.
  */
-export interface LocalShape {
+interface LocalShape {
   /** Local outline points (counter-clockwise), centred on the body's position. */
   points: ReadonlyArray<Point>;
   /** Mass used for loads: collider area × density 1 for auto-mass bodies, else the prefab's fixed mass. */
@@ -25,7 +25,7 @@ function outline(collider: Collider): ReadonlyArray<Point> {
   ];
 }
 
-export function polygonArea(points: ReadonlyArray<Point>): number {
+function polygonArea(points: ReadonlyArray<Point>): number {
   let sum = 0;
   for (let i = 0; i < points.length; i++) {
     const [x1, y1] = points[i]!;

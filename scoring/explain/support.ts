@@ -13,18 +13,18 @@ import { localShape, worldAabb, type Aabb } from './shapes.js';
  */
 export const GROUND_TOP_Y = LANDSCAPE.groundLocalY + LANDSCAPE.colliderOffsetY + LANDSCAPE.colliderSize.height / 2;
 /** Largest vertical gap between a body's bottom and a top below it that still counts as resting on it. */
-export const SUPPORT_GAP = 0.06;
+const SUPPORT_GAP = 0.06;
 /** Smallest horizontal overlap that counts as contact (grid neighbours sit ~0.02 apart side by side). */
-export const MIN_OVERLAP = 0.01;
+const MIN_OVERLAP = 0.01;
 /** Bodies whose boxes interpenetrate deeper than this on both axes start overlapping (a start gap is ~0.01–0.03 the other way). */
-export const OVERLAP_DEPTH = 0.03;
+const OVERLAP_DEPTH = 0.03;
 /** A load this far past the support's edge tips; below it the reading is within rounding. */
 const EDGE_TOLERANCE = 0.002;
 
 /** −1 stands for the ground, as in contact events. */
 export const GROUND = -1;
 
-export interface SupportContact {
+interface SupportContact {
   /** Body id, or GROUND. */
   by: number;
   left: number;
@@ -68,7 +68,7 @@ export interface BodySupport {
   issue: StaticIssue | undefined;
 }
 
-export interface PlacedBody {
+interface PlacedBody {
   info: BodyInfo;
   x: number;
   y: number;

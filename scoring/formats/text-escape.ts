@@ -21,11 +21,6 @@ export function neutralizeFormula(text: string): string {
   return FORMULA_START.test(text) && !NUMBER.test(text) ? `'${text}` : text;
 }
 
-/** True when `neutralizeFormula` changed the text (the cell must then be quoted). */
-export function needsFormulaEscape(text: string): boolean {
-  return FORMULA_START.test(text) && !NUMBER.test(text);
-}
-
 /** The inverse of `neutralizeFormula`, for sbeval's own readers of the CSVs it wrote. */
 export function restoreCsvText(text: string): string {
   return text.startsWith("'") ? text.slice(1) : text;
@@ -55,11 +50,4 @@ export function markdownText(text: string): string {
     .replace(/\r\n|[\r\n]/g, ' ')
     .replace(/[&<>]/g, (c) => MARKDOWN_ENTITIES[c]!)
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
-}
-
-const ENTITY_TEXT: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
-
-/** The inverse of `markdownText` (line breaks stay spaces): for turning sbeval's own Markdown into HTML. */
-export function plainFromMarkdown(markdown: string): string {
-  return markdown.replace(/\\([\\`*_[\]|~])|&(amp|lt|gt);/g, (_, escaped: string | undefined, entity: string | undefined) => escaped ?? ENTITY_TEXT[entity!]!);
 }

@@ -7,7 +7,7 @@
  * disagreement D_o = Σ o_ck δ²_ck / n and expected D_e = Σ n_c n_k δ²_ck / (n (n − 1)). Metrics δ²:
  * nominal [c ≠ k]; ordinal (Σ_{g between c and k} n_g − (n_c + n_k)/2)²; interval (c − k)².
  * Checked against the worked examples of that paper (nominal .743, ordinal .815, interval .849) and
- * of Wikipedia's article (nominal .691, interval .811) in test/scoring/judges-agreement.test.ts.
+ * of Wikipedia's article (nominal .691, interval .811) in test/scoring/judges.test.ts.
  *
  * Correlations: Pearson's r, and Spearman's ρ as Pearson's r of the ranks, ties taking the mean of
  * the ranks they span (scipy.stats.spearmanr's definition).

@@ -12,7 +12,7 @@ const OPEN = '<think>';
 const CLOSE = '</think>';
 
 /** Index of `tag` (lower case, starting with `<`) in `text` at or after `from`, case-insensitively; -1 when absent. */
-export function findTag(text: string, tag: string, from: number): number {
+function findTag(text: string, tag: string, from: number): number {
   for (let i = text.indexOf('<', from); i >= 0; i = text.indexOf('<', i + 1)) {
     if (hasWordAt(text, i, tag)) return i;
   }
@@ -40,7 +40,7 @@ export function keepRaw(text: string, max = 20_000): string {
 }
 
 /** White space as JavaScript's `\s` defines it, by character code (no expression per character). */
-export function isSpaceCode(c: number): boolean {
+function isSpaceCode(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 

@@ -84,7 +84,7 @@ export interface Report {
   html: string;
 }
 
-export interface Grid {
+interface Grid {
   metric: string;
   title: string;
   values: number[][];
@@ -104,7 +104,7 @@ function hasData(c: CharacterInput | undefined, metric: Metric): boolean {
  * The letters a competition's per-letter parts show, A–Z order: the given ones (the configured
  * characters) and every letter with a result file or a trial, so no letter that counts is hidden.
  */
-export function competitionLetters(competition: ReportCompetition): string[] {
+function competitionLetters(competition: ReportCompetition): string[] {
   const found = new Set<string>(competition.letters ?? []);
   for (const cells of competition.input?.inputs.values() ?? []) for (const letter of cells.keys()) found.add(letter);
   for (const trial of competition.gallery?.trials ?? []) found.add(trial.letter);

@@ -69,12 +69,12 @@ function byTrial(a: GalleryTrial, b: GalleryTrial): number {
 }
 
 /** The letters that have any trial, A–Z first, then anything else in code-point order. */
-export function galleryLetters(gallery: Gallery): string[] {
+function galleryLetters(gallery: Gallery): string[] {
   return [...new Set(gallery.trials.map((t) => t.letter))].sort();
 }
 
 /** Trials of one team and letter, in trial order. */
-export function cellTrials(gallery: Gallery, team: string, letter: string): GalleryTrial[] {
+function cellTrials(gallery: Gallery, team: string, letter: string): GalleryTrial[] {
   return gallery.trials.filter((t) => t.team === team && t.letter === letter).sort(byTrial);
 }
 

@@ -8,7 +8,7 @@
  * paints them all white. A cell with no data (the file is missing: the score counts it as 0) is drawn
  * hatched with a dash, never in the colour of a real 0.
  */
-export interface HeatScale {
+interface HeatScale {
   /** The value drawn lightest. */
   min: number;
   /** The value drawn darkest. */
@@ -62,7 +62,7 @@ export function scaleOf(values: readonly (readonly number[])[], missing?: readon
 }
 
 /** Where a value sits on the scale, 0 (lightest) to 1 (darkest); values beyond clamp to the ends. */
-export function scalePosition(value: number, scale: HeatScale): number {
+function scalePosition(value: number, scale: HeatScale): number {
   const span = scale.max - scale.min;
   if (!Number.isFinite(value) || !(span > 0)) return 0;
   return Math.min(Math.max((value - scale.min) / span, 0), 1);

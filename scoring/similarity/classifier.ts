@@ -66,7 +66,7 @@ export function softmax(logits: ArrayLike<number>): Float32Array {
   return Float32Array.from(e, (v) => v / sum);
 }
 
-export function tensorDigest(tensor: Float32Array): string {
+function tensorDigest(tensor: Float32Array): string {
   return createHash('sha256').update(new Uint8Array(tensor.buffer, tensor.byteOffset, tensor.byteLength)).digest('hex');
 }
 

@@ -12,7 +12,7 @@ import { parseSafetensors, toFloat32 } from './safetensors.js';
 import { readTorchCheckpoint } from './torch-checkpoint.js';
 
 /** Metadata keys (namespaced so they cannot clash with other producers'). */
-export const META = {
+const META = {
   format: 'sbeval.format',
   labels: 'sbeval.labels',
   preprocessor: 'sbeval.preprocessor',
@@ -20,7 +20,7 @@ export const META = {
   hiddenSize: 'sbeval.hidden_size',
   source: 'sbeval.source',
 } as const;
-export const MODEL_FORMAT = 'sbeval-vit-1';
+const MODEL_FORMAT = 'sbeval-vit-1';
 
 /** What the classifier needs to know about a converted model. */
 export interface VitModelInfo {
@@ -41,7 +41,7 @@ export class ModelConversionError extends Error {
   }
 }
 
-export interface HfVitCheckpoint {
+interface HfVitCheckpoint {
   config: unknown;
   /** Parsed `preprocessor_config.json`, or undefined when the folder has none (defaults apply). */
   preprocessor: unknown;
@@ -50,7 +50,7 @@ export interface HfVitCheckpoint {
   source?: string;
 }
 
-export function resolvePreprocessor(config: VitConfig, preprocessor: unknown): PreprocessorConfig {
+function resolvePreprocessor(config: VitConfig, preprocessor: unknown): PreprocessorConfig {
   const p = preprocessor === undefined ? { ...VIT_DEFAULT_PREPROCESSOR, height: config.imageSize, width: config.imageSize } : parsePreprocessorConfig(preprocessor);
   if (p.doResize && (p.height !== config.imageSize || p.width !== config.imageSize)) {
     throw new ModelConversionError(

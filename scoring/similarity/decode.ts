@@ -40,7 +40,7 @@ export async function decodePngForModel(png: Uint8Array): Promise<Image8> {
 }
 
 /** One channel when R = G = B in every pixel, else undefined. */
-export function greyIfNeutral(rgb: Image8): Image8 | undefined {
+function greyIfNeutral(rgb: Image8): Image8 | undefined {
   if (rgb.channels !== 3) return undefined;
   const src = rgb.data;
   const pixels = rgb.width * rgb.height;

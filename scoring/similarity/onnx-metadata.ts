@@ -4,9 +4,9 @@
  * reads. The converter stores there what inference needs besides the graph (labels, preprocessing).
  */
 
-export type ReadAt = (position: number, length: number) => Uint8Array;
+type ReadAt = (position: number, length: number) => Uint8Array;
 
-export class OnnxFormatError extends Error {
+class OnnxFormatError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'OnnxFormatError';

@@ -94,7 +94,7 @@ class Message {
 
 /** TensorProto.DataType values used here. */
 export const ONNX_FLOAT = 1;
-export const ONNX_INT64 = 7;
+const ONNX_INT64 = 7;
 
 export interface OnnxTensor {
   name: string;
@@ -104,7 +104,7 @@ export interface OnnxTensor {
   raw: Uint8Array;
 }
 
-export type OnnxAttribute =
+type OnnxAttribute =
   | { kind: 'int'; value: number }
   | { kind: 'float'; value: number }
   | { kind: 'ints'; value: number[] }
@@ -121,14 +121,14 @@ export interface OnnxNode {
   attributes?: Record<string, OnnxAttribute>;
 }
 
-export interface OnnxValueInfo {
+interface OnnxValueInfo {
   name: string;
   elemType: typeof ONNX_FLOAT | typeof ONNX_INT64;
   /** A number is a fixed dimension, a string a symbolic one (e.g. "batch"). */
   shape: Array<number | string>;
 }
 
-export interface OnnxGraph {
+interface OnnxGraph {
   name: string;
   nodes: OnnxNode[];
   initializers: OnnxTensor[];

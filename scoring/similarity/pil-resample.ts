@@ -77,7 +77,7 @@ export function isSupportedResample(resample: number): boolean {
 const PRECISION_BITS = 32 - 8 - 2;
 
 /** Fixed-point coefficients of one axis: for output i, taps start at `bounds[2i]`, count `bounds[2i+1]`. */
-export interface AxisCoefficients {
+interface AxisCoefficients {
   ksize: number;
   bounds: Int32Array;
   /** `outSize × ksize` integers with 22 fractional bits. */

@@ -113,11 +113,6 @@ export function parsePreprocessorConfig(json: unknown): PreprocessorConfig {
   return config;
 }
 
-/** Output tensor shape of one image: [3, height, width] (after resize; input size when do_resize is false). */
-export function inputShape(config: PreprocessorConfig): [number, number, number] {
-  return [3, config.height, config.width];
-}
-
 /**
  * `Image.resize` step of the processor (no-op when `do_resize` is false). RGB, or one grey channel that
  * stands for R = G = B (Pillow resamples each channel on its own, so the grey plane resized is each

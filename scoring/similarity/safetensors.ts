@@ -4,11 +4,11 @@
  * buffer the offsets index (relative to its start). Pure: bytes in, tensors out (and back).
  */
 
-export type SafetensorsDtype = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
+type SafetensorsDtype = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
 
 const DTYPE_BYTES: Record<SafetensorsDtype, number> = { F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1 };
 
-export interface TensorInfo {
+interface TensorInfo {
   name: string;
   dtype: SafetensorsDtype;
   shape: number[];
@@ -16,7 +16,7 @@ export interface TensorInfo {
   bytes: Uint8Array;
 }
 
-export interface Safetensors {
+interface Safetensors {
   metadata: Record<string, string>;
   tensors: Map<string, TensorInfo>;
 }

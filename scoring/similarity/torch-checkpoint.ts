@@ -23,7 +23,7 @@ export class TorchCheckpointError extends Error {
 
 // ---- zip ----
 
-export interface ZipEntry {
+interface ZipEntry {
   name: string;
   method: number;
   compressedSize: number;
@@ -41,7 +41,7 @@ function u64(b: Uint8Array, o: number): number {
   return u32(b, o) + u32(b, o + 4) * 0x100000000;
 }
 
-export function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
+function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
   // End of central directory record: signature 0x06054b50 within the last 64 KiB + 22 bytes.
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 65535); i--) {
@@ -99,7 +99,7 @@ export function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
   return entries;
 }
 
-export function zipEntryData(zip: Uint8Array, entry: ZipEntry): Uint8Array {
+function zipEntryData(zip: Uint8Array, entry: ZipEntry): Uint8Array {
   const h = entry.localHeaderOffset;
   if (u32(zip, h) !== 0x04034b50) throw new TorchCheckpointError(`corrupt local header of ${entry.name}`);
   const start = h + 30 + u16(zip, h + 26) + u16(zip, h + 28);
@@ -129,7 +129,7 @@ interface StorageRef {
   numel: number;
 }
 
-export interface TorchTensorRef {
+interface TorchTensorRef {
   kind: 'tensor';
   storage: StorageRef;
   offset: number;
@@ -137,7 +137,7 @@ export interface TorchTensorRef {
   stride: number[];
 }
 
-export type TorchDtype = 'float32' | 'float16' | 'bfloat16' | 'float64' | 'int64' | 'int32' | 'uint8' | 'int8' | 'bool';
+type TorchDtype = 'float32' | 'float16' | 'bfloat16' | 'float64' | 'int64' | 'int32' | 'uint8' | 'int8' | 'bool';
 
 const STORAGE_TYPES: Record<string, TorchDtype> = {
   FloatStorage: 'float32',
@@ -431,7 +431,7 @@ function elementReader(dtype: TorchDtype, view: DataView): (i: number) => number
   }
 }
 
-export interface TorchStateDict {
+interface TorchStateDict {
   tensors: Map<string, TorchTensorRef>;
   /** A tensor's values as a contiguous float32 array (views and strides resolved). */
   read(name: string): { shape: number[]; data: Float32Array } | undefined;

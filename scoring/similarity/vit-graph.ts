@@ -19,7 +19,7 @@ import { sequenceLength, vitParameterShapes, type VitConfig } from './vit-config
 export const VIT_INPUT = 'pixel_values';
 export const VIT_LOGITS = 'logits';
 export const VIT_CLS_HIDDEN = 'cls_hidden';
-export const VIT_OPSET = 17;
+const VIT_OPSET = 17;
 
 export class VitWeightsError extends Error {
   constructor(message: string) {

@@ -14,7 +14,7 @@ import { addRankShares, addWinShares, rankWork, tied, type WinnerRule } from './
 import { MAX_DIGIT_BASE } from './random.js';
 import { allocateDraws, allocateScores, identityInto, resampler, scoreInto } from './resample.js';
 
-export interface BootstrapOptions {
+interface BootstrapOptions {
   resamples: number;
   seed: number;
   /** The official ranking, best first (team names of the model): the adjacent pairs. */
@@ -40,7 +40,7 @@ export interface LetterSpread {
   official: number;
 }
 
-export interface PairOutcome {
+interface PairOutcome {
   above: string;
   below: string;
   /** Share of resamples where `above` scores higher (a tie counts half). */

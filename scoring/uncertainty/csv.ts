@@ -14,17 +14,17 @@ import type { UncertaintySummary } from './summary.js';
 
 export const INTERVALS_FILE = 'score_intervals.csv';
 export const RANK_PROBABILITIES_FILE = 'rank_probabilities.csv';
-export const INTERVAL_COLUMNS = ['team', 'promptScore', 'low', 'high', 'normalizedPromptScore', 'normLow', 'normHigh'] as const;
-export const RANK_COLUMNS = ['team', 'rank', 'probability'] as const;
+const INTERVAL_COLUMNS = ['team', 'promptScore', 'low', 'high', 'normalizedPromptScore', 'normLow', 'normHigh'] as const;
+const RANK_COLUMNS = ['team', 'rank', 'probability'] as const;
 
 /** A double in plain notation with 10 significant digits (no exponent, no trailing zeros). */
-export function formatBound(value: number): string {
+function formatBound(value: number): string {
   if (!Number.isFinite(value)) return '';
   return value === 0 ? '0' : new Decimal(value.toPrecision(10)).toFixed();
 }
 
 /** A share rounded to 6 decimals, plain notation. */
-export function formatShare(share: number): string {
+function formatShare(share: number): string {
   return new Decimal(share.toFixed(6)).toFixed();
 }
 

@@ -4,14 +4,12 @@
  * folder and writing `result/` is orchestrator/stages/uncertainty.ts's job. Method: docs/uncertainty.md.
  */
 export { buildModel } from './model.js';
-export type { CompetitionData, ModelOptions, PhysicsLookup, UncertaintyModel } from './model.js';
-export { drawResample, scoreResample } from './resample.js';
-export type { Draws, ResampleScores } from './resample.js';
+export type { UncertaintyModel } from './model.js';
+export { scoreResample } from './resample.js';
+export type { Draws } from './resample.js';
 export { runBootstrap } from './bootstrap.js';
-export type { BootstrapOptions, BootstrapResult, PairOutcome } from './bootstrap.js';
-export { summarize, winnerSentence, percent, quantile, CLEAR_WINNER, INTERVAL_LEVEL } from './summary.js';
-export type { OfficialRow, PairSummary, TeamUncertainty, UncertaintySummary } from './summary.js';
-export { intervalsCsv, rankProbabilitiesCsv, INTERVALS_FILE, RANK_PROBABILITIES_FILE, INTERVAL_COLUMNS, RANK_COLUMNS } from './csv.js';
-export { uncertaintySection, withIntervals, rankHeatMap, pairLettersText } from './report.js';
-export type { SectionContext } from './report.js';
+export { summarize } from './summary.js';
+export type { UncertaintySummary } from './summary.js';
+export { intervalsCsv, rankProbabilitiesCsv, INTERVALS_FILE, RANK_PROBABILITIES_FILE } from './csv.js';
+export { uncertaintySection, withIntervals } from './report.js';
 export { Xoshiro128 } from './random.js';

@@ -67,7 +67,7 @@ export function physicsTable(runScores: ArrayLike<number>, tries: number): Physi
   return { scores: Float64Array.from(scores), atMost: Float64Array.from(atMost), picks: power(sorted.length) };
 }
 
-export interface LetterModel {
+interface LetterModel {
   character: string;
   /** Indexed like the competition's teams. */
   cells: Cell[];
@@ -100,15 +100,15 @@ export interface UncertaintyModel {
 }
 
 /** Moving-object counts of a level's perturbed runs, by competition (index in the list given to `buildModel`), team, letter and trial. */
-export type PhysicsLookup = (competition: number, team: string, character: string, trial: number) => readonly number[] | undefined;
+type PhysicsLookup = (competition: number, team: string, character: string, trial: number) => readonly number[] | undefined;
 
-export interface CompetitionData {
+interface CompetitionData {
   label: string;
   input: ScoreInput;
   rules: RuleSet;
 }
 
-export interface ModelOptions {
+interface ModelOptions {
   physics?: PhysicsLookup;
   /** Default the evaluator's 3 (`OFFICIAL_TRIALS`). */
   simulationTrials?: number;

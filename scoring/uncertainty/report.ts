@@ -12,7 +12,7 @@ import { escapeXml, heatMapSvg } from '../report/heatmap.js';
 import { CLEAR_WINNER, INTERVAL_LEVEL, percent, type PairSummary, type UncertaintySummary } from './summary.js';
 import { INTERVALS_FILE, RANK_PROBABILITIES_FILE } from './csv.js';
 
-export interface SectionContext {
+interface SectionContext {
   /** Perturbed runs per level when the physics varied too (`--robustness N`), and how many trials had them. */
   physics?: { runs: number; trials: number; simulationTrials: number };
   /** Remarks of the model (e.g. a diversity file its own vectors contradict). */
@@ -33,7 +33,7 @@ function fixed(value: number, digits: number): string {
 }
 
 /** "L 41 % (GridThinkers ahead), S 22 % (BlockSmith ahead)". */
-export function pairLettersText(pair: PairSummary): string {
+function pairLettersText(pair: PairSummary): string {
   if (pair.letters.length === 0) return 'none (every resample gives the same gap)';
   return pair.letters.map((l) => `${l.label} ${percent(l.share)}${l.leader ? ` (${l.leader} ahead)` : ''}`).join(', ');
 }
@@ -73,7 +73,7 @@ function tables(summary: UncertaintySummary) {
 }
 
 /** The rank-probability matrix as a heat map: one row per team (official order), one column per rank, 0–100 %. */
-export function rankHeatMap(summary: UncertaintySummary): string {
+function rankHeatMap(summary: UncertaintySummary): string {
   return heatMapSvg({
     metric: 'rank-probability',
     title: 'Probability of each rank over the resamples',

@@ -32,7 +32,7 @@ export interface Draws {
   stability: Array<Array<Float64Array[] | undefined>>;
 }
 
-export interface ResampleScores {
+interface ResampleScores {
   /** Per team of the model (summed over competitions). */
   prompt: Float64Array;
   normalized: Float64Array;
@@ -108,7 +108,7 @@ function drawCell(cell: Cell, picked: Int32Array, sta: Float64Array, t: number, 
 }
 
 /** Fills `draws` with resample `index` of `seed` (its own random streams, see random.ts). */
-export function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws): void {
+function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws): void {
   const random = new ResampleRandom(seed, index);
   for (let m = 0; m < model.competitions.length; m++) {
     const competition = model.competitions[m] as CompetitionModel;
@@ -140,7 +140,7 @@ export function identityInto(model: UncertaintyModel, draws: Draws): void {
 }
 
 /** Resample `index` of `seed`, freshly allocated (tests write it out as a folder). */
-export function drawResample(model: UncertaintyModel, seed: number, index: number): Draws {
+function drawResample(model: UncertaintyModel, seed: number, index: number): Draws {
   const draws = allocateDraws(model);
   drawInto(model, seed, index, draws);
   return draws;

@@ -16,14 +16,14 @@ export const INTERVAL_LEVEL = 0.95;
 const PAIR_LETTERS = 3;
 
 /** One row of the official ranking (exact decimals as printed). */
-export interface OfficialRow {
+interface OfficialRow {
   team: string;
   rank: number;
   promptScore: string;
   normalizedPromptScore: string;
 }
 
-export interface TeamUncertainty extends OfficialRow {
+interface TeamUncertainty extends OfficialRow {
   low: number;
   high: number;
   normLow: number;
@@ -34,7 +34,7 @@ export interface TeamUncertainty extends OfficialRow {
   win: number;
 }
 
-export interface PairLetter {
+interface PairLetter {
   /** `L`, or `<model>/L` over several model folders. */
   label: string;
   /** Share of the gap's variance. */
@@ -63,7 +63,7 @@ export interface UncertaintySummary {
 }
 
 /** The p-quantile of sorted values, linear between order statistics (Hyndman & Fan type 7, R's and numpy's default). */
-export function quantile(sorted: ArrayLike<number>, p: number): number {
+function quantile(sorted: ArrayLike<number>, p: number): number {
   const n = sorted.length;
   if (n === 0) return Number.NaN;
   const h = (n - 1) * p;
@@ -106,7 +106,7 @@ function pairLetters(spreads: readonly LetterSpread[], above: string, below: str
 }
 
 /** The quotable sentence (see the module comment); `competingOnly`: some entries cannot win. */
-export function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, noWinner: number, competingOnly: boolean): { sentence: string; clear: boolean } {
+function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, noWinner: number, competingOnly: boolean): { sentence: string; clear: boolean } {
   const candidates = teams.filter((t) => t.win > 0).sort((a, b) => b.win - a.win || a.rank - b.rank);
   const top = candidates[0];
   if (!top) return { sentence: `no team wins in any of ${resamples} resamples`, clear: false };

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
-import { runScoreStage } from '../../orchestrator/stages/score.js';
+import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { makeThumbnail } from '../../orchestrator/report/thumbnail.js';
 import { similarityFile, stabilityTag, writeDiversityJson, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
 import { unityStabilityScore } from '../../scoring/formats/stability.js';

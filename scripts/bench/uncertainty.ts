@@ -19,7 +19,8 @@ import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCompetition, runScoreStage } from '../../orchestrator/stages/score.js';
+import { loadCompetition } from '../../orchestrator/stages/score.js';
+import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import type { LevelRobustnessResult } from '../../orchestrator/stages/robustness.js';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
 import { parseSimilarityJson } from '../../scoring/formats/index.js';

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { toHex } from '../../bridge/codec.js';
 import {
   CLOSE,
   checkCompatibility,
@@ -13,7 +12,7 @@ import {
   SENDERS,
   type Message,
 } from '../../bridge/protocol.js';
-import { sampleMessages } from './samples.js';
+import { sampleMessages, toHex } from './samples.js';
 
 const plain = new Packr({ useRecords: false, variableMapSize: true });
 

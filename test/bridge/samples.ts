@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION, type Message } from '../../bridge/protocol.js';
  * One sample of every message type, with values chosen to hit each msgpack format boundary (fixint,
  * uint8/16/32, negative fixint, int8/16/32, an integer above 2^32 that must become float64, float64,
  * fixstr/str8, multi-byte UTF-8, bin, optional fields present and absent).
- * `unity-plugin/tests/Samples.cs` builds the same messages in C#; the cross-language test checks that
+ * `unity-plugin/Tests/Samples.cs` builds the same messages in C#; the cross-language test checks that
  * both encoders produce the same bytes and that each side decodes and re-encodes the other's bytes
  * unchanged. Edit both files together.
  */
@@ -62,4 +62,9 @@ export function sampleMessages(): Message[] {
     { type: 'pong', nonce: 0 },
     { type: 'bye', reason: 'x'.repeat(32) },
   ];
+}
+
+/** Hex of the bytes, as the byte examples in bridge/PROTOCOL.md and the failure messages show them. */
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { toHex } from '../../bridge/codec.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { decodeMessage, encodeMessage, PROTOCOL_VERSION, ProtocolError } from '../../bridge/protocol.js';
@@ -16,7 +15,7 @@ import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
 import { PLUGIN, sharedPluginBuild, type PluginBuild } from './mcs.js';
 import { evaluatorWindow, stepsToSimulate } from '../../bridge/window.js';
-import { sampleMessages } from './samples.js';
+import { sampleMessages, toHex } from './samples.js';
 
 /**
  * `npm run unity:check`: the Unity plugin compiled with mcs against the test double (editor and player

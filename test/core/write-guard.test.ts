@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeError } from '../../core/errors.js';
-import { isStorageError } from '../../core/storage.js';
+import { StorageError } from '../../core/storage.js';
 import { confineWrites, guardWrite, WRITE_CHANNEL, type GuardedWrite } from '../../core/write-guard.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { LineFile } from '../../orchestrator/layout/line-file.js';
 
 /**
  * The write guard in process (core/write-guard.ts); every command through the CLI:
- * test/orchestrator/write-guard.test.ts.
+ * test/orchestrator/writing-commands.test.ts.
  */
 const withdrawals: Array<() => void> = [];
 afterEach(() => {
@@ -32,7 +32,7 @@ function refusal(action: () => unknown): string {
   try {
     action();
   } catch (error) {
-    expect(isStorageError(error)).toBe(true);
+    expect(error).toBeInstanceOf(StorageError);
     return describeError(error);
   }
   throw new Error('not refused');

@@ -7,7 +7,7 @@ import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { collectGallery } from '../../orchestrator/report/gallery.js';
 import { folderFates, NEVER_GENERATED } from '../../orchestrator/report/fates.js';
 import { areaDownsampleGrey, makeThumbnail, thumbnailDataUri } from '../../orchestrator/report/thumbnail.js';
-import { cachePath } from '../../orchestrator/stages/simulate.js';
+import { cachePath } from '../../orchestrator/stages/level-cache.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { writeTeam } from '../scoring/write-team.js';

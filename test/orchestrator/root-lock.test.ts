@@ -8,8 +8,14 @@ import { logsDir, resultDir, stageDir, stateDir, CHARACTER_STAGES, TRIAL_STAGES 
 import { guardRoot } from '../../orchestrator/layout/root-guard.js';
 import { acquireRootLock } from '../../orchestrator/layout/root-lock.js';
 import { buildProgram } from '../../orchestrator/cli/main.js';
-import { commandPath, ROOT_UNLOCKED, ROOT_WRITERS } from '../../orchestrator/cli/root-writers.js';
+import { commandPath, ROOT_WRITERS } from '../../orchestrator/cli/root-writers.js';
 import type { Command } from 'commander';
+
+/** Commands with a `<root>` argument that take no lock, and why. */
+const ROOT_UNLOCKED: ReadonlyMap<string, string> = new Map([
+  ['survey serve', 'serves raters for days beside other commands; it writes only their answer files, atomically, in its survey folder'],
+  ['check', 'only reads: compares result/manifest.json with the folder'],
+]);
 
 /**
  * The root guard's parts in process (the CLI behaviour is in root-guard.test.ts): where links are

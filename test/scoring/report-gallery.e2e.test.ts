@@ -16,7 +16,7 @@ import { parseCsv } from './golden-competition.js';
  * the real weights are not available here) on a copy of examples/competition, then `result/report.html`
  * in headless Chromium. Checked: the gallery holds every trial of `result/trials.csv` — levels as
  * thumbnails that are their image files made small, failures as blanks with the accounting's reason —
- * the overview, the heat maps' own scales and missing marks, the bar chart; screenshots go to test/.out/.
+ * the overview, the heat maps' own scales and missing marks, the bar chart; screenshots go to the suites' git-ignored output folder (OUT).
  */
 const OUT = join(PROJECT_ROOT, 'test', '.out');
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScoreStage } from '../../orchestrator/stages/score.js';
+import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from './golden-competition.js';
 import { prng, writeTeam, type TeamSpec } from './write-team.js';

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseCsv } from '../helpers/csv.js';
-import { csvCell, csvText, markdownText, neutralizeFormula, plainFromMarkdown, restoreCsvText } from '../../scoring/formats/text-escape.js';
+import { csvCell, csvText, markdownText, neutralizeFormula, restoreCsvText } from '../../scoring/formats/text-escape.js';
+
+const ENTITY_TEXT: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
+
+/** The inverse of `markdownText` (line breaks stay spaces): the oracle that shows it loses nothing. */
+function plainFromMarkdown(markdown: string): string {
+  return markdown.replace(/\\([\\`*_[\]|~])|&(amp|lt|gt);/g, (_, escaped: string | undefined, entity: string | undefined) => escaped ?? ENTITY_TEXT[entity!]!);
+}
 
 /** OWASP CSV injection and Markdown/HTML escaping of text from outside (scoring/formats/text-escape.ts). */
 const TRIGGERS = ['=', '+', '-', '@', '\t', '\r'];

@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCompetition, runScoreStage } from '../../orchestrator/stages/score.js';
+import { loadCompetition } from '../../orchestrator/stages/score.js';
+import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, runBootstrap, scoreResample, Xoshiro128, type UncertaintyModel } from '../../scoring/uncertainty/index.js';
 import { physicsTable } from '../../scoring/uncertainty/model.js';

@@ -12,7 +12,7 @@ import { stepsToSimulate } from '../../bridge/window.js';
 import type { CorpusIndex } from '../../orchestrator/stages/record.js';
 import type { VerifySummary } from '../../orchestrator/stages/verify.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { memorySink } from '../../viewer/trial.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { hardLevels } from './make-hard-levels.js';
 

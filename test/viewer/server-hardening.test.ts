@@ -10,7 +10,7 @@ import { startSurveyServer, type SurveyServer } from '../../orchestrator/survey/
 import { createInvites } from '../../orchestrator/survey/invites.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
-import { openTraceFile } from '../../viewer/trace-source.js';
+import { competitionSource } from '../../orchestrator/layout/trial-listing.js';
 import { pathologicalXml } from '../headless/pathological-levels.js';
 
 /**
@@ -80,7 +80,7 @@ beforeAll(async () => {
   const traces = join(root, 'team', 'traces', 'A');
   mkdirSync(traces, { recursive: true });
   bombSize = await gzipBomb(join(traces, 'team_A_3.sbtrace.gz'), MAX_TRACE_BYTES + 8 * 1024 * 1024);
-  server = await startViewer({ source: { kind: 'competition', root, openTrace: openTraceFile } });
+  server = await startViewer({ source: competitionSource(root) });
 }, 120_000);
 
 afterAll(async () => {

@@ -3,11 +3,11 @@
 import { niceInterval, stepToX, ticks, valueToY, xToStep } from './geometry.js';
 import { HIGHLIGHT } from './draw.js';
 
-export const CHART_PAD = { left: 44, right: 30, top: 10, bottom: 24 };
+const CHART_PAD = { left: 44, right: 30, top: 10, bottom: 24 };
 /** Colours of the lines that are not block highlights (the page's legend uses the same). */
 export const CHART_COLOURS = { still: '#9e9e9e', threshold: '#c62828', window: '#888', cursor: '#111' };
 
-export function chartGeometry(width, height) {
+function chartGeometry(width, height) {
   return { x0: CHART_PAD.left, width: width - CHART_PAD.left - CHART_PAD.right, y0: CHART_PAD.top, height: height - CHART_PAD.top - CHART_PAD.bottom };
 }
 

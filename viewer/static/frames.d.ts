@@ -16,6 +16,5 @@ export interface PoseAt {
   omega: number;
   alive: boolean;
 }
-export const FIELDS: number;
 export function decodeFrames(buffer: ArrayBuffer, stepCount: number, bodyCount: number): Frames;
 export function poseAt(frames: Frames, step: number, body: number): PoseAt;

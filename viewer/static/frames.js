@@ -4,7 +4,7 @@
 // server by the function behind the stability verdict; the page computes no displacement itself).
 // Types: frames.d.ts beside this file.
 
-export const FIELDS = 6;
+const FIELDS = 6;
 
 const littleEndianHost = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 

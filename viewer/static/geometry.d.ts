@@ -11,8 +11,6 @@ export interface Bounds {
   maxY: number;
 }
 export type Point = [number, number];
-export const EVALUATOR_IMAGE: number;
-export const EVALUATOR_RENDER: number;
 export function worldToPixel(view: View, x: number, y: number): Point;
 export function pixelToWorld(view: View, px: number, py: number): Point;
 export function fitView(bounds: Bounds, width: number, height: number, margin: number): View;
@@ -20,7 +18,6 @@ export function evaluatorView(bound: Bounds, size: number): View;
 export function placePath(path: ReadonlyArray<readonly [number, number]>, x: number, y: number, angle: number): Point[];
 export function boundsOf(pointSets: ReadonlyArray<ReadonlyArray<readonly [number, number]>>): Bounds | undefined;
 export function stepToTime(step: number, dt: number): number;
-export function timeToStep(time: number, dt: number): number;
 export function stepToX(step: number, stepCount: number, x0: number, width: number): number;
 export function xToStep(x: number, stepCount: number, x0: number, width: number): number;
 export function valueToY(value: number, max: number, y0: number, height: number): number;

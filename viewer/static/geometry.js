@@ -4,8 +4,8 @@
 
 /** The evaluator's image: 1024 px with a 100 px margin, the structure's larger side filling 824 px
  * (BaseSimilarityEvaluator: RenderTexture 824×824 pasted at (100, 100); reference/science-birds-evaluator.md §5). */
-export const EVALUATOR_IMAGE = 1024;
-export const EVALUATOR_RENDER = 824;
+const EVALUATOR_IMAGE = 1024;
+const EVALUATOR_RENDER = 824;
 
 /** A view maps world (x, y; y up) to canvas pixels (y down): px = ox + x·scale, py = oy − y·scale. */
 export function worldToPixel(view, x, y) {
@@ -61,10 +61,6 @@ export function boundsOf(pointSets) {
 
 export function stepToTime(step, dt) {
   return step * dt;
-}
-
-export function timeToStep(time, dt) {
-  return Math.round(time / dt);
 }
 
 /** Position of a step on a time axis of `width` px starting at x0 (step 0 at x0, the last step at x0 + width). */

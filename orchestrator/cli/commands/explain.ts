@@ -22,7 +22,7 @@ interface ExplainFlags {
 }
 
 /** A trace file, or a level `.xml` run once (trial 1) on the headless engine. */
-export async function loadTrialFor(target: string): Promise<TrialData> {
+async function loadTrialFor(target: string): Promise<TrialData> {
   const path = resolve(target);
   if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, 'give a trace file (sbeval level --trace, sbeval record) or a level .xml');
   if (extname(path).toLowerCase() === '.xml') return simulateTrialData(basename(path, '.xml'), await readFile(path, 'utf8'), { capture: false });

@@ -13,6 +13,7 @@ import { runGenerate, stageName, type GenerateSummary, type LayoutChoice } from 
 import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle } from '../../generate/submission.js';
 import { requireProgramConsent } from '../../generate/consent.js';
 import { configuredSubmissions } from '../../run/generate-stage.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
  * `sbeval generate <root>`: ask models for levels (the `raw` stage) through Ollama or an OpenAI-style
@@ -241,6 +242,6 @@ program errors: run again), 2 on setup errors.`,
         } else for (const line of summaryLines(summary, team)) process.stdout.write(`${line}\n`);
       }
       const unfinished = summaries.length < jobs.length || summaries.some(({ summary }) => summary.stopped || summary.models.some((m) => m.unfinished > 0));
-      if (unfinished) process.exitCode = 1; // EXIT_CHECK_FAILED of cli/main.ts (not imported: main imports the commands)
+      if (unfinished) process.exitCode = EXIT_CHECK_FAILED;
     });
 }

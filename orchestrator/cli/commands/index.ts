@@ -19,7 +19,7 @@ import { registerCheckCommands } from './check.js';
  * Every command group registers itself here; one module per group keeps the CLI file small and lets
  * each stage own its flags and help text.
  */
-export type RegisterCommands = (program: Command) => void;
+type RegisterCommands = (program: Command) => void;
 
 export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,

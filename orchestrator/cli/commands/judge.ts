@@ -17,6 +17,7 @@ import { runRubricJudge, RUBRIC_STAGE, type RubricJudgeSummary } from '../../jud
 import type { JudgeSettings } from '../../judges/runner.js';
 import type { LevelFilter } from '../../judges/levels.js';
 import { createProgressDisplay } from '../../progress/index.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
  * `sbeval judge rubric|order <root>`: LLM judges beyond the ViT (docs/judges.md). Settings resolve as
@@ -145,7 +146,7 @@ const interval = (i: Interval | null, digits: number) => (i ? ` [${i.low.toFixed
 function finish(summary: { stopped: string | undefined; failures: FailureCounts }, maxRate: number, json: boolean): void {
   const problem = refusalProblem(summary.failures, maxRate);
   if (problem && !json) process.stderr.write(`error: ${problem}\n`);
-  if (summary.stopped || summary.failures.unfinished > 0 || problem) process.exitCode = 1;
+  if (summary.stopped || summary.failures.unfinished > 0 || problem) process.exitCode = EXIT_CHECK_FAILED;
 }
 
 async function withProgress<T>(stage: string, json: boolean, run: (display: ReturnType<typeof createProgressDisplay>, signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -9,6 +9,7 @@ import { runConvertStage } from '../../stages/convert.js';
 import { failureReason, runQualifyStage } from '../../stages/qualify.js';
 import { summaryToJson } from '../../layout/stage-log.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
  * The level stages over the official competition layout: `extract` (raw → intermediate), `convert`
@@ -131,6 +132,6 @@ Example: sbeval qualify prompts/ --json`,
         process.stdout.write(`qualify: ${s.succeeded} qualified, ${s.failed} disqualified${s.logFile ? `\n  log: ${s.logFile}` : ''}\n`);
       }
       // 1 = a check failed (orchestrator/cli/main.ts EXIT_CHECK_FAILED).
-      if (result.summary.failed > 0) process.exitCode = 1;
+      if (result.summary.failed > 0) process.exitCode = EXIT_CHECK_FAILED;
     });
 }

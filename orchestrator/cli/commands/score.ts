@@ -3,7 +3,8 @@ import { Option } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { rankingLines } from '../../stages/score-report.js';
-import { runScoreStage, type ScoreStageOptions, type ScoreStageResult, type TeamOrder } from '../../stages/score.js';
+import type { ScoreStageOptions, TeamOrder } from '../../stages/score.js';
+import { runScoreStage, type ScoreStageResult } from '../../stages/score-stage.js';
 import { SbevalError } from '../../../core/errors.js';
 import type { Settings } from '../../config/index.js';
 import { teamsFound } from '../../config/subset.js';
@@ -12,7 +13,7 @@ import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, collectList, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
 import { cachedPhysics } from '../../stages/uncertainty.js';
 import { robustnessTables } from '../../stages/robustness.js';
-import { simulationIdentity } from '../../stages/simulate.js';
+import { simulationIdentity } from '../../stages/level-cache.js';
 
 /**
  * `sbeval score <root>`: official weights, scores and ranks (exact decimals) from the per-character

@@ -15,7 +15,7 @@ import { addSettingsOptions, commandSettings, intIn, type SharedFlags } from '..
  */
 
 /** The similarity file format of a rule set: 2025 adds the CLS embedding; 2023 and 2024 have none. */
-export function similarityRules(rules: Rules): SimilarityRules {
+function similarityRules(rules: Rules): SimilarityRules {
   return rules === '2025' ? 2025 : 2024;
 }
 

@@ -19,6 +19,7 @@ import { stageFilter } from '../../config/index.js';
 import { readInputFile } from '../input.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
  * `sbeval simulate <root>` (the evaluator's batch stability + image runs over the competition layout)
@@ -205,13 +206,13 @@ Example: sbeval simulate examples/competition --chars I,L --workers 2`,
       const noRobustness = summaries.reduce((n, s) => n + (s.robustness?.failed.length ?? 0), 0);
       if (noRobustness > 0) {
         process.stderr.write(`simulate: ${noRobustness} level(s) have no robustness result (engine failures); run again to retry them\n`);
-        process.exitCode = 1;
+        process.exitCode = EXIT_CHECK_FAILED;
       }
       const unfinished = summaries.reduce((n, s) => n + s.summary.unfinished, 0);
       if (unfinished > 0) {
         // Engine failures are not verdicts: exit 1 so nobody publishes an incomplete stage (issue 12).
         process.stderr.write(`simulate: ${unfinished} level(s) could not be simulated (engine failures, see the log); run again to retry them\n`);
-        process.exitCode = 1;
+        process.exitCode = EXIT_CHECK_FAILED;
       }
     });
 
@@ -257,7 +258,7 @@ Example: sbeval level my_level.xml --image my_level.png`,
         // The level failed (the same budget as simulate and run): a verdict, not a usage error.
         const failure = { file, failed: error.message, step: error.step, cost: error.cost };
         process.stdout.write(flags.json ? `${JSON.stringify(failure, null, 2)}\n` : `${file}\nfailed: ${error.message} (the cost reached ${error.cost} at step ${error.step})\n`);
-        process.exitCode = 1;
+        process.exitCode = EXIT_CHECK_FAILED;
         return;
       } finally {
         await engine.close();

@@ -25,7 +25,7 @@ import { registerCalibrateCommand } from './unity-calibrate.js';
  */
 
 /** The plugin folder of this sbeval installation (sources or the published package). */
-export function pluginSource(): string {
+function pluginSource(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i += 1) {
     const candidate = join(dir, 'unity-plugin');
@@ -36,7 +36,7 @@ export function pluginSource(): string {
 }
 
 /** Where the plugin goes inside a project. */
-export const INSTALL_DIR = join('Assets', 'Sbeval');
+const INSTALL_DIR = join('Assets', 'Sbeval');
 
 /** What is copied: the runtime and editor sources and the README (never the test double or the mono tests: Unity has the real types). */
 const INSTALLED = ['Runtime', 'Editor', 'README.md'];
@@ -50,7 +50,7 @@ function packageVersion(): string {
   }
 }
 
-export function installPlugin(project: string, force: boolean): { target: string; files: number } {
+function installPlugin(project: string, force: boolean): { target: string; files: number } {
   const root = resolve(project);
   checkUnityProject(root);
   const target = join(root, INSTALL_DIR);
@@ -75,7 +75,7 @@ function countFiles(dir: string): number {
 }
 
 /** Copies the shipped ruler levels to `<dir>/levels/<group>/<name>.xml` (the layout the Batch Stability Test walks); returns how many. */
-export function writeRulerLevels(dir: string): number {
+function writeRulerLevels(dir: string): number {
   const ruler = loadRuler();
   for (const level of ruler.levels) {
     mkdirSync(join(dir, 'levels', level.group), { recursive: true });
@@ -85,7 +85,7 @@ export function writeRulerLevels(dir: string): number {
 }
 
 /** Level files to feed: XML files given directly or found (recursively) in given folders, in name order. */
-export function collectLevels(paths: string[]): string[] {
+function collectLevels(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (path: string): void => {
     const stat = statSync(path);

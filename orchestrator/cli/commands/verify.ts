@@ -43,7 +43,7 @@ function describeDivergence(d: Divergence): string {
   return `step ${d.step}, body #${d.body} ${d.type}: ${d.field} ${num(d.recorded)} → ${num(d.replayed)} (Δ ${num(d.delta)})`;
 }
 
-export function formatVerify(summary: VerifySummary): string {
+function formatVerify(summary: VerifySummary): string {
   const lines: string[] = [];
   const c = summary.counts;
   lines.push(`verify ${summary.corpus}: ${summary.levels.length} traces against ${summary.engine.kind} ${summary.engine.version} (tolerance ${summary.tolerance})`);

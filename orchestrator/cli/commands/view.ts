@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { checkCompetitionRoot } from '../../layout/root-check.js';
+import { competitionSource } from '../../layout/trial-listing.js';
 import { startViewer, type ViewerSource } from '../../../viewer/server.js';
 import { openTraceFile } from '../../../viewer/trace-source.js';
 
@@ -22,13 +23,13 @@ interface ViewFlags {
   reference?: string;
 }
 
-export function sourceFor(target: string): ViewerSource {
+function sourceFor(target: string): ViewerSource {
   const path = resolve(target);
   if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, 'give a trace file, a level .xml or a competition folder');
   if (statSync(path).isDirectory()) {
     // A team or stage folder would be listed as a competition of odd "teams": refuse it as every command does.
     checkCompetitionRoot(path, { command: 'view' });
-    return { kind: 'competition', root: path, openTrace: openTraceFile };
+    return competitionSource(path);
   }
   if (extname(path).toLowerCase() === '.xml') {
     // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).

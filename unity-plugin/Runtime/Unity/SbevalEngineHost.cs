@@ -30,7 +30,7 @@ namespace Sbeval.Bridge.Unity
 
     public sealed class SbevalEngineHost : MonoBehaviour
     {
-        /// <summary>Version of this plugin (unity-plugin/package.json).</summary>
+        /// <summary>Version of this plugin: sbeval's own (package.json), which ships it.</summary>
         public const string PluginVersion = "0.1.0";
 
         /// <summary>Set when the host ends the process on purpose (the editor watch then stays quiet).</summary>

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveSettings } from '../orchestrator/config/index.js';
+import { resolveSettings } from '../config/index.js';
 import {
   compareNames,
   compareTrialFiles,
@@ -12,43 +12,22 @@ import {
   trialBaseName,
   trialFileBase,
   trialIndexFromName,
-} from '../orchestrator/layout/competition.js';
-import { folderFates, type TrialFate } from '../orchestrator/report/fates.js';
-import { parseSimilarityJson } from '../scoring/formats/similarity.js';
-import { parseStabilityJson } from '../scoring/formats/stability.js';
-
-/**
- * The trials of a competition folder as the viewer lists them: by team, then character, then trial
- * index, with the files that exist for each (level XML, trace, image) and the scores already computed
- * (`<team>/stability/<C>.json`, `<team>/similarity/<C>.json`), read with the official formats' readers.
- */
-export interface CompetitionTrial {
-  /** `team/C/name`: the viewer's handle for the trial. */
-  key: string;
-  team: string;
-  character: string;
-  trial: number;
-  name: string;
-  levelPath: string | undefined;
-  /** The trace opened by default: trial 1's when there are several. */
-  tracePath: string | undefined;
-  /** Every recorded trial of this level (`sbeval run --traces` records each trial), by trial number. */
-  traces: Array<{ trial: number; path: string }>;
-  imagePath: string | undefined;
-  stability: { score: number; startingObjects: number | null; movingObjects: number | null } | undefined;
-  similarity: number | undefined;
-  /** Why the trial has no image (official wording): it may never have become a level at all. */
-  reason: string | undefined;
-}
+} from './competition.js';
+import { folderFates, type TrialFate } from '../report/fates.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { parseStabilityJson } from '../../scoring/formats/stability.js';
+import { restoreCsvText } from '../../scoring/formats/text-escape.js';
+import type { CompetitionTrial, ViewerSource } from '../../viewer/server.js';
+import { openTraceFile } from '../../viewer/trace-source.js';
 
 /**
  * Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz` (`.trace[.gz]` accepted too),
  * optionally with the evaluator trial they hold: `<name>.trial<k>.sbtrace` (orchestrator/run/effects.ts).
  */
-export const TRACE_FILE = /^(.*?)(?:\.trial(\d+))?\.(?:sb)?trace(?:\.gz)?$/;
+const TRACE_FILE = /^(.*?)(?:\.trial(\d+))?\.(?:sb)?trace(?:\.gz)?$/;
 
 /** `team_A_1.trial2.sbtrace` → `{ base: 'team_A_1', trial: 2 }` (trial 1 when the name does not say). */
-export function parseTraceName(file: string): { base: string; trial: number } {
+function parseTraceName(file: string): { base: string; trial: number } {
   const m = TRACE_FILE.exec(file);
   if (!m) return { base: trialBaseName(file), trial: 1 };
   return { base: m[1]!, trial: m[2] ? Number(m[2]) : 1 };
@@ -68,6 +47,11 @@ function readJson<T>(path: string, parse: (text: string, source: string) => T): 
   }
 }
 
+/**
+ * The trials of a competition folder as the viewer lists them: by team, then character, then trial
+ * index, with the files that exist for each (level XML, trace, image) and the scores already computed
+ * (`<team>/stability/<C>.json`, `<team>/similarity/<C>.json`), read with the official formats' readers.
+ */
 export function listCompetition(root: string): CompetitionTrial[] {
   const byKey = new Map<string, CompetitionTrial>();
   const entry = (team: string, character: string, name: string): CompetitionTrial => {
@@ -118,7 +102,10 @@ export function listCompetition(root: string): CompetitionTrial[] {
   );
 }
 
-/** One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields. */
+/**
+ * One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields,
+ * each as it was before the writer neutralized a formula-leading text (scoring/formats/text-escape.ts).
+ */
 function csvFields(line: string): string[] {
   const out: string[] = [];
   let field = '';
@@ -138,7 +125,7 @@ function csvFields(line: string): string[] {
     } else field += c;
   }
   out.push(field);
-  return out;
+  return out.map(restoreCsvText);
 }
 
 /**
@@ -172,4 +159,9 @@ export function trialFates(root: string): TrialFate[] {
     // A config the run would refuse still leaves the folder viewable with the defaults.
   }
   return folderFates(root, { teams: listTeams(root), trials, prefix });
+}
+
+/** A competition folder as the viewer's source (`sbeval view <root>`): its listing, its traces opened with the one trace loader. */
+export function competitionSource(root: string): ViewerSource {
+  return { kind: 'competition', title: root, list: () => listCompetition(root), openTrace: openTraceFile };
 }
