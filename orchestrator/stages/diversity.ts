@@ -65,7 +65,7 @@ async function removeOrphans(root: string, team: string, work: readonly Work[], 
   }
 }
 
-export interface DiversitySummary extends StageSummary {
+interface DiversitySummary extends StageSummary {
   /** Files of `similarity/` that are not JSON files (`<team>/similarity/<file>`): ignored, each logged. */
   ignored: string[];
 }

@@ -304,7 +304,7 @@ export function robustnessTables(competitions: readonly CompetitionFolder[], lev
   return new Map(competitions.map((c) => [c.root, robustnessCsv(levels.filter((l) => l.model === c.model))]));
 }
 
-export const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
+const ROBUSTNESS_COLUMNS = ['team', 'letter', 'level', 'official_score', 'runs', 'stable_runs', 'moving_min', 'moving_max', 'moving_mean', 'fragile'] as const;
 
 /** `result/robustness.csv`: one row per level with an official verdict. */
 function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
