@@ -266,16 +266,23 @@ export interface TraceStream {
   close(): void;
 }
 
+/** A trace file's decoded values, as they are read, and the streams behind them. */
+interface DecodedTrace {
+  file: ReturnType<typeof createReadStream>;
+  unpack: UnpackrStream;
+  values: AsyncIterableIterator<unknown>;
+  /** Set once the file turned out cut off (a crashed recorder). */
+  state: { truncated: boolean };
+}
+
 /**
- * Opens a trace for streaming: the header at once, the records as they are read. At most
- * `maxBytes` (default MAX_TRACE_BYTES) are read once decompressed; past that, TraceTooLargeError.
+ * The file (gunzipped when it is gzip) through a byte counter into the msgpack decoder. Bytes are counted
+ * as they leave the decompressor, so inflation stops at `limit` (TraceTooLargeError).
  */
-export async function openTrace(path: string, options: TraceReadOptions = {}): Promise<TraceStream> {
-  const limit = options.maxBytes ?? MAX_TRACE_BYTES;
-  const gzip = await isGzipFile(path);
+function decodeTraceFile(path: string, gzip: boolean, limit: number): DecodedTrace {
   const file = createReadStream(path);
   const unpack = new UnpackrStream({ useRecords: false, mapsAsObjects: true } as ConstructorParameters<typeof UnpackrStream>[0]);
-  let truncated = false;
+  const state = { truncated: false };
   let source: Readable = file;
   if (gzip) {
     const gunzip = createGunzip();
@@ -285,13 +292,12 @@ export async function openTrace(path: string, options: TraceReadOptions = {}): P
   source.on('error', (error: NodeJS.ErrnoException) => {
     // A gzip stream cut off mid-way (the recorder crashed) is a truncated trace, not a broken one.
     if (error.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(error.message)) {
-      truncated = true;
+      state.truncated = true;
       unpack.end();
     } else {
       unpack.destroy(error);
     }
   });
-  // Bytes are counted as they leave the decompressor: inflation stops at the limit.
   let seen = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -304,8 +310,12 @@ export async function openTrace(path: string, options: TraceReadOptions = {}): P
   });
   counter.on('error', (error) => unpack.destroy(error));
   source.pipe(counter).pipe(unpack as unknown as Writable);
-  const values = unpack[Symbol.asyncIterator]() as AsyncIterableIterator<unknown>;
+  return { file, unpack, values: unpack[Symbol.asyncIterator]() as AsyncIterableIterator<unknown>, state };
+}
 
+/** The first value, checked as a trace header; the streams are closed when it is not one. */
+async function readTraceHeader(decoded: DecodedTrace, path: string): Promise<{ header: TraceHeader; version: number }> {
+  const { file, unpack, values } = decoded;
   let first: IteratorResult<unknown>;
   try {
     first = await values.next();
@@ -318,49 +328,58 @@ export async function openTrace(path: string, options: TraceReadOptions = {}): P
     file.destroy();
     throw new TraceFormatError(`${path}: empty trace file`);
   }
-  let parsed: { header: TraceHeader; version: number };
   try {
-    parsed = parseTraceHeader(first.value, path);
+    return parseTraceHeader(first.value, path);
   } catch (error) {
     file.destroy();
     unpack.destroy();
     throw error;
   }
-  const { header, version } = parsed;
+}
 
-  async function* records(): AsyncGenerator<TraceRecord> {
-    try {
-      for (;;) {
-        let next: IteratorResult<unknown>;
-        try {
-          next = await values.next();
-        } catch (error) {
-          // The last value cut off mid-way: the recorder died while writing. Everything before is valid.
-          if (error instanceof TraceTooLargeError) throw error;
-          if ((error as { incomplete?: unknown }).incomplete === true || /unexpected end of messagepack data/i.test(describeError(error))) {
-            truncated = true;
-            return;
-          }
-          throw new TraceFormatError(`${path}: cannot read the trace (${describeError(error)})`);
+/** The records after the header, validated; ends early (no error) when the last value was cut off mid-way. */
+async function* traceRecords(decoded: DecodedTrace, version: number, runId: string, path: string): AsyncGenerator<TraceRecord> {
+  try {
+    for (;;) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = await decoded.values.next();
+      } catch (error) {
+        // The last value cut off mid-way: the recorder died while writing. Everything before is valid.
+        if (error instanceof TraceTooLargeError) throw error;
+        if ((error as { incomplete?: unknown }).incomplete === true || /unexpected end of messagepack data/i.test(describeError(error))) {
+          decoded.state.truncated = true;
+          return;
         }
-        if (next.done) return;
-        for (const record of parseTraceRecords(next.value, version, header.runId, path)) yield record;
+        throw new TraceFormatError(`${path}: cannot read the trace (${describeError(error)})`);
       }
-    } finally {
-      file.destroy();
+      if (next.done) return;
+      for (const record of parseTraceRecords(next.value, version, runId, path)) yield record;
     }
+  } finally {
+    decoded.file.destroy();
   }
+}
 
+/**
+ * Opens a trace for streaming: the header at once, the records as they are read. At most
+ * `maxBytes` (default MAX_TRACE_BYTES) are read once decompressed; past that, TraceTooLargeError.
+ */
+export async function openTrace(path: string, options: TraceReadOptions = {}): Promise<TraceStream> {
+  const limit = options.maxBytes ?? MAX_TRACE_BYTES;
+  const gzip = await isGzipFile(path);
+  const decoded = decodeTraceFile(path, gzip, limit);
+  const { header, version } = await readTraceHeader(decoded, path);
   return {
     header,
     fileVersion: version,
-    records: records(),
+    records: traceRecords(decoded, version, header.runId, path),
     get truncated() {
-      return truncated;
+      return decoded.state.truncated;
     },
     close: () => {
-      file.destroy();
-      unpack.destroy();
+      decoded.file.destroy();
+      decoded.unpack.destroy();
     },
   };
 }

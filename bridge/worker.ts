@@ -109,168 +109,201 @@ function describeSocketEnd(close: SocketClose): string {
 }
 
 /** One connection, from dial to close. */
-function session(options: WorkerOptions, stats: { levelsRun: number; connections: number }, log: (line: string) => void): Promise<SessionEnd> {
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  return new Promise<SessionEnd>((resolve) => {
-    let welcomed = false;
-    let settled = false;
-    let byeReceived = false;
-    let refused: SbevalError | undefined;
-    let running: { runId: string; abort: AbortController } | undefined;
-    const ws = new WebSocket(options.url, { maxPayload: maxMessageBytes, handshakeTimeout: 10_000 });
-    let connectError: Error | undefined;
-    ws.on('error', (error) => {
-      connectError ??= error;
-    });
-    const onAbort = (): void => {
-      socket.send({ type: 'bye', reason: 'engine stopping' });
-      socket.close(CLOSE.normal, 'engine stopping');
-    };
-    const end = (value: SessionEnd): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(welcomeTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-      running?.abort.abort();
-      resolve(value);
-    };
+function session(options: WorkerOptions, stats: WorkerStats, log: (line: string) => void): Promise<SessionEnd> {
+  return new Promise<SessionEnd>((resolve) => new WorkerSession(options, stats, log, resolve));
+}
 
-    const socket = new MessageSocket(ws, {
+type WorkerStats = { levelsRun: number; connections: number };
+
+/** What a run streamed so far, for its `done` summary. */
+type RunCounts = { steps: number; bodies: number; events: number };
+
+/** The `error` message for a run whose engine rejected (or that was cancelled). */
+function runErrorMessage(error: unknown, cancelled: boolean, runId: string, levelId: string): Message {
+  const levelFault = (error as { levelError?: unknown } | null)?.levelError === true;
+  const sbPhase = error instanceof SbevalError ? error.phase : undefined;
+  // A level error is `load` unless the engine found it while simulating (the simulation budget).
+  const phase: ErrorPhase = cancelled ? 'cancelled' : levelFault ? (sbPhase === 'simulate' ? 'simulate' : 'load') : sbPhase === 'capture' ? 'capture' : 'simulate';
+  return {
+    type: 'error',
+    runId,
+    levelId,
+    phase,
+    fault: levelFault ? 'level' : 'engine',
+    // A level error's text is the level's recorded reason: the engine's message as is.
+    message: levelFault && error instanceof Error ? error.message : describeError(error),
+    ...(error instanceof SbevalError && error.hint ? { hint: error.hint } : {}),
+  };
+}
+
+/** One connection's state: the handshake, the one run at a time the orchestrator asks for, and how it ended. */
+class WorkerSession {
+  private readonly maxMessageBytes: number;
+  private readonly socket: MessageSocket;
+  private welcomed = false;
+  private settled = false;
+  private byeReceived = false;
+  private refused: SbevalError | undefined;
+  private running: { runId: string; abort: AbortController } | undefined;
+  private connectError: Error | undefined;
+  private welcomeTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly stats: WorkerStats,
+    private readonly log: (line: string) => void,
+    private readonly resolve: (end: SessionEnd) => void,
+  ) {
+    const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxMessageBytes = maxMessageBytes;
+    const ws = new WebSocket(options.url, { maxPayload: maxMessageBytes, handshakeTimeout: 10_000 });
+    ws.on('error', (error) => {
+      this.connectError ??= error;
+    });
+    this.socket = new MessageSocket(ws, {
       peer: 'orchestrator',
       maxMessageBytes,
-      onMessage: (message) => handle(message),
-      onClose: (close) => {
-        if (options.signal?.aborted) return end({ kind: 'aborted' });
-        if (byeReceived) return end({ kind: 'bye' });
-        if (refused) return end({ kind: 'refused', error: refused });
-        if (!close.local && FATAL_CLOSES.has(close.code)) {
-          return end({ kind: 'refused', error: new SbevalError('handshake', `the orchestrator refused this engine: ${close.reason || `code ${close.code}`}`) });
-        }
-        const withError = close.error || !connectError ? close : { ...close, error: connectError };
-        end({ kind: 'lost', welcomed, close: withError });
-      },
+      onMessage: (message) => this.handle(message),
+      onClose: (close) => this.onClose(close),
     });
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    ws.on('open', () => this.onOpen());
+  }
 
+  private readonly onAbort = (): void => {
+    this.socket.send({ type: 'bye', reason: 'engine stopping' });
+    this.socket.close(CLOSE.normal, 'engine stopping');
+  };
+
+  private end(value: SessionEnd): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.welcomeTimer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.running?.abort.abort();
+    this.resolve(value);
+  }
+
+  private onClose(close: SocketClose): void {
+    if (this.options.signal?.aborted) return this.end({ kind: 'aborted' });
+    if (this.byeReceived) return this.end({ kind: 'bye' });
+    if (this.refused) return this.end({ kind: 'refused', error: this.refused });
+    if (!close.local && FATAL_CLOSES.has(close.code)) {
+      return this.end({ kind: 'refused', error: new SbevalError('handshake', `the orchestrator refused this engine: ${close.reason || `code ${close.code}`}`) });
+    }
+    const withError = close.error || !this.connectError ? close : { ...close, error: this.connectError };
+    this.end({ kind: 'lost', welcomed: this.welcomed, close: withError });
+  }
+
+  /** Says hello, and gives the orchestrator `welcomeTimeoutMs` to welcome this engine. */
+  private onOpen(): void {
+    const { options } = this;
     const welcomeTimeoutMs = options.welcomeTimeoutMs ?? 10_000;
-    let welcomeTimer: NodeJS.Timeout | undefined;
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    ws.on('open', () => {
-      stats.connections += 1;
-      welcomeTimer = setTimeout(() => {
-        if (!welcomed) socket.terminate(new ProtocolError('timeout', `no "welcome" within ${welcomeTimeoutMs} ms`));
-      }, welcomeTimeoutMs);
-      welcomeTimer.unref();
-      socket.send({
-        type: 'hello',
-        protocol: PROTOCOL_VERSION,
-        token: options.token,
-        ...(options.instance !== undefined ? { instance: options.instance } : {}),
-        engine: options.engine.identity,
-        capabilities: options.capabilities,
-        maxMessageBytes,
-      });
+    this.stats.connections += 1;
+    this.welcomeTimer = setTimeout(() => {
+      if (!this.welcomed) this.socket.terminate(new ProtocolError('timeout', `no "welcome" within ${welcomeTimeoutMs} ms`));
+    }, welcomeTimeoutMs);
+    this.welcomeTimer.unref();
+    this.socket.send({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      token: options.token,
+      ...(options.instance !== undefined ? { instance: options.instance } : {}),
+      engine: options.engine.identity,
+      capabilities: options.capabilities,
+      maxMessageBytes: this.maxMessageBytes,
     });
+  }
 
-    function handle(message: Message): void {
-      if (!welcomed) {
-        if (message.type === 'error') {
-          refused = new SbevalError('handshake', `the orchestrator refused this engine: ${message.message}`, message.hint);
-          return;
-        }
-        if (message.type !== 'welcome') throw new ProtocolError('unexpected', `expected "welcome", got "${message.type}"`);
-        onWelcome(message);
+  private handle(message: Message): void {
+    if (!this.welcomed) {
+      if (message.type === 'error') {
+        this.refused = new SbevalError('handshake', `the orchestrator refused this engine: ${message.message}`, message.hint);
         return;
       }
-      switch (message.type) {
-        case 'load':
-          onLoad(message);
-          return;
-        case 'cancel':
-          if (running?.runId === message.runId) running.abort.abort();
-          return;
-        case 'bye':
-          byeReceived = true;
-          log(`orchestrator said bye: ${message.reason}`);
-          socket.close(CLOSE.normal, 'bye');
-          return;
-        case 'error':
-          log(`orchestrator reported: ${message.message}`);
-          return;
-        case 'welcome':
-          throw new ProtocolError('unexpected', 'a second "welcome"');
-        default:
-          throw new ProtocolError('unexpected', `"${message.type}" is never sent by the orchestrator`);
-      }
+      if (message.type !== 'welcome') throw new ProtocolError('unexpected', `expected "welcome", got "${message.type}"`);
+      this.onWelcome(message);
+      return;
     }
+    switch (message.type) {
+      case 'load':
+        this.onLoad(message);
+        return;
+      case 'cancel':
+        if (this.running?.runId === message.runId) this.running.abort.abort();
+        return;
+      case 'bye':
+        this.byeReceived = true;
+        this.log(`orchestrator said bye: ${message.reason}`);
+        this.socket.close(CLOSE.normal, 'bye');
+        return;
+      case 'error':
+        this.log(`orchestrator reported: ${message.message}`);
+        return;
+      case 'welcome':
+        throw new ProtocolError('unexpected', 'a second "welcome"');
+      default:
+        throw new ProtocolError('unexpected', `"${message.type}" is never sent by the orchestrator`);
+    }
+  }
 
-    function onWelcome(message: WelcomeMessage): void {
-      const compatibility = checkCompatibility(PROTOCOL_VERSION, message.protocol);
-      if (!compatibility.ok) {
-        refused = new SbevalError('handshake', compatibility.reason, 'use an engine and an orchestrator from compatible sbeval releases');
-        throw new ProtocolError('incompatible', compatibility.reason);
-      }
-      welcomed = true;
-      clearTimeout(welcomeTimer);
-      // Both sides ping; a silent orchestrator (crashed machine, cut network) is noticed here too.
-      socket.startHeartbeat(message.heartbeatMs, Math.max(message.heartbeatMs * 6, 30_000));
-      log(`connected to ${options.url} as ${message.engineId}${compatibility.warning ? ` (${compatibility.warning})` : ''}`);
+  private onWelcome(message: WelcomeMessage): void {
+    const compatibility = checkCompatibility(PROTOCOL_VERSION, message.protocol);
+    if (!compatibility.ok) {
+      this.refused = new SbevalError('handshake', compatibility.reason, 'use an engine and an orchestrator from compatible sbeval releases');
+      throw new ProtocolError('incompatible', compatibility.reason);
     }
+    this.welcomed = true;
+    clearTimeout(this.welcomeTimer);
+    // Both sides ping; a silent orchestrator (crashed machine, cut network) is noticed here too.
+    this.socket.startHeartbeat(message.heartbeatMs, Math.max(message.heartbeatMs * 6, 30_000));
+    this.log(`connected to ${this.options.url} as ${message.engineId}${compatibility.warning ? ` (${compatibility.warning})` : ''}`);
+  }
 
-    function onLoad(message: LoadMessage): void {
-      if (running) throw new ProtocolError('unexpected', `"load" for ${message.levelId} while run ${running.runId} is still running`);
-      const abort = new AbortController();
-      const current = { runId: message.runId, abort };
-      running = current;
-      const runId = message.runId;
-      let steps = 0;
-      let bodies = 0;
-      let events = 0;
-      const sink: LevelSink = {
-        loaded: (b, dt) => {
-          bodies = b.length;
-          socket.send({ type: 'loaded', runId, dt, bodies: b });
-        },
-        frames: (batch) => {
-          steps = batch.firstStep + batch.stepCount - 1;
-          socket.send({ type: 'frames', runId, batch });
-        },
-        events: (list) => {
-          events += list.length;
-          socket.send({ type: 'events', runId, events: list });
-        },
-        capture: (result) => socket.send(result.raw ? { type: 'capture', runId, png: result.png, raw: result.raw } : { type: 'capture', runId, png: result.png }),
-      };
-      const started = Date.now();
-      const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
-      options.engine.run(job, sink, abort.signal).then(
-        () => {
-          if (running === current) running = undefined;
-          stats.levelsRun += 1;
-          if (abort.signal.aborted) {
-            socket.send({ type: 'error', runId, levelId: job.levelId, phase: 'cancelled', fault: 'engine', message: 'cancelled' });
-            return;
-          }
-          socket.send({ type: 'done', runId, summary: { steps, bodies, events, elapsedMs: Date.now() - started } });
-        },
-        (error: unknown) => {
-          if (running === current) running = undefined;
-          const levelFault = (error as { levelError?: unknown } | null)?.levelError === true;
-          const sbPhase = error instanceof SbevalError ? error.phase : undefined;
-          // A level error is `load` unless the engine found it while simulating (the simulation budget).
-          const phase: ErrorPhase = abort.signal.aborted ? 'cancelled' : levelFault ? (sbPhase === 'simulate' ? 'simulate' : 'load') : sbPhase === 'capture' ? 'capture' : 'simulate';
-          socket.send({
-            type: 'error',
-            runId,
-            levelId: job.levelId,
-            phase,
-            fault: levelFault ? 'level' : 'engine',
-            // A level error's text is the level's recorded reason: the engine's message as is.
-            message: levelFault && error instanceof Error ? error.message : describeError(error),
-            ...(error instanceof SbevalError && error.hint ? { hint: error.hint } : {}),
-          });
-        },
-      );
-    }
-  });
+  /** A sink that streams a run's results to the orchestrator, counting what it sent. */
+  private streamTo(runId: string, counts: RunCounts): LevelSink {
+    const socket = this.socket;
+    return {
+      loaded: (b, dt) => {
+        counts.bodies = b.length;
+        socket.send({ type: 'loaded', runId, dt, bodies: b });
+      },
+      frames: (batch) => {
+        counts.steps = batch.firstStep + batch.stepCount - 1;
+        socket.send({ type: 'frames', runId, batch });
+      },
+      events: (list) => {
+        counts.events += list.length;
+        socket.send({ type: 'events', runId, events: list });
+      },
+      capture: (result) => socket.send(result.raw ? { type: 'capture', runId, png: result.png, raw: result.raw } : { type: 'capture', runId, png: result.png }),
+    };
+  }
+
+  private onLoad(message: LoadMessage): void {
+    if (this.running) throw new ProtocolError('unexpected', `"load" for ${message.levelId} while run ${this.running.runId} is still running`);
+    const abort = new AbortController();
+    const current = { runId: message.runId, abort };
+    this.running = current;
+    const runId = message.runId;
+    const counts: RunCounts = { steps: 0, bodies: 0, events: 0 };
+    const sink = this.streamTo(runId, counts);
+    const started = Date.now();
+    const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
+    this.options.engine.run(job, sink, abort.signal).then(
+      () => {
+        if (this.running === current) this.running = undefined;
+        this.stats.levelsRun += 1;
+        if (abort.signal.aborted) {
+          this.socket.send({ type: 'error', runId, levelId: job.levelId, phase: 'cancelled', fault: 'engine', message: 'cancelled' });
+          return;
+        }
+        this.socket.send({ type: 'done', runId, summary: { steps: counts.steps, bodies: counts.bodies, events: counts.events, elapsedMs: Date.now() - started } });
+      },
+      (error: unknown) => {
+        if (this.running === current) this.running = undefined;
+        this.socket.send(runErrorMessage(error, abort.signal.aborted, runId, job.levelId));
+      },
+    );
+  }
 }

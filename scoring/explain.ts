@@ -33,6 +33,74 @@ export type {
   TimelineEntry,
 } from './explain/types.js';
 
+/** What the events say per body: when it was removed (and why), destroyed, and how much damage it took in how many hits. */
+function tallyEvents(events: ExplainInput['events']) {
+  const removed = new Map<number, { step: number; reason: 'death' | 'out-of-world' }>();
+  const destroyed = new Map<number, number>();
+  const damage = new Map<number, { total: number; hits: number }>();
+  for (const e of events) {
+    if (e.kind === 'removed' && !removed.has(e.id)) removed.set(e.id, { step: e.step, reason: e.reason });
+    if (e.kind === 'destroyed' && !destroyed.has(e.id)) destroyed.set(e.id, e.step);
+    if (e.kind === 'damage') {
+      const d = damage.get(e.id) ?? { total: 0, hits: 0 };
+      d.total += e.amount;
+      d.hits += 1;
+      damage.set(e.id, d);
+    }
+  }
+  return { removed, destroyed, damage };
+}
+
+type TrialMeasure = ReturnType<typeof measureTrial>['measure'];
+
+/** Each body's motion, start support, removal, destruction and damage: what its reason is found from. */
+function bodyWork(bodies: ExplainInput['bodies'], series: FrameSeries, measure: TrialMeasure, tallies: ReturnType<typeof tallyEvents>, threshold: number): Work[] {
+  const supports = analyseSupport(
+    bodies.map((info, i) => ({ info, x: field(series, 0, i, X), y: field(series, 0, i, Y), angle: field(series, 0, i, ANGLE), alive: series.alive[i] === 1 })),
+  );
+  return bodies.map((info, index) => {
+    const gone = tallies.removed.get(info.id);
+    const measured = measure.objects[index]!;
+    const lastStep = measured.lastStep;
+    const motion = bodyMotion(series, index, measured, measure.windowStart, threshold);
+    const d = tallies.damage.get(info.id);
+    return {
+      info,
+      index,
+      motion,
+      support: supports[index]!,
+      lastStep,
+      removed: gone,
+      destroyedStep: tallies.destroyed.get(info.id),
+      damage: d?.total ?? 0,
+      hits: d?.hits ?? 0,
+      reason: null,
+    };
+  });
+}
+
+/** Bodies that passed the movement threshold, in the order they did (then by onset, then by id). */
+function failureOrderOf(work: readonly Work[]): number[] {
+  return work
+    .filter((w) => w.motion.crossStep !== undefined)
+    .sort((a, b) => a.motion.crossStep! - b.motion.crossStep! || (a.motion.onsetStep ?? 0) - (b.motion.onsetStep ?? 0) || a.info.id - b.info.id)
+    .map((w) => w.info.id);
+}
+
+function deathsOf(work: readonly Work[]): DeathReport[] {
+  return work
+    .filter((w) => w.destroyedStep !== undefined || w.removed?.reason === 'out-of-world')
+    .map((w) => ({
+      id: w.info.id,
+      step: w.destroyedStep ?? w.removed!.step,
+      cause: w.destroyedStep !== undefined ? ('destroyed' as const) : ('out-of-world' as const),
+      removedStep: w.removed?.step ?? null,
+      damage: round(w.damage),
+      hits: w.hits,
+    }))
+    .sort((a, b) => a.step - b.step || a.id - b.id);
+}
+
 export function explainFrames(input: ExplainInput, options: ExplainOptions = {}): Explanation {
   const threshold = options.threshold ?? MOVEMENT_THRESHOLD;
   const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 5));
@@ -47,43 +115,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const end = measure.windowEnd;
   const events = input.events.filter((e) => e.step <= end);
 
-  const removed = new Map<number, { step: number; reason: 'death' | 'out-of-world' }>();
-  const destroyed = new Map<number, number>();
-  const damage = new Map<number, { total: number; hits: number }>();
-  for (const e of events) {
-    if (e.kind === 'removed' && !removed.has(e.id)) removed.set(e.id, { step: e.step, reason: e.reason });
-    if (e.kind === 'destroyed' && !destroyed.has(e.id)) destroyed.set(e.id, e.step);
-    if (e.kind === 'damage') {
-      const d = damage.get(e.id) ?? { total: 0, hits: 0 };
-      d.total += e.amount;
-      d.hits += 1;
-      damage.set(e.id, d);
-    }
-  }
-
-  const supports = analyseSupport(
-    bodies.map((info, i) => ({ info, x: field(series, 0, i, X), y: field(series, 0, i, Y), angle: field(series, 0, i, ANGLE), alive: series.alive[i] === 1 })),
-  );
-
-  const work: Work[] = bodies.map((info, index) => {
-    const gone = removed.get(info.id);
-    const measured = measure.objects[index]!;
-    const lastStep = measured.lastStep;
-    const motion = bodyMotion(series, index, measured, measure.windowStart, threshold);
-    const d = damage.get(info.id);
-    return {
-      info,
-      index,
-      motion,
-      support: supports[index]!,
-      lastStep,
-      removed: gone,
-      destroyedStep: destroyed.get(info.id),
-      damage: d?.total ?? 0,
-      hits: d?.hits ?? 0,
-      reason: null,
-    };
-  });
+  const work = bodyWork(bodies, series, measure, tallyEvents(events), threshold);
   const byId = new Map(work.map((w) => [w.info.id, w]));
 
   const contacts: ContactReport[] = [];
@@ -98,26 +130,7 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 
   const firstMover = pickFirstMover(work, byId, movedVerdict);
   const origin = firstMover ? followCauses(firstMover, byId) : undefined;
-  const failureOrder = work
-    .filter((w) => w.motion.crossStep !== undefined)
-    .sort((a, b) => a.motion.crossStep! - b.motion.crossStep! || (a.motion.onsetStep ?? 0) - (b.motion.onsetStep ?? 0) || a.info.id - b.info.id)
-    .map((w) => w.info.id);
-
-  const counted = verdict.startingObjects;
-  const moving = verdict.movingObjects;
   const reports = work.map((w) => toReport(w, series, { moved: movedVerdict(w), startStep: measure.windowStart, displacement: measure.objects[w.index]!.displacement }, sampleEvery));
-  const deaths: DeathReport[] = work
-    .filter((w) => w.destroyedStep !== undefined || w.removed?.reason === 'out-of-world')
-    .map((w) => ({
-      id: w.info.id,
-      step: w.destroyedStep ?? w.removed!.step,
-      cause: w.destroyedStep !== undefined ? ('destroyed' as const) : ('out-of-world' as const),
-      removedStep: w.removed?.step ?? null,
-      damage: round(w.damage),
-      hits: w.hits,
-    }))
-    .sort((a, b) => a.step - b.step || a.id - b.id);
-
   const explanation: Explanation = {
     levelId: input.levelId ?? null,
     dt: input.dt,
@@ -126,15 +139,15 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
     windowEnd: end,
     threshold,
     sampleEvery,
-    counted,
-    moving,
+    counted: verdict.startingObjects,
+    moving: verdict.movingObjects,
     score: verdict.score,
     firstMover: firstMover?.info.id ?? null,
     origin: origin?.info.id ?? null,
-    failureOrder,
+    failureOrder: failureOrderOf(work),
     bodies: reports,
     contacts,
-    deaths,
+    deaths: deathsOf(work),
     timeline: buildTimeline(work, events, byId),
     summary: '',
   };

@@ -156,26 +156,45 @@ export interface ViewerHandler {
  * survey serves replays at `/replay/<key>/` on its own port). The page uses relative URLs, so it works
  * at any mount point. `headers` are added to every response (the survey's framing policy).
  */
-export function createViewerHandler(options: Pick<ViewerOptions, 'source' | 'reference'> & { headers?: Record<string, string> }): ViewerHandler {
-  const dir = staticDir();
-  const source = options.source;
-  const cache = new Map<string, Promise<{ trial: TrialData; meta: ViewerMeta }>>();
-  let trials: CompetitionTrial[] | undefined;
-  const simulator = new WorkerSimulator();
-  const context: ViewerContext = { simulate: (levelId, xml) => simulator.simulate(levelId, xml) };
-  const listing = (): CompetitionTrial[] => {
-    if (source.kind !== 'competition') return [];
-    trials ??= source.list();
-    return trials;
-  };
+export function createViewerHandler(options: ViewerRouteOptions): ViewerHandler {
+  const routes = new ViewerRoutes(options);
+  return { handle: (req, res, path) => routes.handle(req, res, path), close: () => routes.close() };
+}
 
-  const findTrial = (key: string): CompetitionTrial => {
-    const t = listing().find((x) => x.key === key);
+type ViewerRouteOptions = Pick<ViewerOptions, 'source' | 'reference'> & { headers?: Record<string, string> };
+type LoadedTrial = { trial: TrialData; meta: ViewerMeta };
+
+/** The viewer's routes over one source: the page's files, the session, and each trial's data (the last CACHE_SIZE trials kept). */
+class ViewerRoutes {
+  private readonly dir = staticDir();
+  private readonly source: ViewerSource;
+  private readonly cache = new Map<string, Promise<LoadedTrial>>();
+  private trials: CompetitionTrial[] | undefined;
+  private readonly simulator = new WorkerSimulator();
+  private readonly context: ViewerContext = { simulate: (levelId, xml) => this.simulator.simulate(levelId, xml) };
+
+  constructor(private readonly options: ViewerRouteOptions) {
+    this.source = options.source;
+  }
+
+  close(): Promise<void> {
+    return this.simulator.close();
+  }
+
+  private listing(): CompetitionTrial[] {
+    if (this.source.kind !== 'competition') return [];
+    this.trials ??= this.source.list();
+    return this.trials;
+  }
+
+  private findTrial(key: string): CompetitionTrial {
+    const t = this.listing().find((x) => x.key === key);
     if (!t) throw new HttpError(404, `no trial "${key}" in this folder`);
     return t;
-  };
+  }
 
-  const loadTrial = (key: string): Promise<{ trial: TrialData; meta: ViewerMeta }> => {
+  private loadTrial(key: string): Promise<LoadedTrial> {
+    const cache = this.cache;
     let pending = cache.get(key);
     if (pending) {
       // Most recently used last.
@@ -183,90 +202,101 @@ export function createViewerHandler(options: Pick<ViewerOptions, 'source' | 'ref
       cache.set(key, pending);
       return pending;
     }
-    pending = (async () => {
-      let trial: TrialData;
-      if (source.kind === 'trial') {
-        if (key !== 'main') throw new HttpError(404, `no trial "${key}"`);
-        trial = await source.load(context);
-      } else {
-        // `team/C/name` opens trial 1's trace (or the level); `team/C/name@k` a recorded trial k.
-        const at = /^(.*)@(\d+)$/.exec(key);
-        const t = findTrial(at ? at[1]! : key);
-        const chosen = at ? t.traces.find((x) => x.trial === Number(at[2]))?.path : t.tracePath;
-        if (at && !chosen) throw new HttpError(404, `trial "${t.key}" has no recorded trial ${at[2]}`);
-        if (chosen) trial = await source.openTrace(chosen);
-        else if (t.levelPath) trial = await simulator.simulate(t.name, await readFile(t.levelPath, 'utf8'));
-        else throw new HttpError(404, `trial "${key}" has neither a trace nor a level file`);
-      }
-      return { trial, meta: viewerMeta(trial) };
-    })();
+    pending = this.openTrial(key);
     cache.set(key, pending);
     pending.catch(() => cache.delete(key));
     while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     return pending;
-  };
+  }
 
-  const send = (res: ServerResponse, status: number, type: string, body: string | Uint8Array): void => {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...options.headers });
+  private async openTrial(key: string): Promise<LoadedTrial> {
+    const source = this.source;
+    let trial: TrialData;
+    if (source.kind === 'trial') {
+      if (key !== 'main') throw new HttpError(404, `no trial "${key}"`);
+      trial = await source.load(this.context);
+    } else {
+      // `team/C/name` opens trial 1's trace (or the level); `team/C/name@k` a recorded trial k.
+      const at = /^(.*)@(\d+)$/.exec(key);
+      const t = this.findTrial(at ? at[1]! : key);
+      const chosen = at ? t.traces.find((x) => x.trial === Number(at[2]))?.path : t.tracePath;
+      if (at && !chosen) throw new HttpError(404, `trial "${t.key}" has no recorded trial ${at[2]}`);
+      if (chosen) trial = await source.openTrace(chosen);
+      else if (t.levelPath) trial = await this.simulator.simulate(t.name, await readFile(t.levelPath, 'utf8'));
+      else throw new HttpError(404, `trial "${key}" has neither a trace nor a level file`);
+    }
+    return { trial, meta: viewerMeta(trial) };
+  }
+
+  private send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...this.options.headers });
     res.end(body);
-  };
-  const json = (res: ServerResponse, value: unknown, status = 200): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+  }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+  private json(res: ServerResponse, value: unknown, status = 200): void {
+    this.send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
-    if (path === '/' || path === '/index.html') return send(res, 200, CONTENT_TYPES.html!, await readFile(`${dir}index.html`));
-    if (path.startsWith('/static/')) {
-      const name = path.slice('/static/'.length);
-      if (!STATIC_NAME.test(name)) throw new HttpError(404, 'not found');
-      const file = `${dir}${name}`;
-      if (!existsSync(file)) throw new HttpError(404, 'not found');
-      return send(res, 200, CONTENT_TYPES[name.split('.').at(-1)!]!, await readFile(file));
-    }
-    if (path === '/api/session') {
-      const base = { hasReference: options.reference !== undefined };
-      if (source.kind === 'trial') return json(res, { mode: 'trial', title: source.title, ...base });
-      return json(res, {
-        mode: 'competition',
-        title: source.title,
-        ...base,
-        trials: listing().map((t) => ({
-          key: t.key,
-          team: t.team,
-          character: t.character,
-          trial: t.trial,
-          name: t.name,
-          hasTrace: t.tracePath !== undefined,
-          tracedTrials: t.traces.map((x) => x.trial),
-          hasLevel: t.levelPath !== undefined,
-          hasImage: t.imagePath !== undefined,
-          stability: t.stability ?? null,
-          similarity: t.similarity ?? null,
-          reason: t.reason ?? null,
-        })),
-      });
-    }
+    if (path === '/' || path === '/index.html') return this.send(res, 200, CONTENT_TYPES.html!, await readFile(`${this.dir}index.html`));
+    if (path.startsWith('/static/')) return this.staticFile(res, path.slice('/static/'.length));
+    if (path === '/api/session') return this.json(res, this.session());
     if (path === '/api/reference.png') {
-      if (!options.reference) throw new HttpError(404, 'no reference image was given (--reference)');
-      return send(res, 200, 'image/png', await readFile(options.reference));
+      if (!this.options.reference) throw new HttpError(404, 'no reference image was given (--reference)');
+      return this.send(res, 200, 'image/png', await readFile(this.options.reference));
     }
     const m = /^\/api\/trial\/([^/]+)\/(meta|frames|capture\.png|image\.png)$/.exec(path);
-    if (m) {
-      const key = decodeSegment(m[1]!, 'trial key');
-      const what = m[2]!;
-      if (what === 'image.png') {
-        const image = source.kind === 'competition' ? findTrial(key.replace(/@\d+$/, '')).imagePath : undefined;
-        if (!image) throw new HttpError(404, 'no image for this trial in the folder');
-        return send(res, 200, 'image/png', await readFile(image));
-      }
-      const { trial, meta } = await loadTrial(key);
-      if (what === 'meta') return json(res, meta);
-      if (what === 'frames') return send(res, 200, 'application/octet-stream', viewerFrames(trial));
-      if (!trial.capture) throw new HttpError(404, 'this trial has no capture');
-      return send(res, 200, 'image/png', trial.capture);
-    }
+    if (m) return this.trialResource(res, decodeSegment(m[1]!, 'trial key'), m[2]!);
     throw new HttpError(404, 'not found');
-  };
-  return { handle, close: () => simulator.close() };
+  }
+
+  private async staticFile(res: ServerResponse, name: string): Promise<void> {
+    if (!STATIC_NAME.test(name)) throw new HttpError(404, 'not found');
+    const file = `${this.dir}${name}`;
+    if (!existsSync(file)) throw new HttpError(404, 'not found');
+    return this.send(res, 200, CONTENT_TYPES[name.split('.').at(-1)!]!, await readFile(file));
+  }
+
+  /** `/api/session`: the mode, the title, and in a competition every trial with what the folder holds of it. */
+  private session(): object {
+    const source = this.source;
+    const base = { hasReference: this.options.reference !== undefined };
+    if (source.kind === 'trial') return { mode: 'trial', title: source.title, ...base };
+    return {
+      mode: 'competition',
+      title: source.title,
+      ...base,
+      trials: this.listing().map((t) => ({
+        key: t.key,
+        team: t.team,
+        character: t.character,
+        trial: t.trial,
+        name: t.name,
+        hasTrace: t.tracePath !== undefined,
+        tracedTrials: t.traces.map((x) => x.trial),
+        hasLevel: t.levelPath !== undefined,
+        hasImage: t.imagePath !== undefined,
+        stability: t.stability ?? null,
+        similarity: t.similarity ?? null,
+        reason: t.reason ?? null,
+      })),
+    };
+  }
+
+  /** `/api/trial/<key>/<what>`: the folder's image, or the trial's meta, frames or capture. */
+  private async trialResource(res: ServerResponse, key: string, what: string): Promise<void> {
+    if (what === 'image.png') {
+      const image = this.source.kind === 'competition' ? this.findTrial(key.replace(/@\d+$/, '')).imagePath : undefined;
+      if (!image) throw new HttpError(404, 'no image for this trial in the folder');
+      return this.send(res, 200, 'image/png', await readFile(image));
+    }
+    const { trial, meta } = await this.loadTrial(key);
+    if (what === 'meta') return this.json(res, meta);
+    if (what === 'frames') return this.send(res, 200, 'application/octet-stream', viewerFrames(trial));
+    if (!trial.capture) throw new HttpError(404, 'this trial has no capture');
+    return this.send(res, 200, 'image/png', trial.capture);
+  }
 }
 
 export async function startViewer(options: ViewerOptions): Promise<ViewerServer> {

@@ -94,95 +94,111 @@ export function planObjects(level: Level): ObjectPlan[] {
   return level.objects.map((object, id) => planObject(object, id));
 }
 
+/** What every object's plan starts with: its index and its pose as the evaluator's floats. */
+type PlanBase = Pick<ObjectPlan, 'id' | 'x' | 'y' | 'angle'>;
+
 function planObject(object: LevelObject, id: number): ObjectPlan {
   const x = f32(object.x);
   const y = f32(object.y);
   const angle = f32(f32(object.rotation) * f32(Math.PI / 180));
-  const base = { id, x, y, angle };
+  const base: PlanBase = { id, x, y, angle };
   switch (object.kind) {
-    case 'block': {
-      const spec = blockSpec(object.type);
-      if (!spec) throw new SbevalError('input', `object ${id}: unknown block type "${object.type}"`, 'the evaluator has no prefab of that name (ABWorldAssets.BLOCKS)');
-      if (!isMaterial(object.material)) throw new SbevalError('input', `object ${id}: unknown material "${String(object.material)}"`, 'use wood, stone or ice');
-      const { outline, holes } = colliderOutline(spec.collider);
-      const material = MATERIALS[object.material];
-      const drawPaths = spec.ocrSprite ? [spriteRect(spec.ocrSprite)] : spec.collider.shape === 'box' ? [spriteRect(spec.sprite)] : [outline, ...holes];
-      return {
-        ...base,
-        kind: 'block',
-        type: object.type,
-        material: object.material,
-        body: BLOCK_BODY,
-        friction: material.friction,
-        restitution: material.bounciness,
-        pieces: convexPieces(outline, BOX2D_CONSTANTS.maxPolygonVertices),
-        mass: massOf(outline, holes, BLOCK_BODY),
-        outline: [outline, ...holes],
-        counted: true,
-        framesImage: true,
-        draw: { paths: drawPaths },
-      };
-    }
-    case 'pig': {
-      const spec = pigSpec(object.type);
-      if (!spec) throw new SbevalError('input', `object ${id}: unknown pig type "${object.type}"`, 'use BasicSmall, BasicMedium or BasicBig');
-      const { outline, holes } = colliderOutline(spec.collider);
-      return {
-        ...base,
-        kind: 'pig',
-        type: object.type,
-        material: undefined,
-        body: spec.body,
-        friction: DEFAULT_MATERIAL.friction,
-        restitution: DEFAULT_MATERIAL.bounciness,
-        pieces: convexPieces(outline, BOX2D_CONSTANTS.maxPolygonVertices),
-        mass: massOf(outline, holes, spec.body),
-        outline: [outline],
-        counted: true,
-        framesImage: false,
-        draw: spec.body.layer === LAYERS.blocks ? { paths: [outline] } : undefined,
-      };
-    }
-    case 'tnt': {
-      const { outline, holes } = colliderOutline(TNT.collider);
-      return {
-        ...base,
-        kind: 'tnt',
-        type: object.type,
-        material: undefined,
-        body: TNT.body,
-        friction: DEFAULT_MATERIAL.friction,
-        restitution: DEFAULT_MATERIAL.bounciness,
-        pieces: [outline],
-        mass: massOf(outline, holes, TNT.body),
-        outline: [outline],
-        counted: true,
-        framesImage: false,
-        draw: { paths: [spriteRect(TNT.sprite)] },
-      };
-    }
-    case 'platform': {
-      // Transform scale scales the BoxCollider2D; a negative scale mirrors, which a box ignores.
-      const sx = Math.abs(f32(object.scaleX));
-      const sy = Math.abs(f32(object.scaleY));
-      const { outline, holes } = colliderOutline(PLATFORM.collider, sx, sy);
-      return {
-        ...base,
-        kind: 'platform',
-        type: object.type,
-        material: undefined,
-        body: PLATFORM.body,
-        friction: DEFAULT_MATERIAL.friction,
-        restitution: DEFAULT_MATERIAL.bounciness,
-        pieces: [outline],
-        mass: massOf(outline, holes, PLATFORM.body),
-        outline: [outline],
-        counted: false,
-        framesImage: false,
-        draw: undefined,
-      };
-    }
+    case 'block':
+      return planBlock(object, base);
+    case 'pig':
+      return planPig(object, base);
+    case 'tnt':
+      return planTnt(object, base);
+    case 'platform':
+      return planPlatform(object, base);
   }
+}
+
+function planBlock(object: Extract<LevelObject, { kind: 'block' }>, base: PlanBase): ObjectPlan {
+  const id = base.id;
+  const spec = blockSpec(object.type);
+  if (!spec) throw new SbevalError('input', `object ${id}: unknown block type "${object.type}"`, 'the evaluator has no prefab of that name (ABWorldAssets.BLOCKS)');
+  if (!isMaterial(object.material)) throw new SbevalError('input', `object ${id}: unknown material "${String(object.material)}"`, 'use wood, stone or ice');
+  const { outline, holes } = colliderOutline(spec.collider);
+  const material = MATERIALS[object.material];
+  const drawPaths = spec.ocrSprite ? [spriteRect(spec.ocrSprite)] : spec.collider.shape === 'box' ? [spriteRect(spec.sprite)] : [outline, ...holes];
+  return {
+    ...base,
+    kind: 'block',
+    type: object.type,
+    material: object.material,
+    body: BLOCK_BODY,
+    friction: material.friction,
+    restitution: material.bounciness,
+    pieces: convexPieces(outline, BOX2D_CONSTANTS.maxPolygonVertices),
+    mass: massOf(outline, holes, BLOCK_BODY),
+    outline: [outline, ...holes],
+    counted: true,
+    framesImage: true,
+    draw: { paths: drawPaths },
+  };
+}
+
+function planPig(object: Extract<LevelObject, { kind: 'pig' }>, base: PlanBase): ObjectPlan {
+  const spec = pigSpec(object.type);
+  if (!spec) throw new SbevalError('input', `object ${base.id}: unknown pig type "${object.type}"`, 'use BasicSmall, BasicMedium or BasicBig');
+  const { outline, holes } = colliderOutline(spec.collider);
+  return {
+    ...base,
+    kind: 'pig',
+    type: object.type,
+    material: undefined,
+    body: spec.body,
+    friction: DEFAULT_MATERIAL.friction,
+    restitution: DEFAULT_MATERIAL.bounciness,
+    pieces: convexPieces(outline, BOX2D_CONSTANTS.maxPolygonVertices),
+    mass: massOf(outline, holes, spec.body),
+    outline: [outline],
+    counted: true,
+    framesImage: false,
+    draw: spec.body.layer === LAYERS.blocks ? { paths: [outline] } : undefined,
+  };
+}
+
+function planTnt(object: Extract<LevelObject, { kind: 'tnt' }>, base: PlanBase): ObjectPlan {
+  const { outline, holes } = colliderOutline(TNT.collider);
+  return {
+    ...base,
+    kind: 'tnt',
+    type: object.type,
+    material: undefined,
+    body: TNT.body,
+    friction: DEFAULT_MATERIAL.friction,
+    restitution: DEFAULT_MATERIAL.bounciness,
+    pieces: [outline],
+    mass: massOf(outline, holes, TNT.body),
+    outline: [outline],
+    counted: true,
+    framesImage: false,
+    draw: { paths: [spriteRect(TNT.sprite)] },
+  };
+}
+
+function planPlatform(object: Extract<LevelObject, { kind: 'platform' }>, base: PlanBase): ObjectPlan {
+  // Transform scale scales the BoxCollider2D; a negative scale mirrors, which a box ignores.
+  const sx = Math.abs(f32(object.scaleX));
+  const sy = Math.abs(f32(object.scaleY));
+  const { outline, holes } = colliderOutline(PLATFORM.collider, sx, sy);
+  return {
+    ...base,
+    kind: 'platform',
+    type: object.type,
+    material: undefined,
+    body: PLATFORM.body,
+    friction: DEFAULT_MATERIAL.friction,
+    restitution: DEFAULT_MATERIAL.bounciness,
+    pieces: [outline],
+    mass: massOf(outline, holes, PLATFORM.body),
+    outline: [outline],
+    counted: false,
+    framesImage: false,
+    draw: undefined,
+  };
 }
 
 /** The body table announced in `loaded`, in XML order. */

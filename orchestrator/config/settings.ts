@@ -316,22 +316,24 @@ interface ResolveOptions {
   cachedModel?: string;
 }
 
-/** Flags > the root's config file > defaults, for every command that reads a competition root. */
-export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
-  const root = resolve(rootArg);
-  const command = options.command ?? 'run';
-  // The config file is read only from a folder; the layout check follows once submissions are known.
+/** The root's config file (read only from a folder) and its layout check; configured submissions imply `allowEmpty`. */
+function loadRoot(root: string, flags: SettingsFlags, options: ResolveOptions): { loaded: LoadedConfig; file: ConfigFile; where: string; layout: RootLayout } {
   const loaded = options.loaded ?? (existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root) : { file: undefined, config: {} });
   const file: ConfigFile = loaded.config;
-  const where = loaded.file ? basename(loaded.file) : 'config';
   const layout = checkCompetitionRoot(root, {
-    command,
+    command: options.command ?? 'run',
     allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0,
     allowMissing: options.allowMissing === true,
     modelFolders: [...(flags.models ?? []), ...(file.models ?? [])].map(modelFolderName),
   });
-  const sources: Record<string, Source> = {};
+  return { loaded, file, where: loaded.file ? basename(loaded.file) : 'config', layout };
+}
 
+/**
+ * Rules, engine, workers, teams, letters and trials. The settings are picked in one fixed order across
+ * these helpers: it is the order of `sources` and of the checks (the first bad value is the one reported).
+ */
+function pickScope(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, where: string) {
   const rules = parseRules(pick<string | number>(sources, 'rules', flags.rules, file.rules, DEFAULTS.rules), flags.rules !== undefined ? '--rules' : where);
   const engineText = pick<string>(sources, 'engine', flags.engine, file.engine, 'headless');
   if (!(ENGINES as readonly string[]).includes(engineText)) {
@@ -345,8 +347,12 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   const flagChars = typeof flags.chars === 'string' ? flags.chars : flags.chars?.length ? flags.chars.join(',') : undefined;
   const charSpec = pick<string | string[]>(sources, 'characters', flagChars, file.characters, ALPHABET.join(','));
   const characters = parseCharacters(Array.isArray(charSpec) ? charSpec.join(',') : charSpec);
-
   const trials = wholeNumber('--trials', pick(sources, 'trials', flags.trials, file.trials, DEFAULTS.trials), 1);
+  return { rules, engineText, workers, teams, characters, trials };
+}
+
+/** Simulation trials, damage formula and robustness runs (only the headless engine can perturb a run). */
+function pickPhysics(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, engineText: string) {
   const simulationTrials = wholeNumber('--sim-trials', pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials), 1, 3);
   const damage = pick<string>(sources, 'damage', flags.damage, file.damage, DEFAULT_SIMULATION.damage);
   if (damage !== 'contact-point' && damage !== 'body') throw new SbevalError('config', `--damage "${damage}" is not one of contact-point, body`);
@@ -356,12 +362,11 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     // Only the headless engine can perturb a run (bridge/engine.ts `perturbation`): refused before anything runs.
     if (engineText !== 'headless') throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
   }
-  const uncertainty = uncertaintySettings(sources, flags, file);
-  const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
-  if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
+  return { simulationTrials, damage: damage as DamageFormula, robustness };
+}
 
-  const { model, modelSource } = resolveModel(root, flags.model, file.model, options, sources);
-
+/** The configured submissions, the models they run on, and the competition folders (one per model folder under the 2025 rules). */
+function pickWork(root: string, layout: RootLayout, sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, where: string, rules: Rules) {
   const submissions = (file.submissions ?? []).map((s, i) => ({
     team: assertSafeName('team', s.team),
     file: s.file.startsWith('builtin:') ? s.file : pathInsideRoot(root, s.file, `submissions.${i}.file`),
@@ -375,6 +380,21 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
   if (competitions.length > 1 && rules !== '2025') {
     throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
   }
+  return { submissions, models, competitions };
+}
+
+/** Flags > the root's config file > defaults, for every command that reads a competition root. */
+export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
+  const root = resolve(rootArg);
+  const { loaded, file, where, layout } = loadRoot(root, flags, options);
+  const sources: Record<string, Source> = {};
+  const { rules, engineText, workers, teams, characters, trials } = pickScope(sources, flags, file, where);
+  const { simulationTrials, damage, robustness } = pickPhysics(sources, flags, file, engineText);
+  const uncertainty = uncertaintySettings(sources, flags, file);
+  const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
+  if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
+  const { model, modelSource } = resolveModel(root, flags.model, file.model, options, sources);
+  const { submissions, models, competitions } = pickWork(root, layout, sources, flags, file, where, rules);
   // A subset limits the work; one that matches nothing is a typo, not an empty competition.
   if (options.allowEmpty !== true) {
     assertSubsetMatches(root, layout, { teams, characters, sources, where, submissionTeams: submissions.map((s) => s.team) });

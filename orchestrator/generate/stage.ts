@@ -181,20 +181,33 @@ function outcomeOf(error: unknown, api: ModelApi): Outcome {
   throw error;
 }
 
-export async function runGenerate(options: GenerateOptions, progress: ProgressSink, events: GenerateEvents = {}, cancel?: AbortSignal): Promise<GenerateSummary> {
-  const { root, submission, limits, sampling } = options;
-  const startedAt = options.startedAt ?? new Date();
-  const plan = planTrials(options);
+/** What every trial of one generate run shares. */
+interface GenerateRun {
+  options: GenerateOptions;
+  progress: ProgressSink;
+  events: GenerateEvents;
+  runLog: RunLog;
+  pool: HostPool;
+  proxy: ChatProxy | undefined;
+  /** Aborted on the user's cancel, when every host is set aside, or on a fatal error. */
+  runCancel: AbortController;
+  summaries: Map<string, ModelSummary>;
+  stageLogs: Map<string, StageLog>;
+  /** Why the run stopped before the end, once it has. */
+  stopped: string | undefined;
+}
+
+function checkGenerateOptions(options: GenerateOptions, events: GenerateEvents): void {
+  const { submission } = options;
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new SbevalError('config', `--concurrency must be a positive integer (got ${options.concurrency})`);
   if (submission.kind !== 'program' && lacksObjectToken(submission)) {
     events.note?.(`the submission never mentions <OBJECT>, so the letter is not sent to the model (${submission.source})`);
   }
+}
 
-  const runLog = new RunLog(root, startedAt);
-  const pool = new HostPool(options.hosts, options.pool, (event) => {
-    runLog.write({ ...event, type: 'host', state: event.type, time: new Date().toISOString() });
-    events.host?.(event);
-  });
+/** The run log's first line: every input that decides what the run computes. */
+function writeStartLine(runLog: RunLog, options: GenerateOptions, pool: HostPool, startedAt: Date): void {
+  const { submission } = options;
   runLog.write({
     type: 'start',
     time: startedAt.toISOString(),
@@ -207,16 +220,19 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     trials: options.trials,
     masterSeed: options.masterSeed,
     seedRule: 'seed = master + 26 * (trial - 1) + letterIndex (A = 0)',
-    limits,
-    sampling,
+    limits: options.limits,
+    sampling: options.sampling,
     concurrency: options.concurrency,
     layout: options.layout,
     stream: options.pool.call.stream,
     callDeadlineMs: options.pool.call.deadlineMs,
     maxAnswerBytes: options.pool.call.maxAnswerBytes,
   });
-  const problems = hostProblems(options.pool.api);
+}
 
+/** Asks every host what it serves; throws (after logging the end) when no host is reachable or a model is on none. */
+async function preflightHosts(pool: HostPool, options: GenerateOptions, runLog: RunLog, events: GenerateEvents): Promise<PreflightReport> {
+  const problems = hostProblems(options.pool.api);
   const preflight = await pool.preflight(options.models);
   if (preflight.reachable.length === 0) {
     const reasons = preflight.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ');
@@ -229,34 +245,46 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     throw new SbevalError('generate', `no host has ${missing}`, problems.missingHint(preflight.missing[0]!));
   }
   for (const u of preflight.unreachable) events.note?.(`host ${u.host} is not reachable (${u.reason}); set aside, will be tried again`);
+  return preflight;
+}
 
-  const finalFailures = options.retryFailed ? new Map<string, Set<string>>() : readFinalFailures(root);
+/** One stage log and one (empty) summary per model, in the model's competition root. */
+function openModelLogs(models: readonly string[], plan: readonly PlannedTrial[], startedAt: Date): Pick<GenerateRun, 'stageLogs' | 'summaries'> {
   const stageLogs = new Map<string, StageLog>();
   const summaries = new Map<string, ModelSummary>();
-  for (const model of options.models) {
+  for (const model of models) {
     const competitionRoot = plan.find((t) => t.model === model)!.competitionRoot;
     const log = new StageLog(competitionRoot, 'raw', startedAt);
     stageLogs.set(model, log);
     summaries.set(model, { model, root: competitionRoot, total: 0, succeeded: 0, failed: 0, alreadyDone: 0, previouslyFailed: 0, unfinished: 0, promptTokens: 0, completionTokens: 0, stage: log.result() });
   }
+  return { stageLogs, summaries };
+}
 
-  // Sort out what is already done before any call, so progress starts from the truth.
+/**
+ * Sorts out what is already done before any call, so progress starts from the truth: trials whose file
+ * exists or that failed finally (in `finalFailures`) with the same fingerprint are ticked as skipped; the
+ * rest are returned.
+ * Leftover temporary files of interrupted writes are removed from every trial folder.
+ */
+async function pendingTrials(run: GenerateRun, plan: readonly PlannedTrial[], finalFailures: Map<string, Set<string>>): Promise<PlannedTrial[]> {
+  const { options, progress } = run;
   const pending: PlannedTrial[] = [];
   const dirs = new Set<string>();
   for (const model of options.models) {
     const trials = plan.filter((t) => t.model === model);
-    const summary = summaries.get(model)!;
+    const summary = run.summaries.get(model)!;
     summary.total = trials.length;
     progress.start(stageName(model), trials.length);
     for (const trial of trials) {
       dirs.add(join(trial.file, '..'));
       if (existsSync(trial.file)) {
         summary.alreadyDone += 1;
-        stageLogs.get(model)!.skipped();
+        run.stageLogs.get(model)!.skipped();
         progress.tick(stageName(model), 'skipped', trial.relFile);
-      } else if (finalFailures.get(trial.relFile)?.has(trialFingerprint(submission, trial, limits, sampling))) {
+      } else if (finalFailures.get(trial.relFile)?.has(trialFingerprint(options.submission, trial, options.limits, options.sampling))) {
         summary.previouslyFailed += 1;
-        stageLogs.get(model)!.skipped();
+        run.stageLogs.get(model)!.skipped();
         progress.tick(stageName(model), 'skipped', trial.relFile, 'failed in an earlier run');
       } else {
         pending.push(trial);
@@ -264,124 +292,171 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
     }
   }
   for (const dir of dirs) await removeStaleTemps(dir);
+  return pending;
+}
 
-  const proxy = submission.kind === 'program' ? new ChatProxy() : undefined;
-  await proxy?.start();
-  const runCancel = new AbortController();
-  const onCancel = () => runCancel.abort();
-  cancel?.addEventListener('abort', onCancel, { once: true });
-  let stopped: string | undefined;
+/** Runs the submission for one trial; a cancel turns every failure but a limit into an interruption. */
+async function attemptTrial(run: GenerateRun, trial: PlannedTrial, session: TrialSession): Promise<{ outcome: Outcome; response: string | undefined }> {
+  const { submission } = run.options;
+  let outcome: Outcome;
+  let response: string | undefined;
+  try {
+    response =
+      submission.kind === 'program'
+        ? await runProgram(submission, session, run.proxy!, run.runCancel.signal, run.options.programGraceS)
+        : await runConversation(submission, trial.character, session);
+    outcome = { ok: true };
+  } catch (error) {
+    outcome = outcomeOf(error, run.options.pool.api);
+  }
+  if (run.runCancel.signal.aborted && !outcome.ok && outcome.kind !== 'time' && outcome.kind !== 'tokens') outcome = { ok: false, interrupted: true };
+  return { outcome, response };
+}
 
-  const runTrial = async (trial: PlannedTrial): Promise<void> => {
-    const identity = { model: trial.model, team: trial.team, character: trial.character, trial: trial.trial, seed: trial.seed };
-    const session = new TrialSession(identity, limits, sampling, pool, (line) => {
-      runLog.write({ ...line });
-      events.call?.(line);
-    }, runCancel.signal);
-    let outcome: Outcome;
-    let response: string | undefined;
-    try {
-      response =
-        submission.kind === 'program'
-          ? await runProgram(submission, session, proxy!, runCancel.signal, options.programGraceS)
-          : await runConversation(submission, trial.character, session);
-      outcome = { ok: true };
-    } catch (error) {
-      outcome = outcomeOf(error, options.pool.api);
-    }
-    if (runCancel.signal.aborted && !outcome.ok && outcome.kind !== 'time' && outcome.kind !== 'tokens') outcome = { ok: false, interrupted: true };
-    const summary = summaries.get(trial.model)!;
-    const stageLog = stageLogs.get(trial.model)!;
-    const name = stageName(trial.model);
-    const tokens = session.budget.tokens;
-    summary.promptTokens += tokens.prompt;
-    summary.completionTokens += tokens.completion;
-    if (outcome.interrupted) {
-      summary.unfinished += 1;
-      return;
-    }
-    if (outcome.ok && response !== undefined) {
-      const written = await writeFileOnce(trial.file, response);
-      if (!written) {
-        // Another process finished this trial meanwhile; its file stands.
-        summary.alreadyDone += 1;
-        stageLog.skipped();
-        progress.tick(name, 'skipped', trial.relFile, 'written by another run');
-        return;
-      }
-    }
-    const line: TrialLine = {
-      type: 'trial',
-      time: new Date().toISOString(),
-      ...identity,
-      outcome: outcome.ok ? 'ok' : 'failed',
-      file: trial.relFile,
-      ...(outcome.ok ? {} : { reason: outcome.reason!, kind: outcome.kind!, final: outcome.final! }),
-      fingerprint: trialFingerprint(submission, trial, limits, sampling),
-      elapsedS: Math.round(session.budget.elapsedS() * 1000) / 1000,
-      promptTokens: tokens.prompt,
-      completionTokens: tokens.completion,
-      calls: session.calls,
-    };
-    runLog.write({ ...line });
-    events.trial?.(line);
-    const fileName = `${trialFileBase(trial.team, trial.character, trial.trial)}.txt`;
-    if (outcome.ok) {
-      summary.succeeded += 1;
-      stageLog.trial(trial.team, trial.character, fileName, { ok: true });
-      progress.tick(name, 'ok', trial.relFile);
-    } else {
-      if (outcome.final) summary.failed += 1;
-      else summary.unfinished += 1;
-      stageLog.trial(trial.team, trial.character, fileName, { ok: false, reason: outcome.reason! });
-      progress.tick(name, 'failed', trial.relFile, outcome.reason);
-      if (outcome.kind === 'unavailable' && pool.allSetAside()) {
-        stopped ??= `every ${apiName(options.pool.api)} host is set aside after repeated failures; run the same command again to resume`;
-        runCancel.abort();
-      }
-    }
+/** The run log's line for a trial that ended (written or finally failed). */
+function trialLine(run: GenerateRun, trial: PlannedTrial, session: TrialSession, outcome: Outcome): TrialLine {
+  const { submission, limits, sampling } = run.options;
+  const tokens = session.budget.tokens;
+  return {
+    type: 'trial',
+    time: new Date().toISOString(),
+    ...session.identity,
+    outcome: outcome.ok ? 'ok' : 'failed',
+    file: trial.relFile,
+    ...(outcome.ok ? {} : { reason: outcome.reason!, kind: outcome.kind!, final: outcome.final! }),
+    fingerprint: trialFingerprint(submission, trial, limits, sampling),
+    elapsedS: Math.round(session.budget.elapsedS() * 1000) / 1000,
+    promptTokens: tokens.prompt,
+    completionTokens: tokens.completion,
+    calls: session.calls,
   };
+}
 
+/** Counts a trial's outcome in its model's summary, stage log and progress; stops the run when every host is set aside. */
+function countTrialOutcome(run: GenerateRun, trial: PlannedTrial, outcome: Outcome): void {
+  const summary = run.summaries.get(trial.model)!;
+  const stageLog = run.stageLogs.get(trial.model)!;
+  const name = stageName(trial.model);
+  const fileName = `${trialFileBase(trial.team, trial.character, trial.trial)}.txt`;
+  if (outcome.ok) {
+    summary.succeeded += 1;
+    stageLog.trial(trial.team, trial.character, fileName, { ok: true });
+    run.progress.tick(name, 'ok', trial.relFile);
+    return;
+  }
+  if (outcome.final) summary.failed += 1;
+  else summary.unfinished += 1;
+  stageLog.trial(trial.team, trial.character, fileName, { ok: false, reason: outcome.reason! });
+  run.progress.tick(name, 'failed', trial.relFile, outcome.reason);
+  if (outcome.kind === 'unavailable' && run.pool.allSetAside()) {
+    run.stopped ??= `every ${apiName(run.options.pool.api)} host is set aside after repeated failures; run the same command again to resume`;
+    run.runCancel.abort();
+  }
+}
+
+async function runTrial(run: GenerateRun, trial: PlannedTrial): Promise<void> {
+  const { options, runLog, events } = run;
+  const identity = { model: trial.model, team: trial.team, character: trial.character, trial: trial.trial, seed: trial.seed };
+  const session = new TrialSession(identity, options.limits, options.sampling, run.pool, (line) => {
+    runLog.write({ ...line });
+    events.call?.(line);
+  }, run.runCancel.signal);
+  const { outcome, response } = await attemptTrial(run, trial, session);
+  const summary = run.summaries.get(trial.model)!;
+  summary.promptTokens += session.budget.tokens.prompt;
+  summary.completionTokens += session.budget.tokens.completion;
+  if (outcome.interrupted) {
+    summary.unfinished += 1;
+    return;
+  }
+  if (outcome.ok && response !== undefined && !(await writeFileOnce(trial.file, response))) {
+    // Another process finished this trial meanwhile; its file stands.
+    summary.alreadyDone += 1;
+    run.stageLogs.get(trial.model)!.skipped();
+    run.progress.tick(stageName(trial.model), 'skipped', trial.relFile, 'written by another run');
+    return;
+  }
+  const line = trialLine(run, trial, session, outcome);
+  runLog.write({ ...line });
+  events.trial?.(line);
+  countTrialOutcome(run, trial, outcome);
+}
+
+/**
+ * Runs the pending trials on `concurrency` workers until done or cancelled; returns how many trials were
+ * started. An error no trial outcome covers (a full disk, a bug) stops the other workers too before it
+ * is thrown, so no trial goes on writing after the command has ended.
+ */
+async function runTrialWorkers(run: GenerateRun, pending: readonly PlannedTrial[]): Promise<number> {
   let next = 0;
-  // An error no trial outcome covers (a full disk, a bug) stops the other workers too before it is
-  // thrown, so no trial goes on writing after the command has ended.
   let fatal: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < pending.length && !runCancel.signal.aborted) {
+    while (next < pending.length && !run.runCancel.signal.aborted) {
       const trial = pending[next]!;
       next += 1;
       try {
-        await runTrial(trial);
+        await runTrial(run, trial);
       } catch (error) {
         fatal ??= { error };
-        runCancel.abort();
+        run.runCancel.abort();
         return;
       }
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, pending.length) }, worker));
-  } finally {
-    cancel?.removeEventListener('abort', onCancel);
-    await proxy?.stop();
-  }
+  await Promise.all(Array.from({ length: Math.min(run.options.concurrency, pending.length) }, worker));
   if (fatal) throw fatal.error;
-  if (!stopped && cancel?.aborted) stopped = 'cancelled; run the same command again to resume';
-  if (runCancel.signal.aborted) {
-    for (const trial of pending.slice(next)) summaries.get(trial.model)!.unfinished += 1;
-  }
+  return next;
+}
 
-  const models = options.models.map((model) => {
-    const summary = summaries.get(model)!;
-    summary.stage = stageLogs.get(model)!.result();
-    progress.end(stageName(model));
+/** Closes each model's stage log and progress bar and writes the run log's last line. */
+function finishGenerate(run: GenerateRun): ModelSummary[] {
+  const models = run.options.models.map((model) => {
+    const summary = run.summaries.get(model)!;
+    summary.stage = run.stageLogs.get(model)!.result();
+    run.progress.end(stageName(model));
     return summary;
   });
-  runLog.write({
+  run.runLog.write({
     type: 'end',
     time: new Date().toISOString(),
-    stopped: stopped ?? null,
+    stopped: run.stopped ?? null,
     models: models.map(({ stage: _stage, ...rest }) => rest),
   });
-  return { logFile: runLog.file, models, preflight, stopped };
+  return models;
+}
+
+export async function runGenerate(options: GenerateOptions, progress: ProgressSink, events: GenerateEvents = {}, cancel?: AbortSignal): Promise<GenerateSummary> {
+  const { root, submission } = options;
+  const startedAt = options.startedAt ?? new Date();
+  const plan = planTrials(options);
+  checkGenerateOptions(options, events);
+
+  const runLog = new RunLog(root, startedAt);
+  const pool = new HostPool(options.hosts, options.pool, (event) => {
+    runLog.write({ ...event, type: 'host', state: event.type, time: new Date().toISOString() });
+    events.host?.(event);
+  });
+  writeStartLine(runLog, options, pool, startedAt);
+  const preflight = await preflightHosts(pool, options, runLog, events);
+
+  const finalFailures = options.retryFailed ? new Map<string, Set<string>>() : readFinalFailures(root);
+  const run: GenerateRun = { options, progress, events, runLog, pool, proxy: undefined, runCancel: new AbortController(), ...openModelLogs(options.models, plan, startedAt), stopped: undefined };
+  const pending = await pendingTrials(run, plan, finalFailures);
+
+  run.proxy = submission.kind === 'program' ? new ChatProxy() : undefined;
+  await run.proxy?.start();
+  const onCancel = () => run.runCancel.abort();
+  cancel?.addEventListener('abort', onCancel, { once: true });
+  let started: number;
+  try {
+    started = await runTrialWorkers(run, pending);
+  } finally {
+    cancel?.removeEventListener('abort', onCancel);
+    await run.proxy?.stop();
+  }
+  if (!run.stopped && cancel?.aborted) run.stopped = 'cancelled; run the same command again to resume';
+  if (run.runCancel.signal.aborted) {
+    for (const trial of pending.slice(started)) run.summaries.get(trial.model)!.unfinished += 1;
+  }
+  return { logFile: runLog.file, models: finishGenerate(run), preflight, stopped: run.stopped };
 }

@@ -1,4 +1,4 @@
-import type { Engine, LevelSink } from '../../bridge/engine.js';
+import type { Engine, LevelJob, LevelSink } from '../../bridge/engine.js';
 import { createEngines } from '../../bridge/engines.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { GuardedSink } from './stream-guard.js';
@@ -132,6 +132,141 @@ async function withTimeout(promise: Promise<unknown>, ms: number): Promise<boole
     () => 'settled' as const,
   );
   return (await Promise.race([settled, delay(ms)])) === 'settled';
+}
+
+/** What an attempt needs of the pool's settings. */
+type AttemptSettings = { jobTimeoutMs: number; stallMs: number; classifyError: (error: unknown) => ErrorClass };
+
+/**
+ * One attempt of a job on one engine: its place among the engine's runs (`Member.inFlight`, held until
+ * `release`), its place in the engine's lineup, the stall and job watchdogs (armed once it heads the
+ * lineup), the engine's run, and its single end: `finish` runs once, whatever ends the attempt first
+ * (the run, a watchdog, a stream violation, a cancel), and hands the outcome to the pool.
+ */
+class Attempt {
+  readonly engineId: string;
+  readonly controller = new AbortController();
+  /** The stream guard between the engine and the caller's sink (set by `start`). */
+  guard: GuardedSink | undefined;
+  /** `finish` ran. */
+  settled = false;
+  /** The engine's run resolved or rejected. */
+  runSettled = false;
+  running: Promise<void> = Promise.resolve();
+  private holdsPlace = true;
+  private armed = false;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private jobTimer: NodeJS.Timeout | undefined;
+  private readonly lineupEntry = { arm: () => this.arm() };
+
+  constructor(
+    readonly member: Member,
+    readonly pending: Pending,
+    readonly number: number,
+    private readonly settings: AttemptSettings,
+    private readonly ended: (attempt: Attempt, outcome: Outcome) => void,
+  ) {
+    this.engineId = member.engine.id;
+    member.inFlight += 1;
+  }
+
+  /** Frees the attempt's place on the engine (once). */
+  release(): void {
+    if (!this.holdsPlace) return;
+    this.holdsPlace = false;
+    this.member.inFlight -= 1;
+  }
+
+  /** Hands the job to the engine behind the stream guard and watches its run. */
+  start(job: LevelJob, liveSink: LevelSink | undefined): void {
+    const { member, engineId } = this;
+    const guard = new GuardedSink(job, liveSink, () => this.armStall(), (violation) =>
+      this.finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
+    );
+    this.guard = guard;
+    this.pending.cancelAttempt = (reason: string) => this.finish({ kind: 'cancelled', reason });
+    member.lineup.push(this.lineupEntry);
+    if (member.lineup[0] === this.lineupEntry) this.lineupEntry.arm();
+
+    const running = (async () => member.engine.run(job, guard, this.controller.signal))();
+    this.running = running;
+    member.running.add(running);
+    void running.then(
+      () => member.running.delete(running),
+      () => member.running.delete(running),
+    );
+    running.then(
+      () => this.runDone(),
+      (error: unknown) => this.runFailed(error),
+    );
+  }
+
+  /** Starts the watchdogs once, when the engine starts working on this attempt (it heads the lineup). */
+  private arm(): void {
+    if (this.armed || this.settled || this.runSettled) return;
+    this.armed = true;
+    this.armStall();
+    this.jobTimer = setTimeout(
+      () => this.finish({ kind: 'timeout', reason: `engine ${this.engineId} took longer than ${this.settings.jobTimeoutMs} ms` }),
+      this.settings.jobTimeoutMs,
+    );
+  }
+
+  /** (Re)starts the stall watchdog: called on every sign of progress. */
+  private armStall(): void {
+    if (this.settled) return;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(
+      () => this.finish({ kind: 'stalled', reason: `engine ${this.engineId} stalled: no progress for ${this.settings.stallMs} ms` }),
+      this.settings.stallMs,
+    );
+  }
+
+  /** The engine is done with this attempt (or we are): the next one in its lineup is now the one it works on. */
+  private leaveLineup(): void {
+    const lineup = this.member.lineup;
+    const index = lineup.indexOf(this.lineupEntry);
+    if (index < 0) return;
+    lineup.splice(index, 1);
+    if (index === 0) lineup[0]?.arm();
+  }
+
+  /** Ends the attempt once: stops the watchdogs, leaves the lineup, closes the guard, tells the pool. */
+  finish(outcome: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.jobTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.leaveLineup();
+    this.guard!.close();
+    this.pending.cancelAttempt = undefined;
+    this.ended(this, outcome);
+  }
+
+  private async runDone(): Promise<void> {
+    this.runSettled = true;
+    this.leaveLineup();
+    // The engine is done: checking its capture (a bounded 1024² decode) is our work, not its
+    // silence or its slowness, so neither watchdog runs during it.
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    clearTimeout(this.jobTimer);
+    // A violation found at the end (or in the capture's full decode) calls finish through the guard's callback.
+    if (this.guard!.finish()) return;
+    if (await this.guard!.verifyImages()) return;
+    this.finish({ kind: 'ok', reason: '' });
+  }
+
+  private runFailed(error: unknown): void {
+    this.runSettled = true;
+    this.leaveLineup();
+    if (this.controller.signal.aborted) return; // we ended it ourselves; finish already ran
+    // A level fault is a verdict only from sbeval's own rules (the referee is the headless engine).
+    const levelFault = this.settings.classifyError(error) === 'level';
+    const decides = this.member.referee || this.member.engine.ownRules === true;
+    const kind: AttemptFailureKind = levelFault ? (decides ? 'level' : 'level-claim') : 'crashed';
+    const reason = levelFault ? describeError(error) : `engine ${this.engineId} failed: ${describeError(error)}`;
+    this.finish({ kind, reason, cause: error });
+  }
 }
 
 export class EnginePool {
@@ -438,29 +573,17 @@ export class EnginePool {
   }
 
   private startAttempt(member: Member, pending: Pending): void {
-    const { job, sink } = pending.request;
-    const attempt = pending.attempts.length + 1;
-    const engineId = member.engine.id;
-    member.inFlight += 1;
-    let holdsPlace = true;
-    const release = () => {
-      if (!holdsPlace) return;
-      holdsPlace = false;
-      member.inFlight -= 1;
-    };
-    pending.tried.add(engineId);
+    const attempt = new Attempt(member, pending, pending.attempts.length + 1, this.options, (ended, outcome) => this.attemptEnded(ended, outcome));
+    pending.tried.add(attempt.engineId);
     this.runningPendings.add(pending);
-    this.emit({ type: 'attempt-start', levelId: pending.levelId, attempt, engineId });
-
-    const controller = new AbortController();
-    let settled = false;
-    let stallTimer: NodeJS.Timeout | undefined;
+    this.emit({ type: 'attempt-start', levelId: pending.levelId, attempt: attempt.number, engineId: attempt.engineId });
+    const { job, sink } = pending.request;
     let liveSink: LevelSink | undefined;
     try {
-      liveSink = typeof sink === 'function' ? sink(attempt, member.engine) : undefined;
+      liveSink = typeof sink === 'function' ? sink(attempt.number, member.engine) : undefined;
     } catch (error) {
       // The caller's sink factory failed (e.g. a trace file cannot be created): nothing ran.
-      release();
+      attempt.release();
       this.runningPendings.delete(pending);
       pending.detachAbort();
       this.emit({ type: 'job-failed', levelId: pending.levelId, kind: 'crashed', reason: describeError(error) });
@@ -468,119 +591,51 @@ export class EnginePool {
       queueMicrotask(() => this.pump());
       return;
     }
+    attempt.start(job, liveSink);
+  }
 
-    let runSettled = false;
-    let running: Promise<void> = Promise.resolve();
-    let jobTimer: NodeJS.Timeout | undefined;
-    let armed = false;
-    const lineupEntry = {
-      arm: () => {
-        if (armed || settled || runSettled) return;
-        armed = true;
-        armStall();
-        jobTimer = setTimeout(
-          () => finish({ kind: 'timeout', reason: `engine ${engineId} took longer than ${this.options.jobTimeoutMs} ms` }),
-          this.options.jobTimeoutMs,
-        );
-      },
-    };
-    /** The engine is done with this attempt (or we are): the next one in its lineup is now the one it works on. */
-    const leaveLineup = () => {
-      const index = member.lineup.indexOf(lineupEntry);
-      if (index < 0) return;
-      member.lineup.splice(index, 1);
-      if (index === 0) member.lineup[0]?.arm();
-    };
-    const finish = (outcome: Outcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(jobTimer);
-      if (stallTimer) clearTimeout(stallTimer);
-      leaveLineup();
-      guard.close();
-      pending.cancelAttempt = undefined;
-      this.runningPendings.delete(pending);
-      if (!runSettled) controller.abort(new Error(outcome.reason));
+  /** An attempt ended (`Attempt.finish`): the job succeeds, is checked elsewhere, runs again, or fails. */
+  private attemptEnded(attempt: Attempt, outcome: Outcome): void {
+    const { member, pending, number, engineId } = attempt;
+    this.runningPendings.delete(pending);
+    if (!attempt.runSettled) attempt.controller.abort(new Error(outcome.reason));
 
-      if (outcome.kind === 'ok') {
-        pending.attempts.push({ attempt, engineId });
-        member.jobsDone += 1;
-        member.consecutiveFailures = 0;
-        release();
-        this.refuteClaims(pending, engineId);
-        this.succeed(pending, guard, member);
-        this.pump();
-        return;
-      }
-
-      pending.attempts.push({ attempt, engineId, failure: { kind: outcome.kind, reason: outcome.reason } });
-      this.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt, engineId, kind: outcome.kind, reason: outcome.reason });
-      this.afterFailedAttempt(member, outcome, runSettled, running, release);
-
-      if (outcome.kind === 'level-claim') {
-        this.checkClaim(pending, member, attempt, outcome);
-        return;
-      }
-      const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim').length;
-      if (ENGINE_FAULTS.has(outcome.kind) && engineAttempts < pending.maxAttempts && !this.closing) {
-        this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });
-        this.queue.unshift(pending); // retries first: a requeued job is never starved by new work
-        this.pump();
-        this.failIfNoEngines();
-        return;
-      }
-      const exhausted = ENGINE_FAULTS.has(outcome.kind) && engineAttempts > 1;
-      const message = exhausted ? `${outcome.reason} (after ${engineAttempts} attempts)` : outcome.reason;
-      this.fail(pending, outcome.kind as AttemptFailureKind, message, outcome.cause, claimsDetail(pending));
+    if (outcome.kind === 'ok') {
+      pending.attempts.push({ attempt: number, engineId });
+      member.jobsDone += 1;
+      member.consecutiveFailures = 0;
+      attempt.release();
+      this.refuteClaims(pending, engineId);
+      this.succeed(pending, attempt.guard!, member);
       this.pump();
-    };
+      return;
+    }
 
-    const armStall = () => {
-      if (settled) return;
-      if (stallTimer) clearTimeout(stallTimer);
-      stallTimer = setTimeout(
-        () => finish({ kind: 'stalled', reason: `engine ${engineId} stalled: no progress for ${this.options.stallMs} ms` }),
-        this.options.stallMs,
-      );
-    };
-    const guard = new GuardedSink(job, liveSink, armStall, (violation) =>
-      finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
-    );
-    pending.cancelAttempt = (reason: string) => finish({ kind: 'cancelled', reason });
-    member.lineup.push(lineupEntry);
-    if (member.lineup[0] === lineupEntry) lineupEntry.arm();
+    pending.attempts.push({ attempt: number, engineId, failure: { kind: outcome.kind, reason: outcome.reason } });
+    this.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt: number, engineId, kind: outcome.kind, reason: outcome.reason });
+    this.afterFailedAttempt(member, outcome, attempt.runSettled, attempt.running, () => attempt.release());
 
-    running = (async () => member.engine.run(job, guard, controller.signal))();
-    member.running.add(running);
-    void running.then(
-      () => member.running.delete(running),
-      () => member.running.delete(running),
-    );
-    running.then(
-      async () => {
-        runSettled = true;
-        leaveLineup();
-        // The engine is done: checking its capture (a bounded 1024² decode) is our work, not its
-        // silence or its slowness, so neither watchdog runs during it.
-        if (stallTimer) clearTimeout(stallTimer);
-        clearTimeout(jobTimer);
-        // A violation found at the end (or in the capture's full decode) calls finish through the guard's callback.
-        if (guard.finish()) return;
-        if (await guard.verifyImages()) return;
-        finish({ kind: 'ok', reason: '' });
-      },
-      (error: unknown) => {
-        runSettled = true;
-        leaveLineup();
-        if (controller.signal.aborted) return; // we ended it ourselves; finish already ran
-        // A level fault is a verdict only from sbeval's own rules (the referee is the headless engine).
-        const levelFault = this.options.classifyError(error) === 'level';
-        const decides = member.referee || member.engine.ownRules === true;
-        const kind: AttemptFailureKind = levelFault ? (decides ? 'level' : 'level-claim') : 'crashed';
-        const reason = levelFault ? describeError(error) : `engine ${engineId} failed: ${describeError(error)}`;
-        finish({ kind, reason, cause: error });
-      },
-    );
+    if (outcome.kind === 'level-claim') {
+      this.checkClaim(pending, member, number, outcome);
+      return;
+    }
+    this.retryOrFail(pending, number, outcome);
+  }
+
+  /** After a failed attempt: an engine fault runs the job again while attempts are left; anything else fails it. */
+  private retryOrFail(pending: Pending, attempt: number, outcome: Outcome): void {
+    const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim').length;
+    if (ENGINE_FAULTS.has(outcome.kind as AttemptFailureKind) && engineAttempts < pending.maxAttempts && !this.closing) {
+      this.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });
+      this.queue.unshift(pending); // retries first: a requeued job is never starved by new work
+      this.pump();
+      this.failIfNoEngines();
+      return;
+    }
+    const exhausted = ENGINE_FAULTS.has(outcome.kind as AttemptFailureKind) && engineAttempts > 1;
+    const message = exhausted ? `${outcome.reason} (after ${engineAttempts} attempts)` : outcome.reason;
+    this.fail(pending, outcome.kind as AttemptFailureKind, message, outcome.cause, claimsDetail(pending));
+    this.pump();
   }
 
   /** Updates the engine's health after a failed attempt and frees or retires it. */

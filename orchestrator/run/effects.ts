@@ -10,7 +10,7 @@ import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../sc
 import { describeError } from '../../core/errors.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
-import { asTrialStability, type LevelRef, type CaptureOutput, type EngineFaultKind, type LevelEffects, type SimulateOutput, type StepOutput } from '../machine/index.js';
+import { asTrialStability, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type EngineFaultKind, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput } from '../machine/index.js';
 import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
 import { cachePath } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
@@ -74,167 +74,202 @@ const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no f
 
 export type RunEffects = LevelEffects & { recordLevelError(level: LevelRef, reason: string): Promise<void> };
 
-export function createRunEffects(options: RunEffectsOptions): RunEffects {
-  const windowSteps = options.windowSteps ?? OFFICIAL_WINDOW_STEPS;
-  const images = new Map<string, Uint8Array>();
-  const xmls = new Map<string, string>();
-  const pathsOf = (id: string): LevelPaths => {
-    const paths = options.paths.get(id);
-    if (!paths) throw new Error(`no paths planned for level ${id}`);
-    return paths;
-  };
-  const existedBefore = (path: string) => statSync(path).mtimeMs < options.startedAt;
-  const xmlOf = async (id: string) => {
-    let xml = xmls.get(id);
-    if (xml === undefined) {
-      xml = await readFile(pathsOf(id).level, 'utf8');
-      xmls.set(id, xml);
-    }
-    return xml;
-  };
-  const cacheFile = (level: LevelRef) => cachePath(options.root, level.team, level.character, `${level.base}.xml`);
-  const ledger = options.ledger ?? new ResultLedger(options.pool);
+/** What the effects of one run share: their options, the level texts and images in flight, the ledger. */
+interface EffectsState {
+  options: RunEffectsOptions;
+  windowSteps: number;
+  /** Trial 1's image per level, from `simulate` until `capture` writes it. */
+  images: Map<string, Uint8Array>;
+  /** Each level's XML, read once, until the level is committed. */
+  xmls: Map<string, string>;
+  ledger: ResultLedger;
+}
 
-  /** Turns a pool failure into the machine's vocabulary. */
-  const engineOutcome = (error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> => {
-    if (error instanceof PoolJobError) {
-      if (error.kind === 'level') return { status: 'level-error', reason: error.message };
-      if (ENGINE_FAULTS.has(error.kind as never) || error.kind === 'no-engines') {
-        return { status: 'engine-fault', kind: error.kind as EngineFaultKind, engineId: error.attempts.at(-1)?.engineId, reason: error.message };
-      }
-    }
-    throw error; // cancelled or a bug: the machine records it as such
-  };
+function pathsOf(state: EffectsState, id: string): LevelPaths {
+  const paths = state.options.paths.get(id);
+  if (!paths) throw new Error(`no paths planned for level ${id}`);
+  return paths;
+}
 
-  const runTrial = async (level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) => {
-    const id = level.id;
-    const xml = await xmlOf(id);
-    const job: LevelJob = { levelId: id, xml, settings: { ...DEFAULT_SIMULATION, windowSteps, trial, damage: options.damage, capture, captureRaw: false } };
-    let tracker: StabilityTracker | undefined;
-    let png: Uint8Array | undefined;
-    const recorders: TraceRecorder[] = [];
-    const sink = (_attempt: number, engine: Engine): LevelSink => {
-      tracker = undefined;
-      png = undefined;
-      // No time in the trace and no elapsed time in its summary: a resumed run writes the same bytes.
-      let recorder: TraceRecorder | undefined;
-      if (options.traces) {
-        const path = tracePath(options.root, level, trial);
-        recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
-      }
-      if (recorder) recorders.push(recorder);
-      const own: LevelSink = {
-        loaded(bodies) {
-          tracker = new StabilityTracker(bodies, windowSteps, OFFICIAL_RULE);
-        },
-        // The tracker copies what it needs: the engine may reuse a batch's memory.
-        borrowsFrames: true,
-        frames(batch) {
-          tracker?.frames(batch);
-        },
-        events(events) {
-          tracker?.events(events);
-        },
-        capture(result) {
-          png = result.png;
-        },
-      };
-      return recorder ? teeSinks(own, recorder) : own;
+function existedBefore(state: EffectsState, path: string): boolean {
+  return statSync(path).mtimeMs < state.options.startedAt;
+}
+
+async function xmlOf(state: EffectsState, id: string): Promise<string> {
+  let xml = state.xmls.get(id);
+  if (xml === undefined) {
+    xml = await readFile(pathsOf(state, id).level, 'utf8');
+    state.xmls.set(id, xml);
+  }
+  return xml;
+}
+
+function cacheFile(state: EffectsState, level: LevelRef): string {
+  return cachePath(state.options.root, level.team, level.character, `${level.base}.xml`);
+}
+
+/** Turns a pool failure into the machine's vocabulary. */
+function engineOutcome(error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> {
+  if (error instanceof PoolJobError) {
+    if (error.kind === 'level') return { status: 'level-error', reason: error.message };
+    if (ENGINE_FAULTS.has(error.kind as never) || error.kind === 'no-engines') {
+      return { status: 'engine-fault', kind: error.kind as EngineFaultKind, engineId: error.attempts.at(-1)?.engineId, reason: error.message };
+    }
+  }
+  throw error; // cancelled or a bug: the machine records it as such
+}
+
+/** What a trial's sinks collected from its latest attempt, and the trace recorders of all its attempts. */
+interface TrialCollection {
+  tracker: StabilityTracker | undefined;
+  png: Uint8Array | undefined;
+  recorders: TraceRecorder[];
+}
+
+/** The sink of each attempt of one trial: frames into a fresh stability tracker, the image, and the trace when traces are on. */
+function trialSink(state: EffectsState, level: LevelRef, trial: number, job: LevelJob, collected: TrialCollection): (attempt: number, engine: Engine) => LevelSink {
+  const { options } = state;
+  return (_attempt, engine) => {
+    collected.tracker = undefined;
+    collected.png = undefined;
+    // No time in the trace and no elapsed time in its summary: a resumed run writes the same bytes.
+    let recorder: TraceRecorder | undefined;
+    if (options.traces) {
+      const path = tracePath(options.root, level, trial);
+      recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
+    }
+    if (recorder) collected.recorders.push(recorder);
+    const own: LevelSink = {
+      loaded(bodies) {
+        collected.tracker = new StabilityTracker(bodies, state.windowSteps, OFFICIAL_RULE);
+      },
+      // The tracker copies what it needs: the engine may reuse a batch's memory.
+      borrowsFrames: true,
+      frames(batch) {
+        collected.tracker?.frames(batch);
+      },
+      events(events) {
+        collected.tracker?.events(events);
+      },
+      capture(result) {
+        collected.png = result.png;
+      },
     };
-    let result;
-    try {
-      result = await options.pool.run({ job, sink, signal, maxAttempts: 1, avoidEngines });
-    } catch (error) {
-      await Promise.all(recorders.map((r) => r.discard()));
-      throw error;
-    }
-    const last = recorders.pop();
-    await Promise.all(recorders.map((r) => r.discard()));
-    await last?.finish({ elapsedMs: 0 });
-    ledger.used(level.id, result.engineSerial);
-    return { engineId: result.engineId, stability: tracker!.result(), png };
+    return recorder ? teeSinks(own, recorder) : own;
   };
+}
 
+/** Runs one trial of a level on the pool; only the last attempt's trace is kept. */
+async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) {
+  const id = level.id;
+  const xml = await xmlOf(state, id);
+  const job: LevelJob = { levelId: id, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: state.windowSteps, trial, damage: state.options.damage, capture, captureRaw: false } };
+  const collected: TrialCollection = { tracker: undefined, png: undefined, recorders: [] };
+  const sink = trialSink(state, level, trial, job, collected);
+  const { recorders } = collected;
+  let result;
+  try {
+    result = await state.options.pool.run({ job, sink, signal, maxAttempts: 1, avoidEngines });
+  } catch (error) {
+    await Promise.all(recorders.map((r) => r.discard()));
+    throw error;
+  }
+  const last = recorders.pop();
+  await Promise.all(recorders.map((r) => r.discard()));
+  await last?.finish({ elapsedMs: 0 });
+  state.ledger.used(level.id, result.engineSerial);
+  return { engineId: result.engineId, stability: collected.tracker!.result(), png: collected.png };
+}
+
+async function extractStep(state: EffectsState, { level }: StepInput): Promise<StepOutput> {
+  const paths = pathsOf(state, level.id);
+  if (existsSync(paths.intermediate)) return { status: 'ok', cached: existedBefore(state, paths.intermediate) };
+  // A folder that starts at `levels` (no responses kept): the level is what counts, as for `sbeval simulate`.
+  if (existsSync(paths.level)) return { status: 'ok', cached: true };
+  if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: 'no response (the trial was never generated)', missingInput: true };
+  const code = extractCode(await readFile(paths.raw, 'utf8'), state.options.prefix);
+  return { status: 'failed', reason: code === null ? CODE_NOT_FOUND : NOT_FOUND('extract', 'intermediate') };
+}
+
+async function convertStep(state: EffectsState, { level }: StepInput): Promise<StepOutput> {
+  const paths = pathsOf(state, level.id);
+  if (existsSync(paths.level)) return { status: 'ok', cached: existedBefore(state, paths.level) };
+  const result = convertProgram(await readFile(paths.intermediate, 'utf8'), { prefix: state.options.prefix });
+  return { status: 'failed', reason: result.ok ? NOT_FOUND('convert', 'levels') : result.reason };
+}
+
+async function simulateStep(state: EffectsState, { level, trial, capture, avoidEngines }: SimulateInput, signal: AbortSignal): Promise<SimulateOutput> {
+  try {
+    const { engineId, stability, png } = await runTrial(state, level, trial, capture, avoidEngines, signal);
+    if (png) state.images.set(level.id, png);
+    return { status: 'ok', cached: false, captured: png !== undefined, engineId, ...stability };
+  } catch (error) {
+    return engineOutcome(error);
+  }
+}
+
+async function captureStep(state: EffectsState, { level, captured, avoidEngines }: CaptureInput, signal: AbortSignal): Promise<CaptureOutput> {
+  const paths = pathsOf(state, level.id);
+  let png = captured ? state.images.get(level.id) : undefined;
+  if (!png) {
+    // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
+    try {
+      png = (await runTrial(state, level, 1, true, avoidEngines, signal)).png;
+    } catch (error) {
+      return engineOutcome(error);
+    }
+    if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
+  }
+  await writeFileAtomic(paths.image, png);
+  state.ledger.wrote(level.id, paths.image);
+  state.images.delete(level.id);
+  state.options.onImage?.(png);
+  return { status: 'ok', cached: false };
+}
+
+/** Writes a level's cache entry, unless an engine of the level was discredited meanwhile (then the level runs again). */
+async function writeCacheEntry(state: EffectsState, level: LevelRef, outcome: CachedLevel['outcome']): Promise<void> {
+  const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(state, level.id)), settings: state.options.digest, outcome };
+  if (state.ledger.trusted(level.id)) {
+    await writeFileAtomic(cacheFile(state, level), `${JSON.stringify(entry)}\n`);
+    state.ledger.wrote(level.id, cacheFile(state, level));
+  }
+}
+
+async function commitStep(state: EffectsState, { level, stability, trials }: CommitInput): Promise<StepOutput> {
+  await writeCacheEntry(state, level, { ok: true, ...stability, trials: trials.map(asTrialStability) });
+  state.xmls.delete(level.id);
+  return { status: 'ok', cached: false };
+}
+
+/** A level the engine cannot load fails the same way every time: cached like the simulate stage does. */
+async function recordLevelError(state: EffectsState, level: LevelRef, reason: string): Promise<void> {
+  try {
+    await writeCacheEntry(state, level, { ok: false, reason });
+  } catch (error) {
+    // Not cached: the level is simply tried again next run.
+    void describeError(error);
+  } finally {
+    state.xmls.delete(level.id);
+    state.images.delete(level.id);
+  }
+}
+
+export function createRunEffects(options: RunEffectsOptions): RunEffects {
+  const state: EffectsState = {
+    options,
+    windowSteps: options.windowSteps ?? OFFICIAL_WINDOW_STEPS,
+    images: new Map(),
+    xmls: new Map(),
+    ledger: options.ledger ?? new ResultLedger(options.pool),
+  };
   return {
-    async extract({ level }): Promise<StepOutput> {
-      const paths = pathsOf(level.id);
-      if (existsSync(paths.intermediate)) return { status: 'ok', cached: existedBefore(paths.intermediate) };
-      // A folder that starts at `levels` (no responses kept): the level is what counts, as for `sbeval simulate`.
-      if (existsSync(paths.level)) return { status: 'ok', cached: true };
-      if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: 'no response (the trial was never generated)', missingInput: true };
-      const code = extractCode(await readFile(paths.raw, 'utf8'), options.prefix);
-      return { status: 'failed', reason: code === null ? CODE_NOT_FOUND : NOT_FOUND('extract', 'intermediate') };
-    },
-
-    async convert({ level }): Promise<StepOutput> {
-      const paths = pathsOf(level.id);
-      if (existsSync(paths.level)) return { status: 'ok', cached: existedBefore(paths.level) };
-      const result = convertProgram(await readFile(paths.intermediate, 'utf8'), { prefix: options.prefix });
-      return { status: 'failed', reason: result.ok ? NOT_FOUND('convert', 'levels') : result.reason };
-    },
-
-    async simulate({ level, trial, capture, avoidEngines }, signal): Promise<SimulateOutput> {
-      try {
-        const { engineId, stability, png } = await runTrial(level, trial, capture, avoidEngines, signal);
-        if (png) images.set(level.id, png);
-        return { status: 'ok', cached: false, captured: png !== undefined, engineId, ...stability };
-      } catch (error) {
-        return engineOutcome(error);
-      }
-    },
-
-    async capture({ level, captured, avoidEngines }, signal): Promise<CaptureOutput> {
-      const paths = pathsOf(level.id);
-      let png = captured ? images.get(level.id) : undefined;
-      if (!png) {
-        // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
-        try {
-          png = (await runTrial(level, 1, true, avoidEngines, signal)).png;
-        } catch (error) {
-          return engineOutcome(error);
-        }
-        if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
-      }
-      await writeFileAtomic(paths.image, png);
-      ledger.wrote(level.id, paths.image);
-      images.delete(level.id);
-      options.onImage?.(png);
-      return { status: 'ok', cached: false };
-    },
-
-    async commit({ level, stability, trials }): Promise<StepOutput> {
-      const entry: CachedLevel = {
-        format: 1,
-        xmlSha256: sha256(await xmlOf(level.id)),
-        settings: options.digest,
-        outcome: { ok: true, ...stability, trials: trials.map(asTrialStability) },
-      };
-      // Not cached when an engine of the level was discredited meanwhile: the level runs again.
-      if (ledger.trusted(level.id)) {
-        await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
-        ledger.wrote(level.id, cacheFile(level));
-      }
-      xmls.delete(level.id);
-      return { status: 'ok', cached: false };
-    },
-
-    /** A level the engine cannot load fails the same way every time: cached like the simulate stage does. */
-    async recordLevelError(level: LevelRef, reason: string): Promise<void> {
-      const levelId = level.id;
-      try {
-        const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(levelId)), settings: options.digest, outcome: { ok: false, reason } };
-        if (ledger.trusted(levelId)) {
-          await writeFileAtomic(cacheFile(level), `${JSON.stringify(entry)}\n`);
-          ledger.wrote(levelId, cacheFile(level));
-        }
-      } catch (error) {
-        // Not cached: the level is simply tried again next run.
-        void describeError(error);
-      } finally {
-        xmls.delete(levelId);
-        images.delete(levelId);
-      }
-    },
+    extract: (input) => extractStep(state, input),
+    convert: (input) => convertStep(state, input),
+    simulate: (input, signal) => simulateStep(state, input, signal),
+    capture: (input, signal) => captureStep(state, input, signal),
+    commit: (input) => commitStep(state, input),
+    recordLevelError: (level, reason) => recordLevelError(state, level, reason),
   };
 }
 

@@ -295,6 +295,86 @@ function cacheComplete(folder: string, m: ModelManifest | undefined): m is Model
   return existsSync(onnx) && statSync(onnx).size === m.onnx.bytes;
 }
 
+/** One fetch of a repository revision into its cache folder. */
+interface ModelFetch {
+  options: FetchOptions;
+  repo: string;
+  revision: string;
+  baseUrl: string;
+  token: string | undefined;
+  progress: ProgressSink;
+  folder: string;
+  /** The cache's manifest from an earlier fetch (its files are reused when the hub's ETag is the same). */
+  previous: ModelManifest | undefined;
+  /** The revision's commit, from the first HEAD answer that names it. */
+  commit: string | null;
+}
+
+/** HEAD, download unless the cache has the same file, verify. 'missing' on 404. */
+async function fetchOne(f: ModelFetch, name: string): Promise<FetchedFile | 'missing'> {
+  const { options, baseUrl, token } = f;
+  const url = fileUrl(baseUrl, f.repo, f.revision, name);
+  const dest = join(f.folder, name);
+  let h: Head;
+  try {
+    h = await head(url, baseUrl, token);
+  } catch (error) {
+    if (error instanceof SbevalError) throw error;
+    throw new SbevalError('config', `cannot reach ${url}: ${(error as Error).message}`, 'check the network, or --base-url for a mirror');
+  }
+  if (h.status === 404) {
+    rmSync(dest, { force: true });
+    return 'missing';
+  }
+  if (h.status === 401 || h.status === 403) throw new SbevalError('config', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
+  if (h.status >= 400) throw new SbevalError('config', `HEAD ${url} answered ${h.status}`);
+  f.commit ??= h.commit;
+  const old = f.previous?.files[name];
+  const reusable = !options.refresh && old && existsSync(dest) && statSync(dest).size === old.size && (old.etag === h.etag || h.etag === null);
+  if (!reusable) {
+    rmSync(dest, { force: true });
+    // A leftover .part from another ETag would be resumed into the wrong file: keep it only if the ETag matches.
+    if (old?.etag !== undefined && old.etag !== h.etag) rmSync(`${dest}.part`, { force: true });
+    await download(h.location, dest, h.size, { baseUrl, token, retries: options.retries ?? 5, retryDelayMs: options.retryDelayMs ?? 500, progress: f.progress, label: name });
+  }
+  try {
+    return await verify(dest, h.etag, `${f.repo}/${name}`);
+  } catch (error) {
+    rmSync(dest, { force: true });
+    throw error;
+  }
+}
+
+/** config.json, the weights (safetensors when the revision has it, else the older pytorch_model.bin) and the optional files; returns the weights' name. */
+async function fetchFiles(f: ModelFetch, files: Record<string, FetchedFile>): Promise<string> {
+  const { repo, revision, progress } = f;
+  const config = await fetchOne(f, 'config.json');
+  if (config === 'missing') throw new SbevalError('config', `${repo}@${revision} has no config.json (404)`, 'is this a Hugging Face model repository?');
+  files['config.json'] = config;
+  progress.tick('model', 'ok', 'config.json');
+  // Weights: safetensors when the revision has it, else the older pytorch_model.bin (restricted unpickler).
+  let weightsFile: string | undefined;
+  for (const name of WEIGHT_FILES) {
+    const got = await fetchOne(f, name);
+    if (got === 'missing') continue;
+    files[name] = got;
+    weightsFile = name;
+    for (const other of WEIGHT_FILES) if (other !== name) rmSync(join(f.folder, other), { force: true });
+    break;
+  }
+  if (!weightsFile) throw new SbevalError('config', `${repo}@${revision} has neither ${WEIGHT_FILES.join(' nor ')} (404)`, 'is this a PyTorch ViTForImageClassification repository?');
+  progress.tick('model', 'ok', weightsFile);
+  for (const name of OPTIONAL) {
+    const got = await fetchOne(f, name);
+    if (got === 'missing') progress.tick('model', 'skipped', name, 'not in the repository');
+    else {
+      files[name] = got;
+      progress.tick('model', 'ok', name);
+    }
+  }
+  return weightsFile;
+}
+
 /** `sbeval model fetch <repo>`: download (or reuse) the HF files, verify, convert to `<cache>/…/model.onnx`. */
 export async function fetchModel(options: FetchOptions): Promise<FetchResult> {
   const repo = assertRepoId(options.repo);
@@ -310,67 +390,11 @@ export async function fetchModel(options: FetchOptions): Promise<FetchResult> {
   }
   mkdirSync(folder, { recursive: true });
   const files: Record<string, FetchedFile> = {};
-  let commit: string | null = null;
+  const f: ModelFetch = { options, repo, revision, baseUrl, token, progress, folder, previous, commit: null };
   progress.start('model', 3);
-  /** HEAD, download unless the cache has the same file, verify. 'missing' on 404. */
-  const fetchOne = async (name: string): Promise<FetchedFile | 'missing'> => {
-    const url = fileUrl(baseUrl, repo, revision, name);
-    const dest = join(folder, name);
-    let h: Head;
-    try {
-      h = await head(url, baseUrl, token);
-    } catch (error) {
-      if (error instanceof SbevalError) throw error;
-      throw new SbevalError('config', `cannot reach ${url}: ${(error as Error).message}`, 'check the network, or --base-url for a mirror');
-    }
-    if (h.status === 404) {
-      rmSync(dest, { force: true });
-      return 'missing';
-    }
-    if (h.status === 401 || h.status === 403) throw new SbevalError('config', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
-    if (h.status >= 400) throw new SbevalError('config', `HEAD ${url} answered ${h.status}`);
-    commit ??= h.commit;
-    const old = previous?.files[name];
-    const reusable = !options.refresh && old && existsSync(dest) && statSync(dest).size === old.size && (old.etag === h.etag || h.etag === null);
-    if (!reusable) {
-      rmSync(dest, { force: true });
-      // A leftover .part from another ETag would be resumed into the wrong file: keep it only if the ETag matches.
-      if (old?.etag !== undefined && old.etag !== h.etag) rmSync(`${dest}.part`, { force: true });
-      await download(h.location, dest, h.size, { baseUrl, token, retries: options.retries ?? 5, retryDelayMs: options.retryDelayMs ?? 500, progress, label: name });
-    }
-    try {
-      return await verify(dest, h.etag, `${repo}/${name}`);
-    } catch (error) {
-      rmSync(dest, { force: true });
-      throw error;
-    }
-  };
-
-  const config = await fetchOne('config.json');
-  if (config === 'missing') throw new SbevalError('config', `${repo}@${revision} has no config.json (404)`, 'is this a Hugging Face model repository?');
-  files['config.json'] = config;
-  progress.tick('model', 'ok', 'config.json');
-  // Weights: safetensors when the revision has it, else the older pytorch_model.bin (restricted unpickler).
-  let weightsFile: string | undefined;
-  for (const name of WEIGHT_FILES) {
-    const got = await fetchOne(name);
-    if (got === 'missing') continue;
-    files[name] = got;
-    weightsFile = name;
-    for (const other of WEIGHT_FILES) if (other !== name) rmSync(join(folder, other), { force: true });
-    break;
-  }
-  if (!weightsFile) throw new SbevalError('config', `${repo}@${revision} has neither ${WEIGHT_FILES.join(' nor ')} (404)`, 'is this a PyTorch ViTForImageClassification repository?');
-  progress.tick('model', 'ok', weightsFile);
-  for (const name of OPTIONAL) {
-    const got = await fetchOne(name);
-    if (got === 'missing') progress.tick('model', 'skipped', name, 'not in the repository');
-    else {
-      files[name] = got;
-      progress.tick('model', 'ok', name);
-    }
-  }
+  const weightsFile = await fetchFiles(f, files);
   progress.end('model');
+  const { commit } = f;
   const source = `${baseUrl.replace(/\/+$/, '')}/${repo}@${revision}${commit ? ` (commit ${commit})` : ''} ${weightsFile} sha256 ${files[weightsFile]!.sha256}`;
   const onnxPath = join(folder, 'model.onnx');
   const converted = convertModelFolder(folder, onnxPath, source);

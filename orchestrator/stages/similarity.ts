@@ -105,59 +105,72 @@ async function removeImageless(root: string, team: string, withImages: ReadonlyS
   }
 }
 
-export async function runSimilarityStage(options: SimilarityStageOptions, progress: ProgressSink): Promise<SimilaritySummary> {
-  const { root } = options;
-  const rules = options.rules ?? 2025;
-  const now = options.now ?? (() => new Date());
-  const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
-  const teams = listTeams(root);
-  if (!existsSync(options.model)) throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');
-  const info = readModelInfo(options.model);
-  const log = new StageLog(root, SIMILARITY_STAGE, now(), now);
-  const ignored: string[] = [];
+/** What every step of one similarity stage shares. */
+interface SimilarityRun {
+  root: string;
+  rules: SimilarityRules;
+  /** The model's labels and output names. */
+  info: ReturnType<typeof readModelInfo>;
+  /** The settings digest a letter's record must hold to be current (`similaritySettings`). */
+  settings: string;
+  log: StageLog;
+  progress: ProgressSink;
+}
 
+function wanted(list: readonly string[] | undefined, name: string): boolean {
+  return !list || list.length === 0 || list.includes(name);
+}
+
+/** The PNG images of one letter in trial order; other files are ignored with a notice, `*_raw.png` silently. */
+function letterImages(root: string, team: string, character: string, log: StageLog, progress: ProgressSink, ignored: string[]): string[] {
+  const images: string[] = [];
+  for (const file of listFiles(stageDir(root, team, 'images', character))) {
+    if (isRawImage(file)) continue;
+    if (extname(file).toLowerCase() !== '.png') {
+      ignored.push(`${team}/images/${character}/${file}`);
+      progress.note(SIMILARITY_STAGE, `ignoring ${team}/images/${character}/${file}: ${NOT_PNG}`);
+      log.line(`Processing - team: ${team} - character: ${character} - trial: ${file} - Ignored - ${NOT_PNG}`);
+      continue;
+    }
+    images.push(file);
+  }
+  return images;
+}
+
+/** Every letter (of the filter) that has images, team by team; letters' similarity files left without images are removed. */
+async function collectWork(options: SimilarityStageOptions, teams: readonly string[], log: StageLog, progress: ProgressSink, ignored: string[]): Promise<CharacterWork[]> {
+  const { root } = options;
   const work: CharacterWork[] = [];
   for (const team of teams) {
     if (!wanted(options.filter?.teams, team)) continue;
     const withImages = new Set<string>();
     for (const character of existsSync(stageDir(root, team, 'images')) ? listCharacters(root, team, 'images') : []) {
       if (!wanted(options.filter?.characters, character)) continue;
-      const dir = stageDir(root, team, 'images', character);
-      const images: string[] = [];
-      for (const file of listFiles(dir)) {
-        if (isRawImage(file)) continue;
-        if (extname(file).toLowerCase() !== '.png') {
-          ignored.push(`${team}/images/${character}/${file}`);
-          progress.note(SIMILARITY_STAGE, `ignoring ${team}/images/${character}/${file}: ${NOT_PNG}`);
-          log.line(`Processing - team: ${team} - character: ${character} - trial: ${file} - Ignored - ${NOT_PNG}`);
-          continue;
-        }
-        images.push(file);
-      }
+      const images = letterImages(root, team, character, log, progress, ignored);
       if (images.length === 0) continue;
       withImages.add(character);
-      work.push({ team, character, dir, images, output: join(stageDir(root, team, 'similarity'), `${character}.json`) });
+      work.push({ team, character, dir: stageDir(root, team, 'images', character), images, output: join(stageDir(root, team, 'similarity'), `${character}.json`) });
     }
     await removeImageless(root, team, withImages, (c) => wanted(options.filter?.characters, c), progress);
   }
+  return work;
+}
 
-  const total = work.reduce((n, w) => n + w.images.length, 0);
-  progress.start(SIMILARITY_STAGE, total);
-  const settings = similaritySettings(await largeFileSha256(options.model), rules);
+/** The letters whose file is not current (or all, with `force`); current ones are ticked as skipped. */
+async function pendingWork(run: SimilarityRun, work: readonly CharacterWork[], force: boolean | undefined): Promise<CharacterWork[]> {
   const todo: CharacterWork[] = [];
   for (const w of work) {
     w.inputs = await imageInputs(w.dir, w.images);
-    if (!options.force && isCurrent(readDerivation(root, 'similarity', w.team, w.character), w.inputs, settings, w.output)) {
-      log.skipped(w.images.length);
-      for (const image of w.images) progress.tick(SIMILARITY_STAGE, 'skipped', `${w.team}/${w.character}/${image}`);
+    if (!force && isCurrent(readDerivation(run.root, 'similarity', w.team, w.character), w.inputs, run.settings, w.output)) {
+      run.log.skipped(w.images.length);
+      for (const image of w.images) run.progress.tick(SIMILARITY_STAGE, 'skipped', `${w.team}/${w.character}/${image}`);
     } else todo.push(w);
   }
+  return todo;
+}
 
-  if (todo.length === 0) {
-    progress.end(SIMILARITY_STAGE);
-    return { ...log.result(), stage: SIMILARITY_STAGE, classifier: { requested: 0, inferred: 0, runs: 0 }, ignored };
-  }
-
+/** The caller's shared classifier when it gives one, else one opened for this stage. */
+async function openClassifier(options: SimilarityStageOptions, info: SimilarityRun['info']): Promise<{ classifier: ImageClassifier; shared: boolean }> {
   const shared = typeof options.classifier === 'function' ? await options.classifier() : options.classifier;
   const classifier =
     shared ??
@@ -170,55 +183,90 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
     }).catch((error: unknown) => {
       throw new SbevalError('similarity', describeError(error));
     }));
+  return { classifier, shared: Boolean(shared) };
+}
+
+/** Writes one letter's similarity file and record from its images' outcomes, and logs each image. */
+async function writeLetter(run: SimilarityRun, w: CharacterWork, prepared: readonly FileOutcome[]): Promise<void> {
+  const { log, progress } = run;
+  const classified: ImageClassification[] = [];
+  for (const p of prepared) {
+    const label = `${w.team}/${w.character}/${p.image}`;
+    if ('error' in p) {
+      log.trial(w.team, w.character, p.image, { ok: false, reason: p.error });
+      progress.tick(SIMILARITY_STAGE, 'failed', label, p.error);
+      continue;
+    }
+    const r = p.result;
+    classified.push({ id: p.image, probabilities: letterProbabilities(run.info.labels, r.probabilities), ...(run.rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
+  }
+  try {
+    const text = writeSimilarityJson(similarityFile(w.character, classified));
+    await writeFileAtomic(w.output, text);
+    // An image that cannot be decoded is left out of the file, and would be again: its bytes are in the key.
+    await writeDerivation(run.root, 'similarity', w.team, w.character, { inputs: w.inputs ?? [], settings: run.settings, output: sha256(text) });
+    for (const c of classified) {
+      log.trial(w.team, w.character, c.id, { ok: true });
+      progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
+    }
+  } catch (error) {
+    throwIfStorageFault(error); // the disk's fault, not the letter's: stop (core/storage.ts)
+    const reason = `Similarity file not written: ${describeError(error)}`;
+    for (const c of classified) {
+      log.trial(w.team, w.character, c.id, { ok: false, reason });
+      progress.tick(SIMILARITY_STAGE, 'failed', `${w.team}/${w.character}/${c.id}`, reason);
+    }
+  }
+}
+
+/**
+ * Every image of every letter is handed over at once, in order, through a window that bounds the tensors
+ * in memory; the files are written letter by letter, in order, as their images finish.
+ */
+async function classifyLetters(run: SimilarityRun, classifier: ImageClassifier, todo: readonly CharacterWork[]): Promise<void> {
+  if (run.rules === 2025 && !classifier.hasCls) {
+    throw new SbevalError('similarity', `the model has no "${run.info.clsName}" output, which the 2025 rules store as cls_embedding`, 'convert the model with `sbeval model convert`, or use --rules 2024');
+  }
+  const limit = new Window(Math.max(16, classifier.batchSize * 4));
+  const outcomes = todo.map((w) => w.images.map((image) => limit.run(() => classifyFile(classifier, w, image))));
+  // Handled in order below; without this a model failure while an earlier character is written would be
+  // an unhandled rejection.
+  for (const list of outcomes) for (const o of list) o.catch(() => undefined);
+  let lastTeam = '';
+  for (const [index, w] of todo.entries()) {
+    if (w.team !== lastTeam) {
+      run.log.line(`Processing - team: ${w.team}`);
+      lastTeam = w.team;
+    }
+    run.log.line(`Processing - team: ${w.team} - character: ${w.character}`);
+    await writeLetter(run, w, await Promise.all(outcomes[index]!));
+  }
+}
+
+export async function runSimilarityStage(options: SimilarityStageOptions, progress: ProgressSink): Promise<SimilaritySummary> {
+  const { root } = options;
+  const rules = options.rules ?? 2025;
+  const now = options.now ?? (() => new Date());
+  const teams = listTeams(root);
+  if (!existsSync(options.model)) throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');
+  const info = readModelInfo(options.model);
+  const log = new StageLog(root, SIMILARITY_STAGE, now(), now);
+  const ignored: string[] = [];
+  const work = await collectWork(options, teams, log, progress, ignored);
+
+  const total = work.reduce((n, w) => n + w.images.length, 0);
+  progress.start(SIMILARITY_STAGE, total);
+  const run: SimilarityRun = { root, rules, info, settings: similaritySettings(await largeFileSha256(options.model), rules), log, progress };
+  const todo = await pendingWork(run, work, options.force);
+  if (todo.length === 0) {
+    progress.end(SIMILARITY_STAGE);
+    return { ...log.result(), stage: SIMILARITY_STAGE, classifier: { requested: 0, inferred: 0, runs: 0 }, ignored };
+  }
+
+  const { classifier, shared } = await openClassifier(options, info);
   const before = classifier.statistics();
   try {
-    if (rules === 2025 && !classifier.hasCls) {
-      throw new SbevalError('similarity', `the model has no "${info.clsName}" output, which the 2025 rules store as cls_embedding`, 'convert the model with `sbeval model convert`, or use --rules 2024');
-    }
-    // Every image of every character is handed over at once, in order, through a window that bounds the
-    // tensors in memory; the files are written character by character, in order, as their images finish.
-    const limit = new Window(Math.max(16, classifier.batchSize * 4));
-    const outcomes = todo.map((w) => w.images.map((image) => limit.run(() => classifyFile(classifier, w, image))));
-    // Handled in order below; without this a model failure while an earlier character is written would be
-    // an unhandled rejection.
-    for (const list of outcomes) for (const o of list) o.catch(() => undefined);
-    let lastTeam = '';
-    for (const [index, w] of todo.entries()) {
-      if (w.team !== lastTeam) {
-        log.line(`Processing - team: ${w.team}`);
-        lastTeam = w.team;
-      }
-      log.line(`Processing - team: ${w.team} - character: ${w.character}`);
-      const prepared = await Promise.all(outcomes[index]!);
-      const classified: ImageClassification[] = [];
-      for (const p of prepared) {
-        const label = `${w.team}/${w.character}/${p.image}`;
-        if ('error' in p) {
-          log.trial(w.team, w.character, p.image, { ok: false, reason: p.error });
-          progress.tick(SIMILARITY_STAGE, 'failed', label, p.error);
-          continue;
-        }
-        const r = p.result;
-        classified.push({ id: p.image, probabilities: letterProbabilities(info.labels, r.probabilities), ...(rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
-      }
-      try {
-        const text = writeSimilarityJson(similarityFile(w.character, classified));
-        await writeFileAtomic(w.output, text);
-        // An image that cannot be decoded is left out of the file, and would be again: its bytes are in the key.
-        await writeDerivation(root, 'similarity', w.team, w.character, { inputs: w.inputs ?? [], settings, output: sha256(text) });
-        for (const c of classified) {
-          log.trial(w.team, w.character, c.id, { ok: true });
-          progress.tick(SIMILARITY_STAGE, 'ok', `${w.team}/${w.character}/${c.id}`);
-        }
-      } catch (error) {
-        throwIfStorageFault(error); // the disk's fault, not the letter's: stop (core/storage.ts)
-        const reason = `Similarity file not written: ${describeError(error)}`;
-        for (const c of classified) {
-          log.trial(w.team, w.character, c.id, { ok: false, reason });
-          progress.tick(SIMILARITY_STAGE, 'failed', `${w.team}/${w.character}/${c.id}`, reason);
-        }
-      }
-    }
+    await classifyLetters(run, classifier, todo);
   } catch (error) {
     if (error instanceof SbevalError) throw error;
     throw new SbevalError('similarity', describeError(error));

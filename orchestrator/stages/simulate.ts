@@ -265,27 +265,15 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
   }
 }
 
-export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
-  const root = options.root;
-  const trials = options.trials ?? OFFICIAL_TRIALS;
-  if (!Number.isInteger(trials) || trials < 1 || trials > 3) throw new SbevalError('config', `--trials must be 1, 2 or 3, got ${trials}`);
-  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
-  const rule = options.rule ?? OFFICIAL_RULE;
-  const rawImages = options.rawImages === true;
-  const engineKind = options.engine ?? 'headless';
-  const digest = settingsDigest({ engine: engineKind, trials, damage, rule });
-  const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
-  const log = new StageLog(root, 'stability');
-  const paths = new LevelPaths(root);
-
-  // Which levels still need work.
+/** Which levels still need work: those without a cache entry for their XML and settings (and images, when it succeeded). */
+function sortOutCached(levels: readonly TrialFile[], paths: LevelPaths, digest: string, options: Pick<SimulateOptions, 'force'> & { rawImages: boolean }, log: StageLog): { todo: TrialFile[]; cached: Map<string, CachedLevel> } {
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
   for (const level of levels) {
     const xml = readFileSync(level.path, 'utf8');
     const entry = options.force ? undefined : readCache(paths.cache(level));
     const images = paths.images(level);
-    const imagesPresent = existsSync(images.png) && (!rawImages || existsSync(images.raw));
+    const imagesPresent = existsSync(images.png) && (!options.rawImages || existsSync(images.raw));
     if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent)) {
       cached.set(level.path, entry);
       log.skipped();
@@ -293,15 +281,26 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
       todo.push(level);
     }
   }
+  return { todo, cached };
+}
 
-  progress.start('simulate', todo.length);
-  if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
+/** The stage's engines and their pool (none when there is nothing to run). */
+interface StagePool {
+  engines: Engine[];
+  pool: EnginePool | undefined;
+  /** The stage started the engines (none were given), so it closes them. */
+  ownEngines: boolean;
+  /** Set while closing: engines retired by the close itself are not news. */
+  closing: boolean;
+}
+
+async function openStagePool(options: SimulateOptions, engineKind: string, levels: number, progress: ProgressSink): Promise<StagePool> {
   const ownEngines = options.engines === undefined;
-  const engines = todo.length === 0 ? [] : (options.engines ?? (await createEngines(engineKind, Math.min(options.workers ?? defaultEngineCount(), todo.length))));
-  let closing = false;
+  const engines = levels === 0 ? [] : (options.engines ?? (await createEngines(engineKind, Math.min(options.workers ?? defaultEngineCount(), levels))));
+  const stagePool: StagePool = { engines, pool: undefined, ownEngines, closing: false };
   const onEvent = (e: PoolEvent): void => {
     if (e.type === 'requeued') progress.note('simulate', `retrying ${e.levelId}: ${e.reason}`);
-    else if (e.type === 'engine-retired' && !closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
+    else if (e.type === 'engine-retired' && !stagePool.closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
     else if (e.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${e.slot} not replaced: ${e.reason}`);
   };
   // Engines this stage started are replaced like them when the pool retires one (issue 12, defect 2).
@@ -312,62 +311,61 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
         return engine;
       }
     : undefined;
-  const pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
+  stagePool.pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
+  return stagePool;
+}
+
+/**
+ * Runs the levels on the pool, `levelsToKeepBusy` at once, then again those that ran on an engine the pool
+ * discredited meanwhile (up to RUNS_PER_LEVEL runs). Returns how many levels are unfinished; the first
+ * storage fault stops every worker (no more levels are started) and is then thrown.
+ */
+async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined): Promise<number> {
+  const { pool, engines } = stagePool;
+  const { ledger, cached, progress } = work;
   let unfinished = 0;
-  const ledger = new ResultLedger(pool);
-
-  // The first storage fault stops every worker (no more levels are started) and then the stage.
   let fault: StorageError | undefined;
-  try {
-    let queue: TrialFile[] = todo;
-    let next = 0;
-    const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        if (fault) return;
-        if (options.signal?.aborted) return;
-        const file = queue[next++];
-        if (!file || !pool) return;
-        const done = await simulateLevel(file, work);
-        if (done === 'unfinished') unfinished += 1;
-        else if (done !== 'ok') {
-          fault ??= done;
-          return;
-        }
+  let queue: readonly TrialFile[] = todo;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (fault) return;
+      if (signal?.aborted) return;
+      const file = queue[next++];
+      if (!file || !pool) return;
+      const done = await simulateLevel(file, work);
+      if (done === 'unfinished') unfinished += 1;
+      else if (done !== 'ok') {
+        fault ??= done;
+        return;
       }
-    };
-    const parallel = levelsToKeepBusy(engines);
-    for (let run = 1; queue.length > 0 && !fault; run += 1) {
-      await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
-      await ledger.settle();
-      // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
-      const tainted = new Set(ledger.takeTainted());
-      const again = todo.filter((file) => tainted.has(levelLabel(file)));
-      for (const level of again) cached.delete(level.path);
-      // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
-      log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
-      if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
-      if (run >= RUNS_PER_LEVEL) {
-        for (const level of again) log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
-        unfinished += again.length;
-        break;
-      }
-      queue = again;
-      next = 0;
     }
-    if (fault) throw fault;
-  } finally {
-    closing = true;
-    ledger.close();
-    await pool?.close();
-    if (ownEngines) await Promise.all(engines.map((e) => e.close()));
-    progress.end('simulate');
+  };
+  const parallel = levelsToKeepBusy(engines);
+  for (let run = 1; queue.length > 0 && !fault; run += 1) {
+    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
+    await ledger.settle();
+    // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
+    const tainted = new Set(ledger.takeTainted());
+    const again = todo.filter((file) => tainted.has(levelLabel(file)));
+    for (const level of again) cached.delete(level.path);
+    // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
+    work.log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
+    if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
+    if (run >= RUNS_PER_LEVEL) {
+      for (const level of again) work.log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
+      unfinished += again.length;
+      break;
+    }
+    queue = again;
+    next = 0;
   }
+  if (fault) throw fault;
+  return unfinished;
+}
 
-  // An image or a stability file whose level is gone (stages/orphans.ts) is not left beside the new files.
-  await removeOrphanLevelOutputs(root, options.filter ?? {}, progress, 'simulate');
-
-  // Character files from the caches, once every level of the character is done.
+/** Character files from the caches, once every level of the character is done; returns the `<team>/<C>` written. */
+async function writeCharacterFiles(root: string, levels: readonly TrialFile[], cached: ReadonlyMap<string, CachedLevel>, progress: ProgressSink): Promise<string[]> {
   const characters: string[] = [];
   const groups = new Map<string, TrialFile[]>();
   for (const level of levels) {
@@ -384,6 +382,43 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), text);
     characters.push(key);
   }
+  return characters;
+}
+
+export async function runSimulateStage(options: SimulateOptions, progress: ProgressSink = SILENT_PROGRESS): Promise<SimulateSummary> {
+  const root = options.root;
+  const trials = options.trials ?? OFFICIAL_TRIALS;
+  if (!Number.isInteger(trials) || trials < 1 || trials > 3) throw new SbevalError('config', `--trials must be 1, 2 or 3, got ${trials}`);
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
+  const rule = options.rule ?? OFFICIAL_RULE;
+  const rawImages = options.rawImages === true;
+  const engineKind = options.engine ?? 'headless';
+  const digest = settingsDigest({ engine: engineKind, trials, damage, rule });
+  const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
+  const log = new StageLog(root, 'stability');
+  const paths = new LevelPaths(root);
+  const { todo, cached } = sortOutCached(levels, paths, digest, { force: options.force, rawImages }, log);
+
+  progress.start('simulate', todo.length);
+  if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
+  const stagePool = await openStagePool(options, engineKind, todo.length, progress);
+  const { pool, engines } = stagePool;
+  const ledger = new ResultLedger(pool);
+  let unfinished: number;
+  try {
+    const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
+    unfinished = await runLevels(todo, work, stagePool, options.signal);
+  } finally {
+    stagePool.closing = true;
+    ledger.close();
+    await pool?.close();
+    if (stagePool.ownEngines) await Promise.all(engines.map((e) => e.close()));
+    progress.end('simulate');
+  }
+
+  // An image or a stability file whose level is gone (stages/orphans.ts) is not left beside the new files.
+  await removeOrphanLevelOutputs(root, options.filter ?? {}, progress, 'simulate');
+  const characters = await writeCharacterFiles(root, levels, cached, progress);
   return { ...log.result(), characters, unfinished };
 }
 

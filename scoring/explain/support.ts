@@ -87,21 +87,8 @@ function isDynamic(body: PlacedBody): boolean {
   return body.info.kind !== 'platform';
 }
 
-export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
-  const result: BodySupport[] = placed.map((p) => {
-    const shape = localShape(p.info);
-    return {
-      id: p.info.id,
-      aabb: worldAabb(shape, p.x, p.y, p.angle),
-      mass: shape.mass,
-      contacts: [],
-      depth: 0,
-      load: { mass: 0, x: p.x },
-      issue: undefined,
-    };
-  });
-  const live = result.filter((_, i) => placed[i]!.alive);
-
+/** Who rests on whom: the ground under a bottom within SUPPORT_GAP of its top, a body whose top is at its bottom and overlaps it. */
+function findContacts(live: readonly BodySupport[]): void {
   for (const u of live) {
     const gapToGround = u.aabb.minY - GROUND_TOP_Y;
     if (gapToGround <= SUPPORT_GAP && gapToGround >= -SUPPORT_GAP) {
@@ -116,16 +103,20 @@ export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
       if (o) u.contacts.push({ by: s.id, left: o[0], right: o[1] });
     }
   }
+}
 
-  // Overlaps: only for bodies turned by a multiple of 90° (their bounding box is their shape).
-  const square = (p: PlacedBody): boolean => {
-    const r = Math.abs(p.angle) % (Math.PI / 2);
-    return Math.min(r, Math.PI / 2 - r) < 0.01;
-  };
+/** Turned by a multiple of 90°: its bounding box is its shape. */
+function isSquare(p: PlacedBody): boolean {
+  const r = Math.abs(p.angle) % (Math.PI / 2);
+  return Math.min(r, Math.PI / 2 - r) < 0.01;
+}
+
+/** Bodies placed inside each other deeper than OVERLAP_DEPTH: only for bodies turned by a multiple of 90°. */
+function findOverlaps(placed: readonly PlacedBody[], result: readonly BodySupport[]): Map<number, { with: number[]; depth: number }> {
   const overlaps = new Map<number, { with: number[]; depth: number }>();
   for (let i = 0; i < result.length; i++) {
     for (let j = i + 1; j < result.length; j++) {
-      if (!placed[i]!.alive || !placed[j]!.alive || !square(placed[i]!) || !square(placed[j]!)) continue;
+      if (!placed[i]!.alive || !placed[j]!.alive || !isSquare(placed[i]!) || !isSquare(placed[j]!)) continue;
       const a = result[i]!.aabb;
       const b = result[j]!.aabb;
       const depth = Math.min(Math.min(a.maxX, b.maxX) - Math.max(a.minX, b.minX), Math.min(a.maxY, b.maxY) - Math.max(a.minY, b.minY));
@@ -138,8 +129,11 @@ export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
       }
     }
   }
+  return overlaps;
+}
 
-  // Depth bottom-up: supporters are strictly lower, so ascending bottoms visit them first.
+/** Depth bottom-up: supporters are strictly lower, so ascending bottoms visit them first. Returns the live bodies by bottom. */
+function assignDepths(live: readonly BodySupport[], result: readonly BodySupport[]): BodySupport[] {
   const byBottom = [...live].sort((a, b) => a.aabb.minY - b.aabb.minY);
   const byId = new Map(result.map((r) => [r.id, r]));
   for (const u of byBottom) {
@@ -147,49 +141,81 @@ export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
     for (const c of u.contacts) if (c.by !== GROUND) depth = Math.max(depth, (byId.get(c.by)?.depth ?? 0) + 1);
     u.depth = depth;
   }
+  return byBottom;
+}
+
+/** The loads bodies pass down to each support: mass, where it acts, and the bodies it comes from. */
+type IncomingLoads = Map<number, Array<{ mass: number; x: number; from: Set<number> }>>;
+
+/**
+ * Passes body `u`'s resultant load (its weight at `ownX` plus what rests on it) to its supports: all
+ * to the edge it overhangs (an overhang issue), all to the support under its centre of mass, or split
+ * by the lever rule between the nearest supports on either side.
+ */
+function passLoad(u: BodySupport, ownX: number, dynamic: boolean, incoming: IncomingLoads, live: readonly BodySupport[]): void {
+  const forces = [{ mass: u.mass, x: ownX, from: new Set([u.id]) }, ...(incoming.get(u.id) ?? [])];
+  const mass = forces.reduce((sum, f) => sum + f.mass, 0);
+  const x = forces.reduce((sum, f) => sum + f.mass * f.x, 0) / mass;
+  const from = new Set<number>();
+  for (const f of forces) for (const id of f.from) from.add(id);
+  u.load = { mass, x };
+  if (u.contacts.length === 0) {
+    if (dynamic) u.issue = unsupportedIssue(u, live);
+    return;
+  }
+  const left = Math.min(...u.contacts.map((c) => c.left));
+  const right = Math.max(...u.contacts.map((c) => c.right));
+  const give = (contact: SupportContact, share: number, at: number): void => {
+    if (contact.by === GROUND || share <= 0) return;
+    const list = incoming.get(contact.by) ?? [];
+    list.push({ mass: share, x: at, from });
+    incoming.set(contact.by, list);
+  };
+  if (dynamic && (x < left - EDGE_TOLERANCE || x > right + EDGE_TOLERANCE)) {
+    const side = x < left ? 'left' : 'right';
+    const edgeX = side === 'left' ? left : right;
+    const edge = u.contacts.find((c) => (side === 'left' ? c.left === left : c.right === right))!;
+    u.issue = { kind: 'overhang', side, edgeX, beyond: Math.abs(x - edgeX), loadX: x, edgeOf: edge.by, loadBodies: [...from].sort((a, b) => a - b) };
+    give(edge, mass, edgeX);
+    return;
+  }
+  const sorted = [...u.contacts].sort((a, b) => a.left - b.left);
+  const holding = sorted.find((c) => x >= c.left - EDGE_TOLERANCE && x <= c.right + EDGE_TOLERANCE);
+  if (holding) {
+    give(holding, mass, Math.min(Math.max(x, holding.left), holding.right));
+    return;
+  }
+  // Between two supports: split by the lever rule between the nearest edges on either side.
+  const before = sorted.filter((c) => c.right < x).at(-1)!;
+  const after = sorted.find((c) => c.left > x)!;
+  const span = after.left - before.right;
+  give(before, (mass * (after.left - x)) / span, before.right);
+  give(after, (mass * (x - before.right)) / span, after.left);
+}
+
+export function analyseSupport(placed: readonly PlacedBody[]): BodySupport[] {
+  const result: BodySupport[] = placed.map((p) => {
+    const shape = localShape(p.info);
+    return {
+      id: p.info.id,
+      aabb: worldAabb(shape, p.x, p.y, p.angle),
+      mass: shape.mass,
+      contacts: [],
+      depth: 0,
+      load: { mass: 0, x: p.x },
+      issue: undefined,
+    };
+  });
+  const live = result.filter((_, i) => placed[i]!.alive);
+  findContacts(live);
+  const overlaps = findOverlaps(placed, result);
+  const byBottom = assignDepths(live, result);
 
   // Loads top-down: each body passes its resultant (own weight + what rests on it) to its supports.
-  const incoming = new Map<number, Array<{ mass: number; x: number; from: Set<number> }>>();
+  const incoming: IncomingLoads = new Map();
   for (const u of [...byBottom].reverse()) {
-    const forces = [{ mass: u.mass, x: placed[result.indexOf(u)]!.x, from: new Set([u.id]) }, ...(incoming.get(u.id) ?? [])];
-    const mass = forces.reduce((sum, f) => sum + f.mass, 0);
-    const x = forces.reduce((sum, f) => sum + f.mass * f.x, 0) / mass;
-    const from = new Set<number>();
-    for (const f of forces) for (const id of f.from) from.add(id);
-    u.load = { mass, x };
-    const dynamic = isDynamic(placed[result.indexOf(u)]!);
-    if (u.contacts.length === 0) {
-      if (dynamic) u.issue = unsupportedIssue(u, live);
-      continue;
-    }
-    const left = Math.min(...u.contacts.map((c) => c.left));
-    const right = Math.max(...u.contacts.map((c) => c.right));
-    const give = (contact: SupportContact, share: number, at: number): void => {
-      if (contact.by === GROUND || share <= 0) return;
-      const list = incoming.get(contact.by) ?? [];
-      list.push({ mass: share, x: at, from });
-      incoming.set(contact.by, list);
-    };
-    if (dynamic && (x < left - EDGE_TOLERANCE || x > right + EDGE_TOLERANCE)) {
-      const side = x < left ? 'left' : 'right';
-      const edgeX = side === 'left' ? left : right;
-      const edge = u.contacts.find((c) => (side === 'left' ? c.left === left : c.right === right))!;
-      u.issue = { kind: 'overhang', side, edgeX, beyond: Math.abs(x - edgeX), loadX: x, edgeOf: edge.by, loadBodies: [...from].sort((a, b) => a - b) };
-      give(edge, mass, edgeX);
-      continue;
-    }
-    const sorted = [...u.contacts].sort((a, b) => a.left - b.left);
-    const holding = sorted.find((c) => x >= c.left - EDGE_TOLERANCE && x <= c.right + EDGE_TOLERANCE);
-    if (holding) {
-      give(holding, mass, Math.min(Math.max(x, holding.left), holding.right));
-      continue;
-    }
-    // Between two supports: split by the lever rule between the nearest edges on either side.
-    const before = sorted.filter((c) => c.right < x).at(-1)!;
-    const after = sorted.find((c) => c.left > x)!;
-    const span = after.left - before.right;
-    give(before, (mass * (after.left - x)) / span, before.right);
-    give(after, (mass * (x - before.right)) / span, after.left);
+    const body = placed[result.indexOf(u)]!;
+    passLoad(u, body.x, isDynamic(body), incoming, live);
   }
   for (const u of result) {
     const o = overlaps.get(u.id);

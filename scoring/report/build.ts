@@ -209,13 +209,44 @@ const STYLE = [
   'table.facts{min-width:560px}table.facts td:first-child{font-weight:600;white-space:nowrap;width:220px}',
 ].join('\n');
 
-export function buildReport(input: ReportInput): Report {
-  const sections = input.sections ?? [];
-  const multiple = input.competitions.length > 1 || input.competitions.some((c) => c.label !== '');
-  const suffixOf = (c: ReportCompetition) => (c.label ? ` — ${c.label}` : '');
-  const anchorOf = (c: ReportCompetition) => (multiple ? slug(c.label) : 'main');
+/** How a competition is titled and anchored: with several (or a labelled one), by its label. */
+interface CompetitionNames {
+  multiple: boolean;
+  suffixOf(c: ReportCompetition): string;
+  anchorOf(c: ReportCompetition): string;
+}
 
-  // --- markdown ---
+function competitionNames(input: ReportInput): CompetitionNames {
+  const multiple = input.competitions.length > 1 || input.competitions.some((c) => c.label !== '');
+  return {
+    multiple,
+    suffixOf: (c) => (c.label ? ` — ${c.label}` : ''),
+    anchorOf: (c) => (multiple ? slug(c.label) : 'main'),
+  };
+}
+
+/** A competition's per-letter tables in Markdown. */
+function markdownLetters(competition: ReportCompetition, names: CompetitionNames): string[] {
+  if (!competition.result) return [];
+  const md: string[] = [];
+  const letters = competitionLetters(competition);
+  md.push('', `## Per letter${names.suffixOf(competition)}`, '');
+  const note = lettersNote(letters);
+  if (note) md.push(note, '');
+  for (const grid of competitionGrids(competition.result, competition.input, letters)) {
+    md.push(`### ${grid.title}`, '', '`–` no data (the file is missing; it counts as 0).', '');
+    md.push(
+      mdTable({
+        header: ['team', ...letters],
+        rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v)))]),
+      }),
+      '',
+    );
+  }
+  return md;
+}
+
+function reportMarkdown(input: ReportInput, names: CompetitionNames): string {
   const md: string[] = [`# ${input.title}`, '', ...input.facts.map((f) => `- ${f}`)];
   if (input.winners) md.push('', '## Winner', '', ...winnerLines(input.winners).map((l) => `- ${markdownText(l)}`));
   if (input.ranking) md.push('', '## Ranking', '', mdTable(input.ranking));
@@ -223,104 +254,113 @@ export function buildReport(input: ReportInput): Report {
   if (input.warnings.length === 0) md.push('None: every file was read and consistent.');
   else md.push(...input.warnings.map((w) => `- \`${w.code}\` ${markdownText(warningText(w))}`));
   for (const competition of input.competitions) {
-    if (competition.result) {
-      const letters = competitionLetters(competition);
-      md.push('', `## Per letter${suffixOf(competition)}`, '');
-      const note = lettersNote(letters);
-      if (note) md.push(note, '');
-      for (const grid of competitionGrids(competition.result, competition.input, letters)) {
-        md.push(`### ${grid.title}`, '', '`–` no data (the file is missing; it counts as 0).', '');
-        md.push(
-          mdTable({
-            header: ['team', ...letters],
-            rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v)))]),
-          }),
-          '',
-        );
-      }
-    }
-    if (competition.gallery) md.push('', `## Levels${suffixOf(competition)}`, '', galleryMarkdown(competition.gallery));
+    md.push(...markdownLetters(competition, names));
+    if (competition.gallery) md.push('', `## Levels${names.suffixOf(competition)}`, '', galleryMarkdown(competition.gallery));
   }
-  for (const section of sections) md.push('', `## ${section.title}`, '', section.markdown.trimEnd());
+  for (const section of input.sections ?? []) md.push('', `## ${section.title}`, '', section.markdown.trimEnd());
   if (input.settings && input.settings.length > 0) md.push('', '## Settings', '', mdTable({ header: ['setting', 'value'], rows: input.settings.map((f) => [f.name, f.value]) }));
   if (input.versions && input.versions.length > 0) md.push('', '## Software versions', '', mdTable({ header: ['software', 'version'], rows: input.versions.map((f) => [f.name, f.value]) }));
-  const markdown = `${md.join('\n').trimEnd()}\n`;
+  return `${md.join('\n').trimEnd()}\n`;
+}
 
-  // --- HTML ---
-  const contents: Array<[string, string]> = [];
-  const body: string[] = [];
-  const h2 = (id: string, title: string) => {
-    contents.push([id, title]);
+/** The HTML report's body, and its table of contents (every `h2` made through `h2`). */
+class HtmlBody {
+  readonly contents: Array<[string, string]> = [];
+  readonly body: string[] = [];
+
+  h2(id: string, title: string): string {
+    this.contents.push([id, title]);
     return `<h2 id="${escapeXml(id)}">${escapeXml(title)}</h2>`;
-  };
-  if (input.winners) body.push(h2('winner', 'Winner'), `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`);
-  // The first screen: who won, the ranking as bars, and the levels themselves; the exact table after.
-  if (input.rankingBars && input.rankingBars.length > 0) body.push(h2('ranking', 'Ranking'), rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
-  for (const competition of input.competitions) {
-    if (!competition.gallery) continue;
-    const anchor = anchorOf(competition);
-    body.push(
-      `<section class="overview" data-competition="${escapeXml(competition.label)}">`,
-      h2(`levels-${anchor}`, `Levels at a glance${suffixOf(competition)}`),
-      `<p class="gallery-help">Each cell: the team’s best trial for the letter (highest similarity) as the image the evaluator scores, made small, and how many of its trials became images. Click a cell for every trial of the letter.</p>`,
-      `<div class="gallery" data-competition="${escapeXml(competition.label)}">`,
-      galleryOverviewHtml(competition.gallery, `letter-${anchor}`),
-      '</div>',
-      '</section>',
-    );
   }
-  if (input.ranking) body.push(h2('scores', input.rankingBars && input.rankingBars.length > 0 ? 'Scores' : 'Ranking'), htmlTable(input.ranking, 'ranking'));
-  body.push(
-    h2('warnings', `Warnings (${input.warnings.length})`),
+
+  push(...parts: string[]): void {
+    this.body.push(...parts);
+  }
+}
+
+/** The first screen's gallery of a competition: each letter's best trial, small. */
+function htmlOverview(page: HtmlBody, competition: ReportCompetition, names: CompetitionNames): void {
+  if (!competition.gallery) return;
+  const anchor = names.anchorOf(competition);
+  page.push(
+    `<section class="overview" data-competition="${escapeXml(competition.label)}">`,
+    page.h2(`levels-${anchor}`, `Levels at a glance${names.suffixOf(competition)}`),
+    `<p class="gallery-help">Each cell: the team’s best trial for the letter (highest similarity) as the image the evaluator scores, made small, and how many of its trials became images. Click a cell for every trial of the letter.</p>`,
+    `<div class="gallery" data-competition="${escapeXml(competition.label)}">`,
+    galleryOverviewHtml(competition.gallery, `letter-${anchor}`),
+    '</div>',
+    '</section>',
+  );
+}
+
+/** A competition's section: per-letter heat maps, then every trial by letter. */
+function htmlCompetition(page: HtmlBody, competition: ReportCompetition, names: CompetitionNames): void {
+  const anchor = names.anchorOf(competition);
+  const suffix = names.suffixOf(competition);
+  page.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`);
+  if (competition.result) {
+    const letters = competitionLetters(competition);
+    const note = lettersNote(letters);
+    page.push(page.h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
+    if (note) page.push(`<p class="letters">${escapeXml(note)}</p>`);
+    page.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
+    for (const grid of competitionGrids(competition.result, competition.input, letters)) {
+      const map: HeatMap = {
+        metric: grid.metric,
+        title: grid.title,
+        rows: competition.result.teams,
+        columns: letters,
+        values: grid.values,
+        missing: grid.missing,
+        scale: scaleOf(grid.values, grid.missing),
+        format: grid.format,
+        ...(names.multiple ? { idSuffix: anchor } : {}),
+      };
+      page.push(`<h3>${escapeXml(grid.title)}</h3>`, heatMapSvg(map));
+    }
+  }
+  if (competition.gallery) {
+    page.push(page.h2(`trials-${anchor}`, `Every trial by letter${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)}</p>`);
+    page.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryLettersHtml(competition.gallery, `letter-${anchor}`), '</div>');
+  }
+  page.push('</section>');
+}
+
+function htmlSettings(page: HtmlBody, input: ReportInput): void {
+  if (!((input.settings && input.settings.length > 0) || (input.versions && input.versions.length > 0))) return;
+  page.push(page.h2('settings', 'Settings and software versions'));
+  for (const [list, className, title] of [[input.settings, 'settings', 'Settings'], [input.versions, 'versions', 'Software versions']] as const) {
+    if (!list || list.length === 0) continue;
+    page.push(`<h3>${title}</h3>`);
+    page.push(`<table class="facts ${className}"><tbody>${list.map((f) => `<tr><td>${escapeXml(f.name)}</td><td>${escapeXml(f.value)}</td></tr>`).join('')}</tbody></table>`);
+  }
+}
+
+function htmlBody(input: ReportInput, names: CompetitionNames): HtmlBody {
+  const page = new HtmlBody();
+  if (input.winners) page.push(page.h2('winner', 'Winner'), `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`);
+  // The first screen: who won, the ranking as bars, and the levels themselves; the exact table after.
+  if (input.rankingBars && input.rankingBars.length > 0) page.push(page.h2('ranking', 'Ranking'), rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
+  for (const competition of input.competitions) htmlOverview(page, competition, names);
+  if (input.ranking) page.push(page.h2('scores', input.rankingBars && input.rankingBars.length > 0 ? 'Scores' : 'Ranking'), htmlTable(input.ranking, 'ranking'));
+  page.push(
+    page.h2('warnings', `Warnings (${input.warnings.length})`),
     input.warnings.length === 0
       ? '<p class="warnings">None: every file was read and consistent.</p>'
       : `<ul class="warnings">${input.warnings.map((w) => `<li><code>${escapeXml(w.code)}</code> ${escapeXml(warningText(w))}</li>`).join('\n')}</ul>`,
   );
-  for (const competition of input.competitions) {
-    const anchor = anchorOf(competition);
-    const suffix = suffixOf(competition);
-    body.push(`<section class="competition" data-competition="${escapeXml(competition.label)}">`);
-    if (competition.result) {
-      const letters = competitionLetters(competition);
-      const note = lettersNote(letters);
-      body.push(h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
-      if (note) body.push(`<p class="letters">${escapeXml(note)}</p>`);
-      body.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
-      for (const grid of competitionGrids(competition.result, competition.input, letters)) {
-        const map: HeatMap = {
-          metric: grid.metric,
-          title: grid.title,
-          rows: competition.result.teams,
-          columns: letters,
-          values: grid.values,
-          missing: grid.missing,
-          scale: scaleOf(grid.values, grid.missing),
-          format: grid.format,
-          ...(multiple ? { idSuffix: anchor } : {}),
-        };
-        body.push(`<h3>${escapeXml(grid.title)}</h3>`, heatMapSvg(map));
-      }
-    }
-    if (competition.gallery) {
-      body.push(h2(`trials-${anchor}`, `Every trial by letter${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)}</p>`);
-      body.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryLettersHtml(competition.gallery, `letter-${anchor}`), '</div>');
-    }
-    body.push('</section>');
-  }
-  for (const section of sections) {
+  for (const competition of input.competitions) htmlCompetition(page, competition, names);
+  for (const section of input.sections ?? []) {
     const id = slug(section.id);
-    contents.push([id, section.title]);
-    body.push(`<section class="extra" id="${id}">`, `<h2>${escapeXml(section.title)}</h2>`, section.html, '</section>');
+    page.contents.push([id, section.title]);
+    page.push(`<section class="extra" id="${id}">`, `<h2>${escapeXml(section.title)}</h2>`, section.html, '</section>');
   }
-  if ((input.settings && input.settings.length > 0) || (input.versions && input.versions.length > 0)) {
-    body.push(h2('settings', 'Settings and software versions'));
-    for (const [list, className, title] of [[input.settings, 'settings', 'Settings'], [input.versions, 'versions', 'Software versions']] as const) {
-      if (!list || list.length === 0) continue;
-      body.push(`<h3>${title}</h3>`);
-      body.push(`<table class="facts ${className}"><tbody>${list.map((f) => `<tr><td>${escapeXml(f.name)}</td><td>${escapeXml(f.value)}</td></tr>`).join('')}</tbody></table>`);
-    }
-  }
+  htmlSettings(page, input);
+  return page;
+}
 
+function reportHtml(input: ReportInput, names: CompetitionNames): string {
+  const page = htmlBody(input, names);
   const html: string[] = [
     '<!DOCTYPE html>',
     '<html lang="en">',
@@ -334,12 +374,17 @@ export function buildReport(input: ReportInput): Report {
     '</head>',
     '<body>',
     `<h1>${escapeXml(input.title)}</h1>`,
-    `<nav class="contents" aria-label="Contents">${contents.map(([id, title]) => `<a href="#${escapeXml(id)}">${escapeXml(title)}</a>`).join(' ')}</nav>`,
+    `<nav class="contents" aria-label="Contents">${page.contents.map(([id, title]) => `<a href="#${escapeXml(id)}">${escapeXml(title)}</a>`).join(' ')}</nav>`,
     `<ul class="facts">${input.facts.map((f) => `<li>${escapeXml(f)}</li>`).join('')}</ul>`,
-    ...body,
+    ...page.body,
     '</body>',
     '</html>',
     '',
   ];
-  return { markdown, html: html.join('\n') };
+  return html.join('\n');
+}
+
+export function buildReport(input: ReportInput): Report {
+  const names = competitionNames(input);
+  return { markdown: reportMarkdown(input, names), html: reportHtml(input, names) };
 }

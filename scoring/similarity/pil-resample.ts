@@ -138,87 +138,113 @@ export interface Image8 {
 }
 
 function horizontal(src: Image8, outWidth: number, rowOffset: number, rows: number, c: AxisCoefficients): Image8 {
-  const { channels } = src;
-  const out = new Uint8Array(outWidth * rows * channels);
+  const out = new Uint8Array(outWidth * rows * src.channels);
+  if (src.channels === 3) horizontalRgb(src, out, outWidth, rowOffset, rows, c);
+  else if (src.channels === 1) horizontalGrey(src, out, outWidth, rowOffset, rows, c);
+  else horizontalAny(src, out, outWidth, rowOffset, rows, c);
+  return { width: outWidth, height: rows, channels: src.channels, data: out };
+}
+
+/** The common case (RGB), unrolled: same sums in the same order as the generic loop (horizontalAny). */
+function horizontalRgb(src: Image8, out: Uint8Array, outWidth: number, rowOffset: number, rows: number, c: AxisCoefficients): void {
   const data = src.data;
   const { bounds, coeffs, ksize } = c;
-  if (channels === 3) {
-    // The common case (RGB), unrolled: same sums in the same order as the generic loop below.
-    for (let yy = 0; yy < rows; yy++) {
-      const rowStart = (yy + rowOffset) * src.width * 3;
-      for (let xx = 0; xx < outWidth; xx++) {
-        const xmin = bounds[xx * 2]!;
-        const xmax = bounds[xx * 2 + 1]!;
-        const kBase = xx * ksize;
-        let s0 = ROUND;
-        let s1 = ROUND;
-        let s2 = ROUND;
-        let p = rowStart + xmin * 3;
-        for (let x = 0; x < xmax; x++, p += 3) {
-          const w = coeffs[kBase + x]!;
-          s0 += data[p]! * w;
-          s1 += data[p + 1]! * w;
-          s2 += data[p + 2]! * w;
-        }
-        const o = (yy * outWidth + xx) * 3;
-        out[o] = clip8(s0);
-        out[o + 1] = clip8(s1);
-        out[o + 2] = clip8(s2);
-      }
-    }
-    return { width: outWidth, height: rows, channels, data: out };
-  }
-  if (channels === 1) {
-    // Greyscale (every evaluator image is black on white): one sum per output sample, with two exact
-    // shortcuts for what these images are made of — rows repeated and long runs of one value:
-    // - a source row equal to the one before gives the same output row (copied);
-    // - a window of taps over one value v sums to ROUND + v × Σ coefficients, the same integer as the tap
-    //   loop (every partial sum is an integer far below 2^53), so it is looked up instead of summed.
-    const width = src.width;
-    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const weightSums = new Float64Array(outWidth);
+  for (let yy = 0; yy < rows; yy++) {
+    const rowStart = (yy + rowOffset) * src.width * 3;
     for (let xx = 0; xx < outWidth; xx++) {
-      let sum = 0;
-      for (let x = 0; x < bounds[xx * 2 + 1]!; x++) sum += coeffs[xx * ksize + x]!;
-      weightSums[xx] = sum;
+      const xmin = bounds[xx * 2]!;
+      const xmax = bounds[xx * 2 + 1]!;
+      const kBase = xx * ksize;
+      let s0 = ROUND;
+      let s1 = ROUND;
+      let s2 = ROUND;
+      let p = rowStart + xmin * 3;
+      for (let x = 0; x < xmax; x++, p += 3) {
+        const w = coeffs[kBase + x]!;
+        s0 += data[p]! * w;
+        s1 += data[p + 1]! * w;
+        s2 += data[p + 2]! * w;
+      }
+      const o = (yy * outWidth + xx) * 3;
+      out[o] = clip8(s0);
+      out[o + 1] = clip8(s1);
+      out[o + 2] = clip8(s2);
     }
-    // changes[i]: how many j in 1..i have data[j] ≠ data[j − 1] (in the current row); a window [a, a + n)
-    // is uniform when changes[a + n − 1] = changes[a].
-    const changes = new Int32Array(width);
-    for (let yy = 0; yy < rows; yy++) {
-      const rowStart = (yy + rowOffset) * width;
-      const o = yy * outWidth;
-      if (yy > 0 && bytes.compare(bytes, rowStart - width, rowStart, rowStart, rowStart + width) === 0) {
-        out.copyWithin(o, o - outWidth, o);
+  }
+}
+
+/** Σ coefficients of each output sample's window. */
+function windowWeightSums(outWidth: number, c: AxisCoefficients): Float64Array {
+  const weightSums = new Float64Array(outWidth);
+  for (let xx = 0; xx < outWidth; xx++) {
+    let sum = 0;
+    for (let x = 0; x < c.bounds[xx * 2 + 1]!; x++) sum += c.coeffs[xx * c.ksize + x]!;
+    weightSums[xx] = sum;
+  }
+  return weightSums;
+}
+
+/**
+ * changes[i]: how many j in 1..i have data[j] ≠ data[j − 1] in the row starting at `rowStart`; a window
+ * [a, a + n) is uniform when changes[a + n − 1] = changes[a].
+ */
+function countChanges(data: Uint8Array, rowStart: number, width: number, changes: Int32Array): void {
+  let count = 0;
+  let last = data[rowStart]!;
+  changes[0] = 0;
+  for (let x = 1; x < width; x++) {
+    const v = data[rowStart + x]!;
+    if (v !== last) {
+      count += 1;
+      last = v;
+    }
+    changes[x] = count;
+  }
+}
+
+/**
+ * Greyscale (every evaluator image is black on white): one sum per output sample, with two exact
+ * shortcuts for what these images are made of — rows repeated and long runs of one value:
+ * - a source row equal to the one before gives the same output row (copied);
+ * - a window of taps over one value v sums to ROUND + v × Σ coefficients, the same integer as the tap
+ *   loop (every partial sum is an integer far below 2^53), so it is looked up instead of summed.
+ */
+function horizontalGrey(src: Image8, out: Uint8Array, outWidth: number, rowOffset: number, rows: number, c: AxisCoefficients): void {
+  const data = src.data;
+  const { bounds, coeffs, ksize } = c;
+  const width = src.width;
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const weightSums = windowWeightSums(outWidth, c);
+  const changes = new Int32Array(width);
+  for (let yy = 0; yy < rows; yy++) {
+    const rowStart = (yy + rowOffset) * width;
+    const o = yy * outWidth;
+    if (yy > 0 && bytes.compare(bytes, rowStart - width, rowStart, rowStart, rowStart + width) === 0) {
+      out.copyWithin(o, o - outWidth, o);
+      continue;
+    }
+    countChanges(data, rowStart, width, changes);
+    for (let xx = 0; xx < outWidth; xx++) {
+      const xmin = bounds[xx * 2]!;
+      const xmax = bounds[xx * 2 + 1]!;
+      const p = rowStart + xmin;
+      if (xmax > 0 && changes[xmin + xmax - 1] === changes[xmin]) {
+        out[o + xx] = clip8(ROUND + data[p]! * weightSums[xx]!);
         continue;
       }
-      let count = 0;
-      let last = data[rowStart]!;
-      changes[0] = 0;
-      for (let x = 1; x < width; x++) {
-        const v = data[rowStart + x]!;
-        if (v !== last) {
-          count += 1;
-          last = v;
-        }
-        changes[x] = count;
-      }
-      for (let xx = 0; xx < outWidth; xx++) {
-        const xmin = bounds[xx * 2]!;
-        const xmax = bounds[xx * 2 + 1]!;
-        const p = rowStart + xmin;
-        if (xmax > 0 && changes[xmin + xmax - 1] === changes[xmin]) {
-          out[o + xx] = clip8(ROUND + data[p]! * weightSums[xx]!);
-          continue;
-        }
-        const kBase = xx * ksize;
-        let s0 = ROUND;
-        for (let x = 0; x < xmax; x++) s0 += data[p + x]! * coeffs[kBase + x]!;
-        out[o + xx] = clip8(s0);
-      }
+      const kBase = xx * ksize;
+      let s0 = ROUND;
+      for (let x = 0; x < xmax; x++) s0 += data[p + x]! * coeffs[kBase + x]!;
+      out[o + xx] = clip8(s0);
     }
-    return { width: outWidth, height: rows, channels, data: out };
   }
+}
+
+/** Any number of channels: Pillow's generic loop. */
+function horizontalAny(src: Image8, out: Uint8Array, outWidth: number, rowOffset: number, rows: number, c: AxisCoefficients): void {
+  const { channels } = src;
+  const data = src.data;
+  const { bounds, coeffs, ksize } = c;
   const sums = new Array<number>(channels);
   for (let yy = 0; yy < rows; yy++) {
     const rowStart = (yy + rowOffset) * src.width * channels;
@@ -236,7 +262,6 @@ function horizontal(src: Image8, outWidth: number, rowOffset: number, rows: numb
       for (let ch = 0; ch < channels; ch++) out[o + ch] = clip8(sums[ch]!);
     }
   }
-  return { width: outWidth, height: rows, channels, data: out };
 }
 
 function vertical(src: Image8, outHeight: number, c: AxisCoefficients, boundShift: number): Image8 {

@@ -179,222 +179,189 @@ function reduce(fn: PickleValue, args: PickleValue): PickleValue {
   }
 }
 
-/** Unpickles `data.pkl` of a state dict: returns name → tensor reference (storages are resolved by the caller). */
-export function unpickleStateDict(pkl: Uint8Array): Map<string, TorchTensorRef> {
-  const stack: PickleValue[] = [];
-  const memo = new Map<number, PickleValue>();
-  const view = new DataView(pkl.buffer, pkl.byteOffset, pkl.byteLength);
-  const decoder = new TextDecoder();
-  let p = 0;
-  const popMark = (): PickleValue[] => {
+/** The unpickler's state: the value stack, the memo, and the read position in the pickle's bytes. */
+class PickleState {
+  readonly stack: PickleValue[] = [];
+  readonly memo = new Map<number, PickleValue>();
+  readonly view: DataView;
+  readonly decoder = new TextDecoder();
+  p = 0;
+
+  constructor(readonly pkl: Uint8Array) {
+    this.view = new DataView(pkl.buffer, pkl.byteOffset, pkl.byteLength);
+  }
+
+  /** The items pushed since the last MARK, in push order (the MARK is consumed). */
+  popMark(): PickleValue[] {
     const items: PickleValue[] = [];
     for (;;) {
-      if (stack.length === 0) throw new TorchCheckpointError('pickle MARK missing');
-      const v = stack.pop();
+      if (this.stack.length === 0) throw new TorchCheckpointError('pickle MARK missing');
+      const v = this.stack.pop();
       if (v === MARK) break;
       items.push(v);
     }
     return items.reverse();
-  };
-  const readLine = (): string => {
-    const nl = pkl.indexOf(0x0a, p);
+  }
+
+  readLine(): string {
+    const nl = this.pkl.indexOf(0x0a, this.p);
     if (nl < 0) throw new TorchCheckpointError('truncated pickle');
-    const s = decoder.decode(pkl.subarray(p, nl));
-    p = nl + 1;
+    const s = this.decoder.decode(this.pkl.subarray(this.p, nl));
+    this.p = nl + 1;
     return s;
-  };
-  const setItems = (target: PickleValue, items: PickleValue[]) => {
-    if (!(target instanceof Map)) throw new TorchCheckpointError('SETITEMS on a non-dict');
-    for (let i = 0; i < items.length; i += 2) target.set(items[i], items[i + 1]);
-  };
-  while (p < pkl.length) {
-    const op = pkl[p++]!;
-    switch (op) {
-      case 0x80: // PROTO
-        p += 1;
-        break;
-      case 0x95: // FRAME
-        p += 8;
-        break;
-      case 0x2e: {
-        // STOP
-        const top = stack.pop();
-        if (!(top instanceof Map)) throw new TorchCheckpointError('the pickle does not hold a state dict (a mapping of names to tensors)');
-        const out = new Map<string, TorchTensorRef>();
-        for (const [k, v] of top) if ((v as TorchTensorRef)?.kind === 'tensor') out.set(String(k), v as TorchTensorRef);
-        return out;
-      }
-      case 0x28: // MARK
-        stack.push(MARK);
-        break;
-      case 0x7d: // EMPTY_DICT (a Map: pickle keys must not reach object prototypes)
-        stack.push(new Map());
-        break;
-      case 0x5d: // EMPTY_LIST
-        stack.push([]);
-        break;
-      case 0x29: // EMPTY_TUPLE
-        stack.push([]);
-        break;
-      case 0x4e: // NONE
-        stack.push(null);
-        break;
-      case 0x88: // NEWTRUE
-        stack.push(true);
-        break;
-      case 0x89: // NEWFALSE
-        stack.push(false);
-        break;
-      case 0x4b: // BININT1
-        stack.push(pkl[p]!);
-        p += 1;
-        break;
-      case 0x4d: // BININT2
-        stack.push(view.getUint16(p, true));
-        p += 2;
-        break;
-      case 0x4a: // BININT
-        stack.push(view.getInt32(p, true));
-        p += 4;
-        break;
-      case 0x8a: {
-        // LONG1
-        const n = pkl[p]!;
-        let v = 0n;
-        for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(pkl[p + 1 + i]!);
-        if (n > 0 && pkl[p + n]! & 0x80) v -= 1n << BigInt(8 * n);
-        stack.push(Number(v));
-        p += 1 + n;
-        break;
-      }
-      case 0x47: // BINFLOAT (big-endian)
-        stack.push(view.getFloat64(p, false));
-        p += 8;
-        break;
-      case 0x58: {
-        // BINUNICODE
-        const n = view.getUint32(p, true);
-        stack.push(decoder.decode(pkl.subarray(p + 4, p + 4 + n)));
-        p += 4 + n;
-        break;
-      }
-      case 0x8c: {
-        // SHORT_BINUNICODE
-        const n = pkl[p]!;
-        stack.push(decoder.decode(pkl.subarray(p + 1, p + 1 + n)));
-        p += 1 + n;
-        break;
-      }
-      case 0x63: {
-        // GLOBAL "module\nname\n"
-        const g = new Global(readLine(), readLine());
-        if (!ALLOWED_GLOBALS.has(g.id)) throw new TorchCheckpointError(`refusing pickle global ${g.id}`);
-        stack.push(g);
-        break;
-      }
-      case 0x93: {
-        // STACK_GLOBAL
-        const name = stack.pop() as string;
-        const module = stack.pop() as string;
-        const g = new Global(module, name);
-        if (!ALLOWED_GLOBALS.has(g.id)) throw new TorchCheckpointError(`refusing pickle global ${g.id}`);
-        stack.push(g);
-        break;
-      }
-      case 0x71: // BINPUT
-        memo.set(pkl[p]!, stack[stack.length - 1]);
-        p += 1;
-        break;
-      case 0x72: // LONG_BINPUT
-        memo.set(view.getUint32(p, true), stack[stack.length - 1]);
-        p += 4;
-        break;
-      case 0x94: // MEMOIZE
-        memo.set(memo.size, stack[stack.length - 1]);
-        break;
-      case 0x68: // BINGET
-        stack.push(memo.get(pkl[p]!));
-        p += 1;
-        break;
-      case 0x6a: // LONG_BINGET
-        stack.push(memo.get(view.getUint32(p, true)));
-        p += 4;
-        break;
-      case 0x74: // TUPLE
-        stack.push(popMark());
-        break;
-      case 0x85: // TUPLE1
-        stack.push([stack.pop()]);
-        break;
-      case 0x86: {
-        // TUPLE2
-        const b = stack.pop();
-        const a = stack.pop();
-        stack.push([a, b]);
-        break;
-      }
-      case 0x87: {
-        // TUPLE3
-        const c = stack.pop();
-        const b = stack.pop();
-        const a = stack.pop();
-        stack.push([a, b, c]);
-        break;
-      }
-      case 0x61: {
-        // APPEND
-        const v = stack.pop();
-        (stack[stack.length - 1] as PickleValue[]).push(v);
-        break;
-      }
-      case 0x65: {
-        // APPENDS
-        const items = popMark();
-        (stack[stack.length - 1] as PickleValue[]).push(...items);
-        break;
-      }
-      case 0x73: {
-        // SETITEM
-        const v = stack.pop();
-        const k = stack.pop();
-        setItems(stack[stack.length - 1], [k, v]);
-        break;
-      }
-      case 0x75: {
-        // SETITEMS
-        const items = popMark();
-        setItems(stack[stack.length - 1], items);
-        break;
-      }
-      case 0x52: {
-        // REDUCE
-        const args = stack.pop();
-        const fn = stack.pop();
-        stack.push(reduce(fn, args));
-        break;
-      }
-      case 0x81: {
-        // NEWOBJ (cls.__new__(cls, *args)): only OrderedDict
-        const args = stack.pop();
-        const cls = stack.pop();
-        stack.push(reduce(cls, args));
-        break;
-      }
-      case 0x62: // BUILD: object state (the state dict's `_metadata`), not needed
-        stack.pop();
-        break;
-      case 0x51: {
-        // BINPERSID: ('storage', storage_type, key, location, numel)
-        const pid = stack.pop() as PickleValue[];
-        if (!Array.isArray(pid) || pid[0] !== 'storage' || !(pid[1] instanceof Global)) throw new TorchCheckpointError('unknown persistent id');
-        const dtype = STORAGE_TYPES[(pid[1] as Global).name];
-        if (!dtype) throw new TorchCheckpointError(`unsupported storage ${(pid[1] as Global).id}`);
-        stack.push({ kind: 'storage', dtype, key: String(pid[2]), numel: Number(pid[4]) } satisfies StorageRef);
-        break;
-      }
-      default:
-        throw new TorchCheckpointError(`unsupported pickle opcode 0x${op.toString(16)} at byte ${p - 1}`);
-    }
+  }
+
+  top(): PickleValue {
+    return this.stack[this.stack.length - 1];
+  }
+
+  /** Pushes `value` and moves the read position past the `size` bytes it was read from. */
+  pushRead(value: PickleValue, size: number): void {
+    this.stack.push(value);
+    this.p += size;
+  }
+}
+
+function setItems(target: PickleValue, items: PickleValue[]): void {
+  if (!(target instanceof Map)) throw new TorchCheckpointError('SETITEMS on a non-dict');
+  for (let i = 0; i < items.length; i += 2) target.set(items[i], items[i + 1]);
+}
+
+function allowedGlobal(module: string, name: string): Global {
+  const g = new Global(module, name);
+  if (!ALLOWED_GLOBALS.has(g.id)) throw new TorchCheckpointError(`refusing pickle global ${g.id}`);
+  return g;
+}
+
+/** LONG1: a little-endian two's-complement integer of n bytes. */
+function readLong1(s: PickleState): void {
+  const n = s.pkl[s.p]!;
+  let v = 0n;
+  for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(s.pkl[s.p + 1 + i]!);
+  if (n > 0 && s.pkl[s.p + n]! & 0x80) v -= 1n << BigInt(8 * n);
+  s.pushRead(Number(v), 1 + n);
+}
+
+/** BINPERSID: ('storage', storage_type, key, location, numel). */
+function persistentStorage(s: PickleState): void {
+  const pid = s.stack.pop() as PickleValue[];
+  if (!Array.isArray(pid) || pid[0] !== 'storage' || !(pid[1] instanceof Global)) throw new TorchCheckpointError('unknown persistent id');
+  const dtype = STORAGE_TYPES[(pid[1] as Global).name];
+  if (!dtype) throw new TorchCheckpointError(`unsupported storage ${(pid[1] as Global).id}`);
+  s.stack.push({ kind: 'storage', dtype, key: String(pid[2]), numel: Number(pid[4]) } satisfies StorageRef);
+}
+
+/** TUPLE1/2/3: pops the top `n` values and pushes them as one tuple (an array), in push order. */
+function tupleOf(s: PickleState, n: number): void {
+  const items: PickleValue[] = [];
+  for (let i = 0; i < n; i++) items.unshift(s.stack.pop());
+  s.stack.push(items);
+}
+
+/** BINUNICODE (4-byte length) and SHORT_BINUNICODE (1-byte length): a UTF-8 string. */
+function readUnicode(s: PickleState, lengthBytes: 1 | 4): void {
+  const n = lengthBytes === 4 ? s.view.getUint32(s.p, true) : s.pkl[s.p]!;
+  s.pushRead(s.decoder.decode(s.pkl.subarray(s.p + lengthBytes, s.p + lengthBytes + n)), lengthBytes + n);
+}
+
+/** STACK_GLOBAL: module and name were pushed as strings. */
+function stackGlobal(s: PickleState): void {
+  const name = s.stack.pop() as string;
+  const module = s.stack.pop() as string;
+  s.stack.push(allowedGlobal(module, name));
+}
+
+/** BINPUT / LONG_BINPUT: stores the top of the stack under the index read from the next `size` bytes. */
+function memoPut(s: PickleState, size: 1 | 4): void {
+  s.memo.set(size === 4 ? s.view.getUint32(s.p, true) : s.pkl[s.p]!, s.top());
+  s.p += size;
+}
+
+/** APPEND (one value) and APPENDS (the values since MARK) onto the list below them. */
+function append(s: PickleState, many: boolean): void {
+  const items = many ? s.popMark() : [s.stack.pop()];
+  (s.top() as PickleValue[]).push(...items);
+}
+
+/** SETITEM (one key and value) and SETITEMS (the pairs since MARK) into the dict below them. */
+function setItem(s: PickleState, many: boolean): void {
+  let items: PickleValue[];
+  if (many) items = s.popMark();
+  else {
+    const v = s.stack.pop();
+    const k = s.stack.pop();
+    items = [k, v];
+  }
+  setItems(s.top(), items);
+}
+
+/** Pops args then a callable and pushes what the allowed callable builds. */
+function reduceTop(s: PickleState): void {
+  const args = s.stack.pop();
+  const fn = s.stack.pop();
+  s.stack.push(reduce(fn, args));
+}
+
+type OpHandler = (s: PickleState) => void;
+
+/** The opcodes `pickle` emits for a state dict (names from CPython's Lib/pickle.py), except STOP. */
+const OPCODES = new Map<number, OpHandler>([
+  [0x80, (s) => void (s.p += 1)], // PROTO
+  [0x95, (s) => void (s.p += 8)], // FRAME
+  [0x28, (s) => void s.stack.push(MARK)], // MARK
+  [0x7d, (s) => void s.stack.push(new Map())], // EMPTY_DICT (a Map: pickle keys must not reach object prototypes)
+  [0x5d, (s) => void s.stack.push([])], // EMPTY_LIST
+  [0x29, (s) => void s.stack.push([])], // EMPTY_TUPLE
+  [0x4e, (s) => void s.stack.push(null)], // NONE
+  [0x88, (s) => void s.stack.push(true)], // NEWTRUE
+  [0x89, (s) => void s.stack.push(false)], // NEWFALSE
+  [0x4b, (s) => s.pushRead(s.pkl[s.p]!, 1)], // BININT1
+  [0x4d, (s) => s.pushRead(s.view.getUint16(s.p, true), 2)], // BININT2
+  [0x4a, (s) => s.pushRead(s.view.getInt32(s.p, true), 4)], // BININT
+  [0x8a, readLong1], // LONG1
+  [0x47, (s) => s.pushRead(s.view.getFloat64(s.p, false), 8)], // BINFLOAT (big-endian)
+  [0x58, (s) => readUnicode(s, 4)], // BINUNICODE
+  [0x8c, (s) => readUnicode(s, 1)], // SHORT_BINUNICODE
+  [0x63, (s) => void s.stack.push(allowedGlobal(s.readLine(), s.readLine()))], // GLOBAL "module\nname\n"
+  [0x93, stackGlobal], // STACK_GLOBAL
+  [0x71, (s) => memoPut(s, 1)], // BINPUT
+  [0x72, (s) => memoPut(s, 4)], // LONG_BINPUT
+  [0x94, (s) => void s.memo.set(s.memo.size, s.top())], // MEMOIZE
+  [0x68, (s) => s.pushRead(s.memo.get(s.pkl[s.p]!), 1)], // BINGET
+  [0x6a, (s) => s.pushRead(s.memo.get(s.view.getUint32(s.p, true)), 4)], // LONG_BINGET
+  [0x74, (s) => void s.stack.push(s.popMark())], // TUPLE
+  [0x85, (s) => tupleOf(s, 1)], // TUPLE1
+  [0x86, (s) => tupleOf(s, 2)], // TUPLE2
+  [0x87, (s) => tupleOf(s, 3)], // TUPLE3
+  [0x61, (s) => append(s, false)], // APPEND
+  [0x65, (s) => append(s, true)], // APPENDS
+  [0x73, (s) => setItem(s, false)], // SETITEM
+  [0x75, (s) => setItem(s, true)], // SETITEMS
+  [0x52, reduceTop], // REDUCE
+  [0x81, reduceTop], // NEWOBJ (cls.__new__(cls, *args)): only OrderedDict
+  [0x62, (s) => void s.stack.pop()], // BUILD: object state (the state dict's `_metadata`), not needed
+  [0x51, persistentStorage], // BINPERSID
+]);
+
+const STOP = 0x2e;
+
+/** The state dict STOP leaves on the stack: its tensor entries by name. */
+function stateDictOf(top: PickleValue): Map<string, TorchTensorRef> {
+  if (!(top instanceof Map)) throw new TorchCheckpointError('the pickle does not hold a state dict (a mapping of names to tensors)');
+  const out = new Map<string, TorchTensorRef>();
+  for (const [k, v] of top) if ((v as TorchTensorRef)?.kind === 'tensor') out.set(String(k), v as TorchTensorRef);
+  return out;
+}
+
+/** Unpickles `data.pkl` of a state dict: returns name → tensor reference (storages are resolved by the caller). */
+export function unpickleStateDict(pkl: Uint8Array): Map<string, TorchTensorRef> {
+  const state = new PickleState(pkl);
+  while (state.p < pkl.length) {
+    const op = pkl[state.p++]!;
+    if (op === STOP) return stateDictOf(state.stack.pop());
+    const handler = OPCODES.get(op);
+    if (!handler) throw new TorchCheckpointError(`unsupported pickle opcode 0x${op.toString(16)} at byte ${state.p - 1}`);
+    handler(state);
   }
   throw new TorchCheckpointError('pickle ended without STOP');
 }

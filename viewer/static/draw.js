@@ -41,13 +41,27 @@ function arrow(ctx, x0, y0, x1, y1) {
 }
 
 export function drawScene(ctx, width, height, scene) {
-  const { meta, frames, step, view, style } = scene;
+  const { meta, frames, step, view } = scene;
   ctx.save();
+  drawBackground(ctx, width, height, scene);
+  const poses = meta.bodies.map((_, i) => poseAt(frames, step, i));
+  meta.bodies.forEach((body, i) => {
+    if ((scene.removedAt.get(i) ?? Infinity) <= step) return;
+    drawBody(ctx, view, body, poses[i], scene.style);
+    if (scene.highlights) drawHighlight(ctx, view, body, i, poses[i], scene);
+  });
+  if (scene.labels) drawLabels(ctx, view, meta, poses, scene, step, scene.style);
+  if (scene.vectors) drawVectors(ctx, view, poses, scene, step);
+  if (scene.contacts) drawContacts(ctx, view, meta, poses, step);
+  ctx.restore();
+}
+
+/** The sky (white, or light blue in wood mode) and the ground: drawn in wood mode; in black mode only a faint line (the evaluator's camera does not render it). */
+function drawBackground(ctx, width, height, scene) {
+  const { meta, view, style } = scene;
   ctx.clearRect(0, 0, width, height);
   ctx.fillStyle = style === 'wood' ? '#dff1fb' : '#ffffff';
   ctx.fillRect(0, 0, width, height);
-
-  // The ground: drawn in wood mode; in black mode only a faint line (the evaluator's camera does not render it).
   const [gl, gt] = worldToPixel(view, meta.ground.left, meta.ground.top);
   const [gr] = worldToPixel(view, meta.ground.right, meta.ground.top);
   if (style === 'wood') {
@@ -63,112 +77,114 @@ export function drawScene(ctx, width, height, scene) {
     ctx.lineTo(gr, gt + 0.5);
     ctx.stroke();
   }
+}
 
-  const poses = meta.bodies.map((_, i) => poseAt(frames, step, i));
-  meta.bodies.forEach((body, i) => {
-    const pose = poses[i];
-    const removed = (scene.removedAt.get(i) ?? Infinity) <= step;
-    if (removed) return;
-    const dead = !pose.alive;
-    if (style === 'black' || style === 'outlined') {
-      // The evaluator's image: layer-10 objects in solid black at their OCR sprite size; dead ones are invisible.
-      if (!dead && body.draw) {
-        tracePaths(ctx, view, body.draw, pose);
-        ctx.fillStyle = '#000';
-        ctx.fill('evenodd');
-        if (style === 'outlined') {
-          ctx.strokeStyle = OUTLINE;
-          ctx.lineWidth = 1;
-          ctx.stroke();
-        }
-      }
-    } else {
-      const [fill, edge] = body.kind === 'block' ? WOOD[body.material] ?? WOOD.wood : KIND_COLOURS[body.kind] ?? ['#999', '#333'];
-      tracePaths(ctx, view, body.outline, pose);
-      ctx.globalAlpha = dead ? 0.35 : 1;
-      ctx.fillStyle = fill;
+/** One body in the chosen look: the evaluator's black (dead ones invisible), outlined black, or wood colours (dead ones faded). */
+function drawBody(ctx, view, body, pose, style) {
+  const dead = !pose.alive;
+  if (style === 'black' || style === 'outlined') {
+    // The evaluator's image: layer-10 objects in solid black at their OCR sprite size; dead ones are invisible.
+    if (!dead && body.draw) {
+      tracePaths(ctx, view, body.draw, pose);
+      ctx.fillStyle = '#000';
       ctx.fill('evenodd');
-      ctx.strokeStyle = edge;
-      ctx.lineWidth = 1;
-      ctx.stroke();
-      ctx.globalAlpha = 1;
-    }
-    if (!scene.highlights) return;
-    let colour;
-    let lineWidth = 2;
-    if (scene.selected === body.id) {
-      colour = HIGHLIGHT.selected;
-      lineWidth = 3;
-    } else if (dead) colour = HIGHLIGHT.dead;
-    else if (scene.firstMover === body.id) {
-      colour = HIGHLIGHT.first;
-      lineWidth = 3;
-    } else if (scene.movingNow.has(i)) colour = HIGHLIGHT.moving;
-    if (!colour) return;
-    tracePaths(ctx, view, body.outline, pose);
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = lineWidth;
-    ctx.setLineDash(dead ? [5, 4] : []);
-    ctx.stroke();
-    ctx.setLineDash([]);
-    if (scene.firstMover === body.id) {
-      // "1st" just above the block's top edge, clear of its number at the centre.
-      let top = Infinity;
-      let right = -Infinity;
-      for (const path of body.outline) {
-        for (const [x, y] of placePath(path, pose.x, pose.y, pose.angle)) {
-          const [px, py] = worldToPixel(view, x, y);
-          top = Math.min(top, py);
-          right = Math.max(right, px);
-        }
+      if (style === 'outlined') {
+        ctx.strokeStyle = OUTLINE;
+        ctx.lineWidth = 1;
+        ctx.stroke();
       }
-      ctx.fillStyle = HIGHLIGHT.first;
-      ctx.font = 'bold 12px sans-serif';
-      ctx.textAlign = 'right';
-      ctx.fillText('1st', right, top - 4);
-      ctx.textAlign = 'start';
     }
-  });
-
-  if (scene.labels) drawLabels(ctx, view, meta, poses, scene, step, style);
-
-  if (scene.vectors) {
-    ctx.strokeStyle = '#00897b';
-    ctx.lineWidth = 1.5;
-    poses.forEach((pose, i) => {
-      if ((scene.removedAt.get(i) ?? Infinity) <= step) return;
-      const [x0, y0] = worldToPixel(view, pose.x, pose.y);
-      const [x1, y1] = worldToPixel(view, pose.x + pose.vx * VECTOR_SCALE, pose.y + pose.vy * VECTOR_SCALE);
-      arrow(ctx, x0, y0, x1, y1);
-    });
+    return;
   }
+  const [fill, edge] = body.kind === 'block' ? WOOD[body.material] ?? WOOD.wood : KIND_COLOURS[body.kind] ?? ['#999', '#333'];
+  tracePaths(ctx, view, body.outline, pose);
+  ctx.globalAlpha = dead ? 0.35 : 1;
+  ctx.fillStyle = fill;
+  ctx.fill('evenodd');
+  ctx.strokeStyle = edge;
+  ctx.lineWidth = 1;
+  ctx.stroke();
+  ctx.globalAlpha = 1;
+}
 
-  if (scene.contacts) {
-    for (const e of meta.events) {
-      if (e.kind !== 'contact' || e.step > step || e.step <= step - CONTACT_STEPS) continue;
-      const a = poses[e.a];
-      if (!a) continue;
-      const b = e.b >= 0 ? poses[e.b] : undefined;
-      // Events carry no contact point: mark between the two centres (or under the body for the ground).
-      const x = b ? (a.x + b.x) / 2 : a.x;
-      const y = b ? (a.y + b.y) / 2 : meta.ground.top;
+/** The body's highlight, in order of precedence: selected, dead (dashed), first mover (with its "1st" mark), moving now. */
+function drawHighlight(ctx, view, body, i, pose, scene) {
+  const dead = !pose.alive;
+  let colour;
+  let lineWidth = 2;
+  if (scene.selected === body.id) {
+    colour = HIGHLIGHT.selected;
+    lineWidth = 3;
+  } else if (dead) colour = HIGHLIGHT.dead;
+  else if (scene.firstMover === body.id) {
+    colour = HIGHLIGHT.first;
+    lineWidth = 3;
+  } else if (scene.movingNow.has(i)) colour = HIGHLIGHT.moving;
+  if (!colour) return;
+  tracePaths(ctx, view, body.outline, pose);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = lineWidth;
+  ctx.setLineDash(dead ? [5, 4] : []);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  if (scene.firstMover === body.id) drawFirstMoverMark(ctx, view, body, pose);
+}
+
+/** "1st" just above the block's top edge, clear of its number at the centre. */
+function drawFirstMoverMark(ctx, view, body, pose) {
+  let top = Infinity;
+  let right = -Infinity;
+  for (const path of body.outline) {
+    for (const [x, y] of placePath(path, pose.x, pose.y, pose.angle)) {
       const [px, py] = worldToPixel(view, x, y);
-      const r = 3 + Math.min(12, e.relativeSpeed * 3);
-      ctx.globalAlpha = 1 - (step - e.step) / CONTACT_STEPS;
-      ctx.strokeStyle = HIGHLIGHT.contact;
-      ctx.lineWidth = 2;
-      ctx.beginPath();
-      ctx.arc(px, py, r, 0, 2 * Math.PI);
-      ctx.stroke();
-      if (e.relativeSpeed >= 0.5) {
-        ctx.fillStyle = HIGHLIGHT.contact;
-        ctx.font = '11px sans-serif';
-        ctx.fillText(`${e.relativeSpeed.toFixed(2)} u/s`, px + r + 2, py);
-      }
-      ctx.globalAlpha = 1;
+      top = Math.min(top, py);
+      right = Math.max(right, px);
     }
   }
-  ctx.restore();
+  ctx.fillStyle = HIGHLIGHT.first;
+  ctx.font = 'bold 12px sans-serif';
+  ctx.textAlign = 'right';
+  ctx.fillText('1st', right, top - 4);
+  ctx.textAlign = 'start';
+}
+
+/** Each body's velocity as an arrow from its centre (VECTOR_SCALE seconds of travel). */
+function drawVectors(ctx, view, poses, scene, step) {
+  ctx.strokeStyle = '#00897b';
+  ctx.lineWidth = 1.5;
+  poses.forEach((pose, i) => {
+    if ((scene.removedAt.get(i) ?? Infinity) <= step) return;
+    const [x0, y0] = worldToPixel(view, pose.x, pose.y);
+    const [x1, y1] = worldToPixel(view, pose.x + pose.vx * VECTOR_SCALE, pose.y + pose.vy * VECTOR_SCALE);
+    arrow(ctx, x0, y0, x1, y1);
+  });
+}
+
+/** Contacts that began in the last CONTACT_STEPS steps: a fading ring sized by the relative speed, labelled when fast. */
+function drawContacts(ctx, view, meta, poses, step) {
+  for (const e of meta.events) {
+    if (e.kind !== 'contact' || e.step > step || e.step <= step - CONTACT_STEPS) continue;
+    const a = poses[e.a];
+    if (!a) continue;
+    const b = e.b >= 0 ? poses[e.b] : undefined;
+    // Events carry no contact point: mark between the two centres (or under the body for the ground).
+    const x = b ? (a.x + b.x) / 2 : a.x;
+    const y = b ? (a.y + b.y) / 2 : meta.ground.top;
+    const [px, py] = worldToPixel(view, x, y);
+    const r = 3 + Math.min(12, e.relativeSpeed * 3);
+    ctx.globalAlpha = 1 - (step - e.step) / CONTACT_STEPS;
+    ctx.strokeStyle = HIGHLIGHT.contact;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.arc(px, py, r, 0, 2 * Math.PI);
+    ctx.stroke();
+    if (e.relativeSpeed >= 0.5) {
+      ctx.fillStyle = HIGHLIGHT.contact;
+      ctx.font = '11px sans-serif';
+      ctx.fillText(`${e.relativeSpeed.toFixed(2)} u/s`, px + r + 2, py);
+    }
+    ctx.globalAlpha = 1;
+  }
 }
 
 /**
