@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { CLAIM } from './helpers/lies.js';
+import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
 /**
@@ -38,7 +39,7 @@ describe('sbeval run --engine bridge with an engine that claims level faults', (
     const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L'], config: 'trials: 3\n' });
     // Team Acrobats (first in the run's order, so the liar's first levels are its): three reference
     // levels that collapse, so "nothing moved" is a lie that changes their score.
-    const reference = (version: string, letter: string, name: string) => readFileSync(join(PROJECT_ROOT, 'test/fixtures/golden/reference-levels', version, 'levels', letter, `${name}.xml`), 'utf8');
+    const reference = (version: string, letter: string, name: string) => readFileSync(join(REFERENCE_LEVELS, version, 'levels', letter, `${name}.xml`), 'utf8');
     mkdirSync(join(root, 'Acrobats', 'levels', 'L'), { recursive: true });
     [reference('v1', 'U', 'V1_U_5'), reference('v2', 'L', 'V2_L_6'), reference('v1', 'L', 'V1_L_1')].forEach((xml, i) => writeFileSync(join(root, 'Acrobats', 'levels', 'L', `Acrobats_L_${i + 1}.xml`), xml));
     // A level that cannot be loaded (a block type the game does not have): a true level fault.
@@ -73,11 +74,12 @@ describe('sbeval run --engine bridge with an engine that claims level faults', (
     // The summary repeats the warning that an engine was retired for a lie.
     expect(result.all).toContain(`  - simulate: engine ${String(liarId)} retired for a lie: engine ${String(liarId)} said level `);
 
-    // Byte for byte the in-process run's files (logs and engine-keyed caches aside).
+    // Byte for byte the in-process run's files (logs and engine-keyed caches aside; the manifests differ
+    // by design: they name the engine, bridge or headless, the results came from).
     const clean = await sbeval(['run', copy, '--engine', 'headless', '--workers', '2']);
     expect(clean.exitCode, clean.all).toBe(0);
-    const ours = snapshot(root, ['logs', '.sbeval']);
-    const theirs = snapshot(copy, ['logs', '.sbeval']);
+    const ours = snapshot(root, ['logs', '.sbeval', 'result/manifest.json']);
+    const theirs = snapshot(copy, ['logs', '.sbeval', 'result/manifest.json']);
     expect([...ours.keys()]).toEqual([...theirs.keys()]);
     for (const [file, hash] of theirs) expect(ours.get(file), file).toBe(hash);
     // The broken level failed with sbeval's reason; nothing carries the liar's text.
