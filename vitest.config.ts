@@ -12,7 +12,8 @@ export default defineConfig({
     // a developer's cache (child processes inherit this too). Tests that need a cache set their own.
     env: { SBEVAL_CACHE: join(tmpdir(), 'sbeval-tests-no-model-cache') },
     hookTimeout: 120_000,
-    // One folder per run for what the test files share (the packed package: test/helpers/packed.ts).
-    globalSetup: ['test/helpers/run-scope.ts'],
+    // dist/ built from the current sources (the CLI tests run bin/sbeval.js), then one folder per run
+    // for what the test files share (the packed package: test/helpers/packed.ts).
+    globalSetup: ['test/helpers/built-dist.ts', 'test/helpers/run-scope.ts'],
   },
 });

@@ -124,7 +124,7 @@ describe('endpoint against strangers', () => {
     ws.send(new Uint8Array(1 << 20));
     expect(await closed).toBe(1006);
     expect(refused).toEqual([`more than ${PRE_AUTH_BYTES} bytes before "hello" was accepted`]);
-    await vi.waitFor(() => expect(ep.unauthenticated).toBe(0));
+    await vi.waitFor(() => expect(ep.unauthenticated).toBe(0), { timeout: 60_000 });
     await servesAnEngine(ep);
   });
 
@@ -149,17 +149,17 @@ describe('endpoint against strangers', () => {
     const refused: string[] = [];
     ep.onRejected((r) => refused.push(r.reason));
     const strangers = await Promise.all(Array.from({ length: 8 }, () => tcp(ep.port)));
-    await vi.waitFor(() => expect(ep.unauthenticated).toBe(8));
+    await vi.waitFor(() => expect(ep.unauthenticated).toBe(8), { timeout: 60_000 });
     const ninth = await tcp(ep.port);
     await closedTcp(ninth);
     expect(refused).toEqual(['too many unauthenticated connections (8)']);
     // The strangers leave; an engine gets in.
     for (const s of strangers) s.destroy();
-    await vi.waitFor(() => expect(ep.unauthenticated).toBe(0));
+    await vi.waitFor(() => expect(ep.unauthenticated).toBe(0), { timeout: 60_000 });
     await servesAnEngine(ep);
     // An authenticated engine does not count against the cap.
     const more = await Promise.all(Array.from({ length: 8 }, () => tcp(ep.port)));
-    await vi.waitFor(() => expect(ep.unauthenticated).toBe(8));
+    await vi.waitFor(() => expect(ep.unauthenticated).toBe(8), { timeout: 60_000 });
     for (const s of more) s.destroy();
   });
 

@@ -114,7 +114,7 @@ describe('endpoint and remote engine over a real socket', () => {
     });
     await expect(result).rejects.toThrow(/refused this engine: wrong token/);
     expect(ep.engines()).toHaveLength(0);
-    await vi.waitFor(() => expect(rejected).toEqual([expect.stringMatching(new RegExp(`^${CLOSE.badToken} wrong token`))]));
+    await vi.waitFor(() => expect(rejected).toEqual([expect.stringMatching(new RegExp(`^${CLOSE.badToken} wrong token`))]), { timeout: 60_000 });
   });
 
   it('refuses an incompatible protocol version with error + close code 4002', async () => {
@@ -164,7 +164,8 @@ describe('endpoint and remote engine over a real socket', () => {
     const load = await client.next('load');
     client.send({ type: 'loaded', runId: load.runId, dt: 0.02, bodies: [BODY] });
     client.send(framesMessage(load.runId, 0, 1));
-    await new Promise((r) => setTimeout(r, 50));
+    // The partial stream reaches the orchestrator before the connection drops (an event, not a delay).
+    await vi.waitFor(() => expect(sink.calls).toEqual(['loaded', 'frames']), { timeout: 60_000 });
     client.ws.terminate();
     const error = await running.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EngineLostError);

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
@@ -11,6 +10,7 @@ import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { descendants } from '../orchestrator/helpers/processes.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
+import { sbevalArgv } from '../helpers/sbeval-bin.js';
 import { otherSide } from '../helpers/netns.js';
 
 /**
@@ -18,13 +18,11 @@ import { otherSide } from '../helpers/netns.js';
  * dial in, the token is one the operator shares (SBEVAL_TOKEN or a token file) and never appears on a
  * command line — neither the orchestrator's nor an engine's, nor in what sbeval prints.
  */
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
-const sbevalArgs = (args: string[]) => ['--import', 'tsx', MAIN, ...args];
 
 type Child = ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; all: true }>;
 
 function spawn(args: string[], env: Record<string, string> = {}, prefix: string[] = []): Child {
-  const [file, ...rest] = prefix.length > 0 ? [...prefix, process.execPath, ...sbevalArgs(args)] : [process.execPath, ...sbevalArgs(args)];
+  const [file, ...rest] = prefix.length > 0 ? [...prefix, process.execPath, ...sbevalArgv(args)] : [process.execPath, ...sbevalArgv(args)];
   return execa(file as string, rest, { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
 }
 

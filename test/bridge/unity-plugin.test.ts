@@ -202,9 +202,12 @@ function expectedSynthetic(xml: string, windowSteps: number, capture: boolean) {
   return { bodies, states, alive, steps, events };
 }
 
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
 describe('cross-language: a full engine session (C# client ↔ TypeScript endpoint)', () => {
   it('serves levels, reports level errors, honours cancel, answers pings, and leaves on bye', async () => {
-    const endpoint = await EngineEndpoint.listen({ heartbeatMs: 100, heartbeatTimeoutMs: 1_500 });
+    // A heartbeat timeout a loaded machine cannot overrun by accident (a paused process reads the pong late).
+    const endpoint = await EngineEndpoint.listen({ heartbeatMs: 250, heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS });
     const child = mono(['session', endpoint.url, 'mono-0'], { SBEVAL_TOKEN: endpoint.token });
     try {
       const [engine] = (await endpoint.waitForEngines(1, 30_000)) as [RemoteEngine];
@@ -253,7 +256,7 @@ describe('cross-language: a full engine session (C# client ↔ TypeScript endpoi
       expect(after.allFrames().stepCount).toBe(stepsToSimulate({ windowSteps: 3, capture: false }) + 1);
 
       // Idle longer than the heartbeat timeout: the C# side answers pings, so it is still connected.
-      await new Promise((r) => setTimeout(r, 2_000));
+      await new Promise((r) => setTimeout(r, HEARTBEAT_TIMEOUT_MS + 1_000));
       expect(engine.alive).toBe(true);
     } finally {
       await endpoint.close();

@@ -174,7 +174,9 @@ describe('generate stage against a fake Ollama', () => {
       },
     });
     const root = tempRoot();
-    const opts = options(root, [server.url], { characters: ['E', 'F'], trials: 2, pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 300 } } });
+    // The silent host is caught by the stall timer; 5 s, so that a healthy stream on a loaded machine
+    // (its chunks read after the timer's turn when the process was descheduled) is never taken for one.
+    const opts = options(root, [server.url], { characters: ['E', 'F'], trials: 2, pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 } } });
     const summary = await runGenerate(opts, SILENT_PROGRESS);
     expect(summary.models[0]).toMatchObject({ succeeded: 4, unfinished: 0 });
     const sub = loadSubmission('builtin:zero-shot') as { turns: string[] };

@@ -1,15 +1,13 @@
 /** A `sbeval run --engine bridge` child process and the port it announces, for tests that dial engines into a live run. */
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { PROJECT_ROOT } from './cli.js';
-
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
+import { sbevalArgv } from './sbeval-bin.js';
 
 export type BridgeChild = ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; all: true }>;
 
-/** `sbeval <args>` from the sources, output interleaved in `all`, never rejecting on a non-zero exit. */
+/** `sbeval <args>` (bin/sbeval.js), output interleaved in `all`, never rejecting on a non-zero exit. */
 export const sbeval = (args: string[], env: Record<string, string> = {}): BridgeChild =>
-  execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
+  execa(process.execPath, sbevalArgv(args), { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env }, all: true });
 
 /** The port of the run's "waiting for engines on ws://127.0.0.1:PORT" hint; rejects if the run exits first. */
 export function portFromHint(child: BridgeChild): Promise<number> {

@@ -2,10 +2,10 @@ import { execa, type Options, type ResultPromise } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sbevalArgv } from './sbeval-bin.js';
 
-/** The project root (tests run the CLI from the sources, so no rebuild is needed after an edit). */
+/** The project root. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 
 export interface CliResult {
   exitCode: number;
@@ -13,9 +13,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `sbeval <args>` as a real child process. */
+/** Runs `sbeval <args>` as a real child process (bin/sbeval.js: dist/, built from the current sources by the globalSetup). */
 export async function runSbeval(args: string[], options: Options = {}): Promise<CliResult> {
-  const result = await execa(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const result = await execa(process.execPath, sbevalArgv(args), {
     reject: false,
     cwd: PROJECT_ROOT,
     env: { FORCE_COLOR: '0', ...options.env },
@@ -26,7 +26,7 @@ export async function runSbeval(args: string[], options: Options = {}): Promise<
 
 /** `sbeval <args>` as a child process that the test may kill (or watch: its `pid` is node's own). */
 export function spawnSbeval(args: string[], options: { env?: Record<string, string> } = {}): ResultPromise {
-  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0', ...options.env } });
+  return execa(process.execPath, sbevalArgv(args), { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0', ...options.env } });
 }
 
 /** Polls until `predicate` holds (generous deadline; never a fixed sleep); fails at once if `child` ends first. */

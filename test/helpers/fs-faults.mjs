@@ -1,6 +1,6 @@
 // A file-system fault injector for real sbeval child processes: `node --import <this file> …` with
 // SBEVAL_FS_FAULT set to JSON `{ "code": "ENOSPC", "under": "/abs/dir", "afterBytes": 12345 }`, or
-// `setFault(spec)` in a process that runs many commands (test/helpers/cli-batch.ts).
+// `setFault(spec)` in a process that runs many commands (test/helpers/cli-batch.mjs).
 //
 // Every byte written to a file under `under` is counted; once `afterBytes` have been written (default
 // 0: at once) the fault is active:
@@ -27,7 +27,7 @@ let installed = false;
 
 /**
  * Arms `spec` (`{code, under, afterBytes}`, its byte count from 0) or, with null, disarms: a process
- * that runs many commands (test/helpers/cli-batch.ts) gives each its own fault.
+ * that runs many commands (test/helpers/cli-batch.mjs) gives each its own fault.
  */
 export function setFault(spec) {
   if (spec && !installed) {

@@ -2,10 +2,11 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openPage } from '../helpers/browser.js';
 import { PROJECT_ROOT, copyExampleSources, runSbeval } from '../helpers/cli.js';
+import { sbevalArgv } from '../helpers/sbeval-bin.js';
 
 /**
  * The survey end to end: `sbeval survey build` on the example competition, `sbeval survey invite`,
@@ -14,7 +15,6 @@ import { PROJECT_ROOT, copyExampleSources, runSbeval } from '../helpers/cli.js';
  * comments on one, reloads, resumes at item 11 with every answer kept, and finishes; then `sbeval survey
  * collect` on ratings constructed from Krippendorff's published example, whose alpha is known.
  */
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const METRICS = ['looks-like', 'holds-up', 'creative'];
 
 let base: string;
@@ -29,10 +29,7 @@ beforeAll(async () => {
     const r = await runSbeval(args);
     expect(r.exitCode, r.stderr).toBe(0);
   }
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -41,7 +38,7 @@ afterAll(async () => {
 });
 
 async function serve(args: string[]): Promise<{ child: ResultPromise; url: string }> {
-  const child = execa(process.execPath, ['--import', 'tsx', MAIN, 'survey', 'serve', ...args, '--port', '0'], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+  const child = execa(process.execPath, sbevalArgv(['survey', 'serve', ...args, '--port', '0']), { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no URL: ${out}`)), 60_000);
@@ -134,7 +131,7 @@ describe('sbeval survey', () => {
     expect(invited.exitCode, invited.stderr).toBe(0);
     const token = /#invite=(\S+)$/.exec(invited.stdout.trim())![1]!;
     const served = await serve([root]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     try {

@@ -4,9 +4,11 @@ import { join, relative } from 'node:path';
 import { exampleCopy, prng, readRunLog, runLogs, snapshot, spawnSbeval } from './helpers/competition.js';
 
 /**
- * Kill `sbeval run` with SIGKILL at random moments (seeded, several seeds), run it again until it
- * finishes: the files must equal those of an uninterrupted run, and a level an interrupted run had
- * finished (its cache committed) must not be simulated again.
+ * Kill `sbeval run` with SIGKILL at seeded moments (several seeds), run it again until it finishes:
+ * the files must equal those of an uninterrupted run, and a level an interrupted run had finished (its
+ * cache committed) must not be simulated again. The moment is an event, not a delay (which a loaded
+ * machine could overshoot, letting the run finish): right after the start, or once a seeded number of
+ * levels more is committed, always before the run can have finished.
  */
 const SEEDS = [11, 23, 37];
 const KILLS_PER_SEED = 2;
@@ -32,11 +34,10 @@ function finishedLevels(root: string): Map<string, number> {
 describe('sbeval run after SIGKILL', () => {
   it('resumes to the same files as an uninterrupted run without recomputing finished levels', async () => {
     const reference = competition();
-    const started = Date.now();
     const first = await spawnSbeval(['run', reference, ...ARGS]);
-    const duration = Date.now() - started;
     expect(first.exitCode).toBe(0);
     const expected = snapshot(reference);
+    const levels = finishedLevels(reference).size;
     expect([...expected.keys()].some((f) => f.startsWith('.sbeval/simulate/'))).toBe(true);
     expect(expected.has('result/trials.csv')).toBe(true);
 
@@ -47,14 +48,15 @@ describe('sbeval run after SIGKILL', () => {
       for (let k = 0; k < KILLS_PER_SEED; k += 1) {
         const before = finishedLevels(root);
         const logsBefore = new Set(runLogs(root));
+        // 0 more: while the process loads; otherwise with levels still to simulate (the last one left
+        // unfinished, so the run cannot have ended before the kill).
+        const more = Math.floor(random() * Math.max(1, levels - before.size - 1));
         const child = spawnSbeval(['run', root, ...ARGS]);
-        // Anywhere from process start (loading) to near the end of a full run.
-        const delay = Math.floor(200 + random() * duration * 0.9);
-        const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+        const kill = killOnceCommitted(child, root, before.size + more);
         const result = await child;
-        clearTimeout(timer);
+        kill.stop();
         if (result.signal === 'SIGKILL') killed += 1;
-        assertNothingRecomputed(root, before, logsBefore, `seed ${seed}, kill ${k + 1} after ${delay} ms`);
+        assertNothingRecomputed(root, before, logsBefore, `seed ${seed}, kill ${k + 1} once ${more} more level(s) were committed`);
       }
       expect(killed, `seed ${seed}: no run was actually interrupted`).toBeGreaterThan(0);
 
@@ -69,6 +71,20 @@ describe('sbeval run after SIGKILL', () => {
     }
   }, 400_000);
 });
+
+/**
+ * Sends SIGKILL to `child` as soon as `target` levels are committed under `root` (polled every 5 ms; at
+ * once when that many already are). `stop()` ends the polling.
+ */
+function killOnceCommitted(child: ReturnType<typeof spawnSbeval>, root: string, target: number): { stop(): void } {
+  const poll = (): void => {
+    if (finishedLevels(root).size >= target) child.kill('SIGKILL');
+    else timer = setTimeout(poll, 5);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  poll();
+  return { stop: () => clearTimeout(timer) };
+}
 
 /**
  * A level finished before a run (its cache existed) is reported by that run as `level-cached`, never

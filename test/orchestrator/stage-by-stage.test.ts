@@ -104,11 +104,24 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('stage commands one by one and sbeval run write the same files', () => {
-  it('on the example, with the default settings (2025 rules, T 10, the cached model)', async () => {
+let exampleCompared: ReturnType<typeof compare> | undefined;
+
+/**
+ * The example compared under the default settings: made by the first test that needs it (the first
+ * test of the file, or the levels-only test when it runs alone), shared by both.
+ */
+function compareExample(): ReturnType<typeof compare> {
+  exampleCompared ??= (() => {
     const source = join(work, 'example');
     copyExampleSources(source);
-    const { staged, run, lines } = await compare(source);
+    return compare(source);
+  })();
+  return exampleCompared;
+}
+
+describe('stage commands one by one and sbeval run write the same files', () => {
+  it('on the example, with the default settings (2025 rules, T 10, the cached model)', async () => {
+    const { staged, run, lines } = await compareExample();
     expectSameFiles(staged, run);
     // Every command printed the same settings, the cached model named.
     for (const line of lines) expect(line.replace(/^sbeval \w+: /, '')).toBe(lines[0]!.replace(/^sbeval \w+: /, ''));
@@ -173,7 +186,7 @@ describe('from the submissions: sbeval generate and the stage commands, or sbeva
 
 describe('sbeval run starts from whatever stage the folder has', () => {
   it('simulates a folder that holds only levels/, like sbeval simulate, and counts no trial as never generated', async () => {
-    const staged = join(work, 'example-0-stages');
+    const { stagedRoot: staged } = await compareExample();
     const levelsOnly = join(work, 'levels-only');
     for (const team of ['BlockSmith', 'GridThinkers']) cpSync(join(staged, team, 'levels'), join(levelsOnly, team, 'levels'), { recursive: true });
     writeFileSync(join(levelsOnly, 'sbeval.config.yaml'), 'trials: 3\n');
@@ -191,5 +204,5 @@ describe('sbeval run starts from whatever stage the folder has', () => {
     expect(rows.filter((r) => r[4] === 'image')).toHaveLength(levels);
     // The trials without a level are the ones the example never turned into one, not "never generated" levels.
     expect(rows.filter((r) => r[4] === 'none')).toHaveLength(rows.length - levels);
-  }, 120_000);
+  }, 300_000);
 });

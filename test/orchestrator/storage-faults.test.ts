@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { SBEVAL_BIN } from '../helpers/sbeval-bin.js';
 import { exampleCopy, PROJECT_ROOT, snapshot, spawnSbeval } from './helpers/competition.js';
 
 /**
@@ -19,7 +20,6 @@ import { exampleCopy, PROJECT_ROOT, snapshot, spawnSbeval } from './helpers/comp
  *   (EROFS) or forbidden (EACCES) — the exact point a fault hits is chosen by the test.
  */
 const SEAM = fileURLToPath(new URL('../helpers/fs-faults.mjs', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const ARGS = ['--workers', '1'];
 const competition = () => exampleCopy({ teams: ['BlockSmith'], letters: ['I', 'L'] });
 
@@ -104,7 +104,7 @@ async function inNamespace(mnt: string, script: string, env: Record<string, stri
   const result = await execa('unshare', ['-rm', '--propagation', 'private', 'sh', '-c', script], {
     reject: false,
     cwd: PROJECT_ROOT,
-    env: { ...env, MNT: mnt, SBEVAL: `${process.execPath} --import tsx ${MAIN}`, FORCE_COLOR: '0' },
+    env: { ...env, MNT: mnt, SBEVAL: `${process.execPath} ${SBEVAL_BIN}`, FORCE_COLOR: '0' },
   });
   expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
 }

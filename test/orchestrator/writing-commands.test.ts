@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
+import { SBEVAL_BIN, sbevalArgv } from '../helpers/sbeval-bin.js';
 import { PROJECT_ROOT, snapshot } from './helpers/competition.js';
 
 /**
@@ -23,7 +24,7 @@ import { PROJECT_ROOT, snapshot } from './helpers/competition.js';
  *
  * The recording runs are real child processes. The attacks — about a hundred command lines — run in
  * one child process through `runCli`, the function the `sbeval` binary calls with its argv
- * (test/helpers/cli-batch.ts), sharing only the process start; `survey serve`, a server, runs as a
+ * (test/helpers/cli-batch.mjs), sharing only the process start; `survey serve`, a server, runs as a
  * child per attack.
  *
  * Case 7, storage faults on every command: each command again from its starting state, with the disk
@@ -33,9 +34,8 @@ import { PROJECT_ROOT, snapshot } from './helpers/competition.js';
  * team's cases exactly: the judges' journal on a full disk, `survey build` into a read-only
  * `result/` (a real read-only mount), and `survey serve` sweeping the temporaries of killed servers.
  */
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const RECORDER = fileURLToPath(new URL('../helpers/write-recorder.mjs', import.meta.url));
-const BATCH = fileURLToPath(new URL('../helpers/cli-batch.ts', import.meta.url));
+const BATCH = fileURLToPath(new URL('../helpers/cli-batch.mjs', import.meta.url));
 const JUDGE = 'judge-model';
 const MODEL = 'gen-model';
 
@@ -49,7 +49,7 @@ const tempDir = (prefix: string) => mkdtempSync(join(work, prefix));
 /** `sbeval <args>` as a child with the write recorder; the folders under `root` its guarded writes went through (relative, `/`-separated). */
 function recorded(args: string[], root: string): { child: ResultPromise; folders: () => string[] } {
   const record = join(work, `record-${(counter += 1)}.jsonl`);
-  const child = execa(process.execPath, ['--import', RECORDER, '--import', 'tsx', MAIN, ...args], {
+  const child = execa(process.execPath, ['--import', RECORDER, ...sbevalArgv(args)], {
     reject: false,
     cwd: PROJECT_ROOT,
     env: { FORCE_COLOR: '0', SBEVAL_WRITE_RECORD: record },
@@ -92,12 +92,12 @@ function bytesWritten(before: string, after: string): number {
   return bytes;
 }
 
-/** Runs command lines in one process (test/helpers/cli-batch.ts); their exit codes and stderr. */
+/** Runs command lines in one process (test/helpers/cli-batch.mjs); their exit codes and stderr. */
 async function batch(cases: Array<{ argv: string[]; fault?: { code: string; under: string; afterBytes?: number } }>): Promise<Array<{ exitCode: number; stderr: string }>> {
   const casesFile = join(work, `cases-${(counter += 1)}.json`);
   const resultsFile = join(work, `results-${counter}.json`);
   writeFileSync(casesFile, JSON.stringify(cases));
-  const run = await execa(process.execPath, ['--import', 'tsx', BATCH, casesFile, resultsFile], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' }, timeout: 1_200_000 });
+  const run = await execa(process.execPath, [BATCH, casesFile, resultsFile], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' }, timeout: 1_200_000 });
   expect(run.exitCode, String(run.stderr).slice(-3000)).toBe(0);
   const outcomes = JSON.parse(readFileSync(resultsFile, 'utf8')) as Array<{ exitCode: number; stderr: string }>;
   expect(outcomes).toHaveLength(cases.length);
@@ -267,7 +267,7 @@ describe('a symbolic link at any folder a command writes', () => {
     const attack = async (folder: string) => {
       const { root, link, outside } = linked(surveyWalk.template, folder, 'survey-serve-attack');
       const before = snapshot(outside, []);
-      const child = execa(process.execPath, ['--import', 'tsx', MAIN, ...surveyWalk.args(root)], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' } });
+      const child = execa(process.execPath, sbevalArgv(surveyWalk.args(root)), { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' } });
       try {
         const started = await serveUrl(child).catch(() => undefined);
         if (started) {
@@ -355,7 +355,7 @@ describe("the red team's storage faults outside run (issue 23, case 7)", () => {
         mount --bind "$ROOT/result" "$ROOT/result"
         mount -o remount,bind,ro "$ROOT/result"
         set +e
-        ${process.execPath} --import tsx ${MAIN} survey build "$ROOT" >"$OUT/out" 2>"$OUT/err"; echo $? >"$OUT/code"`;
+        ${process.execPath} ${SBEVAL_BIN} survey build "$ROOT" >"$OUT/out" 2>"$OUT/err"; echo $? >"$OUT/code"`;
       const ns = await execa('unshare', ['-rm', '--propagation', 'private', 'sh', '-c', script], { reject: false, cwd: PROJECT_ROOT, env: { ROOT: root, OUT: out, FORCE_COLOR: '0' } });
       expect(ns.exitCode, String(ns.stderr)).toBe(0);
       result = { exitCode: Number(readFileSync(join(out, 'code'), 'utf8')), stderr: readFileSync(join(out, 'err'), 'utf8') };
@@ -379,7 +379,7 @@ describe("the red team's storage faults outside run (issue 23, case 7)", () => {
     const live = join(answers, `.rater-2.json.${process.pid}.1.tmp`);
     writeFileSync(stale, '{"half":');
     writeFileSync(live, '{"in progress":');
-    const child = execa(process.execPath, ['--import', 'tsx', MAIN, 'survey', 'serve', root], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' } });
+    const child = execa(process.execPath, sbevalArgv(['survey', 'serve', root]), { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' } });
     try {
       await serveUrl(child);
     } finally {

@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
+import { launchChromium, openPage } from '../helpers/browser.js';
 import { PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
 import { exampleCopy } from '../orchestrator/helpers/competition.js';
 import { parseCsv } from './golden-competition.js';
@@ -77,11 +78,8 @@ beforeAll(async () => {
   const run = await runSbeval(['run', root, '--model', model, '--workers', '2']);
   expect(run.exitCode, run.stderr).toBe(0);
   rows = parseCsv(readFileSync(join(root, 'result', 'trials.csv'), 'utf8')).slice(1);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  browser = await launchChromium();
+  page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
   const requests: string[] = [];
   page.on('request', (r) => requests.push(r.url()));
   const url = pathToFileURL(join(root, 'result', 'report.html')).href;
@@ -196,7 +194,7 @@ describe('report.html of the example competition', { timeout: 240_000 }, () => {
     const fromRun = await figures(page);
     const scored = await runSbeval(['score', root, '--rules', '2025', '--trials', '3']);
     expect(scored.exitCode, scored.stderr).toBe(0);
-    const again = await browser.newPage();
+    const again = await openPage(browser);
     await again.goto(pathToFileURL(join(root, 'result', 'report.html')).href);
     const fromFiles = await figures(again);
     await again.close();

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
+import { launchChromium, openPage } from '../helpers/browser.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from './golden-competition.js';
 import { prng, writeTeam, type TeamSpec } from './write-team.js';
@@ -34,10 +35,7 @@ describe('report.html in headless Chromium', () => {
     writeTeam(root, 'zero_shot', spec(3, ['A', 'I', 'L']));
     const run = await runSbeval(['score', root, '--rules', '2024', '--baseline', 'zero_shot']);
     expect(run.exitCode, run.stderr).toBe(0);
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -45,7 +43,7 @@ describe('report.html in headless Chromium', () => {
   });
 
   it('draws a heat map per metric with every team and every letter, values as in character_scores.csv', async () => {
-    const page = await browser.newPage();
+    const page = await openPage(browser);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     const url = pathToFileURL(join(root, 'result', 'report.html')).href;
@@ -90,7 +88,7 @@ describe('report.html in headless Chromium', () => {
     expect(result.winners.winners.length).toBe(1);
     const md = readFileSync(join(root, 'result', 'report.md'), 'utf8');
     expect(md).toContain('## Trial failures\n\n| reason | count |');
-    const page = await browser.newPage();
+    const page = await openPage(browser);
     await page.goto(pathToFileURL(join(root, 'result', 'report.html')).href);
     await expect(page.locator('section#trials table.failures td').first().textContent()).resolves.toBe('Code not found.');
     await page.close();

@@ -3,21 +3,21 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
 import { similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
+import { launchChromium, openPage } from '../helpers/browser.js';
 import { PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
+import { sbevalArgv } from '../helpers/sbeval-bin.js';
 
 /**
  * The viewer end to end: `sbeval view <trace> --port 0` started as a real child process, its printed
  * URL opened in headless Chromium, the page driven through its controls, and the block positions it
  * shows checked against the trace read with the shared loader (bridge/trace.ts).
  */
-const MAIN = fileURLToPath(new URL('../../orchestrator/cli/main.ts', import.meta.url));
 const OUT = join(PROJECT_ROOT, 'test', '.out');
 const LEVEL = join(REFERENCE_LEVELS, 'v1/levels/L/V1_L_1.xml');
 const REFERENCE = join(REFERENCE_LEVELS, 'v1/images/L/V1_L_1.png');
@@ -29,7 +29,7 @@ interface Served {
 
 /** Starts `sbeval view ... --port 0` and waits for the URL it prints. */
 async function serve(args: string[]): Promise<Served> {
-  const child = execa(process.execPath, ['--import', 'tsx', MAIN, 'view', ...args, '--port', '0'], { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+  const child = execa(process.execPath, sbevalArgv(['view', ...args, '--port', '0']), { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     let err = '';
@@ -120,10 +120,7 @@ beforeAll(async () => {
   const recorded = await runSbeval(['level', LEVEL, '--trace', tracePath, '--trials', '1']);
   expect(recorded.exitCode, recorded.stderr).toBe(0);
   trace = await readTrace(tracePath);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 300_000);
 
 afterAll(async () => {
@@ -138,7 +135,7 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
 
   beforeAll(async () => {
     served = await serve([tracePath, '--reference', REFERENCE]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page = await openPage(browser, { viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(served.url);
@@ -307,7 +304,7 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
   });
 
   it('fits a 1280×800 window: scene, controls, chart and legend on screen without page scrolling', async () => {
-    const small = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const small = await openPage(browser, { viewport: { width: 1280, height: 800 } });
     await small.goto(served!.url);
     await small.waitForSelector('body[data-loaded]', { timeout: 120_000 });
     // Measure once the layout has settled: the same sizes on two consecutive animation frames and the
@@ -422,7 +419,7 @@ describe('sbeval view <competition-dir>', { timeout: 300_000 }, () => {
     copyFileSync(join(traces, 'alpha_L_2.trial1.sbtrace'), join(traces, 'alpha_L_2.trial2.sbtrace'));
 
     served = await serve([root]);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const page = await openPage(browser, { viewport: { width: 1400, height: 1000 } });
     await page.goto(served.url);
     await page.waitForSelector('body[data-loaded]', { timeout: 120_000 });
     const list = page.getByRole('navigation', { name: 'Trials' });

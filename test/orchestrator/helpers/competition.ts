@@ -5,10 +5,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { copyExampleSources } from '../../helpers/cli.js';
+import { sbevalArgv } from '../../helpers/sbeval-bin.js';
 
 /** Helpers for the run tests: copies of the example competition, file snapshots, the CLI as a child. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../orchestrator/cli/main.ts', import.meta.url));
 
 /** A fresh copy of the example competition (optionally only some teams and letters) with a config file. */
 export function exampleCopy(options: { teams?: string[]; letters?: string[]; config?: string } = {}): string {
@@ -35,9 +35,9 @@ export function snapshot(root: string, exclude: readonly string[] = ['logs']): M
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** `sbeval <args>` from the sources as a child process the test can kill. */
+/** `sbeval <args>` (bin/sbeval.js) as a child process the test can kill. */
 export function spawnSbeval(args: string[], env: Record<string, string> = {}): ResultPromise<{ reject: false; cwd: string; env: Record<string, string> }> {
-  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env } });
+  return execa(process.execPath, sbevalArgv(args), { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env } });
 }
 
 /** The run log lines of one run file. */

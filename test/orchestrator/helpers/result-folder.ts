@@ -63,7 +63,8 @@ export async function ok(args: string[]): Promise<{ stdout: string; stderr: stri
 }
 
 /** The files of `result/` that describe a ranking. */
-export const RANKING_FILES = ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html'];
+/** The ranking's files on the example (T 3, 2025 rules): the official ones, the report, and the uncertainty beside them. */
+export const RANKING_FILES = ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html', 'score_intervals.csv', 'rank_probabilities.csv'];
 
 /** `sbeval run --json`'s summary: what the run redid, per stage (`N ok, M failed, K already done`). */
 export interface RunCounts {
