@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { CLAIM } from './helpers/lies.js';
-import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
 /**
