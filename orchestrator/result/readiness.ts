@@ -9,8 +9,9 @@ import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type Sta
 import { diversitySettings } from '../stages/diversity.js';
 import { readDerivation } from '../stages/derivation.js';
 import { isRawImage } from '../stages/similarity.js';
-import { readLevelCache, type SimulationIdentity } from '../stages/level-cache.js';
+import { levelCacheFolder, readLevelCacheIn, type SimulationIdentity } from '../stages/level-cache.js';
 import { stabilityFileText } from '../stages/simulate.js';
+import { transformDigest } from '../stages/transform-memo.js';
 import { officialBaseName } from '../stages/trial-transform.js';
 
 /**
@@ -62,31 +63,58 @@ function readText(path: string): string | undefined {
 
 const letterOf = (file: string) => (/^[A-Z]\.json$/.test(file) ? file[0]! : undefined);
 
+type TrialFolder = 'raw' | 'intermediate' | 'levels' | 'images';
+
 interface LetterContext {
   dir: string;
   team: string;
   character: string;
   add: Add;
   options: ReadinessOptions;
+  /**
+   * The letter's trial folders and its level caches' folder, resolved once: each resolution checks every
+   * folder on the way (lstat), which per file cost more than the check itself (issue 22 follow-up).
+   */
+  folders: Record<TrialFolder, string> & { caches: string };
 }
 
-const path = (c: LetterContext, stage: Stage, file?: string) => (file === undefined ? join(stageDir(c.dir, c.team, stage, c.character)) : join(stageDir(c.dir, c.team, stage, c.character), file));
+function letterContext(dir: string, team: string, character: string, add: Add, options: ReadinessOptions): LetterContext {
+  const folder = (stage: Stage) => stageDir(dir, team, stage, character);
+  const folders = { raw: folder('raw'), intermediate: folder('intermediate'), levels: folder('levels'), images: folder('images'), caches: levelCacheFolder(dir, team, character) };
+  return { dir, team, character, add, options, folders };
+}
 
-/** Responses → programs → levels: each output is what the official stage makes of its input now. */
+const path = (c: LetterContext, stage: TrialFolder, file?: string) => (file === undefined ? c.folders[stage] : join(c.folders[stage], file));
+
+/** The sha256 of a file's text, undefined when it cannot be read. */
+const textSha = (path: string) => {
+  const text = readText(path);
+  return text === undefined ? undefined : sha256(text);
+};
+
+/**
+ * Responses → programs → levels: each output is what the official stage makes of its input now. The
+ * outputs are compared by content digest with what the transform gives (stages/transform-memo.ts: in
+ * `sbeval run` the stages just computed it, so no trial is extracted or converted a second time).
+ */
 function checkTransforms(c: LetterContext): void {
+  const { prefix } = c.options;
   for (const file of listFiles(path(c, 'raw'))) {
     const base = officialBaseName(file);
     if (base === undefined) continue;
-    const code = extractCode(readText(path(c, 'raw', file)) ?? '', c.options.prefix);
-    const program = readText(path(c, 'intermediate', `${base}.txt`));
-    if (code === null ? program !== undefined : program !== code) c.add(path(c, 'raw', file), program === undefined ? 'responses not extracted yet (run sbeval extract)' : 'responses changed since they were extracted (run sbeval extract)');
+    const code = transformDigest('extract', prefix, readText(path(c, 'raw', file)) ?? '', (text) => extractCode(text, prefix));
+    const program = textSha(path(c, 'intermediate', `${base}.txt`));
+    if (program !== (code ?? undefined)) c.add(path(c, 'raw', file), program === undefined ? 'responses not extracted yet (run sbeval extract)' : 'responses changed since they were extracted (run sbeval extract)');
   }
   for (const file of listFiles(path(c, 'intermediate'))) {
     const base = officialBaseName(file);
     if (base === undefined) continue;
-    const converted = convertProgram(readText(path(c, 'intermediate', file)) ?? '', { prefix: c.options.prefix });
-    const level = readText(path(c, 'levels', `${base}.xml`));
-    if (converted.ok ? level !== converted.xml : level !== undefined) c.add(path(c, 'intermediate', file), level === undefined ? 'programs not converted yet (run sbeval convert)' : 'programs changed since they were converted (run sbeval convert)');
+    const xml = transformDigest('convert', prefix, readText(path(c, 'intermediate', file)) ?? '', (program) => {
+      const converted = convertProgram(program, { prefix });
+      return converted.ok ? converted.xml : null;
+    });
+    const level = textSha(path(c, 'levels', `${base}.xml`));
+    if (level !== (xml ?? undefined)) c.add(path(c, 'intermediate', file), level === undefined ? 'programs not converted yet (run sbeval convert)' : 'programs changed since they were converted (run sbeval convert)');
   }
 }
 
@@ -94,7 +122,7 @@ function checkTransforms(c: LetterContext): void {
 function checkLevels(c: LetterContext): void {
   const levels = listFiles(path(c, 'levels'), '.xml');
   const stability = join(stageDir(c.dir, c.team, 'stability'), `${c.character}.json`);
-  const caches = levels.map((file) => ({ file, cache: readLevelCache(c.dir, c.team, c.character, file) }));
+  const caches = levels.map((file) => ({ file, cache: readLevelCacheIn(c.folders.caches, file) }));
   if (levels.length === 0) {
     if (existsSync(stageDir(c.dir, c.team, 'levels')) && existsSync(stability)) c.add(stability, 'stability files of letters without levels (run sbeval simulate)');
     return;
@@ -192,7 +220,7 @@ export function scoreBlockers(options: ReadinessOptions): Blocker[] {
   for (const { root: dir } of options.competitions) {
     for (const team of listTeams(dir)) {
       for (const character of lettersOf(dir, team, options.letters)) {
-        const c: LetterContext = { dir, team, character, add, options };
+        const c = letterContext(dir, team, character, add, options);
         checkTransforms(c);
         checkLevels(c);
         const hasSimilarity = checkSimilarity(c);
@@ -209,7 +237,7 @@ export function scoreBlockers(options: ReadinessOptions): Blocker[] {
 export function similarityIsCurrent(dir: string, team: string, character: string, options: Omit<ReadinessOptions, 'root' | 'competitions' | 'letters' | 'simulation'>): boolean {
   let current = true;
   // The similarity file's check reads no level result: the simulation settings play no part in it.
-  const c: LetterContext = { dir, team, character, add: () => (current = false), options: { ...options, root: dir, competitions: [], simulation: { digest: '', label: '' } } };
+  const c = letterContext(dir, team, character, () => (current = false), { ...options, root: dir, competitions: [], simulation: { digest: '', label: '' } });
   return checkSimilarity(c) && current;
 }
 

@@ -2,6 +2,7 @@ import { DROP_BLOCK, assertFunctionName } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import type { StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { rememberTransform } from './transform-memo.js';
 import { runTrialTransform, type TrialTransformOptions } from './trial-transform.js';
 
 /**
@@ -27,6 +28,7 @@ export function runConvertStage(options: ConvertStageOptions, progress: Progress
       extension: '.xml',
       transform(content) {
         const result = convertProgram(content, { prefix });
+        rememberTransform('convert', prefix, content, result.ok ? result.xml : null);
         return result.ok ? { ok: true, output: result.xml } : { ok: false, reason: result.reason };
       },
     },

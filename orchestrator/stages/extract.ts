@@ -1,6 +1,7 @@
 import { CODE_NOT_FOUND, DROP_BLOCK, assertFunctionName, extractCode } from '../../levels/extract.js';
 import type { StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { rememberTransform } from './transform-memo.js';
 import { runTrialTransform, type TrialTransformOptions } from './trial-transform.js';
 
 /**
@@ -25,6 +26,7 @@ export function runExtractStage(options: ExtractStageOptions, progress: Progress
       extension: '.txt',
       transform(content) {
         const code = extractCode(content, prefix);
+        rememberTransform('extract', prefix, content, code);
         return code === null ? { ok: false, reason: CODE_NOT_FOUND } : { ok: true, output: code };
       },
     },

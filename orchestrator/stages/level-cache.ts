@@ -69,3 +69,13 @@ export function simulationIdentity(settings: { engine: string; simulationTrials:
 export function readLevelCache(root: string, team: string, character: string, file: string): CachedLevel | undefined {
   return readCache(cachePath(root, team, character, file));
 }
+
+/** The folder of a letter's level caches, resolved once for many `readLevelCacheIn` (each resolution checks every folder on the way). */
+export function levelCacheFolder(root: string, team: string, character: string): string {
+  return stateDir(root, 'simulate', team, character);
+}
+
+/** `readLevelCache` in a letter's cache folder (`levelCacheFolder`). */
+export function readLevelCacheIn(folder: string, file: string): CachedLevel | undefined {
+  return readCache(cacheIn(folder, file));
+}

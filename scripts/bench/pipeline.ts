@@ -67,10 +67,10 @@ function response(random: () => number, letter: string): string {
   return `Here is a structure that looks like the letter ${letter}:\n\n\`\`\`python\n${calls.join('\n')}\n\`\`\`\n\nThe stems are built first, then the bars.`;
 }
 
-export function writeCompetition(root: string, seed = 2024): number {
+export function writeCompetition(root: string, seed = 2024, teams = TEAMS): number {
   const random = prng(seed);
   let files = 0;
-  for (let t = 0; t < TEAMS; t += 1) {
+  for (let t = 0; t < teams; t += 1) {
     const team = `team${String(t).padStart(2, '0')}`;
     for (const letter of LETTERS) {
       const dir = join(root, team, 'raw', letter);

@@ -13,6 +13,7 @@ import { box2dSuite } from './box2d.js';
 import { hostileSuite } from './hostile.js';
 import { judgesSuite } from './judges.js';
 import { uncertaintySuite } from './uncertainty.js';
+import { readinessSuite } from './readiness.js';
 /** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
 export interface BenchSuite {
   name: string;
@@ -39,4 +40,5 @@ export const SUITES: BenchSuite[] = [
   hostileSuite,
   judgesSuite,
   uncertaintySuite,
+  readinessSuite,
 ];

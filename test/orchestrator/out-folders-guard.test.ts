@@ -23,8 +23,14 @@ function folders(name: string): { target: string; outside: string } {
   return { target, outside };
 }
 
-const storageLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
-const refusal = (link: string) => `sbeval: [storage] cannot write through ${link}: a symbolic link is there, which could carry the write outside the competition root (SYMLINK) (sbeval writes only real folders inside the competition root: replace the link with a folder, then run the same command again)`;
+/** Runs `args` with a link planted at `link` inside the target: exit 2, one `[storage]` line naming the link. */
+async function refused(args: string[], link: string): Promise<void> {
+  const result = await sbeval(args);
+  expect(result.code).toBe(2);
+  expect(result.stderr.split('\n').filter((l) => l.startsWith('sbeval: ['))).toEqual([
+    `sbeval: [storage] cannot write through ${link}: a symbolic link is there, which could carry the write outside the competition root (SYMLINK) (sbeval writes only real folders inside the competition root: replace the link with a folder, then run the same command again)`,
+  ]);
+}
 
 describe('sbeval qualify --copy-to', () => {
   const prompts = join(base, 'prompts');
@@ -34,9 +40,7 @@ describe('sbeval qualify --copy-to', () => {
   it('refuses a link inside the target as the log folder, writing nothing outside', async () => {
     const { target, outside } = folders('qualify-logs');
     symlinkSync(outside, join(target, 'logs'), 'dir');
-    const result = await sbeval(['qualify', prompts, '--copy-to', target]);
-    expect(result.code).toBe(2);
-    expect(storageLines(result.stderr)).toEqual([refusal(join(target, 'logs'))]);
+    await refused(['qualify', prompts, '--copy-to', target], join(target, 'logs'));
     expect(readdirSync(outside)).toEqual([]);
   });
 
@@ -44,9 +48,7 @@ describe('sbeval qualify --copy-to', () => {
     const { target, outside } = folders('qualify-copy');
     writeFileSync(join(outside, 'theirs.txt'), 'theirs\n');
     symlinkSync(join(outside, 'theirs.txt'), join(target, 'Team.txt'));
-    const result = await sbeval(['qualify', prompts, '--copy-to', target]);
-    expect(result.code).toBe(2);
-    expect(storageLines(result.stderr)).toEqual([refusal(join(target, 'Team.txt'))]);
+    await refused(['qualify', prompts, '--copy-to', target], join(target, 'Team.txt'));
     expect(readFileSync(join(outside, 'theirs.txt'), 'utf8')).toBe('theirs\n');
     expect(readdirSync(outside)).toEqual(['theirs.txt']);
   });
@@ -68,9 +70,7 @@ describe('sbeval record --out', () => {
   it('refuses a link inside the corpus folder where a trace goes, writing nothing outside', async () => {
     const { target, outside } = folders('record-trace');
     symlinkSync(outside, join(target, 'L'), 'dir');
-    const result = await sbeval(['record', levels, '--out', target]);
-    expect(result.code).toBe(2);
-    expect(storageLines(result.stderr)).toEqual([refusal(join(target, 'L'))]);
+    await refused(['record', levels, '--out', target], join(target, 'L'));
     expect(readdirSync(outside)).toEqual([]);
     expect(existsSync(join(target, 'corpus.json'))).toBe(false);
   }, 60_000);
@@ -79,9 +79,7 @@ describe('sbeval record --out', () => {
     const { target, outside } = folders('record-index');
     writeFileSync(join(outside, 'theirs.json'), '{}\n');
     symlinkSync(join(outside, 'theirs.json'), join(target, 'corpus.json'));
-    const result = await sbeval(['record', levels, '--out', target]);
-    expect(result.code).toBe(2);
-    expect(storageLines(result.stderr)).toEqual([refusal(join(target, 'corpus.json'))]);
+    await refused(['record', levels, '--out', target], join(target, 'corpus.json'));
     expect(readFileSync(join(outside, 'theirs.json'), 'utf8')).toBe('{}\n');
   }, 60_000);
 });

@@ -2,11 +2,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Engine, LevelJob, LevelSink } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
-import { CLAIM, runFrozen } from './helpers/lies.js';
+import { SlyEngine } from './helpers/lies.js';
 
 /**
  * `sbeval simulate` keeps nothing an engine gave once the pool discredits it (issue 22, case 5). The
@@ -16,22 +15,6 @@ import { CLAIM, runFrozen } from './helpers/lies.js';
  * cache entry and image and runs again: the stability files equal a run on the honest engine alone,
  * and a second `simulate` does not count that level as done.
  */
-class SlyEngine implements Engine {
-  readonly id = 'sly';
-  readonly identity = { kind: 'sly', description: 'test double', version: '0' };
-  private readonly inner = new HeadlessEngine('sly-inner');
-  loads = 0;
-
-  async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
-    this.loads += 1;
-    if (this.loads > 1) throw Object.assign(new Error(CLAIM), { levelError: true });
-    return runFrozen(this.inner, job, sink, signal);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
 
 /** Every file under `dir` (relative path → content), hidden ones left out. */
 function files(dir: string, under = ''): Map<string, string> {

@@ -2,42 +2,22 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Engine, LevelJob, LevelSink } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
-import { CLAIM, runFrozen } from './helpers/lies.js';
+import { SlyEngine } from './helpers/lies.js';
 
 /**
  * The official stability log holds one line per level, its final verdict (reference/official-pipeline.md
  * §0.3: `[<ISO>] Processing - team: <t> - character: <C> - trial: <file> - Succeed|Failed - <reason>`),
  * also when a level ran again because the engine that gave its first result was retired for a lie (issue
- * 22's first round wrote a line per run). The sly engine streams its first level as if nothing moved,
- * then claims every level cannot run; the claim is refuted by another engine's run and the level it had
- * "simulated" runs again.
+ * 22's first round wrote a line per run). The sly engine (helpers/lies.ts) streams its first level as if
+ * nothing moved, then claims every level cannot run; the claim is refuted by another engine's run and
+ * the level it had "simulated" runs again.
  */
-class SlyEngine implements Engine {
-  readonly identity = { kind: 'sly', description: 'test double', version: '0' };
-  private readonly inner: HeadlessEngine;
-  loads = 0;
-  constructor(readonly id: string) {
-    this.inner = new HeadlessEngine(`${id}-inner`);
-  }
-
-  async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
-    this.loads += 1;
-    if (this.loads > 1) throw Object.assign(new Error(CLAIM), { levelError: true });
-    return runFrozen(this.inner, job, sink, signal);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
 /** Six reference levels that collapse (the sly engine's "nothing moved" changes their score), as `team_L_<n>.xml`. */
 function competition(): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-stability-log-'));

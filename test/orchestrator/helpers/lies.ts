@@ -1,5 +1,6 @@
 import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
 import { FIELD_COUNT } from '../../../bridge/frames.js';
+import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 
 /**
  * The lies the claim tests' engines tell (faulty-engine.ts `claim`/`sly` over a real socket,
@@ -33,4 +34,28 @@ export async function runFrozen(inner: Engine, job: LevelJob, sink: LevelSink, s
     },
     signal,
   );
+}
+
+/**
+ * An engine without sbeval's rules (a stand-in for any engine behind a socket), in process: it streams
+ * its first level as if nothing moved (`runFrozen`), then claims every level cannot run (`CLAIM`). Its
+ * claim is refuted by another engine's run and it is discredited: the level it had "simulated" runs again.
+ */
+export class SlyEngine implements Engine {
+  readonly identity = { kind: 'sly', description: 'test double', version: '0' };
+  private readonly inner: HeadlessEngine;
+  loads = 0;
+  constructor(readonly id = 'sly') {
+    this.inner = new HeadlessEngine(`${id}-inner`);
+  }
+
+  async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
+    this.loads += 1;
+    if (this.loads > 1) throw Object.assign(new Error(CLAIM), { levelError: true });
+    return runFrozen(this.inner, job, sink, signal);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
