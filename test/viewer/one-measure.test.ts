@@ -14,7 +14,7 @@ import { engineRunner, evaluateLevel, runSimulateStage, type LevelEvaluation, ty
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import { viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from '../../viewer/trial.js';
-import { GOLDEN, runSbeval } from '../helpers/cli.js';
+import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
  * One set of numbers per trial (issue 22, case 8): `sbeval level --trace`, `sbeval explain`, the viewer
@@ -24,12 +24,12 @@ import { GOLDEN, runSbeval } from '../helpers/cli.js';
  * verdict from step 1 (V1_L_1's block #5: 2.233 in `level`, 2.235 in `explain`; V3_L_3's block #1,
  * which already moves on step 1: 3.884 and 3.752), and the viewer said 515 steps where `explain` said 503.
  *
- * Held on every reference level (golden/reference-levels, 90) and the hard corpus levels (10), each
+ * Held on every reference level (calibration/reference-levels, 90) and the hard corpus levels (10), each
  * recorded as `sbeval level --trace` records it, and on every recorded trace of the corpus
  * (test/fixtures/corpus) against its recorded verdict; then once through the real commands.
  */
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
-const REFERENCE = join(GOLDEN, 'reference-levels');
+const REFERENCE = REFERENCE_LEVELS;
 
 interface Numbers {
   steps: { stream: number; windowStart: number; windowEnd: number };
