@@ -89,8 +89,9 @@ describe('the installed package', { timeout: 300_000 }, () => {
       expect(meta.bodyCount).toBe(6);
       const frames = await fetch(new URL('api/trial/main/frames', url));
       expect(frames.status).toBe(200);
-      // Per step and body: 6 float32 fields (x, y, angle, vx, vy, ω) and one alive byte.
-      expect((await frames.arrayBuffer()).byteLength).toBe(meta.stepCount * meta.bodyCount * (6 * 4 + 1));
+      // Per step and body: 6 float32 fields (x, y, angle, vx, vy, ω), one alive byte and a float32
+      // displacement (the frames body viewer/trial.ts `ViewerMeta` describes).
+      expect((await frames.arrayBuffer()).byteLength).toBe(meta.stepCount * meta.bodyCount * (6 * 4 + 1 + 4));
     } finally {
       view.kill('SIGTERM');
       await view;
