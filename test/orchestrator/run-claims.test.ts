@@ -38,7 +38,7 @@ describe('sbeval run --engine bridge with an engine that claims level faults', (
     const root = exampleCopy({ teams: ['BlockSmith', 'GridThinkers'], letters: ['I', 'L'], config: 'trials: 3\n' });
     // Team Acrobats (first in the run's order, so the liar's first levels are its): three reference
     // levels that collapse, so "nothing moved" is a lie that changes their score.
-    const reference = (version: string, letter: string, name: string) => readFileSync(join(PROJECT_ROOT, 'test/fixtures/golden/reference-levels', version, 'levels', letter, `${name}.xml`), 'utf8');
+    const reference = (version: string, letter: string, name: string) => readFileSync(join(PROJECT_ROOT, 'calibration/reference-levels', version, 'levels', letter, `${name}.xml`), 'utf8');
     mkdirSync(join(root, 'Acrobats', 'levels', 'L'), { recursive: true });
     [reference('v1', 'U', 'V1_U_5'), reference('v2', 'L', 'V2_L_6'), reference('v1', 'L', 'V1_L_1')].forEach((xml, i) => writeFileSync(join(root, 'Acrobats', 'levels', 'L', `Acrobats_L_${i + 1}.xml`), xml));
     // A level that cannot be loaded (a block type the game does not have): a true level fault.

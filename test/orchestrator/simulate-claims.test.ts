@@ -49,7 +49,7 @@ describe('sbeval simulate with an engine that lies', () => {
   it('drops and reruns what a discredited engine gave, and ends with the honest files', async () => {
     // Six levels that collapse (the sly engine's "nothing moved" changes their score).
     const root = mkdtempSync(join(tmpdir(), 'sbeval-simulate-claims-'));
-    const reference = join(PROJECT_ROOT, 'test/fixtures/golden/reference-levels');
+    const reference = join(PROJECT_ROOT, 'calibration/reference-levels');
     mkdirSync(join(root, 'team', 'levels', 'L'), { recursive: true });
     for (const [version, name] of [['v1', 'V1_L_1'], ['v1', 'V1_L_2'], ['v2', 'V2_L_2'], ['v2', 'V2_L_6'], ['v3', 'V3_L_5'], ['v3', 'V3_L_7']]) {
       cpSync(join(reference, version!, 'levels', 'L', `${name}.xml`), join(root, 'team', 'levels', 'L', `${name}.xml`));
