@@ -52,4 +52,3 @@ export type SimEvent =
   | { kind: 'removed'; step: number; id: number; reason: 'death' | 'out-of-world' }
   /** TNT exploded at (x, y). */
   | { kind: 'explosion'; step: number; id: number; x: number; y: number };
-

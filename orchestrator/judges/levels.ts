@@ -88,4 +88,3 @@ export async function loadView(level: JudgedLevel, kind: ViewKind, prefix: strin
   }
   return { missing: 'no drop program' };
 }
-

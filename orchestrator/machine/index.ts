@@ -5,7 +5,6 @@ import type { LevelInput, LevelOutcome } from './types.js';
 
 export { levelMachine } from './machine.js';
 export { createLevelActors, type LevelEffects } from './actors.js';
-export { machineEvents } from './events.js';
 export { asTrialStability } from './trials.js';
 export type * from './types.js';
 

@@ -74,7 +74,7 @@ export type CaptureOutput =
   | { status: 'level-error'; reason: string };
 
 /** A retry on another engine, as the run log and `trials.csv` show it. */
-export interface RetryRecord {
+interface RetryRecord {
   stage: 'simulate' | 'capture';
   trial: number;
   engineId: string | undefined;
@@ -83,7 +83,7 @@ export interface RetryRecord {
 }
 
 /** Per-state limits (ms) used by the machine's named delays. */
-export interface StateTimeouts {
+interface StateTimeouts {
   extract: number;
   convert: number;
   /** One trial, including the wait for a free engine. */
@@ -92,7 +92,7 @@ export interface StateTimeouts {
   commit: number;
 }
 
-export interface LevelLimits {
+interface LevelLimits {
   /** Trials per level (evaluator `trials: 3`; stop early at 1.0). */
   maxTrials: number;
   /** Retries on another engine per trial or capture after an engine fault. */

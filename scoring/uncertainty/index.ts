@@ -5,7 +5,6 @@
  */
 export { buildModel } from './model.js';
 export type { UncertaintyModel } from './model.js';
-export { scoreResample } from './resample.js';
 export type { Draws } from './resample.js';
 export { runBootstrap } from './bootstrap.js';
 export { summarize } from './summary.js';

@@ -3,7 +3,6 @@ import { createActor, createEmptyActor, getNextSnapshot, type AnyStateNode, type
 import { getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph';
 import {
   levelMachine,
-  machineEvents as ev,
   provideLevelMachine,
   startLevel,
   type LevelEffects,
@@ -12,6 +11,7 @@ import {
   type SimulateInput,
   type SimulateOutput,
 } from '../../orchestrator/machine/index.js';
+import { machineEvents as ev } from '../../orchestrator/machine/events.js';
 
 const LEVEL: LevelRef = { id: 'team/A/team_A_1', team: 'team', model: undefined, character: 'A', trial: 1, base: 'team_A_1' };
 const HOUR = 3_600_000;

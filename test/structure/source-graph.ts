@@ -319,7 +319,8 @@ export function exportImporters(modules: Map<string, SourceModule>, entries: Rea
     }
     for (const star of m.stars) if (exportsOf(star).includes(name)) use(star, name, importer);
   };
-  for (const m of modules.values()) for (const i of m.imports) for (const name of i.names) use(i.target, name, m.path);
+  // A re-export is no use of its own: `use` follows it from whoever imports the re-exported name.
+  for (const m of modules.values()) for (const i of m.imports) if (i.kind !== 'reexport') for (const name of i.names) use(i.target, name, m.path);
   for (const entry of entries) for (const name of entry.names) use(entry.file, name, entry.importer);
   return importers;
 }
