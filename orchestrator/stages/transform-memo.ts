@@ -14,7 +14,7 @@ import { sha256 } from '../../core/hash.js';
  * the official functions no longer give. Bounded: the map is cleared past `LIMIT` entries (ten
  * competitions of 26 letters × 10 trials × 2 transforms fit several times).
  */
-export type TransformKind = 'extract' | 'convert';
+type TransformKind = 'extract' | 'convert';
 
 const LIMIT = 200_000;
 const outputs = new Map<string, string | null>();
