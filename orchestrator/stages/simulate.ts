@@ -206,6 +206,8 @@ export interface SimulateSummary extends StageSummary {
   characters: string[];
   /** Levels that failed for engine reasons (not a verdict about the level): not cached, a rerun retries them. */
   unfinished: number;
+  /** Levels not started because the stage was stopped (Ctrl-C): the next run does them. */
+  notRun: number;
 }
 
 /**
@@ -357,6 +359,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     : undefined;
   const pool = engines.length > 0 ? new EnginePool({ engines, onEvent, ...(factory ? { factory } : {}) }) : undefined;
   let unfinished = 0;
+  const started = new Set<string>();
   const ledger = new ResultLedger(pool);
 
   // The first storage fault stops every worker (no more levels are started) and then the stage.
@@ -371,6 +374,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
         if (options.signal?.aborted) return;
         const file = queue[next++];
         if (!file || !pool) return;
+        started.add(file.path);
         const done = await simulateLevel(file, work);
         if (done === 'unfinished') unfinished += 1;
         else if (done !== 'ok') {
@@ -424,7 +428,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
     await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), text);
     characters.push(key);
   }
-  return { ...log.result(), characters, unfinished };
+  return { ...log.result(), characters, unfinished, notRun: todo.filter((level) => !started.has(level.path)).length };
 }
 
 /**

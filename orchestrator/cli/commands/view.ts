@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { option, port } from '../options.js';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
@@ -11,12 +12,6 @@ import { openTraceFile } from '../../../viewer/trace-source.js';
  * `sbeval view <trace | level.xml | competition-dir>`: serves the frame-by-frame viewer on 127.0.0.1
  * and prints its URL; runs until interrupted (Ctrl-C).
  */
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535 (0 = any free port)');
-  return n;
-}
-
 interface ViewFlags {
   port: number;
   reference?: string;
@@ -42,8 +37,8 @@ export function registerViewCommands(program: Command): void {
     .command('view')
     .description('serve the frame-by-frame viewer for a trace, a level, or a competition folder, and print its URL')
     .argument('<target>', 'a trace file (sbeval level --trace, sbeval record), a level .xml (simulated headless on demand), or a competition folder')
-    .option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', port, 0)
-    .option('--reference <png>', 'an image to show beside the final capture (e.g. the Unity evaluator\'s image of the level)')
+    .addOption(option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', { parse: port, default: 0 }))
+    .addOption(option('--reference <png>', "an image to show beside the final capture (e.g. the Unity evaluator's image of the level)"))
     .addHelpText(
       'after',
       `
