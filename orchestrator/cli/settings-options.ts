@@ -1,6 +1,6 @@
 import type { Command, Option } from 'commander';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
-import { checkRootForCommand, DEFAULTS, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsFlags } from '../config/index.js';
+import { checkRootForCommand, DEFAULTS, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsCommand, type SettingsFlags } from '../config/index.js';
 import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../model-calls/index.js';
 import { list, option, positiveNumber, wholeNumber } from './options.js';
 
@@ -12,7 +12,7 @@ import { list, option, positiveNumber, wholeNumber } from './options.js';
  * A new command adopts it in two lines:
  *
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
- *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
+ *     .action((root, flags) => { const settings = commandSettings('judge rubric', root, flags); … })
  */
 export type SharedOption =
   | 'rules'
@@ -140,7 +140,7 @@ export function settingsFlags(flags: SharedFlags): SettingsFlags {
 }
 
 /** Resolves the settings of `sbeval <command> <root>` and prints them in one line (stderr). */
-export function commandSettings(command: string, root: string, flags: SharedFlags, options: { allowEmpty?: boolean } = {}): Settings {
+export function commandSettings(command: SettingsCommand, root: string, flags: SharedFlags, options: { allowEmpty?: boolean } = {}): Settings {
   const settings = resolveSettings(root, settingsFlags(flags), { command, ...options });
   process.stderr.write(`${settingsLine(settings, command)}\n`);
   return settings;

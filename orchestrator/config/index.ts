@@ -12,6 +12,7 @@ export {
   functionPrefix,
   DEFAULTS,
   type Settings,
+  type SettingsCommand,
   type SettingsFlags,
   type ResolveOptions,
   type CompetitionFolder,

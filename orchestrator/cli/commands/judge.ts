@@ -96,7 +96,7 @@ function rubricAnswerHelp(): string {
 }
 
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
-function settingsFrom(root: string, flags: CommonFlags, command: string) {
+function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' | 'judge order') {
   const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts, api: flags.api, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes }, { command });
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
