@@ -4,7 +4,7 @@ import { formatSummary } from '../../layout/stage-log.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { SbevalError } from '../../../core/errors.js';
 import { DEFAULTS, resolveSettings, settingsLine, type Settings } from '../../config/index.js';
-import { DEFAULT_POOL_SETTINGS, withModelCalls, type HostEvent } from '../../generate/host-pool.js';
+import { DEFAULT_POOL_SETTINGS, type HostEvent } from '../../generate/host-pool.js';
 import type { CallLine } from '../../generate/run-log.js';
 import { list, nonNegativeNumber, option, wholeNumber } from '../options.js';
 import { addSettingsOptions } from '../settings-options.js';
@@ -14,7 +14,7 @@ import { OFFICIAL_MASTER_SEED_2025 } from '../../generate/seeds.js';
 import { runGenerate, stageName, type GenerateOptions, type GenerateSummary, type LayoutChoice } from '../../generate/stage.js';
 import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle, type Submission } from '../../generate/submission.js';
 import { requireProgramConsent } from '../../generate/consent.js';
-import { configuredSubmissions } from '../../run/generate-stage.js';
+import { configuredSubmissions, generateOptions } from '../../run/generate-stage.js';
 
 /**
  * `sbeval generate <root>`: ask models for levels (the `raw` stage) through Ollama or an OpenAI-style
@@ -91,7 +91,8 @@ function generateJobs(settings: Settings, flags: GenerateFlags): Job[] {
   return jobs;
 }
 
-function generateOptions(settings: Settings, flags: GenerateFlags, job: Job): GenerateOptions {
+/** The generation of one submission: the settings' T, letters, models, hosts and limits, and this command's sampling and host-pool flags. */
+function jobOptions(settings: Settings, flags: GenerateFlags, job: Job): GenerateOptions {
   const pool = {
     ...DEFAULT_POOL_SETTINGS,
     maxAttempts: flags.maxAttempts,
@@ -100,22 +101,13 @@ function generateOptions(settings: Settings, flags: GenerateFlags, job: Job): Ge
     cooldownMs: flags.hostCooldown * 1000,
     call: { ...DEFAULT_POOL_SETTINGS.call, stream: flags.stream, stallTimeoutMs: flags.stallTimeout * 1000 },
   };
-  return {
-    root: settings.root,
-    submission: job.submission,
-    team: job.team,
-    models: settings.models.map((m) => m.name),
-    hosts: settings.hosts,
-    trials: settings.trials,
-    characters: settings.characters,
-    masterSeed: settings.seed,
-    limits: { timeLimitS: settings.limits.timeSeconds, tokenLimit: settings.limits.tokens },
+  return generateOptions(settings, job, {
     sampling: { temperature: flags.temperature, topP: flags.topP },
     concurrency: flags.concurrency ?? settings.hosts.length,
     layout: flags.layout,
     retryFailed: flags.retryFailed === true,
-    pool: withModelCalls(pool, settings.modelCalls),
-  };
+    pool,
+  });
 }
 
 function hostNote(event: HostEvent): string {
@@ -140,7 +132,7 @@ async function generateAll(settings: Settings, flags: GenerateFlags, jobs: reado
       if (cancel.signal.aborted) break;
       if (!flags.json) process.stderr.write(`generate: ${job.team}: ${describeSubmission(job.submission)}\n`);
       const events = { call: (line: CallLine) => meter.call(line), host: (event: HostEvent) => display.note('generate', hostNote(event)), note: (message: string) => display.note('generate', message) };
-      runs.push({ team: job.team, summary: await runGenerate(generateOptions(settings, flags, job), display, events, cancel.signal) });
+      runs.push({ team: job.team, summary: await runGenerate(jobOptions(settings, flags, job), display, events, cancel.signal) });
     }
   } finally {
     process.off('SIGINT', onSigint);
