@@ -11,7 +11,7 @@ import { InvalidArgumentError, Option } from 'commander';
  * A description therefore never mentions its default itself (test/orchestrator/cli-help.test.ts walks
  * every command's help), and a list option has no default: its parser starts the list.
  */
-export interface OptionSpec<T> {
+interface OptionSpec<T> {
   /** Checks and converts the text; a thrown InvalidArgumentError is commander's one-line usage error. */
   parse?: (value: string, previous: T) => T;
   default?: T;

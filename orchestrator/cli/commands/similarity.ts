@@ -41,7 +41,7 @@ async function eachCompetition<T extends StageSummary>(command: string, settings
 }
 
 /** Where the model comes from without a network: docs/similarity.md, "No network: offline routes to a model". */
-export const OFFLINE_ROUTES_DOC = 'docs/similarity.md#no-network-offline-routes-to-a-model';
+const OFFLINE_ROUTES_DOC = 'docs/similarity.md#no-network-offline-routes-to-a-model';
 
 async function similarityAction(root: string, opts: CommonFlags & { batch?: number; threads: number }): Promise<void> {
   const settings = commandSettings('similarity', root, opts);
