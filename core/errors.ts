@@ -7,6 +7,8 @@ type Phase =
   | 'input'
   /** The file system failed us (disk full, read-only, permissions) or the folder is in use: core/storage.ts. */
   | 'storage'
+  /** A server could not be reached or answered wrongly (a download, a hub): the setup is fine, the network is not. */
+  | 'network'
   | 'extract'
   | 'convert'
   | 'simulate'

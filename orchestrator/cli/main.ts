@@ -39,12 +39,29 @@ export function buildProgram(guards: RootGuard[] = []): Command {
 }
 
 /**
- * A usage error is commander's one line (with its "Did you mean …?") and a pointer to the command's
- * help, not the whole help text, which would push the error off the screen.
+ * A usage error is commander's one line with its "Did you mean …?" (a flag of this command, a command
+ * of this group), then — for a flag this command does not take but others do (`run --sim-trials`) —
+ * the commands that take it, and a pointer to the command's help, not the whole help text, which
+ * would push the error off the screen.
  */
-function shortUsageErrors(command: Command, path: string): void {
+function shortUsageErrors(command: Command, path: string, program: Command = command): void {
   command.showHelpAfterError(`(see: ${path} --help)`);
-  for (const sub of command.commands) shortUsageErrors(sub, `${path} ${sub.name()}`);
+  command.showSuggestionAfterError(true);
+  command.configureOutput({ outputError: (text, write) => write(`${text}${flagElsewhere(text, program)}`) });
+  for (const sub of command.commands) shortUsageErrors(sub, `${path} ${sub.name()}`, program);
+}
+
+/** `(--sim-trials is an option of: sbeval simulate, sbeval level)` for an unknown option commander found no near flag for. */
+function flagElsewhere(text: string, program: Command): string {
+  const flag = /unknown option '(--[^'=]+)/.exec(text)?.[1];
+  if (!flag || /Did you mean/.test(text)) return '';
+  const owners: string[] = [];
+  const walk = (command: Command, path: string): void => {
+    if (command.createHelp().visibleOptions(command).some((o) => o.long === flag)) owners.push(path);
+    for (const sub of command.commands) walk(sub, `${path} ${sub.name()}`);
+  };
+  walk(program, 'sbeval');
+  return owners.length > 0 ? `(${flag} is an option of: ${owners.join(', ')})\n` : '';
 }
 
 export async function runCli(argv: string[]): Promise<number> {

@@ -1,6 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { checkRootForCommand, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsFlags } from '../config/index.js';
+import type { Command, Option } from 'commander';
+import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
+import { checkRootForCommand, DEFAULTS, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsCommand, type SettingsFlags } from '../config/index.js';
 import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../model-calls/index.js';
+import { list, option, positiveNumber, wholeNumber } from './options.js';
 
 /**
  * The options every competition command shares, defined once (one name per concept, one help text),
@@ -10,7 +12,7 @@ import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, M
  * A new command adopts it in two lines:
  *
  *     addSettingsOptions(program.command('judge').argument('<root>'), ['rules', 'trials', 'chars', 'team']);
- *     .action((root, flags) => { const settings = commandSettings('judge', root, flags); … })
+ *     .action((root, flags) => { const settings = commandSettings('judge rubric', root, flags); … })
  */
 type SharedOption =
   | 'rules'
@@ -61,60 +63,41 @@ export interface SharedFlags {
   tokenFile?: string;
 }
 
-/** `--team a,b --team c` → ['a', 'b', 'c']. */
-export function collectList(value: string, previous: readonly string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-export function intIn(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number ≥ ${min}` : `expected a whole number from ${min} to ${max}`);
-    return n;
-  };
-}
-
 const OPTIONS: Record<SharedOption, () => Option[]> = {
-  rules: () => [new Option('--rules <year>', 'competition rules: scoring, function name, similarity format (default 2025, or the config\'s)').choices(RULES)],
-  trials: () => [new Option('--trials <n>', 'T, trials per character: the scoring\'s and the diversity\'s N (default 10, or the config\'s; missing trials count 0)').argParser(intIn(1))],
+  rules: () => [option('--rules <year>', 'competition rules: scoring, function name, similarity format', { choices: RULES, defaultText: `the config's, else ${DEFAULTS.rules}` })],
+  trials: () => [option('--trials <n>', "T, trials per character: the scoring's and the diversity's N (missing trials count 0)", { parse: wholeNumber(1), defaultText: `the config's, else ${DEFAULTS.trials}` })],
   chars: () => [
-    new Option('--chars <letters>', 'only these characters, e.g. A-Z or A,I,L (repeatable; default: the config\'s, else every letter folder)').argParser(collectList),
-    new Option('--char <letters>', 'old spelling of --chars').argParser(collectList).hideHelp(),
+    option('--chars <letters>', 'only these characters, e.g. A-Z or A,I,L (repeatable)', { parse: list, defaultText: "the config's, else every letter folder" }),
+    option('--char <letters>', 'old spelling of --chars', { parse: list, hidden: true }),
   ],
-  team: () => [new Option('--team <names>', 'only these teams (comma-separated, repeatable; default: the config\'s, else every team folder)').argParser(collectList)],
-  model: () => [new Option('--model <file.onnx>', 'similarity model (ONNX), relative to the working folder (default: the config\'s model, else the one `sbeval model fetch` cached)')],
-  engine: () => [new Option('--engine <kind>', `physics engine: ${ENGINES.join(' | ')} (default headless; headless-ws: sbeval engine processes over WebSocket; unity: see unity-plugin/README.md)`)],
-  workers: () => [new Option('--workers <n>', 'engines in parallel (default: one per core)').argParser(intIn(1, 1024))],
-  simTrials: () => [new Option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial (default 3)').argParser(intIn(1, 3))],
-  damage: () => [new Option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points, default) or body (linear velocities)').choices(['contact-point', 'body'])],
-  eol: () => [new Option('--eol <eol>', 'line ends of the result CSV files (default: this system\'s, as the official scoring script; the published 2024/2025 files are crlf)').choices(['lf', 'crlf'])],
-  prefix: () => [new Option('--prefix <name>', 'function name of the drop calls (default: ab_drop under the 2023 rules, else drop_block)')],
-  traces: () => [new Option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],
+  team: () => [option('--team <names>', 'only these teams (comma-separated, repeatable)', { parse: list, defaultText: "the config's, else every team folder" })],
+  model: () => [option('--model <file.onnx>', 'similarity model (ONNX), relative to the working folder', { defaultText: "the config's model, else the one `sbeval model fetch` cached" })],
+  engine: () => [option('--engine <kind>', 'physics engine: headless-ws runs sbeval engine processes over WebSocket; unity: see unity-plugin/README.md; bridge: engines dial in (--listen)', { choices: ENGINES, defaultText: "the config's, else headless" })],
+  workers: () => [option('--workers <n>', 'engines in parallel', { parse: wholeNumber(1, 1024), defaultText: "the config's, else one per core" })],
+  simTrials: () => [option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', { parse: wholeNumber(1, 3), defaultText: `the config's simulationTrials, else ${DEFAULTS.simulationTrials}` })],
+  damage: () => [option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', { choices: ['contact-point', 'body'], defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}` })],
+  eol: () => [option('--eol <eol>', 'line ends of the result CSV files (the published 2024/2025 files are crlf)', { choices: ['lf', 'crlf'], defaultText: "the config's, else this system's, as the official scoring script" })],
+  prefix: () => [option('--prefix <name>', 'function name of the drop calls', { defaultText: "the config's, else ab_drop under the 2023 rules and drop_block otherwise" })],
+  traces: () => [option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],
   robustness: () => [
-    new Option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)').argParser(intIn(1, 10_000)),
+    option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', { parse: wholeNumber(1, 10_000) }),
   ],
   api: () => [
-    new Option('--api <api>', `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')}) (default: the config's api, else ollama)`).choices(MODEL_APIS),
+    option('--api <api>', `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')})`, { choices: MODEL_APIS, defaultText: "the config's api, else ollama" }),
   ],
   callTimeout: () => [
-    new Option('--call-timeout <s>', `deadline of one model call, from request to last byte; over it the call fails and is retried (default: the config's limits.callSeconds, else the time limit, else ${DEFAULT_CALL_DEADLINE_S})`).argParser(positiveSeconds),
+    option('--call-timeout <s>', 'deadline of one model call, from request to last byte; over it the call fails and is retried', { parse: positiveNumber, defaultText: `the config's limits.callSeconds, else the time limit, else ${DEFAULT_CALL_DEADLINE_S}` }),
   ],
   maxAnswerBytes: () => [
-    new Option('--max-answer-bytes <n>', `largest model answer accepted (bytes of text); a longer one fails the call (default: the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES})`).argParser(intIn(1024)),
+    option('--max-answer-bytes <n>', 'largest model answer accepted (bytes of text); a longer one fails the call', { parse: wholeNumber(1024), defaultText: `the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES}` }),
   ],
   uncertainty: () => [
-    new Option('--uncertainty <on|off>', 'the ranking\'s uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (default on; needs T ≥ 2)').choices(['on', 'off']),
-    new Option('--resamples <n>', 'bootstrap resamples (default 2000, at most 100000)').argParser(intIn(1, 100_000)),
-    new Option('--uncertainty-seed <n>', 'seed of the bootstrap (default 1): the same seed gives byte-identical files').argParser(intIn(0, 0xffffffff)),
+    option('--uncertainty <on|off>', "the ranking's uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (needs T ≥ 2)", { choices: ['on', 'off'], defaultText: `the config's, else ${DEFAULTS.uncertainty.enabled ? 'on' : 'off'}` }),
+    option('--resamples <n>', 'bootstrap resamples (at most 100000)', { parse: wholeNumber(1, 100_000), defaultText: `the config's, else ${DEFAULTS.uncertainty.resamples}` }),
+    option('--uncertainty-seed <n>', 'seed of the bootstrap: the same seed gives byte-identical files', { parse: wholeNumber(0, 0xffffffff), defaultText: `the config's uncertaintySeed, else ${DEFAULTS.uncertainty.seed}` }),
   ],
-  models: () => [new Option('--models <names>', '2025: model names in order, one competition folder each (default: the config\'s models, else the model folders found)').argParser(collectList)],
+  models: () => [option('--models <names>', '2025: model names in order, one competition folder each', { parse: list, defaultText: "the config's models, else the model folders found" })],
 };
-
-function positiveSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return n;
-}
 
 export function addSettingsOptions(command: Command, options: readonly SharedOption[]): Command {
   for (const key of options) for (const option of OPTIONS[key]()) command.addOption(option);
@@ -128,7 +111,7 @@ function charsFrom(flags: Pick<SharedFlags, 'chars' | 'char'>, note: (message: s
   return all.length > 0 ? all : undefined;
 }
 
-function settingsFlags(flags: SharedFlags): SettingsFlags {
+export function settingsFlags(flags: SharedFlags): SettingsFlags {
   return {
     rules: flags.rules,
     trials: flags.trials,
@@ -157,7 +140,7 @@ function settingsFlags(flags: SharedFlags): SettingsFlags {
 }
 
 /** Resolves the settings of `sbeval <command> <root>` and prints them in one line (stderr). */
-export function commandSettings(command: string, root: string, flags: SharedFlags, options: { allowEmpty?: boolean } = {}): Settings {
+export function commandSettings(command: SettingsCommand, root: string, flags: SharedFlags, options: { allowEmpty?: boolean } = {}): Settings {
   const settings = resolveSettings(root, settingsFlags(flags), { command, ...options });
   process.stderr.write(`${settingsLine(settings, command)}\n`);
   return settings;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { EngineFleet } from '../../bridge/remote-fleet.js';
 import { unityLauncher } from '../../bridge/remote-launchers.js';
+import { option } from './options.js';
 
 /** The options `sbeval unity launch` and `sbeval unity calibrate` share to start their editors. */
 interface UnityFleetFlags {
@@ -22,3 +23,7 @@ export function startUnityFleet(flags: UnityFleetFlags, log: (line: string) => v
     ...(flags.logDir ? { logDir: resolve(flags.logDir) } : {}),
   });
 }
+
+/** The editor binary and project options: required by `unity launch`, optional (together) for `unity calibrate`. */
+export const unityEditorOption = (required: boolean) => option('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)', { required });
+export const unityProjectOption = (required: boolean) => option('--project <path>', 'the Science Birds project with the plugin installed', { required });

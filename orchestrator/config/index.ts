@@ -1,4 +1,4 @@
-export { configSchema, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
+export { configSchema, limitsSchema, submissionSchema, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
 export { loadConfigFile, parseConfigText, CONFIG_FILES } from './load.js';
 export {
   resolveSettings,
@@ -9,6 +9,7 @@ export {
   stageFilter,
   DEFAULTS,
   type Settings,
+  type SettingsCommand,
   type SettingsFlags,
   type CompetitionFolder,
   type RunConfig,

@@ -31,7 +31,7 @@ const characters = z.union([z.string().min(1), z.array(z.string().regex(/^[A-Z]$
 
 const seconds = z.number().positive();
 
-const submissionSchema = z.strictObject({
+export const submissionSchema = z.strictObject({
   /** The team folder the responses go to. */
   team: teamName,
   /** A prompt file (`<OBJECT>` replaced by the letter), a chat script (.json/.yaml) or a program; relative to the root, or `builtin:<name>`. */
@@ -39,7 +39,7 @@ const submissionSchema = z.strictObject({
   kind: z.enum(['prompt', 'chat', 'program']).optional(),
 });
 
-const limitsSchema = z.strictObject({
+export const limitsSchema = z.strictObject({
   /** Generation: seconds per trial (official 500 in 2025; 0 = none). */
   timeSeconds: z.number().min(0).optional(),
   /** Generation: prompt + completion tokens per trial (official 25,000; 0 = none). */

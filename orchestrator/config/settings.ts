@@ -541,24 +541,59 @@ function compactLetters(letters: readonly string[]): string {
   return parts.join(',');
 }
 
+/** A part of the settings line; each command names only the parts it uses (`SETTINGS_SHOWN`). */
+type ShownSetting = 'rules' | 'prefix' | 'trials' | 'trialFilter' | 'characters' | 'lettersToAsk' | 'teams' | 'modelFolders' | 'models' | 'model' | 'physics';
+
+/**
+ * What each command's settings line names: only what the command uses. Only the commands that
+ * classify images name the similarity model; a judge, `extract` or `convert` has no use for it, so a
+ * missing model is no news there (issue 26). `judge` takes T as a filter (every trial found unless set).
+ */
+const SETTINGS_SHOWN = {
+  run: ['rules', 'trials', 'characters', 'teams', 'modelFolders', 'model'],
+  generate: ['trials', 'lettersToAsk', 'models'],
+  extract: ['rules', 'prefix', 'characters', 'teams', 'modelFolders'],
+  convert: ['rules', 'prefix', 'characters', 'teams', 'modelFolders'],
+  simulate: ['physics', 'characters', 'teams', 'modelFolders'],
+  similarity: ['rules', 'characters', 'teams', 'modelFolders', 'model'],
+  diversity: ['rules', 'trials', 'characters', 'teams', 'modelFolders'],
+  score: ['rules', 'trials', 'characters', 'modelFolders'],
+  'judge rubric': ['trialFilter', 'characters', 'teams'],
+  'judge order': ['trialFilter', 'characters', 'teams'],
+  'survey build': ['characters', 'teams'],
+} as const satisfies Record<string, readonly ShownSetting[]>;
+
+export type SettingsCommand = keyof typeof SETTINGS_SHOWN;
+
 /**
  * The one line every command prints before it works, so two commands on one folder can be compared
- * at a glance: `sbeval score: rules 2025 (default), T 3 (sbeval.config.yaml), characters I,L,O,T,U (every
- * letter folder), model none (get it: sbeval model fetch)`.
+ * at a glance: `sbeval score: rules 2025 (default), T 3 (sbeval.config.yaml), characters I,L,O,T,U
+ * (every letter folder)`; `sbeval similarity: …, model none (get it: sbeval model fetch)`.
  */
-export function settingsLine(settings: Settings, command: string): string {
+export function settingsLine(settings: Settings, command: SettingsCommand): string {
   const from = (key: string) => (settings.sources[key] === 'flag' ? 'flag' : settings.sources[key] === 'config' ? basename(settings.configFile ?? 'config') : 'default');
-  const characters =
-    settings.sources.characters === 'default'
-      ? `${settings.charactersFound.length > 0 ? compactLetters(settings.charactersFound) : 'none yet'} (every letter folder)`
-      : `${compactLetters(settings.characters)} (${from('characters')})`;
-  const model =
-    settings.model === undefined
-      ? `none (get it: sbeval model fetch)`
-      : `${shownPath(settings.model)} (${settings.modelSource === 'cache' ? `cached by sbeval model fetch` : from('model')})`;
-  const teams = settings.teams ? `, teams ${settings.teams.join(',')} (${from('teams')})` : '';
-  const models = settings.competitions.length > 1 ? `, ${settings.competitions.length} model folders` : '';
-  return `sbeval ${command}: rules ${settings.rules} (${from('rules')}), T ${settings.trials} (${from('trials')}), characters ${characters}${teams}${models}, model ${model}`;
+  const part: Record<ShownSetting, () => string | undefined> = {
+    rules: () => `rules ${settings.rules} (${from('rules')})`,
+    prefix: () => `calls ${settings.prefix}() (${settings.sources.prefix === 'default' ? 'by the rules' : from('prefix')})`,
+    trials: () => `T ${settings.trials} (${from('trials')})`,
+    trialFilter: () => `trials ${settings.sources.trials === 'default' ? 'every one found' : `1…${settings.trials} (${from('trials')})`}`,
+    characters: () =>
+      settings.sources.characters === 'default'
+        ? `characters ${settings.charactersFound.length > 0 ? compactLetters(settings.charactersFound) : 'none yet'} (every letter folder)`
+        : `characters ${compactLetters(settings.characters)} (${from('characters')})`,
+    // generate asks for letters that have no folder yet: its default is every letter, A–Z.
+    lettersToAsk: () => `characters ${compactLetters(settings.characters)} (${from('characters')})`,
+    teams: () => (settings.teams ? `teams ${settings.teams.join(',')} (${from('teams')})` : undefined),
+    modelFolders: () => (settings.competitions.length > 1 ? `${settings.competitions.length} model folders (${settings.competitions.map((c) => c.model).join(', ')})` : undefined),
+    models: () => `models ${settings.models.length > 0 ? settings.models.map((m) => m.name).join(', ') : 'none'} (${from('models')})`,
+    model: () =>
+      settings.model === undefined
+        ? 'model none (get it: sbeval model fetch)'
+        : `model ${shownPath(settings.model)} (${settings.modelSource === 'cache' ? 'cached by sbeval model fetch' : from('model')})`,
+    physics: () => `engine ${settings.engine} (${from('engine')}), ${settings.simulationTrials} stability trial(s) per level (${from('simulationTrials')}), damage ${settings.damage} (${from('damage')})`,
+  };
+  const parts = SETTINGS_SHOWN[command].map((name) => part[name]()).filter((p) => p !== undefined);
+  return `sbeval ${command}: ${parts.join(', ')}`;
 }
 
 /** The settings as a JSON object (`--json` lines, the run log). */

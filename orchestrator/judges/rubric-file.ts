@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
 import { checkRubric, rubricForLetter, type Rubric } from '../../scoring/judges/rubric.js';
 import { checkTemplate, type PromptTemplate } from '../../scoring/judges/prompt-template.js';
-import { describeIssue } from '../config/load.js';
+import { issueDescriber } from '../config/load.js';
 
 /**
  * Rubric files (YAML or JSON): one template for every letter (`{letter}` replaced), per-letter
@@ -50,7 +50,7 @@ export function parseRubricText(text: string, source: string): RubricSpec {
     throw new SbevalError('config', `${source}: not valid ${source.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
   }
   const result = rubricFile.safeParse(data ?? {});
-  if (!result.success) throw new SbevalError('config', `${source}: ${result.error.issues.map(describeIssue).join('; ')}`);
+  if (!result.success) throw new SbevalError('config', `${source}: ${result.error.issues.map(issueDescriber(rubricFile, data)).join('; ')}`);
   const file = result.data;
   const question = file.question ?? 'Build a Science Birds level whose structure looks like the upper-case letter "{letter}".';
   const spec: RubricSpec = { source, template: file.levels ? { question, levels: file.levels } : undefined, letters: new Map() };
@@ -94,7 +94,7 @@ export function loadPromptTemplate(path: string): { source: string; template: Pr
       throw new SbevalError('config', `${path}: not valid ${path.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
     }
     const parsed = templateFile.safeParse(data ?? {});
-    if (!parsed.success) throw new SbevalError('config', `${path}: ${parsed.error.issues.map(describeIssue).join('; ')}`, 'a template file holds `user:` (the user message) and optionally `system:`');
+    if (!parsed.success) throw new SbevalError('config', `${path}: ${parsed.error.issues.map(issueDescriber(templateFile, data)).join('; ')}`, 'a template file holds `user:` (the user message) and optionally `system:`');
     template = parsed.data;
   } else {
     template = { user: text };

@@ -79,13 +79,35 @@ function shapeOf(dir: string): Shape {
   return { kind: 'empty' };
 }
 
-/** The nearest folder above `start` (itself included) that holds a competition. */
+/**
+ * Whether a folder that reads as a competition is one, so that only such a folder is ever suggested
+ * as the root: it passes the root check, and a team folder in it holds what stages write — letter
+ * folders (`raw/A/`) or letter files (`stability/A.json`) in a stage folder. A source checkout reads
+ * as "teams" (its `levels/` holds code, `docs/images/` pictures) but holds no such thing.
+ */
+function isCompetitionRoot(dir: string): boolean {
+  const shape = shapeOf(dir);
+  const competitions = shape.kind === 'teams' ? [dir] : shape.kind === 'models' && shape.models.length > 1 ? shape.models.map((m) => join(dir, m)) : [];
+  if (competitions.length === 0) return false;
+  try {
+    checkCompetitionRoot(dir);
+  } catch {
+    return false;
+  }
+  return competitions.some((competition) => candidates(competition).some((team) => holdsStageFiles(join(competition, team))));
+}
+
+function holdsStageFiles(team: string): boolean {
+  return stageFoldersIn(team).some((stage) => entries(join(team, stage)).some((e) => (e.dir ? /^[A-Z]$/.test(e.name) : /^[A-Z]\.json$/.test(e.name))));
+}
+
+/** The nearest folder above `start` (itself included) that is a competition root (`isCompetitionRoot`). */
 function likelyRoot(start: string, levels = 5): string | undefined {
   let dir = start;
   for (let i = 0; i <= levels; i += 1) {
     const shape = shapeOf(dir);
-    if (shape.kind === 'teams') return dir;
-    if (shape.kind === 'models') return shape.models.length === 1 ? join(dir, shape.models[0]!) : dir;
+    const candidate = shape.kind === 'teams' ? dir : shape.kind === 'models' ? (shape.models.length === 1 ? join(dir, shape.models[0]!) : dir) : undefined;
+    if (candidate !== undefined && isCompetitionRoot(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -93,14 +115,11 @@ function likelyRoot(start: string, levels = 5): string | undefined {
   return undefined;
 }
 
-/** A competition folder inside `dir` (one or two levels down), for "did you mean" on a folder above the root. */
+/** A competition root inside `dir` (one or two levels down), for "did you mean" on a folder above the root. */
 function rootBelow(dir: string): string | undefined {
-  for (const sub of candidates(dir)) {
-    const path = join(dir, sub);
-    const shape = shapeOf(path);
-    if (shape.kind === 'teams' || (shape.kind === 'models' && shape.models.length > 1)) return path;
-  }
-  return undefined;
+  return candidates(dir)
+    .map((sub) => join(dir, sub))
+    .find((path) => isCompetitionRoot(path));
 }
 
 /** A path as the user would type it: relative to the working folder when inside it. */

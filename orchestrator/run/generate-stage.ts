@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
-import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../generate/host-pool.js';
+import { DEFAULT_POOL_SETTINGS, withModelCalls, type HostPoolSettings } from '../generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from '../generate/limits.js';
-import { runGenerate } from '../generate/stage.js';
+import { runGenerate, type GenerateOptions } from '../generate/stage.js';
 import { loadSubmission, type SubmissionOverrides } from '../generate/submission.js';
 import type { ConfiguredSubmission } from '../generate/consent.js';
-import type { ResolvedSubmission } from '../config/index.js';
+import type { ResolvedSubmission, Settings } from '../config/index.js';
 import type { RunContext } from './context.js';
 
 /** Stage 1 (when submissions are configured): raw responses through the configured model API; a trial whose file exists is done. */
@@ -13,6 +13,30 @@ export async function generateStage(ctx: RunContext): Promise<void> {
     ctx.checkCancelled();
     await generateSubmission(ctx, submission);
   }
+}
+
+/**
+ * What a submission's generation asks, from the one settings resolution (T, letters, models, hosts,
+ * seed, limits, model-call bounds): `run` takes the official sampling, a trial per host, the automatic
+ * layout and the default host pool; `sbeval generate` passes its flags for those.
+ */
+export function generateOptions(settings: Settings, job: ConfiguredSubmission, choices: Partial<Pick<GenerateOptions, 'sampling' | 'concurrency' | 'layout' | 'retryFailed'>> & { pool?: HostPoolSettings } = {}): GenerateOptions {
+  return {
+    root: settings.root,
+    submission: job.submission,
+    team: job.team,
+    models: settings.models.map((m) => m.name),
+    hosts: settings.hosts,
+    trials: settings.trials,
+    characters: settings.characters,
+    masterSeed: settings.seed,
+    limits: { timeLimitS: settings.limits.timeSeconds, tokenLimit: settings.limits.tokens },
+    sampling: choices.sampling ?? { temperature: OFFICIAL_TEMPERATURE, topP: OFFICIAL_TOP_P },
+    concurrency: choices.concurrency ?? settings.hosts.length,
+    layout: choices.layout ?? 'auto',
+    retryFailed: choices.retryFailed ?? false,
+    pool: withModelCalls(choices.pool ?? DEFAULT_POOL_SETTINGS, settings.modelCalls),
+  };
 }
 
 /** The config's submissions, loaded as `run` and `generate` ask them. */
@@ -30,22 +54,7 @@ async function generateSubmission(ctx: RunContext, submission: ResolvedSubmissio
   const { settings, progress } = ctx;
   ctx.log.write({ type: 'stage-start', stage: 'generate', team: submission.team });
   const summary = await runGenerate(
-    {
-      root: settings.root,
-      submission: loadSubmission(submissionSpec(submission)),
-      team: submission.team,
-      models: settings.models.map((m) => m.name),
-      hosts: settings.hosts,
-      trials: settings.trials,
-      characters: settings.characters,
-      masterSeed: settings.seed,
-      limits: { timeLimitS: settings.limits.timeSeconds, tokenLimit: settings.limits.tokens },
-      sampling: { temperature: OFFICIAL_TEMPERATURE, topP: OFFICIAL_TOP_P },
-      concurrency: settings.hosts.length,
-      layout: 'auto',
-      retryFailed: false,
-      pool: withModelCalls(DEFAULT_POOL_SETTINGS, settings.modelCalls),
-    },
+    generateOptions(settings, { team: submission.team, submission: loadSubmission(submissionSpec(submission)) }),
     progress,
     { note: (message) => progress.note('generate', message) },
     ctx.options.signal,

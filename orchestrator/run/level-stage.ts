@@ -53,6 +53,9 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, outside: outside.length, cached, toSimulate });
   if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
   await runLevels(ctx, competition, todo, digest);
+  // Levels a stop (Ctrl-C, a storage fault) kept from starting have no outcome: counted, so the summary adds up.
+  const finished = new Set(ctx.outcomes.map((o) => o.level.id));
+  report.levels.notRun += todo.filter((l) => !finished.has(l.ref.id)).length;
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
   return work;

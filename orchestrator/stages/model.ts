@@ -130,6 +130,19 @@ export interface ModelManifest {
 
 const OPTIONAL = ['preprocessor_config.json'] as const;
 
+/**
+ * The ways to a model when this machine cannot reach the hub (docs/similarity.md, "No network"): what
+ * `model fetch` says then, so an offline server is not a dead end.
+ */
+export function offlineRoutes(repo: string): string {
+  return [
+    'without network, put the model in place by hand (docs/similarity.md#no-network-offline-routes-to-a-model):',
+    `  - on a machine with network run \`sbeval model fetch ${repo} --cache <dir>\`, copy <dir> here and set SBEVAL_CACHE=<dir>: every command then finds the model;`,
+    `  - or copy the Hugging Face folder of ${repo} (config.json, model.safetensors or pytorch_model.bin, preprocessor_config.json) here, run \`sbeval model convert <folder> --out vit.onnx\`, then pass --model vit.onnx (or set model: vit.onnx in sbeval.config.yaml);`,
+    '  - or fetch from a mirror of the hub that this machine reaches: --base-url <url>.',
+  ].join('\n');
+}
+
 export function defaultCacheDir(): string {
   return process.env.SBEVAL_CACHE ?? join(homedir(), '.cache', 'sbeval');
 }
@@ -202,7 +215,7 @@ async function head(url: string, baseUrl: string, token: string | undefined): Pr
     if (size === null && res.ok && res.headers.get('content-length') !== null) size = Number(res.headers.get('content-length'));
     return { status: res.status, etag, size, commit, location: current };
   }
-  throw new SbevalError('config', `too many redirects for ${url}`);
+  throw new SbevalError('network', `too many redirects for ${url}`);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -222,7 +235,7 @@ async function download(url: string, dest: string, expectedSize: number | null, 
       if (have > 0) headers.range = `bytes=${have}-`;
       const res = await fetch(url, { headers, redirect: 'follow' });
       if (res.status === 416 && expectedSize === null) break; // nothing left to send: the part is complete
-      if (!(res.status === 200 || res.status === 206)) throw new SbevalError('config', `GET ${url} answered ${res.status} ${res.statusText}`);
+      if (!(res.status === 200 || res.status === 206)) throw new SbevalError('network', `GET ${url} answered ${res.status} ${res.statusText}`);
       const append = res.status === 206;
       if (have > 0 && append) o.progress.note('model', `${o.label}: resuming at byte ${have}`);
       const fd = openSync(part, append ? 'a' : 'w');
@@ -242,7 +255,7 @@ async function download(url: string, dest: string, expectedSize: number | null, 
     } catch (error) {
       if (error instanceof SbevalError) throw error;
       if (attempt === o.retries) {
-        throw new SbevalError('config', `download of ${url} failed after ${o.retries + 1} attempts: ${(error as Error).message}`, 'run the same command again: it resumes where it stopped');
+        throw new SbevalError('network', `download of ${url} failed after ${o.retries + 1} attempts: ${(error as Error).message}`, 'run the same command again: it resumes where it stopped');
       }
       o.progress.note('model', `${o.label}: ${(error as Error).message}; retrying`);
       await sleep(o.retryDelayMs * (attempt + 1));
@@ -257,11 +270,11 @@ async function verify(path: string, etag: string | null, label: string): Promise
   const expected = parseEtag(etag);
   let verified: FetchedFile['verified'] = 'none';
   if (expected?.kind === 'sha256') {
-    if (sha256 !== expected.hex) throw new SbevalError('config', `${label}: checksum mismatch (sha256 ${sha256}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
+    if (sha256 !== expected.hex) throw new SbevalError('network', `${label}: checksum mismatch (sha256 ${sha256}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
     verified = 'sha256';
   } else if (expected?.kind === 'git-blob-sha1') {
     const sha1 = await hashFile(path, 'sha1', Buffer.from(`blob ${size}\0`));
-    if (sha1 !== expected.hex) throw new SbevalError('config', `${label}: checksum mismatch (git blob sha1 ${sha1}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
+    if (sha1 !== expected.hex) throw new SbevalError('network', `${label}: checksum mismatch (git blob sha1 ${sha1}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
     verified = 'git-blob-sha1';
   }
   return { size, sha256, verified, etag };
@@ -320,14 +333,14 @@ async function fetchOne(f: ModelFetch, name: string): Promise<FetchedFile | 'mis
     h = await head(url, baseUrl, token);
   } catch (error) {
     if (error instanceof SbevalError) throw error;
-    throw new SbevalError('config', `cannot reach ${url}: ${(error as Error).message}`, 'check the network, or --base-url for a mirror');
+    throw new SbevalError('network', `cannot reach ${url}: ${(error as Error).message}\n${offlineRoutes(f.repo)}`);
   }
   if (h.status === 404) {
     rmSync(dest, { force: true });
     return 'missing';
   }
-  if (h.status === 401 || h.status === 403) throw new SbevalError('config', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
-  if (h.status >= 400) throw new SbevalError('config', `HEAD ${url} answered ${h.status}`);
+  if (h.status === 401 || h.status === 403) throw new SbevalError('network', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
+  if (h.status >= 400) throw new SbevalError('network', `HEAD ${url} answered ${h.status}`);
   f.commit ??= h.commit;
   const old = f.previous?.files[name];
   const reusable = !options.refresh && old && existsSync(dest) && statSync(dest).size === old.size && (old.etag === h.etag || h.etag === null);

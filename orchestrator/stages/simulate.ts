@@ -163,6 +163,8 @@ export interface SimulateSummary extends StageSummary {
   characters: string[];
   /** Levels that failed for engine reasons (not a verdict about the level): not cached, a rerun retries them. */
   unfinished: number;
+  /** Levels not started because the stage was stopped (Ctrl-C): the next run does them. */
+  notRun: number;
 }
 
 /**
@@ -320,7 +322,7 @@ async function openStagePool(options: SimulateOptions, engineKind: string, level
  * discredited meanwhile (up to RUNS_PER_LEVEL runs). Returns how many levels are unfinished; the first
  * storage fault stops every worker (no more levels are started) and is then thrown.
  */
-async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined): Promise<number> {
+async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined, started: Set<string>): Promise<number> {
   const { pool, engines } = stagePool;
   const { ledger, cached, progress } = work;
   let unfinished = 0;
@@ -333,6 +335,7 @@ async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool:
       if (signal?.aborted) return;
       const file = queue[next++];
       if (!file || !pool) return;
+      started.add(file.path);
       const done = await simulateLevel(file, work);
       if (done === 'unfinished') unfinished += 1;
       else if (done !== 'ok') {
@@ -405,9 +408,10 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const { pool, engines } = stagePool;
   const ledger = new ResultLedger(pool);
   let unfinished: number;
+  const started = new Set<string>();
   try {
     const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
-    unfinished = await runLevels(todo, work, stagePool, options.signal);
+    unfinished = await runLevels(todo, work, stagePool, options.signal, started);
   } finally {
     stagePool.closing = true;
     ledger.close();
@@ -419,7 +423,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   // An image or a stability file whose level is gone (stages/orphans.ts) is not left beside the new files.
   await removeOrphanLevelOutputs(root, options.filter ?? {}, progress, 'simulate');
   const characters = await writeCharacterFiles(root, levels, cached, progress);
-  return { ...log.result(), characters, unfinished };
+  return { ...log.result(), characters, unfinished, notRun: todo.filter((level) => !started.has(level.path)).length };
 }
 
 /**

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
-import { describeIssue } from '../config/load.js';
+import { issueDescriber } from '../config/load.js';
 
 /**
  * The survey's metrics and their instructions, from YAML (the shipped default:
@@ -49,7 +49,7 @@ export function loadMetrics(path: string | undefined): SurveyMetrics {
     throw new SbevalError('config', `${source}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
   const result = file.safeParse(data ?? {});
-  if (!result.success) throw new SbevalError('config', `${source}: ${result.error.issues.map(describeIssue).join('; ')}`);
+  if (!result.success) throw new SbevalError('config', `${source}: ${result.error.issues.map(issueDescriber(file, data)).join('; ')}`);
   const ids = result.data.metrics.map((m) => m.id);
   if (new Set(ids).size !== ids.length) throw new SbevalError('config', `${source}: metric ids must differ (${ids.join(', ')})`);
   return result.data;

@@ -161,7 +161,7 @@ describe('sbeval simulate --engine headless-ws', () => {
     mkdirSync(engineLogs, { recursive: true });
     const b = await runSbeval(['simulate', sockets, '--engine', 'headless-ws', '--workers', '2', '--json'], { env: { SBEVAL_ENGINE_LOG_DIR: engineLogs } });
     // Nothing on stderr but the settings line every command prints.
-    expect(b.stderr).toMatch(/^sbeval simulate: rules 2025 \(default\), [^\n]*$/);
+    expect(b.stderr).toMatch(/^sbeval simulate: engine headless-ws \(flag\), [^\n]*$/);
     expect(b.exitCode).toBe(0);
     expect(JSON.parse(b.stdout)).toMatchObject({ succeeded: 4, failed: 0 });
     const expected = outputs(inProcess);

@@ -93,13 +93,16 @@ describe('run config', () => {
 
   it('names the bad key: unknown keys, nested keys, wrong values', () => {
     const unknown = competition({ 'sbeval.config.yaml': 'enigne: headless\n' });
-    expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" \(known keys: rules, teams/);
+    expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" — did you mean "engine"\? \(known keys: rules, teams/);
     const nested = competition({ 'sbeval.config.yaml': 'limits:\n  stallSecs: 3\n' });
-    expect(errorOf(() => loadConfigFile(nested))).toMatch(/unknown key "limits.stallSecs"/);
+    expect(errorOf(() => loadConfigFile(nested))).toMatch(/unknown key "limits.stallSecs" — did you mean "limits.stallSeconds"\? \(known keys of limits: timeSeconds, /);
+    // The name of a CLI flag gets its config key; a name far from every key gets no guess.
+    expect(errorOf(() => loadConfigFile(competition({ 'sbeval.config.yaml': 'chars: A-Z\n' })))).toMatch(/unknown key "chars" — did you mean "characters"\?/);
+    expect(errorOf(() => loadConfigFile(competition({ 'sbeval.config.yaml': 'colour: blue\n' })))).toMatch(/unknown key "colour" \(known keys: /);
     const wrong = competition({ 'sbeval.config.yaml': 'rules: 2022\nlimits:\n  stallSeconds: -1\nworkers: two\n' });
     const message = errorOf(() => loadConfigFile(wrong));
     expect(message).toMatch(/3 invalid settings/);
-    expect(message).toMatch(/key "rules"/);
+    expect(message).toMatch(/key "rules": 2022 is not one of 2023, 2024, 2025\n/);
     expect(message).toMatch(/key "limits.stallSeconds"/);
     expect(message).toMatch(/key "workers"/);
     expect(message).toContain('sbeval.config.yaml');
@@ -169,7 +172,9 @@ describe('run config', () => {
     expect(settingsLine(cached, 'run')).toMatch(/model .*cached\.onnx \(cached by sbeval model fetch\)$/);
     const none = resolveSettings(competition(), {}, { cachedModel: join(elsewhere, 'absent.onnx') });
     expect([none.model, none.modelSource]).toEqual([undefined, 'none']);
-    expect(settingsLine(none, 'score')).toMatch(/^sbeval score: rules 2025 \(default\), T 10 \(default\), .*model none \(get it: sbeval model fetch\)$/);
+    expect(settingsLine(none, 'similarity')).toMatch(/^sbeval similarity: rules 2025 \(default\), .*model none \(get it: sbeval model fetch\)$/);
+    // score does not use the model: its line does not name it.
+    expect(settingsLine(none, 'score')).toBe('sbeval score: rules 2025 (default), T 10 (default), characters A (every letter folder)');
   });
 
   it('rejects bad flag values with the flag name', () => {

@@ -79,6 +79,36 @@ function expectSameLogs(stagedRoot: string, runRoot: string): void {
   expect(staged.get('stability')?.length ?? 0).toBeGreaterThan(0);
 }
 
+/** A settings line's parts by name (`rules`, `T`, `characters`, `model` …), split at the commas between them. */
+function settingParts(line: string): { command: string; parts: Map<string, string> } {
+  const [, command, rest] = /^sbeval ([a-z ]+?): (.*)$/.exec(line) ?? [];
+  expect(command, line).toBeDefined();
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const c of rest!) {
+    depth += c === '(' ? 1 : c === ')' ? -1 : 0;
+    if (c === ',' && depth === 0) {
+      parts.push(current.trim());
+      current = '';
+    } else current += c;
+  }
+  parts.push(current.trim());
+  // The two copies (…-stages, …-run) hold the same files: a path into either reads the same.
+  return { command: command!, parts: new Map(parts.map((p) => [p.replace(/^\d+ /, '').split(' ')[0]!, p.replace(/-(stages|run)\//g, '-copy/')])) };
+}
+
+/**
+ * One truth: every setting two commands both print reads the same in both lines (each names only what
+ * it uses), and only the commands that classify images (similarity, run) name the similarity model.
+ */
+function expectSameSettings(lines: readonly string[]): void {
+  const parsed = lines.map(settingParts);
+  for (const a of parsed) for (const b of parsed) for (const [key, value] of a.parts) if (b.parts.has(key)) expect(b.parts.get(key), `${a.command} vs ${b.command}: ${key}`).toBe(value);
+  expect(parsed.filter((p) => p.parts.has('model')).map((p) => p.command)).toEqual(['similarity', 'run']);
+  expect(parsed.every((p) => p.parts.has('characters'))).toBe(true);
+}
+
 function expectSameFiles(staged: Map<string, string>, run: Map<string, string>, stages: readonly string[] = ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']): void {
   const common = [...staged.keys()].filter((f) => !RUN_ONLY.has(f));
   expect([...run.keys()].filter((f) => !RUN_ONLY.has(f))).toEqual(common);
@@ -123,9 +153,9 @@ describe('stage commands one by one and sbeval run write the same files', () => 
   it('on the example, with the default settings (2025 rules, T 10, the cached model)', async () => {
     const { staged, run, lines } = await compareExample();
     expectSameFiles(staged, run);
-    // Every command printed the same settings, the cached model named.
-    for (const line of lines) expect(line.replace(/^sbeval \w+: /, '')).toBe(lines[0]!.replace(/^sbeval \w+: /, ''));
-    expect(lines[0]).toMatch(/rules 2025 \(default\), T 10 \(default\), characters I,L,O,T,U \(every letter folder\), model .*model\.onnx \(cached by sbeval model fetch\)$/);
+    // Every command printed the settings it uses alike, the cached model named where it is used.
+    expectSameSettings(lines);
+    expect(lines.at(-1)).toMatch(/^sbeval run: rules 2025 \(default\), T 10 \(default\), characters I,L,O,T,U \(every letter folder\), model .*model\.onnx \(cached by sbeval model fetch\)$/);
     // 2025 similarity files carry the CLS embedding; the CSVs end lines as this system does.
     expect(readFileSync(join(work, 'example-0-run', 'BlockSmith', 'similarity', 'I.json'), 'utf8')).toContain('cls_embedding');
   }, 300_000);
@@ -137,7 +167,8 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     writeFileSync(join(source, 'sbeval.config.yaml'), 'rules: 2024\ntrials: 3\ncharacters: [I, L, T]\neol: crlf\nmodel: vit.onnx\n');
     const { staged, run, lines, runRoot } = await compare(source);
     expectSameFiles(staged, run);
-    expect(lines[0]).toMatch(/rules 2024 \(sbeval\.config\.yaml\), T 3 \(sbeval\.config\.yaml\), characters I,L,T \(sbeval\.config\.yaml\), model .*vit\.onnx \(sbeval\.config\.yaml\)$/);
+    expectSameSettings(lines);
+    expect(lines.at(-1)).toMatch(/rules 2024 \(sbeval\.config\.yaml\), T 3 \(sbeval\.config\.yaml\), characters I,L,T \(sbeval\.config\.yaml\), model .*vit\.onnx \(sbeval\.config\.yaml\)$/);
     expect(readdirSync(join(runRoot, 'BlockSmith', 'stability')).sort()).toEqual(['I.json', 'L.json', 'T.json']);
     expect(readFileSync(join(runRoot, 'result', 'character_scores.csv'), 'utf8')).toMatch(/\r\n/);
     expect(readFileSync(join(runRoot, 'BlockSmith', 'similarity', 'I.json'), 'utf8')).not.toContain('cls_embedding');
@@ -156,7 +187,8 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     // Flags win over the file, for every command alike.
     const { staged, run, lines, runRoot } = await compare(source, ['--rules', '2025']);
     expectSameFiles(staged, run);
-    expect(lines[0]).toMatch(/rules 2025 \(flag\), T 2 \(sbeval\.config\.yaml\)/);
+    expectSameSettings(lines);
+    expect(lines.at(-1)).toMatch(/rules 2025 \(flag\), T 2 \(sbeval\.config\.yaml\)/);
     expect(existsSync(join(runRoot, 'team00', 'similarity', 'A.json'))).toBe(true);
   }, 300_000);
 });
@@ -174,8 +206,9 @@ describe('from the submissions: sbeval generate and the stage commands, or sbeva
       const { staged, run, lines } = await compare(source, [], ['generate', ...STAGES]);
       expectSameFiles(staged, run, ['raw', 'intermediate', 'levels', 'stability', 'similarity', 'diversity']);
       expect([...staged.keys()].filter((f) => f.startsWith('zero_shot/raw/'))).toHaveLength(4);
-      // generate prints the same settings as the stages and run.
-      for (const line of lines) expect(line.replace(/^sbeval \w+: /, '')).toBe(lines[1]!.replace(/^sbeval \w+: /, ''));
+      // generate prints the settings it shares with the stages and run alike.
+      expectSameSettings(lines);
+      expect(lines[0]).toMatch(/^sbeval generate: T 2 \(sbeval\.config\.yaml\), characters I,L \(sbeval\.config\.yaml\), models m1 \(sbeval\.config\.yaml\)$/);
       // Each response was asked once per copy: generate's and run's.
       expect(server.calls.filter((c) => c.outcome === 'ok')).toHaveLength(8);
     } finally {

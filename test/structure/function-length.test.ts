@@ -34,8 +34,6 @@ const EXEMPT: Record<string, string> = {
   // why); cut into pieces they would no longer read side by side with planck's source. The bits are held
   // by test/headless/shortcuts.test.ts ("the typed-array island solver … gives planck's own solver's bits").
   'bridge/headless/solver.ts': 'mirrors planck.js solver routines statement by statement',
-  // TEMPORARY: orchestrator/cli/ is split on branch i26-messages; the lead removes this entry at merge
-  'orchestrator/cli/': 'TEMPORARY: split on branch i26-messages',
 };
 
 interface LongFunction {

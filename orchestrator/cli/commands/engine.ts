@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { readTokenFile } from '../../../bridge/listen.js';
 import { runHeadlessWorker } from '../../../bridge/worker-process.js';
 import { SbevalError } from '../../../core/errors.js';
+import { option, wholeNumber } from '../options.js';
 
 /**
  * `sbeval engine --connect ws://host:port --token-file F`: this process becomes an engine for a remote
@@ -28,21 +29,15 @@ function wsUrl(value: string): string {
   return value;
 }
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
-
 export function registerEngineCommands(program: Command): void {
   program
     .command('engine')
     .description('run the headless engine as a worker that dials an orchestrator endpoint and simulates the levels it is handed')
-    .requiredOption('--connect <url>', 'the orchestrator endpoint, e.g. ws://127.0.0.1:8765', wsUrl)
-    .option('--token-file <file>', 'a file whose first line is the endpoint token (what sbeval run prints; keeps the token out of `ps`)')
-    .option('--token <token>', 'the endpoint token itself (visible to every user in `ps`: prefer --token-file or SBEVAL_TOKEN)')
-    .option('--instance <name>', 'a name for this worker in the orchestrator\'s logs (set by launchers)')
-    .option('--max-retries <n>', 'failed connection attempts in a row before giving up', positiveInt, 20)
+    .addOption(option('--connect <url>', 'the orchestrator endpoint, e.g. ws://127.0.0.1:8765', { parse: wsUrl, required: true }))
+    .addOption(option('--token-file <file>', 'a file whose first line is the endpoint token (what sbeval run prints; keeps the token out of `ps`)'))
+    .addOption(option('--token <token>', 'the endpoint token itself (visible to every user in `ps`: prefer --token-file or SBEVAL_TOKEN)'))
+    .addOption(option('--instance <name>', "a name for this worker in the orchestrator's logs (set by launchers)"))
+    .addOption(option('--max-retries <n>', 'failed connection attempts in a row before giving up', { parse: wholeNumber(1), default: 20 }))
     .option('--quiet', 'no connection log on stderr')
     .addHelpText(
       'after',

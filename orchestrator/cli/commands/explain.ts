@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { option, wholeNumber } from '../options.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
@@ -9,12 +10,6 @@ import { openTraceFile } from '../../../viewer/trace-source.js';
 import { simulateTrialData, type TrialData } from '../../../viewer/trial.js';
 
 /** `sbeval explain <trace | level.xml>`: why a level collapsed, as a readable timeline or JSON. */
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
-
 interface ExplainFlags {
   json?: boolean;
   sampleEvery: number;
@@ -40,8 +35,8 @@ export function registerExplainCommands(program: Command): void {
     .description('why a level collapsed: first mover and reason, order of failure, contacts, deaths, per-block displacement over time')
     .argument('<trace>', 'a trace file (sbeval level --trace, sbeval record, simulate --traces), or a level .xml (simulated once, headless)')
     .option('--json', 'print the full analysis as JSON (per-block series, reasons, contacts, timeline)')
-    .option('--sample-every <steps>', 'keep every n-th step of the displacement series in --json (default 5 = 0.1 s)', positiveInt, 5)
-    .option('--max-timeline <n>', 'timeline lines in the text output', positiveInt, 80)
+    .addOption(option('--sample-every <steps>', 'keep every n-th step of the displacement series in --json (5 steps = 0.1 s)', { parse: wholeNumber(1), default: 5 }))
+    .addOption(option('--max-timeline <n>', 'timeline lines in the text output', { parse: wholeNumber(1), default: 80 }))
     .addHelpText(
       'after',
       `

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerLevelsCommands } from './levels.js';
 import { registerSimulateCommands } from './simulate.js';
+import { registerLevelCommand } from './level.js';
 import { registerModelCommands } from './model.js';
 import { registerSimilarityCommands } from './similarity.js';
 import { registerGenerateCommands } from './generate.js';
@@ -24,6 +25,7 @@ type RegisterCommands = (program: Command) => void;
 export const COMMANDS: RegisterCommands[] = [
   registerLevelsCommands,
   registerSimulateCommands,
+  registerLevelCommand,
   registerModelCommands,
   registerSimilarityCommands,
   registerGenerateCommands,

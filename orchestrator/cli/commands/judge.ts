@@ -1,13 +1,14 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { SbevalError } from '../../../core/errors.js';
 import { VIEWS, type ViewKind } from '../../../scoring/judges/views.js';
 import { PERSPECTIVES } from '../../../scoring/judges/order-prompt.js';
 import { RANK_SCORES, type RankScores } from '../../../scoring/judges/order.js';
-import { LOW_TIERS } from '../../../scoring/judges/rubric.js';
+import { LOW_TIERS, reachableScores } from '../../../scoring/judges/rubric.js';
 import type { Interval } from '../../../scoring/judges/bootstrap.js';
-import { resolveSettings, settingsLine } from '../../config/index.js';
+import { DEFAULTS, resolveSettings, settingsLine } from '../../config/index.js';
 import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../generate/host-pool.js';
+import { list, nonNegativeNumber, option, share, wholeNumber, wrapHelp } from '../options.js';
 import { addSettingsOptions } from '../settings-options.js';
 import { DEFAULT_MAX_REFUSAL_RATE, refusalProblem, type BackendOptions, type FailureCounts } from '../../judges/judge-run.js';
 import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../judges/order-stage.js';
@@ -25,30 +26,6 @@ import { EXIT_CHECK_FAILED } from '../exit-codes.js';
  * hosts, prefix), then the defaults. Exit 0 when every level was judged or refused and the refusals
  * stay within `--max-refusal-rate`; 1 when some are unfinished (hosts down) or too many were refused.
  */
-function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
-
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
-    return n;
-  };
-}
-
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
-  return n;
-}
-
-function share(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a share from 0 to 1');
-  return n;
-}
-
 interface CommonFlags {
   judge: string;
   api?: string;
@@ -56,7 +33,7 @@ interface CommonFlags {
   maxAnswerBytes?: number;
   label?: string;
   hosts?: string[];
-  team: string[];
+  team?: string[];
   chars?: string;
   trials?: number;
   view: ViewKind;
@@ -77,28 +54,50 @@ interface CommonFlags {
 function commonOptions(command: Command): Command {
   // The API, call deadline and answer byte cap resolve as for every command that calls a model.
   return addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
-    .requiredOption('--judge <model>', 'the model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b, gpt-4o)')
-    .option('--label <name>', 'the judge\'s folder name (default: the model name): keeps two settings of one model side by side')
-    .addOption(new Option('--protocol <protocol>', 'sbeval\'s protocol, or the document\'s taken literally (docs/judges.md)').choices(['sbeval', 'document']).default('sbeval'))
-    .option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai (default: the config\'s hosts, else $OLLAMA_HOST or http://127.0.0.1:11434)', (v: string) => list(v))
-    .option('--team <name>', 'only these teams (repeatable or comma-separated)', list, [])
-    .option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L (default: the letters found)')
-    .option('--trials <n>', 'only trials 1…n of each letter (default: every trial found)', int(1, 100_000))
-    .option('--seed <n>', 'seed of the first attempt (a retry k uses seed + k) and of the intervals (default: the config\'s seed, else 6280)', int(-(2 ** 31), 2 ** 31 - 1))
-    .option('--temperature <t>', 'sampling temperature of the judge', nonNegative, 0)
-    .option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', int(0, 20), 2)
-    .option('--max-tokens <n>', 'cap on the judge\'s answer in tokens', int(16, 1_000_000), 2048)
-    .option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', share, DEFAULT_MAX_REFUSAL_RATE)
-    .option('--concurrency <n>', 'calls in flight at once (default: one per host)', int(1, 1024))
+    .addOption(option('--judge <model>', 'the model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b, gpt-4o)', { required: true }))
+    .addOption(option('--label <name>', "the judge's folder name: keeps two settings of one model side by side", { defaultText: 'the model name' }))
+    .addOption(option('--protocol <protocol>', "sbeval's protocol, or the document's taken literally (docs/judges.md)", { choices: ['sbeval', 'document'], default: 'sbeval' }))
+    .addOption(option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai', { parse: list, defaultText: "the config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434" }))
+    .addOption(option('--team <name>', 'only these teams (repeatable or comma-separated)', { parse: list, defaultText: "the config's teams, else every team folder" }))
+    .addOption(option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L', { defaultText: "the config's characters, else the letters found" }))
+    .addOption(option('--trials <n>', 'only trials 1…n of each letter', { parse: wholeNumber(1, 100_000), defaultText: "the config's trials, else every trial found" }))
+    .addOption(option('--seed <n>', 'seed of the first attempt (a retry k uses seed + k) and of the intervals', { parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1), defaultText: `the config's seed, else ${DEFAULTS.seed}` }))
+    .addOption(option('--temperature <t>', 'sampling temperature of the judge', { parse: nonNegativeNumber, default: 0 }))
+    .addOption(option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', { parse: wholeNumber(0, 20), default: 2 }))
+    .addOption(option('--max-tokens <n>', "cap on the judge's answer in tokens", { parse: wholeNumber(16, 1_000_000), default: 2048 }))
+    .addOption(option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', { parse: share, default: DEFAULT_MAX_REFUSAL_RATE }))
+    .addOption(option('--concurrency <n>', 'calls in flight at once', { parse: wholeNumber(1, 1024), defaultText: 'one per host' }))
     .option('--retry-failed', 'ask again the levels whose answers never parsed in an earlier run (with new seeds)')
     .option('--force', 'replace results this judge (--label) wrote with other settings')
-    .option('--stall-timeout <s>', 'retry a call on another host when the host sends nothing for this long (0 = never)', nonNegative, DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000)
-    .option('--max-attempts <n>', 'failed attempts (network errors, 5xx) before a call gives up', int(1, 1000), DEFAULT_POOL_SETTINGS.maxAttempts)
+    .addOption(option('--stall-timeout <s>', 'retry a call on another host when the host sends nothing for this long (0 = never)', { parse: nonNegativeNumber, default: DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000 }))
+    .addOption(option('--max-attempts <n>', 'failed attempts (network errors, 5xx) before a call gives up', { parse: wholeNumber(1, 1000), default: DEFAULT_POOL_SETTINGS.maxAttempts }))
     .option('--json', 'progress and summary as JSON lines on stdout');
 }
 
+/** `0, 25, 50 or 100`. */
+const orList = (scores: readonly number[]): string => (scores.length < 2 ? scores.join('') : `${scores.slice(0, -1).join(', ')} or ${scores.at(-1)}`);
+
+/**
+ * What the help says a judge may answer: the scores the shipped rubric can give (scoring/judges/rubric.ts
+ * `reachableScores`; an answer with another score is refused), read from the rubric file itself.
+ */
+function rubricAnswerHelp(): string {
+  const shipped = loadRubric(undefined).template;
+  const scores = (lowTier: keyof typeof LOW_TIERS) => (shipped ? orList(reachableScores(shipped, LOW_TIERS[lowTier])) : 'the scores its items can reach');
+  const text = [
+    `The judge answers <analysis>…</analysis><score>N</score>, N a score the rubric can give: with the shipped rubric ${scores('n25')}`,
+    `(with --low-tier n20: ${scores('n20')}); with --rubric, the scores its levels and items can reach. An answer without`,
+    'both tags, with more than a number in <score>, or with a score the rubric cannot give is refused, kept with its reason,',
+    'and asked again with the next seed (--retries). A level with nothing to show and a level whose answers were all refused',
+    'count 0 (the worst score) and stay in every mean. Every answer is journaled in <root>/.sbeval/judges/ by the content',
+    'it was asked about: the same command resumes a killed run without asking anything twice, and asks again about a level',
+    'whose image or XML changed. Calls: <root>/logs/judge-rubric_<time>.jsonl.',
+  ].join(' ');
+  return `\n${wrapHelp(text)}\n\nExample: sbeval judge rubric competition --judge llava:13b --hosts http://gpu1:11434 --chars A-Z`;
+}
+
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
-function settingsFrom(root: string, flags: CommonFlags, command: string) {
+function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' | 'judge order') {
   const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts, api: flags.api, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes }, { command });
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
@@ -167,22 +166,11 @@ function registerRubric(judge: Command): void {
       .description('judge every level with the tiered rubric (100 → n×50 → n×25 → 0) into <root>/<team>/judge-rubric/<judge>/<C>.json')
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
-    .addOption(new Option('--view <view>', 'what the judge sees: the final image (vision models), the drop grid as text, or the level XML').choices([...VIEWS]).default('image'))
-    .option('--rubric <file.yaml>', 'criteria per score level: a template with {letter} and/or per-letter rubrics (default: the shipped rubric for letter-shaped levels)')
-    .addOption(new Option('--low-tier <rule>', 'points per item met at the 25 level: n × 25 (the document\'s note) or n × 20 (its prompt)').choices(Object.keys(LOW_TIERS)).default('n25'))
-    .option('--prompt-template <file>', 'your own prompt (e.g. a paper\'s exact text) with {question} {answer} {criteria} … placeholders')
-    .addHelpText(
-      'after',
-      `
-The judge answers <analysis>…</analysis><score>0|25|50|75|100</score>. An answer without both tags, with
-more than a number in <score>, or with a score the rubric cannot give is refused, kept with its reason, and
-asked again with the next seed (--retries). A level with nothing to show and a level whose answers were all
-refused count 0 (the worst score) and stay in every mean. Every answer is journaled in <root>/.sbeval/judges/
-by the content it was asked about: the same command resumes a killed run without asking anything twice, and
-asks again about a level whose image or XML changed. Calls: <root>/logs/judge-rubric_<time>.jsonl.
-
-Example: sbeval judge rubric competition --judge llava:13b --hosts http://gpu1:11434 --chars A-Z`,
-    )
+    .addOption(option('--view <view>', 'what the judge sees: the final image (vision models), the drop grid as text, or the level XML', { choices: [...VIEWS], default: 'image' }))
+    .addOption(option('--rubric <file.yaml>', 'criteria per score level: a template with {letter} and/or per-letter rubrics', { defaultText: 'the shipped rubric for letter-shaped levels' }))
+    .addOption(option('--low-tier <rule>', "points per item met at the 25 level: n × 25 (the document's note) or n × 20 (its prompt)", { choices: Object.keys(LOW_TIERS), default: 'n25' }))
+    .addOption(option('--prompt-template <file>', "your own prompt (e.g. a paper's exact text) with {question} {answer} {criteria} … placeholders"))
+    .addHelpText('after', rubricAnswerHelp)
     .action(async (rootArg: string, flags: CommonFlags & { rubric?: string; lowTier: keyof typeof LOW_TIERS; promptTemplate?: string }) => {
       const root = resolve(rootArg);
       const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge rubric');
@@ -210,10 +198,10 @@ function registerOrder(judge: Command): void {
       .description('order the teams\' levels per letter and trial (Assistant 1..4, ties allowed) into <root>/result/judge-order/<judge>/<perspective>/')
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
-    .addOption(new Option('--view <view>', 'what the judge sees: the final images (vision models), the drop grids as text, or the level XML').choices([...VIEWS]).default('image'))
-    .option('--reference <team>', 'the baseline team: in every group, and win / tie / lose of every other team against it in metric.json')
-    .addOption(new Option('--perspective <name>', 'what the judge compares').choices(Object.keys(PERSPECTIVES)).default('general'))
-    .addOption(new Option('--rank-scores <scale>', 'rank → score: the document\'s table 10/7.5/5/2.5, or 10/rank as its compute script').choices([...RANK_SCORES]).default('table'))
+    .addOption(option('--view <view>', 'what the judge sees: the final images (vision models), the drop grids as text, or the level XML', { choices: [...VIEWS], default: 'image' }))
+    .addOption(option('--reference <team>', 'the baseline team: in every group, and win / tie / lose of every other team against it in metric.json'))
+    .addOption(option('--perspective <name>', 'what the judge compares', { choices: Object.keys(PERSPECTIVES), default: 'general' }))
+    .addOption(option('--rank-scores <scale>', "rank → score: the document's table 10/7.5/5/2.5, or 10/rank as its compute script", { choices: [...RANK_SCORES], default: 'table' }))
     .addHelpText(
       'after',
       `

@@ -8,8 +8,10 @@ import { runExtractStage } from '../../stages/extract.js';
 import { runConvertStage } from '../../stages/convert.js';
 import { failureReason, runQualifyStage } from '../../stages/qualify.js';
 import { summaryToJson } from '../../layout/stage-log.js';
+import { option } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
+import { didNothing, modelLabel, nothingToDo } from '../stage-output.js';
 
 /**
  * The level stages over the official competition layout: `extract` (raw → intermediate), `convert`
@@ -34,13 +36,23 @@ async function withDisplay<T>(work: (sink: ProgressSink) => Promise<T>): Promise
   }
 }
 
-function printSummaries(summaries: Array<{ model: string | undefined; summary: StageSummary }>, json: boolean | undefined): void {
+type FolderSummary = { model: string | undefined; root: string; summary: StageSummary };
+
+/** The summary of every competition folder; one that found nothing to do says what it looked for. */
+function printSummaries(summaries: readonly FolderSummary[], settings: Settings, json: boolean | undefined): void {
+  const nothing = ({ root, summary }: FolderSummary) => (didNothing(summary) ? nothingToDo(summary.stage, root, stageFilter(settings)) : undefined);
   if (json) {
-    const records = summaries.map(({ model, summary }) => summaryToJson(summary, model === undefined ? {} : { model }));
+    const records = summaries.map((s) => {
+      const idle = nothing(s);
+      return summaryToJson(s.summary, { ...(s.model === undefined ? {} : { model: s.model }), ...(idle ? { nothingToDo: idle } : {}) });
+    });
     process.stdout.write(`${JSON.stringify(records.length === 1 ? records[0] : records, null, 2)}\n`);
     return;
   }
-  for (const { model, summary } of summaries) process.stdout.write(`${model === undefined ? '' : `[${model}] `}${formatSummary(summary)}\n`);
+  for (const s of summaries) {
+    const idle = nothing(s);
+    process.stdout.write(`${modelLabel(s.model)}${formatSummary(s.summary)}\n${idle ? `  ${idle}\n` : ''}`);
+  }
 }
 
 function addStageFlags(command: Command): Command {
@@ -50,13 +62,13 @@ function addStageFlags(command: Command): Command {
 }
 
 /** Runs a folder stage on every competition folder of the root (one per model in the 2025 layout). */
-async function eachCompetition(settings: Settings, stage: (root: string, sink: ProgressSink) => Promise<StageSummary>) {
-  const summaries: Array<{ model: string | undefined; summary: StageSummary }> = [];
-  for (const competition of settings.competitions) summaries.push({ model: competition.model, summary: await withDisplay((sink) => stage(competition.root, sink)) });
+async function eachCompetition(settings: Settings, stage: (root: string, sink: ProgressSink) => Promise<StageSummary>): Promise<FolderSummary[]> {
+  const summaries: FolderSummary[] = [];
+  for (const competition of settings.competitions) summaries.push({ model: competition.model, root: competition.root, summary: await withDisplay((sink) => stage(competition.root, sink)) });
   return summaries;
 }
 
-export function registerLevelsCommands(program: Command): void {
+function registerExtract(program: Command): void {
   addStageFlags(
     program
       .command('extract')
@@ -76,9 +88,11 @@ Example: sbeval extract examples/competition --team BlockSmith --chars I,L`,
     .action(async (root: string, flags: StageFlags) => {
       const settings = commandSettings('extract', root, flags);
       const summaries = await eachCompetition(settings, (folder, sink) => runExtractStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
-      printSummaries(summaries, flags.json);
+      printSummaries(summaries, settings, flags.json);
     });
+}
 
+function registerConvert(program: Command): void {
   addStageFlags(
     program
       .command('convert')
@@ -97,15 +111,17 @@ Example: sbeval convert examples/competition`,
     .action(async (root: string, flags: StageFlags) => {
       const settings = commandSettings('convert', root, flags);
       const summaries = await eachCompetition(settings, (folder, sink) => runConvertStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
-      printSummaries(summaries, flags.json);
+      printSummaries(summaries, settings, flags.json);
     });
+}
 
+function registerQualify(program: Command): void {
   program
     .command('qualify')
     .description('check 2023 prompts against the ChatGPT4PCG rules: ≤ 900 words (words-count@2.0.2), allowed characters, an <OBJECT> token')
     .argument('<prompt-file...>', 'prompt text files, or folders of them')
     .option('--json', 'print the verdicts as JSON')
-    .option('--copy-to <dir>', 'copy qualified prompts into <dir> and write the official log <dir>/logs/qualified_log_<time>.txt')
+    .addOption(option('--copy-to <dir>', 'copy qualified prompts into <dir> and write the official log <dir>/logs/qualified_log_<time>.txt'))
     .addHelpText(
       'after',
       `
@@ -134,4 +150,10 @@ Example: sbeval qualify prompts/ --json`,
       // 1 = a check failed (orchestrator/cli/main.ts EXIT_CHECK_FAILED).
       if (result.summary.failed > 0) process.exitCode = EXIT_CHECK_FAILED;
     });
+}
+
+export function registerLevelsCommands(program: Command): void {
+  registerExtract(program);
+  registerConvert(program);
+  registerQualify(program);
 }

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { CONFIG_FILES, settingsRecord } from '../../config/index.js';
+import { CONFIG_FILES, configSchema, limitsSchema, settingsRecord, submissionSchema } from '../../config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../progress/index.js';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { isUnfinished, MODEL_HINT, runCompetition, unfinishedLines, type RunReport } from '../../run/index.js';
 import { rankingLines } from '../../stages/score-report.js';
+import { option, wrapHelp } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
+import { modelLabel } from '../stage-output.js';
 
 /**
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
@@ -20,6 +22,12 @@ interface RunCommandFlags extends SharedFlags {
   allowPrograms?: boolean;
 }
 
+/** The config file's keys as the schema has them (orchestrator/config/schema.ts), wrapped for --help. */
+function configKeysHelp(): string {
+  const keys = Object.keys(configSchema.shape).map((key) => (key === 'limits' ? `limits {${Object.keys(limitsSchema.shape).join(', ')}}` : key === 'submissions' ? `submissions [{${Object.keys(submissionSchema.shape).join(', ')}}]` : key));
+  return wrapHelp(`  ${keys.join(', ')}`, 100).replace(/\n {4}/g, '\n  ');
+}
+
 export function registerRunCommands(program: Command): void {
   const run = program
     .command('run')
@@ -27,18 +35,15 @@ export function registerRunCommands(program: Command): void {
     .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt; or levels/, intermediate/ …)');
   addSettingsOptions(run, ['rules', 'trials', 'chars', 'team', 'model', 'engine', 'workers', 'traces', 'eol', 'robustness', 'uncertainty'])
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
-    .option('--listen <host:port>', 'engine bridge: where engines dial in (default 127.0.0.1:0, this machine only; 0.0.0.0:8765 for other machines, which needs a shared token)')
-    .option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file (else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token)')
+    .addOption(option('--listen <host:port>', 'engine bridge: where engines dial in (0.0.0.0:8765 for other machines, which needs a shared token)', { defaultText: "the config's listen, else 127.0.0.1:0, this machine only" }))
+    .addOption(option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file', { defaultText: "the config's tokenFile, else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token" }))
     .option('--allow-programs', "run the program submissions the root's config lists (without it a run that would start one stops at once, exit 2, and names them)")
     .addHelpText(
       'after',
       `
 Settings may also come from ${CONFIG_FILES.join(' / ')} at the competition root (flags win; every
 stage command reads the same file, so stage by stage gives the same files as run):
-  rules, teams, characters, trials, prefix, submissions [{team, file, kind}], models, hosts, seed,
-  engine, workers, model, traces, simulationTrials, damage, robustness, uncertainty, resamples,
-  uncertaintySeed, listen, tokenFile, eol,
-  limits {timeSeconds, tokens, stallSeconds, trialSeconds, engineRetries, engineWaitSeconds}
+${configKeysHelp()}
 Without a similarity model, similarity, diversity and the score are skipped (sbeval model fetch).
 
 A run can be stopped at any moment (Ctrl-C, a crash, SIGKILL) and started again: finished work is kept
@@ -52,36 +57,38 @@ Exit codes: 0 every level was finished (trials may have failed with a verdict: s
 many and why; run again to retry them), 2 usage or setup error (a folder that is not a competition
 root, a bad setting), 130 cancelled.`,
     )
-    .action(async (root: string, flags: RunCommandFlags) => {
-      const config = commandSettings('run', root, flags);
-      if (config.json) process.stdout.write(`${JSON.stringify({ type: 'settings', ...settingsRecord(config) })}\n`);
-      const display = createProgressDisplay({ json: config.json });
-      const controller = new AbortController();
-      let interrupts = 0;
-      const onSignal = (signal: NodeJS.Signals) => {
-        interrupts += 1;
-        if (interrupts > 1) process.exit(EXIT_CANCELLED);
-        process.stderr.write(`\nsbeval: ${signal}: stopping after the levels in flight (again to quit at once); finished work is kept\n`);
-        controller.abort(new Error(signal));
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      let report: RunReport;
-      try {
-        report = await runCompetition({ config, progress: display, signal: controller.signal, allowPrograms: flags.allowPrograms === true });
-      } finally {
-        display.close();
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      if (config.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', ...summaryRecord(report) })}\n`);
-      } else {
-        process.stdout.write(`${formatReport(report, formatSummaryLines(display.tallies(), Date.now()))}\n`);
-      }
-      if (report.cancelled) process.exitCode = EXIT_CANCELLED;
-      else if (isUnfinished(report.unfinished)) process.exitCode = EXIT_UNFINISHED;
-    });
+    .action(runAction);
+}
+
+async function runAction(root: string, flags: RunCommandFlags): Promise<void> {
+  const config = commandSettings('run', root, flags);
+  if (config.json) process.stdout.write(`${JSON.stringify({ type: 'settings', ...settingsRecord(config) })}\n`);
+  const display = createProgressDisplay({ json: config.json });
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT_CANCELLED);
+    process.stderr.write(`\nsbeval: ${signal}: stopping after the levels in flight (again to quit at once); finished work is kept\n`);
+    controller.abort(new Error(signal));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let report: RunReport;
+  try {
+    report = await runCompetition({ config, progress: display, signal: controller.signal, allowPrograms: flags.allowPrograms === true });
+  } finally {
+    display.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (config.json) {
+    process.stdout.write(`${JSON.stringify({ type: 'summary', ...summaryRecord(report) })}\n`);
+  } else {
+    process.stdout.write(`${formatReport(report, formatSummaryLines(display.tallies(), Date.now()))}\n`);
+  }
+  if (report.cancelled) process.exitCode = EXIT_CANCELLED;
+  else if (isUnfinished(report.unfinished)) process.exitCode = EXIT_UNFINISHED;
 }
 
 function summaryRecord(report: RunReport) {
@@ -91,7 +98,7 @@ function summaryRecord(report: RunReport) {
     levels: report.levels,
     unfinished: report.unfinished,
     engines: report.engines,
-    stages: report.stages.map(({ stage, status, detail }) => ({ stage, status, detail })),
+    stages: report.stages.map(({ stage, model, status, detail }) => ({ stage, ...(model === undefined ? {} : { model }), status, detail })),
     warnings: report.warnings.map((w) => w.message),
     trialsCsv: report.trialsCsv,
     runLog: report.runLog,
@@ -124,6 +131,20 @@ function closingLines(report: RunReport): string[] {
   return lines;
 }
 
+/**
+ * The trials in one line whose counts add up to the total: done now, already done, failed, not run
+ * (stopped before they started), outside --team/--chars; then the work behind them.
+ */
+function levelsLine(report: RunReport): string {
+  const { total, simulated, cached, failed, retries, outside, notRun } = report.levels;
+  const done = total - cached - failed - notRun - outside;
+  const why = report.trials.length > 0 ? ' (why: result/trials.csv)' : ' (why: the run log)';
+  const parts = [`${done} done now`, `${cached} already done by an earlier run`, `${failed} failed${failed > 0 ? why : ''}`];
+  if (notRun > 0) parts.push(`${notRun} not run: interrupted before they started (run the same command to do them)`);
+  if (outside > 0) parts.push(`${outside} outside --team/--chars`);
+  return `levels: ${total} trials: ${parts.join(', ')}; ${simulated} simulated now, ${retries} engine retries`;
+}
+
 function formatReport(report: RunReport, tallies: string[]): string {
   const head = report.cancelled
     ? 'sbeval run: cancelled; run the same command again to continue'
@@ -131,10 +152,10 @@ function formatReport(report: RunReport, tallies: string[]): string {
       ? 'sbeval run: stopped with unfinished levels (see below); run the same command again to retry them'
       : 'sbeval run: finished';
   const lines = [head, ...tallies, ''];
-  for (const stage of report.stages) lines.push(`${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
-  const { total, simulated, cached, failed, retries, outside } = report.levels;
-  lines.push('', `levels: ${total} trials, ${simulated} simulated now, ${cached} already done, ${failed} failed, ${retries} engine retries`);
-  if (outside > 0) lines.push(`${outside} trial(s) outside --team/--chars were not worked on: result/trials.csv shows them as the folder has them`);
+  // On a 2025 root every folder stage runs once per model folder: each row names its model.
+  for (const stage of report.stages) lines.push(`${modelLabel(stage.model)}${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
+  lines.push('', levelsLine(report));
+  if (report.levels.outside > 0) lines.push(`${report.levels.outside} trial(s) outside --team/--chars were not worked on: result/trials.csv shows them as the folder has them`);
   const { retired, replaced, replaceFailed } = report.engines;
   if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
   lines.push(...unfinishedLines(report.unfinished));

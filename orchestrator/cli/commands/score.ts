@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { rankingLines } from '../../stages/score-report.js';
@@ -10,7 +9,8 @@ import type { Settings } from '../../config/index.js';
 import { teamsFound } from '../../config/subset.js';
 import { scoreSettingsRecord, writeResults } from '../../result/step.js';
 import { stopOnInterrupt } from '../interrupt.js';
-import { addSettingsOptions, collectList, commandSettings, intIn, type SharedFlags } from '../settings-options.js';
+import { list, option, wholeNumber } from '../options.js';
+import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 import { cachedPhysics } from '../../stages/uncertainty.js';
 import { robustnessTables } from '../../stages/robustness.js';
 import { simulationIdentity } from '../../stages/level-cache.js';
@@ -22,7 +22,7 @@ import { simulationIdentity } from '../../stages/level-cache.js';
 
 interface ScoreFlags extends SharedFlags {
   baseline?: string;
-  notCompeting: string[];
+  notCompeting?: string[];
   prompts?: string;
   teamOrder: string;
   json?: boolean;
@@ -40,6 +40,76 @@ function warningLine(w: ScoreWarning): string {
   return `score: warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}\n`;
 }
 
+/** The options of the score stage from the settings and the flags. */
+async function scoreOptions(settings: Settings, flags: ScoreFlags): Promise<ScoreStageOptions> {
+  const physics = await cachedPhysics(settings);
+  if (physics && physics.levels.length === 0) process.stderr.write(`score: note: no perturbed runs (${physics.runs} per level) in the cache: the bootstrap varies the trials only (make them with sbeval simulate --robustness ${physics.runs})\n`);
+  return {
+    root: settings.root,
+    rules: settings.rules,
+    eol: settings.eol,
+    ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
+    nonCompeting: flags.notCompeting ?? [],
+    trials: settings.trials,
+    ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
+    ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
+    teamOrder: flags.teamOrder as TeamOrder,
+    // The competition's letters (the config's), never a --chars subset: the report describes the folder.
+    ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
+    // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
+    sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
+    uncertainty: settings.uncertainty,
+    ...(physics ? { physics } : {}),
+  };
+}
+
+/** One step with `sbeval run`'s: what the folder supports, the files, the manifest (orchestrator/result/step.ts). */
+async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
+  const interrupt = stopOnInterrupt('score');
+  let result: ScoreStageResult | undefined;
+  try {
+    const outcome = await writeResults({
+      root: settings.root,
+      competitions: settings.competitions.map((c) => c.root),
+      configFile: settings.configFile,
+      command: 'score',
+      settings: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
+      readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
+      // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
+      ...(options.physics ? { robustness: robustnessTables(settings.competitions, options.physics.levels) } : {}),
+      score: async () => {
+        result = await runScoreStage(options);
+        return result.files;
+      },
+    });
+    return { outcome, result };
+  } finally {
+    interrupt.finish();
+  }
+}
+
+async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
+  const settings = commandSettings('score', root, flags);
+  const options = await scoreOptions(settings, flags);
+  assertNamedTeams(settings, options);
+  const { outcome, result } = await scoreFolder(settings, options);
+  const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.join(', ')}, which described an earlier state of the folder` : '';
+  if (!result || outcome.status === 'blocked') {
+    const reason = outcome.manifest.score.written ? 'nothing to score' : outcome.manifest.score.reason;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ scored: false, reason, blockers: outcome.blockers, removed: outcome.removed }, null, 2)}\n`);
+    process.stderr.write(`sbeval: [score] not scored, the folder cannot be scored as it is: ${reason}${removed}\n`);
+    process.exitCode = EXIT_NOT_SCORED;
+    return;
+  }
+  for (const w of result.warnings) process.stderr.write(warningLine(w));
+  if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null, uncertainty: result.uncertainty }, null, 2)}\n`,
+    );
+  } else process.stdout.write(`${summary(result)}\n`);
+}
+
 export function registerScoreCommands(program: Command): void {
   const score = program
     .command('score')
@@ -47,12 +117,12 @@ export function registerScoreCommands(program: Command): void {
     .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)');
   addSettingsOptions(score, ['rules', 'trials', 'eol', 'models', 'uncertainty', 'engine', 'simTrials', 'damage'])
     .addOption(
-      new Option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here), and result/robustness.csv lists them').argParser(intIn(1, 10_000)),
+      option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here), and result/robustness.csv lists them', { parse: wholeNumber(1, 10_000) }),
     )
-    .option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it')
-    .option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', collectList, [])
-    .option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)')
-    .addOption(new Option('--team-order <order>', 'team order in the CSV files: name = case-insensitive (published 2024, 2023 character scores), bytes = code points (2023 trial scores)').choices(['name', 'bytes']).default('name'))
+    .addOption(option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it'))
+    .addOption(option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', { parse: list }))
+    .addOption(option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)'))
+    .addOption(option('--team-order <order>', 'team order in the CSV files: name = case-insensitive (published 2024, 2023 character scores), bytes = code points (2023 trial scores)', { choices: ['name', 'bytes'], default: 'name' }))
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
@@ -69,66 +139,7 @@ of an earlier state are removed (docs/result-folder.md).
 With T ≥ 2 (unless --uncertainty off): score_intervals.csv and rank_probabilities.csv, a seeded bootstrap over
 trials that scores every resample the official way (docs/uncertainty.md); the official files are unchanged.`,
     )
-    .action(async (root: string, flags: ScoreFlags) => {
-      const settings = commandSettings('score', root, flags);
-      const physics = await cachedPhysics(settings);
-      if (physics && physics.levels.length === 0) process.stderr.write(`score: note: no perturbed runs (${physics.runs} per level) in the cache: the bootstrap varies the trials only (make them with sbeval simulate --robustness ${physics.runs})\n`);
-      const options: ScoreStageOptions = {
-        root: settings.root,
-        rules: settings.rules,
-        eol: settings.eol,
-        ...(flags.baseline !== undefined ? { baseline: flags.baseline } : {}),
-        nonCompeting: flags.notCompeting,
-        trials: settings.trials,
-        ...(flags.prompts !== undefined ? { promptsDir: flags.prompts } : {}),
-        ...(settings.models.length > 1 ? { models: settings.models.map((m) => m.name) } : {}),
-        teamOrder: flags.teamOrder as TeamOrder,
-        // The competition's letters (the config's), never a --chars subset: the report describes the folder.
-        ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
-        // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
-        sections: [judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials })].filter((x) => x !== undefined),
-        uncertainty: settings.uncertainty,
-        ...(physics ? { physics } : {}),
-      };
-      assertNamedTeams(settings, options);
-      const interrupt = stopOnInterrupt('score');
-      let result: ScoreStageResult | undefined;
-      let outcome;
-      try {
-        // One step with `sbeval run`'s: what the folder supports, the files, the manifest (orchestrator/result/step.ts).
-        outcome = await writeResults({
-          root: settings.root,
-          competitions: settings.competitions.map((c) => c.root),
-          configFile: settings.configFile,
-          command: 'score',
-          settings: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
-          readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
-          // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
-          ...(physics ? { robustness: robustnessTables(settings.competitions, physics.levels) } : {}),
-          score: async () => {
-            result = await runScoreStage(options);
-            return result.files;
-          },
-        });
-      } finally {
-        interrupt.finish();
-      }
-      const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.join(', ')}, which described an earlier state of the folder` : '';
-      if (!result || outcome.status === 'blocked') {
-        const reason = outcome.manifest.score.written ? 'nothing to score' : outcome.manifest.score.reason;
-        if (flags.json) process.stdout.write(`${JSON.stringify({ scored: false, reason, blockers: outcome.blockers, removed: outcome.removed }, null, 2)}\n`);
-        process.stderr.write(`sbeval: [score] not scored, the folder cannot be scored as it is: ${reason}${removed}\n`);
-        process.exitCode = EXIT_NOT_SCORED;
-        return;
-      }
-      for (const w of result.warnings) process.stderr.write(warningLine(w));
-      if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null, uncertainty: result.uncertainty }, null, 2)}\n`,
-        );
-      } else process.stdout.write(`${summary(result)}\n`);
-    });
+    .action(scoreAction);
 }
 
 /** Work the stages before scoring have not finished (exit 1, as for `run`'s unfinished levels). */

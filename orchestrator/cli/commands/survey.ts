@@ -1,7 +1,8 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { resolveSettings, settingsLine } from '../../config/index.js';
+import { DEFAULTS, resolveSettings, settingsLine } from '../../config/index.js';
+import { list, option, port, wholeNumber } from '../options.js';
 import { buildSurvey, defaultSurveyDir } from '../../survey/build.js';
 import { collectSurvey } from '../../survey/collect.js';
 import { loadMetrics } from '../../survey/metrics.js';
@@ -15,32 +16,23 @@ import { createInvites, inviteLink } from '../../survey/invites.js';
  * invitations for its raters, its page (on this machine or for remote raters), and the aggregation of
  * their answers (orchestrator/survey/, docs/survey.md).
  */
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`);
-    return n;
-  };
-}
-
-function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
-}
+/** The survey folder option of every survey command. */
+const outOption = () => option('--out <dir>', 'survey folder', { defaultText: '<root>/result/survey' });
 
 function registerBuild(survey: Command): void {
   survey
     .command('build')
     .description('a survey of the levels (all, or a seeded sample) into <root>/result/survey/')
     .argument('<root>', 'competition folder (levels and images from sbeval run)')
-    .option('--sample <n>', 'a seeded sample of n levels, spread evenly over team × letter (default: every level)', int(1))
-    .option('--seed <n>', "seed of the sample and of each rater's item order (default: the config's seed, else 6280)", int(-(2 ** 31), 2 ** 31 - 1))
-    .option('--metrics <file.yaml>', 'metrics and their instructions (default: looks like the letter, holds up, creative use of blocks)')
-    .option('--prompts <dir>', 'folder of <team>.txt prompts to show as the history (the config\'s submissions are used when present)')
-    .option('--team <name>', 'only these teams (repeatable or comma-separated)', list, [])
-    .option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L')
-    .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
+    .addOption(option('--sample <n>', 'a seeded sample of n levels, spread evenly over team × letter', { parse: wholeNumber(1), defaultText: 'every level' }))
+    .addOption(option('--seed <n>', "seed of the sample and of each rater's item order", { parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1), defaultText: `the config's seed, else ${DEFAULTS.seed}` }))
+    .addOption(option('--metrics <file.yaml>', 'metrics and their instructions', { defaultText: 'looks like the letter, holds up, creative use of blocks' }))
+    .addOption(option('--prompts <dir>', "folder of <team>.txt prompts to show as the history (the config's submissions are used when present)"))
+    .addOption(option('--team <name>', 'only these teams (repeatable or comma-separated)', { parse: list, defaultText: "the config's teams, else every team folder" }))
+    .addOption(option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L', { defaultText: "the config's characters, else every letter folder" }))
+    .addOption(outOption())
     .option('--force', 'replace an existing survey (its answers folder is kept)')
-    .action(async (rootArg: string, flags: { sample?: number; seed?: number; metrics?: string; prompts?: string; team: string[]; chars?: string; out?: string; force?: boolean }) => {
+    .action(async (rootArg: string, flags: { sample?: number; seed?: number; metrics?: string; prompts?: string; team?: string[]; chars?: string; out?: string; force?: boolean }) => {
       const root = resolve(rootArg);
       // The settings every command resolves (orchestrator/config/settings.ts), printed in one line.
       const config = resolveSettings(root, { teams: flags.team, chars: flags.chars }, { command: 'survey build' });
@@ -71,9 +63,9 @@ function registerInvite(survey: Command): void {
     .command('invite')
     .description('create invitation links for n raters (each an unguessable token; the survey keeps only their digests)')
     .argument('<root>', 'competition folder')
-    .argument('<n>', 'number of raters to invite', int(1, 10_000))
-    .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
-    .option('--public-url <url>', 'the address raters open (default: http://127.0.0.1:<port>/ as `survey serve` prints it)')
+    .argument('<n>', 'number of raters to invite', wholeNumber(1, 10_000))
+    .addOption(outOption())
+    .addOption(option('--public-url <url>', 'the address raters open', { defaultText: 'http://127.0.0.1:<port>/ as `survey serve` prints it' }))
     .addHelpText('after', '\nPrints one link per rater: send each rater their own. The links are shown once; a lost link is replaced by\na new invitation. Raters can be invited while the survey is being served.')
     .action(async (rootArg: string, n: number, flags: { out?: string; publicUrl?: string }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
@@ -89,10 +81,10 @@ function registerServe(survey: Command): void {
     .command('serve')
     .description('serve the survey to invited raters and print its URL (answers saved in <survey>/answers/)')
     .argument('<root>', 'competition folder')
-    .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
-    .option('--host <address>', 'address to listen on: 127.0.0.1 (this machine), an interface\'s address, or 0.0.0.0 (every interface, with --public-url)', '127.0.0.1')
-    .option('--public-url <url>', 'the address raters open, e.g. behind a reverse proxy (its Host is then accepted)')
-    .option('--port <n>', 'port (0 = any free port)', int(0, 65535), 0)
+    .addOption(outOption())
+    .addOption(option('--host <address>', "address to listen on: 127.0.0.1 (this machine), an interface's address, or 0.0.0.0 (every interface, with --public-url)", { default: '127.0.0.1' }))
+    .addOption(option('--public-url <url>', 'the address raters open, e.g. behind a reverse proxy (its Host is then accepted)'))
+    .addOption(option('--port <n>', 'port (0 = any free port)', { parse: port, default: 0 }))
     .addHelpText('after', '\nRaters open their invite links (sbeval survey invite) and rate item after item; every click is saved on the\nserver at once, so a reload or a later visit resumes where they left off. Requests without a valid invitation\nare refused. Stop with Ctrl-C.')
     .action(async (rootArg: string, flags: { out?: string; host: string; publicUrl?: string; port: number }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));
@@ -118,7 +110,7 @@ function registerCollect(survey: Command): void {
     .command('collect')
     .description('aggregate the answers per team × letter × metric, with Krippendorff\'s alpha and correlations with stability, similarity and the judges')
     .argument('<root>', 'competition folder')
-    .option('--out <dir>', 'survey folder (default: <root>/result/survey)')
+    .addOption(outOption())
     .option('--json', 'print the summary as JSON')
     .action(async (rootArg: string, flags: { out?: string; json?: boolean }) => {
       const out = flags.out ? resolve(flags.out) : defaultSurveyDir(resolve(rootArg));

@@ -6,8 +6,8 @@ import { SbevalError } from '../../../core/errors.js';
 import { loadReference, REFERENCE_LEVELS } from '../../stages/agreement.js';
 import { CALIBRATION_THRESHOLDS, calibrationMarkdown, runCalibration, type Calibration } from '../../stages/calibrate.js';
 import { loadRuler, readEvaluatorResults, rulerMarkdown, rulerTracks, rulerVerdict, type Ruler, type RulerVerdict } from '../../stages/ruler.js';
-import { nonNegativeInt, positiveInt } from '../int-options.js';
-import { startUnityFleet } from '../unity-fleet.js';
+import { option, wholeNumber } from '../options.js';
+import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
 
 /**
  * `sbeval unity calibrate`: the instrument for an organizer's Unity install. With `--unity` and
@@ -101,15 +101,15 @@ export function registerCalibrateCommand(unity: Command): void {
   unity
     .command('calibrate')
     .description("check a Unity install against the evaluator: the plugin in Unity vs the evaluator's reference results and the headless engine step by step (--unity, --project), and/or the official evaluator's own timing from its results on the ruler levels (--evaluator); exit 1 on any mismatch")
-    .option('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)')
-    .option('--project <path>', 'the Science Birds project with the plugin installed')
-    .option('--evaluator <folder>', "the official evaluator's stability results for the ruler levels: the folder the Batch Stability Test wrote stability/*.json into (see `sbeval unity ruler`)")
-    .option('--reference <dir>', "the reference levels with the evaluator's stability JSON and images (default: the 90 shipped with sbeval, calibration/reference-levels)")
-    .option('--instances <n>', 'Unity editors side by side', positiveInt, 1)
-    .option('--workers <n>', 'headless engines (default: one per core)', positiveInt)
-    .option('--log-dir <dir>', 'one log file per Unity instance here (default: a new temporary folder)')
-    .option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', positiveInt, 300)
-    .option('--max-restarts <n>', 'restarts allowed per instance', nonNegativeInt, 3)
+    .addOption(unityEditorOption(false))
+    .addOption(unityProjectOption(false))
+    .addOption(option('--evaluator <folder>', "the official evaluator's stability results for the ruler levels: the folder the Batch Stability Test wrote stability/*.json into (see `sbeval unity ruler`)"))
+    .addOption(option('--reference <dir>', "the reference levels with the evaluator's stability JSON and images", { defaultText: 'the 90 shipped with sbeval, calibration/reference-levels' }))
+    .addOption(option('--instances <n>', 'Unity editors side by side', { parse: wholeNumber(1), default: 1 }))
+    .addOption(option('--workers <n>', 'headless engines', { parse: wholeNumber(1), defaultText: 'one per core' }))
+    .addOption(option('--log-dir <dir>', 'one log file per Unity instance here', { defaultText: 'a new temporary folder' }))
+    .addOption(option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', { parse: wholeNumber(1), default: 300 }))
+    .addOption(option('--max-restarts <n>', 'restarts allowed per instance', { parse: wholeNumber(0), default: 3 }))
     .option('--all-levels', 'list every level, not only those that differ')
     .option('--json', 'print the thresholds, checks, step offset, per-level results and the ruler verdict as JSON')
     .addHelpText(

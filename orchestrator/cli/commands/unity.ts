@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { nonNegativeInt, positiveInt } from '../int-options.js';
-import { startUnityFleet } from '../unity-fleet.js';
+import { option, repeatable, wholeNumber } from '../options.js';
+import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -104,7 +104,7 @@ interface LaunchFlags {
   unity: string;
   project: string;
   instances: number;
-  levels: string[];
+  levels?: string[];
   out?: string;
   windowSteps: number;
   raw?: boolean;
@@ -125,15 +125,11 @@ interface LevelOutcome {
   image?: string;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 async function launch(flags: LaunchFlags): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`unity: ${line}\n`);
   };
-  const levels = collectLevels(flags.levels);
+  const levels = collectLevels(flags.levels ?? []);
   if (levels.length > 0 && !flags.out) throw new SbevalError('config', '--levels needs --out (where traces and images go)');
   const fleet = await startUnityFleet(flags, log);
   let stopping = false;
@@ -246,17 +242,17 @@ export function registerUnityCommands(program: Command): void {
   unity
     .command('launch')
     .description('start Unity instances in batch mode, connect them to a fresh endpoint, and feed them levels')
-    .requiredOption('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)')
-    .requiredOption('--project <path>', 'the Science Birds project with the plugin installed')
-    .option('--instances <n>', 'editors to run side by side (instance i > 0 uses a linked clone of the project)', positiveInt, 1)
-    .option('--levels <path>', 'a level XML file or a folder of them (repeatable); without it, start, check and quit', collect, [])
-    .option('--out <dir>', 'where each level\'s trace (<name>.sbtrace.gz) and capture (<name>.png) go')
-    .option('--window-steps <n>', 'physics steps in the stability window (500 = 10 s)', nonNegativeInt, DEFAULT_SIMULATION.windowSteps)
+    .addOption(unityEditorOption(true))
+    .addOption(unityProjectOption(true))
+    .addOption(option('--instances <n>', 'editors to run side by side (instance i > 0 uses a linked clone of the project)', { parse: wholeNumber(1), default: 1 }))
+    .addOption(option('--levels <path>', 'a level XML file or a folder of them (repeatable); without it, start, check and quit', { parse: repeatable }))
+    .addOption(option('--out <dir>', "where each level's trace (<name>.sbtrace.gz) and capture (<name>.png) go"))
+    .addOption(option('--window-steps <n>', 'physics steps in the stability window (500 = 10 s)', { parse: wholeNumber(0), default: DEFAULT_SIMULATION.windowSteps }))
     .option('--raw', 'also save the textured <name>_raw.png')
-    .option('--log-dir <dir>', 'one log file per instance here (default: a new temporary folder)')
-    .option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', positiveInt, 300)
-    .option('--max-restarts <n>', 'restarts allowed per instance', nonNegativeInt, 3)
-    .option('--attempts <n>', 'attempts per level (a level whose instance dies runs again on another)', positiveInt, 3)
+    .addOption(option('--log-dir <dir>', 'one log file per instance here', { defaultText: 'a new temporary folder' }))
+    .addOption(option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', { parse: wholeNumber(1), default: 300 }))
+    .addOption(option('--max-restarts <n>', 'restarts allowed per instance', { parse: wholeNumber(0), default: 3 }))
+    .addOption(option('--attempts <n>', 'attempts per level (a level whose instance dies runs again on another)', { parse: wholeNumber(1), default: 3 }))
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',

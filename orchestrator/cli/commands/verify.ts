@@ -1,30 +1,19 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { nonNegativeNumber, option } from '../options.js';
 import { resolve } from 'node:path';
-import type { DamageFormula } from '../../../bridge/engine.js';
+import { DEFAULT_SIMULATION, type DamageFormula } from '../../../bridge/engine.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { recordCorpus } from '../../stages/record.js';
 import { BOX2D_NAMES, DEFAULT_TOLERANCE, verifyCorpus, type Box2dName, type Divergence, type VerifySummary } from '../../stages/verify.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
  * `sbeval record <levels-dir> --out <corpus>` and `sbeval verify <corpus>`: regression of an engine
  * against recorded simulations.
  */
 const DAMAGE: readonly DamageFormula[] = ['contact-point', 'body'];
-/** main.ts `EXIT_CHECK_FAILED` (not imported: main.ts imports the command modules). */
-const EXIT_CHECK_FAILED = 1;
 
-function damageFormula(value: string): DamageFormula {
-  if (!(DAMAGE as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${DAMAGE.join(', ')}`);
-  return value as DamageFormula;
-}
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number');
-  return n;
-}
-
-function box2dSetting(value: string, previous: Partial<Record<Box2dName, number>>): Partial<Record<Box2dName, number>> {
+function box2dSetting(value: string, previous: Partial<Record<Box2dName, number>> = {}): Partial<Record<Box2dName, number>> {
   const m = /^([A-Za-z]+)=(.+)$/.exec(value);
   if (!m) throw new InvalidArgumentError('expected name=value, e.g. baumgarte=0.1');
   const name = m[1]! as Box2dName;
@@ -79,7 +68,7 @@ interface RecordFlags {
 interface VerifyFlags {
   tolerance: number;
   damage?: DamageFormula;
-  box2d: Partial<Record<Box2dName, number>>;
+  box2d?: Partial<Record<Box2dName, number>>;
   json?: boolean;
 }
 
@@ -89,7 +78,7 @@ export function registerVerifyCommands(program: Command): void {
     .description('simulate every level under a folder once and keep each run as a trace: a corpus for sbeval verify')
     .argument('<levels-dir>', 'folder searched recursively for .xml levels')
     .requiredOption('--out <corpus>', 'corpus folder: <relative level path>.sbtrace.gz per level + corpus.json')
-    .option('--damage <formula>', 'contact-point (default) or body', damageFormula, 'contact-point')
+    .addOption(option('--damage <formula>', 'damage at contact begin: contact-point or body', { choices: DAMAGE, default: DEFAULT_SIMULATION.damage }))
     .option('--capture', 'also keep the black-on-white capture in each trace (bigger corpus; the viewer shows it)')
     .addHelpText(
       'after',
@@ -117,9 +106,9 @@ Example: sbeval record calibration/reference-levels --out my-corpus`,
     .command('verify')
     .description('re-run recorded levels and compare with their traces: identical / within tolerance / diverged, first divergence, verdict changes')
     .argument('<corpus>', 'folder searched recursively for *.sbtrace[.gz] (sbeval record, sbeval level --trace)')
-    .option('--tolerance <value>', `largest difference in x, y (units) and angle (radians) that still agrees (default ${DEFAULT_TOLERANCE})`, positiveNumber, DEFAULT_TOLERANCE)
-    .option('--damage <formula>', 'replay with another damage formula than recorded (contact-point or body)', damageFormula)
-    .option('--box2d <name=value>', `replay with a Box2D constant changed (repeatable): ${BOX2D_NAMES.join(', ')}`, box2dSetting, {})
+    .addOption(option('--tolerance <value>', 'largest difference in x, y (units) and angle (radians) that still agrees', { parse: nonNegativeNumber, default: DEFAULT_TOLERANCE }))
+    .addOption(option('--damage <formula>', 'replay with another damage formula than recorded', { choices: DAMAGE, defaultText: 'the recorded one' }))
+    .addOption(option('--box2d <name=value>', `replay with a Box2D constant changed (repeatable): ${BOX2D_NAMES.join(', ')}`, { parse: box2dSetting }))
     .option('--json', 'print the full comparison as JSON')
     .addHelpText(
       'after',
@@ -136,7 +125,7 @@ Example: sbeval record my-levels --out corpus                # once, before a ch
       let summary: VerifySummary;
       try {
         summary = await verifyCorpus(
-          { corpus: resolve(corpus), tolerance: flags.tolerance, box2d: flags.box2d, ...(flags.damage ? { settings: { damage: flags.damage } } : {}) },
+          { corpus: resolve(corpus), tolerance: flags.tolerance, box2d: flags.box2d ?? {}, ...(flags.damage ? { settings: { damage: flags.damage } } : {}) },
           display,
         );
       } finally {

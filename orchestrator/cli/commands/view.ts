@@ -1,8 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { option, port } from '../options.js';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import { SbevalError } from '../../../core/errors.js';
+import { describeError, SbevalError } from '../../../core/errors.js';
+import { LevelXmlError, parseLevelXml } from '../../../levels/xml-read.js';
 import { checkCompetitionRoot } from '../../layout/root-check.js';
 import { competitionSource } from '../../layout/trial-listing.js';
 import { startViewer, type ViewerSource } from '../../../viewer/server.js';
@@ -12,30 +14,50 @@ import { openTraceFile } from '../../../viewer/trace-source.js';
  * `sbeval view <trace | level.xml | competition-dir>`: serves the frame-by-frame viewer on 127.0.0.1
  * and prints its URL; runs until interrupted (Ctrl-C).
  */
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535 (0 = any free port)');
-  return n;
-}
-
 interface ViewFlags {
   port: number;
   reference?: string;
 }
 
-function sourceFor(target: string): ViewerSource {
+const WHAT_VIEW_SHOWS = 'give a trace file (sbeval level --trace, sbeval record, sbeval run --traces), a level .xml or a competition folder';
+
+/**
+ * What `sbeval view <target>` shows, checked before the server starts: a target it cannot show is an
+ * error in the terminal (exit 2), not a page that only says so in the browser. A trace is read once
+ * here (the page asks for it at once anyway); a level's XML is read and parsed (it is simulated when
+ * the page asks).
+ */
+async function sourceFor(target: string): Promise<ViewerSource> {
   const path = resolve(target);
-  if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, 'give a trace file, a level .xml or a competition folder');
+  if (!existsSync(path)) throw new SbevalError('input', `${target} does not exist`, WHAT_VIEW_SHOWS);
   if (statSync(path).isDirectory()) {
     // A team or stage folder would be listed as a competition of odd "teams": refuse it as every command does.
     checkCompetitionRoot(path, { command: 'view' });
     return competitionSource(path);
   }
   if (extname(path).toLowerCase() === '.xml') {
+    const xml = await readFile(path, 'utf8');
+    try {
+      parseLevelXml(xml);
+    } catch (error) {
+      if (!(error instanceof LevelXmlError)) throw error;
+      throw new SbevalError('input', `${target} is not a Science Birds level: ${error.message}`, WHAT_VIEW_SHOWS);
+    }
     // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
-    return { kind: 'trial', title: basename(path), load: async (viewer) => viewer.simulate(basename(path, '.xml'), await readFile(path, 'utf8')) };
+    return { kind: 'trial', title: basename(path), load: (viewer) => viewer.simulate(basename(path, '.xml'), xml) };
   }
-  return { kind: 'trial', title: basename(path), load: () => openTraceFile(path) };
+  const trial = await openTrace(path, target);
+  return { kind: 'trial', title: basename(path), load: () => Promise.resolve(trial) };
+}
+
+async function openTrace(path: string, target: string) {
+  try {
+    return await openTraceFile(path);
+  } catch (error) {
+    const reason = describeError(error).replace(`${path}: `, '');
+    const drop = extname(path).toLowerCase() === '.txt' ? '; a .txt drop program or LLM response: sbeval level <file> --trace <out.sbtrace>, then sbeval view <out.sbtrace>' : '';
+    throw new SbevalError('input', `${target} is not a trace sbeval view can show: ${reason}`, `${WHAT_VIEW_SHOWS}${drop}`);
+  }
 }
 
 export function registerViewCommands(program: Command): void {
@@ -43,8 +65,8 @@ export function registerViewCommands(program: Command): void {
     .command('view')
     .description('serve the frame-by-frame viewer for a trace, a level, or a competition folder, and print its URL')
     .argument('<target>', 'a trace file (sbeval level --trace, sbeval record), a level .xml (simulated headless on demand), or a competition folder')
-    .option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', port, 0)
-    .option('--reference <png>', 'an image to show beside the final capture (e.g. the Unity evaluator\'s image of the level)')
+    .addOption(option('--port <n>', 'port on 127.0.0.1 (0 = any free port)', { parse: port, default: 0 }))
+    .addOption(option('--reference <png>', "an image to show beside the final capture (e.g. the Unity evaluator's image of the level)"))
     .addHelpText(
       'after',
       `
@@ -60,7 +82,7 @@ Example: sbeval view run.trace --reference unity.png`,
     )
     .action(async (target: string, flags: ViewFlags) => {
       if (flags.reference && !existsSync(resolve(flags.reference))) throw new SbevalError('input', `reference image ${flags.reference} does not exist`);
-      const server = await startViewer({ source: sourceFor(target), port: flags.port, ...(flags.reference ? { reference: resolve(flags.reference) } : {}) });
+      const server = await startViewer({ source: await sourceFor(target), port: flags.port, ...(flags.reference ? { reference: resolve(flags.reference) } : {}) });
       process.stdout.write(`sbeval viewer: ${server.url}\n`);
       process.stderr.write('press Ctrl-C to stop\n');
       await new Promise<void>((resolveStop) => {
