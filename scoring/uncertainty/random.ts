@@ -99,6 +99,34 @@ export class Digits {
     this.limit = Math.floor(TWO_30 / span) * span;
   }
 
+  /**
+   * `count` digits into out[from …]: the digits `count` calls of `next` give (the same draws from the
+   * generator), whole draws unpacked in a loop of their own (the bootstrap draws a competition's trial
+   * indices in one call).
+   */
+  fill(out: Int32Array, from: number, count: number): void {
+    const end = from + count;
+    let j = from;
+    while (j < end && this.left > 0) out[j++] = this.next();
+    const { n, perDraw, span, limit, source } = this;
+    if (n === 1) {
+      out.fill(0, j, end);
+      return;
+    }
+    for (; j + perDraw <= end; j += perDraw) {
+      let y = source.next() >>> 2;
+      while (y >= limit) y = source.next() >>> 2;
+      let pool = y % span;
+      for (let d = j; d < j + perDraw; d++) {
+        const rest = (pool / n) | 0;
+        out[d] = pool - rest * n;
+        pool = rest;
+      }
+    }
+    // A last partial draw: `next` keeps its remaining digits for the next call.
+    while (j < end) out[j++] = this.next();
+  }
+
   next(): number {
     const n = this.n;
     if (n === 1) return 0;
