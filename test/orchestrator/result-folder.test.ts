@@ -102,7 +102,7 @@ describe('case 2: no stale or impossible results', () => {
     // BlockSmith's first I now pictures its first L: the letter's similarity no longer matches its images.
     copyFileSync(join(root, 'BlockSmith', 'images', 'L', 'BlockSmith_L_1.png'), join(root, 'BlockSmith', 'images', 'I', 'BlockSmith_I_1.png'));
     const stale = await ok(['run', root]);
-    expect(stale.stdout).toMatch(/score +unavailable +not written, the folder cannot be scored as it is: similarity files computed from other images .*BlockSmith\/similarity\/I\.json; removed 6 result file\(s\) of an earlier state/);
+    expect(stale.stdout).toMatch(/score +unavailable +not written, the folder cannot be scored as it is: similarity files computed from other images .*BlockSmith\/similarity\/I\.json; removed 8 result file\(s\) of an earlier state/);
     expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
     const rows = trialRows(root).filter((r) => r[4] === 'image');
     expect(rows.filter((r) => r[7] === 'unavailable').map((r) => `${r[0]} ${r[2]}`)).toEqual(['BlockSmith I', 'BlockSmith I', 'BlockSmith I']);
@@ -121,7 +121,7 @@ describe('case 2: no stale or impossible results', () => {
     for (const stage of ['extract', 'convert']) await ok([stage, root]);
     const score = await sbeval(['score', root]);
     expect(score.code).toBe(1);
-    expect(score.stderr).toMatch(/not scored, the folder cannot be scored as it is: levels changed since they were simulated \(run sbeval simulate\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml; removed result\/constants\.json, .*result\/report\.html, which described an earlier state of the folder\n$/);
+    expect(score.stderr).toMatch(/not scored, the folder cannot be scored as it is: levels changed since they were simulated \(run sbeval simulate\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml; removed result\/constants\.json, .*result\/report\.html, result\/score_intervals\.csv, result\/rank_probabilities\.csv, which described an earlier state of the folder\n$/);
     // The run's accounting described the old response: it went with the ranking.
     expect([...resultFiles(root).keys()]).toEqual(['manifest.json']);
   }, 120_000);
