@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ReportInput, ReportSection } from '../../scoring/report/build.js';
 import type { RuleSet } from '../../scoring/score/rules.js';
 import type { ScoreInput } from '../../scoring/score/types.js';
@@ -97,10 +98,12 @@ export interface PendingUncertainty {
 
 /**
  * Below this many team × letter cells × resamples the bootstrap runs in this thread after the
- * official scoring: a worker thread's start (a fresh V8 isolate, the bootstrap's modules loaded)
- * costs about what the bootstrap itself costs at that size (docs/benchmarks.md, Uncertainty).
+ * official scoring: a worker thread's start (a fresh V8 isolate, the bootstrap's modules loaded, the
+ * model copied in) costs about what the bootstrap itself costs at that size — measured (`npm run
+ * bench -- uncertainty`, docs/benchmarks.md): 50–80 ms of CPU for the thread, about 0.25 µs per cell
+ * and resample for T = 10 (0.13 s for 260 cells × 2000 resamples).
  */
-export const THREAD_MIN_WORK = 100_000;
+export const THREAD_MIN_WORK = 250_000;
 /**
  * The worker keeps every resample's character scores until the rankings are known (bootstrap.ts
  * `sampleBootstrap`): beyond this many doubles (32 MiB) the bootstrap runs in this thread instead,
@@ -141,9 +144,10 @@ function sampleOptions(input: UncertaintyInput): SampleOptions {
   };
 }
 
+/** A thread only where it can run beside this one (a second core) and its start is worth it. */
 function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
   const cells = model.competitions.reduce((n, c) => n + c.packed.letters.length * c.teams.length, 0);
-  return cells * resamples >= THREAD_MIN_WORK && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
+  return availableParallelism() >= 2 && cells * resamples >= THREAD_MIN_WORK && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
 }
 
 function settled(outcome: UncertaintyOutcome): PendingUncertainty {

@@ -101,39 +101,43 @@ export class Digits {
 
   /**
    * `count` digits into out[from …]: the digits `count` calls of `next` give (the same draws from the
-   * generator), whole draws unpacked in a loop of their own (the bootstrap draws a competition's trial
-   * indices in one call).
+   * generator, the same digits left over), in one loop with the state in locals (the bootstrap draws
+   * a competition's trial indices in one call).
    */
   fill(out: Int32Array, from: number, count: number): void {
-    const end = from + count;
-    let j = from;
-    while (j < end && this.left > 0) out[j++] = this.next();
-    const { n, perDraw, span, limit, source } = this;
+    const { n, perDraw } = this;
     if (n === 1) {
-      out.fill(0, j, end);
+      out.fill(0, from, from + count);
       return;
     }
-    for (; j + perDraw <= end; j += perDraw) {
-      let y = source.next() >>> 2;
-      while (y >= limit) y = source.next() >>> 2;
-      let pool = y % span;
-      for (let d = j; d < j + perDraw; d++) {
-        const rest = (pool / n) | 0;
-        out[d] = pool - rest * n;
-        pool = rest;
+    let pool = this.pool;
+    let left = this.left;
+    for (let j = from; j < from + count; j++) {
+      if (left === 0) {
+        pool = this.draw();
+        left = perDraw;
       }
+      const rest = (pool / n) | 0;
+      out[j] = pool - rest * n;
+      pool = rest;
+      left -= 1;
     }
-    // A last partial draw: `next` keeps its remaining digits for the next call.
-    while (j < end) out[j++] = this.next();
+    this.pool = pool;
+    this.left = left;
+  }
+
+  /** One draw uniform in [0, n^k): rejection on 30 bits. */
+  private draw(): number {
+    let y = this.source.next() >>> 2;
+    while (y >= this.limit) y = this.source.next() >>> 2;
+    return y % this.span;
   }
 
   next(): number {
     const n = this.n;
     if (n === 1) return 0;
     if (this.left === 0) {
-      let y = this.source.next() >>> 2;
-      while (y >= this.limit) y = this.source.next() >>> 2;
-      this.pool = y % this.span;
+      this.pool = this.draw();
       this.left = this.perDraw;
     }
     const rest = (this.pool / n) | 0;

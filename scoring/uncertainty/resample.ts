@@ -133,14 +133,18 @@ class ResampleRandom {
  */
 function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random: ResampleRandom): void {
   const { trial, stability } = out;
-  const size = trial.length;
-  random.trialDigits(t).fill(trial, 0, size);
   const own = cells.stability;
   const physics = cells.physics;
+  const size = trial.length;
+  random.trialDigits(t).fill(trial, 0, size);
   for (let base = 0; base < size; base += t) {
+    if (!physics) {
+      for (let j = base; j < base + t; j++) stability[j] = own[base + (trial[j] as number)] as number;
+      continue;
+    }
     for (let j = base; j < base + t; j++) {
       const at = base + (trial[j] as number);
-      const table = physics?.[at];
+      const table = physics[at];
       stability[j] = table ? random.best(table) : (own[at] as number);
     }
   }
@@ -168,20 +172,53 @@ export function drawResample(model: UncertaintyModel, seed: number, index: numbe
   return draws;
 }
 
-/** Scratch per competition team: Σsta, Σsta·sim and the diversity of one letter. */
-interface LetterScratch {
+/**
+ * Per cell of one competition (packed order): Σ stability, Σ similarity, Σ stability·similarity and
+ * the diversity of the resample's slots. Each step below is one pass over a whole competition: a
+ * few loops that run long, which the JIT compiles once, early in the bootstrap.
+ */
+interface CellSums {
+  sta: Float64Array;
+  sim: Float64Array;
   product: Float64Array;
   diversity: Float64Array;
 }
 
-function scratchFor(size: number): LetterScratch {
-  return { product: new Float64Array(size), diversity: new Float64Array(size) };
+function sumsFor(competition: CompetitionModel): CellSums {
+  const cells = competition.packed.letters.length * competition.teams.length;
+  return { sta: new Float64Array(cells), sim: new Float64Array(cells), product: new Float64Array(cells), diversity: new Float64Array(cells) };
 }
 
 /** `max(1 − total / n, 1/26)`: one factor of a letter's weight. */
 function weightFactor(total: number, n: number): number {
   const w = 1 - total / n;
   return w > WEIGHT_FLOOR ? w : WEIGHT_FLOOR;
+}
+
+/**
+ * Σsta, Σsim and Σsta·sim of every cell's slots. A trial without an image has similarity 0 (model.ts),
+ * so it needs no test here (adding 0 leaves a double unchanged); a trial without a stability entry
+ * (NaN) counts in neither stability sum.
+ */
+function slotSums(similarity: Float64Array, draws: PackedDraws, t: number, out: CellSums): void {
+  const { trial, stability } = draws;
+  for (let c = 0, base = 0; c < out.sta.length; c++, base += t) {
+    let staSum = 0;
+    let simSum = 0;
+    let product = 0;
+    for (let j = base; j < base + t; j++) {
+      const sta = stability[j] as number;
+      const sim = similarity[base + (trial[j] as number)] as number;
+      simSum += sim;
+      if (sta === sta) {
+        staSum += sta;
+        product += sta * sim;
+      }
+    }
+    out.sta[c] = staSum;
+    out.sim[c] = simSum;
+    out.product[c] = product;
+  }
 }
 
 /**
@@ -200,15 +237,12 @@ function cellDiversity(distance: Float64Array, trial: Int32Array, c: number, t: 
 }
 
 /**
- * `cellDiversity` of four cells c … c + 3 at once into out[k … k + 3]: each sum in the same order as
- * alone (the same doubles), the four chains of additions interleaved so that the processor overlaps
- * them (a single chain waits on each addition: the bootstrap's most expensive loop).
+ * `cellDiversity` of four cells c … c + 3 at once into out[c …]: each sum in the same order as alone
+ * (the same doubles), the four chains of additions interleaved so that the processor overlaps them
+ * (a single chain waits on each addition: the bootstrap's most expensive loop).
  */
-function fourDiversities(distance: Float64Array, trial: Int32Array, c: number, t: number, denominator: number, out: Float64Array, k: number): void {
+function fourDiversities(distance: Float64Array, trial: Int32Array, c: number, t: number, denominator: number, out: Float64Array): void {
   const b0 = c * t;
-  const b1 = b0 + t;
-  const b2 = b1 + t;
-  const b3 = b2 + t;
   const tt = t * t;
   const r0 = c * tt;
   let s0 = 0;
@@ -217,88 +251,68 @@ function fourDiversities(distance: Float64Array, trial: Int32Array, c: number, t
   let s3 = 0;
   for (let s = 0; s < t; s++) {
     const w0 = r0 + (trial[b0 + s] as number) * t;
-    const w1 = r0 + tt + (trial[b1 + s] as number) * t;
-    const w2 = r0 + 2 * tt + (trial[b2 + s] as number) * t;
-    const w3 = r0 + 3 * tt + (trial[b3 + s] as number) * t;
+    const w1 = r0 + tt + (trial[b0 + t + s] as number) * t;
+    const w2 = r0 + 2 * tt + (trial[b0 + 2 * t + s] as number) * t;
+    const w3 = r0 + 3 * tt + (trial[b0 + 3 * t + s] as number) * t;
     for (let u = s + 1; u < t; u++) {
       s0 += distance[w0 + (trial[b0 + u] as number)] as number;
-      s1 += distance[w1 + (trial[b1 + u] as number)] as number;
-      s2 += distance[w2 + (trial[b2 + u] as number)] as number;
-      s3 += distance[w3 + (trial[b3 + u] as number)] as number;
+      s1 += distance[w1 + (trial[b0 + t + u] as number)] as number;
+      s2 += distance[w2 + (trial[b0 + 2 * t + u] as number)] as number;
+      s3 += distance[w3 + (trial[b0 + 3 * t + u] as number)] as number;
     }
   }
-  out[k] = s0 / denominator;
-  out[k + 1] = s1 / denominator;
-  out[k + 2] = s2 / denominator;
-  out[k + 3] = s3 / denominator;
+  out[c] = s0 / denominator;
+  out[c + 1] = s1 / denominator;
+  out[c + 2] = s2 / denominator;
+  out[c + 3] = s3 / denominator;
 }
 
-/** The diversity of each team's cell of the i-th letter into out[0 … P − 1] (0 where it does not count). */
-function letterDiversities(competition: CompetitionModel, i: number, trial: Int32Array, out: Float64Array): void {
+/** The diversity of every cell into `out` (0 where it does not count), four cells at a time where all four count. */
+function diversities(competition: CompetitionModel, trial: Int32Array, out: Float64Array): void {
   const { distance, diversity } = competition.packed;
-  const p = competition.teams.length;
   const t = competition.trials;
   const d = competition.denominator;
-  let k = 0;
-  for (const first = i * p; k + 4 <= p; k += 4) {
-    const c = first + k;
-    if ((diversity[c] as number) + (diversity[c + 1] as number) + (diversity[c + 2] as number) + (diversity[c + 3] as number) === 4) fourDiversities(distance, trial, c, t, d, out, k);
-    else for (let j = k; j < k + 4; j++) out[j] = diversity[first + j] === 1 ? cellDiversity(distance, trial, first + j, t, d) : 0;
+  let c = 0;
+  for (; c + 4 <= out.length; c += 4) {
+    if ((diversity[c] as number) + (diversity[c + 1] as number) + (diversity[c + 2] as number) + (diversity[c + 3] as number) === 4) fourDiversities(distance, trial, c, t, d, out);
+    else for (let k = c; k < c + 4; k++) out[k] = diversity[k] === 1 ? cellDiversity(distance, trial, k, t, d) : 0;
   }
-  for (; k < p; k++) out[k] = diversity[i * p + k] === 1 ? cellDiversity(distance, trial, i * p + k, t, d) : 0;
+  for (; c < out.length; c++) out[c] = diversity[c] === 1 ? cellDiversity(distance, trial, c, t, d) : 0;
 }
 
-/**
- * One letter (the i-th with data) of one competition: the sums of each team's slots, the letter's
- * weight from every team's, and the character scores. A trial without an image has similarity 0 and
- * distance 0 to every other (model.ts), so neither needs a test here (adding 0 leaves a double
- * unchanged).
- */
-function scoreLetter(competition: CompetitionModel, i: number, draws: PackedDraws, character: Float64Array, scratch: LetterScratch): void {
-  const { similarity, letters } = competition.packed;
-  const { trial, stability } = draws;
+/** Each letter's weight from every team's sums, and the teams' character scores (rows of letters without data stay 0). */
+function characterScores(competition: CompetitionModel, sums: CellSums, character: Float64Array): void {
   const p = competition.teams.length;
   const t = competition.trials;
-  letterDiversities(competition, i, trial, scratch.diversity);
-  let staTotal = 0;
-  let simTotal = 0;
-  let divTotal = 0;
-  for (let k = 0; k < p; k++) {
-    const base = (i * p + k) * t;
-    let staSum = 0;
-    let simSum = 0;
-    let product = 0;
-    for (let j = base; j < base + t; j++) {
-      const sta = stability[j] as number;
-      const sim = similarity[base + (trial[j] as number)] as number;
-      simSum += sim;
-      if (sta === sta) {
-        // not NaN: the drawn trial has a stability entry
-        staSum += sta;
-        product += sta * sim;
-      }
+  const { letters } = competition.packed;
+  for (let i = 0; i < letters.length; i++) {
+    let staTotal = 0;
+    let simTotal = 0;
+    let divTotal = 0;
+    for (let c = i * p; c < (i + 1) * p; c++) {
+      staTotal += sums.sta[c] as number;
+      simTotal += sums.sim[c] as number;
+      divTotal += sums.diversity[c] as number;
     }
-    scratch.product[k] = product;
-    staTotal += staSum;
-    simTotal += simSum;
-    divTotal += scratch.diversity[k] as number;
-  }
-  let weight = weightFactor(staTotal, p * t) * weightFactor(simTotal, p * t);
-  if (competition.diversity) weight *= weightFactor(divTotal, p);
-  const row = (letters[i] as number) * p;
-  for (let k = 0; k < p; k++) {
-    const mean = (weight * (scratch.product[k] as number)) / t;
-    character[row + k] = competition.diversity ? mean * (scratch.diversity[k] as number) : mean;
+    let weight = weightFactor(staTotal, p * t) * weightFactor(simTotal, p * t);
+    if (competition.diversity) weight *= weightFactor(divTotal, p);
+    const row = (letters[i] as number) * p;
+    for (let k = 0; k < p; k++) {
+      const mean = (weight * (sums.product[i * p + k] as number)) / t;
+      character[row + k] = competition.diversity ? mean * (sums.diversity[i * p + k] as number) : mean;
+    }
   }
 }
 
 /** Scores competition m of the drawn resample into its character and prompt scores, and adds the prompt scores to the teams' totals. */
-function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, scratch: LetterScratch): void {
+function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums): void {
   const p = competition.teams.length;
   const character = out.character[m] as Float64Array;
   const own = out.competitionPrompt[m] as Float64Array;
+  slotSums(competition.packed.similarity, draws, competition.trials, sums);
+  diversities(competition, draws.trial, sums.diversity);
   character.fill(0);
-  for (let i = 0; i < competition.packed.letters.length; i++) scoreLetter(competition, i, draws, character, scratch);
+  characterScores(competition, sums, character);
   for (let k = 0; k < p; k++) {
     let sum = 0;
     for (let l = 0; l < LETTER_COUNT; l++) sum += character[l * p + k] as number;
@@ -308,10 +322,17 @@ function scoreCompetition(competition: CompetitionModel, m: number, draws: Packe
   }
 }
 
+/** Scratch memory of `scoreWith`: per competition, its cells' sums. */
+type Scratch = CellSums[];
+
+function scratchFor(model: UncertaintyModel): Scratch {
+  return model.competitions.map(sumsFor);
+}
+
 /** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`). */
-function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: LetterScratch): void {
+function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch): void {
   out.prompt.fill(0);
-  model.competitions.forEach((c, m) => scoreCompetition(c, m, draws.packed[m] as PackedDraws, out, scratch));
+  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums);
   normalizeInto(out.prompt, out.normalized);
 }
 
@@ -323,13 +344,9 @@ export function normalizeInto(prompt: Float64Array, out: Float64Array): void {
   for (let i = 0; i < prompt.length; i++) out[i] = ((prompt[i] as number) / divisor) * 100;
 }
 
-function maxTeams(model: UncertaintyModel): number {
-  return Math.max(1, ...model.competitions.map((c) => c.teams.length));
-}
-
 /** Scores resample `draws` as they are (the folder as it is, or a resample drawn before). */
 export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores): void {
-  scoreWith(model, draws, out, scratchFor(maxTeams(model)));
+  scoreWith(model, draws, out, scratchFor(model));
 }
 
 /**
@@ -337,7 +354,7 @@ export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleSc
  * (the same draws as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
  */
 export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
-  const scratch = scratchFor(maxTeams(model));
+  const scratch = scratchFor(model);
   return (seed, index, draws, out) => {
     drawInto(model, seed, index, draws);
     scoreWith(model, draws, out, scratch);
