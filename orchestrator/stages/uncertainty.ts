@@ -26,7 +26,7 @@ import type { Settings, UncertaintySettings } from '../config/settings.js';
 import { trialIndexFromName } from '../layout/competition.js';
 import { writeScoreFile } from '../result/files.js';
 import { cachedRobustness, robustnessOptions, type LevelRobustnessResult } from './robustness.js';
-import { sampleInThread } from './uncertainty-thread.js';
+import { prestartSampler, sampleInThread } from './uncertainty-thread.js';
 
 /**
  * The ranking's uncertainty beside the official result files (scoring/uncertainty; docs/uncertainty.md):
@@ -148,6 +148,15 @@ function sampleOptions(input: UncertaintyInput): SampleOptions {
 function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
   const cells = model.competitions.reduce((n, c) => n + c.packed.letters.length * c.teams.length, 0);
   return availableParallelism() >= 2 && cells * resamples >= THREAD_MIN_WORK && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
+}
+
+/**
+ * Starts the bootstrap's thread before the folder is checked and read (uncertainty-thread.ts), when
+ * the bootstrap to come will run there: `cells` team × letter cells (counted from the folders, before
+ * any file is read), T ≥ 2 and the bootstrap on. The thread's start then overlaps that reading.
+ */
+export function prestartUncertainty(settings: UncertaintySettings, trials: number, cells: number): void {
+  if (settings.enabled && trials >= 2 && availableParallelism() >= 2 && cells * settings.resamples >= THREAD_MIN_WORK) prestartSampler();
 }
 
 function settled(outcome: UncertaintyOutcome): PendingUncertainty {

@@ -6,6 +6,7 @@ import { loadCompetition, scoreCompetitionFolder } from '../../orchestrator/stag
 import { THREAD_MIN_WORK } from '../../orchestrator/stages/uncertainty.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, type OfficialRow } from '../../scoring/uncertainty/index.js';
+import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from '../scoring/golden-competition.js';
 import { randomCompetition, writeCompetition } from '../scoring/uncertainty-folder.js';
 
@@ -63,6 +64,19 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     });
     expect(text(root, 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summarize(result, officialRows(root)), EOL));
     folders.forEach((f, m) => expect(text(join(root, f), 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summarize(result.perCompetition![m]!, own[m]!), EOL)));
+  }, 240_000);
+
+  it('the thread serves the next bootstrap of the process too, and `sbeval score` (its thread started before the folder is read) exits when done', async () => {
+    const root = join(tmp, 'again-2024');
+    writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 4, seed: 93, failed: 0.1 }), { rules: 2024, trials: 4 });
+    const first = await scoreCompetitionFolder({ root, rules: '2024', trials: 4 });
+    const files = ['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f));
+    const second = await scoreCompetitionFolder({ root, rules: '2024', trials: 4 });
+    for (const scored of [first, second]) expect(scored.uncertainty.threaded).toBe(availableParallelism() >= 2);
+    expect(['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f))).toEqual(files);
+    const command = await runSbeval(['score', root, '--rules', '2024', '--trials', '4']);
+    expect(command.exitCode).toBe(0);
+    expect(['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f))).toEqual(files);
   }, 240_000);
 
   it('a small folder stays in this thread', async () => {
