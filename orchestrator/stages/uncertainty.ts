@@ -100,8 +100,10 @@ export interface PendingUncertainty {
  * Below this many team × letter cells × resamples the bootstrap runs in this thread after the
  * official scoring: a worker thread's start (a fresh V8 isolate, the bootstrap's modules loaded, the
  * model copied in) costs about what the bootstrap itself costs at that size — measured (`npm run
- * bench -- uncertainty`, docs/benchmarks.md): 50–80 ms of CPU for the thread, about 0.25 µs per cell
- * and resample for T = 10 (0.13 s for 260 cells × 2000 resamples).
+ * bench -- uncertainty`, docs/uncertainty.md "Cost"): 0.14–0.25 s wall for a thread's start with one
+ * resample, about 0.3 µs per cell and resample for T = 10 once compiled (0.13–0.15 s for 260 cells ×
+ * 2000 resamples). A command that will bootstrap a large folder starts the thread before it reads the
+ * folder (`prestartUncertainty`), and the thread is kept for the process's next bootstrap.
  */
 export const THREAD_MIN_WORK = 250_000;
 /**
