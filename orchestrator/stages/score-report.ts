@@ -221,7 +221,9 @@ export async function writeScoreReports(scored: Scored, extras: ReportExtras = {
     // One gallery per model folder, linked from its own report and (rebased) from the aggregate one.
     const pics = await pictures(scored, extras, model.dir, model.result.teams, model.folder, model.result);
     own.push(...pics.warnings.map((w) => ({ ...w, message: `[${model.label}] ${w.message}` })));
-    files.push(...(await writeReport(model.dir, modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]))));
+    // Its own ranking's intervals (from the same resamples as the aggregate's), or why there are none.
+    const uncertainty = scored.uncertainty.perModel?.find((m) => m.key === model.folder) ?? { message: scored.uncertainty.message };
+    files.push(...(await writeReport(model.dir, withUncertainty(modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]), uncertainty))));
     competitions.push({ label: model.label, result: model.result, input: model.input, gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)), ...lettersOf(scored, extras) });
   }
   const top = withUncertainty(topReportInput(scored, extras, competitions, [...scored.warnings, ...own, ...(extras.warnings ?? [])]), scored.uncertainty);

@@ -41,7 +41,7 @@ import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
 import { modelFolderName } from '../layout/names.js';
 import { StageLog } from '../layout/stage-log.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { runUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
+import { startUncertainty, type PendingUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
 import { DEFAULTS, type UncertaintySettings } from '../config/settings.js';
 
 /** `name`: case-insensitive alphabetical (the published files' order); `bytes`: code-point order. */
@@ -304,6 +304,16 @@ function uncertaintyCommon(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   };
 }
 
+/** Runs `work` while the bootstrap runs (uncertainty.ts); a failing `work` stops the bootstrap's thread. */
+async function alongside<T>(pending: PendingUncertainty, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    pending.cancel();
+    throw error;
+  }
+}
+
 /** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its official files. */
 async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnings: ScoreWarning[] = []): Promise<Scored> {
   const root = options.root;
@@ -314,16 +324,15 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, input.teams) : undefined;
   if (promptWords) warnings.push(...promptWords.warnings);
   checkNamedTeams(options, input.teams, warnings);
-  const result = scoreCompetition(input, rules, promptWords ? { words: promptWords.words } : {});
-  const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
-  const written = await writeOfficial(root, result, warnings, eol);
-  const ranking = rankingRows(result);
   // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
-  const uncertainty = await runUncertainty({
-    ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words),
-    competitions: [{ key: undefined, label: '', input, rules }],
-    ranking,
+  const pending = startUncertainty({ ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words), competitions: [{ key: undefined, label: '', input, rules }] });
+  const { result, written } = await alongside(pending, async () => {
+    const result = scoreCompetition(input, rules, promptWords ? { words: promptWords.words } : {});
+    return { result, written: await writeOfficial(root, result, warnings, eol) };
   });
+  const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
+  const ranking = rankingRows(result);
+  const uncertainty = await pending.finish({ ranking });
   return {
     options,
     rules,
@@ -363,20 +372,34 @@ function modelFolders(options: ScoreStageOptions, layout: RootLayout): { folders
   return { folders: layout.kind === 'models' ? [...layout.models] : [], labels };
 }
 
-/** One model folder: its own official files, its own (per-model) ranking. */
-async function scoreModelFolder(options: ScoreStageOptions, rules: RuleSet, eol: Eol, folder: string, label: string, warnings: ScoreWarning[]): Promise<{ scored?: ScoredModel; teams: string[]; files: string[]; logFiles: string[] }> {
+/** One model folder as read, before scoring. */
+interface LoadedModel {
+  folder: string;
+  label: string;
+  dir: string;
+  input: ScoreInput;
+  warnings: ScoreWarning[];
+}
+
+/** Reads one model folder; undefined (and a warning) when it has no team folders. */
+function loadModelFolder(options: ScoreStageOptions, rules: RuleSet, folder: string, label: string, warnings: ScoreWarning[]): LoadedModel | undefined {
   const dir = join(options.root, folder);
   const loaded = loadCompetition(dir, rules, { ...options, root: options.root });
   if (loaded.input.teams.length === 0) {
     warnings.push({ code: 'model', message: `model folder ${folder} has no team folders: its scores are 0 for everyone`, file: folder });
   }
   warnings.push(...loaded.warnings.map((w) => ({ ...w, message: `[${label}] ${w.message}` })));
-  if (loaded.input.teams.length === 0) return { teams: [], files: [], logFiles: [] };
-  const result = scoreCompetition(loaded.input, rules);
-  const written = await writeOfficial(dir, result, loaded.warnings, eol);
+  if (loaded.input.teams.length === 0) return undefined;
+  return { folder, label, dir, input: loaded.input, warnings: loaded.warnings };
+}
+
+/** One model folder: its own official files, its own (per-model) ranking. */
+async function scoreModelFolder(options: ScoreStageOptions, rules: RuleSet, eol: Eol, model: LoadedModel): Promise<{ scored: ScoredModel; files: string[]; logFile: string }> {
+  const result = scoreCompetition(model.input, rules);
+  const written = await writeOfficial(model.dir, result, model.warnings, eol);
   const winners = decideWinners(result.teams, result.prompts, winnerOptions(options, false, undefined));
   winners.notes.unshift('Per-model view only: the 2025 winner is decided on the sum over models (see the aggregate report).');
-  return { scored: { folder, label, dir, result, input: loaded.input, warnings: loaded.warnings, winners }, teams: [...loaded.input.teams], files: written.files, logFiles: [written.logFile] };
+  return { scored: { ...model, result, winners }, files: written.files, logFile: written.logFile };
 }
 
 /** The aggregate result folder: the official rank file over totals, constants, and the detailed table. */
@@ -432,36 +455,38 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   }
   if (folders.length !== 3) warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
 
-  const models: ScoredModel[] = [];
-  const files: string[] = [];
-  const logFiles: string[] = [];
-  const allTeams = new Set<string>();
-  for (const folder of folders) {
-    const one = await scoreModelFolder(options, rules, eol, folder, labels.get(folder) ?? folder, warnings);
-    one.teams.forEach((t) => allTeams.add(t));
-    if (one.scored) models.push(one.scored);
-    files.push(...one.files);
-    logFiles.push(...one.logFiles);
-  }
-  const teams = orderTeams([...allTeams], options.teamOrder ?? 'name');
+  const loaded = folders.map((folder) => loadModelFolder(options, rules, folder, labels.get(folder) ?? folder, warnings)).filter((m) => m !== undefined);
+  const teams = orderTeams([...new Set(loaded.flatMap((m) => m.input.teams))], options.teamOrder ?? 'name');
   const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, teams) : undefined;
   if (promptWords) warnings.push(...promptWords.warnings);
   checkNamedTeams(options, teams, warnings);
-  const agg = aggregateModels(
-    models.map((m) => ({ model: m.folder, result: m.result })),
-    promptWords ? { words: promptWords.words } : {},
-  );
-  for (const { team, model } of agg.missing) {
-    warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
-  }
-  const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
-  const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords?.words, eol, options });
-  // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
-  const uncertainty = await runUncertainty({
-    ...uncertaintyCommon(options, rules, eol, agg.teams, promptWords?.words),
-    competitions: models.map((m) => ({ key: m.folder, label: m.label, input: m.input, rules })),
-    ranking: written.rows,
+  // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv (and each model folder's own).
+  const pending = startUncertainty({
+    ...uncertaintyCommon(options, rules, eol, teams, promptWords?.words),
+    competitions: loaded.map((m) => ({ key: m.folder, dir: m.dir, label: m.label, input: m.input, rules })),
   });
+  const { models, files, logFiles, agg, winners, written } = await alongside(pending, async () => {
+    const models: ScoredModel[] = [];
+    const files: string[] = [];
+    const logFiles: string[] = [];
+    for (const model of loaded) {
+      const one = await scoreModelFolder(options, rules, eol, model);
+      models.push(one.scored);
+      files.push(...one.files);
+      logFiles.push(one.logFile);
+    }
+    const agg = aggregateModels(
+      models.map((m) => ({ model: m.folder, result: m.result })),
+      promptWords ? { words: promptWords.words } : {},
+    );
+    for (const { team, model } of agg.missing) {
+      warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
+    }
+    const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
+    const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords?.words, eol, options });
+    return { models, files, logFiles, agg, winners, written };
+  });
+  const uncertainty = await pending.finish({ ranking: written.rows, perModel: models.map((m) => rankingRows(m.result)) });
   return {
     options,
     rules,

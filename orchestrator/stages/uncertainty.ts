@@ -1,17 +1,41 @@
+import { availableParallelism } from 'node:os';
 import type { ReportInput, ReportSection } from '../../scoring/report/build.js';
 import type { RuleSet } from '../../scoring/score/rules.js';
 import type { ScoreInput } from '../../scoring/score/types.js';
-import { buildModel, intervalsCsv, INTERVALS_FILE, RANK_PROBABILITIES_FILE, rankProbabilitiesCsv, runBootstrap, summarize, uncertaintySection, withIntervals, type UncertaintySummary } from '../../scoring/uncertainty/index.js';
+import {
+  buildModel,
+  finishBootstrap,
+  intervalsCsv,
+  INTERVALS_FILE,
+  RANK_PROBABILITIES_FILE,
+  rankProbabilitiesCsv,
+  runBootstrap,
+  storedPerResample,
+  summarize,
+  uncertaintySection,
+  withIntervals,
+  type BootstrapResult,
+  type OfficialRow,
+  type Rankings,
+  type SampleOptions,
+  type SectionContext,
+  type UncertaintyModel,
+  type UncertaintySummary,
+} from '../../scoring/uncertainty/index.js';
 import type { Settings, UncertaintySettings } from '../config/settings.js';
 import { trialIndexFromName } from '../layout/competition.js';
 import { writeScoreFile } from '../result/files.js';
 import { cachedRobustness, robustnessOptions, type LevelRobustnessResult } from './robustness.js';
+import { prestartSampler, sampleInThread } from './uncertainty-thread.js';
 
 /**
  * The ranking's uncertainty beside the official result files (scoring/uncertainty; docs/uncertainty.md):
  * `result/score_intervals.csv` and `result/rank_probabilities.csv`, a report section, and the sentence
- * the commands print. Computed from what the official scoring read, after it wrote its files, which it
- * never changes. Off (`--uncertainty off`) or with T = 1 (nothing to resample) no intervals exist, and
+ * the commands print — and, in the 2025 layout, the same for each model folder's own ranking, in its
+ * own result folder (its official files rank it; its intervals come from the same resamples). Started
+ * from what the official scoring read, before the official rankings exist (on a large folder the
+ * resamples run in a worker thread meanwhile), finished with those rankings after the official files
+ * are written, which it never changes. Off (`--uncertainty off`) or with T = 1 (nothing to resample) no intervals exist, and
  * files an earlier score left are removed with every other result file the step did not write
  * (orchestrator/result/files.ts), so `result/` never shows intervals of other data.
  */
@@ -21,16 +45,34 @@ export interface UncertaintyInput {
   dir: string;
   eol: string;
   settings: UncertaintySettings;
-  /** One competition, or one per model folder (2025), with what scoring read. `key` is the model folder (undefined for a single competition). */
-  competitions: ReadonlyArray<{ key: string | undefined; label: string; input: ScoreInput; rules: RuleSet }>;
+  /**
+   * One competition, or one per model folder (2025), with what scoring read. `key` is the model folder
+   * (undefined for a single competition), `dir` where its own result folder is.
+   */
+  competitions: ReadonlyArray<{ key: string | undefined; dir?: string; label: string; input: ScoreInput; rules: RuleSet }>;
   trials: number;
-  /** The official top-level ranking, best first (exact decimals as printed). */
-  ranking: ReadonlyArray<{ team: string; rank: number; promptScore: string; normalizedPromptScore: string }>;
   competing: readonly string[];
   mustBeat?: string;
   words?: ReadonlyMap<string, number>;
   /** With `--robustness N`: the levels' perturbed runs (the run's results, or the cache's for `sbeval score`). */
   physics?: { runs: number; simulationTrials: number; levels: readonly LevelRobustnessResult[] };
+}
+
+/** The official rankings the bootstrap's figures are reported against (exact decimals as printed), best first. */
+interface OfficialRankings {
+  ranking: readonly OfficialRow[];
+  /** With several model folders: each one's own ranking (its `result/prompt_scores_ranks.csv`), by competition. */
+  perModel?: ReadonlyArray<readonly OfficialRow[]>;
+}
+
+/** A model folder's own ranking with its uncertainty (2025 layout), for its result folder and report. */
+interface ModelUncertainty {
+  key: string;
+  /** The sentence about this model's own ranking. */
+  message: string;
+  summary: UncertaintySummary;
+  section: ReportSection;
+  files: string[];
 }
 
 export interface UncertaintyOutcome {
@@ -39,9 +81,37 @@ export interface UncertaintyOutcome {
   message: string;
   summary?: UncertaintySummary;
   section?: ReportSection;
+  /** With model folders: each one's own ranking's uncertainty, from the same resamples. */
+  perModel?: ModelUncertainty[];
   /** Files written (absolute). */
   files: string[];
+  /** Whether the resamples ran in a worker thread while the official scoring ran (uncertainty-thread.ts). */
+  threaded?: boolean;
 }
+
+/** A bootstrap started before the official rankings were known: `finish` completes it with them. */
+export interface PendingUncertainty {
+  finish(rankings: OfficialRankings): Promise<UncertaintyOutcome>;
+  /** The caller will not finish it (scoring failed): stops its worker thread. */
+  cancel(): void;
+}
+
+/**
+ * Below this many team × letter cells × resamples the bootstrap runs in this thread after the
+ * official scoring: a worker thread's start (a fresh V8 isolate, the bootstrap's modules loaded, the
+ * model copied in) costs about what the bootstrap itself costs at that size — measured (`npm run
+ * bench -- uncertainty`, docs/uncertainty.md "Cost"): 0.14–0.25 s wall for a thread's start with one
+ * resample, about 0.3 µs per cell and resample for T = 10 once compiled (0.13–0.15 s for 260 cells ×
+ * 2000 resamples). A command that will bootstrap a large folder starts the thread before it reads the
+ * folder (`prestartUncertainty`), and the thread is kept for the process's next bootstrap.
+ */
+export const THREAD_MIN_WORK = 250_000;
+/**
+ * The worker keeps every resample's character scores until the rankings are known (bootstrap.ts
+ * `sampleBootstrap`): beyond this many doubles (32 MiB) the bootstrap runs in this thread instead,
+ * summing as it goes.
+ */
+const THREAD_MAX_STORED = 2 ** 22;
 
 /** Moving counts of a level's perturbed runs by model folder, team, letter and trial index. */
 function physicsLookup(levels: readonly LevelRobustnessResult[]): (model: string | undefined, team: string, character: string, trial: number) => readonly number[] | undefined {
@@ -50,18 +120,10 @@ function physicsLookup(levels: readonly LevelRobustnessResult[]): (model: string
   return (model, team, character, trial) => runs.get(key(model, team, character, trial));
 }
 
-
-export async function runUncertainty(input: UncertaintyInput): Promise<UncertaintyOutcome> {
-  const { settings } = input;
-  if (!settings.enabled) {
-    return { status: 'off', message: 'uncertainty off (--uncertainty off): no intervals', files: [] };
-  }
-  if (input.trials < 2) {
-    return { status: 'unavailable', message: `with T = ${input.trials} trial per letter there is nothing to resample: intervals cannot be computed (none written)`, files: [] };
-  }
+function modelOf(input: UncertaintyInput): UncertaintyModel {
   const lookup = input.physics ? physicsLookup(input.physics.levels) : undefined;
   const competitions = input.competitions;
-  const model = buildModel(
+  return buildModel(
     competitions.map((c) => ({ label: c.label, input: c.input, rules: c.rules })),
     {
       // Perturbed runs are keyed by model folder; the label names the model in the report.
@@ -69,35 +131,103 @@ export async function runUncertainty(input: UncertaintyInput): Promise<Uncertain
       ...(input.physics ? { simulationTrials: input.physics.simulationTrials } : {}),
     },
   );
-  const result = runBootstrap(model, {
-    resamples: settings.resamples,
-    seed: settings.seed,
-    ranking: input.ranking.map((r) => r.team),
+}
+
+/** What the resamples need beyond the model: who can win each ranking, the tie-break. */
+function sampleOptions(input: UncertaintyInput): SampleOptions {
+  return {
+    resamples: input.settings.resamples,
+    seed: input.settings.seed,
     competing: input.competing,
     ...(input.mustBeat !== undefined ? { mustBeat: input.mustBeat } : {}),
     ...(input.words ? { words: input.words } : {}),
-  });
-  const summary = summarize(result, input.ranking, { competingOnly: input.competing.length < model.teams.length });
-  const files: string[] = [];
-  for (const [name, text] of [
-    [INTERVALS_FILE, intervalsCsv(summary, input.eol)],
-    [RANK_PROBABILITIES_FILE, rankProbabilitiesCsv(summary, input.eol)],
-  ] as const) {
-    files.push(await writeScoreFile(input.dir, name, text));
-  }
-  const section = uncertaintySection(summary, {
-    ...(input.physics ? { physics: { runs: input.physics.runs, trials: model.physicsTrials, simulationTrials: model.simulationTrials } } : {}),
-    notes: model.notes,
-  });
-  return { status: 'done', message: `${summary.sentence} (${settings.resamples} resamples, seed ${settings.seed}; result/${INTERVALS_FILE}, result/${RANK_PROBABILITIES_FILE})`, summary, section, files };
+    // Each model folder's own ranking, as its official files rank it: no baseline to beat, no tie-break by words (score.ts scoreModelFolder).
+    ...(input.competitions.length > 1 ? { perCompetition: input.competitions.map(() => ({ competing: input.competing })) } : {}),
+  };
+}
+
+/** A thread only where it can run beside this one (a second core) and its start is worth it. */
+function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
+  const cells = model.competitions.reduce((n, c) => n + c.packed.letters.length * c.teams.length, 0);
+  return availableParallelism() >= 2 && cells * resamples >= THREAD_MIN_WORK && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
 }
 
 /**
- * The top-level report with the uncertainty: the sentence under the winner, the intervals on the
- * ranking chart and the section (first among the extra sections: it is about the ranking); without
- * intervals, a fact line that says why.
+ * Starts the bootstrap's thread before the folder is checked and read (uncertainty-thread.ts), when
+ * the bootstrap to come will run there: `cells` team × letter cells (counted from the folders, before
+ * any file is read), T ≥ 2 and the bootstrap on. The thread's start then overlaps that reading.
  */
-export function withUncertainty(report: ReportInput, outcome: UncertaintyOutcome): ReportInput {
+export function prestartUncertainty(settings: UncertaintySettings, trials: number, cells: number): void {
+  if (settings.enabled && trials >= 2 && availableParallelism() >= 2 && cells * settings.resamples >= THREAD_MIN_WORK) prestartSampler();
+}
+
+function settled(outcome: UncertaintyOutcome): PendingUncertainty {
+  return { finish: async () => outcome, cancel: () => undefined };
+}
+
+/**
+ * Starts the bootstrap from what the official scoring read, before its rankings exist: on a large
+ * folder in a worker thread, so that it runs while this thread scores and writes the official files.
+ */
+export function startUncertainty(input: UncertaintyInput): PendingUncertainty {
+  if (!input.settings.enabled) return settled({ status: 'off', message: 'uncertainty off (--uncertainty off): no intervals', files: [] });
+  if (input.trials < 2) {
+    return settled({ status: 'unavailable', message: `with T = ${input.trials} trial per letter there is nothing to resample: intervals cannot be computed (none written)`, files: [] });
+  }
+  const model = modelOf(input);
+  const options = sampleOptions(input);
+  const thread = threadWorthIt(model, options.resamples) ? sampleInThread({ model, options }) : undefined;
+  return {
+    async finish(official) {
+      const rankings: Rankings = { ranking: official.ranking.map((r) => r.team), ...(official.perModel ? { perCompetitionRanking: official.perModel.map((rows) => rows.map((r) => r.team)) } : {}) };
+      const samples = await thread?.samples.catch(() => undefined);
+      // Without a thread (or when it could not run), the same numbers here (tested).
+      const result = samples ? finishBootstrap(model, samples, rankings) : runBootstrap(model, { ...options, ...rankings });
+      return { ...(await writeOutcome(input, model, result, official)), threaded: samples !== undefined };
+    },
+    cancel: () => thread?.cancel(),
+  };
+}
+
+/** The files, report sections and sentence of a finished bootstrap. */
+async function writeOutcome(input: UncertaintyInput, model: UncertaintyModel, result: BootstrapResult, official: OfficialRankings): Promise<UncertaintyOutcome> {
+  const { settings } = input;
+  const context = (notes: readonly string[], perModel?: string): SectionContext => ({
+    ...(input.physics ? { physics: { runs: input.physics.runs, trials: model.physicsTrials, simulationTrials: model.simulationTrials } } : {}),
+    notes,
+    ...(perModel !== undefined ? { perModel } : {}),
+  });
+  const summary = summarize(result, official.ranking, { competingOnly: input.competing.length < model.teams.length });
+  const files = await writeIntervalFiles(input.dir, summary, input.eol);
+  const perModel: ModelUncertainty[] = [];
+  for (const [m, own] of (result.perCompetition ?? []).entries()) {
+    const competition = input.competitions[m];
+    const rows = official.perModel?.[m];
+    if (!competition?.key || !competition.dir || !rows) continue;
+    const ownSummary = summarize(own, rows, { competingOnly: own.teams.some((t) => !input.competing.includes(t)) });
+    const notes = model.notes.filter((n) => n.startsWith(`${competition.label}/`));
+    perModel.push({ key: competition.key, message: ownSummary.sentence, summary: ownSummary, section: uncertaintySection(ownSummary, context(notes, competition.label)), files: await writeIntervalFiles(competition.dir, ownSummary, input.eol) });
+  }
+  return {
+    status: 'done',
+    message: `${summary.sentence} (${settings.resamples} resamples, seed ${settings.seed}; result/${INTERVALS_FILE}, result/${RANK_PROBABILITIES_FILE})`,
+    summary,
+    section: uncertaintySection(summary, context(model.notes)),
+    ...(perModel.length > 0 ? { perModel } : {}),
+    files: [...files, ...perModel.flatMap((m) => m.files)],
+  };
+}
+
+async function writeIntervalFiles(dir: string, summary: UncertaintySummary, eol: string): Promise<string[]> {
+  return [await writeScoreFile(dir, INTERVALS_FILE, intervalsCsv(summary, eol)), await writeScoreFile(dir, RANK_PROBABILITIES_FILE, rankProbabilitiesCsv(summary, eol))];
+}
+
+/**
+ * A report with the uncertainty of its ranking (the top level's, or a model folder's own): the
+ * sentence under the winner, the intervals on the ranking chart and the section (first among the
+ * extra sections: it is about the ranking); without intervals, a fact line that says why.
+ */
+export function withUncertainty(report: ReportInput, outcome: Pick<UncertaintyOutcome, 'message' | 'summary' | 'section'>): ReportInput {
   const { summary, section } = outcome;
   return {
     ...report,

@@ -6,7 +6,8 @@
  * Each metric gets its own colour scale, from the lowest to the highest value it has in the table:
  * similarity and diversity live far below 1 (a diversity of 0.006 is a good one), so a fixed 0–1 scale
  * paints them all white. A cell with no data (the file is missing: the score counts it as 0) is drawn
- * hatched with a dash, never in the colour of a real 0.
+ * hatched with a dash, never in the colour of a real 0; the legend names the hatch only when a cell
+ * has it.
  */
 interface HeatScale {
   /** The value drawn lightest. */
@@ -108,11 +109,18 @@ export function heatMapSvg(map: HeatMap): string {
   const labelW = Math.max(60, Math.ceil(Math.max(0, ...map.rows.map((r) => r.length)) * CHAR_W) + 12);
   const width = Math.max(labelW + map.columns.length * CELL_W + 4, labelW + (LEGEND_STEPS + 1) * LEGEND_W + 260);
   const height = HEADER_H + map.rows.length * CELL_H + LEGEND_H;
+  const isMissing = (i: number, j: number) => map.missing?.[i]?.[j] === true || !Number.isFinite(map.values[i]?.[j] ?? NaN);
+  // The hatch and its legend entry only where a cell has no data (a rank-probability map never has one).
+  const anyMissing = map.rows.some((_, i) => map.columns.some((_, j) => isMissing(i, j)));
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" data-metric="${escapeXml(map.metric)}" data-scale-min="${scale.min}" data-scale-max="${scale.max}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(map.title)}">`,
-    `<defs><pattern id="${id}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="${MISSING_FILL}"/><line x1="0" y1="0" x2="0" y2="6" stroke="${MISSING_HATCH}" stroke-width="2"/></pattern></defs>`,
   );
+  if (anyMissing) {
+    out.push(
+      `<defs><pattern id="${id}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="${MISSING_FILL}"/><line x1="0" y1="0" x2="0" y2="6" stroke="${MISSING_HATCH}" stroke-width="2"/></pattern></defs>`,
+    );
+  }
   map.columns.forEach((column, j) => {
     out.push(`<text class="col-label" x="${labelW + j * CELL_W + CELL_W / 2}" y="${HEADER_H - 6}" text-anchor="middle">${escapeXml(column)}</text>`);
   });
@@ -121,7 +129,7 @@ export function heatMapSvg(map: HeatMap): string {
     out.push(`<text class="row-label" x="${labelW - 6}" y="${y + CELL_H - 6}" text-anchor="end">${escapeXml(row)}</text>`);
     map.columns.forEach((column, j) => {
       const value = map.values[i]?.[j] ?? NaN;
-      const missing = map.missing?.[i]?.[j] === true || !Number.isFinite(value);
+      const missing = isMissing(i, j);
       const x = labelW + j * CELL_W;
       const fill = missing ? `url(#${id})` : heatColor(value, scale);
       const tip = missing ? `${row} · ${column}: no data${Number.isFinite(value) ? ` (counted as ${format(value)})` : ''}` : `${row} · ${column}: ${format(value)}`;
@@ -140,9 +148,11 @@ export function heatMapSvg(map: HeatMap): string {
   }
   const afterRamp = labelW + (LEGEND_STEPS + 1) * LEGEND_W;
   out.push(`<text class="legend" x="${afterRamp + 4}" y="${legendY + 10}">${escapeXml(format(scale.max))}</text>`);
-  const missingX = afterRamp + 4 + format(scale.max).length * CHAR_W + 24;
-  out.push(`<rect class="legend-missing" x="${missingX}" y="${legendY}" width="${LEGEND_W}" height="12" fill="url(#${id})" stroke="${MISSING_HATCH}" stroke-width="0.5"/>`);
-  out.push(`<text class="legend" x="${missingX + LEGEND_W + 4}" y="${legendY + 10}">no data (counts as 0)</text>`);
+  if (anyMissing) {
+    const missingX = afterRamp + 4 + format(scale.max).length * CHAR_W + 24;
+    out.push(`<rect class="legend-missing" x="${missingX}" y="${legendY}" width="${LEGEND_W}" height="12" fill="url(#${id})" stroke="${MISSING_HATCH}" stroke-width="0.5"/>`);
+    out.push(`<text class="legend" x="${missingX + LEGEND_W + 4}" y="${legendY + 10}">no data (counts as 0)</text>`);
+  }
   out.push('</svg>');
   return out.join('\n');
 }

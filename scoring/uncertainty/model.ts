@@ -17,7 +17,7 @@ import { OFFICIAL_TRIALS } from '../stability.js';
 import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 
 /** One team × letter of one competition; arrays are indexed by trial − 1. */
-export interface Cell {
+interface Cell {
   /** NaN for a trial without a stability entry (it counts 0, and nothing in the weight). */
   stability: Float64Array;
   /** 0 for a trial without a similarity entry (as officially). */
@@ -73,6 +73,23 @@ interface LetterModel {
   cells: Cell[];
 }
 
+/**
+ * The cells of one competition's letters with data, packed for the bootstrap's inner loop
+ * (resample.ts): cell c = i·P + k for the i-th such letter (CHARACTERS order) and team k, its slots
+ * at c·T … c·T + T − 1 and its distances at c·T² …. Each Cell's arrays are views into these.
+ */
+export interface PackedCells {
+  /** CHARACTERS index of the i-th letter with data. */
+  letters: Int32Array;
+  stability: Float64Array;
+  similarity: Float64Array;
+  distance: Float64Array;
+  /** Per cell: 1 where diversity counts (the rules score it and the cell has a diversity file). */
+  diversity: Uint8Array;
+  /** Per slot c·T + trial: the trial's perturbed runs; undefined when no trial of the competition has any. */
+  physics: Array<PhysicsTable | undefined> | undefined;
+}
+
 export interface CompetitionModel {
   /** The model folder's label; '' for a single competition. */
   label: string;
@@ -85,6 +102,7 @@ export interface CompetitionModel {
   denominator: number;
   /** Letters in CHARACTERS order; undefined where no team has any file (every score there is 0). */
   letters: Array<LetterModel | undefined>;
+  packed: PackedCells;
 }
 
 export interface UncertaintyModel {
@@ -211,6 +229,39 @@ function cellOf(c: CharacterInput | undefined, ctx: CellContext): Cell {
   return cell;
 }
 
+/** Packs the cells of the letters with data (see PackedCells) and makes each cell's arrays views into the packed ones. */
+function pack(letters: ReadonlyArray<LetterModel | undefined>, p: number, t: number, diversity: boolean): PackedCells {
+  const present = letters.flatMap((letter, l) => (letter ? [l] : []));
+  const cells = present.length * p;
+  const packed: PackedCells = {
+    letters: Int32Array.from(present),
+    stability: new Float64Array(cells * t),
+    similarity: new Float64Array(cells * t),
+    distance: new Float64Array(cells * t * t),
+    diversity: new Uint8Array(cells),
+    physics: undefined,
+  };
+  present.forEach((l, i) => {
+    (letters[l] as LetterModel).cells.forEach((cell, k) => {
+      const c = i * p + k;
+      const view = <A extends Float64Array>(target: A, own: A, size: number): A => {
+        target.set(own, c * size);
+        return target.subarray(c * size, (c + 1) * size) as A;
+      };
+      cell.stability = view(packed.stability, cell.stability, t);
+      cell.similarity = view(packed.similarity, cell.similarity, t);
+      cell.distance = view(packed.distance, cell.distance, t * t);
+      packed.diversity[c] = diversity && cell.diversityFile ? 1 : 0;
+      cell.physics.forEach((table, trial) => {
+        if (!table) return;
+        packed.physics ??= new Array<PhysicsTable | undefined>(cells * t).fill(undefined);
+        packed.physics[c * t + trial] = table;
+      });
+    });
+  });
+  return packed;
+}
+
 function hasAnyFile(c: CharacterInput | undefined): boolean {
   return c !== undefined && (c.stability !== undefined || c.similarity !== undefined || c.diversityRate !== undefined);
 }
@@ -230,7 +281,8 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
       const cells = input.teams.map((team) => cellOf(input.inputs.get(team)?.get(character), { index, label, team, character, t, denominator, options, tries, notes, counts }));
       return { character, cells };
     });
-    return { label, teams: input.teams, teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)), trials: t, diversity: rules.diversity, denominator, letters };
+    const packed = pack(letters, input.teams.length, t, rules.diversity);
+    return { label, teams: input.teams, teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)), trials: t, diversity: rules.diversity, denominator, letters, packed };
   });
   if (counts.noCounts > 0) notes.push(`${counts.noCounts} level(s) have perturbed runs but their stability entry has no startingObjects (an older evaluator file): their official stability is used in every resample`);
   return { teams, competitions: models, simulationTrials: tries, physicsTrials: counts.physics, notes };

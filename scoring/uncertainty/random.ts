@@ -99,13 +99,45 @@ export class Digits {
     this.limit = Math.floor(TWO_30 / span) * span;
   }
 
+  /**
+   * `count` digits into out[from …]: the digits `count` calls of `next` give (the same draws from the
+   * generator, the same digits left over), in one loop with the state in locals (the bootstrap draws
+   * a competition's trial indices in one call).
+   */
+  fill(out: Int32Array, from: number, count: number): void {
+    const { n, perDraw } = this;
+    if (n === 1) {
+      out.fill(0, from, from + count);
+      return;
+    }
+    let pool = this.pool;
+    let left = this.left;
+    for (let j = from; j < from + count; j++) {
+      if (left === 0) {
+        pool = this.draw();
+        left = perDraw;
+      }
+      const rest = (pool / n) | 0;
+      out[j] = pool - rest * n;
+      pool = rest;
+      left -= 1;
+    }
+    this.pool = pool;
+    this.left = left;
+  }
+
+  /** One draw uniform in [0, n^k): rejection on 30 bits. */
+  private draw(): number {
+    let y = this.source.next() >>> 2;
+    while (y >= this.limit) y = this.source.next() >>> 2;
+    return y % this.span;
+  }
+
   next(): number {
     const n = this.n;
     if (n === 1) return 0;
     if (this.left === 0) {
-      let y = this.source.next() >>> 2;
-      while (y >= this.limit) y = this.source.next() >>> 2;
-      this.pool = y % this.span;
+      this.pool = this.draw();
       this.left = this.perDraw;
     }
     const rest = (this.pool / n) | 0;

@@ -20,7 +20,7 @@ export function tied(a: number, b: number): boolean {
 }
 
 /** Work arrays for P teams. */
-interface RankWork {
+export interface RankWork {
   order: Int32Array;
   /** Word counts by team (NaN: unknown); undefined when no team has one. */
   words: Float64Array | undefined;

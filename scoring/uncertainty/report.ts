@@ -12,11 +12,13 @@ import { escapeXml, heatMapSvg } from '../report/heatmap.js';
 import { CLEAR_WINNER, INTERVAL_LEVEL, percent, type PairSummary, type UncertaintySummary } from './summary.js';
 import { INTERVALS_FILE, RANK_PROBABILITIES_FILE } from './csv.js';
 
-interface SectionContext {
+export interface SectionContext {
   /** Perturbed runs per level when the physics varied too (`--robustness N`), and how many trials had them. */
   physics?: { runs: number; trials: number; simulationTrials: number };
   /** Remarks of the model (e.g. a diversity file its own vectors contradict). */
   notes?: readonly string[];
+  /** A model folder's own ranking (2025 layout): that model's label. */
+  perModel?: string;
 }
 
 /** The ranking chart's bars with their normalised-score intervals. */
@@ -46,6 +48,9 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
     `${summary.resamples} bootstrap resamples (seed ${summary.seed}): in each, every team × letter redraws its trials from its own trials, with replacement, ` +
     `and the official scoring runs unchanged on the result — weights, diversity recomputed from the drawn trials' vectors, normalisation.${physics} ` +
     'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), so resampled prompt scores run about 1/T below the official ones; normalised scores and ranks, which every team shares this with, move far less. ' +
+    (context.perModel !== undefined
+      ? `These are the resamples of the ranking over all models (every model folder resampled on its own, as there), with model ${context.perModel}'s prompt scores normalised by its own total, as this folder's official files rank them. `
+      : '') +
     `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
     `Files: \`result/${INTERVALS_FILE}\`, \`result/${RANK_PROBABILITIES_FILE}\`. The official results are unchanged.`
   );
@@ -73,7 +78,7 @@ function tables(summary: UncertaintySummary) {
 }
 
 /** The rank-probability matrix as a heat map: one row per team (official order), one column per rank, 0–100 %. */
-function rankHeatMap(summary: UncertaintySummary): string {
+export function rankHeatMap(summary: UncertaintySummary): string {
   return heatMapSvg({
     metric: 'rank-probability',
     title: 'Probability of each rank over the resamples',

@@ -17,12 +17,25 @@
  * so duplicates lower diversity exactly as a copied image would. Doubles here, not the official
  * 20-digit decimals: test/scoring/uncertainty.test.ts writes resamples out as folders and checks that
  * sbeval's official scorer gives the same scores (to 1e-12) and ranks.
+ *
+ * Speed: the bootstrap runs this 2000 times over 260 team × letter cells (docs/uncertainty.md, Cost),
+ * so it works on the model's packed arrays (model.ts `PackedCells`) and on packed draws, with the
+ * trial indices of a whole competition drawn in one loop, and allocates nothing per resample beyond
+ * its two generators.
  */
-import type { Cell, CompetitionModel, PhysicsTable, UncertaintyModel } from './model.js';
+import type { CompetitionModel, PackedCells, PhysicsTable, UncertaintyModel } from './model.js';
 import { Digits, MAX_DIGIT_BASE, Xoshiro128 } from './random.js';
 
 const LETTER_COUNT = 26;
 const WEIGHT_FLOOR = 1 / LETTER_COUNT;
+
+/** One competition's draws, packed like its cells (model.ts `PackedCells`): slot s of cell c at c·T + s. */
+interface PackedDraws {
+  /** The drawn trial index (0-based). */
+  trial: Int32Array;
+  /** The stability the slot uses (the trial's own, or a perturbed best-of), NaN when the trial has no stability entry. */
+  stability: Float64Array;
+}
 
 /** What one resample drew: per competition, letter (CHARACTERS index) and team, each slot's trial and stability. */
 export interface Draws {
@@ -30,25 +43,43 @@ export interface Draws {
   trial: Array<Array<Int32Array[] | undefined>>;
   /** Same shape: the stability the slot uses (the trial's own, or a perturbed best-of), NaN when the trial has no stability entry. */
   stability: Array<Array<Float64Array[] | undefined>>;
+  /** [competition]: the same numbers packed (the arrays above are views into these). */
+  packed: PackedDraws[];
 }
 
-interface ResampleScores {
+export interface ResampleScores {
   /** Per team of the model (summed over competitions). */
   prompt: Float64Array;
   normalized: Float64Array;
+  /** [competition] per competition team: its prompt score in that competition alone. */
+  competitionPrompt: Float64Array[];
   /** [competition] letters × competition teams: character scores (row = letter index). */
   character: Float64Array[];
 }
 
 export function allocateDraws(model: UncertaintyModel): Draws {
-  const shape = <T>(make: (c: CompetitionModel) => T) => model.competitions.map((c) => c.letters.map((l) => (l ? l.cells.map(() => make(c)) : undefined)));
-  return { trial: shape((c) => new Int32Array(c.trials)), stability: shape((c) => new Float64Array(c.trials)) };
+  const packed = model.competitions.map((c): PackedDraws => {
+    const size = c.packed.letters.length * c.teams.length * c.trials;
+    return { trial: new Int32Array(size), stability: new Float64Array(size) };
+  });
+  const views = <A extends Int32Array | Float64Array>(pick: (d: PackedDraws) => A) =>
+    model.competitions.map((c, m) => {
+      const t = c.trials;
+      const p = c.teams.length;
+      const out: Array<A[] | undefined> = new Array(LETTER_COUNT).fill(undefined);
+      c.packed.letters.forEach((l, i) => {
+        out[l] = c.teams.map((_, k) => pick(packed[m] as PackedDraws).subarray((i * p + k) * t, (i * p + k + 1) * t) as A);
+      });
+      return out;
+    });
+  return { trial: views((d) => d.trial), stability: views((d) => d.stability), packed };
 }
 
 export function allocateScores(model: UncertaintyModel): ResampleScores {
   return {
     prompt: new Float64Array(model.teams.length),
     normalized: new Float64Array(model.teams.length),
+    competitionPrompt: model.competitions.map((c) => new Float64Array(c.teams.length)),
     character: model.competitions.map((c) => new Float64Array(LETTER_COUNT * c.teams.length)),
   };
 }
@@ -95,47 +126,42 @@ class ResampleRandom {
   }
 }
 
-/** Draws one team × letter: T trials from its own, each with its stability (its own, or a perturbed best-of). */
-function drawCell(cell: Cell, picked: Int32Array, sta: Float64Array, t: number, digits: Digits, random: ResampleRandom): void {
-  const own = cell.stability;
-  const physics = cell.physics;
-  for (let s = 0; s < t; s++) {
-    const trial = digits.next();
-    picked[s] = trial;
-    const table = physics[trial];
-    sta[s] = table ? random.best(table) : (own[trial] as number);
+/**
+ * Draws every cell of one competition: T trials per cell from its own (all the competition's trial
+ * indices in one loop, cell by cell, slot by slot), then each slot's stability — the trial's own, or
+ * with perturbed runs a best-of drawn from its own stream in the same cell and slot order.
+ */
+function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random: ResampleRandom): void {
+  const { trial, stability } = out;
+  const own = cells.stability;
+  const physics = cells.physics;
+  const size = trial.length;
+  random.trialDigits(t).fill(trial, 0, size);
+  for (let base = 0; base < size; base += t) {
+    if (!physics) {
+      for (let j = base; j < base + t; j++) stability[j] = own[base + (trial[j] as number)] as number;
+      continue;
+    }
+    for (let j = base; j < base + t; j++) {
+      const at = base + (trial[j] as number);
+      const table = physics[at];
+      stability[j] = table ? random.best(table) : (own[at] as number);
+    }
   }
 }
 
 /** Fills `draws` with resample `index` of `seed` (its own random streams, see random.ts). */
 function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws): void {
   const random = new ResampleRandom(seed, index);
-  for (let m = 0; m < model.competitions.length; m++) {
-    const competition = model.competitions[m] as CompetitionModel;
-    const digits = random.trialDigits(competition.trials);
-    for (let l = 0; l < competition.letters.length; l++) {
-      const letter = competition.letters[l];
-      if (!letter) continue;
-      const trials = draws.trial[m]?.[l] as Int32Array[];
-      const stability = draws.stability[m]?.[l] as Float64Array[];
-      for (let k = 0; k < letter.cells.length; k++) drawCell(letter.cells[k] as Cell, trials[k] as Int32Array, stability[k] as Float64Array, competition.trials, digits, random);
-    }
-  }
+  model.competitions.forEach((c, m) => drawCompetition(c.packed, c.trials, draws.packed[m] as PackedDraws, random));
 }
 
 /** The folder as it is: slot s holds trial s with its own stability (the official scores, in doubles). */
 export function identityInto(model: UncertaintyModel, draws: Draws): void {
-  model.competitions.forEach((competition, m) => {
-    competition.letters.forEach((letter, l) => {
-      letter?.cells.forEach((cell, k) => {
-        const picked = draws.trial[m]?.[l]?.[k] as Int32Array;
-        const sta = draws.stability[m]?.[l]?.[k] as Float64Array;
-        for (let s = 0; s < competition.trials; s++) {
-          picked[s] = s;
-          sta[s] = cell.stability[s] as number;
-        }
-      });
-    });
+  model.competitions.forEach((c, m) => {
+    const out = draws.packed[m] as PackedDraws;
+    for (let j = 0; j < out.trial.length; j++) out.trial[j] = j % c.trials;
+    out.stability.set(c.packed.stability);
   });
 }
 
@@ -146,53 +172,21 @@ function drawResample(model: UncertaintyModel, seed: number, index: number): Dra
   return draws;
 }
 
-/** Scratch per competition team: Σsta, Σsim, Σsta·sim and the diversity of one letter. */
-interface LetterScratch {
-  staSum: Float64Array;
-  simSum: Float64Array;
+/**
+ * Per cell of one competition (packed order): Σ stability, Σ similarity, Σ stability·similarity and
+ * the diversity of the resample's slots. Each step below is one pass over a whole competition: a
+ * few loops that run long, which the JIT compiles once, early in the bootstrap.
+ */
+interface CellSums {
+  sta: Float64Array;
+  sim: Float64Array;
   product: Float64Array;
   diversity: Float64Array;
 }
 
-function scratchFor(size: number): LetterScratch {
-  return { staSum: new Float64Array(size), simSum: new Float64Array(size), product: new Float64Array(size), diversity: new Float64Array(size) };
-}
-
-/**
- * Sums of one team × letter over the resample's slots, into scratch slot k. A trial without an image
- * has similarity 0 and distance 0 to every other (model.ts), so neither needs a test here (adding 0
- * leaves a double unchanged): this is the bootstrap's innermost loop.
- */
-function sumCell(cell: Cell, trials: Int32Array, stability: Float64Array, competition: CompetitionModel, k: number, scratch: LetterScratch): void {
-  const t = competition.trials;
-  const similarity = cell.similarity;
-  let staSum = 0;
-  let simSum = 0;
-  let product = 0;
-  for (let s = 0; s < t; s++) {
-    const sta = stability[s] as number;
-    const sim = similarity[trials[s] as number] as number;
-    simSum += sim;
-    if (sta === sta) {
-      // not NaN: the drawn trial has a stability entry
-      staSum += sta;
-      product += sta * sim;
-    }
-  }
-  let diversity = 0;
-  if (competition.diversity && cell.diversityFile) {
-    const distance = cell.distance;
-    let sum = 0;
-    for (let s = 0; s < t; s++) {
-      const row = (trials[s] as number) * t;
-      for (let u = s + 1; u < t; u++) sum += distance[row + (trials[u] as number)] as number;
-    }
-    diversity = sum / competition.denominator;
-  }
-  scratch.staSum[k] = staSum;
-  scratch.simSum[k] = simSum;
-  scratch.product[k] = product;
-  scratch.diversity[k] = diversity;
+function sumsFor(competition: CompetitionModel): CellSums {
+  const cells = competition.packed.letters.length * competition.teams.length;
+  return { sta: new Float64Array(cells), sim: new Float64Array(cells), product: new Float64Array(cells), diversity: new Float64Array(cells) };
 }
 
 /** `max(1 − total / n, 1/26)`: one factor of a letter's weight. */
@@ -201,71 +195,170 @@ function weightFactor(total: number, n: number): number {
   return w > WEIGHT_FLOOR ? w : WEIGHT_FLOOR;
 }
 
-/** Scores one competition of the resample; with `random`, each cell is drawn right before it is summed (one pass, data still in cache). */
-function scoreCompetition(competition: CompetitionModel, m: number, draws: Draws, out: ResampleScores, scratch: LetterScratch, random?: ResampleRandom): void {
+/**
+ * Σsta, Σsim and Σsta·sim of every cell's slots. A trial without an image has similarity 0 (model.ts),
+ * so it needs no test here (adding 0 leaves a double unchanged); a trial without a stability entry
+ * (NaN) counts in neither stability sum.
+ */
+function slotSums(similarity: Float64Array, draws: PackedDraws, t: number, out: CellSums): void {
+  const { trial, stability } = draws;
+  for (let c = 0, base = 0; c < out.sta.length; c++, base += t) {
+    let staSum = 0;
+    let simSum = 0;
+    let product = 0;
+    for (let j = base; j < base + t; j++) {
+      const sta = stability[j] as number;
+      const sim = similarity[base + (trial[j] as number)] as number;
+      simSum += sim;
+      if (sta === sta) {
+        staSum += sta;
+        product += sta * sim;
+      }
+    }
+    out.sta[c] = staSum;
+    out.sim[c] = simSum;
+    out.product[c] = product;
+  }
+}
+
+/**
+ * Diversity of cell c over the drawn slots: Σ over slot pairs s < u of the distance between their
+ * trials, over the fixed denominator (slot order, as the script pairs the resample's files).
+ */
+function cellDiversity(distance: Float64Array, trial: Int32Array, c: number, t: number, denominator: number): number {
+  const base = c * t;
+  const rows = c * t * t;
+  let sum = 0;
+  for (let s = 0; s < t; s++) {
+    const row = rows + (trial[base + s] as number) * t;
+    for (let u = s + 1; u < t; u++) sum += distance[row + (trial[base + u] as number)] as number;
+  }
+  return sum / denominator;
+}
+
+/**
+ * `cellDiversity` of four cells c … c + 3 at once into out[c …]: each sum in the same order as alone
+ * (the same doubles), the four chains of additions interleaved so that the processor overlaps them
+ * (a single chain waits on each addition: the bootstrap's most expensive loop).
+ */
+function fourDiversities(distance: Float64Array, trial: Int32Array, c: number, t: number, denominator: number, out: Float64Array): void {
+  const b0 = c * t;
+  const tt = t * t;
+  const r0 = c * tt;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  for (let s = 0; s < t; s++) {
+    const w0 = r0 + (trial[b0 + s] as number) * t;
+    const w1 = r0 + tt + (trial[b0 + t + s] as number) * t;
+    const w2 = r0 + 2 * tt + (trial[b0 + 2 * t + s] as number) * t;
+    const w3 = r0 + 3 * tt + (trial[b0 + 3 * t + s] as number) * t;
+    for (let u = s + 1; u < t; u++) {
+      s0 += distance[w0 + (trial[b0 + u] as number)] as number;
+      s1 += distance[w1 + (trial[b0 + t + u] as number)] as number;
+      s2 += distance[w2 + (trial[b0 + 2 * t + u] as number)] as number;
+      s3 += distance[w3 + (trial[b0 + 3 * t + u] as number)] as number;
+    }
+  }
+  out[c] = s0 / denominator;
+  out[c + 1] = s1 / denominator;
+  out[c + 2] = s2 / denominator;
+  out[c + 3] = s3 / denominator;
+}
+
+/** The diversity of every cell into `out` (0 where it does not count), four cells at a time where all four count. */
+function diversities(competition: CompetitionModel, trial: Int32Array, out: Float64Array): void {
+  const { distance, diversity } = competition.packed;
+  const t = competition.trials;
+  const d = competition.denominator;
+  let c = 0;
+  for (; c + 4 <= out.length; c += 4) {
+    if ((diversity[c] as number) + (diversity[c + 1] as number) + (diversity[c + 2] as number) + (diversity[c + 3] as number) === 4) fourDiversities(distance, trial, c, t, d, out);
+    else for (let k = c; k < c + 4; k++) out[k] = diversity[k] === 1 ? cellDiversity(distance, trial, k, t, d) : 0;
+  }
+  for (; c < out.length; c++) out[c] = diversity[c] === 1 ? cellDiversity(distance, trial, c, t, d) : 0;
+}
+
+/** Each letter's weight from every team's sums, and the teams' character scores (rows of letters without data stay 0). */
+function characterScores(competition: CompetitionModel, sums: CellSums, character: Float64Array): void {
   const p = competition.teams.length;
   const t = competition.trials;
-  const digits = random?.trialDigits(t);
-  const character = out.character[m] as Float64Array;
-  character.fill(0);
-  for (let l = 0; l < competition.letters.length; l++) {
-    const letter = competition.letters[l];
-    if (!letter) continue;
-    const trials = draws.trial[m]?.[l] as Int32Array[];
-    const stability = draws.stability[m]?.[l] as Float64Array[];
+  const { letters } = competition.packed;
+  for (let i = 0; i < letters.length; i++) {
     let staTotal = 0;
     let simTotal = 0;
     let divTotal = 0;
-    for (let k = 0; k < p; k++) {
-      const cell = letter.cells[k] as Cell;
-      if (random) drawCell(cell, trials[k] as Int32Array, stability[k] as Float64Array, t, digits as Digits, random);
-      sumCell(cell, trials[k] as Int32Array, stability[k] as Float64Array, competition, k, scratch);
-      staTotal += scratch.staSum[k] as number;
-      simTotal += scratch.simSum[k] as number;
-      divTotal += scratch.diversity[k] as number;
+    for (let c = i * p; c < (i + 1) * p; c++) {
+      staTotal += sums.sta[c] as number;
+      simTotal += sums.sim[c] as number;
+      divTotal += sums.diversity[c] as number;
     }
     let weight = weightFactor(staTotal, p * t) * weightFactor(simTotal, p * t);
     if (competition.diversity) weight *= weightFactor(divTotal, p);
+    const row = (letters[i] as number) * p;
     for (let k = 0; k < p; k++) {
-      const mean = (weight * (scratch.product[k] as number)) / t;
-      character[l * p + k] = competition.diversity ? mean * (scratch.diversity[k] as number) : mean;
+      const mean = (weight * (sums.product[i * p + k] as number)) / t;
+      character[row + k] = competition.diversity ? mean * (sums.diversity[i * p + k] as number) : mean;
     }
   }
+}
+
+/** Scores competition m of the drawn resample into its character and prompt scores, and adds the prompt scores to the teams' totals. */
+function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums): void {
+  const p = competition.teams.length;
+  const character = out.character[m] as Float64Array;
+  const own = out.competitionPrompt[m] as Float64Array;
+  slotSums(competition.packed.similarity, draws, competition.trials, sums);
+  diversities(competition, draws.trial, sums.diversity);
+  character.fill(0);
+  characterScores(competition, sums, character);
   for (let k = 0; k < p; k++) {
     let sum = 0;
     for (let l = 0; l < LETTER_COUNT; l++) sum += character[l * p + k] as number;
     const team = competition.teamIndex[k] as number;
-    out.prompt[team] = (out.prompt[team] as number) + sum / LETTER_COUNT;
+    own[k] = sum / LETTER_COUNT;
+    out.prompt[team] = (out.prompt[team] as number) + (own[k] as number);
   }
 }
 
-/** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`); with `random`, draws it on the way. */
-function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: LetterScratch, random?: ResampleRandom): void {
-  out.prompt.fill(0);
-  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws, out, scratch, random);
-  let total = 0;
-  for (const v of out.prompt) total += v;
-  const divisor = total === 0 ? 1 : total;
-  for (let i = 0; i < out.prompt.length; i++) out.normalized[i] = ((out.prompt[i] as number) / divisor) * 100;
+/** Scratch memory of `scoreWith`: per competition, its cells' sums. */
+type Scratch = CellSums[];
+
+function scratchFor(model: UncertaintyModel): Scratch {
+  return model.competitions.map(sumsFor);
 }
 
-function maxTeams(model: UncertaintyModel): number {
-  return Math.max(1, ...model.competitions.map((c) => c.teams.length));
+/** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`). */
+function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch): void {
+  out.prompt.fill(0);
+  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums);
+  normalizeInto(out.prompt, out.normalized);
+}
+
+/** Prompt scores normalised by their sum, ·100 (as officially; a zero sum leaves them 0). */
+export function normalizeInto(prompt: Float64Array, out: Float64Array): void {
+  let total = 0;
+  for (const v of prompt) total += v;
+  const divisor = total === 0 ? 1 : total;
+  for (let i = 0; i < prompt.length; i++) out[i] = ((prompt[i] as number) / divisor) * 100;
 }
 
 /** Scores resample `draws` as they are (the folder as it is, or a resample drawn before). */
 export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores): void {
-  scoreWith(model, draws, out, scratchFor(maxTeams(model)));
+  scoreWith(model, draws, out, scratchFor(model));
 }
 
 /**
- * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`, in
- * one pass (the same draws as `drawInto`, the same scores as `scoreInto`; tested), scratch memory
- * allocated once.
+ * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`
+ * (the same draws as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
  */
 export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
-  const scratch = scratchFor(maxTeams(model));
-  return (seed, index, draws, out) => scoreWith(model, draws, out, scratch, new ResampleRandom(seed, index));
+  const scratch = scratchFor(model);
+  return (seed, index, draws, out) => {
+    drawInto(model, seed, index, draws);
+    scoreWith(model, draws, out, scratch);
+  };
 }
 
 /** Resample `index` of `seed`, drawn and scored (freshly allocated). */

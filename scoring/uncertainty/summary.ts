@@ -16,7 +16,7 @@ export const INTERVAL_LEVEL = 0.95;
 const PAIR_LETTERS = 3;
 
 /** One row of the official ranking (exact decimals as printed). */
-interface OfficialRow {
+export interface OfficialRow {
   team: string;
   rank: number;
   promptScore: string;

@@ -6,11 +6,17 @@
  * - The command a user types, `sbeval score <root>` (bin/sbeval.js, the built CLI, a process each),
  *   on a folder as a run leaves it: images (Unity's own renders of the reference levels, as in the
  *   report suite), stability, similarity and diversity files. The thumbnail cache is warm (a second
- *   score: the shortest a real score gets).
- * - The score stage in this process on the same folder, and on folders without images (no gallery:
- *   the baseline is as short as it gets, the worst case for the added share) under the 2024 rules
+ *   score: the shortest a real score gets). And the command on a folder without images (no gallery).
+ * - The score stage in this process on the same folders: with images, and without (no gallery: the
+ *   baseline is as short as it gets, the worst case for the added share) under the 2024 rules
  *   (26-d softmax vectors), the 2025 rules (768-d CLS vectors), and with perturbed physics (20 runs
  *   per level).
+ * - Each on / off pair is timed back to back (alternating), so both see the same load; `on / off` is
+ *   the median of the rounds' ratios. On a folder this size the resamples run in a worker thread while
+ *   the official scoring runs (orchestrator/stages/uncertainty.ts), so wall time can hide what CPU time
+ *   (every thread) shows. The command starts that thread before it reads the folder; in this process
+ *   the thread is kept between scorings (uncertainty-thread.ts), so after the first "on" round the
+ *   in-process rows see it with its code compiled, as a second scoring in one process does.
  * - The bootstrap alone, and how far the 95 % bounds move between seeds at 2000 resamples (as a share
  *   of the interval's width, the worst team): the Monte-Carlo noise the default leaves.
  */
@@ -20,7 +26,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCompetition } from '../../orchestrator/stages/score.js';
-import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import type { LevelRobustnessResult } from '../../orchestrator/stages/robustness.js';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
 import { parseSimilarityJson } from '../../scoring/formats/index.js';
@@ -35,9 +40,22 @@ const TEAMS = Array.from({ length: 10 }, (_, i) => `team${String(i).padStart(2, 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
 const TRIALS = 10;
 const RESAMPLES = 2000;
-const REPS = 5;
+/** Rounds per comparison (the shared 2-core machine's load moves the times by ±10–20 % between runs). */
+const REPS = 9;
 const RUNS = 20;
 const CLI = fileURLToPath(new URL('../../bin/sbeval.js', import.meta.url));
+
+/**
+ * The built modules (dist/, what the CLI runs) for the in-process rows: from the sources, the
+ * bootstrap's worker thread would first load tsx and compile the modules it runs.
+ */
+async function built() {
+  const load = <T>(path: string) => import(new URL(`../../dist/${path}`, import.meta.url).href) as Promise<T>;
+  return {
+    runScoreStage: (await load<typeof import('../../orchestrator/stages/score-stage.js')>('orchestrator/stages/score-stage.js')).runScoreStage,
+    sampleInThread: (await load<typeof import('../../orchestrator/stages/uncertainty-thread.js')>('orchestrator/stages/uncertainty-thread.js')).sampleInThread,
+  };
+}
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -116,27 +134,31 @@ function folderWithImages(root: string): void {
 
 type Row = Record<string, string | number>;
 
-/** Medians over REPS alternating runs of wall and CPU seconds, off and on (and an extra variant), as rows. */
+/**
+ * REPS alternating rounds of off, on (and an extra variant) after a warm-up; one row per comparison:
+ * the medians of wall and CPU seconds, and the median of the rounds' on / off ratios (a round's two
+ * runs follow each other, so they see about the same load).
+ */
 async function offOn(label: string, run: (enabled: boolean) => Promise<Cost>, rows: Row[], extra?: { name: string; run: () => Promise<Cost> }): Promise<void> {
   await run(false); // warm-up: module loading, JIT, thumbnail cache
-  const times: Record<string, Cost[]> = { off: [], on: [], extra: [] };
+  const off: Cost[] = [];
+  const variants: Array<{ name: string; costs: Cost[] }> = [{ name: 'on', costs: [] }, ...(extra ? [{ name: extra.name, costs: [] }] : [])];
   for (let k = 0; k < REPS; k++) {
-    times.off!.push(await run(false));
-    times.on!.push(await run(true));
-    if (extra) times.extra!.push(await extra.run());
+    off.push(await run(false));
+    (variants[0] as { costs: Cost[] }).costs.push(await run(true));
+    if (extra) (variants[1] as { costs: Cost[] }).costs.push(await extra.run());
   }
   const med = (list: Cost[], key: keyof Cost) => median(list.map((c) => c[key]));
-  const off = { wall: med(times.off!, 'wall'), cpu: med(times.off!, 'cpu') };
-  rows.push({ case: `${label}: uncertainty off`, 'wall (s)': Number(off.wall.toFixed(3)), 'CPU (s)': Number(off.cpu.toFixed(3)), 'added wall (%)': '', 'added CPU (%)': '' });
-  for (const [name, list] of [['on', times.on!], ...(extra ? [[extra.name, times.extra!] as const] : [])] as const) {
-    const wall = med(list, 'wall');
-    const cpu = med(list, 'cpu');
+  const ratio = (list: Cost[], key: keyof Cost) => median(list.map((c, k) => c[key] / (off[k] as Cost)[key]));
+  for (const { name, costs } of variants) {
     rows.push({
-      case: `${label}: uncertainty ${name}`,
-      'wall (s)': Number(wall.toFixed(3)),
-      'CPU (s)': Number(cpu.toFixed(3)),
-      'added wall (%)': Number((((wall - off.wall) / off.wall) * 100).toFixed(1)),
-      'added CPU (%)': Number((((cpu - off.cpu) / off.cpu) * 100).toFixed(1)),
+      case: `${label}: uncertainty ${name} / off`,
+      'off wall (s)': Number(med(off, 'wall').toFixed(3)),
+      'on wall (s)': Number(med(costs, 'wall').toFixed(3)),
+      'on / off wall': Number(ratio(costs, 'wall').toFixed(3)),
+      'off CPU (s)': Number(med(off, 'cpu').toFixed(3)),
+      'on CPU (s)': Number(med(costs, 'cpu').toFixed(3)),
+      'on / off CPU': Number(ratio(costs, 'cpu').toFixed(3)),
     });
   }
 }
@@ -146,12 +168,12 @@ export const uncertaintySuite: BenchSuite = {
   description: `what ${RESAMPLES} bootstrap resamples add to sbeval score: ${TEAMS.length} teams × ${LETTERS.length} letters × ${TRIALS} trials`,
   async run() {
     const rows: Row[] = [{ case: 'load average at the start (1 min)', value: Number(loadavg()[0]!.toFixed(2)) }];
+    const { runScoreStage, sampleInThread } = await built();
     const withImages = mkdtempSync(join(tmpdir(), 'sbeval-bench-uncertainty-'));
     try {
       folderWithImages(withImages);
       const cli = async (enabled: boolean) => cliCost(['score', withImages, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
-      const half = async () => cliCost(['score', withImages, '--rules', '2024', '--resamples', String(RESAMPLES / 2)]);
-      await offOn('sbeval score (the command; images, warm thumbnail cache)', cli, rows, { name: `on, --resamples ${RESAMPLES / 2}`, run: half });
+      await offOn('sbeval score (the command; images, warm thumbnail cache)', cli, rows);
       await offOn('score stage in this process (images, warm cache)', (enabled) => cost(() => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } })), rows);
     } finally {
       rmSync(withImages, { recursive: true, force: true });
@@ -162,15 +184,27 @@ export const uncertaintySuite: BenchSuite = {
         const spec = randomCompetition({ teams: TEAMS, letters: LETTERS, trials: TRIALS, seed: 2024, failed: 0.1, noImage: 0.05, ...(cls ? { cls } : {}) });
         writeCompetition(root, spec, { rules: rules === '2024' ? 2024 : 2025, trials: TRIALS });
         const physics = { runs: RUNS, simulationTrials: 3, levels: perturbedRuns(spec) };
+        if (rules === '2024') {
+          const command = async (enabled: boolean) => cliCost(['score', root, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
+          await offOn('sbeval score (the command; no images)', command, rows);
+        }
         const score = (enabled: boolean, withPhysics = false) => cost(() => runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) }));
         const vectors = cls ? `${cls}-d CLS vectors` : '26-d softmax vectors';
-        await offOn(`score stage, no images, ${rules} rules (${vectors})`, score, rows, rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined);
+        await offOn(`score stage in this process, no images, ${rules} rules (${vectors})`, score, rows, rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined);
         if (rules === '2024') {
           const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
           const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
           const alone: Cost[] = [];
           for (let k = 0; k < REPS; k++) alone.push(await cost(async () => runBootstrap(model, { resamples: RESAMPLES, seed: 1, ranking: input.teams })));
-          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples`, 'wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)), 'CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)) });
+          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples (this thread, warm)`, 'on wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)), 'on CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)) });
+          // What a worker thread costs by itself (uncertainty.ts THREAD_MIN_WORK): start, this model in, 1 resample, samples back.
+          const thread: Cost[] = [];
+          for (let k = 0; k < REPS; k++) {
+            let started: ReturnType<typeof sampleInThread> | undefined;
+            thread.push(await cost(() => (started = sampleInThread({ model, options: { resamples: 1, seed: 1 } })).samples));
+            started?.cancel(); // the next one starts its own thread (the score stage's is kept between bootstraps)
+          }
+          rows.push({ case: 'a worker thread alone: start, this model in, 1 resample, back', 'on wall (s)': Number(median(thread.map((c) => c.wall)).toFixed(3)), 'on CPU (s)': Number(median(thread.map((c) => c.cpu)).toFixed(3)) });
           rows.push({ case: '95 % bounds between seeds 1–5: worst move / interval width (%)', value: Number((seedSpread(root) * 100).toFixed(1)) });
         }
       } finally {

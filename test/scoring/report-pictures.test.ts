@@ -3,6 +3,7 @@ import { rankingBarsSvg } from '../../scoring/report/bars.js';
 import { buildReport, competitionGrids, rankingBars } from '../../scoring/report/build.js';
 import { bestTrial, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery, type GalleryTrial } from '../../scoring/report/gallery.js';
 import { compactNumber, heatColor, heatMapSvg, scaleOf } from '../../scoring/report/heatmap.js';
+import { rankHeatMap } from '../../scoring/uncertainty/report.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput } from '../../scoring/score/types.js';
@@ -37,6 +38,31 @@ describe('heat maps', () => {
     expect(svg).toMatch(/<text class="cell-value on-dark"[^>]*>\.006<\/text>/);
     expect(svg).toContain('<pattern id="hatch-diversity"');
     expect(svg).toContain('no data (counts as 0)');
+  });
+
+  it('name "no data" in the legend only when a cell has no data (a rank-probability map never has one)', () => {
+    const full = heatMapSvg({ metric: 'stability', title: 'S', rows: ['a'], columns: ['A', 'B'], values: [[0, 0.5]] });
+    expect(full).not.toContain('no data');
+    expect(full).not.toContain('legend-missing');
+    expect(full).not.toContain('<pattern');
+    const ranks = rankHeatMap({
+      resamples: 10,
+      seed: 1,
+      teams: [
+        { team: 'a', rank: 1, promptScore: '0.2', normalizedPromptScore: '66.6', low: 0.1, high: 0.3, normLow: 50, normHigh: 80, rankProbability: [0.9, 0.1], win: 0.9 },
+        { team: 'b', rank: 2, promptScore: '0.1', normalizedPromptScore: '33.3', low: 0.05, high: 0.2, normLow: 20, normHigh: 50, rankProbability: [0.1, 0.9], win: 0.1 },
+      ],
+      pairs: [],
+      clearWinner: false,
+      sentence: 'no clear winner: a 90 %, b 10 %',
+      noWinner: 0,
+    });
+    expect(ranks).toMatch(/data-metric="rank-probability"/);
+    expect(ranks).not.toContain('no data');
+    // A value that is not a number is a cell without data: then the legend names it.
+    const gap = heatMapSvg({ metric: 'stability', title: 'S', rows: ['a'], columns: ['A', 'B'], values: [[0, NaN]] });
+    expect(gap).toContain('class="legend-missing"');
+    expect(gap).toContain('no data (counts as 0)');
   });
 
   it('print values short enough for a cell', () => {

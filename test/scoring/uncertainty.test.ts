@@ -1,11 +1,12 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { EOL, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCompetition } from '../../orchestrator/stages/score.js';
 import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
-import { buildModel, runBootstrap, Xoshiro128, type UncertaintyModel } from '../../scoring/uncertainty/index.js';
+import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, Xoshiro128, type UncertaintyModel } from '../../scoring/uncertainty/index.js';
+import { finishBootstrap, sampleBootstrap } from '../../scoring/uncertainty/bootstrap.js';
 import { scoreResample } from '../../scoring/uncertainty/resample.js';
 import { physicsTable } from '../../scoring/uncertainty/model.js';
 import { Digits } from '../../scoring/uncertainty/random.js';
@@ -202,6 +203,19 @@ async function checkResample(model: UncertaintyModel, specs: readonly Competitio
   }
   const byDouble = [...model.teams].sort((a, b) => (scores.normalized[model.teams.indexOf(b)] as number) - (scores.normalized[model.teams.indexOf(a)] as number));
   expect(byDouble).toEqual(official.map((row) => row[0]));
+  // Each model folder's own ranking (its own result folder): that competition's prompt scores, normalised by their own total.
+  for (const [m, folder] of (folders ?? []).entries()) {
+    const c = model.competitions[m]!;
+    const own = scores.competitionPrompt[m]!;
+    const total = own.reduce((a, b) => a + b, 0);
+    const rows = csv(join(dir, folder), 'prompt_scores_ranks.csv').slice(1);
+    for (const [team, normalized, prompt] of rows) {
+      const k = c.teams.indexOf(team as string);
+      expect(Math.abs(own[k]! - Number(prompt)), `${folder}/${team} prompt`).toBeLessThanOrEqual(1e-12 * Number(prompt));
+      expect(Math.abs((own[k]! / total) * 100 - Number(normalized)), `${folder}/${team} normalised`).toBeLessThanOrEqual(1e-12 * Number(normalized));
+    }
+    expect([...c.teams].sort((a, b) => own[c.teams.indexOf(b)]! - own[c.teams.indexOf(a)]!)).toEqual(rows.map((row) => row[0]));
+  }
 }
 
 describe('every resample is the official scoring of the resample’s files', () => {
@@ -246,4 +260,73 @@ describe('every resample is the official scoring of the resample’s files', () 
     const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
     for (const r of [0, 5]) await checkResample(model, specs, join(tmp, `exact-2025-r${r}`), r, '2025', folders);
   }, 180_000);
+});
+
+describe('the resamples first, the official rankings after (while the official scoring runs)', () => {
+  it('give what the bootstrap that knew the rankings gives: 2024 with perturbed physics, 2025 over two model folders', () => {
+    const root = join(tmp, 'two-ways');
+    const spec = randomCompetition({ teams: ['p', 'q', 'r'], letters: LETTERS, trials: 5, seed: 61, failed: 0.1 });
+    writeCompetition(join(root, 'single'), spec, { rules: 2024, trials: 5 });
+    const physics = (_m: number, _team: string, _letter: string, trial: number) => [0, trial % 3, 1, 0];
+    const single = buildModel([{ label: '', input: loadCompetition(join(root, 'single'), RULE_SETS['2024'], { trials: 5 }).input, rules: RULE_SETS['2024'] }], { physics });
+    const folders = ['qwen', 'gemma'];
+    folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'zero-shot'], letters: LETTERS, trials: 4, seed: 71 + m, cls: 24 }), { rules: 2025, trials: 4 }));
+    const models = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    const cases = [
+      { model: single, options: { resamples: 300, seed: 4, competing: ['p', 'q'] }, rankings: { ranking: ['r', 'p', 'q'] } },
+      {
+        model: models,
+        options: { resamples: 300, seed: 5, mustBeat: 'zero-shot', perCompetition: [{ competing: ['x', 'y'] }, { competing: ['x', 'y'] }] },
+        rankings: { ranking: ['y', 'x', 'zero-shot'], perCompetitionRanking: [['x', 'zero-shot', 'y'], ['y', 'x', 'zero-shot']] },
+      },
+    ];
+    for (const { model, options, rankings } of cases) {
+      const known = runBootstrap(model, { ...options, ...rankings });
+      expect(finishBootstrap(model, sampleBootstrap(model, options), rankings)).toEqual(known);
+      expect(known.pairs.length).toBe(2);
+    }
+    const own = runBootstrap(models, { ...cases[1]!.options, ...cases[1]!.rankings }).perCompetition!;
+    expect(own.map((r) => r.teams)).toEqual([['x', 'y', 'zero-shot'], ['x', 'y', 'zero-shot']]);
+    // A model's own pairs and letters are that model's only.
+    expect(own[0]!.pairs.map((p) => [p.above, p.below])).toEqual([['x', 'zero-shot'], ['zero-shot', 'y']]);
+    expect(new Set(own[0]!.pairs.flatMap((p) => p.letters.map((l) => l.competition)))).toEqual(new Set(['qwen']));
+  });
+});
+
+describe('sbeval score, 2025 layout: each model folder’s own ranking gets its intervals too', () => {
+  it('writes them in each model’s result folder, from the same resamples as the total’s, with a section in its report', async () => {
+    const root = join(tmp, 'per-model');
+    const folders = ['alpha_7b', 'beta_3b'];
+    folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['GridThinkers', 'BlockSmith', 'zero-shot'], letters: LETTERS, trials: 4, seed: 81 + m, failed: 0.1, cls: 16 }), { rules: 2025, trials: 4 }));
+    const run = await runSbeval(['score', root, '--rules', '2025', '--trials', '4', '--baseline', 'zero-shot', '--resamples', '400']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    const officialRows = (dir: string) => csv(dir, 'prompt_scores_ranks.csv').slice(1).map(([team, normalizedPromptScore, promptScore, rank]) => ({ team: team!, normalizedPromptScore: normalizedPromptScore!, promptScore: promptScore!, rank: Number(rank) }));
+    const rows = folders.map((f) => officialRows(join(root, f)));
+    const result = runBootstrap(model, {
+      resamples: 400,
+      seed: 1,
+      competing: ['BlockSmith', 'GridThinkers'],
+      mustBeat: 'zero-shot',
+      perCompetition: folders.map(() => ({ competing: ['BlockSmith', 'GridThinkers'] })),
+      ranking: officialRows(root).map((r) => r.team),
+      perCompetitionRanking: rows.map((list) => list.map((r) => r.team)),
+    });
+    const text = (dir: string, name: string) => readFileSync(join(dir, 'result', name), 'utf8');
+    expect(text(root, 'score_intervals.csv')).toBe(intervalsCsv(summarize(result, officialRows(root), { competingOnly: true }), EOL));
+    folders.forEach((f, m) => {
+      const summary = summarize(result.perCompetition![m]!, rows[m]!, { competingOnly: true });
+      expect(text(join(root, f), 'score_intervals.csv')).toBe(intervalsCsv(summary, EOL));
+      expect(text(join(root, f), 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summary, EOL));
+      // In the model's official order, with its official values as printed there.
+      expect(csv(join(root, f), 'score_intervals.csv').slice(1).map((r) => [r[0], r[1], r[4]])).toEqual(rows[m]!.map((r) => [r.team, r.promptScore, r.normalizedPromptScore]));
+      const report = text(join(root, f), 'report.md');
+      expect(report).toContain('## Uncertainty of the ranking');
+      expect(report).toContain(`Ranking uncertainty: ${summary.sentence}`);
+      expect(report).toContain(`with model ${f}'s prompt scores normalised by its own total`);
+    });
+    // Off: every interval file goes, the model folders' too.
+    expect((await runSbeval(['score', root, '--rules', '2025', '--trials', '4', '--baseline', 'zero-shot', '--uncertainty', 'off'])).exitCode).toBe(0);
+    for (const dir of [root, ...folders.map((f) => join(root, f))]) expect(existsSync(join(dir, 'result', 'score_intervals.csv')), dir).toBe(false);
+  }, 240_000);
 });

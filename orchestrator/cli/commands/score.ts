@@ -11,7 +11,8 @@ import { scoreSettingsRecord, writeResults } from '../../result/step.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { list, option, wholeNumber } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
-import { cachedPhysics } from '../../stages/uncertainty.js';
+import { cachedPhysics, prestartUncertainty } from '../../stages/uncertainty.js';
+import { CHARACTERS } from '../../../scoring/score/rules.js';
 import { robustnessTables } from '../../stages/robustness.js';
 import { simulationIdentity } from '../../stages/level-cache.js';
 
@@ -90,6 +91,9 @@ async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
 
 async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
   const settings = commandSettings('score', root, flags);
+  // The bootstrap's thread starts while the folder is checked and read (orchestrator/stages/uncertainty-thread.ts).
+  const cells = teamsFound(settings.root, settings.layout).length * (settings.competitionLetters ?? CHARACTERS).length * settings.competitions.length;
+  prestartUncertainty(settings.uncertainty, settings.trials, cells);
   const options = await scoreOptions(settings, flags);
   assertNamedTeams(settings, options);
   const { outcome, result } = await scoreFolder(settings, options);
