@@ -7,6 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Physics, ONNX and child-process suites are CPU-heavy; forks isolate native modules (sharp, onnxruntime).
     pool: 'forks',
+    // Two test files at a time. Vitest's default on a 2-core machine is one (cores − 1), and many files
+    // spend their time waiting on child processes, sockets and browsers: one file at a time left a core
+    // idle (docs/benchmarks.md, "Test suite": 1,130 s with one worker, 780 s with two, both under load).
+    maxWorkers: 2,
     testTimeout: 60_000,
     // Commands use the model `sbeval model fetch` cached when no --model is given: tests must not see
     // a developer's cache (child processes inherit this too). Tests that need a cache set their own.
