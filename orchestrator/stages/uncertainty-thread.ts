@@ -47,7 +47,6 @@ class Sampler {
   private next = 0;
 
   constructor() {
-    this.worker.unref();
     this.worker.on('message', (message: FromSampler) => {
       const job = this.jobs.get(message.id);
       this.jobs.delete(message.id);
@@ -57,6 +56,9 @@ class Sampler {
     });
     this.worker.once('error', (error) => this.end(error));
     this.worker.once('exit', (code) => this.end(new Error(`the bootstrap's worker thread ended (code ${code}) before its samples`)));
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a thread started
+    // ahead of a bootstrap that then runs in this thread (a small folder) would keep the process alive.
+    this.worker.unref();
   }
 
   run(start: SamplerStart): Promise<Samples> {

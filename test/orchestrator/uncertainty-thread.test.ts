@@ -79,6 +79,20 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     expect(['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f))).toEqual(files);
   }, 240_000);
 
+  it('`sbeval score` exits when the thread it started ahead gets no work (fewer letters than the alphabet: the bootstrap stays in this thread)', async () => {
+    const root = join(tmp, 'started-unused');
+    const teams = ['p', 'q', 'r', 's', 't'];
+    writeCompetition(root, randomCompetition({ teams, letters: ['A', 'I'], trials: 3, seed: 97 }), { rules: 2024, trials: 3 });
+    // The command starts the thread from the teams and the competition's letters (the alphabet here)…
+    expect(teams.length * LETTERS.length * 2000).toBeGreaterThanOrEqual(THREAD_MIN_WORK);
+    // … but the folder's 2 letters are too little work for it.
+    expect(teams.length * 2 * 2000).toBeLessThan(THREAD_MIN_WORK);
+    // A kept thread that holds the process open never ends the command: the generous deadline ends it.
+    const command = await runSbeval(['score', root, '--rules', '2024', '--trials', '3'], { timeout: 90_000 });
+    expect(command.exitCode, command.stderr).toBe(0);
+    expect(text(root, 'rank_probabilities.csv')).toMatch(/^team,rank,probability/);
+  }, 240_000);
+
   it('a small folder stays in this thread', async () => {
     const root = join(tmp, 'small');
     writeCompetition(root, randomCompetition({ teams: ['a', 'b'], letters: ['A', 'I'], trials: 3, seed: 111 }), { rules: 2024, trials: 3 });
