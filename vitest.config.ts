@@ -9,7 +9,7 @@ export default defineConfig({
     pool: 'forks',
     // Two test files at a time. Vitest's default on a 2-core machine is one (cores − 1), and many files
     // spend their time waiting on child processes, sockets and browsers: one file at a time left a core
-    // idle (docs/benchmarks.md, "Test suite": 1,130 s with one worker, 780 s with two, both under load).
+    // idle (docs/benchmarks.md, "Test suite").
     maxWorkers: 2,
     testTimeout: 60_000,
     // Commands use the model `sbeval model fetch` cached when no --model is given: tests must not see
