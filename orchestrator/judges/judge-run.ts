@@ -1,8 +1,10 @@
 import type { HostPoolSettings } from '../generate/host-pool.js';
 import { RunLog } from '../generate/run-log.js';
 import type { ProgressSink } from '../progress/types.js';
+import type { ViewKind } from '../../scoring/judges/views.js';
 import { hostEvents, PoolBackend, type JudgeBackend } from './backend.js';
 import type { Attempt, Journal } from './journal.js';
+import type { LevelFilter } from './levels.js';
 import { needsCalls, runJudgeTasks, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
 
 /**
@@ -16,6 +18,21 @@ export interface BackendOptions {
   pool: HostPoolSettings;
   /** A backend to use instead of building one from `hosts` (tests, other APIs). */
   backend?: JudgeBackend | undefined;
+}
+
+/** What every judge stage (the rubric and the ordering) is given besides its own protocol. */
+export interface JudgeStageOptions {
+  root: string;
+  filter: LevelFilter;
+  view: ViewKind;
+  /** The judge's folder name (paths.ts judgeId). */
+  id: string;
+  prefix: string;
+  judge: JudgeSettings;
+  backend: BackendOptions;
+  /** Replace letter files written with other settings under the same judge (else that is an error). */
+  force: boolean;
+  startedAt?: Date;
 }
 
 export const DEFAULT_MAX_REFUSAL_RATE = 0.2;

@@ -4,8 +4,8 @@ import { buildOrderPrompt } from '../../scoring/judges/order-prompt.js';
 import { balancedOrders, coveringGroups, mixSeed, referenceGroups } from '../../scoring/judges/schedule.js';
 import type { LevelView, ViewKind } from '../../scoring/judges/views.js';
 import { compareNames } from '../layout/competition.js';
-import type { BackendOptions } from './judge-run.js';
-import { loadView, type JudgedLevel, type LevelFilter } from './levels.js';
+import type { JudgeStageOptions } from './judge-run.js';
+import { loadView, type JudgedLevel } from './levels.js';
 import { promptDigest, requestFingerprint, type JudgeSettings, type JudgeTask } from './runner.js';
 
 /**
@@ -34,21 +34,11 @@ export interface PlannedQuestion {
 }
 
 /** What `sbeval judge order` is asked to do: order-stage.ts runs it, order-outputs.ts writes its files. */
-export interface OrderJudgeOptions {
-  root: string;
-  filter: LevelFilter;
-  view: ViewKind;
+export interface OrderJudgeOptions extends JudgeStageOptions {
   perspective: string;
   reference: string | undefined;
   protocol: OrderProtocol;
   rankScores: RankScores;
-  /** The judge's folder name (paths.ts judgeId). */
-  id: string;
-  prefix: string;
-  judge: JudgeSettings;
-  backend: BackendOptions;
-  force: boolean;
-  startedAt?: Date;
 }
 
 interface OrderPlanOptions {

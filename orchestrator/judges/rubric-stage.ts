@@ -6,18 +6,18 @@ import { buildRubricPrompt, RUBRIC_PROMPT_VERSION, type RubricProtocol } from '.
 import { parseRubricAnswer } from '../../scoring/judges/rubric-answer.js';
 import type { PromptTemplate } from '../../scoring/judges/prompt-template.js';
 import type { LowTier, Rubric } from '../../scoring/judges/rubric.js';
-import type { LevelView, ViewKind } from '../../scoring/judges/views.js';
+import type { LevelView } from '../../scoring/judges/views.js';
 import { meanInterval, type Interval } from '../../scoring/judges/bootstrap.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import type { ProgressSink } from '../progress/types.js';
 import { fingerprint } from './fingerprint.js';
 import { Journal, journalPath, type Attempt } from './journal.js';
-import { failureCounts, runJudge, type BackendOptions, type FailureCounts } from './judge-run.js';
-import { levelKey, listJudgedLevels, loadView, type JudgedLevel, type LevelFilter } from './levels.js';
+import { failureCounts, runJudge, type FailureCounts, type JudgeStageOptions } from './judge-run.js';
+import { levelKey, listJudgedLevels, loadView, type JudgedLevel } from './levels.js';
 import { rubricFile, storePrompt } from './paths.js';
 import { rubricOf, type RubricSpec } from './rubric-file.js';
 import { readRubricFile, summarise, type RubricLetterFile, type RubricTrialRecord } from './rubric-record.js';
-import { callRecord, promptDigest, requestFingerprint, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
+import { callRecord, promptDigest, requestFingerprint, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
 
 /**
  * `sbeval judge rubric`: every level of a competition folder judged by an LLM with the tiered
@@ -27,22 +27,11 @@ import { callRecord, promptDigest, requestFingerprint, type JudgeSettings, type 
  * resumes without asking again, and a level whose image, XML or drop program changed is asked again;
  * the letter files are rewritten from it (atomically) as soon as a letter is complete, and at the end.
  */
-export interface RubricJudgeOptions {
-  root: string;
-  filter: LevelFilter;
-  view: ViewKind;
+export interface RubricJudgeOptions extends JudgeStageOptions {
   rubric: RubricSpec;
   protocol: RubricProtocol;
   lowTier: LowTier;
   template: { source: string; template: PromptTemplate } | undefined;
-  /** The judge's folder name (paths.ts judgeId). */
-  id: string;
-  prefix: string;
-  judge: JudgeSettings;
-  backend: BackendOptions;
-  /** Replace letter files written with other settings under the same judge (else that is an error). */
-  force: boolean;
-  startedAt?: Date;
 }
 
 export interface RubricJudgeSummary {

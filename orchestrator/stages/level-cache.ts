@@ -20,7 +20,7 @@ export interface CachedLevel {
 }
 
 export function cachePath(root: string, team: string, character: string, file: string): string {
-  return cacheIn(stateDir(root, 'simulate', team, character), file);
+  return cacheIn(levelCacheFolder(root, team, character), file);
 }
 
 /** A level's cache file in its character's state folder (the one place the name is made). */

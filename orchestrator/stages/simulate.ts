@@ -319,13 +319,16 @@ async function openStagePool(options: SimulateOptions, engineKind: string, level
 
 /**
  * Runs the levels on the pool, `levelsToKeepBusy` at once, then again those that ran on an engine the pool
- * discredited meanwhile (up to RUNS_PER_LEVEL runs). Returns how many levels are unfinished; the first
- * storage fault stops every worker (no more levels are started) and is then thrown.
+ * discredited meanwhile (up to RUNS_PER_LEVEL runs). Returns how many levels are unfinished and how many
+ * a stop left unstarted; the first storage fault stops every worker (no more levels are started) and is
+ * then thrown.
  */
-async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined, started: Set<string>): Promise<number> {
+async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined): Promise<{ unfinished: number; notRun: number }> {
   const { pool, engines } = stagePool;
   const { ledger, cached, progress } = work;
   let unfinished = 0;
+  // Levels a stop (Ctrl-C) left unstarted: the summary counts them as not run, the next run does them.
+  const started = new Set<string>();
   let fault: StorageError | undefined;
   let queue: readonly TrialFile[] = todo;
   let next = 0;
@@ -364,7 +367,7 @@ async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool:
     next = 0;
   }
   if (fault) throw fault;
-  return unfinished;
+  return { unfinished, notRun: todo.filter((level) => !started.has(level.path)).length };
 }
 
 /** Character files from the caches, once every level of the character is done; returns the `<team>/<C>` written. */
@@ -407,11 +410,10 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const stagePool = await openStagePool(options, engineKind, todo.length, progress);
   const { pool, engines } = stagePool;
   const ledger = new ResultLedger(pool);
-  let unfinished: number;
-  const started = new Set<string>();
+  let counts: { unfinished: number; notRun: number };
   try {
     const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
-    unfinished = await runLevels(todo, work, stagePool, options.signal, started);
+    counts = await runLevels(todo, work, stagePool, options.signal);
   } finally {
     stagePool.closing = true;
     ledger.close();
@@ -423,7 +425,7 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   // An image or a stability file whose level is gone (stages/orphans.ts) is not left beside the new files.
   await removeOrphanLevelOutputs(root, options.filter ?? {}, progress, 'simulate');
   const characters = await writeCharacterFiles(root, levels, cached, progress);
-  return { ...log.result(), characters, unfinished, notRun: todo.filter((level) => !started.has(level.path)).length };
+  return { ...log.result(), characters, ...counts };
 }
 
 /**
