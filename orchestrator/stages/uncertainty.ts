@@ -146,10 +146,15 @@ function sampleOptions(input: UncertaintyInput): SampleOptions {
   };
 }
 
+/** Enough team × letter cells × resamples for a thread, and a second core to run it beside this one. */
+function enoughForThread(cells: number, resamples: number): boolean {
+  return availableParallelism() >= 2 && cells * resamples >= THREAD_MIN_WORK;
+}
+
 /** A thread only where it can run beside this one (a second core) and its start is worth it. */
 function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
   const cells = model.competitions.reduce((n, c) => n + c.packed.letters.length * c.teams.length, 0);
-  return availableParallelism() >= 2 && cells * resamples >= THREAD_MIN_WORK && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
+  return enoughForThread(cells, resamples) && storedPerResample(model) * resamples <= THREAD_MAX_STORED;
 }
 
 /**
@@ -158,7 +163,7 @@ function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
  * any file is read), T ≥ 2 and the bootstrap on. The thread's start then overlaps that reading.
  */
 export function prestartUncertainty(settings: UncertaintySettings, trials: number, cells: number): void {
-  if (settings.enabled && trials >= 2 && availableParallelism() >= 2 && cells * settings.resamples >= THREAD_MIN_WORK) prestartSampler();
+  if (settings.enabled && trials >= 2 && enoughForThread(cells, settings.resamples)) prestartSampler();
 }
 
 function settled(outcome: UncertaintyOutcome): PendingUncertainty {
