@@ -35,18 +35,28 @@ describe('simulate replaces the engines it started', () => {
     const clean = await runSimulateStage({ root: reference, engines: [new HeadlessEngine()], trials: 1 });
     expect(clean.unfinished).toBe(0);
 
+    // After each finished level (until KILLS), one kill of the engine process: at once when it runs, else
+    // as soon as its fleet has started it again (a restart may still be under way when the level ends).
     const killed: number[] = [];
+    let owed = 0;
+    const killOwed = () => {
+      if (owed === 0) return;
+      const engine = descendants(process.pid).find((p) => p.cmdline.includes('worker-process') && p.cmdline.includes('--instance'));
+      if (!engine || killed.includes(engine.pid)) return;
+      process.kill(engine.pid, 'SIGKILL');
+      killed.push(engine.pid);
+      owed -= 1;
+    };
     const progress: ProgressSink = {
       ...SILENT_PROGRESS,
       tick: (_stage, outcome) => {
-        if (outcome !== 'ok' || killed.length >= KILLS) return;
-        const engine = descendants(process.pid).find((p) => p.cmdline.includes('worker-process') && p.cmdline.includes('--instance'));
-        if (!engine) return;
-        process.kill(engine.pid, 'SIGKILL');
-        killed.push(engine.pid);
+        if (outcome !== 'ok' || killed.length + owed >= KILLS) return;
+        owed += 1;
+        killOwed();
       },
     };
-    const summary = await runSimulateStage({ root, engine: 'headless-ws', workers: 1, trials: 1 }, progress);
+    const poll = setInterval(killOwed, 10);
+    const summary = await runSimulateStage({ root, engine: 'headless-ws', workers: 1, trials: 1 }, progress).finally(() => clearInterval(poll));
     expect(killed).toHaveLength(KILLS);
     expect(summary.unfinished).toBe(0);
     const ours = snapshot(root, ['logs', '.sbeval']);
