@@ -2,7 +2,7 @@ import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { RuleSetName } from '../../scoring/score/rules.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { resultDir } from '../layout/competition.js';
-import { scoreCompetitionFolder, type RankedRow, type Scored, type ScoreStageOptions } from './score.js';
+import { readScoreFolder, type RankedRow, type ReadFolder, type Scored, type ScoreStageOptions } from './score.js';
 import { writeScoreReports } from './score-report.js';
 import type { UncertaintyOutcome } from './uncertainty.js';
 
@@ -39,9 +39,12 @@ function stageResult(scored: Scored, reportFiles: readonly string[]): ScoreStage
   };
 }
 
-/** The score stage: official files, then the reports (score-report.ts), whose warnings (unreadable images) join the score's. */
-export async function runScoreStage(options: ScoreStageOptions): Promise<ScoreStageResult> {
-  const scored = await scoreCompetitionFolder(options);
+/**
+ * The score stage: official files, then the reports (score-report.ts), whose warnings (unreadable
+ * images) join the score's. `read`: the folder as `readScoreFolder` read it from these options, ahead.
+ */
+export async function runScoreStage(options: ScoreStageOptions, read: ReadFolder = readScoreFolder(options)): Promise<ScoreStageResult> {
+  const scored = await read.score();
   const reports = await writeScoreReports(scored, { sections: options.sections ?? [] });
   const result = stageResult(scored, reports.files);
   return { ...result, warnings: [...result.warnings, ...reports.warnings] };

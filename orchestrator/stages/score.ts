@@ -16,7 +16,9 @@
  *
  * Two steps: `scoreCompetitionFolder` reads, scores and writes the official files and returns what
  * it found (`Scored`); the reports are built from that afterwards (score-report.ts) — by
- * `runScoreStage` (score-stage.ts) at once, by `sbeval run` last, with every warning of the run.
+ * `runScoreStage` (score-stage.ts) at once, by `sbeval run` last, with every warning of the run. The
+ * reading can go ahead on its own (`readScoreFolder`): `sbeval score` reads, and so starts the
+ * bootstrap, before it checks what the folder supports.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { EOL } from 'node:os';
@@ -314,8 +316,33 @@ async function alongside<T>(pending: PendingUncertainty, work: () => Promise<T>)
   }
 }
 
-/** Scores one competition folder (2023, 2024, or a single 2025 model) and writes its official files. */
-async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnings: ScoreWarning[] = []): Promise<Scored> {
+/**
+ * A folder read for scoring, its bootstrap started (uncertainty.ts): `score` scores what was read and
+ * writes the official files. `sbeval score` reads before its readiness check (orchestrator/result/step.ts),
+ * so that the resamples run in their thread meanwhile (docs/uncertainty.md "Cost"); a folder the check
+ * blocks is never scored, and `cancel` stops its thread.
+ */
+export interface ReadFolder {
+  score(): Promise<Scored>;
+  /** It will not be scored: stops the bootstrap's thread (nothing once `score` has been called). */
+  cancel(): void;
+}
+
+function readFolder(pending: PendingUncertainty, score: () => Promise<Scored>): ReadFolder {
+  let scoring = false;
+  return {
+    score: () => {
+      scoring = true;
+      return score();
+    },
+    cancel: () => {
+      if (!scoring) pending.cancel();
+    },
+  };
+}
+
+/** Reads one competition folder (2023, 2024, or a single 2025 model); its `score` writes its official files. */
+function readSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnings: ScoreWarning[] = []): ReadFolder {
   const root = options.root;
   const loaded = loadCompetition(root, rules, { ...options, root });
   warnings.push(...loaded.warnings);
@@ -326,11 +353,28 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   checkNamedTeams(options, input.teams, warnings);
   // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
   const pending = startUncertainty({ ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words), competitions: [{ key: undefined, label: '', input, rules }] });
+  return readFolder(pending, () => scoreSingle({ options, rules, eol, warnings, input, promptWords: promptWords?.words, pending }));
+}
+
+/** What `readSingle` read, and the bootstrap it started. */
+interface SingleRead {
+  options: ScoreStageOptions;
+  rules: RuleSet;
+  eol: Eol;
+  warnings: ScoreWarning[];
+  input: ScoreInput;
+  promptWords: ReadonlyMap<string, number> | undefined;
+  pending: PendingUncertainty;
+}
+
+/** Scores one competition folder as read and writes its official files. */
+async function scoreSingle({ options, rules, eol, warnings, input, promptWords, pending }: SingleRead): Promise<Scored> {
+  const root = options.root;
   const { result, written } = await alongside(pending, async () => {
-    const result = scoreCompetition(input, rules, promptWords ? { words: promptWords.words } : {});
+    const result = scoreCompetition(input, rules, promptWords ? { words: promptWords } : {});
     return { result, written: await writeOfficial(root, result, warnings, eol) };
   });
-  const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
+  const winners = decideWinners(input.teams, result.prompts, winnerOptions(options, rules.mustBeatBaseline, promptWords));
   const ranking = rankingRows(result);
   const uncertainty = await pending.finish({ ranking });
   return {
@@ -343,7 +387,7 @@ async function scoreSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     winners,
     ranking,
     competitionScore: plain(result.competitionScore),
-    promptWords: promptWords?.words,
+    promptWords: promptWords,
     notes: [],
     single: result,
     input,
@@ -441,17 +485,23 @@ async function writeAggregate(root: string, agg: AggregateResult, models: readon
   return { files, logFile: log.file, rows };
 }
 
-/** 2025: one competition per model folder, then the published aggregation. */
-async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout: RootLayout): Promise<Scored> {
+/** 2025: one competition per model folder, read; its `score` scores each, then the published aggregation. */
+function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout: RootLayout): ReadFolder {
   const root = options.root;
   const warnings: ScoreWarning[] = [];
   const { folders, labels } = modelFolders(options, layout);
   if (folders.length === 0) {
     if (layout.kind !== 'teams') throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
     // One competition folder without a model level: one model (the 2025 competition summed three).
-    const single = await scoreSingle(options, rules, eol, warnings);
-    single.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
-    return single;
+    const single = readSingle(options, rules, eol, warnings);
+    return {
+      score: async () => {
+        const scored = await single.score();
+        scored.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
+        return scored;
+      },
+      cancel: () => single.cancel(),
+    };
   }
   if (folders.length !== 3) warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
 
@@ -465,6 +515,19 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     ...uncertaintyCommon(options, rules, eol, teams, promptWords?.words),
     competitions: loaded.map((m) => ({ key: m.folder, dir: m.dir, label: m.label, input: m.input, rules })),
   });
+  return readFolder(pending, () => scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords: promptWords?.words, pending }));
+}
+
+/** What `readModels` read, and the bootstrap it started. */
+interface ModelsRead extends Omit<SingleRead, 'input'> {
+  loaded: LoadedModel[];
+  teams: string[];
+  labels: ReadonlyMap<string, string>;
+}
+
+/** Scores each model folder as read into its own result folder, then the aggregate into the root's. */
+async function scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords, pending }: ModelsRead): Promise<Scored> {
+  const root = options.root;
   const { models, files, logFiles, agg, winners, written } = await alongside(pending, async () => {
     const models: ScoredModel[] = [];
     const files: string[] = [];
@@ -477,13 +540,13 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     }
     const agg = aggregateModels(
       models.map((m) => ({ model: m.folder, result: m.result })),
-      promptWords ? { words: promptWords.words } : {},
+      promptWords ? { words: promptWords } : {},
     );
     for (const { team, model } of agg.missing) {
       warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
     }
-    const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords?.words));
-    const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords?.words, eol, options });
+    const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords));
+    const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords, eol, options });
     return { models, files, logFiles, agg, winners, written };
   });
   const uncertainty = await pending.finish({ ranking: written.rows, perModel: models.map((m) => rankingRows(m.result)) });
@@ -497,7 +560,7 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
     winners,
     ranking: written.rows,
     competitionScore: plain(agg.grandTotal),
-    promptWords: promptWords?.words,
+    promptWords: promptWords,
     notes: [],
     models,
     aggregate: agg,
@@ -507,8 +570,30 @@ async function scoreModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol,
   };
 }
 
+/**
+ * Reads a root for scoring and starts its bootstrap (see `ReadFolder`). What reading finds wrong (no
+ * team folders, an unknown rule set, …) is thrown by `score`, where scoring would have met it: a
+ * folder the readiness check blocks reports its blockers, as before the read moved ahead of it.
+ */
+export function readScoreFolder(options: ScoreStageOptions): ReadFolder {
+  try {
+    return readRoot(options);
+  } catch (error) {
+    return {
+      score: async () => {
+        throw error;
+      },
+      cancel: () => undefined,
+    };
+  }
+}
+
 /** Reads, scores and writes the official files of a root (no report yet); see the module comment. */
-export async function scoreCompetitionFolder(options: ScoreStageOptions): Promise<Scored> {
+export function scoreCompetitionFolder(options: ScoreStageOptions): Promise<Scored> {
+  return readScoreFolder(options).score();
+}
+
+function readRoot(options: ScoreStageOptions): ReadFolder {
   const rules = RULE_SETS[options.rules];
   if (!rules) throw new SbevalError('config', `unknown rule set "${options.rules}"`, 'use 2023, 2024 or 2025');
   const trials = options.trials ?? DEFAULT_TRIALS;
@@ -521,5 +606,5 @@ export async function scoreCompetitionFolder(options: ScoreStageOptions): Promis
   if (!rules.multiModel && layout.kind === 'models') {
     throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the 2025 rules score`, 'use --rules 2025, or give one model folder as the root');
   }
-  return rules.multiModel ? scoreModels(options, rules, eol, layout) : scoreSingle(options, rules, eol);
+  return rules.multiModel ? readModels(options, rules, eol, layout) : readSingle(options, rules, eol);
 }

@@ -7,7 +7,7 @@ import type { UncertaintyModel } from '../../scoring/uncertainty/model.js';
  * The bootstrap's resamples in a worker thread (uncertainty-worker.ts), so that they are drawn and
  * scored while the official scoring and its files are written in this thread (uncertainty.ts). One
  * thread per process, kept between bootstraps: `prestartSampler` starts it while the command still
- * checks and reads the folder (a fresh isolate and the bootstrap's modules cost 50–90 ms), and a second
+ * reads the folder (a fresh isolate and the bootstrap's modules cost 50–90 ms), and a second
  * bootstrap in the same process finds its code already compiled. Each job sends the model and the
  * options and gets the samples back once (their buffers transferred, not copied). An idle thread does
  * not keep the process alive.

@@ -158,9 +158,9 @@ function threadWorthIt(model: UncertaintyModel, resamples: number): boolean {
 }
 
 /**
- * Starts the bootstrap's thread before the folder is checked and read (uncertainty-thread.ts), when
- * the bootstrap to come will run there: `cells` team × letter cells (counted from the folders, before
- * any file is read), T ≥ 2 and the bootstrap on. The thread's start then overlaps that reading.
+ * Starts the bootstrap's thread before the folder is read (uncertainty-thread.ts), when the bootstrap
+ * to come will run there: `cells` team × letter cells (counted from the folders, before any file is
+ * read), T ≥ 2 and the bootstrap on. The thread's start then overlaps that reading.
  */
 export function prestartUncertainty(settings: UncertaintySettings, trials: number, cells: number): void {
   if (settings.enabled && trials >= 2 && enoughForThread(cells, settings.resamples)) prestartSampler();

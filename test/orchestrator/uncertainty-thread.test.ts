@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, EOL, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,35 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     expect(command.exitCode, command.stderr).toBe(0);
     expect(text(root, 'rank_probabilities.csv')).toMatch(/^team,rank,probability/);
   }, 240_000);
+
+  it('the thread runs at a lower priority than the command (nice 10): it yields a shared core to the command’s own work', async () => {
+    const root = join(tmp, 'nice');
+    writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 3, seed: 95 }), { rules: 2024, trials: 3 });
+    const scored = await scoreCompetitionFolder({ root, rules: '2024', trials: 3 });
+    expect(scored.uncertainty.threaded).toBe(true);
+    // Linux: each thread's nice value is field 19 of /proc/self/task/<tid>/stat (after the name in parentheses).
+    const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const self = readlinkSync('/proc/thread-self').split('/').pop()!;
+    expect(nice(self)).toBe(0);
+    // The thread is kept for the process's next bootstrap: it is among this process's threads, at nice 10.
+    expect(readdirSync('/proc/self/task').filter((tid) => nice(tid) === 10).length).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('`sbeval score` reads before it checks the folder: a large folder the check blocks reports its blocker alone, writes no intervals, and its thread ends with the command', async () => {
+    const root = join(tmp, 'blocked');
+    const teams = ['p', 'q', 'r', 's', 't'];
+    writeCompetition(root, randomCompetition({ teams, letters: LETTERS, trials: 3, seed: 99 }), { rules: 2024, trials: 3 });
+    expect(teams.length * LETTERS.length * 2000).toBeGreaterThanOrEqual(THREAD_MIN_WORK);
+    // A response whose program was never extracted: the folder cannot be scored as it is.
+    mkdirSync(join(root, 'p', 'raw', 'A'), { recursive: true });
+    writeFileSync(join(root, 'p', 'raw', 'A', 'p_A_1.txt'), "```python\ndrop_block('b11', 10)\n```\n");
+    const command = await runSbeval(['score', root, '--rules', '2024', '--trials', '3'], { timeout: 90_000 });
+    expect(command.exitCode, command.stderr).toBe(1);
+    const lines = command.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2); // the settings line, then the reason: nothing the early read met is printed
+    expect(lines[1]).toMatch(/^sbeval: \[score\] not scored, the folder cannot be scored as it is: responses not extracted yet \(run sbeval extract\): p\/raw\/A\/p_A_1\.txt$/);
+    expect(existsSync(join(root, 'result', 'score_intervals.csv'))).toBe(false);
+  }, 120_000);
 
   it('a small folder stays in this thread', async () => {
     const root = join(tmp, 'small');

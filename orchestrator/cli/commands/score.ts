@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { rankingLines } from '../../stages/score-report.js';
-import type { ScoreStageOptions, TeamOrder } from '../../stages/score.js';
+import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../stages/score.js';
 import { runScoreStage, type ScoreStageResult } from '../../stages/score-stage.js';
 import { SbevalError } from '../../../core/errors.js';
 import type { Settings } from '../../config/index.js';
@@ -68,6 +68,8 @@ async function scoreOptions(settings: Settings, flags: ScoreFlags): Promise<Scor
 async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
   const interrupt = stopOnInterrupt('score');
   let result: ScoreStageResult | undefined;
+  // Read first: the bootstrap's resamples run in their thread while the folder is checked (docs/uncertainty.md "Cost").
+  const read = readScoreFolder(options);
   try {
     const outcome = await writeResults({
       root: settings.root,
@@ -79,19 +81,21 @@ async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
       // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
       ...(options.physics ? { robustness: robustnessTables(settings.competitions, options.physics.levels) } : {}),
       score: async () => {
-        result = await runScoreStage(options);
+        result = await runScoreStage(options, read);
         return result.files;
       },
     });
     return { outcome, result };
   } finally {
+    // A folder the check blocked is not scored: its bootstrap stops.
+    read.cancel();
     interrupt.finish();
   }
 }
 
 async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
   const settings = commandSettings('score', root, flags);
-  // The bootstrap's thread starts while the folder is checked and read (orchestrator/stages/uncertainty-thread.ts).
+  // The bootstrap's thread starts while the folder is read (orchestrator/stages/uncertainty-thread.ts).
   const cells = teamsFound(settings.root, settings.layout).length * (settings.competitionLetters ?? CHARACTERS).length * settings.competitions.length;
   prestartUncertainty(settings.uncertainty, settings.trials, cells);
   const options = await scoreOptions(settings, flags);
