@@ -131,12 +131,14 @@ class ResampleRandom {
  * indices in one loop, cell by cell, slot by slot), then each slot's stability — the trial's own, or
  * with perturbed runs a best-of drawn from its own stream in the same cell and slot order.
  */
-function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random: ResampleRandom): void {
+function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random: ResampleRandom, ownStability: boolean): void {
   const { trial, stability } = out;
   const own = cells.stability;
   const physics = cells.physics;
   const size = trial.length;
   random.trialDigits(t).fill(trial, 0, size);
+  // The bootstrap's own loop reads a trial's own stability where it reads its similarity (slotSums).
+  if (!physics && !ownStability) return;
   for (let base = 0; base < size; base += t) {
     if (!physics) {
       for (let j = base; j < base + t; j++) stability[j] = own[base + (trial[j] as number)] as number;
@@ -150,10 +152,14 @@ function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random
   }
 }
 
-/** Fills `draws` with resample `index` of `seed` (its own random streams, see random.ts). */
-function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws): void {
+/**
+ * Fills `draws` with resample `index` of `seed` (its own random streams, see random.ts). Without
+ * `ownStability` a competition without perturbed runs gets its trials only (the scoring reads each
+ * slot's stability from its trial, slotSums): the bootstrap's loop skips a pass it does not need.
+ */
+function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws, ownStability = true): void {
   const random = new ResampleRandom(seed, index);
-  model.competitions.forEach((c, m) => drawCompetition(c.packed, c.trials, draws.packed[m] as PackedDraws, random));
+  model.competitions.forEach((c, m) => drawCompetition(c.packed, c.trials, draws.packed[m] as PackedDraws, random, ownStability));
 }
 
 /** The folder as it is: slot s holds trial s with its own stability (the official scores, in doubles). */
@@ -198,17 +204,19 @@ function weightFactor(total: number, n: number): number {
 /**
  * Σsta, Σsim and Σsta·sim of every cell's slots. A trial without an image has similarity 0 (model.ts),
  * so it needs no test here (adding 0 leaves a double unchanged); a trial without a stability entry
- * (NaN) counts in neither stability sum.
+ * (NaN) counts in neither stability sum. Without perturbed runs a slot's stability is its trial's own,
+ * read here beside its similarity (`own`: the draws then hold none, see `resampler`).
  */
-function slotSums(similarity: Float64Array, draws: PackedDraws, t: number, out: CellSums): void {
+function slotSums(similarity: Float64Array, own: Float64Array | undefined, draws: PackedDraws, t: number, out: CellSums): void {
   const { trial, stability } = draws;
   for (let c = 0, base = 0; c < out.sta.length; c++, base += t) {
     let staSum = 0;
     let simSum = 0;
     let product = 0;
     for (let j = base; j < base + t; j++) {
-      const sta = stability[j] as number;
-      const sim = similarity[base + (trial[j] as number)] as number;
+      const at = base + (trial[j] as number);
+      const sta = (own ? own[at] : stability[j]) as number;
+      const sim = similarity[at] as number;
       simSum += sim;
       if (sta === sta) {
         staSum += sta;
@@ -309,7 +317,8 @@ function scoreCompetition(competition: CompetitionModel, m: number, draws: Packe
   const p = competition.teams.length;
   const character = out.character[m] as Float64Array;
   const own = out.competitionPrompt[m] as Float64Array;
-  slotSums(competition.packed.similarity, draws, competition.trials, sums);
+  const { packed } = competition;
+  slotSums(packed.similarity, packed.physics ? undefined : packed.stability, draws, competition.trials, sums);
   diversities(competition, draws.trial, sums.diversity);
   character.fill(0);
   characterScores(competition, sums, character);
@@ -351,12 +360,12 @@ export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleSc
 
 /**
  * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`
- * (the same draws as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
+ * (the same trials as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
  */
 export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
   const scratch = scratchFor(model);
   return (seed, index, draws, out) => {
-    drawInto(model, seed, index, draws);
+    drawInto(model, seed, index, draws, false);
     scoreWith(model, draws, out, scratch);
   };
 }
