@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
@@ -17,6 +16,7 @@ import { trialSeed } from './seeds.js';
 import { TrialSession, type Sampling } from './session.js';
 import { describeSubmission, lacksObjectToken, type Submission } from './submission.js';
 import { removeStaleTemps, writeFileOnce } from './write.js';
+import { sha256 } from '../../core/hash.js';
 
 /**
  * The generate stage: submissions × models × letters × trials → `raw` response files.
@@ -153,7 +153,7 @@ export function planTrials(options: Pick<GenerateOptions, 'root' | 'team' | 'mod
 /** What a final failure is tied to: the same inputs would fail the same way. */
 export function trialFingerprint(submission: Submission, trial: PlannedTrial, limits: TrialLimits, sampling: Sampling): string {
   const text = JSON.stringify([submission.sha256, trial.model, trial.seed, limits.timeLimitS, limits.tokenLimit, sampling.temperature, sampling.topP]);
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return sha256(text).slice(0, 16);
 }
 
 interface Outcome {

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 
 /**
  * What a team submits, in the three shapes sbeval runs:
@@ -97,10 +97,6 @@ const programSchema = z
     ]),
   })
   .strict();
-
-function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 function decodeUtf8(bytes: Uint8Array, path: string): string {
   try {

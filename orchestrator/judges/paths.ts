@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { resultDir } from '../layout/competition.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import type { ChatPrompt } from '../../scoring/judges/rubric-prompt.js';
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../core/hash.js';
 
 /**
  * Where the judges' results live, keyed by judge so several judges share one folder without
@@ -46,7 +46,6 @@ export function promptsDir(root: string): string {
   return join(resultDir(root), 'judge-prompts');
 }
 
-const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 /**
  * Stores a rendered prompt once under its digest: `{system, user, images: [{sha256, bytes}]}` (the

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../core/hash.js';
 import { dirname } from 'node:path';
 import { removeStaleTemps } from '../generate/write.js';
 import { SbevalError } from '../../core/errors.js';
@@ -57,7 +57,6 @@ interface LetterGroup {
   open: number;
 }
 
-const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 function viewDigest(view: LevelView): string {
   return sha256(view.kind === 'image' ? view.png : view.text);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../core/hash.js';
 import type { ChatPrompt } from '../../scoring/judges/rubric-prompt.js';
 import { keepRaw } from '../../scoring/judges/answer-text.js';
 import type { ProgressSink } from '../progress/types.js';
@@ -74,7 +74,6 @@ export interface RunnerCounts {
   calls: number;
 }
 
-const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
 /** The digest of a rendered prompt: its texts and the digests of its images. */
 export function promptDigest(prompt: ChatPrompt): string {

@@ -9,13 +9,13 @@
  * identical images share one, and a report built again reads them back instead of decoding every
  * 1024-px PNG.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { writeFileAtomic } from '../layout/atomic.js';
+import { sha256 } from '../../core/hash.js';
 
 /** Thumbnail side in pixels: 80 px shows a 1024-px evaluator image's letter (824 px) at about 64 px. */
 export const THUMBNAIL_SIZE = 80;
@@ -179,7 +179,7 @@ export async function makeThumbnail(image: Uint8Array, size: number = THUMBNAIL_
 }
 
 function thumbnailCachePath(dir: string, image: Uint8Array, size: number = THUMBNAIL_SIZE): string {
-  const digest = createHash('sha256').update(image).digest('hex');
+  const digest = sha256(image);
   return join(dir, '.sbeval', 'thumbnails', `${digest}-${size}-v${THUMBNAIL_VERSION}.png`);
 }
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,11 +7,12 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
 import { describeError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type EngineFaultKind, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput } from '../machine/index.js';
 import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
-import { cachePath } from '../stages/level-cache.js';
+import { cachePath, readCache, type CachedLevel } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
 /**
@@ -49,25 +49,12 @@ interface RunEffectsOptions {
   ledger?: ResultLedger;
 }
 
-export interface CachedLevel {
-  format: 1;
-  xmlSha256: string;
-  settings: string;
-  outcome:
-    | { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: ReturnType<typeof asTrialStability>[] }
-    | { ok: false; reason: string };
-}
-
 /**
  * A trial's trace: `<root>/<team>/traces/<C>/<name>.trial<k>.sbtrace` (the official trial-number parse,
  * text after the last `_` up to the first `.`, still reads the trial from it).
  */
 function tracePath(root: string, level: LevelRef, trial: number): string {
   return join(stageDir(root, level.team, 'traces', level.character), `${level.base}.trial${trial}.sbtrace`);
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no file (see logs/${log}_log_*.txt)`;
@@ -276,13 +263,8 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
 /** A level's cached result when it is still valid for its XML and the settings (and its image exists). */
 export async function readValidCache(root: string, team: string, character: string, base: string, xmlPath: string, imagePath: string, digest: string): Promise<CachedLevel | undefined> {
   if (!existsSync(xmlPath)) return undefined;
-  let entry: CachedLevel;
-  try {
-    entry = JSON.parse(await readFile(cachePath(root, team, character, `${base}.xml`), 'utf8')) as CachedLevel;
-  } catch {
-    return undefined;
-  }
-  if (entry.format !== 1 || entry.settings !== digest) return undefined;
+  const entry = readCache(cachePath(root, team, character, `${base}.xml`));
+  if (!entry || entry.settings !== digest) return undefined;
   if (entry.xmlSha256 !== sha256(await readFile(xmlPath, 'utf8'))) return undefined;
   if (entry.outcome.ok && !existsSync(imagePath)) return undefined;
   return entry;

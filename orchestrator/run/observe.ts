@@ -3,7 +3,8 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import type { LevelOutcome, LevelStage, StageReached } from '../machine/index.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../report/fates.js';
-import { readValidCache, type CachedLevel } from './effects.js';
+import { readValidCache } from './effects.js';
+import type { CachedLevel } from '../stages/level-cache.js';
 import type { PlannedLevel } from './levels.js';
 
 /**

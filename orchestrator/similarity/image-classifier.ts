@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { VitModelInfo } from '../../scoring/similarity/convert.js';
 import { VitClassifier, type Classification, type ClassifierStats } from '../../scoring/similarity/classifier.js';
 import { PreparePool, PreprocessError } from './prepare-pool.js';
+import { sha256 } from '../../core/hash.js';
 
 /**
  * The similarity stage's engine: PNG bytes → classification, at the rate of the ONNX session.
@@ -76,7 +76,7 @@ export class ImageClassifier {
    * that cannot be read, with the classifier's error when inference fails.
    */
   classifyPng(png: Uint8Array): Promise<Classification> {
-    const key = createHash('sha256').update(png).digest('hex');
+    const key = sha256(png);
     const known = this.byPng.get(key);
     // `requested` counts images classified (an unreadable one is not), so requested − inferred = reused.
     const counted = (p: Promise<Classification>) =>

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type SimulationSettings } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { levelSeed } from '../../bridge/headless/run.js';
 import { SbevalError, describeError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { cachePath, settingsDigest } from './level-cache.js';
+import { cachePath, readCache, settingsDigest } from './level-cache.js';
 import { poolRunner, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
 import { ROBUSTNESS_FILE } from '../result/files.js';
@@ -100,23 +100,15 @@ interface CachedRobustness {
   moving: number[];
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 function robustnessCachePath(root: string, team: string, character: string, file: string): string {
   return join(root, '.sbeval', 'robustness', team, character, `${trialBaseName(file)}.json`);
 }
 
-/** The official score of a level from the simulate cache, when it is valid for the XML and the settings. */
-async function officialScore(root: string, level: TrialFile, xml: string, digest: string): Promise<number | undefined> {
-  try {
-    const entry = JSON.parse(await readFile(cachePath(root, level.team, level.character, level.file), 'utf8')) as { format: number; settings: string; xmlSha256: string; outcome: { ok: boolean; score?: number } };
-    if (entry.format !== 1 || entry.settings !== digest || entry.xmlSha256 !== sha256(xml) || !entry.outcome.ok || typeof entry.outcome.score !== 'number') return undefined;
-    return entry.outcome.score;
-  } catch {
-    return undefined;
-  }
+/** The official score of a level from the simulate cache (read as every stage reads it), when it is valid for the XML and the settings. */
+function officialScore(root: string, level: TrialFile, xml: string, digest: string): number | undefined {
+  const entry = readCache(cachePath(root, level.team, level.character, level.file));
+  if (!entry || entry.settings !== digest || entry.xmlSha256 !== sha256(xml) || !entry.outcome.ok || typeof entry.outcome.score !== 'number') return undefined;
+  return entry.outcome.score;
 }
 
 /** One perturbed trial: no image, frames batched large (nobody keeps them). */
@@ -187,7 +179,7 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
   const slots = new Map<TrialFile, LevelRobustnessResult>();
   for (const level of levels) {
     const xml = await readFile(level.path, 'utf8');
-    const official = await officialScore(root, level, xml, digest);
+    const official = officialScore(root, level, xml, digest);
     if (official === undefined) {
       withoutVerdict += 1;
       continue;
