@@ -44,10 +44,23 @@ function stageFiles(dir: string, team: string, stage: Stage): string[] {
   return listCharacters(dir, team, stage).flatMap((c) => listFiles(stageDir(dir, team, stage, c)).map((f) => join(stageDir(dir, team, stage, c), f)));
 }
 
+/** An input's path as the manifest records it: relative to the root, `/`-separated. */
+export function inputPath(root: string, path: string): string {
+  return relative(root, path).split('\\').join('/');
+}
+
+/**
+ * The files a reading took whose bytes the manifest's record (made after it) does not have: changed or
+ * removed in between, by another process. `read`: absolute path → sha256 of the bytes read.
+ */
+export function changedSinceRead(root: string, recorded: Readonly<Record<string, string>>, read: ReadonlyMap<string, string>): string[] {
+  return [...read].filter(([path, sha]) => recorded[inputPath(root, path)] !== sha).map(([path]) => inputPath(root, path));
+}
+
 /** Every input file of the root, in path order. */
 function inputFiles(root: string, competitions: readonly string[], configFile: string | undefined): InputFile[] {
   const found: InputFile[] = [];
-  const add = (kind: InputKind, path: string) => found.push({ kind, path: relative(root, path).split('\\').join('/') });
+  const add = (kind: InputKind, path: string) => found.push({ kind, path: inputPath(root, path) });
   if (configFile !== undefined && existsSync(configFile)) add('config', join(root, basename(configFile)));
   for (const dir of competitions) {
     for (const team of listTeams(dir)) {

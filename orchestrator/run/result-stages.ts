@@ -11,7 +11,7 @@ import { scoreSettingsRecord, writeResults } from '../result/step.js';
 import { robustnessTables } from '../stages/robustness.js';
 import { writeScoreReports } from '../stages/score-report.js';
 import { simulationIdentity } from '../stages/level-cache.js';
-import { scoreCompetitionFolder, type Scored } from '../stages/score.js';
+import { assertReadAsRecorded, readScoreFolder, type Scored } from '../stages/score.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup } from './accounting.js';
 import type { RunContext } from './context.js';
 import { robustnessSection } from './robustness-report.js';
@@ -76,7 +76,7 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
     robustness: settings.robustness !== undefined ? robustnessTables(settings.competitions, ctx.robustness) : new Map(),
     score: async (basis) => {
       ctx.log.write({ type: 'stage-start', stage: 'score' });
-      const scored = await scoreCompetitionFolder({
+      const read = readScoreFolder({
         root: settings.root,
         rules: settings.rules,
         trials: settings.trials,
@@ -87,6 +87,9 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
         // With --robustness N the bootstrap also draws each level's stability from its perturbed runs.
         ...(settings.robustness !== undefined ? { physics: { runs: settings.robustness, simulationTrials: settings.simulationTrials, levels: ctx.robustness } } : {}),
       });
+      // Read after the manifest was made: a file written meanwhile by another process stops the score.
+      assertReadAsRecorded(read, settings.root, basis.inputs);
+      const scored = await read.score();
       uncertainty = scored.uncertainty;
       ctx.report.ranking = scored.ranking;
       ctx.report.winners = scored.winners;

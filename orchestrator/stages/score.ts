@@ -14,11 +14,11 @@
  * duplicate or out-of-range trials and odd values become warnings that name the file and say what
  * was assumed, and the result is written anyway.
  *
- * Two steps: `scoreCompetitionFolder` reads, scores and writes the official files and returns what
- * it found (`Scored`); the reports are built from that afterwards (score-report.ts) — by
- * `runScoreStage` (score-stage.ts) at once, by `sbeval run` last, with every warning of the run. The
- * reading can go ahead on its own (`readScoreFolder`): `sbeval score` reads, and so starts the
- * bootstrap, before it checks what the folder supports.
+ * Two steps: `readScoreFolder` reads the folder and starts the ranking's bootstrap; its `score`
+ * scores what was read, writes the official files and returns what it found (`Scored`). The reports
+ * are built from that afterwards (score-report.ts) — by `runScoreStage` (score-stage.ts) at once, by
+ * `sbeval run` last, with every warning of the run. `sbeval score` reads before it checks what the
+ * folder supports, `run` after; either way `assertReadAsRecorded` holds the reading to the manifest.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { EOL } from 'node:os';
@@ -37,6 +37,8 @@ import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
 import type { TrialFate } from '../report/fates.js';
 import { SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
+import { sha256 } from '../../core/hash.js';
+import { changedSinceRead } from '../result/inputs.js';
 import { writeScoreFile } from '../result/files.js';
 import { compareNames, listFiles, listTeams, trialIndexFromName } from '../layout/competition.js';
 import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
@@ -146,6 +148,8 @@ function orderTeams(teams: readonly string[], order: TeamOrder): string[] {
 interface LoadedCompetition {
   input: ScoreInput;
   warnings: ScoreWarning[];
+  /** Each file read (absolute path) → sha256 of the bytes read: what the scores are computed from. */
+  read: Map<string, string>;
 }
 
 /** Reads every per-character file of one competition folder. Problems become warnings, never silence. */
@@ -155,6 +159,7 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
   const teams = orderTeams(listTeams(dir), options.teamOrder ?? 'name');
   const warnings: ScoreWarning[] = [];
   const inputs = new Map<string, Map<string, CharacterInput>>();
+  const read = new Map<string, string>();
   const stages = rules.diversity ? (['stability', 'similarity', 'diversity'] as const) : (['stability', 'similarity'] as const);
   const progress = options.progress ?? SILENT_PROGRESS;
   progress.start('score', teams.length);
@@ -178,7 +183,9 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
         const label = show(path);
         c.sources = { ...c.sources, [stage]: label };
         try {
-          const text = readFileSync(path, 'utf8');
+          const bytes = readFileSync(path);
+          read.set(path, sha256(bytes));
+          const text = bytes.toString('utf8');
           if (stage === 'stability') {
             c.stability = parseStabilityJson(text, label).raws.map(
               (r): TrialValue => ({ trial: trialIndexFromName(r.tag), name: r.tag, value: r.score, ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}) }),
@@ -213,7 +220,7 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
   progress.end('score');
   const input: ScoreInput = { teams, inputs, trials: options.trials ?? DEFAULT_TRIALS };
   warnings.push(...checkInputs(input, rules));
-  return { input, warnings };
+  return { input, warnings, read };
 }
 
 /** Word counts of the prompt files `<team>.<ext>` (prefers `.txt`), counted as the 2023 rules count. */
@@ -323,14 +330,17 @@ async function alongside<T>(pending: PendingUncertainty, work: () => Promise<T>)
  * blocks is never scored, and `cancel` stops its thread.
  */
 export interface ReadFolder {
+  /** Each file the reading took (absolute path) → sha256 of its bytes (`assertReadAsRecorded`). */
+  read: ReadonlyMap<string, string>;
   score(): Promise<Scored>;
   /** It will not be scored: stops the bootstrap's thread (nothing once `score` has been called). */
   cancel(): void;
 }
 
-function readFolder(pending: PendingUncertainty, score: () => Promise<Scored>): ReadFolder {
+function readFolder(pending: PendingUncertainty, read: ReadonlyMap<string, string>, score: () => Promise<Scored>): ReadFolder {
   let scoring = false;
   return {
+    read,
     score: () => {
       scoring = true;
       return score();
@@ -353,7 +363,7 @@ function readSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnin
   checkNamedTeams(options, input.teams, warnings);
   // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
   const pending = startUncertainty({ ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words), competitions: [{ key: undefined, label: '', input, rules }] });
-  return readFolder(pending, () => scoreSingle({ options, rules, eol, warnings, input, promptWords: promptWords?.words, pending }));
+  return readFolder(pending, loaded.read, () => scoreSingle({ options, rules, eol, warnings, input, promptWords: promptWords?.words, pending }));
 }
 
 /** What `readSingle` read, and the bootstrap it started. */
@@ -423,6 +433,7 @@ interface LoadedModel {
   dir: string;
   input: ScoreInput;
   warnings: ScoreWarning[];
+  read: Map<string, string>;
 }
 
 /** Reads one model folder; undefined (and a warning) when it has no team folders. */
@@ -434,7 +445,7 @@ function loadModelFolder(options: ScoreStageOptions, rules: RuleSet, folder: str
   }
   warnings.push(...loaded.warnings.map((w) => ({ ...w, message: `[${label}] ${w.message}` })));
   if (loaded.input.teams.length === 0) return undefined;
-  return { folder, label, dir, input: loaded.input, warnings: loaded.warnings };
+  return { folder, label, dir, input: loaded.input, warnings: loaded.warnings, read: loaded.read };
 }
 
 /** One model folder: its own official files, its own (per-model) ranking. */
@@ -495,6 +506,7 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
     // One competition folder without a model level: one model (the 2025 competition summed three).
     const single = readSingle(options, rules, eol, warnings);
     return {
+      read: single.read,
       score: async () => {
         const scored = await single.score();
         scored.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
@@ -515,7 +527,7 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
     ...uncertaintyCommon(options, rules, eol, teams, promptWords?.words),
     competitions: loaded.map((m) => ({ key: m.folder, dir: m.dir, label: m.label, input: m.input, rules })),
   });
-  return readFolder(pending, () => scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords: promptWords?.words, pending }));
+  return readFolder(pending, new Map(loaded.flatMap((m) => [...m.read])), () => scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords: promptWords?.words, pending }));
 }
 
 /** What `readModels` read, and the bootstrap it started. */
@@ -580,6 +592,7 @@ export function readScoreFolder(options: ScoreStageOptions): ReadFolder {
     return readRoot(options);
   } catch (error) {
     return {
+      read: new Map(),
       score: async () => {
         throw error;
       },
@@ -588,9 +601,18 @@ export function readScoreFolder(options: ScoreStageOptions): ReadFolder {
   }
 }
 
-/** Reads, scores and writes the official files of a root (no report yet); see the module comment. */
-export function scoreCompetitionFolder(options: ScoreStageOptions): Promise<Scored> {
-  return readScoreFolder(options).score();
+/**
+ * The manifest is made after the folder was read (`sbeval score` reads before its check, `run` in its
+ * score step, after it): a file the reading took whose bytes the manifest's record does not have was
+ * changed or removed in between, by another process, and the scores would not be of the folder the
+ * manifest describes. Then this stops the read's bootstrap and throws, naming the files.
+ */
+export function assertReadAsRecorded(read: ReadFolder, root: string, recorded: Readonly<Record<string, string>>): void {
+  const changed = changedSinceRead(root, recorded, read.read);
+  if (changed.length === 0) return;
+  read.cancel();
+  const named = changed.length > 3 ? `${changed.slice(0, 3).join(', ')} and ${changed.length - 3} more` : changed.join(', ');
+  throw new SbevalError('input', `the folder changed while it was scored: ${named}`, 'another process wrote these files meanwhile; run the command again');
 }
 
 function readRoot(options: ScoreStageOptions): ReadFolder {

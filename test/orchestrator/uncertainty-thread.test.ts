@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { availableParallelism, EOL, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCompetition, scoreCompetitionFolder } from '../../orchestrator/stages/score.js';
+import { loadCompetition, readScoreFolder, type ScoreStageOptions } from '../../orchestrator/stages/score.js';
 import { THREAD_MIN_WORK } from '../../orchestrator/stages/uncertainty.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, type OfficialRow } from '../../scoring/uncertainty/index.js';
@@ -20,6 +20,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'sbeval-uncertainty-thread-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
+/** Reads and scores a folder, as `sbeval run`'s score step does. */
+const scoreFolder = (options: ScoreStageOptions) => readScoreFolder(options).score();
 const text = (dir: string, name: string) => readFileSync(join(dir, 'result', name), 'utf8');
 const officialRows = (dir: string): OfficialRow[] =>
   parseCsv(text(dir, 'prompt_scores_ranks.csv'))
@@ -32,7 +34,7 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     const teams = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
     writeCompetition(root, randomCompetition({ teams, letters: LETTERS, trials: 5, seed: 91, failed: 0.1, noImage: 0.05 }), { rules: 2024, trials: 5 });
     expect(teams.length * LETTERS.length * 2000).toBeGreaterThanOrEqual(THREAD_MIN_WORK);
-    const scored = await scoreCompetitionFolder({ root, rules: '2024', trials: 5, baseline: 'delta' });
+    const scored = await scoreFolder({ root, rules: '2024', trials: 5, baseline: 'delta' });
     expect(scored.uncertainty.status).toBe('done');
     // A thread only where a second core can run it (this project's machines have two).
     expect(scored.uncertainty.threaded).toBe(availableParallelism() >= 2);
@@ -50,7 +52,7 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     // In the order the score stage finds them (the resamples draw the model folders in turn).
     const folders = ['gemma', 'qwen'];
     folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'z'], letters: LETTERS, trials: 4, seed: 101 + m, failed: 0.1, cls: 16 }), { rules: 2025, trials: 4 }));
-    const scored = await scoreCompetitionFolder({ root, rules: '2025', trials: 4 });
+    const scored = await scoreFolder({ root, rules: '2025', trials: 4 });
     expect(scored.uncertainty.threaded).toBe(availableParallelism() >= 2);
     const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
     const own = folders.map((f) => officialRows(join(root, f)));
@@ -69,9 +71,9 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
   it('the thread serves the next bootstrap of the process too, and `sbeval score` (its thread started before the folder is read) exits when done', async () => {
     const root = join(tmp, 'again-2024');
     writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 4, seed: 93, failed: 0.1 }), { rules: 2024, trials: 4 });
-    const first = await scoreCompetitionFolder({ root, rules: '2024', trials: 4 });
+    const first = await scoreFolder({ root, rules: '2024', trials: 4 });
     const files = ['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f));
-    const second = await scoreCompetitionFolder({ root, rules: '2024', trials: 4 });
+    const second = await scoreFolder({ root, rules: '2024', trials: 4 });
     for (const scored of [first, second]) expect(scored.uncertainty.threaded).toBe(availableParallelism() >= 2);
     expect(['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f))).toEqual(files);
     const command = await runSbeval(['score', root, '--rules', '2024', '--trials', '4']);
@@ -96,7 +98,7 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
   it('the thread runs at a lower priority than the command (nice 10): it yields a shared core to the command’s own work', async () => {
     const root = join(tmp, 'nice');
     writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 3, seed: 95 }), { rules: 2024, trials: 3 });
-    const scored = await scoreCompetitionFolder({ root, rules: '2024', trials: 3 });
+    const scored = await scoreFolder({ root, rules: '2024', trials: 3 });
     expect(scored.uncertainty.threaded).toBe(true);
     // Linux: each thread's nice value is field 19 of /proc/self/task/<tid>/stat (after the name in parentheses).
     const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
@@ -125,7 +127,7 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
   it('a small folder stays in this thread', async () => {
     const root = join(tmp, 'small');
     writeCompetition(root, randomCompetition({ teams: ['a', 'b'], letters: ['A', 'I'], trials: 3, seed: 111 }), { rules: 2024, trials: 3 });
-    const scored = await scoreCompetitionFolder({ root, rules: '2024', trials: 3 });
+    const scored = await scoreFolder({ root, rules: '2024', trials: 3 });
     expect(scored.uncertainty.status).toBe('done');
     expect(scored.uncertainty.threaded).toBe(false);
   }, 120_000);

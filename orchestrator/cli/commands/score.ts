@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { ScoreWarning } from '../../../scoring/score/checks.js';
 import { judgesReportSection } from '../../judges/report.js';
 import { rankingLines } from '../../stages/score-report.js';
-import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../stages/score.js';
+import { assertReadAsRecorded, readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../stages/score.js';
 import { runScoreStage, type ScoreStageResult } from '../../stages/score-stage.js';
 import { SbevalError } from '../../../core/errors.js';
 import type { Settings } from '../../config/index.js';
@@ -80,7 +80,8 @@ async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
       readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
       // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
       ...(options.physics ? { robustness: robustnessTables(settings.competitions, options.physics.levels) } : {}),
-      score: async () => {
+      score: async (basis) => {
+        assertReadAsRecorded(read, settings.root, basis.inputs);
         result = await runScoreStage(options, read);
         return result.files;
       },
