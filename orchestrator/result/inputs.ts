@@ -44,8 +44,8 @@ function stageFiles(dir: string, team: string, stage: Stage): string[] {
   return listCharacters(dir, team, stage).flatMap((c) => listFiles(stageDir(dir, team, stage, c)).map((f) => join(stageDir(dir, team, stage, c), f)));
 }
 
-/** An input's path as the manifest records it: relative to the root, `/`-separated. */
-export function inputPath(root: string, path: string): string {
+/** A path as the manifest records it (inputs and outputs): relative to the root, `/`-separated. */
+export function manifestPath(root: string, path: string): string {
   return relative(root, path).split('\\').join('/');
 }
 
@@ -54,13 +54,13 @@ export function inputPath(root: string, path: string): string {
  * removed in between, by another process. `read`: absolute path → sha256 of the bytes read.
  */
 export function changedSinceRead(root: string, recorded: Readonly<Record<string, string>>, read: ReadonlyMap<string, string>): string[] {
-  return [...read].filter(([path, sha]) => recorded[inputPath(root, path)] !== sha).map(([path]) => inputPath(root, path));
+  return [...read].filter(([path, sha]) => recorded[manifestPath(root, path)] !== sha).map(([path]) => manifestPath(root, path));
 }
 
 /** Every input file of the root, in path order. */
 function inputFiles(root: string, competitions: readonly string[], configFile: string | undefined): InputFile[] {
   const found: InputFile[] = [];
-  const add = (kind: InputKind, path: string) => found.push({ kind, path: inputPath(root, path) });
+  const add = (kind: InputKind, path: string) => found.push({ kind, path: manifestPath(root, path) });
   if (configFile !== undefined && existsSync(configFile)) add('config', join(root, basename(configFile)));
   for (const dir of competitions) {
     for (const team of listTeams(dir)) {

@@ -5,7 +5,7 @@ import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { listFiles, resultDir } from '../layout/competition.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { ACCOUNTING_FILES, commitScoreFiles, resultFolders, ROBUSTNESS_FILE } from './files.js';
-import { inputPath } from './inputs.js';
+import { manifestPath } from './inputs.js';
 import { currentManifest, outputsIntact, readManifest, removeManifest, sameBasis, writeManifest, type Manifest } from './manifest.js';
 import { blockerLine, scoreBlockers, type Blocker, type ReadinessOptions } from './readiness.js';
 
@@ -54,7 +54,7 @@ async function keepOrRemove(step: ResultStep, old: Manifest | undefined, candida
   const kept: Record<string, string> = {};
   const sameInputs = old !== undefined && JSON.stringify(old.inputs) === JSON.stringify(candidate.inputs);
   for (const path of paths) {
-    const key = inputPath(step.root, path);
+    const key = manifestPath(step.root, path);
     if (!existsSync(path)) continue;
     const sha = fileSha256Sync(path);
     if (sameInputs && sha !== undefined && old.outputs[key] === sha) kept[key] = sha;
@@ -68,8 +68,8 @@ const foldersOf = (step: ResultStep) => resultFolders(step.root, step.competitio
 /** The files the step writes besides the score's (run's accounting, the knife-edge tables), by path relative to the root. */
 function givenFiles(step: ResultStep): Map<string, string> {
   const given = new Map<string, string>();
-  for (const [name, text] of step.accounting ?? []) given.set(inputPath(step.root, join(resultDir(step.root), name)), text);
-  for (const [dir, text] of step.robustness ?? []) given.set(inputPath(step.root, join(resultDir(dir), ROBUSTNESS_FILE)), text);
+  for (const [name, text] of step.accounting ?? []) given.set(manifestPath(step.root, join(resultDir(step.root), name)), text);
+  for (const [dir, text] of step.robustness ?? []) given.set(manifestPath(step.root, join(resultDir(dir), ROBUSTNESS_FILE)), text);
   return given;
 }
 
@@ -111,10 +111,10 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
   const outputs = await writeStepFiles(step, old, candidate, given);
   const written = blockers.length > 0 ? [] : await step.score(candidate);
   const removed = await commitScoreFiles(foldersOf(step), new Set(written));
-  for (const path of written) outputs[inputPath(root, path)] = fileSha256Sync(path) ?? '';
+  for (const path of written) outputs[manifestPath(root, path)] = fileSha256Sync(path) ?? '';
   const manifest: Manifest = { ...candidate, outputs };
   await writeManifest(root, manifest);
-  return { status: blockers.length > 0 ? 'blocked' : 'written', blockers, removed: removed.map((p) => inputPath(root, p)), manifest };
+  return { status: blockers.length > 0 ? 'blocked' : 'written', blockers, removed: removed.map((p) => manifestPath(root, p)), manifest };
 }
 
 /** sha256 of the prompt files the score's tie-break reads (`--prompts`), or null. */

@@ -36,7 +36,7 @@ export function loadManifest(): PillowManifest {
 }
 
 /** Absolute path of a case's input PNG (`inputs/…` in the fixture folder or `golden/…` in test/fixtures/golden). */
-export function inputPath(c: PillowCase): string {
+export function manifestPath(c: PillowCase): string {
   return c.source.startsWith('golden/') ? goldenPath(c.source) : join(PILLOW_DIR, c.source);
 }
 

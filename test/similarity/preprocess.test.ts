@@ -8,7 +8,7 @@ import { pilResize } from '../../scoring/similarity/pil-resample.js';
 import { pngToModelInput } from '../../scoring/similarity/prepare.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { deflateSync } from 'node:zlib';
-import { expectedNormalized, expectedResized, inputPath, loadManifest, PILLOW_DIR } from './pillow-golden.js';
+import { expectedNormalized, expectedResized, manifestPath, loadManifest, PILLOW_DIR } from './pillow-golden.js';
 import { join } from 'node:path';
 
 const PILLOW_INPUTS = join(PILLOW_DIR, 'inputs');
@@ -41,7 +41,7 @@ describe('preprocessing equals Pillow + ViTImageProcessor on the golden vectors'
 
   for (const c of manifest.cases) {
     it(`${c.name} (${c.pilMode} ${c.inputSize.join('×')}: ${c.what})`, async () => {
-      const rgb = await decodePngToRgb(readFileSync(inputPath(c)));
+      const rgb = await decodePngToRgb(readFileSync(manifestPath(c)));
       expect([rgb.width, rgb.height]).toEqual(c.inputSize);
       const config = parsePreprocessorConfig({ ...manifest.defaultConfig, ...c.config });
       const { resized, tensor } = preprocessRgb(rgb, config);
@@ -61,7 +61,7 @@ describe('preprocessing equals Pillow + ViTImageProcessor on the golden vectors'
       }
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(c.normalizedSha256);
       // The similarity stage's path (grey images resized as one channel) gives the same tensor.
-      const fast = await pngToModelInput(readFileSync(inputPath(c)), config);
+      const fast = await pngToModelInput(readFileSync(manifestPath(c)), config);
       expect(createHash('sha256').update(new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength)).digest('hex')).toBe(c.normalizedSha256);
     });
   }
@@ -88,7 +88,7 @@ describe('decoding', () => {
     const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } }).jpeg().toBuffer();
     await expect(decodePngToRgb(jpeg)).rejects.toThrow(/not a PNG/);
     await expect(decodePngToRgb(new TextEncoder().encode('not an image'))).rejects.toBeInstanceOf(ImageDecodeError);
-    const png = readFileSync(inputPath(manifest.cases[0]!));
+    const png = readFileSync(manifestPath(manifest.cases[0]!));
     await expect(decodePngToRgb(png.subarray(0, png.length >> 1))).rejects.toBeInstanceOf(ImageDecodeError);
   });
 
@@ -171,7 +171,7 @@ describe('the grey PNG fast path', () => {
     broken[broken.length - 20] = broken[broken.length - 20]! ^ 0xff; // inside IDAT: its CRC no longer matches
     expect(decodeGreyPng(broken, 1 << 26)).toBeUndefined();
     expect(decodeGreyPng(png, 63)).toBeUndefined();
-    expect(decodeGreyPng(readFileSync(inputPath(manifest.cases.find((c) => c.pilMode === 'RGB')!)), 1 << 26)).toBeUndefined();
+    expect(decodeGreyPng(readFileSync(manifestPath(manifest.cases.find((c) => c.pilMode === 'RGB')!)), 1 << 26)).toBeUndefined();
     expect(decodeGreyPng(readFileSync(join(PILLOW_INPUTS, 'rgb-adam7-97x31.png')), 1 << 26)).toBeUndefined();
   });
 });
