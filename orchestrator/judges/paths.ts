@@ -46,7 +46,6 @@ export function promptsDir(root: string): string {
   return join(resultDir(root), 'judge-prompts');
 }
 
-
 /**
  * Stores a rendered prompt once under its digest: `{system, user, images: [{sha256, bytes}]}` (the
  * images themselves are the level files in the folder, named by their digest).

@@ -1,7 +1,7 @@
-import { sha256 } from '../../core/hash.js';
 import { dirname } from 'node:path';
 import { removeStaleTemps } from '../generate/write.js';
 import { SbevalError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { buildRubricPrompt, RUBRIC_PROMPT_VERSION, type RubricProtocol } from '../../scoring/judges/rubric-prompt.js';
 import { parseRubricAnswer } from '../../scoring/judges/rubric-answer.js';
 import type { PromptTemplate } from '../../scoring/judges/prompt-template.js';
@@ -56,7 +56,6 @@ interface LetterGroup {
   records: Map<string, RubricTrialRecord>;
   open: number;
 }
-
 
 function viewDigest(view: LevelView): string {
   return sha256(view.kind === 'image' ? view.png : view.text);

@@ -1,6 +1,6 @@
-import { sha256 } from '../../core/hash.js';
 import type { ChatPrompt } from '../../scoring/judges/rubric-prompt.js';
 import { keepRaw } from '../../scoring/judges/answer-text.js';
+import { sha256 } from '../../core/hash.js';
 import type { ProgressSink } from '../progress/types.js';
 import { HostsUnavailable } from '../generate/host-pool.js';
 import { CallError, type ChatMessage } from '../model-calls/index.js';
@@ -73,7 +73,6 @@ export interface RunnerCounts {
   unfinished: number;
   calls: number;
 }
-
 
 /** The digest of a rendered prompt: its texts and the digests of its images. */
 export function promptDigest(prompt: ChatPrompt): string {

@@ -29,7 +29,6 @@ interface InputSource {
 
 const TRIAL_INPUT_STAGES = ['raw', 'intermediate', 'levels', 'images'] as const;
 
-
 /** The judges' and raters' files the report reads (orchestrator/judges/report.ts). */
 const JUDGE_INPUTS: InputSource[] = [
   // `sbeval judge rubric|order`: every judge model's files, and the prompts they were asked (orchestrator/judges/results.ts).
