@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../../bridge/engine.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { recordCorpus } from '../../stages/record.js';
-import { BOX2D_NAMES, DEFAULT_TOLERANCE, verifyCorpus, type Box2dName, type Divergence, type VerifySummary } from '../../stages/verify.js';
+import { DEFAULT_TOLERANCE, type Divergence } from '../../../scoring/trial-comparison.js';
+import { BOX2D_NAMES, verifyCorpus, type Box2dName, type VerifySummary } from '../../stages/verify.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
