@@ -1,15 +1,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { Settings } from 'planck';
-import type { Engine, EngineIdentity, SimulationSettings } from '../../bridge/engine.js';
+import type { Engine, EngineIdentity, LevelSink, SimulationSettings } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { BOX2D_CONSTANTS } from '../../bridge/headless/settings.js';
-import type { LevelSink } from '../../bridge/engine.js';
+import type { Box2dOverrides } from '../../bridge/headless/settings.js';
 import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
-import { compareTrials, DEFAULT_TOLERANCE, type Agreement, type TrialComparison } from '../../scoring/trial-comparison.js';
 import { memorySink } from '../../bridge/memory-sink.js';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { compareTrials, DEFAULT_TOLERANCE, type Agreement, type TrialComparison } from '../../scoring/trial-comparison.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 
 /**
@@ -19,32 +17,6 @@ import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
  * the first diverging step and body; scoring/trial-comparison.ts); and whether the official stability
  * verdict changed.
  */
-
-// --- Box2D overrides ----------------------------------------------------------------------------
-
-export type Box2dName = keyof typeof BOX2D_CONSTANTS;
-export const BOX2D_NAMES = Object.keys(BOX2D_CONSTANTS) as Box2dName[];
-
-/**
- * Sets Box2D tuning constants (planck's global `Settings`, the names of bridge/headless/settings.ts
- * `BOX2D_CONSTANTS`) for the replay, to see what a physics change does to recorded runs. Returns the
- * function that puts the evaluator's values back. Only affects engines in this process.
- */
-export function applyBox2dOverrides(overrides: Partial<Record<Box2dName, number>>): () => void {
-  const settings = Settings as unknown as Record<string, number>;
-  const saved = new Map<string, number>();
-  for (const [name, value] of Object.entries(overrides)) {
-    if (!(BOX2D_NAMES as string[]).includes(name)) throw new SbevalError('config', `unknown Box2D constant "${name}"`, `choose one of: ${BOX2D_NAMES.join(', ')}`);
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new SbevalError('config', `Box2D constant ${name} needs a finite number`);
-    saved.set(name, settings[name]!);
-    settings[name] = value;
-  }
-  return () => {
-    for (const [name, value] of saved) settings[name] = value;
-  };
-}
-
-// --- The stage -----------------------------------------------------------------------------------
 
 /** Trace files by convention (bridge/trace.ts): `.sbtrace[.gz]`; `.trace[.gz]` accepted too. */
 const TRACE_NAME = /\.(sb)?trace(\.gz)?$/;
@@ -67,8 +39,8 @@ export interface VerifyOptions {
   tolerance?: number;
   /** Overrides of the recorded simulation settings for the replay (e.g. another damage formula). */
   settings?: Partial<Pick<SimulationSettings, 'damage' | 'windowSteps'>>;
-  /** Box2D constants changed for the replay (see `applyBox2dOverrides`). */
-  box2d?: Partial<Record<Box2dName, number>>;
+  /** Box2D constants changed for the replay (`HeadlessEngineOptions.box2d`; only with the built-in engine). */
+  box2d?: Box2dOverrides;
   engine?: Engine;
 }
 
@@ -113,8 +85,11 @@ export async function verifyCorpus(options: VerifyOptions, progress: ProgressSin
   }
   if (files.length === 0) throw new SbevalError('input', `no traces (*.sbtrace, *.sbtrace.gz) under ${options.corpus}`, 'record some with: sbeval record <levels-dir> --out <corpus>');
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
-  const engine = options.engine ?? new HeadlessEngine();
-  const restore = applyBox2dOverrides(options.box2d ?? {});
+  const engine = options.engine ?? new HeadlessEngine(undefined, { box2d: options.box2d ?? {} });
+  if (options.engine && Object.keys(options.box2d ?? {}).length > 0) {
+    const hint = 'leave out `engine` to replay with changed constants';
+    throw new SbevalError('config', 'Box2D constants can be changed only for the built-in headless engine', hint);
+  }
   const started = Date.now();
   const levels: LevelVerification[] = [];
   progress.start('verify', files.length);
@@ -148,7 +123,6 @@ export async function verifyCorpus(options: VerifyOptions, progress: ProgressSin
       }
     }
   } finally {
-    restore();
     progress.end('verify');
     if (!options.engine) await engine.close();
   }

@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../../bridge/engine.js';
 import { createProgressDisplay } from '../../progress/index.js';
 import { recordCorpus } from '../../stages/record.js';
+import { BOX2D_NAMES, type Box2dName } from '../../../bridge/headless/settings.js';
 import { DEFAULT_TOLERANCE, type Divergence } from '../../../scoring/trial-comparison.js';
-import { BOX2D_NAMES, verifyCorpus, type Box2dName, type VerifySummary } from '../../stages/verify.js';
+import { verifyCorpus, type VerifySummary } from '../../stages/verify.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 
 /**
