@@ -38,19 +38,19 @@ export * from './scoring/formats/index.js';
 
 // Generation (issue 8): submissions × Ollama models × letters × trials → raw responses, official limits.
 /** The generate stage, its plan (layout, per-trial seeds) and the trial-seed rule. */
-export { runGenerate, planTrials, competitionRoots, trialFingerprint } from './orchestrator/generate/stage.js';
-export type { GenerateOptions, GenerateSummary, GenerateEvents, ModelSummary, PlannedTrial, LayoutChoice } from './orchestrator/generate/stage.js';
-export { trialSeed, OFFICIAL_MASTER_SEED_2025 } from './orchestrator/generate/seeds.js';
+export { runGenerate, planTrials, competitionRoots, trialFingerprint } from './llm/generate/stage.js';
+export type { GenerateOptions, GenerateSummary, GenerateEvents, ModelSummary, PlannedTrial, LayoutChoice } from './llm/generate/stage.js';
+export { trialSeed, OFFICIAL_MASTER_SEED_2025 } from './llm/generate/seeds.js';
 /** Submissions: prompt files, chat scripts, external programs, built-in baselines; `<OBJECT>` substitution. */
-export { loadSubmission, fillObject, BUILTIN_SUBMISSIONS } from './orchestrator/generate/submission.js';
-export type { Submission, ConversationSubmission, ProgramSubmission, ObjectStyle, Newlines } from './orchestrator/generate/submission.js';
+export { loadSubmission, fillObject, BUILTIN_SUBMISSIONS } from './llm/generate/submission.js';
+export type { Submission, ConversationSubmission, ProgramSubmission, ObjectStyle, Newlines } from './llm/generate/submission.js';
 /** llms4pcg 2.0.1 limits: time before each call, tokens after; the official messages. */
-export { TrialBudget, LimitExceeded, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './orchestrator/generate/limits.js';
-export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS, withModelCalls } from './orchestrator/generate/host-pool.js';
-export type { HostPoolSettings, HostEvent } from './orchestrator/generate/host-pool.js';
+export { TrialBudget, LimitExceeded, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './llm/generate/limits.js';
+export { HostPool, HostsUnavailable, DEFAULT_POOL_SETTINGS, withModelCalls } from './llm/generate/host-pool.js';
+export type { HostPoolSettings, HostEvent } from './llm/generate/host-pool.js';
 /** The model-call client (Ollama and OpenAI-style APIs, hard bounds, credentials kept out of messages; docs/model-calls.md). */
-export { ModelEndpoint, CallError, chatOnce, listModels, describeModel, hostHasModel, hostLabel, MODEL_APIS, API_KEY_VARIABLES, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_CALL_DEADLINE_S } from './orchestrator/model-calls/index.js';
-export type { ModelApi, CallSettings, ChatMessage, ChatRequestSpec, ChatResult, ModelCallSettings, ModelListing, ModelDetails } from './orchestrator/model-calls/index.js';
+export { ModelEndpoint, CallError, chatOnce, listModels, describeModel, hostHasModel, hostLabel, MODEL_APIS, API_KEY_VARIABLES, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_CALL_DEADLINE_S } from './llm/model-calls/index.js';
+export type { ModelApi, CallSettings, ChatMessage, ChatRequestSpec, ChatResult, ModelCallSettings, ModelListing, ModelDetails } from './llm/model-calls/index.js';
 
 // Official scoring (weights, scores, ranks with exact decimals; 2023/2024/2025 rules) and its report.
 export * from './scoring/score/index.js';
@@ -119,7 +119,11 @@ export { convertModelFolder, fetchModel, readModelInfo, COMPETITION_MODEL } from
 export type { FetchOptions, FetchResult, ModelManifest } from './orchestrator/stages/model.js';
 /** The orchestrator: sbeval run, its config, the per-level machine, progress displays. */
 export { runCompetition, RunLog, planLevels, trialsCsv, failureSection, breakdown, TRIAL_COLUMNS } from './orchestrator/run/index.js';
-export type { RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
+export type { GenerateStage, RunOptions, RunReport, RunStageReport, TrialRow, TeamBreakdown } from './orchestrator/run/index.js';
+/** What `sbeval run` hands runCompetition: the generation of configured submissions, and the judges' and survey's part of result/ (also for checkResults). */
+export { GENERATE_STAGE } from './llm/generate/run-stage.js';
+export { LLM_RESULT_CONTRIBUTORS } from './llm/result-contributors.js';
+export type { ResultContributor } from './orchestrator/result/contributors.js';
 // What result/ may claim (issue 22): the folder's readiness to be scored, its manifest, `sbeval check`.
 export { scoreBlockers, type Blocker, type ReadinessOptions } from './orchestrator/result/readiness.js';
 export { simulationIdentity, type SimulationIdentity } from './orchestrator/stages/level-cache.js';
@@ -191,20 +195,20 @@ export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderO
 
 // Judges beyond the ViT (issue 16): the tiered rubric judge, the ordering judge, the human survey.
 /** Pure parts: rubric tiers, answer and ordering parsers, schedules, ordering metrics, Krippendorff's alpha, correlations. */
-export * from './scoring/judges/index.js';
-export { runRubricJudge } from './orchestrator/judges/rubric-stage.js';
-export type { RubricJudgeOptions, RubricJudgeSummary } from './orchestrator/judges/rubric-stage.js';
-export { readRubricFile } from './orchestrator/judges/rubric-record.js';
-export type { RubricLetterFile, RubricTrialRecord } from './orchestrator/judges/rubric-record.js';
-export { loadJudgeResults, judgeAndSurveyFiles } from './orchestrator/judges/results.js';
-export type { JudgeResult, JudgeResults } from './orchestrator/judges/results.js';
-export { loadSurveyRatings } from './orchestrator/survey/ratings.js';
-export { runOrderJudge } from './orchestrator/judges/order-stage.js';
-export type { OrderJudgeOptions } from './orchestrator/judges/order-plan.js';
-export type { OrderJudgeSummary } from './orchestrator/judges/order-stage.js';
-export { loadRubric, parseRubricText, rubricOf } from './orchestrator/judges/rubric-file.js';
-export { judgesReportSection } from './orchestrator/judges/report.js';
-export { buildSurvey, readSurvey } from './orchestrator/survey/build.js';
-export type { SurveyFile, SurveyItem } from './orchestrator/survey/build.js';
-export { startSurveyServer } from './orchestrator/survey/server.js';
-export { collectSurvey } from './orchestrator/survey/collect.js';
+export * from './llm/judges/scoring/index.js';
+export { runRubricJudge } from './llm/judges/rubric-stage.js';
+export type { RubricJudgeOptions, RubricJudgeSummary } from './llm/judges/rubric-stage.js';
+export { readRubricFile } from './llm/judges/rubric-record.js';
+export type { RubricLetterFile, RubricTrialRecord } from './llm/judges/rubric-record.js';
+export { loadJudgeResults, judgeAndSurveyFiles } from './llm/judges/results.js';
+export type { JudgeResult, JudgeResults } from './llm/judges/results.js';
+export { loadSurveyRatings } from './llm/survey/ratings.js';
+export { runOrderJudge } from './llm/judges/order-stage.js';
+export type { OrderJudgeOptions } from './llm/judges/order-plan.js';
+export type { OrderJudgeSummary } from './llm/judges/order-stage.js';
+export { loadRubric, parseRubricText, rubricOf } from './llm/judges/rubric-file.js';
+export { judgesReportSection } from './llm/judges/report.js';
+export { buildSurvey, readSurvey } from './llm/survey/build.js';
+export type { SurveyFile, SurveyItem } from './llm/survey/build.js';
+export { startSurveyServer } from './llm/survey/server.js';
+export { collectSurvey } from './llm/survey/collect.js';

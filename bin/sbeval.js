@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const main = new URL('../dist/orchestrator/cli/main.js', import.meta.url);
+const main = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write('sbeval: dist/ is missing; run `npm run build` (npm ci does it) in the sbeval checkout.\n');
   process.exit(2);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stampFile = join(root, 'dist', '.build-stamp.json');
 // The inputs of tsconfig.build.json (its include list, the folders they import, the configs).
-const INPUTS = ['index.ts', 'core', 'levels', 'bridge', 'scoring', 'orchestrator', 'viewer', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = ['index.ts', 'core', 'levels', 'bridge', 'scoring', 'orchestrator', 'viewer', 'llm', 'cli', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function sources() {
   let newest = 0;
@@ -39,7 +39,7 @@ try {
 } catch {
   stamp = undefined;
 }
-const entry = join(root, 'dist', 'orchestrator', 'cli', 'main.js');
+const entry = join(root, 'dist', 'cli', 'main.js');
 // A build by another route (`npm run build`, `npm test`'s tsc) writes no stamp: a CLI entry newer than
 // every source file is as good (tsc rewrites every output on a full build).
 const builtAfterSources = existsSync(entry) && statSync(entry).mtimeMs >= now.newest;

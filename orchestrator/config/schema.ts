@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseListen } from '../../bridge/listen.js';
 import { checkName } from '../layout/names.js';
-import { MODEL_APIS } from '../model-calls/endpoint.js';
+import { MODEL_APIS } from './model-calls.js';
 
 /**
  * `sbeval.config.(json|yaml|yml)` at the competition root: everything `sbeval run` needs that is not

@@ -4,9 +4,9 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
-import { parseCharacters } from '../generate/characters.js';
+import { parseCharacters } from './characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
-import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from '../model-calls/index.js';
+import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from './model-calls.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
 import { assertSubsetMatches } from './subset.js';
@@ -29,7 +29,7 @@ import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules, type Sour
  * cached is used, and named in the settings line.
  *
  * Adopting it in a new command: `resolveSettings(root, flags, { command: 'judge' })`, then print
- * `settingsLine(settings)` (the CLI helper `commandSettings` in orchestrator/cli/settings-options.ts
+ * `settingsLine(settings)` (the CLI helper `commandSettings` in cli/settings-options.ts
  * does both and adds the shared options with one help text).
  */
 export interface SettingsFlags {
@@ -130,7 +130,7 @@ export interface Settings {
   /** Ollama model names and their folder names (`<root>/<folder>/` per model when there are several). */
   models: Array<{ name: string; folder: string }>;
   hosts: string[];
-  /** The API of the hosts, the call deadline and the answer cap (orchestrator/model-calls). */
+  /** The API of the hosts, the call deadline and the answer cap (llm/model-calls). */
   modelCalls: ModelCallSettings;
   seed: number;
   engine: EngineKind;

@@ -8,7 +8,7 @@ import { RESERVED_FOLDERS } from './competition.js';
 import { acquireRootLock, type LockOwner } from './root-lock.js';
 
 /**
- * What every command that writes into a competition root does first (orchestrator/cli/main.ts runs it
+ * What every command that writes into a competition root does first (cli/main.ts runs it
  * before the command's action; the commands are listed in cli/root-writers.ts):
  *
  * 1. the root must be a folder (`generate` may create it);

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
 import { ACCOUNTING_FILES, resultFolders, ROBUSTNESS_FILE, SCORE_FILES } from './files.js';
-import { hashInputs, kindOfPath } from './inputs.js';
+import type { ResultContributor } from './contributors.js';
+import { inputFiles, kindOfPath } from './inputs.js';
 import { readManifest, versionsRecord, type Manifest } from './manifest.js';
 
 /**
@@ -27,6 +28,8 @@ export interface CheckResult {
   outputs: { changed: string[]; missing: string[]; unlisted: string[] };
   /** `name: then → now` for each software version that differs. */
   versions: string[];
+  /** The kind of each input file the folder has now (`sbeval check` groups paths by it). */
+  kinds: Record<string, string>;
 }
 
 function diffInputs(before: Record<string, string>, now: Record<string, string>): FolderChanges {
@@ -36,9 +39,11 @@ function diffInputs(before: Record<string, string>, now: Record<string, string>)
   return { changed, added, removed };
 }
 
-export function checkResults(root: string, competitions: readonly string[], configFile: string | undefined): CheckResult {
+export function checkResults(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[]): CheckResult {
   const manifest = readManifest(root);
-  const now = hashInputs(root, competitions, configFile);
+  const listed = inputFiles(root, competitions, configFile, contributors);
+  const now = Object.fromEntries(listed.map((file) => [file.path, fileSha256Sync(join(root, file.path)) ?? '']));
+  const kinds = Object.fromEntries(listed.map((file) => [file.path, file.kind]));
   const inputs = diffInputs(manifest?.inputs ?? {}, now);
   const outputs = { changed: [] as string[], missing: [] as string[], unlisted: [] as string[] };
   for (const [path, sha] of Object.entries(manifest?.outputs ?? {})) {
@@ -56,7 +61,7 @@ export function checkResults(root: string, competitions: readonly string[], conf
     .filter(([name, value]) => current[name] !== undefined && current[name] !== value)
     .map(([name, value]) => `${name}: ${value} → ${current[name]}`);
   const changes = inputs.changed.length + inputs.added.length + inputs.removed.length + outputs.changed.length + outputs.missing.length + outputs.unlisted.length;
-  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, versions };
+  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, versions, kinds };
 }
 
 /** At most `shown` paths, then how many more. */
@@ -65,9 +70,12 @@ function some(paths: readonly string[], shown: number): string {
 }
 
 /** Input paths grouped by kind: `levels: a, b; images: c`. */
-function byKind(paths: readonly string[], shown: number): string[] {
+function byKind(paths: readonly string[], kinds: Readonly<Record<string, string>>, shown: number): string[] {
   const groups = new Map<string, string[]>();
-  for (const p of paths) groups.set(kindOfPath(p), [...(groups.get(kindOfPath(p)) ?? []), p]);
+  for (const p of paths) {
+    const kind = kinds[p] ?? kindOfPath(p);
+    groups.set(kind, [...(groups.get(kind) ?? []), p]);
+  }
   return [...groups].map(([kind, list]) => `${kind} (${list.length}): ${some(list, shown)}`);
 }
 
@@ -90,7 +98,7 @@ export function checkLines(result: CheckResult, shown = 5): string[] {
     ['added', inputs.added],
     ['removed', inputs.removed],
   ] as const) {
-    for (const group of byKind(list, shown)) lines.push(`  ${label}: ${group}`);
+    for (const group of byKind(list, result.kinds, shown)) lines.push(`  ${label}: ${group}`);
   }
   if (outputs.changed.length > 0) lines.push(`  result files edited since: ${some(outputs.changed, shown)}`);
   if (outputs.missing.length > 0) lines.push(`  result files missing: ${some(outputs.missing, shown)}`);

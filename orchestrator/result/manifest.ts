@@ -8,6 +8,7 @@ import { softwareVersions } from '../report/versions.js';
 import { readDerivation } from '../stages/derivation.js';
 import { readLevelCache } from '../stages/level-cache.js';
 import { MANIFEST_FILE } from './files.js';
+import type { ResultContributor } from './contributors.js';
 import { hashInputs } from './inputs.js';
 
 /**
@@ -102,8 +103,8 @@ export function versionsRecord(): Record<string, string> {
 }
 
 /** A manifest of the folder as it is now, without outputs yet. */
-export function currentManifest(root: string, competitions: readonly string[], configFile: string | undefined, parts: Pick<Manifest, 'command' | 'settings' | 'score'>): Manifest {
-  const inputs = hashInputs(root, competitions, configFile);
+export function currentManifest(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[], parts: Pick<Manifest, 'command' | 'settings' | 'score'>): Manifest {
+  const inputs = hashInputs(root, competitions, configFile, contributors);
   return { format: 1, ...parts, identity: folderIdentity(root, inputs), versions: versionsRecord(), inputs, outputs: {} };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { listFiles, resultDir } from '../layout/competition.js';
 import { writeFileAtomic } from '../layout/atomic.js';
+import type { ResultContributor } from './contributors.js';
 import { ACCOUNTING_FILES, commitScoreFiles, resultFolders, ROBUSTNESS_FILE } from './files.js';
 import { manifestPath } from './inputs.js';
 import { currentManifest, outputsIntact, readManifest, removeManifest, sameBasis, writeManifest, type Manifest } from './manifest.js';
@@ -22,6 +23,8 @@ interface ResultStep {
   /** Absolute paths of the competition folders (the root, or one per model). */
   competitions: readonly string[];
   configFile: string | undefined;
+  /** What the tools above the evaluator add (their inputs are recorded; contributors.ts). */
+  contributors: readonly ResultContributor[];
   command: Manifest['command'];
   settings: Record<string, unknown>;
   readiness: Omit<ReadinessOptions, 'root' | 'competitions'>;
@@ -99,7 +102,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
   const { root } = step;
   const blockers = scoreBlockers({ root, competitions: step.competitions.map((dir) => ({ root: dir })), ...step.readiness });
   const score: Manifest['score'] = blockers.length > 0 ? { written: false, reason: blockerLine(blockers) } : { written: true };
-  const candidate = currentManifest(root, step.competitions, step.configFile, { command: step.command, settings: step.settings, score });
+  const candidate = currentManifest(root, step.competitions, step.configFile, step.contributors, { command: step.command, settings: step.settings, score });
   const old = readManifest(root);
   const given = givenFiles(step);
   const givenSame = [...given].every(([key, text]) => old?.outputs[key] === sha256(text)) && droppedTables(step).every((path) => !existsSync(path));

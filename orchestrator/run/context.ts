@@ -5,6 +5,7 @@ import { describeError, SbevalError } from '../../core/errors.js';
 import { settingsRecord, type Settings } from '../config/index.js';
 import { resultDir } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
+import type { ResultContributor } from '../result/contributors.js';
 import type { EngineFactory, EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { COMPETITION_MODEL, readModelInfo } from '../stages/model.js';
@@ -37,8 +38,22 @@ export interface RunOptions {
    * only when the engines do not run on this machine's cores (`overlapByDefault`).
    */
   overlapSimilarity?: boolean;
-  /** Run the program submissions the config lists (`--allow-programs`; orchestrator/generate/consent.ts). Default false. */
+  /** Run the program submissions the config lists (`--allow-programs`; llm/generate/consent.ts). Default false. */
   allowPrograms?: boolean;
+  /** Responses for the configured submissions (the command line gives llm/generate/run-stage.ts); needed when the config lists any. */
+  generate?: GenerateStage;
+  /** What the tools above the evaluator add to `result/`: their inputs and report sections (orchestrator/result/contributors.ts). */
+  contributors?: readonly ResultContributor[];
+}
+
+/**
+ * Stage 1 of a run, handed in by the caller: the evaluator calls no model itself, so generating the
+ * configured submissions' responses is the LLM tooling's (llm/generate/run-stage.ts).
+ */
+export interface GenerateStage {
+  /** Before anything is written: refuses what may not run (program submissions without consent). */
+  check(settings: Settings, allowPrograms: boolean): void;
+  run(ctx: RunContext): Promise<void>;
 }
 
 type StageStatus = 'done' | 'skipped' | 'unavailable' | 'failed';

@@ -4,7 +4,7 @@ import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import type { ReportSection } from '../../scoring/report/build.js';
 import type { Settings } from '../config/index.js';
 import { listFiles, stageDir, trialBaseName } from '../layout/competition.js';
-import { judgesReportSection } from '../judges/report.js';
+import { contributedSections } from '../result/contributors.js';
 import { runSettingsFacts } from '../report/settings.js';
 import { similarityIsCurrent } from '../result/readiness.js';
 import { scoreSettingsRecord, writeResults } from '../result/step.js';
@@ -68,6 +68,7 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
     root: settings.root,
     competitions: settings.competitions.map((c) => c.root),
     configFile: settings.configFile,
+    contributors: ctx.options.contributors ?? [],
     command: 'run',
     settings: runSettingsRecord(settings),
     readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
@@ -99,9 +100,8 @@ export async function resultsStage(ctx: RunContext, accounting: Accounting): Pro
       // The report, last, from what the stages returned: the score's content, every trial's fate (the
       // gallery), the failure accounting, the knife-edge verdicts (`--robustness N`), the judges (when the
       // folder holds their results), the settings of every stage, and every warning of the run.
-      const judges = judgesReportSection(settings.root, { rules: settings.rules, trials: settings.trials });
       const written = await writeScoreReports(scored, {
-        sections: [accounting.section, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...(judges ? [judges] : [])],
+        sections: [accounting.section, ...(settings.robustness !== undefined ? [robustnessSection(ctx.robustness, settings.robustness)] : []), ...contributedSections(ctx.options.contributors ?? [], settings.root, { rules: settings.rules, trials: settings.trials })],
         trialFates: report.trials,
         settings: runSettingsFacts(settings, basis.identity.similarityModel),
         warnings: report.warnings,

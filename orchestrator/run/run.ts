@@ -1,16 +1,14 @@
 import { existsSync } from 'node:fs';
-import { describeError } from '../../core/errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { listFiles, listTeams, stageDir } from '../layout/competition.js';
 import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type RunReport } from './context.js';
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
-import { requireProgramConsent } from '../generate/consent.js';
-import { configuredSubmissions, generateStage } from './generate-stage.js';
 import { levelStage } from './level-stage.js';
 import { robustnessStage } from './robustness-stage.js';
 import { accountingStage, resultsStage } from './result-stages.js';
 import { unfinishedWork } from './unfinished.js';
 
-export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport } from './context.js';
+export { MODEL_HINT, type GenerateStage, type RunOptions, type RunReport, type RunStageReport } from './context.js';
 
 /**
  * `sbeval run`: a whole competition from raw responses (or submissions) to `result/`, headless,
@@ -18,7 +16,8 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport } from
  * (orchestrator/config/settings.ts), each skipping work already done; per competition folder (the
  * root, or one per model in the 2025 layout):
  *
- * 1. generate         — configured submissions through Ollama (generate-stage.ts)
+ * 1. generate         — configured submissions through Ollama (the caller's `generate` stage:
+ *    llm/generate/run-stage.ts)
  * 2. extract, convert — the folder stages `sbeval extract` / `convert` run (folder-stages.ts)
  * 3. levels           — one XState machine per trial on the engine pool (level-stage.ts)
  * 4. stability        — the per-character files, from the levels' caches (folder-stages.ts);
@@ -38,11 +37,15 @@ export { MODEL_HINT, type RunOptions, type RunReport, type RunStageReport } from
  * (hidden from the official scripts), logs in `<root>/logs/`.
  */
 export async function runCompetition(options: RunOptions): Promise<RunReport> {
+  const { generate } = options;
+  if (options.config.submissions.length > 0 && !generate) {
+    throw new SbevalError('config', 'the config lists submissions, but this caller gave runCompetition no generate stage', 'pass `generate: GENERATE_STAGE` (exported by the package), or generate the responses first');
+  }
   // Before anything is written: the config's programs run only with the caller's consent.
-  requireProgramConsent(configuredSubmissions(options.config.submissions), options.allowPrograms === true);
+  generate?.check(options.config, options.allowPrograms === true);
   const ctx = createRunContext(options);
   try {
-    await generateStage(ctx);
+    await generate?.run(ctx);
     await levelStages(ctx);
     await vitStages(ctx);
     ctx.checkCancelled();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { envInteger } from './env.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { groundTiles, planObjects } from '../../bridge/headless/objects.js';

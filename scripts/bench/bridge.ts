@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { DEFAULT_SIMULATION, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { traceFromBytes } from '../../bridge/trace.js';
 import { findTraceFiles, verifyCorpus } from '../../orchestrator/stages/verify.js';
 import { explainFrames } from '../../scoring/explain.js';

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_POOL_SETTINGS } from '../../orchestrator/generate/host-pool.js';
-import { runGenerate } from '../../orchestrator/generate/stage.js';
-import { loadSubmission, type Submission } from '../../orchestrator/generate/submission.js';
+import { DEFAULT_POOL_SETTINGS } from '../../llm/generate/host-pool.js';
+import { runGenerate } from '../../llm/generate/stage.js';
+import { loadSubmission, type Submission } from '../../llm/generate/submission.js';
 import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * The generate stage's own overhead, against instant fake Ollama servers on loopback (real HTTP,
@@ -16,7 +16,7 @@ import type { BenchSuite } from './suites.js';
  * trial). Against real models the LLM dominates (seconds to minutes per call); these numbers show
  * what sbeval adds per trial.
  */
-const PROGRAM = fileURLToPath(new URL('../../test/generate/fixtures/chat-program.mjs', import.meta.url));
+const PROGRAM = fileURLToPath(new URL('../../test/llm/generate/fixtures/chat-program.mjs', import.meta.url));
 
 async function measure(label: string, submission: Submission, hosts: number, concurrency: number, stream: boolean, characters: string[], trials: number) {
   const servers = await Promise.all(Array.from({ length: hosts }, () => new FakeOllama({ models: ['m'] }).start()));

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { unpackValues } from '../../bridge/codec.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';

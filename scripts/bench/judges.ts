@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal, type AttemptLine } from '../../orchestrator/judges/journal.js';
-import { parseOrder } from '../../scoring/judges/order.js';
-import { parseRubricAnswer } from '../../scoring/judges/rubric-answer.js';
-import type { Rubric } from '../../scoring/judges/rubric.js';
-import type { BenchSuite } from './suites.js';
+import { Journal, type AttemptLine } from '../../llm/judges/journal.js';
+import { parseOrder } from '../../llm/judges/scoring/order.js';
+import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
+import type { Rubric } from '../../llm/judges/scoring/rubric.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * The judges' bounds (issue 25, item 8): the answer parsers on 1 MiB answers built against them

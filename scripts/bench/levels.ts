@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { Gen, program, response } from '../../test/levels/generators.js';
 import { extractCode } from '../../levels/extract.js';
 import { programToXml } from '../../levels/pipeline.js';

@@ -1,10 +1,10 @@
-import { CallError, chatOnce, ModelEndpoint, type CallSettings, type ChatRequestSpec, type ModelApi } from '../../orchestrator/model-calls/index.js';
+import { CallError, chatOnce, ModelEndpoint, type CallSettings, type ChatRequestSpec, type ModelApi } from '../../llm/model-calls/index.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { HostileHost, type HostileMode } from '../../test/helpers/hostile-host.js';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 
 /**
- * The model-call client (orchestrator/model-calls/) on real loopback sockets: what one call costs
+ * The model-call client (llm/model-calls/) on real loopback sockets: what one call costs
  * against an instant fake host, per API and answer mode; and what a hostile host costs before the
  * bounds end the call — time to the end, bytes the host managed to send, and the growth of this
  * process's RSS (the client holds at most the answer cap plus one line).

@@ -16,7 +16,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
 import { runCompetition } from '../../orchestrator/run/index.js';

@@ -16,7 +16,7 @@ import { runExtractStage } from '../../orchestrator/stages/extract.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { envInteger } from './env.js';
 import { writeCompetition } from './pipeline.js';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 
 const PROBE = fileURLToPath(new URL('./readiness-probe.ts', import.meta.url));
 const ROUNDS = envInteger('SBEVAL_BENCH_ROUNDS', 5, 1, 100);

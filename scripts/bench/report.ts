@@ -20,7 +20,7 @@ import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { makeThumbnail } from '../../orchestrator/report/thumbnail.js';
 import { similarityFile, stabilityTag, writeDiversityJson, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
 import { unityStabilityScore } from '../../scoring/formats/stability.js';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 
 const TEAMS = 10;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

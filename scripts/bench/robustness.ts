@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { runRobustnessStage } from '../../orchestrator/stages/robustness.js';
 import { formatMovingRange, formatStableShare } from '../../scoring/robustness.js';

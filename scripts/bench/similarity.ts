@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { envInteger } from './env.js';
 import { modelPath } from './vit.js';
 import { readModelInfo } from '../../orchestrator/stages/model.js';

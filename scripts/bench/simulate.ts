@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { encodeMaskPng, encodePng } from '../../bridge/headless/png.js';
 import { maskToRgba } from '../../bridge/headless/render.js';

@@ -1,3 +1,4 @@
+import type { BenchSuite } from './suite.js';
 import { levelsSuite } from './levels.js';
 import { generateSuite } from './generate.js';
 import { modelCallsSuite } from './model-calls.js';
@@ -14,15 +15,7 @@ import { hostileSuite } from './hostile.js';
 import { judgesSuite } from './judges.js';
 import { uncertaintySuite } from './uncertainty.js';
 import { readinessSuite } from './readiness.js';
-/** A benchmark suite returns rows of measured numbers (printed as a table, saved as JSON). */
-export interface BenchSuite {
-  name: string;
-  description: string;
-  run(): Promise<Array<Record<string, string | number>>>;
-  /** Runs only when named (`npm run bench -- <name>`): a quick subset of another suite. */
-  onlyWhenNamed?: boolean;
-}
-
+import { cliStartSuite } from './cli-start.js';
 export const SUITES: BenchSuite[] = [
   levelsSuite,
   generateSuite,
@@ -41,4 +34,5 @@ export const SUITES: BenchSuite[] = [
   judgesSuite,
   uncertaintySuite,
   readinessSuite,
+  cliStartSuite,
 ];

@@ -34,7 +34,7 @@ import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, runBootstrap, summarize } from '../../scoring/uncertainty/index.js';
 import { randomCompetition, writeCompetition, type CompetitionSpec } from '../../test/scoring/uncertainty-folder.js';
 import { writeReportCompetition } from './report.js';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 
 const TEAMS = Array.from({ length: 10 }, (_, i) => `team${String(i).padStart(2, '0')}`);
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suites.js';
+import type { BenchSuite } from './suite.js';
 import { VIT_B16, defaultRandomVitDir, writeRandomVit } from '../make-random-vit.js';
 import { readModelInfo } from '../../orchestrator/stages/model.js';
 import { VitClassifier } from '../../scoring/similarity/classifier.js';

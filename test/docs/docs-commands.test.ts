@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../orchestrator/cli/main.js';
+import { buildProgram } from '../../cli/main.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { anchors, citedPaths, findCommand, links, shownCommands, snippets, type CommandTree, type ShownCommand } from './doc-references.js';
 
@@ -97,8 +97,8 @@ let tree: CommandTree;
 let roots: Set<string>;
 const read = (page: string) => readFileSync(join(PROJECT_ROOT, page), 'utf8');
 
-beforeAll(() => {
-  tree = commandTree(buildProgram());
+beforeAll(async () => {
+  tree = commandTree(await buildProgram());
   roots = trackedRoots();
 });
 

@@ -17,7 +17,7 @@ export interface BuiltOptions {
 }
 
 function built(): string {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'orchestrator', 'cli', 'main.js'))) throw new Error('dist/ is missing: npm run build (npm test does it)');
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: npm run build (npm test does it)');
   return BIN;
 }
 

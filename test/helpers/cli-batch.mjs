@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setFault } from './fs-faults.mjs';
 
-const { runCli } = await import(new URL('../../dist/orchestrator/cli/main.js', import.meta.url).href);
+const { runCli } = await import(new URL('../../dist/cli/main.js', import.meta.url).href);
 
 const [casesFile, resultsFile] = process.argv.slice(2);
 if (!casesFile || !resultsFile) throw new Error('usage: cli-batch.mjs <cases.json> <results.json>');

@@ -7,8 +7,8 @@ import { SbevalError } from '../../core/errors.js';
 import { logsDir, resultDir, stageDir, stateDir, CHARACTER_STAGES, TRIAL_STAGES } from '../../orchestrator/layout/competition.js';
 import { guardRoot } from '../../orchestrator/layout/root-guard.js';
 import { acquireRootLock } from '../../orchestrator/layout/root-lock.js';
-import { buildProgram } from '../../orchestrator/cli/main.js';
-import { commandPath, ROOT_WRITERS } from '../../orchestrator/cli/root-writers.js';
+import { buildProgram } from '../../cli/main.js';
+import { commandPath, ROOT_WRITERS } from '../../cli/root-writers.js';
 import type { Command } from 'commander';
 
 /** Commands with a `<root>` argument that take no lock, and why. */
@@ -111,9 +111,9 @@ describe('the root lock', () => {
     inner.release();
   });
 
-  it('guards exactly the commands whose first argument is the competition root', () => {
+  it('guards exactly the commands whose first argument is the competition root', async () => {
     const all = (command: Command): Command[] => command.commands.flatMap((c) => [c, ...all(c)]);
-    const withRoot = all(buildProgram())
+    const withRoot = all(await buildProgram())
       .filter((c) => c.registeredArguments[0]?.name() === 'root')
       .map((c) => commandPath(c));
     expect(withRoot.sort()).toEqual([...ROOT_WRITERS.keys(), ...ROOT_UNLOCKED.keys()].sort());

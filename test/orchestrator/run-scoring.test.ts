@@ -1,3 +1,4 @@
+import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -173,6 +174,13 @@ describe('sbeval run --traces', () => {
 });
 
 describe('sbeval run with a configured submission', () => {
+  it('is refused before anything is written when the caller gives runCompetition no generate stage', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sbeval-run-no-generate-'));
+    writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2024\ncharacters: A\ntrials: 1\nmodels: [m1]\nhosts: ["http://127.0.0.1:9"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n');
+    await expect(runCompetition({ config: resolveRunConfig(root, { workers: 1 }), engineFactory: inProcess })).rejects.toThrow(/the config lists submissions, but this caller gave runCompetition no generate stage/);
+    expect(list(root)).toEqual(['sbeval.config.yaml']);
+  });
+
   it('generates the responses through Ollama first, then evaluates them; a second run asks nothing again', async () => {
     const server = await new FakeOllama({ models: ['m1'] }).start();
     try {
@@ -181,7 +189,7 @@ describe('sbeval run with a configured submission', () => {
         join(root, 'sbeval.config.yaml'),
         `rules: 2024\ncharacters: A-C\ntrials: 2\nmodels: [m1]\nhosts: ["${server.url}"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n`,
       );
-      const report = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+      const report = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
       expect(report.stages[0]).toMatchObject({ stage: 'generate', status: 'done' });
       const answered = server.calls.filter((c) => c.outcome === 'ok').length;
       expect(answered).toBe(6);
@@ -191,7 +199,7 @@ describe('sbeval run with a configured submission', () => {
       expect(report.trials.every((t) => t.stageReached !== 'none')).toBe(true);
 
       const before = snapshot(root);
-      await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+      await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
       expect(server.calls.filter((c) => c.outcome === 'ok').length).toBe(answered);
       const after = snapshot(root);
       for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);

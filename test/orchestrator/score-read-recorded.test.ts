@@ -25,7 +25,7 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const root = folder('untouched');
     const read = readScoreFolder({ root, rules: '2024', trials: 3 });
     expect(read.read.size).toBe(2 * 2 * 3); // 2 teams × 2 letters × stability, similarity, diversity
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined))).not.toThrow();
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).not.toThrow();
     const scored = await read.score();
     expect(scored.ranking.map((r) => r.team).sort()).toEqual(['north', 'south']);
   });
@@ -34,7 +34,7 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const root = folder('changed');
     const read = readScoreFolder({ root, rules: '2024', trials: 3 });
     writeFileSync(join(root, 'south', 'stability', 'I.json'), '{"raws": []}');
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined))).toThrow(/the folder changed while it was scored: south\/stability\/I\.json$/);
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(/the folder changed while it was scored: south\/stability\/I\.json$/);
   });
 
   it('a file removed after the reading stops the score too, and many are summed up', () => {
@@ -42,7 +42,7 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const read = readScoreFolder({ root, rules: '2024', trials: 3 });
     for (const stage of ['stability', 'similarity', 'diversity']) unlinkSync(join(root, 'north', stage, 'A.json'));
     unlinkSync(join(root, 'north', 'stability', 'I.json'));
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined))).toThrow(/the folder changed while it was scored: north\/stability\/A\.json, north\/stability\/I\.json, north\/similarity\/A\.json and 1 more$/);
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(/the folder changed while it was scored: north\/stability\/A\.json, north\/stability\/I\.json, north\/similarity\/A\.json and 1 more$/);
   });
 
   it('2025: paths inside model folders match the manifest’s', () => {
@@ -52,6 +52,6 @@ describe('a score holds its reading of the folder to the manifest made after it'
     }
     const read = readScoreFolder({ root, rules: '2025', trials: 3 });
     expect(read.read.size).toBe(2 * 2 * 3);
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [join(root, 'gemma'), join(root, 'qwen')], undefined))).not.toThrow();
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [join(root, 'gemma'), join(root, 'qwen')], undefined, []))).not.toThrow();
   });
 });

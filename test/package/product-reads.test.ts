@@ -3,15 +3,16 @@ import { extname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli.js';
+import { PRODUCT_ROOTS } from '../structure/source-graph.js';
 
 /**
  * The product never reads `test/` (DESIGN.md, conventions): no string in a product file — the code,
  * its help texts, the viewer's page — names a path into `test/`. Comments may cite tests; strings are
  * what the program uses. Everything the product reads at run time ships with the package instead
- * (calibration/, orchestrator/judges/defaults/, orchestrator/generate/builtin/, viewer/static/;
+ * (calibration/, llm/judges/defaults/, llm/generate/builtin/, viewer/static/, llm/survey/page/;
  * test/package/installed.test.ts runs the installed package).
  */
-const PRODUCT = ['bridge', 'scoring', 'levels', 'orchestrator', 'viewer', 'core', 'bin'];
+const PRODUCT = [...PRODUCT_ROOTS.filter((root) => root !== 'index.ts'), 'bin'];
 const SCRIPT = new Set(['.ts', '.js', '.mjs']);
 /** Assets the product serves or reads (markdown is documentation for people: it may cite tests). */
 const TEXT = new Set(['.html', '.css', '.json', '.yaml', '.yml', '.txt']);

@@ -10,7 +10,7 @@ import ts from 'typescript';
  */
 
 /** Product code: what `tsconfig.build.json` compiles and the viewer's and survey's browser modules. */
-export const PRODUCT_ROOTS = ['index.ts', 'core', 'levels', 'bridge', 'scoring', 'viewer', 'orchestrator'];
+export const PRODUCT_ROOTS = ['index.ts', 'core', 'levels', 'bridge', 'scoring', 'viewer', 'orchestrator', 'llm', 'cli'];
 /** Code that is not shipped but may import the product: the suites and the developer scripts. */
 export const SUPPORT_ROOTS = ['test', 'scripts'];
 

@@ -18,14 +18,14 @@ import { drawCycle, exportProblems, importCycles, parseSource, PRODUCT_ROOTS, re
 
 const isProduct = (path: string): boolean => PRODUCT_ROOTS.some((root) => path === root || path.startsWith(`${root}/`));
 
-/** bin/sbeval.js loads the compiled CLI by URL (`dist/orchestrator/cli/main.js`) and takes these names from it. */
+/** bin/sbeval.js loads the compiled CLI by URL (`dist/cli/main.js`) and takes these names from it. */
 const BIN_NAMES = ['runCli', 'exitQuietlyOnClosedPipe'];
 
 const RULES: ExportRules = {
   isProduct,
   entries: [
     { file: 'index.ts', names: ['*'], importer: 'index.ts (the package API)' },
-    { file: 'orchestrator/cli/main.ts', names: BIN_NAMES, importer: 'bin/sbeval.js' },
+    { file: 'cli/main.ts', names: BIN_NAMES, importer: 'bin/sbeval.js' },
   ],
   kept: {
     'bridge/headless/solver.ts#islandSolverInUse': 'a seam: which island solver runs; the bit-for-bit test proves the WebAssembly kernel is the one in use',
@@ -88,7 +88,7 @@ describe('structure of the product code', () => {
 
   it('reads the whole house: every floor, the suites and the scripts, with their imports', () => {
     for (const floor of PRODUCT_ROOTS) expect([...modules.keys()].some((p) => p === floor || p.startsWith(`${floor}/`)), floor).toBe(true);
-    const cli = modules.get('orchestrator/cli/main.ts');
+    const cli = modules.get('cli/main.ts');
     expect(cli?.imports.length).toBeGreaterThan(3);
     expect(modules.get('index.ts')?.stars.length).toBeGreaterThan(0);
   });
@@ -100,7 +100,7 @@ describe('structure of the product code', () => {
 
   it('exports nothing no other module uses (an export only tests or scripts use must be a piece the product uses itself)', () => {
     const bin = readFileSync(join(PROJECT_ROOT, 'bin', 'sbeval.js'), 'utf8');
-    expect(bin).toContain('dist/orchestrator/cli/main.js');
+    expect(bin).toContain('dist/cli/main.js');
     for (const name of BIN_NAMES) expect(bin).toContain(name);
     expect(exportProblems(modules, RULES)).toEqual([]);
   });

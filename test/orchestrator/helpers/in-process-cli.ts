@@ -1,4 +1,4 @@
-import { runCli } from '../../../orchestrator/cli/main.js';
+import { runCli } from '../../../cli/main.js';
 
 /**
  * `sbeval <args>` through the CLI's own entry (`runCli`: argument parsing, the settings resolution, the

@@ -1,8 +1,0 @@
-/**
- * The model-call client (docs/model-calls.md): one client for Ollama's native API and the
- * OpenAI-style API, every call under hard bounds (deadline, stall timer, answer byte cap, no
- * redirects) with credentials kept out of every message.
- */
-export { API_KEY_VARIABLES, MODEL_APIS, ModelEndpoint, apiName, hostLabel, type ModelApi } from './endpoint.js';
-export { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, chatOnce, describeModel, hostHasModel, listModels, type ModelDetails, type ModelListing } from './client.js';
-export { CallError, type CallSettings, type ChatMessage, type ChatRequestSpec, type ChatResult, type ModelCallSettings } from './types.js';
