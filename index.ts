@@ -149,8 +149,10 @@ export type { TrialData, ViewerMeta } from './viewer/trial.js';
 export { openTraceFile } from './viewer/trace-source.js';
 export { recordCorpus } from './orchestrator/stages/record.js';
 export type { CorpusIndex, CorpusEntry, RecordOptions, RecordSummary } from './orchestrator/stages/record.js';
-export { verifyCorpus, compareTrials, applyBox2dOverrides, DEFAULT_TOLERANCE } from './orchestrator/stages/verify.js';
-export type { TrialComparison, VerifyOptions, VerifySummary, LevelVerification, Divergence } from './orchestrator/stages/verify.js';
+export { verifyCorpus } from './orchestrator/stages/verify.js';
+export type { VerifyOptions, VerifySummary, LevelVerification } from './orchestrator/stages/verify.js';
+export { compareTrials, DEFAULT_TOLERANCE } from './scoring/trial-comparison.js';
+export type { TrialComparison, Divergence } from './scoring/trial-comparison.js';
 
 // The bridge: protocol, endpoint, remote engines, workers, fleets, traces (bridge/PROTOCOL.md).
 export {

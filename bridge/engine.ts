@@ -90,7 +90,7 @@ export interface Engine {
    * True only for an engine that runs sbeval's own rules in this process or in a worker thread of it
    * (the headless engine, bridge/headless/): a level fault it reports (`levelError`) is sbeval's
    * verdict. An engine behind a socket never has it — nothing it sends can set it — so its level
-   * faults are claims the engine pool checks on another engine (orchestrator/pool/engine-pool.ts).
+   * faults are claims the engine pool checks on another engine (orchestrator/pool/claims.ts).
    */
   readonly ownRules?: boolean;
   /** Resolves when the trial is done; rejects with the engine's error (load failure, crash, protocol). */

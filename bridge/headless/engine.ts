@@ -9,7 +9,7 @@ import type { FrameMemory } from './frame-memory.js';
 import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
 import { maskToRgba, type RgbImage } from './render.js';
 import { levelSeed, simulateTrial } from './run.js';
-import { physicsDigestSource } from './settings.js';
+import { checkBox2dOverrides, physicsDigestSource, withBox2dConstants, type Box2dOverrides } from './settings.js';
 
 /** Version of the headless engine's behaviour: bump when results can change (part of cache digests). */
 export const HEADLESS_ENGINE_VERSION = '1.1.0';
@@ -51,6 +51,12 @@ export interface HeadlessEngineOptions {
   shortcuts?: boolean;
   /** Where frame batches get their arrays (in-thread only: the worker passes its recycled buffers; frame-memory.ts). */
   frameMemory?: FrameMemory;
+  /**
+   * Box2D constants changed for this engine's trials (settings.ts `BOX2D_CONSTANTS`), to see what a
+   * physics change does to recorded runs (`sbeval verify --box2d`). planck keeps them as process
+   * globals: they are set for each trial's synchronous stepping only, so other engines never see them.
+   */
+  box2d?: Box2dOverrides;
 }
 
 /**
@@ -66,6 +72,7 @@ export class HeadlessEngine implements Engine {
   private readonly budget: SimulationBudget;
   private readonly shortcuts: boolean;
   private readonly frameMemory: FrameMemory | undefined;
+  private readonly box2d: Box2dOverrides;
   /** The parsed levels of the last jobs' XML (see `levelOf`). */
   private readonly levels = new Recent<string, Level>(8);
 
@@ -73,6 +80,7 @@ export class HeadlessEngine implements Engine {
     this.budget = options.budget ?? SIMULATION_BUDGET;
     this.shortcuts = options.shortcuts ?? true;
     this.frameMemory = options.frameMemory;
+    this.box2d = checkBox2dOverrides(options.box2d ?? {});
     this.id = id ?? `headless-${process.pid}-${nextId++}`;
     this.identity = { kind: 'headless', description: `planck.js 1.4.2, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
   }
@@ -83,7 +91,9 @@ export class HeadlessEngine implements Engine {
     const level = this.levelOf(job.xml);
     let images;
     try {
-      images = simulateTrial(level, levelSeed(job.xml), job.settings, sink, () => signal?.aborted === true, this.budget, { stopWhenResting: this.shortcuts, ...(this.frameMemory ? { frameMemory: this.frameMemory } : {}) });
+      const options = { stopWhenResting: this.shortcuts, ...(this.frameMemory ? { frameMemory: this.frameMemory } : {}) };
+      const cancelled = () => signal?.aborted === true;
+      images = withBox2dConstants(this.box2d, () => simulateTrial(level, levelSeed(job.xml), job.settings, sink, cancelled, this.budget, options));
     } catch (error) {
       if (error instanceof SbevalError) {
         if (error.phase === 'input') throw new LevelLoadError(error.message, { cause: error });

@@ -1,4 +1,5 @@
 import { Settings } from 'planck';
+import { SbevalError } from '../../core/errors.js';
 
 /**
  * The physics world of the Science Birds evaluator, in one frozen object. Every value names its unit
@@ -86,6 +87,41 @@ function applyBox2dConstants(): void {
 
 // The one place planck's globals are written (module evaluation happens once per process/worker).
 applyBox2dConstants();
+
+/** The name of one of Box2D's tuning constants (`BOX2D_CONSTANTS`). */
+export type Box2dName = keyof typeof BOX2D_CONSTANTS;
+/** Box2D constants changed from the evaluator's, by name (`HeadlessEngineOptions.box2d`). */
+export type Box2dOverrides = Partial<Record<Box2dName, number>>;
+export const BOX2D_NAMES = Object.keys(BOX2D_CONSTANTS) as Box2dName[];
+
+/** Overrides checked before any run: every name one of `BOX2D_NAMES`, every value a finite number. */
+export function checkBox2dOverrides(overrides: Readonly<Record<string, unknown>>): Box2dOverrides {
+  for (const [name, value] of Object.entries(overrides)) {
+    if (!(BOX2D_NAMES as string[]).includes(name)) {
+      throw new SbevalError('config', `unknown Box2D constant "${name}"`, `choose one of: ${BOX2D_NAMES.join(', ')}`);
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw new SbevalError('config', `Box2D constant ${name} needs a finite number`);
+  }
+  return overrides as Box2dOverrides;
+}
+
+/**
+ * Runs the synchronous `run` with planck's global `Settings` changed by `overrides` and puts the values
+ * that were there back before it returns or throws: a world stepped inside sees the overrides, and no
+ * other world of the process ever does (a trial runs without yielding: engine.ts).
+ */
+export function withBox2dConstants<T>(overrides: Box2dOverrides, run: () => T): T {
+  const changes = Object.entries(overrides) as Array<[Box2dName, number]>;
+  if (changes.length === 0) return run();
+  const settings = Settings as unknown as Record<Box2dName, number>;
+  const saved = changes.map(([name]) => [name, settings[name]] as const);
+  for (const [name, value] of changes) settings[name] = value;
+  try {
+    return run();
+  } finally {
+    for (const [name, value] of saved) settings[name] = value;
+  }
+}
 
 /** Steps of `dt` in `seconds` (0.5 s → 25), as Unity's Invoke fires on the first frame at or after the delay. */
 export function secondsToSteps(seconds: number): number {

@@ -151,7 +151,7 @@ async function launch(flags: LaunchFlags): Promise<number> {
       // A run may wait for its instance to restart (an editor needs minutes): the pool's watchdogs allow for it.
       const restartMs = flags.connectTimeout * 1000;
       // The levels are run to see what Unity does: its level faults are its answer, not claims for the
-      // headless referee to overrule (engine-pool.ts), so no referee here.
+      // headless referee to overrule (orchestrator/pool/claims.ts), so no referee here.
       const pool = new EnginePool({ engines: fleet.engines, referee: false, maxAttempts: flags.attempts, stallMs: restartMs + 60_000, jobTimeoutMs: restartMs + 300_000 });
       try {
         await Promise.all(

@@ -2,9 +2,11 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { nonNegativeNumber, option } from '../options.js';
 import { resolve } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import { BOX2D_NAMES, type Box2dName } from '../../bridge/headless/settings.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { recordCorpus } from '../../orchestrator/stages/record.js';
-import { BOX2D_NAMES, DEFAULT_TOLERANCE, verifyCorpus, type Box2dName, type Divergence, type VerifySummary } from '../../orchestrator/stages/verify.js';
+import { verifyCorpus, type VerifySummary } from '../../orchestrator/stages/verify.js';
+import { DEFAULT_TOLERANCE, type Divergence } from '../../scoring/trial-comparison.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 

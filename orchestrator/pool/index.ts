@@ -1,4 +1,6 @@
-export { EnginePool, defaultClassifyError, levelsToKeepBusy } from './engine-pool.js';
+export { EnginePool } from './engine-pool.js';
+export { levelsToKeepBusy } from './dispatch.js';
+export { defaultClassifyError } from './options.js';
 export { GuardedSink } from './stream-guard.js';
 export { NOT_KEPT_REASON, ResultLedger } from './result-ledger.js';
 export { PoolJobError, ENGINE_FAULTS } from './types.js';

@@ -4,7 +4,7 @@ import type { EnginePool } from './engine-pool.js';
 /**
  * Which engines gave which results of one stage, so that nothing an engine gave is kept once the pool
  * discredits it (retires it for a lie: a stream that is not the level's, a level fault another run
- * refuted; engine-pool.ts). A result is keyed by the caller (a level id); for each key the ledger
+ * refuted; claims.ts). A result is keyed by the caller (a level id); for each key the ledger
  * keeps the engines that ran its trials and the files written from them (its cache entry, its image):
  * - when an engine is discredited, every key it worked on is tainted and its files are removed at
  *   once, so a killed run leaves no verdict of a liar behind and the next run recomputes it;
