@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { type JsonLines, readJsonLines } from '../../core/json-lines.js';
 import { logsDir } from '../../orchestrator/layout/competition.js';
 import { LineFile } from '../../orchestrator/layout/line-file.js';
 import { logFileStamp } from '../../orchestrator/layout/stage-log.js';
@@ -81,31 +82,29 @@ export class RunLog {
 /**
  * Final failures recorded by earlier runs under `<root>/logs/generate_*.jsonl`: output file →
  * fingerprints that failed for good. A trial that later succeeded has its file and is skipped anyway.
+ * A log another run is still writing may end in half a line: not yet written (core/json-lines.ts). A
+ * complete line that is not JSON is named in `corrupt` (its trial, if it was one, is simply tried again).
  */
-export function readFinalFailures(root: string): Map<string, Set<string>> {
+export function readFinalFailures(root: string): { failures: Map<string, Set<string>>; corrupt: string[] } {
   const failures = new Map<string, Set<string>>();
+  const corrupt: string[] = [];
   const dir = join(root, 'logs');
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.startsWith('generate_') && n.endsWith('.jsonl'));
   } catch {
-    return failures;
+    return { failures, corrupt };
   }
   for (const name of names.sort()) {
-    let text: string;
+    let lines: JsonLines;
     try {
-      text = readFileSync(join(dir, name), 'utf8');
+      lines = readJsonLines(join(dir, name));
     } catch {
       continue;
     }
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      let parsed: Partial<TrialLine>;
-      try {
-        parsed = JSON.parse(line) as Partial<TrialLine>;
-      } catch {
-        continue;
-      }
+    for (const bad of lines.corrupt) corrupt.push(`logs/${name}:${bad.line}`);
+    for (const record of lines.records) {
+      const parsed = (record ?? {}) as Partial<TrialLine>;
       if (parsed.type !== 'trial' || parsed.outcome !== 'failed' || parsed.final !== true) continue;
       if (typeof parsed.file !== 'string' || typeof parsed.fingerprint !== 'string') continue;
       let set = failures.get(parsed.file);
@@ -113,5 +112,5 @@ export function readFinalFailures(root: string): Map<string, Set<string>> {
       set.add(parsed.fingerprint);
     }
   }
-  return failures;
+  return { failures, corrupt };
 }

@@ -439,7 +439,9 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
   writeStartLine(runLog, options, pool, startedAt);
   const preflight = await preflightHosts(pool, options, runLog, events);
 
-  const finalFailures = options.retryFailed ? new Map<string, Set<string>>() : readFinalFailures(root);
+  const earlier = options.retryFailed ? { failures: new Map<string, Set<string>>(), corrupt: [] } : readFinalFailures(root);
+  if (earlier.corrupt.length > 0) events.note?.(`${earlier.corrupt.length} line(s) of earlier generate logs are not JSON and were not read (${earlier.corrupt.slice(0, 3).join(', ')})`);
+  const finalFailures = earlier.failures;
   const run: GenerateRun = { options, progress, events, runLog, pool, proxy: undefined, runCancel: new AbortController(), ...openModelLogs(options.models, plan, startedAt), stopped: undefined };
   const pending = await pendingTrials(run, plan, finalFailures);
 

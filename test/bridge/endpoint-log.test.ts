@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DETAILED_REFUSALS_PER_KIND, EngineEndpoint } from '../../bridge/endpoint.js';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
-import { exampleCopy, runLogs } from '../orchestrator/helpers/competition.js';
+import { exampleCopy, readRunLog, runLogs } from '../orchestrator/helpers/competition.js';
 
 /**
  * Issue 23, case 3: the endpoint's log is bounded whatever strangers do. Before, the log throttle was
@@ -83,7 +82,8 @@ describe('sbeval run --engine bridge against 3,000 strangers', () => {
     cleanups.push(() => run.kill('SIGKILL'));
     const port = await portFromHint(run);
     const [log] = runLogs(root);
-    const endpointLines = () => readFileSync(log!, 'utf8').split('\n').filter((l) => l.includes('"type":"endpoint"'));
+    // Read while the run is writing: a line still being written is not counted yet (readRunLog).
+    const endpointLines = () => readRunLog(log!).filter((l) => l.type === 'endpoint').map((l) => JSON.stringify(l));
     const before = endpointLines().length;
     await strangers(`ws://127.0.0.1:${port}`, 3000);
     const engine = sbeval(['engine', '--connect', `ws://127.0.0.1:${port}`, '--token-file', join(root, '.sbeval', 'bridge-token')]);

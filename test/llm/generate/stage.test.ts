@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,24 @@ describe('generate stage against a fake Ollama', () => {
     const relaxed = await runGenerate({ ...opts, limits: { timeLimitS: 0, tokenLimit: 25_000 } }, SILENT_PROGRESS);
     expect(relaxed.models[0]).toMatchObject({ succeeded: 1 });
     expect(existsSync(join(root, 'team1', 'raw', 'C', 'team1_C_1.txt'))).toBe(true);
+  });
+
+  it('reads the failures of a log another run left mid-line, and names a log line that is not JSON', async () => {
+    const server = await fake({ delayMs: 120 });
+    const root = tempRoot();
+    const script = writeScript(root, ['first <OBJECT>', 'second']);
+    const opts = options(root, [server.url], { submission: loadSubmission(script), characters: ['C'], trials: 1, limits: { timeLimitS: 0.1, tokenLimit: 25_000 } });
+    expect((await runGenerate(opts, SILENT_PROGRESS)).models[0]).toMatchObject({ failed: 1 });
+    expect(server.calls).toHaveLength(1);
+    const [log] = readdirSync(join(root, 'logs')).filter((n) => n.startsWith('generate_') && n.endsWith('.jsonl'));
+    // A complete line that is not JSON, then a line a killed writer left without its end.
+    appendFileSync(join(root, 'logs', log!), '{"type":"trial", oops}\n{"type":"trial","outcome":"fai');
+    const notes: string[] = [];
+    const again = await runGenerate(opts, SILENT_PROGRESS, { note: (message) => void notes.push(message) });
+    expect(again.models[0]).toMatchObject({ previouslyFailed: 1, succeeded: 0, failed: 0 });
+    expect(server.calls).toHaveLength(1);
+    const lineNumber = readFileSync(join(root, 'logs', log!), 'utf8').split('\n').indexOf('{"type":"trial", oops}') + 1;
+    expect(notes).toContainEqual(expect.stringContaining(`1 line(s) of earlier generate logs are not JSON and were not read (logs/${log}:${lineNumber})`));
   });
 
   it('fails a trial over the token limit with the official total, capping num_predict without changing the outcome', async () => {

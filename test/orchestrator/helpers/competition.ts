@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { readJsonLines } from '../../../core/json-lines.js';
 import { copyExampleSources } from '../../helpers/cli.js';
 import { sbevalArgv } from '../../helpers/sbeval-bin.js';
 
@@ -40,12 +41,14 @@ export function spawnSbeval(args: string[], env: Record<string, string> = {}): R
   return execa(process.execPath, sbevalArgv(args), { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0', ...env } });
 }
 
-/** The run log lines of one run file. */
+/**
+ * The run log lines of one run file, read as a live run leaves it: a last line still being written is
+ * not there yet (core/json-lines.ts); a complete line that is not JSON fails the test.
+ */
 export function readRunLog(path: string): Array<Record<string, unknown> & { type: string }> {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line));
+  const { records, corrupt } = readJsonLines(path);
+  if (corrupt.length > 0) throw new Error(`${path}: line ${corrupt[0]!.line} is not JSON (${corrupt[0]!.message})`);
+  return records as Array<Record<string, unknown> & { type: string }>;
 }
 
 export function runLogs(root: string): string[] {
