@@ -10,48 +10,48 @@ import { FIELD_COUNT } from './frames.js';
  */
 
 /** A string of at most `max` UTF-16 code units (and at least `min`). */
-export interface StringType {
+interface StringType {
   readonly kind: 'string';
   readonly min?: number;
   readonly max?: number;
 }
 /** An integer (C# `long`) within [min, max]. */
-export interface IntType {
+interface IntType {
   readonly kind: 'int';
   readonly min?: number;
   readonly max?: number;
 }
 /** A finite number (C# `double`); `above` is an exclusive lower bound, `min` an inclusive one. */
-export interface NumberType {
+interface NumberType {
   readonly kind: 'number';
   readonly above?: number;
   readonly min?: number;
 }
-export interface BoolType {
+interface BoolType {
   readonly kind: 'bool';
 }
 /**
  * Bytes (msgpack bin). `float32` = little-endian float32 values (C# `float[]`). `cellsOf` = its length
  * is the product of those integer fields of the same message times `bytesPerCell`.
  */
-export interface BytesType {
+interface BytesType {
   readonly kind: 'bytes';
   readonly float32?: boolean;
   readonly cellsOf?: readonly string[];
   readonly bytesPerCell?: number;
 }
 /** One of a fixed list of strings; `name` names the list in C# (`Protocol.<name>`). */
-export interface EnumType {
+interface EnumType {
   readonly kind: 'enum';
   readonly name: string;
   readonly values: readonly string[];
 }
 /** A nested map with fields of its own; `name` is its C# class. */
-export interface MapType {
+interface MapType {
   readonly kind: 'map';
   readonly struct: StructDef;
 }
-export interface ListType {
+interface ListType {
   readonly kind: 'list';
   readonly of: FieldType;
   readonly max?: number;
@@ -260,7 +260,7 @@ export const MESSAGES = {
   bye: { senders: ['engine', 'orchestrator'], fields: { reason: req(str({ max: 4096 })) } },
 } as const satisfies Readonly<Record<string, MessageDef>>;
 
-export type Messages = typeof MESSAGES;
+type Messages = typeof MESSAGES;
 export type MessageType = keyof Messages;
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ export type MessageType = keyof Messages;
 type Simplify<T> = { -readonly [K in keyof T]: T[K] } & {};
 
 /** The value of a field of type T on the wire, as msgpackr decodes it. */
-export type WireValue<T> = T extends { kind: 'string' }
+type WireValue<T> = T extends { kind: 'string' }
   ? string
   : T extends { kind: 'int' | 'number' }
     ? number
