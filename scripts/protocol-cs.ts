@@ -2,16 +2,20 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MESSAGES, type Field, type FieldType, type Fields, type MessageDef, type StructDef, type UnionType } from '../bridge/messages.js';
+import { sampleMessages } from '../test/bridge/samples.js';
+import { generateSamplesCs } from './protocol-samples-cs.js';
 
 /**
  * `npm run protocol:cs`: writes the Unity plugin's message types, encoders and decoders
- * (unity-plugin/Runtime/Messages.cs) from the protocol's one definition, bridge/messages.ts.
- * `npm run protocol:cs -- --check` exits 1 when the checked-in file is not what the definition
- * generates. The runtime helpers the generated code calls (the field Reader, float32 conversion,
+ * (unity-plugin/Runtime/Messages.cs) from the protocol's one definition, bridge/messages.ts, and the
+ * mono tests' samples (unity-plugin/Tests/Samples.cs) from test/bridge/samples.ts.
+ * `npm run protocol:cs -- --check` exits 1 when a checked-in file is not what they generate. The runtime helpers the generated code calls (the field Reader, float32 conversion,
  * the envelope checks) are hand-written in unity-plugin/Runtime/Protocol.cs.
  */
 
-export const MESSAGES_CS = join(dirname(fileURLToPath(import.meta.url)), '..', 'unity-plugin', 'Runtime', 'Messages.cs');
+const PLUGIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'unity-plugin');
+export const MESSAGES_CS = join(PLUGIN, 'Runtime', 'Messages.cs');
+export const SAMPLES_CS = join(PLUGIN, 'Tests', 'Samples.cs');
 
 const HEADER = `// GENERATED from bridge/messages.ts by \`npm run protocol:cs\`: do not edit. Change the definition
 // and regenerate; test/bridge/protocol-definition.test.ts fails when this file is not what the
@@ -381,18 +385,28 @@ export function firstDifference(expected: string, actual: string): string | unde
   return 'the files differ in line endings';
 }
 
+/** Each generated file with what it should hold. */
+function outputs(): Array<{ path: string; name: string; text: string }> {
+  return [
+    { path: MESSAGES_CS, name: 'unity-plugin/Runtime/Messages.cs', text: generateMessagesCs() },
+    { path: SAMPLES_CS, name: 'unity-plugin/Tests/Samples.cs', text: generateSamplesCs(sampleMessages()) },
+  ];
+}
+
 function main(): void {
-  const generated = generateMessagesCs();
-  if (process.argv.includes('--check')) {
-    const difference = firstDifference(generated, readFileSync(MESSAGES_CS, 'utf8'));
-    if (difference === undefined) return;
-    process.stderr.write(`unity-plugin/Runtime/Messages.cs is not what bridge/messages.ts generates (${difference}); run npm run protocol:cs\n`);
-    process.exitCode = 1;
-    return;
+  const check = process.argv.includes('--check');
+  for (const { path, name, text } of outputs()) {
+    if (check) {
+      const difference = firstDifference(text, readFileSync(path, 'utf8'));
+      if (difference === undefined) continue;
+      process.stderr.write(`${name} is not what its source generates (${difference}); run npm run protocol:cs\n`);
+      process.exitCode = 1;
+    } else {
+      writeFileSync(`${path}.tmp`, text);
+      renameSync(`${path}.tmp`, path);
+      process.stdout.write(`wrote ${name}\n`);
+    }
   }
-  writeFileSync(`${MESSAGES_CS}.tmp`, generated);
-  renameSync(`${MESSAGES_CS}.tmp`, MESSAGES_CS);
-  process.stdout.write('wrote unity-plugin/Runtime/Messages.cs\n');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

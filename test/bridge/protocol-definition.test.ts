@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { MESSAGES, type Fields, type MessageDef } from '../../bridge/messages.js';
 import { lengthProblem, messageSchema } from '../../bridge/message-validators.js';
 import { decodeMessage, encodeMessage, toWire } from '../../bridge/protocol.js';
-import { firstDifference, generateMessagesCs, MESSAGES_CS } from '../../scripts/protocol-cs.js';
+import { firstDifference, generateMessagesCs, MESSAGES_CS, SAMPLES_CS } from '../../scripts/protocol-cs.js';
+import { generateSamplesCs } from '../../scripts/protocol-samples-cs.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { sampleMessages } from './samples.js';
 
@@ -50,6 +51,15 @@ describe('the C# messages are generated from the definition', () => {
     const edited = checkedIn.replace('        public long Nonce;\n', '        public long Nonce;\n        public long SentAt;\n');
     expect(edited).not.toBe(checkedIn);
     expect(firstDifference(generateMessagesCs(), edited)).toMatch(/checked in "        public long SentAt;"/);
+  });
+
+  it('the mono tests\' samples are generated from the TypeScript ones', () => {
+    const samplesCs = readFileSync(SAMPLES_CS, 'utf8');
+    expect(firstDifference(generateSamplesCs(sampleMessages()), samplesCs)).toBeUndefined();
+    expect(samplesCs.match(/^ {16}new \w+Message \{/gm)).toHaveLength(sampleMessages().length);
+    // A sample changed on the TypeScript side only fails.
+    const changed = sampleMessages().map((m) => (m.type === 'ping' ? { ...m, nonce: 3 } : m));
+    expect(firstDifference(generateSamplesCs(changed), samplesCs)).toMatch(/generated "\s+new PingMessage \{ Nonce = 3 \},"/);
   });
 
   it('npm run protocol:cs -- --check passes on the checkout', async () => {
