@@ -101,7 +101,7 @@ export interface DoneMessage {
   summary: RunSummary;
 }
 /** Who is to blame: `level` = the level itself cannot run (another engine would fail the same way, no retry). */
-export type ErrorFault = 'level' | 'engine';
+export type ErrorFault = WireOf<'error'>['fault'];
 
 export interface ErrorMessage {
   type: 'error';
