@@ -1,12 +1,15 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SbevalError } from '../core/errors.js';
 import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
 import { bytesToFloat32, float32ToBytes, ownBytes, packValue, unpackValue } from './codec.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
+import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
+import { BODY_INFO, ENGINE_IDENTITY, ERROR_PHASES, MESSAGES, SIMULATION_SETTINGS, type Side, type WireMessage, type WireObject, type WireOf } from './messages.js';
+import { fieldSchema, lengthProblem, MESSAGE_SCHEMAS, objectSchema } from './message-validators.js';
 
 /**
- * The bridge protocol (bridge/PROTOCOL.md is the human-readable specification; this module is the
- * TypeScript implementation, `unity-plugin/Runtime/Protocol.cs` the C# one).
+ * The bridge protocol (bridge/PROTOCOL.md is the human-readable specification; the messages are
+ * defined once in bridge/messages.ts; this module is the TypeScript implementation,
+ * `unity-plugin/Runtime/Protocol.cs` with the generated `Messages.cs` the C# one).
  *
  * Version history (bump MINOR for additions a peer may ignore, MAJOR for anything else):
  * - 1.0.0: hello/welcome handshake with token and capabilities; load, loaded, frames, events,
@@ -42,8 +45,6 @@ export interface RunSummary {
   elapsedMs: number;
 }
 
-/** Where an error happened, as the engine or the orchestrator saw it. */
-const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'capture', 'cancelled', 'internal'] as const;
 export type ErrorPhase = (typeof ERROR_PHASES)[number];
 
 export interface HelloMessage {
@@ -100,7 +101,7 @@ export interface DoneMessage {
   summary: RunSummary;
 }
 /** Who is to blame: `level` = the level itself cannot run (another engine would fail the same way, no retry). */
-export type ErrorFault = 'level' | 'engine';
+export type ErrorFault = WireOf<'error'>['fault'];
 
 export interface ErrorMessage {
   type: 'error';
@@ -143,27 +144,17 @@ export type Message =
   | PongMessage
   | ByeMessage;
 export type MessageType = Message['type'];
+export type { Side };
 
-/** Who sends a message. */
-export type Side = 'engine' | 'orchestrator';
-
+export const MESSAGE_TYPES = Object.keys(MESSAGES) as MessageType[];
 /** Which side may send which type (a message from the wrong side is a protocol error). */
-export const SENDERS: Readonly<Record<MessageType, readonly Side[]>> = {
-  hello: ['engine'],
-  welcome: ['orchestrator'],
-  load: ['orchestrator'],
-  loaded: ['engine'],
-  frames: ['engine'],
-  events: ['engine'],
-  capture: ['engine'],
-  done: ['engine'],
-  error: ['engine', 'orchestrator'],
-  cancel: ['orchestrator'],
-  ping: ['engine', 'orchestrator'],
-  pong: ['engine', 'orchestrator'],
-  bye: ['engine', 'orchestrator'],
-};
-export const MESSAGE_TYPES = Object.keys(SENDERS) as MessageType[];
+export const SENDERS = sendersByType();
+
+function sendersByType(): Readonly<Record<MessageType, readonly Side[]>> {
+  const senders: Partial<Record<MessageType, readonly Side[]>> = {};
+  for (const type of MESSAGE_TYPES) senders[type] = MESSAGES[type].senders;
+  return senders as Record<MessageType, readonly Side[]>;
+}
 
 /** WebSocket close codes (4000-4999 are the application's range; 1000/1009 are the standard ones). */
 export const CLOSE = {
@@ -239,7 +230,7 @@ function defined<T extends Record<string, unknown>>(entries: T): T {
   return entries;
 }
 
-function wireSettings(s: SimulationSettings): Record<string, unknown> {
+function wireSettings(s: SimulationSettings): WireOf<'load'>['settings'] {
   return {
     windowSteps: s.windowSteps,
     trial: s.trial,
@@ -250,11 +241,11 @@ function wireSettings(s: SimulationSettings): Record<string, unknown> {
   };
 }
 
-function wireBody(b: BodyInfo): Record<string, unknown> {
+function wireBody(b: BodyInfo): WireOf<'loaded'>['bodies'][number] {
   return defined({ id: b.id, kind: b.kind, type: b.type, material: b.material, counted: b.counted, x: b.x, y: b.y, angle: b.angle });
 }
 
-function wireEvent(e: SimEvent): Record<string, unknown> {
+function wireEvent(e: SimEvent): WireOf<'events'>['events'][number] {
   switch (e.kind) {
     case 'contact':
       return { kind: e.kind, step: e.step, a: e.a, b: e.b, relativeSpeed: e.relativeSpeed };
@@ -270,7 +261,7 @@ function wireEvent(e: SimEvent): Record<string, unknown> {
 }
 
 /** The frame batch's wire fields (shared with the trace format). */
-function wireFrames(batch: FrameBatch): Record<string, unknown> {
+function wireFrames(batch: FrameBatch): Omit<WireOf<'frames'>, 'type' | 'runId'> {
   return {
     firstStep: batch.firstStep,
     stepCount: batch.stepCount,
@@ -281,7 +272,7 @@ function wireFrames(batch: FrameBatch): Record<string, unknown> {
 }
 
 /** The message as the plain map that goes on the wire (field order = PROTOCOL.md order). */
-export function toWire(m: Message): Record<string, unknown> {
+export function toWire(m: Message): WireMessage {
   switch (m.type) {
     case 'hello':
       return defined({
@@ -344,103 +335,18 @@ export function encodeMessage(m: Message): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Decoding and validation
 
-const int = z.number().int();
-const nonNegInt = int.min(0);
-const finite = z.number();
-const bytes = z.instanceof(Uint8Array);
-const id = z.string().min(1).max(256);
+/** A validator built from the definition, typed as the wire value it accepts. */
+function typed<T>(schema: z.ZodType): z.ZodType<T> {
+  return schema as unknown as z.ZodType<T>;
+}
 
 /** The limits of a `load`'s settings; trace headers are held to the same ones (bridge/trace.ts). */
-export const settingsSchema = z.object({
-  windowSteps: nonNegInt.max(1_000_000),
-  trial: int.min(1).max(1000),
-  damage: z.enum(['body', 'contact-point']),
-  capture: z.boolean(),
-  captureRaw: z.boolean(),
-  framesPerBatch: int.min(1).max(100_000),
-});
-
-export const bodySchema = z.object({
-  id: nonNegInt,
-  kind: z.enum(['block', 'pig', 'tnt', 'platform']),
-  type: z.string(),
-  material: z.string().optional(),
-  counted: z.boolean(),
-  x: finite,
-  y: finite,
-  angle: finite,
-});
-
-const eventSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('contact'), step: nonNegInt, a: int.min(-2), b: int.min(-2), relativeSpeed: finite }),
-  z.object({ kind: z.literal('damage'), step: nonNegInt, id: nonNegInt, amount: finite, health: finite }),
-  z.object({ kind: z.literal('destroyed'), step: nonNegInt, id: nonNegInt }),
-  z.object({ kind: z.literal('removed'), step: nonNegInt, id: nonNegInt, reason: z.enum(['death', 'out-of-world']) }),
-  z.object({ kind: z.literal('explosion'), step: nonNegInt, id: nonNegInt, x: finite, y: finite }),
-]);
-
+export const settingsSchema = typed<WireObject<typeof SIMULATION_SETTINGS.fields>>(objectSchema(SIMULATION_SETTINGS.fields));
+export const bodySchema = typed<WireObject<typeof BODY_INFO.fields>>(objectSchema(BODY_INFO.fields));
 /** An engine as it introduces itself in `hello` (and as a trace header names it). */
-export const engineSchema = z.object({ kind: z.string().min(1).max(64), version: z.string().max(256), description: z.string().max(4096) });
-export const runIdSchema = id;
-export const levelIdSchema = z.string().max(4096);
-
-const schemas = {
-  hello: z.object({
-    type: z.literal('hello'),
-    protocol: z.string().max(64),
-    token: z.string().max(1024),
-    instance: z.string().min(1).max(256).optional(),
-    engine: engineSchema,
-    capabilities: z.object({
-      frames: z.boolean(),
-      events: z.boolean(),
-      capture: z.boolean(),
-      captureRaw: z.boolean(),
-      cancel: z.boolean(),
-      damageFormulas: z.array(z.string().max(64)).max(64),
-    }),
-    maxMessageBytes: int.min(1024),
-  }),
-  welcome: z.object({
-    type: z.literal('welcome'),
-    protocol: z.string().max(64),
-    sessionId: id,
-    engineId: id,
-    heartbeatMs: int.min(1),
-    maxMessageBytes: int.min(1024),
-  }),
-  load: z.object({ type: z.literal('load'), runId: id, levelId: levelIdSchema, xml: z.string(), settings: settingsSchema }),
-  loaded: z.object({ type: z.literal('loaded'), runId: id, dt: finite.positive(), bodies: z.array(bodySchema) }),
-  frames: z.object({
-    type: z.literal('frames'),
-    runId: id,
-    firstStep: nonNegInt,
-    stepCount: int.min(1),
-    bodyCount: nonNegInt,
-    states: bytes,
-    alive: bytes,
-  }),
-  events: z.object({ type: z.literal('events'), runId: id, events: z.array(eventSchema) }),
-  capture: z.object({ type: z.literal('capture'), runId: id, png: bytes, raw: bytes.optional() }),
-  done: z.object({
-    type: z.literal('done'),
-    runId: id,
-    summary: z.object({ steps: nonNegInt, bodies: nonNegInt, events: nonNegInt, elapsedMs: finite.min(0) }),
-  }),
-  error: z.object({
-    type: z.literal('error'),
-    runId: id.optional(),
-    levelId: levelIdSchema.optional(),
-    phase: z.enum(ERROR_PHASES),
-    fault: z.enum(['level', 'engine']),
-    message: z.string().max(65_536),
-    hint: z.string().max(65_536).optional(),
-  }),
-  cancel: z.object({ type: z.literal('cancel'), runId: id }),
-  ping: z.object({ type: z.literal('ping'), nonce: nonNegInt }),
-  pong: z.object({ type: z.literal('pong'), nonce: nonNegInt }),
-  bye: z.object({ type: z.literal('bye'), reason: z.string().max(4096) }),
-} satisfies Record<MessageType, z.ZodType>;
+export const engineSchema = typed<EngineIdentity>(objectSchema(ENGINE_IDENTITY.fields));
+export const runIdSchema = typed<string>(fieldSchema(MESSAGES.load.fields.runId.type));
+export const levelIdSchema = typed<string>(fieldSchema(MESSAGES.load.fields.levelId.type));
 
 interface DecodeOptions {
   /** Who sent the bytes; a message type the other side never sends is `unexpected` (undefined: any side, for tools). */
@@ -484,26 +390,16 @@ export function messageFromValue(value: unknown, from: Side | undefined): Messag
   if (from !== undefined && !SENDERS[messageType].includes(from)) {
     throw new ProtocolError('unexpected', `"${messageType}" is never sent by the ${from}`);
   }
-  const parsed = schemas[messageType].safeParse(value);
+  const parsed = MESSAGE_SCHEMAS[messageType].safeParse(value);
   if (!parsed.success) throw new ProtocolError('malformed', `invalid "${messageType}" message: ${describeIssues(parsed.error)}`);
-  return fromWire(parsed.data as WireOf<MessageType>);
+  const lengths = lengthProblem(MESSAGES[messageType], parsed.data);
+  if (lengths !== undefined) throw new ProtocolError('malformed', `invalid "${messageType}" message: ${lengths}`);
+  return fromWire(parsed.data as WireMessage);
 }
 
-type WireOf<T extends MessageType> = z.infer<(typeof schemas)[T]>;
-
-function fromWire(w: WireOf<MessageType>): Message {
+function fromWire(w: WireMessage): Message {
   switch (w.type) {
     case 'frames': {
-      const cells = w.stepCount * w.bodyCount;
-      if (w.states.byteLength !== cells * FIELD_COUNT * 4) {
-        throw new ProtocolError(
-          'malformed',
-          `invalid "frames" message: states has ${w.states.byteLength} bytes, expected ${cells * FIELD_COUNT * 4} (${w.stepCount} steps × ${w.bodyCount} bodies × ${FIELD_COUNT} float32)`,
-        );
-      }
-      if (w.alive.byteLength !== cells) {
-        throw new ProtocolError('malformed', `invalid "frames" message: alive has ${w.alive.byteLength} bytes, expected ${cells}`);
-      }
       const batch: FrameBatch = {
         firstStep: w.firstStep,
         stepCount: w.stepCount,
@@ -537,8 +433,15 @@ function fromWire(w: WireOf<MessageType>): Message {
       if (w.instance === undefined) delete m.instance;
       return m;
     }
-    default:
-      return w as Message;
+    case 'welcome':
+    case 'load':
+    case 'events':
+    case 'done':
+    case 'cancel':
+    case 'ping':
+    case 'pong':
+    case 'bye':
+      return w;
   }
 }
 

@@ -4,9 +4,9 @@ import { PROTOCOL_VERSION, type Message } from '../../bridge/protocol.js';
  * One sample of every message type, with values chosen to hit each msgpack format boundary (fixint,
  * uint8/16/32, negative fixint, int8/16/32, an integer above 2^32 that must become float64, float64,
  * fixstr/str8, multi-byte UTF-8, bin, optional fields present and absent).
- * `unity-plugin/Tests/Samples.cs` builds the same messages in C#; the cross-language test checks that
- * both encoders produce the same bytes and that each side decodes and re-encodes the other's bytes
- * unchanged. Edit both files together.
+ * `unity-plugin/Tests/Samples.cs` builds the same messages in C# and is generated from these
+ * (`npm run protocol:cs`); the cross-language test checks that both encoders produce the same bytes
+ * and that each side decodes and re-encodes the other's bytes unchanged.
  */
 export function sampleMessages(): Message[] {
   const states = new Float32Array([0.5, -3.37995, Math.fround(Math.PI / 2), 0, -0.25, 1e-7, 2.12005, -3.1, 0, 1.5, 0, -2]);

@@ -1,10 +1,8 @@
-// One sample of every message type, built in C#. test/bridge/samples.ts builds the same messages in
-// TypeScript; the cross-language test checks that both encoders write the same bytes. Edit both files
-// together. Floats are written as (float)double so they round the way JavaScript's Float32Array does.
+// GENERATED from test/bridge/samples.ts by `npm run protocol:cs`: do not edit. One sample of
+// every message type, built in C#; the cross-language test (test/bridge/unity-plugin.test.ts) checks
+// that the C# encoder writes the same bytes as the TypeScript one for each.
 
-using System;
 using System.Collections.Generic;
-using System.Linq;
 using Sbeval.Bridge;
 
 namespace Sbeval.Bridge.Tests
@@ -13,67 +11,37 @@ namespace Sbeval.Bridge.Tests
     {
         public static List<Message> All()
         {
-            float[] states =
-            {
-                (float)0.5, (float)-3.37995, (float)(Math.PI / 2), (float)0, (float)-0.25, (float)1e-7,
-                (float)2.12005, (float)-3.1, (float)0, (float)1.5, (float)0, (float)-2,
-            };
-            Capabilities caps = new Capabilities { Frames = true, Events = true, Capture = true, CaptureRaw = false, Cancel = true };
-            SimulationSettings settings = new SimulationSettings { WindowSteps = 500, Trial = 2, Damage = "contact-point", Capture = true, CaptureRaw = true, FramesPerBatch = 50 };
             return new List<Message>
             {
-                new HelloMessage
+                new HelloMessage { Protocol = "1.0.0", Token = "tok-\u00C4\u00D6-\uD83D\uDC26", Instance = "unity-0", Engine = new EngineIdentity { Kind = "unity", Version = "2019.4.40f1", Description = "Science Birds (ICE) sbeval plugin 0.1.0" }, Capabilities = new Capabilities { Frames = true, Events = true, Capture = true, CaptureRaw = false, Cancel = true, DamageFormulas = new List<string> {  } }, MaxMessageBytes = 33554432 },
+                new WelcomeMessage { Protocol = "1.0.0", SessionId = "s-1", EngineId = "unity-0", HeartbeatMs = 5000, MaxMessageBytes = 65536 },
+                new LoadMessage { RunId = "r-12", LevelId = "team/L/team_L_1", Xml = "<?xml version=\"1.0\" encoding=\"utf-16\"?>\n<Level width=\"3\">\n</Level>\n", Settings = new SimulationSettings { WindowSteps = 500, Trial = 2, Damage = "contact-point", Capture = true, CaptureRaw = true, FramesPerBatch = 50 } },
+                new LoadedMessage { RunId = "r-12", Dt = 0.02d, Bodies = new List<BodyInfo>
                 {
-                    Protocol = Protocol.Version,
-                    Token = "tok-\u00C4\u00D6-\uD83D\uDC26",
-                    Instance = "unity-0",
-                    Engine = new EngineIdentity { Kind = "unity", Version = "2019.4.40f1", Description = "Science Birds (ICE) sbeval plugin 0.1.0" },
-                    Capabilities = caps,
-                    MaxMessageBytes = 33554432,
-                },
-                new WelcomeMessage { Protocol = Protocol.Version, SessionId = "s-1", EngineId = "unity-0", HeartbeatMs = 5000, MaxMessageBytes = 65536 },
-                new LoadMessage
+                    new BodyInfo { Id = 0, Kind = "block", Type = "RectSmall", Material = "wood", Counted = true, X = 2.12005d, Y = -3.37995d, Angle = 0d },
+                    new BodyInfo { Id = 1, Kind = "pig", Type = "BasicSmall", Counted = true, X = -1d, Y = 127.5d, Angle = 1.5707963705062866d },
+                    new BodyInfo { Id = 200, Kind = "platform", Type = "Platform", Counted = false, X = 300d, Y = -33d, Angle = -0.5d },
+                } },
+                new FramesMessage { RunId = "r-12", FirstStep = 65535, StepCount = 2, BodyCount = 1, States = new float[] { 0.5f, -3.3799500465393066f, 1.5707963705062866f, 0f, -0.25f, 1.0000000116860974e-7f, 2.1200499534606934f, -3.0999999046325684f, 0f, 1.5f, 0f, -2f }, Alive = new byte[] { 0x01, 0x00 } },
+                new EventsMessage { RunId = "r-12", Events = new List<SimEvent>
                 {
-                    RunId = "r-12",
-                    LevelId = "team/L/team_L_1",
-                    Xml = "<?xml version=\"1.0\" encoding=\"utf-16\"?>\n<Level width=\"3\">\n</Level>\n",
-                    Settings = settings,
-                },
-                new LoadedMessage
-                {
-                    RunId = "r-12",
-                    Dt = 0.02,
-                    Bodies = new List<BodyInfo>
-                    {
-                        new BodyInfo { Id = 0, Kind = "block", Type = "RectSmall", Material = "wood", Counted = true, X = 2.12005, Y = -3.37995, Angle = 0 },
-                        new BodyInfo { Id = 1, Kind = "pig", Type = "BasicSmall", Counted = true, X = -1, Y = 127.5, Angle = 1.5707963705062866 },
-                        new BodyInfo { Id = 200, Kind = "platform", Type = "Platform", Counted = false, X = 300, Y = -33, Angle = -0.5 },
-                    },
-                },
-                new FramesMessage { RunId = "r-12", FirstStep = 65535, StepCount = 2, BodyCount = 1, States = states, Alive = new byte[] { 1, 0 } },
-                new EventsMessage
-                {
-                    RunId = "r-12",
-                    Events = new List<SimEvent>
-                    {
-                        SimEvent.Contact(1, 0, -1, 0.123),
-                        SimEvent.Contact(128, 3, -2, 5),
-                        SimEvent.Damage(256, 3, 5.25, -0.25),
-                        SimEvent.Destroyed(65536, 3),
-                        SimEvent.Removed(4294967295L, 3, "death"),
-                        SimEvent.Removed(40, 4, "out-of-world"),
-                        SimEvent.Explosion(41, 5, -129, -32768),
-                    },
-                },
+                    SimEvent.Contact(1, 0, -1, 0.123d),
+                    SimEvent.Contact(128, 3, -2, 5d),
+                    SimEvent.Damage(256, 3, 5.25d, -0.25d),
+                    SimEvent.Destroyed(65536, 3),
+                    SimEvent.Removed(4294967295L, 3, "death"),
+                    SimEvent.Removed(40, 4, "out-of-world"),
+                    SimEvent.Explosion(41, 5, -129d, -32768d),
+                } },
                 new CaptureMessage { RunId = "r-12", Png = new byte[] { 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a } },
-                new CaptureMessage { RunId = "r-13", Png = Enumerable.Repeat((byte)7, 300).ToArray(), Raw = new byte[] { 1, 2, 3 } },
-                new DoneMessage { RunId = "r-12", Summary = new RunSummary { Steps = 514, Bodies = 30, Events = 0, ElapsedMs = 4294967296.0 } },
+                new CaptureMessage { RunId = "r-13", Png = new byte[] { 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07, 0x07 }, Raw = new byte[] { 0x01, 0x02, 0x03 } },
+                new DoneMessage { RunId = "r-12", Summary = new RunSummary { Steps = 514, Bodies = 30, Events = 0, ElapsedMs = 4294967296d } },
                 new ErrorMessage { RunId = "r-12", LevelId = "team/L/team_L_1", Phase = "load", Fault = "level", Text = "Block type \"Foo\" is unknown", Hint = "check the XML" },
-                new ErrorMessage { Phase = "protocol", Fault = "engine", Text = new string('x', 31) },
+                new ErrorMessage { Phase = "protocol", Fault = "engine", Text = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" },
                 new CancelMessage { RunId = "r-12" },
                 new PingMessage { Nonce = 2147483648L },
                 new PongMessage { Nonce = 0 },
-                new ByeMessage { Reason = new string('x', 32) },
+                new ByeMessage { Reason = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" },
             };
         }
     }
