@@ -6,7 +6,7 @@ import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js
 import { simulationIdentity } from '../stages/level-cache.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
-import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { accountedLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
 
@@ -32,8 +32,7 @@ const wanted = (list: readonly string[] | undefined, name: string) => !list || l
  */
 export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
   const { settings, report } = ctx;
-  const letters = settings.competitionLetters ?? charactersFound(competition.root);
-  const planned = planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
+  const planned = accountedLevels(settings, competition);
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   warnAboutFewerTrials(ctx, planned);

@@ -4,6 +4,7 @@ import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, trialFil
 import { assertSafeName } from '../layout/names.js';
 import type { LevelRef } from '../machine/index.js';
 import { officialBaseName } from '../stages/trial-transform.js';
+import type { CompetitionFolder, Settings } from '../config/index.js';
 
 /**
  * The trials a run accounts for: every trial file found in `raw`, `intermediate` or `levels` of the
@@ -34,6 +35,16 @@ export interface LevelPaths {
 export interface PlannedLevel {
   ref: LevelRef;
   paths: LevelPaths;
+}
+
+/**
+ * The trials `result/` accounts for in one competition folder: every team folder × the competition's
+ * letters (the config's, else every letter with files) × its trials. `run` plans its levels from them;
+ * the result step accounts for them (orchestrator/result/trial-accounting.ts).
+ */
+export function accountedLevels(settings: Pick<Settings, 'competitionLetters' | 'characters' | 'trials'>, competition: CompetitionFolder): PlannedLevel[] {
+  const letters = settings.competitionLetters ?? charactersFound(competition.root);
+  return planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
 }
 
 /** Every trial of every selected team and character, in a deterministic order (team, character, trial). */
