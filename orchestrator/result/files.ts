@@ -31,7 +31,7 @@ export const SCORE_FILES = [
   'rank_probabilities.csv',
 ] as const;
 
-/** What `sbeval run` adds: every trial's fate (orchestrator/run/accounting.ts). */
+/** Every trial's fate, written by every results step (orchestrator/result/trial-accounting.ts). */
 export const ACCOUNTING_FILES = ['trials.csv', 'failures.md'] as const;
 
 /**

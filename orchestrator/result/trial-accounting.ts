@@ -10,6 +10,7 @@ import { observeLevel } from '../run/observe.js';
 import { robustnessLookup } from '../run/robustness-stage.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
 import { simulationIdentity } from '../stages/level-cache.js';
+import { ACCOUNTING_FILES } from './files.js';
 import { similarityIsCurrent } from './readiness.js';
 import type { ReportSection } from '../../scoring/report/build.js';
 
@@ -53,9 +54,10 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
   }
   sortRows(rows);
   const section = failureSection(rows);
-  const files = new Map([
-    ['trials.csv', trialsCsv(rows, { robustness: options.robustness !== undefined })],
-    ['failures.md', `## ${section.title}\n\n${section.markdown}\n`],
+  const [trials, failures] = ACCOUNTING_FILES;
+  const files = new Map<string, string>([
+    [trials, trialsCsv(rows, { robustness: options.robustness !== undefined })],
+    [failures, `## ${section.title}\n\n${section.markdown}\n`],
   ]);
   return { rows, section, files };
 }
