@@ -93,6 +93,7 @@ async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
   assertNamedTeams(settings, options);
   const outcome = await scoreFolder(settings, options);
   const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.join(', ')}, which described an earlier state of the folder` : '';
+  for (const w of outcome.accountingWarnings) process.stderr.write(warningLine(w));
   if (!outcome.scored || outcome.status === 'blocked') {
     const reason = outcome.manifest.score.written ? 'nothing to score' : outcome.manifest.score.reason;
     if (flags.json) process.stdout.write(`${JSON.stringify({ scored: false, reason, blockers: outcome.blockers, removed: outcome.removed }, null, 2)}\n`);
@@ -102,8 +103,8 @@ async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
   }
   const scored = outcome.scored;
   const staged = stageResult(scored, outcome.files.filter((f) => !scored.files.includes(f)));
-  const result = { ...staged, warnings: [...staged.warnings, ...outcome.reportWarnings] };
-  for (const w of result.warnings) process.stderr.write(warningLine(w));
+  const result = { ...staged, warnings: [...staged.warnings, ...outcome.reportWarnings, ...outcome.accountingWarnings] };
+  for (const w of [...staged.warnings, ...outcome.reportWarnings]) process.stderr.write(warningLine(w));
   if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
   if (flags.json) {
     process.stdout.write(

@@ -68,6 +68,8 @@ interface ResultStepOutcome {
   manifest: Manifest;
   /** Every trial's fate, as written to `trials.csv`. */
   trials: TrialRow[];
+  /** What the trials say about the settings (trial-accounting.ts), listed in the report after the score's. */
+  accountingWarnings: ScoreWarning[];
   /** What scoring found, and the reports' own warnings (when written). */
   scored?: Scored;
   reportWarnings: ScoreWarning[];
@@ -144,7 +146,7 @@ async function scoreAndReport(step: ResultStep, basis: Manifest, accounting: Tri
     sections: [accounting.section, ...(step.robustness ? [robustnessSection(step.robustness.levels, step.robustness.runs)] : []), ...contributedSections(step.contributors, settings.root, { rules: settings.rules, trials: settings.trials })],
     trialFates: accounting.rows,
     settings: runSettingsFacts(settings, basis.identity.similarityModel),
-    warnings: step.warnings?.() ?? [],
+    warnings: [...accounting.warnings, ...(step.warnings?.() ?? [])],
     // The competition's letters (the config's), never a --chars subset: the report describes the folder.
     ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
   });
@@ -161,7 +163,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
   const accounting = await trialAccounting(step.settings, { robustness: step.robustness?.levels, outcomes: step.outcomes });
   const given = givenFiles(step, accounting);
   const givenSame = [...given].every(([key, text]) => old?.outputs[key] === sha256(text)) && droppedTables(step).every((path) => !existsSync(path));
-  const base = { blockers, trials: accounting.rows, reportWarnings: [] as ScoreWarning[], files: [] as string[] };
+  const base = { blockers, trials: accounting.rows, accountingWarnings: accounting.warnings, reportWarnings: [] as ScoreWarning[], files: [] as string[] };
   if (step.command === 'run' && old && sameBasis(old, candidate) && outputsIntact(root, old) && givenSame) {
     return { ...base, status: 'unchanged', removed: [], manifest: old };
   }

@@ -5,7 +5,7 @@ import type { CompetitionFolder, Settings } from '../config/index.js';
 import { listFiles, stageDir, trialBaseName } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
 import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup, type TrialRow } from '../run/accounting.js';
-import { accountedLevels } from '../run/levels.js';
+import { accountedLevels, fewerTrialsMessage } from '../run/levels.js';
 import { observeLevel } from '../run/observe.js';
 import { robustnessLookup } from '../run/robustness-stage.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
@@ -13,6 +13,7 @@ import { simulationIdentity } from '../stages/level-cache.js';
 import { ACCOUNTING_FILES } from './files.js';
 import { similarityIsCurrent } from './readiness.js';
 import type { ReportSection } from '../../scoring/report/build.js';
+import type { ScoreWarning } from '../../scoring/score/checks.js';
 
 /**
  * Every trial's fate, from the folder as it is (`result/trials.csv`, `result/failures.md` and the
@@ -28,6 +29,8 @@ export interface TrialAccounting {
   section: ReportSection;
   /** `trials.csv` and `failures.md`, by name. */
   files: Map<string, string>;
+  /** What the folder's trials say about the settings (fewer trials than the default T), listed in the report. */
+  warnings: ScoreWarning[];
 }
 
 export interface AccountingOptions {
@@ -42,10 +45,14 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
   const live = new Map((options.outcomes ?? []).map((o) => [o.level.id, o]));
   const robustness = robustnessLookup(options.robustness ?? []);
   const rows: TrialRow[] = [];
+  const warnings: ScoreWarning[] = [];
   for (const competition of settings.competitions) {
     if (!existsSync(competition.root)) continue;
     const lookup = similarityLookup(competition, settings);
-    for (const level of accountedLevels(settings, competition)) {
+    const levels = accountedLevels(settings, competition);
+    const fewer = fewerTrialsMessage(settings, levels);
+    if (fewer !== undefined) warnings.push({ code: 'run', message: `accounting: ${competition.model ? `${competition.model}: ` : ''}${fewer}` });
+    for (const level of levels) {
       const observed = await observeLevel(competition.root, level, settings.prefix, digest);
       // The folder says "not done yet": the run that worked on the level knows why.
       const outcome = observed.failure?.kind === 'pending' ? (live.get(level.ref.id) ?? observed) : observed;
@@ -59,7 +66,7 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
     [trials, trialsCsv(rows, { robustness: options.robustness !== undefined })],
     [failures, `## ${section.title}\n\n${section.markdown}\n`],
   ]);
-  return { rows, section, files };
+  return { rows, section, files, warnings };
 }
 
 /**

@@ -35,7 +35,6 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   const planned = accountedLevels(settings, competition);
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
-  warnAboutFewerTrials(ctx, planned);
   const digest = simulationIdentity(settings).digest;
   const todo = await skipFinished(ctx, competition, work, digest);
   const inWork = new Set(work);
@@ -58,15 +57,6 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
   return work;
-}
-
-/** The folder has fewer trials than T (and T was not set): the others count as never generated. */
-function warnAboutFewerTrials(ctx: RunContext, planned: readonly PlannedLevel[]): void {
-  const { settings } = ctx;
-  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
-  if (settings.sources.trials === 'default' && highest > 0 && highest < settings.trials) {
-    ctx.warn('simulate', `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`);
-  }
 }
 
 /** Levels an earlier run finished become outcomes at once; the rest are returned to run. */

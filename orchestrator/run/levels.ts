@@ -47,6 +47,16 @@ export function accountedLevels(settings: Pick<Settings, 'competitionLetters' | 
   return planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
 }
 
+/**
+ * The folder has fewer trials than T and T was not set: the others count as never generated. Said by
+ * the result step (orchestrator/result/trial-accounting.ts), so `run` and `score` list it alike.
+ */
+export function fewerTrialsMessage(settings: Pick<Settings, 'trials' | 'sources'>, planned: readonly PlannedLevel[]): string | undefined {
+  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
+  if (settings.sources.trials !== 'default' || highest === 0 || highest >= settings.trials) return undefined;
+  return `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`;
+}
+
 /** Every trial of every selected team and character, in a deterministic order (team, character, trial). */
 export function planLevels(root: string, options: TrialUniverseOptions): PlannedLevel[] {
   const wantedTeams = options.teams && options.teams.length > 0 ? new Set(options.teams) : undefined;

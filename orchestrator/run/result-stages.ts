@@ -53,6 +53,8 @@ export async function resultsStage(ctx: RunContext): Promise<void> {
     onScoring: () => ctx.log.write({ type: 'stage-start', stage: 'score' }),
   });
   report.trials = outcome.trials;
+  for (const w of outcome.accountingWarnings) ctx.progress.note('accounting', w.message.replace(/^accounting: /, ''));
+  report.warnings = [...outcome.accountingWarnings, ...report.warnings];
   ctx.record({ stage: 'accounting', status: 'done', detail: `${report.trials.length} trials in result/trials.csv and result/failures.md` });
   report.scored = outcome.status !== 'blocked';
   const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.length} result file(s) of an earlier state (${outcome.removed.slice(0, 3).join(', ')}${outcome.removed.length > 3 ? ', …' : ''})` : '';
