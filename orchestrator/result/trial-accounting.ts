@@ -33,7 +33,7 @@ export interface TrialAccounting {
   warnings: ScoreWarning[];
 }
 
-export interface AccountingOptions {
+interface AccountingOptions {
   /** `--robustness N`: every level's perturbed runs (their columns in `trials.csv`). */
   robustness?: readonly LevelRobustnessResult[] | undefined;
   /** `run`: the outcomes of the levels it worked on. */

@@ -12,7 +12,7 @@ import type { CompetitionFolder, Settings } from '../config/index.js';
  * that was never generated counts as a trial that never became a level, as the official scoring counts
  * it as 0). Names come from folders and are checked (orchestrator/layout/names.ts).
  */
-const LEVEL_STAGES: TrialStage[] = ['raw', 'intermediate', 'levels'];
+export const LEVEL_STAGES: readonly TrialStage[] = ['raw', 'intermediate', 'levels'];
 
 interface TrialUniverseOptions {
   /** Teams to include (default: every team folder). */
@@ -109,7 +109,7 @@ function compareBases(a: string, b: string): number {
 }
 
 /** The characters to run: the configured ones, or those with a folder in any level stage of any team. */
-export function charactersFound(root: string, teams?: readonly string[]): string[] {
+function charactersFound(root: string, teams?: readonly string[]): string[] {
   const found = new Set<string>();
   for (const team of listTeams(root)) {
     if (teams && teams.length > 0 && !teams.includes(team)) continue;
