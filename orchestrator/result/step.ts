@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SbevalError } from '../../core/errors.js';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { listFiles, resultDir } from '../layout/competition.js';
 import { writeFileAtomic } from '../layout/atomic.js';
@@ -131,19 +132,45 @@ async function writeStepFiles(step: ResultStep, old: Manifest | undefined, candi
   return { ...outputs, ...(await keepOrRemove(step.settings.root, old, candidate, others, removed)) };
 }
 
+/** The contributors' input files now (relative path → sha256). */
+function contributedHashes(step: ResultStep): Map<string, string> {
+  const root = step.settings.root;
+  const competitions = step.settings.competitions.map((c) => c.root);
+  return new Map(step.contributors.flatMap((c) => c.inputs(root, competitions)).map((input) => [manifestPath(root, input.path), fileSha256Sync(input.path) ?? ''] as const));
+}
+
+/**
+ * The contributors' files (a rater's answers, a judge's file) are read after the manifest hashed them: a
+ * save landing in between would give a report whose ratings the manifest does not describe. Hashed again
+ * once read: a file whose bytes are not the recorded ones, one that appeared or one that went, stops the
+ * step before anything is scored, naming them.
+ */
+function assertContributedAsRecorded(step: ResultStep, basis: Manifest, before: ReadonlySet<string>, read: ReadFolder): void {
+  const now = contributedHashes(step);
+  const changed = [...now].filter(([path, sha]) => basis.inputs[path] !== sha).map(([path]) => path);
+  const gone = [...before].filter((path) => basis.inputs[path] !== undefined && !now.has(path));
+  const named = [...changed, ...gone];
+  if (named.length === 0) return;
+  read.cancel();
+  throw new SbevalError('input', `the folder changed while it was scored: ${named.slice(0, 3).join(', ')}${named.length > 3 ? ` and ${named.length - 3} more` : ''}`, 'another process wrote these files meanwhile; run the command again');
+}
+
 /** Scores the folder as read and writes the report with every section and settings row; returns what scoring found. */
-async function scoreAndReport(step: ResultStep, basis: Manifest, accounting: TrialAccounting): Promise<{ scored: Scored; files: string[]; warnings: ScoreWarning[] }> {
+async function scoreAndReport(step: ResultStep, basis: Manifest, accounting: TrialAccounting, contributedPaths: ReadonlySet<string>): Promise<{ scored: Scored; files: string[]; warnings: ScoreWarning[] }> {
   const { settings } = step;
   step.onScoring?.();
   const read = step.read ?? readScoreFolder(step.options);
   // Read before (score) or after (run) the manifest was made: a file written meanwhile by another process stops the score.
   assertReadAsRecorded(read, settings.root, basis.inputs);
+  // The judges' and raters' files are read after they were hashed, and held to the hashes before anything is scored.
+  const contributed = contributedSections(step.contributors, settings.root, { rules: settings.rules, trials: settings.trials });
+  assertContributedAsRecorded(step, basis, contributedPaths, read);
   const scored = await read.score();
   // The report, last: the score's content, every trial's fate (the gallery), the failure accounting, the
   // knife-edge verdicts (`--robustness N`), the judges (when the folder holds their results), the
   // settings of every stage, and every warning.
   const written = await writeScoreReports(scored, {
-    sections: [accounting.section, ...(step.robustness ? [robustnessSection(step.robustness.levels, step.robustness.runs)] : []), ...contributedSections(step.contributors, settings.root, { rules: settings.rules, trials: settings.trials })],
+    sections: [accounting.section, ...(step.robustness ? [robustnessSection(step.robustness.levels, step.robustness.runs)] : []), ...contributed],
     trialFates: accounting.rows,
     settings: runSettingsFacts(settings, basis.identity.similarityModel),
     warnings: [...accounting.warnings, ...(step.warnings?.() ?? [])],
@@ -158,6 +185,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
   const competitions = step.settings.competitions.map((c) => c.root);
   const blockers = scoreBlockers({ root, competitions: step.settings.competitions, ...readinessOf(step.settings) });
   const score: Manifest['score'] = blockers.length > 0 ? { written: false, reason: blockerLine(blockers) } : { written: true };
+  const contributedBefore = new Set(contributedHashes(step).keys());
   const candidate = currentManifest(root, competitions, step.settings.configFile, step.contributors, { command: step.command, settings: step.record, score });
   const old = readManifest(root);
   const accounting = await trialAccounting(step.settings, { robustness: step.robustness?.levels, outcomes: step.outcomes });
@@ -171,7 +199,7 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
   await removeManifest(root);
   const removed: string[] = [];
   const outputs = await writeStepFiles(step, old, candidate, given, removed);
-  const scoring = blockers.length > 0 ? undefined : await scoreAndReport(step, candidate, accounting);
+  const scoring = blockers.length > 0 ? undefined : await scoreAndReport(step, candidate, accounting, contributedBefore);
   const written = scoring?.files ?? [];
   removed.push(...(await commitScoreFiles(foldersOf(step), new Set(written))));
   for (const path of written) outputs[manifestPath(root, path)] = fileSha256Sync(path) ?? '';
