@@ -52,7 +52,11 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
     const levels = accountedLevels(settings, competition);
     const fewer = fewerTrialsMessage(settings, levels);
     if (fewer !== undefined) warnings.push({ code: 'run', message: `accounting: ${competition.model ? `${competition.model}: ` : ''}${fewer}` });
+    // A trial numbered beyond T is not a trial of the competition (docs/result-folder.md "Trials beyond T").
+    const beyond = levels.filter((l) => Number.isFinite(l.ref.trial) && l.ref.trial > settings.trials);
+    if (beyond.length > 0) warnings.push({ code: 'run', message: `accounting: ${beyondTMessage(beyond.map((l) => l.ref.id), settings.trials)}` });
     for (const level of levels) {
+      if (Number.isFinite(level.ref.trial) && level.ref.trial > settings.trials) continue;
       const observed = await observeLevel(competition.root, level, settings.prefix, digest);
       // The folder says "not done yet": the run that worked on the level knows why.
       const outcome = observed.failure?.kind === 'pending' ? (live.get(level.ref.id) ?? observed) : observed;
@@ -67,6 +71,12 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
     [failures, `## ${section.title}\n\n${section.markdown}\n`],
   ]);
   return { rows, section, files, warnings };
+}
+
+/** The one sentence for trial files numbered beyond T. */
+function beyondTMessage(ids: readonly string[], trials: number): string {
+  const shown = ids.slice(0, 2).join(', ');
+  return `${ids.length} trial(s) numbered beyond T = ${trials} (${shown}${ids.length > 2 ? ', …' : ''}): not trials of the competition, so not rows of result/trials.csv; the stages process their files as the official evaluator does, and the score uses none of them as a trial`;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, resultFiles, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
 
 /**
  * One writer of `result/` (orchestrator/result/step.ts): `sbeval score` after `sbeval run`, and after a
@@ -70,5 +70,22 @@ describe('score writes result/ as run does', () => {
     expect(score.stderr).not.toMatch(/removed .*(trials\.csv|failures\.md)/);
     expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
     expect(resultFiles(root).get('trials.csv')).toMatch(/BlockSmith,,I,1,level,no image \(the level is not simulated yet\)/);
+  }, 120_000);
+});
+
+describe('trials beyond T follow one rule', () => {
+  it('a response numbered beyond T is no row of trials.csv or failures.md, in run and score alike, and is named once', async () => {
+    const root = copyOf(scored, join(ws.dir, 'beyond-t'));
+    copyFileSync(join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_1.txt'), join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_7.txt'));
+    const run = await ok(['run', root, '--model', ws.model]);
+    expect(run.stderr).toMatch(/accounting: 1 trial\(s\) numbered beyond T = 3 \(BlockSmith\/I\/BlockSmith_I_7\): not trials of the competition/);
+    const rows = trialRows(root);
+    expect(rows).toHaveLength(45);
+    expect(rows.some((r) => r[3] === '7')).toBe(false);
+    expect(resultFiles(root).get('failures.md')).toContain('45 trials;');
+    const afterRun = resultFiles(root);
+    const score = await ok(['score', root]);
+    expect(score.stderr).toMatch(/numbered beyond T = 3/);
+    expect(withoutManifest(resultFiles(root))).toEqual(withoutManifest(afterRun));
   }, 120_000);
 });
