@@ -51,9 +51,17 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, outside: outside.length, cached, toSimulate });
   if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
   await runLevels(ctx, competition, todo, digest);
-  // Levels a stop (Ctrl-C, a storage fault) kept from starting have no outcome: counted, so the summary adds up.
+  // Levels a stop (Ctrl-C, a storage fault) kept from starting: those whose fate the folder already holds
+  // (no code, a program that does not convert: the extract and convert rows count them failed) are failed
+  // here too, read as they are (observe.ts); only the others are not run. So the summary adds up.
   const finished = new Set(ctx.outcomes.map((o) => o.level.id));
-  report.levels.notRun += todo.filter((l) => !finished.has(l.ref.id)).length;
+  for (const level of todo.filter((l) => !finished.has(l.ref.id))) {
+    const observed = await observeLevel(competition.root, level, settings.prefix, digest);
+    if (observed.failure?.kind === 'level') {
+      ctx.outcomes.push(observed);
+      report.levels.failed += 1;
+    } else report.levels.notRun += 1;
+  }
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
   return work;
