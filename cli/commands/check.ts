@@ -28,7 +28,7 @@ sbeval run redoes exactly what changed. Details: docs/result-folder.md`,
     .action((root: string, flags: { json?: boolean }) => {
       // The one reading of the folder every command shares (layout/root-check.ts, config/settings.ts).
       const settings = resolveSettings(root, {}, { command: 'check' });
-      const result = checkResults(settings.root, settings.competitions.map((c) => c.root), settings.configFile, LLM_RESULT_CONTRIBUTORS);
+      const result = checkResults(settings, LLM_RESULT_CONTRIBUTORS);
       if (flags.json) {
         const { manifest, ...rest } = result;
         process.stdout.write(`${JSON.stringify({ ...rest, command: manifest?.command ?? null, score: manifest?.score ?? null }, null, 2)}\n`);

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
-import { contributedSections } from '../../orchestrator/result/contributors.js';
 import { rankingLines } from '../../orchestrator/stages/score-report.js';
-import { assertReadAsRecorded, readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
-import { runScoreStage, type ScoreStageResult } from '../../orchestrator/stages/score-stage.js';
+import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
+import { stageResult, type ScoreStageResult } from '../../orchestrator/stages/score-stage.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Settings } from '../../orchestrator/config/index.js';
 import { teamsFound } from '../../orchestrator/config/subset.js';
@@ -14,8 +13,6 @@ import { list, option, wholeNumber } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 import { cachedPhysics, prestartUncertainty } from '../../orchestrator/stages/uncertainty.js';
 import { CHARACTERS } from '../../scoring/score/rules.js';
-import { robustnessTables } from '../../orchestrator/stages/robustness.js';
-import { simulationIdentity } from '../../orchestrator/stages/level-cache.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -59,37 +56,27 @@ async function scoreOptions(settings: Settings, flags: ScoreFlags): Promise<Scor
     teamOrder: flags.teamOrder as TeamOrder,
     // The competition's letters (the config's), never a --chars subset: the report describes the folder.
     ...(settings.competitionLetters ? { letters: settings.competitionLetters } : {}),
-    // Judges beyond the ViT, when the folder holds their results (sbeval judge / survey).
-    sections: contributedSections(LLM_RESULT_CONTRIBUTORS, settings.root, { rules: settings.rules, trials: settings.trials }),
     uncertainty: settings.uncertainty,
     ...(physics ? { physics } : {}),
   };
 }
 
-/** One step with `sbeval run`'s: what the folder supports, the files, the manifest (orchestrator/result/step.ts). */
+/** The one step that writes `result/`, as `sbeval run`'s (orchestrator/result/step.ts). */
 async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
   const interrupt = stopOnInterrupt('score');
-  let result: ScoreStageResult | undefined;
   // Read first: the bootstrap's resamples run in their thread while the folder is checked (docs/uncertainty.md "Cost").
   const read = readScoreFolder(options);
   try {
-    const outcome = await writeResults({
-      root: settings.root,
-      competitions: settings.competitions.map((c) => c.root),
-      configFile: settings.configFile,
+    return await writeResults({
+      settings,
       contributors: LLM_RESULT_CONTRIBUTORS,
       command: 'score',
-      settings: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
-      readiness: { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) },
+      record: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
+      options,
       // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
-      ...(options.physics ? { robustness: robustnessTables(settings.competitions, options.physics.levels) } : {}),
-      score: async (basis) => {
-        assertReadAsRecorded(read, settings.root, basis.inputs);
-        result = await runScoreStage(options, read);
-        return result.files;
-      },
+      ...(options.physics ? { robustness: { runs: options.physics.runs, levels: options.physics.levels } } : {}),
+      read,
     });
-    return { outcome, result };
   } finally {
     // A folder the check blocked is not scored: its bootstrap stops.
     read.cancel();
@@ -104,16 +91,20 @@ async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
   prestartUncertainty(settings.uncertainty, settings.trials, cells);
   const options = await scoreOptions(settings, flags);
   assertNamedTeams(settings, options);
-  const { outcome, result } = await scoreFolder(settings, options);
+  const outcome = await scoreFolder(settings, options);
   const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.join(', ')}, which described an earlier state of the folder` : '';
-  if (!result || outcome.status === 'blocked') {
+  for (const w of outcome.accountingWarnings) process.stderr.write(warningLine(w));
+  if (!outcome.scored || outcome.status === 'blocked') {
     const reason = outcome.manifest.score.written ? 'nothing to score' : outcome.manifest.score.reason;
     if (flags.json) process.stdout.write(`${JSON.stringify({ scored: false, reason, blockers: outcome.blockers, removed: outcome.removed }, null, 2)}\n`);
     process.stderr.write(`sbeval: [score] not scored, the folder cannot be scored as it is: ${reason}${removed}\n`);
     process.exitCode = EXIT_NOT_SCORED;
     return;
   }
-  for (const w of result.warnings) process.stderr.write(warningLine(w));
+  const scored = outcome.scored;
+  const staged = stageResult(scored, outcome.files.filter((f) => !scored.files.includes(f)));
+  const result = { ...staged, warnings: [...staged.warnings, ...outcome.reportWarnings, ...outcome.accountingWarnings] };
+  for (const w of [...staged.warnings, ...outcome.reportWarnings]) process.stderr.write(warningLine(w));
   if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
   if (flags.json) {
     process.stdout.write(

@@ -150,8 +150,9 @@ export function registerSimulateCommands(program: Command): void {
       'after',
       `
 With --robustness N, every level with a verdict is run N more times, one trial each, perturbed the way
-Unity's own runs differ; result/robustness.csv lists per level the stable runs and the moving-count
-spread, and a verdict is fragile when fewer than 90% of the runs agree with it.
+Unity's own runs differ, and a verdict is fragile when fewer than 90% of the runs agree with it. The
+runs are cached; sbeval score --robustness N (or run --robustness N) lists them per level in
+result/robustness.csv with the other result files.
 
 Writes <root>/<team>/stability/<C>.json in the evaluator's exact format and
 <root>/<team>/images/<C>/<name>.png (1024×1024, black on white). Finished levels are cached under
@@ -173,7 +174,7 @@ Example: sbeval simulate examples/competition --chars I,L --workers 2`,
 /** The robustness lines of `simulate --robustness`: counts, then every fragile verdict. */
 function formatRobustness(r: RobustnessSummary): string {
   const lines = [
-    `  robustness: ${r.runs} perturbed runs per level, ${r.levels.length} levels (${r.computed} run now), ${r.fragile.length} fragile verdict(s); result/robustness.csv`,
+    `  robustness: ${r.runs} perturbed runs per level, ${r.levels.length} levels (${r.computed} run now), ${r.fragile.length} fragile verdict(s); cached (sbeval score --robustness ${r.runs} lists them in result/robustness.csv)`,
   ];
   if (r.withoutVerdict > 0) lines.push(`  ${r.withoutVerdict} level(s) without a verdict were not perturbed`);
   for (const f of r.fragile) {

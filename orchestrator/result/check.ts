@@ -4,7 +4,10 @@ import { fileSha256Sync } from '../../core/hash.js';
 import { ACCOUNTING_FILES, resultFolders, ROBUSTNESS_FILE, SCORE_FILES } from './files.js';
 import type { ResultContributor } from './contributors.js';
 import { inputFiles, kindOfPath } from './inputs.js';
-import { readManifest, versionsRecord, type Manifest } from './manifest.js';
+import { folderIdentity, rankingFolders, readManifest, versionsRecord, type Manifest } from './manifest.js';
+import { blockerLine, scoreBlockers } from './readiness.js';
+import { readinessOf } from './step.js';
+import type { Settings } from '../config/index.js';
 
 /**
  * `sbeval check <root>`: does `result/` still describe the folder? The manifest (manifest.ts) is compared
@@ -24,6 +27,15 @@ export interface CheckResult {
   current: boolean;
   manifest: Manifest | undefined;
   inputs: FolderChanges;
+  /** Competition, team and letter folders added or removed since (manifest.ts `folders`: empty ones count). */
+  folders: { added: string[]; removed: string[] };
+  /**
+   * What the folder supports now, asked as `score` and `run` ask it (readiness.ts, with the simulation
+   * settings of the config): differs when the ranking would now be written or refused otherwise.
+   */
+  readiness: { then: Manifest['score']; now: Manifest['score'] } | undefined;
+  /** The engines' and similarity model's records of the stage files (manifest.ts `identity`), when they changed. */
+  identity: { then: Manifest['identity']; now: Manifest['identity'] } | undefined;
   /** Result files vouched for by the manifest that were edited or removed. */
   outputs: { changed: string[]; missing: string[]; unlisted: string[] };
   /** `name: then → now` for each software version that differs. */
@@ -39,7 +51,9 @@ function diffInputs(before: Record<string, string>, now: Record<string, string>)
   return { changed, added, removed };
 }
 
-export function checkResults(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[]): CheckResult {
+export function checkResults(settings: Settings, contributors: readonly ResultContributor[]): CheckResult {
+  const { root, configFile } = settings;
+  const competitions = settings.competitions.map((c) => c.root);
   const manifest = readManifest(root);
   const listed = inputFiles(root, competitions, configFile, contributors);
   const now = Object.fromEntries(listed.map((file) => [file.path, fileSha256Sync(join(root, file.path)) ?? '']));
@@ -50,18 +64,34 @@ export function checkResults(root: string, competitions: readonly string[], conf
     if (!existsSync(join(root, path))) outputs.missing.push(path);
     else if (fileSha256Sync(join(root, path)) !== sha) outputs.changed.push(path);
   }
-  for (const folder of resultFolders(root, competitions.map((dir) => ({ root: dir })))) {
+  for (const folder of resultFolders(root, settings.competitions)) {
     for (const name of [...SCORE_FILES, ...ACCOUNTING_FILES, ROBUSTNESS_FILE]) {
       const path = relative(root, join(folder, name)).split('\\').join('/');
       if (existsSync(join(folder, name)) && manifest?.outputs[path] === undefined) outputs.unlisted.push(path);
     }
   }
+  const folders = diffFolders(manifest?.folders, rankingFolders(root, competitions));
+  // The one readiness `run` and `score` ask (step.ts `readinessOf`), and the records it reads.
+  const blockers = scoreBlockers({ root, competitions: settings.competitions, ...readinessOf(settings) });
+  const score: Manifest['score'] = blockers.length > 0 ? { written: false, reason: blockerLine(blockers) } : { written: true };
+  const readiness = manifest && JSON.stringify(manifest.score) !== JSON.stringify(score) ? { then: manifest.score, now: score } : undefined;
+  const identityNow = folderIdentity(root, now);
+  const identity = manifest && JSON.stringify(manifest.identity) !== JSON.stringify(identityNow) ? { then: manifest.identity, now: identityNow } : undefined;
   const current = versionsRecord();
   const versions = Object.entries(manifest?.versions ?? {})
     .filter(([name, value]) => current[name] !== undefined && current[name] !== value)
     .map(([name, value]) => `${name}: ${value} → ${current[name]}`);
-  const changes = inputs.changed.length + inputs.added.length + inputs.removed.length + outputs.changed.length + outputs.missing.length + outputs.unlisted.length;
-  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, versions, kinds };
+  const changes =
+    inputs.changed.length + inputs.added.length + inputs.removed.length + outputs.changed.length + outputs.missing.length + outputs.unlisted.length + folders.added.length + folders.removed.length + (readiness ? 1 : 0) + (identity ? 1 : 0);
+  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, folders, readiness, identity, versions, kinds };
+}
+
+/** Folders of the root now that the manifest does not list, and listed ones that are gone (a manifest without the list: all are new). */
+function diffFolders(then: Manifest['folders'] | undefined, now: Manifest['folders']): CheckResult['folders'] {
+  const before = new Set(then ? [...then.competitions, ...then.teams, ...then.letters] : []);
+  const after = [...now.competitions, ...now.teams, ...now.letters];
+  const present = new Set(after);
+  return { added: after.filter((f) => !before.has(f)), removed: [...before].filter((f) => !present.has(f)) };
 }
 
 /** At most `shown` paths, then how many more. */
@@ -100,10 +130,17 @@ export function checkLines(result: CheckResult, shown = 5): string[] {
   ] as const) {
     for (const group of byKind(list, result.kinds, shown)) lines.push(`  ${label}: ${group}`);
   }
+  if (result.folders.added.length > 0) lines.push(`  folders added: ${some(result.folders.added, shown)}`);
+  if (result.folders.removed.length > 0) lines.push(`  folders removed: ${some(result.folders.removed, shown)}`);
+  if (result.identity) lines.push(`  the levels' or similarity files' records changed (other simulation settings or model): ${result.identity.then.simulation.join(', ') || 'none'} → ${result.identity.now.simulation.join(', ') || 'none'}`);
+  if (result.readiness) {
+    const { now } = result.readiness;
+    lines.push(now.written ? '  the folder can be scored now' : `  the folder cannot be scored now: ${now.reason}`);
+  }
   if (outputs.changed.length > 0) lines.push(`  result files edited since: ${some(outputs.changed, shown)}`);
   if (outputs.missing.length > 0) lines.push(`  result files missing: ${some(outputs.missing, shown)}`);
   if (outputs.unlisted.length > 0) lines.push(`  result files not from these results: ${some(outputs.unlisted, shown)}`);
-  if (!manifest.score.written) lines.push(`  no ranking: ${manifest.score.reason}`);
+  if (!manifest.score.written && !result.readiness) lines.push(`  no ranking: ${manifest.score.reason}`);
   for (const v of result.versions) lines.push(`  note: computed with other software (${v})`);
   return lines;
 }

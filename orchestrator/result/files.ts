@@ -31,13 +31,13 @@ export const SCORE_FILES = [
   'rank_probabilities.csv',
 ] as const;
 
-/** What `sbeval run` adds: every trial's fate (orchestrator/run/accounting.ts). */
+/** Every trial's fate, written by every results step (orchestrator/result/trial-accounting.ts). */
 export const ACCOUNTING_FILES = ['trials.csv', 'failures.md'] as const;
 
 /**
  * The knife-edge table of `--robustness N` (orchestrator/stages/robustness.ts), in each result folder:
- * written by `run` and `score` with the other result files and listed in the manifest. (`sbeval
- * simulate --robustness N` writes it too, outside any manifest: `sbeval check` then names it.)
+ * written by `run` and `score` with the other result files and listed in the manifest (`sbeval simulate
+ * --robustness N` only caches the runs).
  */
 export const ROBUSTNESS_FILE = 'robustness.csv';
 

@@ -3,13 +3,14 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { resultDir } from '../layout/competition.js';
+import { listCharacters, listTeams, resultDir, stageDir } from '../layout/competition.js';
+import { LEVEL_STAGES } from '../run/levels.js';
 import { softwareVersions } from '../report/versions.js';
 import { readDerivation } from '../stages/derivation.js';
 import { readLevelCache } from '../stages/level-cache.js';
 import { MANIFEST_FILE } from './files.js';
 import type { ResultContributor } from './contributors.js';
-import { hashInputs } from './inputs.js';
+import { hashInputs, manifestPath as relativePath } from './inputs.js';
 
 /**
  * `result/manifest.json`: what the result files beside it were computed from — the sha256 of every input
@@ -33,6 +34,12 @@ export interface Manifest {
    */
   identity: { simulation: string[]; similarityModel: string[] };
   versions: Record<string, string>;
+  /**
+   * The folders that decide who and what is ranked, empty ones included: the competition folders (the
+   * root `.`, or one per model), the team folders (each counts in P) and the letter folders of the
+   * trial stages (each letter's trials are rows of `trials.csv`). A file hash cannot see an empty folder.
+   */
+  folders: { competitions: string[]; teams: string[]; letters: string[] };
   /** Relative path → sha256 of every input file. */
   inputs: Record<string, string>;
   /** Relative path → sha256 of every result file written with this manifest. */
@@ -58,7 +65,7 @@ const sorted = (record: Record<string, string>) => Object.fromEntries(Object.ent
 
 /** The manifest's text: fixed key order, paths sorted, two-space indent, final newline. */
 function manifestText(m: Manifest): string {
-  const ordered: Manifest = { format: 1, command: m.command, settings: m.settings, identity: m.identity, versions: m.versions, score: m.score, inputs: sorted(m.inputs), outputs: sorted(m.outputs) };
+  const ordered: Manifest = { format: 1, command: m.command, settings: m.settings, identity: m.identity, versions: m.versions, score: m.score, folders: m.folders, inputs: sorted(m.inputs), outputs: sorted(m.outputs) };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
@@ -71,7 +78,7 @@ export async function writeManifest(root: string, manifest: Manifest): Promise<v
 }
 
 /** The identity part, from the records of the folder's levels and similarity files (only those still current). */
-function folderIdentity(root: string, inputs: Record<string, string>): Manifest['identity'] {
+export function folderIdentity(root: string, inputs: Record<string, string>): Manifest['identity'] {
   const simulation = new Set<string>();
   const similarityModel = new Set<string>();
   for (const path of Object.keys(inputs)) {
@@ -102,10 +109,26 @@ export function versionsRecord(): Record<string, string> {
   return Object.fromEntries(softwareVersions().map((f) => [f.name, f.value]));
 }
 
+/** The folders of the root that decide the ranking (`Manifest.folders`), as relative paths, sorted. */
+export function rankingFolders(root: string, competitions: readonly string[]): Manifest['folders'] {
+  const path = (dir: string) => relativePath(root, dir) || '.';
+  const teams: string[] = [];
+  const letters: string[] = [];
+  for (const dir of competitions) {
+    if (!existsSync(dir)) continue;
+    for (const team of listTeams(dir)) {
+      teams.push(path(join(dir, team)));
+      for (const stage of LEVEL_STAGES) for (const letter of listCharacters(dir, team, stage)) letters.push(path(stageDir(dir, team, stage, letter)));
+    }
+  }
+  const order = (list: string[]) => list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { competitions: order(competitions.map(path)), teams: order(teams), letters: order(letters) };
+}
+
 /** A manifest of the folder as it is now, without outputs yet. */
 export function currentManifest(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[], parts: Pick<Manifest, 'command' | 'settings' | 'score'>): Manifest {
   const inputs = hashInputs(root, competitions, configFile, contributors);
-  return { format: 1, ...parts, identity: folderIdentity(root, inputs), versions: versionsRecord(), inputs, outputs: {} };
+  return { format: 1, ...parts, identity: folderIdentity(root, inputs), versions: versionsRecord(), folders: rankingFolders(root, competitions), inputs, outputs: {} };
 }
 
 /** Same basis: everything but the outputs is equal. */

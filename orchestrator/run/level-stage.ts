@@ -6,7 +6,7 @@ import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js
 import { simulationIdentity } from '../stages/level-cache.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
-import { charactersFound, planLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { accountedLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
 
@@ -32,11 +32,9 @@ const wanted = (list: readonly string[] | undefined, name: string) => !list || l
  */
 export async function levelStage(ctx: RunContext, competition: CompetitionFolder): Promise<PlannedLevel[]> {
   const { settings, report } = ctx;
-  const letters = settings.competitionLetters ?? charactersFound(competition.root);
-  const planned = planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
+  const planned = accountedLevels(settings, competition);
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
-  warnAboutFewerTrials(ctx, planned);
   const digest = simulationIdentity(settings).digest;
   const todo = await skipFinished(ctx, competition, work, digest);
   const inWork = new Set(work);
@@ -53,21 +51,20 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   ctx.log.write({ type: 'stage-start', stage: 'levels', model: competition.model, planned: planned.length, outside: outside.length, cached, toSimulate });
   if (toSimulate > 0) ctx.pool ??= await createPool(settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
   await runLevels(ctx, competition, todo, digest);
-  // Levels a stop (Ctrl-C, a storage fault) kept from starting have no outcome: counted, so the summary adds up.
+  // Levels a stop (Ctrl-C, a storage fault) kept from starting: those whose fate the folder already holds
+  // (no code, a program that does not convert: the extract and convert rows count them failed) are failed
+  // here too, read as they are (observe.ts); only the others are not run. So the summary adds up.
   const finished = new Set(ctx.outcomes.map((o) => o.level.id));
-  report.levels.notRun += todo.filter((l) => !finished.has(l.ref.id)).length;
+  for (const level of todo.filter((l) => !finished.has(l.ref.id))) {
+    const observed = await observeLevel(competition.root, level, settings.prefix, digest);
+    if (observed.failure?.kind === 'level') {
+      ctx.outcomes.push(observed);
+      report.levels.failed += 1;
+    } else report.levels.notRun += 1;
+  }
   ctx.progress.end('simulate');
   ctx.log.write({ type: 'stage-end', stage: 'levels', model: competition.model });
   return work;
-}
-
-/** The folder has fewer trials than T (and T was not set): the others count as never generated. */
-function warnAboutFewerTrials(ctx: RunContext, planned: readonly PlannedLevel[]): void {
-  const { settings } = ctx;
-  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
-  if (settings.sources.trials === 'default' && highest > 0 && highest < settings.trials) {
-    ctx.warn('simulate', `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`);
-  }
 }
 
 /** Levels an earlier run finished become outcomes at once; the rest are returned to run. */

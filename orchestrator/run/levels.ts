@@ -4,6 +4,7 @@ import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, trialFil
 import { assertSafeName } from '../layout/names.js';
 import type { LevelRef } from '../machine/index.js';
 import { officialBaseName } from '../stages/trial-transform.js';
+import type { CompetitionFolder, Settings } from '../config/index.js';
 
 /**
  * The trials a run accounts for: every trial file found in `raw`, `intermediate` or `levels` of the
@@ -11,7 +12,7 @@ import { officialBaseName } from '../stages/trial-transform.js';
  * that was never generated counts as a trial that never became a level, as the official scoring counts
  * it as 0). Names come from folders and are checked (orchestrator/layout/names.ts).
  */
-const LEVEL_STAGES: TrialStage[] = ['raw', 'intermediate', 'levels'];
+export const LEVEL_STAGES: readonly TrialStage[] = ['raw', 'intermediate', 'levels'];
 
 interface TrialUniverseOptions {
   /** Teams to include (default: every team folder). */
@@ -34,6 +35,26 @@ export interface LevelPaths {
 export interface PlannedLevel {
   ref: LevelRef;
   paths: LevelPaths;
+}
+
+/**
+ * The trials `result/` accounts for in one competition folder: every team folder × the competition's
+ * letters (the config's, else every letter with files) × its trials. `run` plans its levels from them;
+ * the result step accounts for them (orchestrator/result/trial-accounting.ts).
+ */
+export function accountedLevels(settings: Pick<Settings, 'competitionLetters' | 'characters' | 'trials'>, competition: CompetitionFolder): PlannedLevel[] {
+  const letters = settings.competitionLetters ?? charactersFound(competition.root);
+  return planLevels(competition.root, { characters: letters.length > 0 ? letters : settings.characters, trials: settings.trials, model: competition.model });
+}
+
+/**
+ * The folder has fewer trials than T and T was not set: the others count as never generated. Said by
+ * the result step (orchestrator/result/trial-accounting.ts), so `run` and `score` list it alike.
+ */
+export function fewerTrialsMessage(settings: Pick<Settings, 'trials' | 'sources'>, planned: readonly PlannedLevel[]): string | undefined {
+  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
+  if (settings.sources.trials !== 'default' || highest === 0 || highest >= settings.trials) return undefined;
+  return `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`;
 }
 
 /** Every trial of every selected team and character, in a deterministic order (team, character, trial). */
@@ -88,7 +109,7 @@ function compareBases(a: string, b: string): number {
 }
 
 /** The characters to run: the configured ones, or those with a folder in any level stage of any team. */
-export function charactersFound(root: string, teams?: readonly string[]): string[] {
+function charactersFound(root: string, teams?: readonly string[]): string[] {
   const found = new Set<string>();
   for (const team of listTeams(root)) {
     if (teams && teams.length > 0 && !teams.includes(team)) continue;

@@ -20,8 +20,6 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
     {
       ...robustnessOptions(settings, competition, settings.robustness),
       filter: stageFilter(settings),
-      // result/robustness.csv is written by the result step, with the manifest (run/result-stages.ts).
-      writeTable: false,
       workers: settings.workers,
       ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
     },

@@ -5,7 +5,7 @@ import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type Ru
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
 import { levelStage } from './level-stage.js';
 import { robustnessStage } from './robustness-stage.js';
-import { accountingStage, resultsStage } from './result-stages.js';
+import { resultsStage } from './result-stages.js';
 import { unfinishedWork } from './unfinished.js';
 
 export { MODEL_HINT, type GenerateStage, type RunOptions, type RunReport, type RunStageReport } from './context.js';
@@ -49,7 +49,7 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
     await levelStages(ctx);
     await vitStages(ctx);
     ctx.checkCancelled();
-    await resultsStage(ctx, accountingStage(ctx));
+    await resultsStage(ctx);
   } catch (error) {
     // A storage fault stops the run (exit 2, one line); the caller's cancellation ends it quietly.
     const fault = ctx.latch.fault;

@@ -10,13 +10,12 @@ import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type L
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import type { CompetitionFolder, Settings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { compareNames, listTrialFiles, resultDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { compareNames, listTrialFiles, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { cachePath, readCache, settingsDigest } from './level-cache.js';
 import { poolRunner, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
-import { ROBUSTNESS_FILE } from '../result/files.js';
 
 /**
  * `sbeval simulate --robustness N` (and `sbeval run --robustness N`): every level that has an official
@@ -26,8 +25,10 @@ import { ROBUSTNESS_FILE } from '../result/files.js';
  * never touched.
  *
  * Results are cached per level at `<root>/.sbeval/robustness/<team>/<C>/<name>.json` (valid for the XML's
- * content, the simulate settings and N), so a rerun only does new or changed levels, and listed in
- * `result/robustness.csv` — every level of the folder, whatever `--team`/`--chars` limited the work to.
+ * content, the simulate settings and N), so a rerun only does new or changed levels. The stage writes
+ * nothing under `result/`: the one results writer (orchestrator/result/step.ts) lists them in
+ * `result/robustness.csv` — every level of the folder, whatever `--team`/`--chars` limited the work to —
+ * when `run --robustness N` or `score --robustness N` writes the results.
  * Only the headless engine (in this process or in worker threads) can perturb a run.
  */
 const ROBUSTNESS_STAGE = 'robustness';
@@ -54,11 +55,6 @@ interface RobustnessStageOptions {
   force?: boolean;
   /** Multi-model runs: the model folder, carried into the results. */
   model?: string;
-  /**
-   * Write `result/robustness.csv` (default true). `sbeval run` does not: its result step writes the
-   * table with the other result files and the manifest that vouches for them (orchestrator/result/step.ts).
-   */
-  writeTable?: boolean;
 }
 
 export interface LevelRobustnessResult {
@@ -264,7 +260,6 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
     await Promise.all(Array.from({ length: Math.min(todo.length, Math.max(4, Math.ceil(64 / runs))) }, () => worker()));
     const ordered = levels.map((l) => slots.get(l)).filter((r): r is LevelRobustnessResult => r !== undefined);
     const csv = robustnessCsv(ordered);
-    if (options.writeTable !== false) await writeFileAtomic(join(resultDir(root), ROBUSTNESS_FILE), csv);
     return { stage: ROBUSTNESS_STAGE, runs, levels: ordered, fragile: ordered.filter((r) => r.robustness.fragile), computed, withoutVerdict, failed, csv };
   } finally {
     await pool?.close();

@@ -24,7 +24,7 @@ export interface ScoreStageResult {
 }
 
 /** What `sbeval score` and library callers get: the scored folder with its reports written. */
-function stageResult(scored: Scored, reportFiles: readonly string[]): ScoreStageResult {
+export function stageResult(scored: Scored, reportFiles: readonly string[]): ScoreStageResult {
   return {
     rules: scored.rules.name,
     resultDir: resultDir(scored.dir),

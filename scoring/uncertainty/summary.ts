@@ -114,11 +114,34 @@ function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, no
     return { sentence: `${top.team} ranks first${competingOnly ? ' among the competing teams' : ''} in ${percent(top.win)} of ${resamples} resamples`, clear: true };
   }
   const shown = candidates.filter((t) => t.win >= 0.005).slice(0, 5);
-  const parts = shown.map((t) => `${t.team} ${percent(t.win)}`);
+  const entries: Array<[string, number]> = shown.map((t) => [t.team, t.win]);
   const rest = candidates.slice(shown.length).reduce((s, t) => s + t.win, 0);
-  if (rest > 0) parts.push(`others ${percent(rest)}`);
-  if (noWinner > 0) parts.push(`no winner ${percent(noWinner)}`);
+  if (rest > 0) entries.push(['others', rest]);
+  if (noWinner > 0) entries.push(['no winner', noWinner]);
+  const whole = wholePercents(entries.map(([, share]) => share));
+  // Whole percents that sum to 100 when the shares allow it; otherwise each rounded share says it is one.
+  const parts = entries.map(([label, share], i) => (whole ? `${label} ${whole[i]} %` : `${label} ${/^[<>]/.test(percent(share)) ? '' : '≈ '}${percent(share)}`));
   return { sentence: `no clear winner: ${parts.join(', ')}`, clear: false };
+}
+
+/**
+ * Shares that make a whole (they sum to 1), as whole percents that sum to exactly 100: each rounded
+ * down, the points left over given to the largest remainders (Hamilton's method). Undefined when the
+ * shares are not a whole, or when a share above 0 would print as 0 %.
+ */
+function wholePercents(shares: readonly number[]): number[] | undefined {
+  const total = shares.reduce((a, b) => a + b, 0);
+  if (!(Math.abs(total - 1) <= 1e-9)) return undefined;
+  const raw = shares.map((s) => s * 100);
+  const out = raw.map((r) => Math.floor(r + 1e-9));
+  let left = 100 - out.reduce((a, b) => a + b, 0);
+  const order = raw.map((r, i) => [r - out[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    out[i]! += 1;
+    left -= 1;
+  }
+  return out.some((p, i) => (p === 0 && shares[i]! > 0) || (p === 100 && shares[i]! < 1)) ? undefined : out;
 }
 
 export function summarize(result: BootstrapResult, official: readonly OfficialRow[], options: { competingOnly?: boolean } = {}): UncertaintySummary {

@@ -85,7 +85,8 @@ describe('case 2: no stale or impossible results', () => {
     const lines = score.stderr.trim().split('\n');
     expect(lines).toHaveLength(2); // the settings line, then the reason
     expect(lines[1]).toMatch(/^sbeval: \[score\] not scored, the folder cannot be scored as it is: images without a similarity file \(run sbeval similarity with a model\): BlockSmith\/images\/I, BlockSmith\/images\/L and 13 more$/);
-    expect([...resultFiles(root).keys()]).toEqual(['manifest.json']);
+    // Every trial's fate is written whatever the folder supports (one writer: orchestrator/result/step.ts).
+    expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
     // run, in the same state, refuses the same thing for the same reason.
     const reason = lines[1]!.replace(/^.*cannot be scored as it is: /, '');
     const run = await ok(['run', root]);
@@ -126,8 +127,9 @@ describe('case 2: no stale or impossible results', () => {
     const score = await sbeval(['score', root]);
     expect(score.code).toBe(1);
     expect(score.stderr).toMatch(/not scored, the folder cannot be scored as it is: levels changed since they were simulated \(run sbeval simulate\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml; removed result\/constants\.json, .*result\/report\.html, result\/score_intervals\.csv, result\/rank_probabilities\.csv, which described an earlier state of the folder\n$/);
-    // The run's accounting described the old response: it went with the ranking.
-    expect([...resultFiles(root).keys()]).toEqual(['manifest.json']);
+    // The accounting is written again from the folder as it is: the new response's level is not simulated yet.
+    expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
+    expect(trialRows(root).find((r) => r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '1')?.slice(4, 6)).toEqual(['level', 'no image (the level is not simulated yet)']);
   }, 120_000);
 });
 

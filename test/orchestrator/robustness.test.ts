@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
@@ -38,6 +38,9 @@ describe('simulate --robustness', () => {
     expect(knife.officialStable).toBe(true);
     expect(knife.stableRuns).toBeLessThan(18); // fewer than 90% of 20 agree with "stable"
 
+    // simulate writes nothing under result/ (the one results writer does): score --robustness lists the cached runs.
+    expect(existsSync(join(root, 'result'))).toBe(false);
+    await runSbeval(['score', root, '--robustness', '20', '--rules', '2023']);
     const csv = readFileSync(join(root, 'result', 'robustness.csv'), 'utf8').trimEnd().split('\n');
     expect(csv[0]).toBe('team,letter,level,official_score,runs,stable_runs,moving_min,moving_max,moving_mean,fragile');
     expect(csv[1]).toMatch(/^team,I,team_I_1,1,20,\d+,0,1,[\d.]+,yes$/);

@@ -85,10 +85,10 @@ describe('sbeval run: what the report and the summary say', () => {
     const listed = summary.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4));
     expect(summary).toContain(`${listed.length} warning(s), as printed above, also listed in result/report.md:`);
     // Warnings the run printed while it worked: the stage warnings and the score's.
-    const printed = stderr.split('\n').filter((l) => /\] simulate: expecting|warning \[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
+    const printed = stderr.split('\n').filter((l) => /\] accounting: expecting|warning \[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
     expect(printed.length).toBeGreaterThan(0);
     for (const line of printed) expect(listed.some((w) => line.endsWith(w) || line === w), line).toBe(true);
-    expect(listed.some((w) => w.startsWith('simulate: expecting 10 trials per character'))).toBe(true);
+    expect(listed.some((w) => w.startsWith('accounting: expecting 10 trials per character'))).toBe(true);
 
     // The last lines: the ranking of result/prompt_scores_ranks.csv, in rank order, then the winner.
     const [, ...ranks] = parseCsv(readFileSync(join(root, 'result', 'prompt_scores_ranks.csv'), 'utf8'));

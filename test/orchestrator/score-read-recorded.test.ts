@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashInputs } from '../../orchestrator/result/inputs.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
+import type { ResultContributor } from '../../orchestrator/result/contributors.js';
+import { writeResults } from '../../orchestrator/result/step.js';
 import { assertReadAsRecorded, readScoreFolder } from '../../orchestrator/stages/score.js';
 import { randomCompetition, writeCompetition } from '../scoring/uncertainty-folder.js';
 
@@ -53,5 +56,41 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const read = readScoreFolder({ root, rules: '2025', trials: 3 });
     expect(read.read.size).toBe(2 * 2 * 3);
     expect(() => assertReadAsRecorded(read, root, hashInputs(root, [join(root, 'gemma'), join(root, 'qwen')], undefined, []))).not.toThrow();
+  });
+});
+
+describe('the judges\' and raters\' files are held to the manifest too', () => {
+  /** A raters' answers file the report reads through its contributor; `save` lands while it is read. */
+  function answers(root: string, save?: () => void): ResultContributor {
+    const file = join(root, 'result', 'survey', 'answers.json');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, '{"ratings":[1]}\n');
+    return {
+      inputs: () => [{ kind: 'survey', path: file }],
+      section: () => {
+        const text = readFileSync(file, 'utf8');
+        save?.();
+        return { id: 'survey', title: 'Survey', markdown: `answers ${text.trim()}`, html: `<p>${text.trim()}</p>` };
+      },
+    };
+  }
+  const step = (root: string, contributor: ResultContributor) => {
+    const settings = resolveSettings(root, { rules: '2024', trials: 3 }, { command: 'score' });
+    return writeResults({ settings, contributors: [contributor], command: 'score', record: {}, options: { root, rules: '2024', trials: 3, uncertainty: { enabled: false, resamples: 1, seed: 1 } } });
+  };
+
+  it('read as recorded: the report holds the answers the manifest hashes', async () => {
+    const root = folder('answers');
+    const outcome = await step(root, answers(root));
+    expect(outcome.status).toBe('written');
+    expect(outcome.manifest.inputs['result/survey/answers.json']).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(join(root, 'result', 'report.md'), 'utf8')).toContain('answers {"ratings":[1]}');
+  });
+
+  it('a save landing between the hashing and the reading stops the score, naming the file; nothing is scored', async () => {
+    const root = folder('answers-saved');
+    const file = join(root, 'result', 'survey', 'answers.json');
+    await expect(step(root, answers(root, () => writeFileSync(file, '{"ratings":[1,2]}\n')))).rejects.toThrow(/the folder changed while it was scored: result\/survey\/answers\.json$/);
+    expect(() => readFileSync(join(root, 'result', 'report.md'))).toThrow();
   });
 });

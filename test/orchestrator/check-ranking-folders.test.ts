@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { copyExampleSources } from '../helpers/cli.js';
+import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
+import { copyOf, ok, workspace, type Workspace } from './helpers/result-folder.js';
+
+/**
+ * `sbeval check` asks what `score` and `run` ask: the manifest records the folders that decide the
+ * ranking (competition, team and letter folders, empty ones included), and `check` asks the folder's
+ * readiness with the config's simulation settings. So an empty team or letter folder, or levels
+ * simulated again with other settings, make `check` exit 1 — and a fresh `score` then indeed writes
+ * other result files or refuses. On copies of the example scored by a plain `run`.
+ */
+let ws: Workspace;
+let scored: string;
+
+beforeAll(async () => {
+  ws = workspace('sbeval-check-folders-');
+  scored = join(ws.dir, 'scored');
+  copyExampleSources(scored);
+  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
+  await ok(['run', scored, '--model', ws.model]);
+}, 240_000);
+afterAll(() => {
+  ws.restore();
+  rmSync(ws.dir, { recursive: true, force: true });
+});
+
+const ranks = (root: string) => readFileSync(join(root, 'result', 'prompt_scores_ranks.csv'), 'utf8');
+const trials = (root: string) => readFileSync(join(root, 'result', 'trials.csv'), 'utf8');
+
+describe('check sees what decides the ranking', () => {
+  it('the scored example is current', async () => {
+    const check = await sbeval(['check', scored]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(JSON.parse(readFileSync(join(scored, 'result', 'manifest.json'), 'utf8')).folders.teams).toEqual(['BlockSmith', 'GridThinkers', 'PromptPilots']);
+  }, 60_000);
+
+  it('an empty team folder: check exits 1 naming it, and score moves every normalized score', async () => {
+    const root = copyOf(scored, join(ws.dir, 'ghost'));
+    const before = ranks(root);
+    mkdirSync(join(root, 'Ghost'));
+    const check = await sbeval(['check', root]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/\n {2}folders added: Ghost\n/);
+    await ok(['score', root]);
+    expect(ranks(root)).not.toBe(before);
+    expect(ranks(root)).toMatch(/^"Ghost",/m);
+    expect((await sbeval(['check', root])).code).toBe(0);
+  }, 120_000);
+
+  it('an empty letter folder: check exits 1 naming it, and the accounting gains its trials', async () => {
+    const root = copyOf(scored, join(ws.dir, 'letter'));
+    const before = trials(root);
+    mkdirSync(join(root, 'BlockSmith', 'raw', 'Z'));
+    const check = await sbeval(['check', root]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('folders added: BlockSmith/raw/Z');
+    await ok(['score', root]);
+    expect(trials(root).split('\n').length).toBeGreaterThan(before.split('\n').length);
+  }, 120_000);
+
+  it('levels simulated again with other settings, every stage file byte-identical: check and score agree', async () => {
+    const root = copyOf(scored, join(ws.dir, 'sim-trials'));
+    await ok(['simulate', root, '--sim-trials', '1']);
+    const check = await sbeval(['check', root]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/the folder cannot be scored now: levels simulated with other simulation settings/);
+    const score = await sbeval(['score', root]);
+    expect(score.code).toBe(1);
+  }, 120_000);
+});
