@@ -3,7 +3,8 @@ import { renderFrameImage, type FrameRow } from '../../bridge/headless/frame-ima
 import { encodeMaskPng, encodeRgbPng } from '../../bridge/headless/png.js';
 import { IMAGE_SIZE, maskPixel, type MaskImage } from '../../bridge/headless/render.js';
 import type { Level } from '../../levels/level.js';
-import { decodePngToRgb } from '../../scoring/similarity/decode.js';
+import { decodePngToRgb, MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import type { Image8 } from '../../scoring/similarity/pil-resample.js';
 
 /**
@@ -84,9 +85,13 @@ function encodeAgain(image: Image8): Uint8Array {
   return encodeRgbPng({ width, height, rowBytes, scanlines });
 }
 
-/** Decodes as the similarity stage does, with R = G = B for grey images (three channels always). */
+/**
+ * Decodes as the similarity stage does (decode.ts `decodePngForModel`: plain grey PNGs, sbeval's own
+ * 1-bit captures among them, without libvips, whose first use in a process costs half a second),
+ * with R = G = B for grey images (three channels always).
+ */
 async function decode(png: Uint8Array): Promise<Image8> {
-  const image = await decodePngToRgb(png);
+  const image = decodeGreyPng(png, MAX_INPUT_PIXELS) ?? (await decodePngToRgb(png));
   if (image.channels === 3) return image;
   const data = new Uint8Array(image.width * image.height * 3);
   for (let i = 0, o = 0; i < image.data.length; i += image.channels, o += 3) data[o] = data[o + 1] = data[o + 2] = image.data[i] as number;
