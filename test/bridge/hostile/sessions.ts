@@ -70,7 +70,12 @@ export const PRE_AUTH_KINDS: readonly SessionKind[] = [
   'reset',
 ];
 export const AUTH_KINDS: readonly SessionKind[] = ['auth-garbage', 'auth-second-hello'];
-export const LIE_KINDS: readonly SessionKind[] = ['lie-other-level', 'lie-frozen', 'lie-one-body', 'lie-png-junk', 'lie-short', 'lie-summary', 'lie-level-id', 'lie-silent', 'lie-swap-capture', 'lie-bloat-capture', 'terminal-escape'];
+export const LIE_KINDS: readonly SessionKind[] = ['lie-other-level', 'lie-frozen', 'lie-one-body', 'lie-png-junk', 'lie-short', 'lie-summary', 'lie-level-id', 'lie-silent'];
+/**
+ * Engines that answer every level and so would outlast the flood's budget of refusals: each runs
+ * alone against a run of its own (hostile-captures.test.ts, hostile-terminal.test.ts).
+ */
+export const SOLO_KINDS: readonly SessionKind[] = ['lie-swap-capture', 'lie-bloat-capture', 'terminal-escape'];
 /** The kinds that answer every level they get (the others lie once and leave the rest unanswered). */
 const PERSISTENT_KINDS: readonly SessionKind[] = ['lie-frozen', 'lie-swap-capture', 'lie-bloat-capture', 'terminal-escape'];
 
