@@ -22,7 +22,7 @@ import type { Image8 } from '../../scoring/similarity/pil-resample.js';
  * pixels plus 1,024 filter bytes and the zlib and chunk framing; 8 MiB leaves room for any honest
  * encoder and refuses a capture that is mostly padding.
  */
-export const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
+const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Pixels that may differ between an honest capture and the image drawn from the streamed final state,
@@ -35,9 +35,9 @@ export const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
  * level's frames differs by at least 0.21 (median 0.87). 0.05 is six times the largest honest
  * difference and a quarter of the smallest swap.
  */
-export const CAPTURE_TOLERANCE = 0.05;
+const CAPTURE_TOLERANCE = 0.05;
 
-export type CaptureVerdict = { ok: true; result: CaptureResult } | { ok: false; reason: string };
+type CaptureVerdict = { ok: true; result: CaptureResult } | { ok: false; reason: string };
 
 /** Share of pixels black in exactly one of the two images among those black in either (0 when both are white). */
 function blackDisagreement(capture: Image8, drawn: MaskImage): number {
