@@ -1,7 +1,7 @@
 import type { CaptureResult } from '../../bridge/engine.js';
 import { renderFrameImage, type FrameRow } from '../../bridge/headless/frame-image.js';
 import { encodeMaskPng, encodeRgbPng } from '../../bridge/headless/png.js';
-import { IMAGE_SIZE, maskPixel, type MaskImage } from '../../bridge/headless/render.js';
+import type { MaskImage } from '../../bridge/headless/render.js';
 import type { Level } from '../../levels/level.js';
 import { decodePngToRgb, MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
@@ -39,47 +39,65 @@ const CAPTURE_TOLERANCE = 0.05;
 
 type CaptureVerdict = { ok: true; result: CaptureResult } | { ok: false; reason: string };
 
-/** Share of pixels black in exactly one of the two images among those black in either (0 when both are white). */
-function blackDisagreement(capture: Image8, drawn: MaskImage): number {
+/** Set bits per byte value. */
+const BITS = Uint8Array.from({ length: 256 }, (_, v) => {
+  let n = 0;
+  for (let b = v; b > 0; b >>= 1) n += b & 1;
+  return n;
+});
+
+/**
+ * The decoded capture as a mask in `MaskImage` layout (1 = white; R < 128 is black, as the fidelity
+ * IoU reads it), and whether its pixels are pure black and white (then the mask is the image).
+ */
+function toMask(image: Image8): { mask: MaskImage; twoTone: boolean } {
+  const { width, height, data, channels } = image;
+  const rowBytes = 1 + Math.ceil(width / 8);
+  const scanlines = new Uint8Array(rowBytes * height);
+  let twoTone = true;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes + 1;
+    for (let x = 0; x < width; x++) {
+      const at = (y * width + x) * channels;
+      const v = data[at] as number;
+      if (twoTone && ((v !== 0 && v !== 255) || (channels >= 3 && (data[at + 1] !== v || data[at + 2] !== v)))) twoTone = false;
+      if (v >= 128) scanlines[row + (x >> 3)]! |= 0x80 >> (x & 7);
+    }
+  }
+  return { mask: { width, height, rowBytes, scanlines }, twoTone };
+}
+
+/** Share of pixels black in exactly one of two same-sized masks among those black in either (0 when both are white). */
+function blackDisagreement(a: MaskImage, b: MaskImage): number {
   let differ = 0;
   let either = 0;
-  const { data, channels } = capture;
-  for (let y = 0; y < IMAGE_SIZE; y++) {
-    for (let x = 0; x < IMAGE_SIZE; x++) {
-      const a = (data[(y * IMAGE_SIZE + x) * channels] as number) < 128;
-      const b = maskPixel(drawn, x, y) === 0;
-      if (a !== b) differ++;
-      if (a || b) either++;
+  for (let y = 0; y < a.height; y++) {
+    const row = y * a.rowBytes;
+    for (let i = 1; i < a.rowBytes; i++) {
+      const x = ~(a.scanlines[row + i] as number) & 0xff;
+      const z = ~(b.scanlines[row + i] as number) & 0xff;
+      differ += BITS[x ^ z] as number;
+      either += BITS[x | z] as number;
     }
   }
   return either === 0 ? 0 : differ / either;
 }
 
-/** The decoded pixels as sbeval encodes an image: a 1-bit mask when they are black and white only, else 8-bit RGB. */
+/** The decoded pixels as sbeval encodes an image: the 1-bit mask when they are black and white only, else 8-bit RGB. */
 function encodeAgain(image: Image8): Uint8Array {
+  const { mask, twoTone } = toMask(image);
+  if (twoTone) return encodeMaskPng(mask);
   const { width, height, data, channels } = image;
-  const twoTone = (() => {
-    for (let i = 0; i < data.length; i++) if (data[i] !== 0 && data[i] !== 255) return false;
-    for (let i = 0; i < data.length; i += channels) if (data[i] !== data[i + 1] || data[i] !== data[i + 2]) return false;
-    return true;
-  })();
-  if (twoTone && width % 8 === 0) {
-    const rowBytes = 1 + width / 8;
-    const scanlines = new Uint8Array(rowBytes * height);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) if (data[(y * width + x) * channels] === 255) scanlines[y * rowBytes + 1 + (x >> 3)]! |= 0x80 >> (x & 7);
-    }
-    return encodeMaskPng({ width, height, rowBytes, scanlines });
-  }
   const rowBytes = 1 + width * 3;
   const scanlines = new Uint8Array(rowBytes * height);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const from = (y * width + x) * channels;
       const to = y * rowBytes + 1 + x * 3;
-      scanlines[to] = data[from] as number;
-      scanlines[to + 1] = data[from + 1] as number;
-      scanlines[to + 2] = data[from + 2] as number;
+      const r = data[from] as number;
+      scanlines[to] = r;
+      scanlines[to + 1] = channels >= 3 ? (data[from + 1] as number) : r;
+      scanlines[to + 2] = channels >= 3 ? (data[from + 2] as number) : r;
     }
   }
   return encodeRgbPng({ width, height, rowBytes, scanlines });
@@ -87,15 +105,11 @@ function encodeAgain(image: Image8): Uint8Array {
 
 /**
  * Decodes as the similarity stage does (decode.ts `decodePngForModel`: plain grey PNGs, sbeval's own
- * 1-bit captures among them, without libvips, whose first use in a process costs half a second),
- * with R = G = B for grey images (three channels always).
+ * 1-bit captures among them, without libvips, whose first use in a process costs half a second): one
+ * grey channel, or R, G, B.
  */
 async function decode(png: Uint8Array): Promise<Image8> {
-  const image = decodeGreyPng(png, MAX_INPUT_PIXELS) ?? (await decodePngToRgb(png));
-  if (image.channels === 3) return image;
-  const data = new Uint8Array(image.width * image.height * 3);
-  for (let i = 0, o = 0; i < image.data.length; i += image.channels, o += 3) data[o] = data[o + 1] = data[o + 2] = image.data[i] as number;
-  return { width: image.width, height: image.height, channels: 3, data };
+  return decodeGreyPng(png, MAX_INPUT_PIXELS) ?? (await decodePngToRgb(png));
 }
 
 /**
@@ -124,7 +138,7 @@ export async function checkCapture(capture: CaptureResult, level: Level | undefi
     }
   }
   if (drawn) {
-    const share = blackDisagreement(pixels, drawn);
+    const share = blackDisagreement(toMask(pixels).mask, drawn);
     if (share > CAPTURE_TOLERANCE) {
       return { ok: false, reason: `engine ${engineId}'s capture does not show the final state it streamed: ${(share * 100).toFixed(1)} % of the black pixels differ (at most ${CAPTURE_TOLERANCE * 100} %)` };
     }
