@@ -32,6 +32,8 @@ export interface ExpectedRun {
    * every step can be honest). Undefined too when this side cannot read the XML.
    */
   fallingBody: number | undefined;
+  /** The level as sbeval reads the XML (undefined when it cannot): what the capture check draws. */
+  level: Level | undefined;
   /** The last step of the frame stream. */
   lastStep: number;
   imageSize: number;
@@ -91,6 +93,7 @@ export function expectedRun(job: LevelJob): ExpectedRun {
       known.falling ??= { id: fallingBody(known.level) };
       return known.falling.id;
     },
+    level: known.level,
     lastStep: stepsToSimulate(job.settings),
     imageSize: IMAGE_SIZE,
   };

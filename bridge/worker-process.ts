@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../core/errors.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { headlessCapabilities, runEngineWorker, type WorkerResult } from './worker.js';
+import { printable } from '../core/printable.js';
 
 /**
  * A headless engine worker as a process of its own: what `sbeval engine` runs, and what the
@@ -75,10 +76,10 @@ if (isMain()) {
     const token = process.env.SBEVAL_TOKEN;
     if (!token) throw new SbevalError('config', 'no token', 'set SBEVAL_TOKEN to the token the orchestrator printed');
     const prefix = `sbeval engine${instance ? ` ${instance}` : ''}`;
-    await runHeadlessWorker({ url, token, ...(instance ? { instance } : {}), log: (line) => process.stderr.write(`${prefix}: ${line}\n`) });
+    await runHeadlessWorker({ url, token, ...(instance ? { instance } : {}), log: (line) => process.stderr.write(`${prefix}: ${printable(line)}\n`) });
     process.exitCode = 0;
   } catch (error) {
-    process.stderr.write(`sbeval engine: ${describeError(error)}\n`);
+    process.stderr.write(`sbeval engine: ${printable(describeError(error), { lines: true })}\n`);
     process.exitCode = 2;
   }
 }

@@ -8,6 +8,7 @@ import { COMMAND_GROUPS } from './commands/index.js';
 import { COMMAND_SUMMARIES, type CommandName } from './commands/summaries.js';
 import { commandPath, ROOT_WRITERS } from './root-writers.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { printable } from '../core/printable.js';
 
 /**
  * The program with every command, or — with `only` — with that command's group loaded and the others
@@ -107,7 +108,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // A file-system error that no stage wrapped still becomes one line naming the path and the cause.
     const shown = storageFault(error) ?? error;
     const phase = shown instanceof SbevalError ? `[${shown.phase}] ` : '';
-    process.stderr.write(`sbeval: ${phase}${describeError(shown)}\n`);
+    process.stderr.write(`sbeval: ${phase}${printable(describeError(shown), { lines: true })}\n`);
     if (process.env.SBEVAL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return EXIT_USAGE;
   } finally {

@@ -10,6 +10,7 @@ import { option, wrapHelp } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 import { modelLabel } from '../stage-output.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
+import { printable } from '../../core/printable.js';
 
 /**
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
@@ -164,5 +165,6 @@ function formatReport(report: RunReport, tallies: string[]): string {
   lines.push(...unfinishedLines(report.unfinished));
   if (report.trials.length > 0) lines.push(`every trial's fate: ${report.trialsCsv}`);
   lines.push(`run log: ${report.runLog}`, '', ...closingLines(report));
-  return lines.join('\n');
+  // Reasons, warnings and names in these lines carry engines' and files' text: escaped, line by line.
+  return lines.map((line) => printable(line, { lines: true })).join('\n');
 }

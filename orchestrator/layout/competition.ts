@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join, basename, extname } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { assertSafeName } from './names.js';
+import { assertSafeName, checkName } from './names.js';
 import { isAtomicTemp } from './atomic.js';
 
 /**
@@ -64,6 +64,10 @@ export function listFiles(dir: string, extension?: string): string[] {
     }
     if (!entry.isFile()) continue;
     if (extension !== undefined && extname(entry.name).toLowerCase() !== extension) continue;
+    // A file's name is written into logs, CSVs and reports line by line: a newline in it would forge
+    // a line of the official intermediate log, so it is refused as a folder's name is.
+    const problem = checkName('file', entry.name);
+    if (problem) throw new SbevalError('input', `${problem} (in ${dir})`, 'rename the file so it is a plain file name');
     names.push(entry.name);
   }
   return names.sort(compareTrialFiles);

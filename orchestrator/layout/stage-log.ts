@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { logsDir } from './competition.js';
 import { LineFile } from './line-file.js';
+import { printable } from '../../core/printable.js';
 
 /**
  * One log file per stage and run, in the official helpers' naming and line format
@@ -48,9 +49,10 @@ export class StageLog {
 
   /** Records one trial; `trial` is the file name as the official log shows it. */
   trial(team: string, character: string, trial: string, outcome: TrialOutcome): void {
-    const head = `[${this.now().toISOString()}] Processing - team: ${team} - character: ${character} - trial: ${trial}`;
+    // One line per trial: names and reasons (an engine's error text among them) cannot break it.
+    const head = `[${this.now().toISOString()}] Processing - team: ${printable(team)} - character: ${printable(character)} - trial: ${printable(trial)}`;
     this.count(outcome, 1);
-    this.append(outcome.ok ? `${head} - Succeed` : `${head} - Failed - ${outcome.reason}`, { key: trialKey(team, character, trial), outcome });
+    this.append(outcome.ok ? `${head} - Succeed` : `${head} - Failed - ${printable(outcome.reason)}`, { key: trialKey(team, character, trial), outcome });
   }
 
   /**
@@ -102,7 +104,7 @@ export class StageLog {
 export function formatSummary(summary: StageSummary): string {
   const lines = [`${summary.stage}: ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} already done`];
   const reasons = [...summary.reasons.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  for (const [reason, count] of reasons) lines.push(`  ${count} × ${reason}`);
+  for (const [reason, count] of reasons) lines.push(`  ${count} × ${printable(reason)}`);
   if (summary.logFile && summary.succeeded + summary.failed > 0) lines.push(`  log: ${summary.logFile}`);
   return lines.join('\n');
 }

@@ -114,7 +114,11 @@ export class Attempt {
     // A violation found at the end (or in the capture's full decode) calls finish through the guard's callback.
     if (this.guard!.finish()) return;
     if (await this.guard!.verifyImages()) return;
-    this.finish({ kind: 'ok', reason: '' });
+    // An engine's image is a claim unless it has sbeval's rules (capture-claim.ts).
+    const trusted = this.member.referee || this.member.engine.ownRules === true;
+    const lie = await this.guard!.settleCapture(trusted, this.engineId);
+    if (this.settled) return;
+    this.finish(lie === undefined ? { kind: 'ok', reason: '' } : { kind: 'capture-lie', reason: lie });
   }
 
   private runFailed(error: unknown): void {

@@ -65,8 +65,10 @@ export class Claims {
   }
 
   /**
-   * An engine without sbeval's rules said the job's level cannot run: run it again elsewhere (another
-   * engine, else the referee), never on the claimer. Without a referee the claim fails the job as said.
+   * An engine without sbeval's rules said the job's level cannot run, or sent an image that is not its
+   * final state (`capture-lie`, already discredited): run it again elsewhere (another engine, else the
+   * referee), never on the claimer. Without a referee a level claim fails the job as said, an image
+   * lie as an invalid stream.
    */
   check(pending: Pending, member: Member, attempt: number, outcome: Outcome): void {
     const core = this.core;
@@ -76,12 +78,12 @@ export class Claims {
       return;
     }
     if (!this.refereeFactory) {
-      core.fail(pending, 'level', outcome.reason, outcome.cause);
+      core.fail(pending, outcome.kind === 'capture-lie' ? 'garbage' : 'level', outcome.reason, outcome.cause);
       core.schedule.pump();
       return;
     }
     pending.claims.push({ engineId, serial: member.serial, reason: outcome.reason });
-    const reason = `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine`;
+    const reason = outcome.kind === 'capture-lie' ? `${outcome.reason}; running the level on another engine` : `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine`;
     core.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason });
     core.queue.unshift(pending);
     core.schedule.pump();

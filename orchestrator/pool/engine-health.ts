@@ -40,7 +40,7 @@ export function afterFailedAttempt(pool: { core: PoolCore; claims: Claims; repla
   }
   member.consecutiveFailures += 1;
   member.totalFailures += 1;
-  if (kind === 'garbage') {
+  if (kind === 'garbage' || kind === 'capture-lie') {
     // A stream that is not the level's: its earlier streams are not to be trusted either.
     claims.discredit(member, outcome.reason);
     return;

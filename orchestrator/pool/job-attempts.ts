@@ -69,7 +69,7 @@ export class JobAttempts {
     core.emit({ type: 'attempt-failed', levelId: pending.levelId, attempt: number, engineId, kind: outcome.kind, reason: outcome.reason });
     afterFailedAttempt({ core, claims: this.claims, replacement: this.replacement }, attempt, outcome);
 
-    if (outcome.kind === 'level-claim') {
+    if (outcome.kind === 'level-claim' || outcome.kind === 'capture-lie') {
       this.claims.check(pending, member, number, outcome);
       return;
     }
@@ -79,7 +79,7 @@ export class JobAttempts {
   /** After a failed attempt: an engine fault runs the job again while attempts are left; anything else fails it. */
   private retryOrFail(pending: Pending, attempt: number, outcome: Outcome): void {
     const core = this.core;
-    const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim').length;
+    const engineAttempts = pending.attempts.filter((a) => a.failure?.kind !== 'level-claim' && a.failure?.kind !== 'capture-lie').length;
     const engineFault = ENGINE_FAULTS.has(outcome.kind as AttemptFailureKind);
     if (engineFault && engineAttempts < pending.maxAttempts && !core.closing) {
       core.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason: outcome.reason });

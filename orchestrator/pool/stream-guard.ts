@@ -1,6 +1,9 @@
 import type { CaptureResult, LevelJob, LevelSink } from '../../bridge/engine.js';
 import { bodyMismatch, expectedRun, pngProblem, startMismatch, type ExpectedRun } from '../../bridge/expected-run.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
+import type { FrameRow } from '../../bridge/headless/frame-image.js';
+import { evaluatorWindow } from '../../bridge/window.js';
+import { checkCapture } from './capture-claim.js';
 
 /**
  * Checks one attempt's stream against the `LevelSink` contract (bridge/engine.ts: `loaded`, then
@@ -54,6 +57,9 @@ export class GuardedSink implements LevelSink {
   private moved = false;
   /** Bodies seen dead (alive 0): they never come back. */
   private dead: Uint8Array | undefined;
+  /** The steps the capture pass frames and draws (bridge/window.ts), and their rows once streamed. */
+  private readonly captureSteps: { bound: number; image: number } | undefined;
+  private readonly captureRows: { bound?: FrameRow; image?: FrameRow } = {};
 
   constructor(
     private readonly job: LevelJob,
@@ -63,6 +69,8 @@ export class GuardedSink implements LevelSink {
   ) {
     this.buffer = target ? undefined : [];
     this.expected = expectedRun(job);
+    const window = evaluatorWindow(job.settings.windowSteps);
+    this.captureSteps = job.settings.capture ? { bound: window.boundStep, image: window.imageStep } : undefined;
   }
 
   loaded(bodies: BodyInfo[], dt: number): void {
@@ -88,6 +96,7 @@ export class GuardedSink implements LevelSink {
     const problem = this.checkFrames(batch);
     if (problem) { this.fail(problem); return; }
     this.nextStep = batch.firstStep + batch.stepCount;
+    this.keepCaptureRows(batch);
     this.deliver({ kind: 'frames', batch });
   }
 
@@ -108,8 +117,8 @@ export class GuardedSink implements LevelSink {
     if (!this.job.settings.capture) { this.fail('`capture` although none was asked for'); return; }
     if (!isPng(result?.png)) { this.fail('`capture` is not a PNG image'); return; }
     if (result.raw !== undefined && !isPng(result.raw)) { this.fail('the `_raw` capture is not a PNG image'); return; }
+    // Held until the run is over and the capture checked (`settleCapture`): it is the stream's last call.
     this.captured = result;
-    this.deliver({ kind: 'capture', result });
   }
 
   /** Called when the engine's `run` resolved: the stream must be complete. */
@@ -141,6 +150,27 @@ export class GuardedSink implements LevelSink {
     return this.violation;
   }
 
+  /**
+   * After `verifyImages`: hands the capture on. From an engine with sbeval's rules (`trusted`) as it
+   * came; from any other, checked against the final state it streamed and encoded again
+   * (capture-claim.ts). Returns why the capture is a lie (nothing is handed on), or undefined.
+   */
+  async settleCapture(trusted: boolean, engineId: string): Promise<string | undefined> {
+    const captured = this.captured;
+    if (!captured || this.closed || this.violation) return undefined;
+    let result = captured;
+    if (!trusted) {
+      const { bound, image } = this.captureRows;
+      const verdict = await checkCapture(captured, this.expected.level, bound && image ? { bound, image } : undefined, engineId);
+      if (!verdict.ok) return verdict.reason;
+      result = verdict.result;
+    }
+    if (this.closed || this.violation) return undefined;
+    this.captured = result;
+    this.deliver({ kind: 'capture', result });
+    return undefined;
+  }
+
   /** Hands the buffered stream of a successful attempt to the caller's sink. */
   replay(sink: LevelSink): void {
     for (const call of this.buffer ?? []) {
@@ -159,6 +189,17 @@ export class GuardedSink implements LevelSink {
     if (this.closed || this.violation) return false;
     this.onProgress();
     return true;
+  }
+
+  /** Copies the rows of the capture pass's bound and image steps out of a batch (the batch may be reused). */
+  private keepCaptureRows(batch: FrameBatch): void {
+    if (!this.captureSteps) return;
+    const { firstStep, stepCount, bodyCount, states, alive } = batch;
+    for (const which of ['bound', 'image'] as const) {
+      const s = this.captureSteps[which] - firstStep;
+      if (s < 0 || s >= stepCount) continue;
+      this.captureRows[which] = { states: states.slice(s * bodyCount * FIELD_COUNT, (s + 1) * bodyCount * FIELD_COUNT), alive: alive.slice(s * bodyCount, (s + 1) * bodyCount) };
+    }
   }
 
   private checkFrames(batch: FrameBatch): string | undefined {

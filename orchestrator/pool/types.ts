@@ -25,6 +25,12 @@ export type AttemptFailureKind =
    * engine (the pool's referee, the headless engine, when it has no other). Never how a job ends.
    */
   | 'level-claim'
+  /**
+   * An engine without sbeval's own rules sent a capture that is not the final state it streamed (or
+   * one too large to be an image): it is discredited, and the job runs again on another engine or,
+   * when the pool has no other, on the referee (claims.ts). Never how a job ends.
+   */
+  | 'capture-lie'
   /** The caller's signal or the pool's close ended the attempt. */
   | 'cancelled';
 

@@ -1,5 +1,6 @@
 import type { ProgressSink, TickOutcome } from './types.js';
 import { countTick, newTally, type StageTally } from './tally.js';
+import { printable } from '../../core/printable.js';
 
 /**
  * What every display shares: the tallies per stage (in start order) and the final summary. A
@@ -28,7 +29,10 @@ export abstract class TallyingDisplay implements ProgressDisplay {
     this.onStart(this.byStage.get(stage)!);
   }
 
-  tick(stage: string, outcome: TickOutcome, label?: string, detail?: string): void {
+  tick(stage: string, outcome: TickOutcome, rawLabel?: string, rawDetail?: string): void {
+    // Labels and reasons carry peers' and files' text (engine error texts, names): escaped once, here.
+    const label = rawLabel === undefined ? undefined : printable(rawLabel);
+    const detail = rawDetail === undefined ? undefined : printable(rawDetail);
     let tally = this.byStage.get(stage);
     if (!tally) {
       // Ticks without a start still count (a stage that does not know its total up front).
@@ -43,7 +47,7 @@ export abstract class TallyingDisplay implements ProgressDisplay {
   note(stage: string, message: string): void {
     const tally = this.byStage.get(stage);
     if (tally) tally.notes += 1;
-    this.onNote(stage, message);
+    this.onNote(stage, printable(message));
   }
 
   end(stage: string): void {

@@ -48,7 +48,23 @@ export function readCache(path: string): CachedLevel | undefined {
  * the stage writes them (so `run` after `simulate --raw-images` and `score` after it find the results).
  */
 export function settingsDigest(options: { engine: string; trials: number; damage: DamageFormula; rule: StabilityRule }): string {
-  const engine = options.engine === 'headless' ? `headless:${headlessDigest()}` : options.engine;
+  return digestFor(engineKey(options.engine), options);
+}
+
+/**
+ * The engine part of a cache key: its kind and the version of the code it runs. `headless` runs this
+ * installation's headless engine in worker threads, and `headless-ws` runs the very same engine in
+ * `sbeval engine` child processes of this installation (bridge/remote-launchers.ts
+ * `headlessWorkerLauncher`), so both carry `headlessDigest()` (the engine version, its physics
+ * settings and its budget): after an upgrade neither finds the old results. Engines sbeval does not
+ * start itself (`unity`, `bridge`) say what they are only in their `hello`; their kind is the key.
+ */
+export function engineKey(kind: string, headless: string = headlessDigest()): string {
+  return kind === 'headless' || kind === 'headless-ws' ? `${kind}:${headless}` : kind;
+}
+
+/** The settings digest for an engine key (`engineKey`): what a level's cache entry is keyed by. */
+export function digestFor(engine: string, options: { trials: number; damage: DamageFormula; rule: StabilityRule }): string {
   return sha256(JSON.stringify({ engine, trials: options.trials, damage: options.damage, rule: options.rule, window: OFFICIAL_WINDOW })).slice(0, 24);
 }
 

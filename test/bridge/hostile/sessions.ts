@@ -5,6 +5,7 @@ import { packValue } from '../../../bridge/codec.js';
 import type { LevelJob, LevelSink } from '../../../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
+import { crc32 } from '../../../core/crc32.js';
 import { PROTOCOL_VERSION, decodeMessage, encodeMessage, type Message } from '../../../bridge/protocol.js';
 import { headlessCapabilities } from '../../../bridge/worker.js';
 
@@ -45,7 +46,12 @@ export type SessionKind =
   | 'lie-short'
   | 'lie-summary'
   | 'lie-level-id'
-  | 'lie-silent'; // authenticated, takes a level, goes half-open
+  | 'lie-silent' // authenticated, takes a level, goes half-open
+  // simulate honestly, lie about the image: the first capture for every level, or each padded with 4 MiB
+  | 'lie-swap-capture'
+  | 'lie-bloat-capture'
+  // a name and error texts full of terminal control sequences (clear screen, title, a fake verdict line)
+  | 'terminal-escape';
 
 export const PRE_AUTH_KINDS: readonly SessionKind[] = [
   'bare-hello',
@@ -65,6 +71,23 @@ export const PRE_AUTH_KINDS: readonly SessionKind[] = [
 ];
 export const AUTH_KINDS: readonly SessionKind[] = ['auth-garbage', 'auth-second-hello'];
 export const LIE_KINDS: readonly SessionKind[] = ['lie-other-level', 'lie-frozen', 'lie-one-body', 'lie-png-junk', 'lie-short', 'lie-summary', 'lie-level-id', 'lie-silent'];
+/**
+ * Engines that answer every level and so would outlast the flood's budget of refusals: each runs
+ * alone against a run of its own (hostile-captures.test.ts, hostile-terminal.test.ts).
+ */
+export const SOLO_KINDS: readonly SessionKind[] = ['lie-swap-capture', 'lie-bloat-capture', 'terminal-escape'];
+/** The kinds that answer every level they get (the others lie once and leave the rest unanswered). */
+const PERSISTENT_KINDS: readonly SessionKind[] = ['lie-frozen', 'lie-swap-capture', 'lie-bloat-capture', 'terminal-escape'];
+
+/**
+ * What the terminal-escape engine calls itself and says when it fails: erase the screen (ECMA-48 ED),
+ * set the window title (xterm OSC 0), hide what follows (SGR 8), and a line of its own.
+ */
+export const ESCAPE_NAME = '\u001b[2J\u001b]0;sbeval: all verified\u0007esc';
+export const FAKE_VERDICT = 'ALL LEVELS VERIFIED OK';
+export const ESCAPE_ERROR = `\u001b[2J\u001b[H\u001b]0;owned\u0007\r\n${FAKE_VERDICT}\n\u001b[8m`;
+/** The ancillary chunk the bloating engine adds to every capture. */
+export const BLOAT_BYTES = 4 * 1024 * 1024;
 /** Kinds that hold a connection until the endpoint's hello deadline (run a bounded number of them). */
 export const SLOW_KINDS: readonly SessionKind[] = ['slow-headers', 'silent-websocket', 'partial-frame-held'];
 
@@ -315,7 +338,9 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
   // The frozen liar works honestly until it is given the level whose frozen frames are a provable
   // lie (ALOFT_LEVEL): only liars and it take levels during the flood, so that level reaches it.
   const patient = kind === 'lie-frozen';
+  const persistent = PERSISTENT_KINDS.includes(kind);
   let lied = false;
+  const memory: LieMemory = {};
   return wsSession(target, (ws) => {
     ws.binaryType = 'nodebuffer';
     // No level for this liar within a few seconds (the run is busy elsewhere or done): leave.
@@ -323,7 +348,7 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
       if (!gotLevel) ws.close(1000, 'no level');
     }, 4000);
     ws.once('close', () => clearTimeout(idle));
-    ws.send(helloFor(target.token, { instance: `liar-${kind}-${cryptoRandomBytes(3).toString('hex')}` }));
+    ws.send(helloFor(target.token, { instance: kind === 'terminal-escape' ? `${ESCAPE_NAME}-${cryptoRandomBytes(3).toString('hex')}` : `liar-${kind}-${cryptoRandomBytes(3).toString('hex')}` }));
     ws.on('message', (data: Buffer) => {
       let message: Message;
       try {
@@ -333,7 +358,7 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
       }
       if (message.type === 'ping' && kind !== 'lie-silent') ws.send(encodeMessage({ type: 'pong', nonce: message.nonce }));
       if (message.type === 'bye') ws.close(1000, 'bye');
-      if (message.type !== 'load' || (gotLevel && !patient)) return;
+      if (message.type !== 'load' || (gotLevel && !persistent)) return;
       gotLevel = true;
       const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
       if (patient && job.xml !== ALOFT_LEVEL) {
@@ -341,18 +366,37 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
         return;
       }
       lied = true;
-      void lie(ws, kind, message.runId, job);
+      void lie(ws, kind, message.runId, job, memory);
     });
     // The frozen liar simulates the levels before Aloft's honestly: allow for that work on a loaded machine.
-  }, patient ? 10 * DEADLINE_MS : DEADLINE_MS).then((result) => ({ ...(gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }), ...(patient ? { lied } : {}) }));
+  }, persistent ? 10 * DEADLINE_MS : DEADLINE_MS).then((result) => ({ ...(gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }), ...(patient ? { lied } : {}) }));
+}
+
+/** What a liar remembers between levels (the capture swapper: its first capture). */
+interface LieMemory {
+  firstCapture?: Uint8Array;
+}
+
+/** `png` with a private ancillary chunk of `bytes` bytes before its IEND (a valid PNG that decodes as before). */
+export function bloated(png: Uint8Array, bytes: number): Uint8Array {
+  const iend = png.length - 12;
+  const chunk = Buffer.alloc(12 + bytes, 0x41);
+  chunk.writeUInt32BE(bytes, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  chunk.writeUInt32BE(crc32(chunk, 4, 8 + bytes), 8 + bytes);
+  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
 }
 
 /** Answers `job` with the lie of `kind`, or truthfully for 'honest'. */
-async function lie(ws: WebSocket, kind: SessionKind | 'honest', runId: string, job: LevelJob): Promise<void> {
+async function lie(ws: WebSocket, kind: SessionKind | 'honest', runId: string, job: LevelJob, memory: LieMemory = {}): Promise<void> {
   if (kind === 'lie-silent') return; // holds the level, answers nothing (not even pings)
   const send = (m: Message) => {
     if (ws.readyState === ws.OPEN) ws.send(encodeMessage(m));
   };
+  if (kind === 'terminal-escape') {
+    send({ type: 'error', runId, levelId: job.levelId, phase: 'simulate', fault: 'engine', message: ESCAPE_ERROR });
+    return;
+  }
   if (kind === 'lie-level-id') {
     send({ type: 'error', runId, levelId: `${job.levelId}-another`, phase: 'load', fault: 'level', message: 'this level cannot be loaded' });
     return;
@@ -383,6 +427,8 @@ async function lie(ws: WebSocket, kind: SessionKind | 'honest', runId: string, j
   }
   if (kind === 'lie-short') batches = batches.filter((b) => b.firstStep < 50);
   if (kind === 'lie-png-junk' && png) png = Uint8Array.from([...png.subarray(0, 33), ...Buffer.from('not image data '.repeat(40))]);
+  if (kind === 'lie-swap-capture' && png) png = memory.firstCapture ??= png;
+  if (kind === 'lie-bloat-capture' && png) png = bloated(png, BLOAT_BYTES);
   const events = kind === 'lie-one-body' ? honest.events.filter((e) => !('id' in e) || e.id === 0).filter((e) => e.kind !== 'contact' || (e.a <= 0 && e.b <= 0)) : honest.events;
   send({ type: 'loaded', runId, dt: honest.dt, bodies });
   send({ type: 'events', runId, events: events.filter((e) => e.step <= (batches.at(-1) ? (batches.at(-1) as FrameBatch).firstStep + (batches.at(-1) as FrameBatch).stepCount - 1 : 0)) });
@@ -493,4 +539,10 @@ export const EXPECTED: Readonly<Record<SessionKind, readonly Outcome[]>> = {
   'lie-summary': ['close 4003', 'no-level'],
   'lie-level-id': ['close 4005', 'no-level'],
   'lie-silent': ['close 1000', 'dropped', 'no-level'],
+  // Its second level's capture is its first level's (or one of the same picture: then no lie is seen).
+  'lie-swap-capture': ['close 1000', 'dropped', 'no-level'],
+  // Its captures are stripped of the chunk, never refused: it is retired only when the run ends.
+  'lie-bloat-capture': ['close 1000', 'dropped', 'no-level'],
+  // An engine whose every run fails is retired (faults in a row, or a stall on the level it ignores).
+  'terminal-escape': ['close 1000', 'dropped', 'no-level'],
 };

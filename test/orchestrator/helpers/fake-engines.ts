@@ -1,7 +1,10 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../../../bridge/engine.js';
 import { FIELD_COUNT, type BodyInfo } from '../../../bridge/frames.js';
-import { stepsToSimulate } from '../../../bridge/window.js';
+import { evaluatorWindow, stepsToSimulate } from '../../../bridge/window.js';
+import { renderFrameImage } from '../../../bridge/headless/frame-image.js';
+import { encodeMaskPng } from '../../../bridge/headless/png.js';
+import { parseLevelXml } from '../../../levels/xml-read.js';
 
 /**
  * In-process fake engines for the pool's unit tests (the pool only sees the `Engine` interface; the
@@ -96,6 +99,31 @@ export function batch(firstStep: number, stepCount: number, bodyCount = BODIES.l
   return { firstStep, stepCount, bodyCount, states, alive: new Uint8Array(stepCount * bodyCount).fill(1) };
 }
 
+/**
+ * The capture an honest engine sends for the frames `batch` streams: the level drawn at the capture
+ * pass's steps (the pool checks an engine's image against its final state). `CAPTURE_PNG` (white) for
+ * an XML sbeval cannot read.
+ */
+const honestCaptures = new Map<string, Uint8Array>();
+export function honestCapture(xml: string, windowSteps: number): Uint8Array {
+  const key = `${windowSteps}\n${xml}`;
+  let png = honestCaptures.get(key);
+  if (!png) {
+    try {
+      const w = evaluatorWindow(windowSteps);
+      const row = (step: number) => {
+        const b = batch(step, 1);
+        return { states: b.states, alive: b.alive };
+      };
+      png = encodeMaskPng(renderFrameImage(parseLevelXml(xml), row(w.boundStep), row(w.imageStep)));
+    } catch {
+      png = CAPTURE_PNG;
+    }
+    honestCaptures.set(key, png);
+  }
+  return png;
+}
+
 export class FakeEngine implements Engine {
   readonly identity: EngineIdentity = { kind: 'fake', description: 'test double', version: '0' };
   readonly jobs: string[] = [];
@@ -157,7 +185,7 @@ export class FakeEngine implements Engine {
             ? TINY_PNG
             : behaviour === 'garbage-png-junk'
               ? Uint8Array.from([...CAPTURE_PNG.subarray(0, 33), ...Buffer.from('junk, not image data'.repeat(20))])
-              : CAPTURE_PNG;
+              : honestCapture(job.xml, job.settings.windowSteps);
       sink.capture({ png });
     }
   }

@@ -8,7 +8,7 @@
  * - `claim`: from its N-th level on, answers every `load` with `error {fault: "level"}` and a text of
  *   its own (`CLAIM`), whatever the level;
  * - `sly`: before its N-th level, streams the level as if nothing moved (the body table, frames that
- *   hold every body where it was loaded, the real capture: a stream the orchestrator cannot tell from
+ *   hold every body where it was loaded, the capture of that frozen state: a stream the orchestrator cannot tell from
  *   a level at rest), then claims as `claim` does;
  * - `ok`: a healthy engine.
  *

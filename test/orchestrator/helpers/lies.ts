@@ -1,6 +1,9 @@
 import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
 import { FIELD_COUNT } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
+import { renderFrameImage } from '../../../bridge/headless/frame-image.js';
+import { encodeMaskPng } from '../../../bridge/headless/png.js';
+import { parseLevelXml } from '../../../levels/xml-read.js';
 
 /**
  * The lies the claim tests' engines tell (faulty-engine.ts `claim`/`sly` over a real socket,
@@ -11,10 +14,11 @@ import { HeadlessEngine } from '../../../bridge/headless/engine.js';
 export const CLAIM = 'the moon is in the wrong phase';
 
 /**
- * Runs `job` on the honest `inner` engine but streams it as if nothing moved: the real body table and
- * capture, every frame holding the bodies where step 0 has them (at rest: zero velocities, all alive),
- * no events. Refused only where a body must fall (bridge/expected-run.ts); the claim tests use levels
- * where none does.
+ * Runs `job` on the honest `inner` engine but streams it as if nothing moved: the real body table,
+ * every frame holding the bodies where step 0 has them (at rest: zero velocities, all alive), no
+ * events, and the capture of that frozen state (the pool checks an image against the final state
+ * streamed, so a consistent liar draws its lie). Refused only where a body must fall
+ * (bridge/expected-run.ts); the claim tests use levels where none does.
  */
 export async function runFrozen(inner: Engine, job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {
   let start: Float32Array | undefined;
@@ -30,7 +34,10 @@ export async function runFrozen(inner: Engine, job: LevelJob, sink: LevelSink, s
         sink.frames({ ...batch, states, alive: new Uint8Array(batch.alive.length).fill(1) });
       },
       events: () => {},
-      capture: (result) => sink.capture(result),
+      capture: () => {
+        const row = { states: start as Float32Array, alive: new Uint8Array(start!.length / FIELD_COUNT).fill(1) };
+        sink.capture({ png: encodeMaskPng(renderFrameImage(parseLevelXml(job.xml), row, row)) });
+      },
     },
     signal,
   );
