@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseListen } from '../../bridge/listen.js';
+import { RULE_SET_NAMES, type RuleSetName } from '../../scoring/score/rules.js';
 import { checkName } from '../layout/names.js';
 import { MODEL_APIS } from './model-calls.js';
 
@@ -9,8 +10,8 @@ import { MODEL_APIS } from './model-calls.js';
  * object is strict, so a misspelt key is an error that names it instead of a silently ignored setting.
  * CLI flags override the file (orchestrator/config/settings.ts).
  */
-export const RULES = ['2023', '2024', '2025'] as const;
-export type Rules = (typeof RULES)[number];
+export const RULES = RULE_SET_NAMES;
+export type Rules = RuleSetName;
 
 /**
  * `headless`: planck.js in worker threads; `headless-ws`: `sbeval engine` processes over the bridge
@@ -59,8 +60,8 @@ export const limitsSchema = z.strictObject({
 });
 
 export const configSchema = z.strictObject({
-  /** Scoring rules (and the function name: `ab_drop` for 2023, `drop_block` otherwise). */
-  rules: z.union([z.enum(RULES), z.literal(2023), z.literal(2024), z.literal(2025)]).optional(),
+  /** Scoring rules (and the function name, the similarity format: scoring/score/rules.ts); YAML may write the year as a number. */
+  rules: z.union([z.enum(RULES), ...RULES.map((name) => z.literal(Number(name)))]).optional(),
   /** Teams to evaluate (default: every team folder). */
   teams: z.array(teamName).min(1).optional(),
   /** Characters to evaluate (default A–Z). */

@@ -4,6 +4,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
+import { DEFAULT_RULES, RULE_SETS, ruleSetChoice } from '../../scoring/score/rules.js';
 import { parseCharacters } from './characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
 import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from './model-calls.js';
@@ -172,7 +173,7 @@ export interface UncertaintySettings {
 /** Official and sbeval defaults; each carries its source. */
 export const DEFAULTS = {
   /** The latest rules. */
-  rules: '2025' as Rules,
+  rules: DEFAULT_RULES,
   /** `NUM_TRIALS = 10` of the scoring script; diversity `--n_trial` default 10. */
   trials: 10,
   /** 2025 final run: Ollama starting seed 6280 (2025-llms4pcg site, Evaluation Configuration). */
@@ -207,8 +208,7 @@ export const DEFAULTS = {
 } as const;
 
 export function functionPrefix(rules: Rules): string {
-  // 2023 used `ab_drop(x, y)`; 2024 and 2025 `drop_block(block_type, x_position)` (official-pipeline.md §11).
-  return rules === '2023' ? 'ab_drop' : 'drop_block';
+  return RULE_SETS[rules].functionName;
 }
 
 /**
@@ -377,8 +377,9 @@ function pickWork(root: string, layout: RootLayout, sources: Record<string, Sour
     throw new SbevalError('config', `${where}: submissions are configured but no models`, 'add `models: [<ollama model>]` to the config');
   }
   const competitions = competitionFolders(root, layout, models);
-  if (competitions.length > 1 && rules !== '2025') {
-    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
+  if (competitions.length > 1 && !RULE_SETS[rules].multiModel) {
+    const multiModel = ruleSetChoice((r) => r.multiModel);
+    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the ${multiModel} rules score`, `use --rules ${multiModel}, or give one model folder as the root`);
   }
   return { submissions, models, competitions };
 }
