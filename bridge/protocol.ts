@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SbevalError } from '../core/errors.js';
-import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
+import { DAMAGE_FORMULAS, type CaptureResult, type EngineIdentity, type SimulationSettings } from './engine.js';
 import { bytesToFloat32, float32ToBytes, ownBytes, packValue, unpackValue } from './codec.js';
 import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
 
@@ -354,7 +354,7 @@ const id = z.string().min(1).max(256);
 export const settingsSchema = z.object({
   windowSteps: nonNegInt.max(1_000_000),
   trial: int.min(1).max(1000),
-  damage: z.enum(['body', 'contact-point']),
+  damage: z.enum(DAMAGE_FORMULAS),
   capture: z.boolean(),
   captureRaw: z.boolean(),
   framesPerBatch: int.min(1).max(100_000),

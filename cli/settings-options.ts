@@ -1,5 +1,5 @@
 import type { Command, Option } from 'commander';
-import { DEFAULT_SIMULATION } from '../bridge/engine.js';
+import { DAMAGE_FORMULAS, DEFAULT_SIMULATION } from '../bridge/engine.js';
 import { checkRootForCommand, DEFAULTS, ENGINES, RULES, resolveSettings, settingsLine, type Settings, type SettingsCommand, type SettingsFlags } from '../orchestrator/config/index.js';
 import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../llm/model-calls/index.js';
 import { list, option, positiveNumber, wholeNumber } from './options.js';
@@ -75,7 +75,7 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   engine: () => [option('--engine <kind>', 'physics engine: headless-ws runs sbeval engine processes over WebSocket; unity: see unity-plugin/README.md; bridge: engines dial in (--listen)', { choices: ENGINES, defaultText: "the config's, else headless" })],
   workers: () => [option('--workers <n>', 'engines in parallel', { parse: wholeNumber(1, 1024), defaultText: "the config's, else one per core" })],
   simTrials: () => [option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', { parse: wholeNumber(1, 3), defaultText: `the config's simulationTrials, else ${DEFAULTS.simulationTrials}` })],
-  damage: () => [option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', { choices: ['contact-point', 'body'], defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}` })],
+  damage: () => [option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', { choices: DAMAGE_FORMULAS, defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}` })],
   eol: () => [option('--eol <eol>', 'line ends of the result CSV files (the published 2024/2025 files are crlf)', { choices: ['lf', 'crlf'], defaultText: "the config's, else this system's, as the official scoring script" })],
   prefix: () => [option('--prefix <name>', 'function name of the drop calls', { defaultText: "the config's, else ab_drop under the 2023 rules and drop_block otherwise" })],
   traces: () => [option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DAMAGE_FORMULAS } from '../../bridge/engine.js';
+import { ENGINE_KINDS, type EngineKind } from '../../bridge/engine-kinds.js';
 import { parseListen } from '../../bridge/listen.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../../scoring/score/rules.js';
 import { checkName } from '../layout/names.js';
@@ -13,13 +15,9 @@ import { MODEL_APIS } from './model-calls.js';
 export const RULES = RULE_SET_NAMES;
 export type Rules = RuleSetName;
 
-/**
- * `headless`: planck.js in worker threads; `headless-ws`: `sbeval engine` processes over the bridge
- * protocol; `unity`: Science Birds editors with the sbeval plugin, launched here; `bridge`: listen and
- * take whatever engines dial in (Unity or headless workers on other machines).
- */
-export const ENGINES = ['headless', 'headless-ws', 'unity', 'bridge'] as const;
-export type EngineKind = (typeof ENGINES)[number];
+/** The engine kinds (bridge/engine-kinds.ts). */
+export const ENGINES = ENGINE_KINDS;
+export type { EngineKind };
 
 /** A folder-name-safe team name (orchestrator/layout/names.ts). */
 const teamName = z.string().superRefine((name, ctx) => {
@@ -91,7 +89,7 @@ export const configSchema = z.strictObject({
   /** Stability trials per level (evaluator: 3; stop at 1.0). */
   simulationTrials: z.number().int().min(1).max(3).optional(),
   /** Damage formula of the headless engine. */
-  damage: z.enum(['body', 'contact-point']).optional(),
+  damage: z.enum(DAMAGE_FORMULAS).optional(),
   /** Knife-edge verdicts: re-simulate every level this many times under tiny perturbations (headless engine; orchestrator/stages/robustness.ts). */
   robustness: z.number().int().min(1).max(10_000).optional(),
   /** The ranking's uncertainty beside the official scores (scoring/uncertainty; default on when T ≥ 2). */

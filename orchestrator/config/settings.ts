@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism, EOL } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import { DAMAGE_FORMULAS, DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
 import { DEFAULT_RULES, RULE_SETS, ruleSetChoice } from '../../scoring/score/rules.js';
@@ -355,7 +355,7 @@ function pickScope(sources: Record<string, Source>, flags: SettingsFlags, file: 
 function pickPhysics(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, engineText: string) {
   const simulationTrials = wholeNumber('--sim-trials', pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials), 1, 3);
   const damage = pick<string>(sources, 'damage', flags.damage, file.damage, DEFAULT_SIMULATION.damage);
-  if (damage !== 'contact-point' && damage !== 'body') throw new SbevalError('config', `--damage "${damage}" is not one of contact-point, body`);
+  if (!(DAMAGE_FORMULAS as readonly string[]).includes(damage)) throw new SbevalError('config', `--damage "${damage}" is not one of ${DAMAGE_FORMULAS.join(', ')}`);
   const robustness = pick<number | undefined>(sources, 'robustness', flags.robustness, file.robustness, undefined);
   if (robustness !== undefined) {
     wholeNumber('--robustness', robustness, 1, 10_000);

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DamageFormula, Engine } from '../../bridge/engine.js';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
 import { KeptStream } from '../../bridge/kept-stream.js';
 import { teeSinks } from '../../bridge/trace.js';
 import { createEngines } from '../../bridge/engines.js';
@@ -146,7 +146,7 @@ function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: KeptStr
 /** Runs every reference level on the engines and compares it with the evaluator's results. */
 export async function measureAgreement(options: AgreementOptions): Promise<Agreement> {
   const { engines, levels: jobs } = options;
-  const damage = options.damage ?? 'contact-point';
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
   // A level fault is the measured engine's own answer here, not a claim for another engine to check.
   const pool = new EnginePool({ referee: false, ...options.pool, engines });
   const run = options.onTrialOne ? keepingTrialOne(poolRunner(pool), options.onTrialOne) : poolRunner(pool);

@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { DAMAGE_FORMULAS } from '../../bridge/engine.js';
+import { ENGINE_KINDS } from '../../bridge/engine-kinds.js';
+import { DROP_FAILURES } from '../../levels/drop.js';
+import { CODE_NOT_FOUND } from '../../levels/extract.js';
+import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
+import { RULE_SET_NAMES } from '../../scoring/score/rules.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { PRODUCT_ROOTS, sourceFiles } from './source-graph.js';
 
@@ -23,8 +29,17 @@ interface Finding {
   text: string;
 }
 
+const parsed = new Map<string, ts.SourceFile>();
+
+/** A file parsed once per text (every check reads every product file). */
 function parse(path: string, text: string): ts.SourceFile {
-  return ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const key = `${path}\0${text}`;
+  let file = parsed.get(key);
+  if (!file) {
+    file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+    parsed.set(key, file);
+  }
+  return file;
 }
 
 function visitLiterals(file: ts.SourceFile, found: (node: ts.Node, text: string) => void): void {
@@ -78,5 +93,116 @@ describe('every year difference is data in the rule sets', () => {
       'orchestrator/planted.ts:4 "2026"',
       'orchestrator/planted.ts:5 "use --rules 2025, or give one folder"',
     ]);
+  });
+});
+
+/**
+ * A set of allowed values and its one home. An enumeration (short names such as `unity`, which are
+ * also compared one at a time elsewhere) is copied when another file writes two or more of its members
+ * together: an array (a `z.enum`, a `choices` list), a union type, or a chain of comparisons. A wording
+ * (a sentence the user reads) is copied when another file's literal contains a member at all.
+ */
+interface ListRule {
+  name: string;
+  home: string;
+  kind: 'enumeration' | 'wording';
+  members: readonly string[];
+  /** `file members` (as the finding says them) → why that group is not a copy of the list. */
+  kept?: Readonly<Record<string, string>>;
+}
+
+const LISTS: readonly ListRule[] = [
+  { name: 'rule sets', home: RULE_SETS_FILE, kind: 'enumeration', members: RULE_SET_NAMES },
+  {
+    name: 'engine kinds',
+    home: 'bridge/engine-kinds.ts',
+    kind: 'enumeration',
+    members: ENGINE_KINDS,
+    kept: { 'orchestrator/stages/calibrate.ts unity headless': 'the two sides a calibration compares, not a choice of engine' },
+  },
+  { name: 'damage formulas', home: 'bridge/engine.ts', kind: 'enumeration', members: DAMAGE_FORMULAS },
+  { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
+  { name: "the official extractor's failure", home: 'levels/extract.ts', kind: 'wording', members: [CODE_NOT_FOUND] },
+  { name: 'the fates of unfinished trials', home: 'orchestrator/report/fates.ts', kind: 'wording', members: [NEVER_GENERATED, NOT_EXTRACTED, NOT_CONVERTED, NOT_SIMULATED] },
+];
+
+const stringValue = (node: ts.Node): string | undefined => (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : undefined);
+
+/** The string members of a list written in one place: an array's elements, a union's literal types, a chain's compared literals. */
+function groupsOf(file: ts.SourceFile): Array<{ node: ts.Node; values: string[] }> {
+  const groups: Array<{ node: ts.Node; values: string[] }> = [];
+  const isChain = (node: ts.Node): node is ts.BinaryExpression =>
+    ts.isBinaryExpression(node) && (node.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken || node.operatorToken.kind === ts.SyntaxKind.BarBarToken);
+  const compared = (node: ts.Node): string[] => {
+    if (ts.isParenthesizedExpression(node)) return compared(node.expression);
+    if (isChain(node)) return [...compared(node.left), ...compared(node.right)];
+    const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken];
+    if (ts.isBinaryExpression(node) && equality.includes(node.operatorToken.kind)) return [stringValue(node.left), stringValue(node.right)].filter((v) => v !== undefined);
+    return [];
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isArrayLiteralExpression(node)) groups.push({ node, values: node.elements.map(stringValue).filter((v) => v !== undefined) });
+    if (ts.isUnionTypeNode(node)) groups.push({ node, values: node.types.map((t) => (ts.isLiteralTypeNode(t) ? stringValue(t.literal) : undefined)).filter((v) => v !== undefined) });
+    if (isChain(node) && !isChain(node.parent)) groups.push({ node, values: compared(node) });
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return groups;
+}
+
+/** The places outside a list's home that write the list again. */
+export function listCopies(files: ReadonlyArray<{ path: string; text: string }>, list: ListRule): Finding[] {
+  const members = new Set(list.members);
+  const findings: Finding[] = [];
+  for (const { path, text } of files) {
+    if (path === list.home) continue;
+    const file = parse(path, text);
+    const at = (node: ts.Node) => file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+    if (list.kind === 'enumeration') {
+      for (const { node, values } of groupsOf(file)) {
+        const named = [...new Set(values.filter((v) => members.has(v)))];
+        if (named.length >= 2 && list.kept?.[`${path} ${named.join(' ')}`] === undefined) findings.push({ path, line: at(node), text: named.join(' ') });
+      }
+    } else {
+      visitLiterals(file, (node, value) => {
+        for (const member of list.members) if (value.includes(member)) findings.push({ path, line: at(node), text: member });
+      });
+    }
+  }
+  return findings;
+}
+
+describe('each list of allowed values is written once', () => {
+  const files = product();
+  for (const list of LISTS) {
+    it(`${list.name}: only ${list.home}`, () => {
+      expect(files.map((f) => f.path)).toContain(list.home);
+      expect(listCopies(files.filter((f) => f.path === list.home), { ...list, home: '' }).length).toBeGreaterThan(0);
+      expect(listCopies(files, list).map(shown)).toEqual([]);
+      // A kept group must still be there, or the exception is stale.
+      const unkept = listCopies(files, { ...list, kept: {} }).map((f) => `${f.path} ${f.text}`);
+      for (const key of Object.keys(list.kept ?? {})) expect(unkept, key).toContain(key);
+    });
+  }
+
+  it('names planted copies: a zod enum, a union type, a chain of comparisons, a reason quoted in a help text', () => {
+    const engines = LISTS.find((l) => l.name === 'engine kinds')!;
+    const fates = LISTS.find((l) => l.name === 'the fates of unfinished trials')!;
+    const planted = {
+      path: 'orchestrator/planted.ts',
+      text: [
+        "export const kinds = z.enum(['headless', 'unity']);",
+        "export type Kind = 'headless-ws' | 'bridge' | 'other';",
+        "export const remote = (k: string) => k === 'unity' || (k === 'bridge' && true);",
+        "export const one = (k: string) => k === 'unity';",
+        `export const help = \`a trial with no file is "${NEVER_GENERATED}"\`;`,
+      ].join('\n'),
+    };
+    expect(listCopies([planted], engines).map(shown)).toEqual([
+      'orchestrator/planted.ts:1 "headless unity"',
+      'orchestrator/planted.ts:2 "headless-ws bridge"',
+      'orchestrator/planted.ts:3 "unity bridge"',
+    ]);
+    expect(listCopies([planted], fates).map(shown)).toEqual([`orchestrator/planted.ts:5 ${JSON.stringify(NEVER_GENERATED)}`]);
   });
 });
