@@ -139,7 +139,7 @@ export type { LevelEffects, LevelInput, LevelOutcome, LevelRef, LevelContext, Le
 export { createProgressDisplay, PlainProgress, JsonProgress, TtyProgress } from './orchestrator/progress/index.js';
 export type { ProgressDisplay } from './orchestrator/progress/index.js';
 /** Why a level collapsed (sbeval explain), the viewer server (sbeval view), recorded-run regression (sbeval record / verify). */
-export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STRIKE_SPEED } from './scoring/explain.js';
+export { explainFrames, bodyName, NOTABLE_CONTACT_SPEED, STRIKE_SPEED } from './scoring/explain.js';
 export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export { startViewer } from './viewer/server.js';

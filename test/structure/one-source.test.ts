@@ -8,6 +8,7 @@ import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
 import { RULE_SET_NAMES } from '../../scoring/score/rules.js';
+import { OFFICIAL_MOVEMENT_THRESHOLD } from '../../scoring/stability.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { PRODUCT_ROOTS, sourceFiles } from './source-graph.js';
 
@@ -204,5 +205,34 @@ describe('each list of allowed values is written once', () => {
       'orchestrator/planted.ts:3 "unity bridge"',
     ]);
     expect(listCopies([planted], fates).map(shown)).toEqual([`orchestrator/planted.ts:5 ${JSON.stringify(NEVER_GENERATED)}`]);
+  });
+});
+
+/** The one file that states the evaluator's movement threshold. */
+const THRESHOLD_FILE = 'scoring/stability.ts';
+
+/** Constants named for a movement threshold, declared with a number: `const MOVEMENT_THRESHOLD = 0.1`. */
+export function thresholdConstants(path: string, text: string): Finding[] {
+  const file = parse(path, text);
+  const findings: Finding[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && /MOVEMENT|THRESHOLD/i.test(node.name.text) && node.initializer && ts.isNumericLiteral(node.initializer) && node.initializer.text === String(OFFICIAL_MOVEMENT_THRESHOLD)) {
+      findings.push({ path, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, text: node.name.text });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return findings;
+}
+
+describe('one movement threshold', () => {
+  it(`only ${THRESHOLD_FILE} declares it; the rest import it`, () => {
+    const files = product();
+    const found = files.flatMap((f) => thresholdConstants(f.path, f.text));
+    expect(found.map(shown)).toEqual([`${THRESHOLD_FILE}:${found[0]?.line} "OFFICIAL_MOVEMENT_THRESHOLD"`]);
+  });
+
+  it('names a planted second one', () => {
+    expect(thresholdConstants('scoring/explain/planted.ts', 'const x = 1;\nexport const MOVEMENT_THRESHOLD = 0.1;\nconst REST_SPIN = 0.1;\n').map(shown)).toEqual(['scoring/explain/planted.ts:2 "MOVEMENT_THRESHOLD"']);
   });
 });
