@@ -118,5 +118,17 @@ export const configSchema = z.strictObject({
 
 export type ConfigFile = z.infer<typeof configSchema>;
 
+/** The text values a config key allows (its enum members, through optional and union): the choices of its flag. */
+export function keyChoices(key: keyof typeof configSchema.shape): string[] {
+  const values = (node: z.core.$ZodType): string[] => {
+    const def = node._zod.def as { type: string; innerType?: z.core.$ZodType; entries?: Record<string, unknown>; options?: z.core.$ZodType[] };
+    if (def.type === 'optional' && def.innerType) return values(def.innerType);
+    if (def.type === 'enum' && def.entries) return Object.values(def.entries).filter((v) => typeof v === 'string');
+    if (def.type === 'union' && def.options) return [...new Set(def.options.flatMap(values))];
+    return [];
+  };
+  return values(configSchema.shape[key]);
+}
+
 /** Where a resolved setting came from: its default, the config file, or a flag. */
 export type Source = 'default' | 'config' | 'flag';
