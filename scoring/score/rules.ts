@@ -30,6 +30,10 @@ export const SIMILARITY_FORMATS = {
 } as const satisfies Record<number, { clsEmbedding: boolean }>;
 export type SimilarityFormat = keyof typeof SIMILARITY_FORMATS;
 
+/** How a prompt's `<OBJECT>` names the letter: `"A"` (quoted) or `A` (bare); each rule set uses one, a chat script may choose. */
+export const OBJECT_STYLES = ['quoted', 'bare'] as const;
+export type ObjectStyle = (typeof OBJECT_STYLES)[number];
+
 export interface RuleSet {
   name: RuleSetName;
   /** Diversity enters the weight and the character score (2024+). */
@@ -50,7 +54,7 @@ export interface RuleSet {
   /** The drop function the prompts ask for (reference/official-pipeline.md §11). */
   functionName: 'ab_drop' | 'drop_block';
   /** How `<OBJECT>` names the letter in that year's prompts: `"A"` (quoted) or `A` (bare). */
-  objectStyle: 'quoted' | 'bare';
+  objectStyle: ObjectStyle;
   /** The similarity file format (and so the vectors diversity compares). */
   similarityFormat: SimilarityFormat;
 }

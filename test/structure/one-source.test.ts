@@ -7,7 +7,7 @@ import { ENGINE_KINDS } from '../../bridge/engine-kinds.js';
 import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
-import { RULE_SET_NAMES } from '../../scoring/score/rules.js';
+import { OBJECT_STYLES, RULE_SET_NAMES } from '../../scoring/score/rules.js';
 import { OFFICIAL_MOVEMENT_THRESHOLD } from '../../scoring/stability.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { PRODUCT_ROOTS, sourceFiles } from './source-graph.js';
@@ -122,6 +122,7 @@ const LISTS: readonly ListRule[] = [
     kept: { 'orchestrator/stages/calibrate.ts unity headless': 'the two sides a calibration compares, not a choice of engine' },
   },
   { name: 'damage formulas', home: 'bridge/engine.ts', kind: 'enumeration', members: DAMAGE_FORMULAS },
+  { name: '<OBJECT> styles', home: RULE_SETS_FILE, kind: 'enumeration', members: OBJECT_STYLES },
   { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
   { name: "the official extractor's failure", home: 'levels/extract.ts', kind: 'wording', members: [CODE_NOT_FOUND] },
   { name: 'the fates of unfinished trials', home: 'orchestrator/report/fates.ts', kind: 'wording', members: [NEVER_GENERATED, NOT_EXTRACTED, NOT_CONVERTED, NOT_SIMULATED] },
