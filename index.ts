@@ -67,8 +67,10 @@ export type { ScoreStageResult } from './orchestrator/stages/score-stage.js';
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
 export { HeadlessEngine, LevelLoadError, HEADLESS_ENGINE_VERSION, headlessDigest } from './bridge/headless/engine.js';
 export { WorkerEngine } from './bridge/headless/worker-engine.js';
-export { createEngines, defaultEngineCount, ENGINE_KINDS } from './bridge/engines.js';
-export type { EngineKind, CreateEnginesOptions } from './bridge/engines.js';
+export { createEngines, defaultEngineCount } from './bridge/engines.js';
+export { ENGINE_KINDS } from './bridge/engine-kinds.js';
+export type { CreateEnginesOptions } from './bridge/engines.js';
+export type { EngineKind } from './bridge/engine-kinds.js';
 export { WORLD_SETTINGS, BOX2D_CONSTANTS } from './bridge/headless/settings.js';
 export { evaluatorWindow, stepsToSimulate, isReadStep, loopIterations, OFFICIAL_WINDOW } from './bridge/window.js';
 export type { EvaluatorWindow } from './bridge/window.js';
@@ -137,7 +139,7 @@ export type { LevelEffects, LevelInput, LevelOutcome, LevelRef, LevelContext, Le
 export { createProgressDisplay, PlainProgress, JsonProgress, TtyProgress } from './orchestrator/progress/index.js';
 export type { ProgressDisplay } from './orchestrator/progress/index.js';
 /** Why a level collapsed (sbeval explain), the viewer server (sbeval view), recorded-run regression (sbeval record / verify). */
-export { explainFrames, bodyName, MOVEMENT_THRESHOLD, NOTABLE_CONTACT_SPEED, STRIKE_SPEED } from './scoring/explain.js';
+export { explainFrames, bodyName, NOTABLE_CONTACT_SPEED, STRIKE_SPEED } from './scoring/explain.js';
 export type { Explanation, ExplainInput, ExplainOptions, BodyReport, Reason, ReasonKind, TimelineEntry, DeathReport, ContactReport, MotionKind, StaticIssue } from './scoring/explain.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export { startViewer } from './viewer/server.js';

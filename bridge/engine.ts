@@ -8,7 +8,12 @@ import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
  * optionally capture the black-on-white image, finish. The Unity evaluator's up-to-3-trials
  * bookkeeping lives above this interface (the level machine), each trial being its own `run`.
  */
-export type DamageFormula = 'body' | 'contact-point';
+/**
+ * The damage formulas an engine may apply at contact begin (bridge/headless/world.ts): `contact-point`,
+ * the relative velocity at the contact points, and `body`, that of the bodies' linear velocities.
+ */
+export const DAMAGE_FORMULAS = ['contact-point', 'body'] as const;
+export type DamageFormula = (typeof DAMAGE_FORMULAS)[number];
 
 export interface SimulationSettings {
   /** The stability window's duration in steps: 10 s at 50 Hz = 500 (evaluator `duration: 10`); the steps it reads are bridge/window.ts's. */

@@ -1,13 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { SbevalError } from '../core/errors.js';
 import type { Engine } from './engine.js';
+import { ENGINE_KINDS } from './engine-kinds.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { WorkerEngine } from './headless/worker-engine.js';
 import { EngineFleet, type FleetOptions } from './remote-fleet.js';
 import { headlessWorkerLauncher, unityLauncher, type UnityLaunchOptions } from './remote-launchers.js';
 
 /**
- * Engine construction by kind, for stages and the pool. One switch, one case per engine kind:
+ * Engine construction by kind, for stages and the pool. One switch, one case per engine kind it starts:
  * - `headless`: the planck.js engine in worker threads (one per engine, so levels run in parallel),
  *   or in this thread with `inProcess` (tests, one-level commands).
  * - `headless-ws`: the headless engine in `sbeval engine` child processes behind the bridge protocol
@@ -15,10 +16,6 @@ import { headlessWorkerLauncher, unityLauncher, type UnityLaunchOptions } from '
  * - `unity`: Science Birds Unity editors with the sbeval plugin (options.unity, or the environment
  *   variables SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT).
  */
-export type EngineKind = 'headless' | 'headless-ws' | 'unity';
-
-export const ENGINE_KINDS: readonly EngineKind[] = ['headless', 'headless-ws', 'unity'];
-
 export interface CreateEnginesOptions {
   /** Run the headless engine in the calling thread instead of worker threads. */
   inProcess?: boolean;
@@ -57,7 +54,7 @@ export async function createEngines(kind: string, count: number, options: Create
       return fleet.engines;
     }
     default:
-      throw new SbevalError('config', `unknown engine "${kind}"`, `choose one of: ${ENGINE_KINDS.join(', ')}`);
+      throw new SbevalError('config', `unknown engine "${kind}"`, `choose one of: ${ENGINE_KINDS.filter((k) => k !== 'bridge').join(', ')}`);
   }
 }
 

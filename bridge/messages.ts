@@ -1,3 +1,4 @@
+import { DAMAGE_FORMULAS } from './engine.js';
 import { FIELD_COUNT } from './frames.js';
 
 /**
@@ -127,8 +128,6 @@ const nonNegInt = int({ min: 0 });
 const finite = num({});
 const levelId = str({ max: 4096 });
 
-/** The formulas `settings.damage` selects (bridge/headless/ implements both; Unity has its own rule). */
-const DAMAGE_FORMULAS = ['body', 'contact-point'] as const;
 /** Where an error happened, as the engine or the orchestrator saw it. */
 export const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'capture', 'cancelled', 'internal'] as const;
 

@@ -1,6 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../core/errors.js';
+import { isMainModule } from '../core/main-module.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { headlessCapabilities, runEngineWorker, type WorkerResult } from './worker.js';
 import { printable } from '../core/printable.js';
@@ -60,17 +59,7 @@ function parseArgs(argv: string[]): { url: string; instance?: string } {
   return { url, ...(instance ? { instance } : {}) };
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+if (isMainModule(import.meta.url)) {
   try {
     const { url, instance } = parseArgs(process.argv.slice(2));
     const token = process.env.SBEVAL_TOKEN;

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
-import type { Engine, LevelSink } from './engine.js';
+import { DAMAGE_FORMULAS, type Engine, type LevelSink } from './engine.js';
 import {
   checkCompatibility,
   CLOSE,
@@ -48,7 +48,7 @@ export interface WorkerResult {
 const FATAL_CLOSES = new Set<number>([CLOSE.badToken, CLOSE.incompatible]);
 
 export function headlessCapabilities(): Capabilities {
-  return { frames: true, events: true, capture: true, captureRaw: true, cancel: true, damageFormulas: ['body', 'contact-point'] };
+  return { frames: true, events: true, capture: true, captureRaw: true, cancel: true, damageFormulas: [...DAMAGE_FORMULAS] };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../core/errors.js';
+import { isMainModule } from '../core/main-module.js';
 import { storageFault } from '../core/storage.js';
 import type { RootGuard } from '../orchestrator/layout/root-guard.js';
 import { COMMAND_GROUPS } from './commands/index.js';
@@ -116,16 +115,6 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
 /** `sbeval ... | head` closes stdout early: that is the reader's choice, not an error. */
 export function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
@@ -136,7 +125,7 @@ export function exitQuietlyOnClosedPipe(): void {
   }
 }
 
-if (isMain()) {
+if (isMainModule(import.meta.url)) {
   exitQuietlyOnClosedPipe();
   process.exitCode = await runCli(process.argv);
 }

@@ -30,7 +30,8 @@ export const BLOCK_SHAPES: Readonly<Record<BlockId, { width: number; height: num
 export const HEIGHT_BOUNDARY = 'Height boundary is intruded.';
 export const WIDTH_BOUNDARY = 'Width boundary is intruded.';
 export const UNKNOWN_BLOCK = 'BlockType does not exist.';
-export type DropFailure = typeof HEIGHT_BOUNDARY | typeof WIDTH_BOUNDARY | typeof UNKNOWN_BLOCK;
+export const DROP_FAILURES = [HEIGHT_BOUNDARY, WIDTH_BOUNDARY, UNKNOWN_BLOCK] as const;
+export type DropFailure = (typeof DROP_FAILURES)[number];
 
 /** A drop program that the official converter refuses; `message` is the official text. */
 export class DropError extends Error {

@@ -1,6 +1,6 @@
 import type { FrameSeries } from './explain/series.js';
-import { OFFICIAL_WINDOW_STEPS, measureTrial } from './stability.js';
-import { bodyMotion, MOVEMENT_THRESHOLD } from './explain/motion.js';
+import { OFFICIAL_MOVEMENT_THRESHOLD, OFFICIAL_WINDOW_STEPS, measureTrial } from './stability.js';
+import { bodyMotion } from './explain/motion.js';
 import { field, mergeBatches, ANGLE, X, Y } from './explain/series.js';
 import { analyseSupport } from './explain/support.js';
 import { followCauses, pickFirstMover } from './explain/causes.js';
@@ -16,7 +16,6 @@ import type { BodyReport, ContactReport, DeathReport, Explanation, ExplainInput,
  * Pure: it takes the bodies, frames and events (from a trace, a live engine, or a test) and knows
  * nothing of how they were produced. `formatExplanation` (scoring/explain/format.ts) renders the text.
  */
-export { MOVEMENT_THRESHOLD } from './explain/motion.js';
 export type { MotionKind } from './explain/motion.js';
 export type { StaticIssue } from './explain/support.js';
 export { STRIKE_SPEED, bodyName } from './explain/reasons.js';
@@ -102,7 +101,7 @@ function deathsOf(work: readonly Work[]): DeathReport[] {
 }
 
 export function explainFrames(input: ExplainInput, options: ExplainOptions = {}): Explanation {
-  const threshold = options.threshold ?? MOVEMENT_THRESHOLD;
+  const threshold = options.threshold ?? OFFICIAL_MOVEMENT_THRESHOLD;
   const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 5));
   const bodies = input.bodies;
   if (bodies.length === 0) throw new Error('the trial has no bodies to explain');

@@ -6,8 +6,8 @@
  *
  *   npm run fidelity [-- --damage body] [-- --workers N] [-- --only-mismatches]
  */
-import { fileURLToPath } from 'node:url';
 import type { DamageFormula, Engine } from '../bridge/engine.js';
+import { isMainModule } from '../core/main-module.js';
 import { createEngines, defaultEngineCount } from '../bridge/engines.js';
 import { differs, headlessFactory, loadReference, measureAgreement, type AgreementSummary, type LevelAgreement } from '../orchestrator/stages/agreement.js';
 
@@ -63,11 +63,7 @@ export function fidelityMarkdown(report: FidelityReport, onlyMismatches = false)
   return lines.join('\n');
 }
 
-function isMain(): boolean {
-  return process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
-}
-
-if (isMain()) {
+if (isMainModule(import.meta.url)) {
   const args = process.argv.slice(2);
   const value = (name: string) => {
     const i = args.indexOf(name);

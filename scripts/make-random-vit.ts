@@ -10,8 +10,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs as parseCliArgs } from 'node:util';
+import { isMainModule } from '../core/main-module.js';
 import { encodeSafetensors } from '../scoring/similarity/safetensors.js';
 import { vitParameterShapes, type VitConfig } from '../scoring/similarity/vit-config.js';
 import { convertModelFolder, writePiecesAtomic } from '../orchestrator/stages/model.js';
@@ -149,7 +149,7 @@ function parseArgs(argv: string[]): { out: string; spec: RandomVitSpec } | undef
   return { out: typeof values.out === 'string' ? resolve(values.out) : defaultRandomVitDir(spec), spec };
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isMainModule(import.meta.url)) {
   let parsed;
   try {
     parsed = parseArgs(process.argv.slice(2));

@@ -20,6 +20,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isMainModule } from '../core/main-module.js';
 
 const L = (name: string) => `(local.get $${name})`;
 const S = (name: string, e: string) => `(local.set $${name} ${e})`;
@@ -197,7 +198,7 @@ ${lines.map((l) => `  '${l}'`).join(' +\n')};
 `;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (isMainModule(import.meta.url)) {
   const out = fileURLToPath(new URL('../bridge/headless/solver-kernel.ts', import.meta.url));
   writeFileSync(out, kernelModuleSource(await kernelBytes()));
   process.stdout.write(`wrote ${out}\n`);

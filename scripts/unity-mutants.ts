@@ -13,6 +13,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainModule } from '../core/main-module.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const LIST = join(ROOT, 'test', 'bridge', 'unity-mutants.json');
@@ -108,6 +109,6 @@ async function main(): Promise<number> {
   return survived.length > 0 ? 1 : 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (isMainModule(import.meta.url)) {
   process.exitCode = await main();
 }

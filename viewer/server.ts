@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describeError } from '../core/errors.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
@@ -92,7 +92,7 @@ function staticDir(): string {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(`${dir}index.html`)) return dir;
   }
-  throw new Error('the viewer page (viewer/static/index.html) is missing from this installation');
+  throw new SbevalError('launch', 'the viewer page (viewer/static/index.html) is missing from this installation', 'reinstall sbeval: the package ships the page beside the code');
 }
 
 const CONTENT_TYPES: Record<string, string> = {

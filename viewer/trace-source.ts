@@ -1,4 +1,5 @@
 import { readTrace } from '../bridge/trace.js';
+import { SbevalError } from '../core/errors.js';
 import type { TrialData } from './trial.js';
 
 /**
@@ -9,7 +10,7 @@ export async function openTraceFile(path: string): Promise<TrialData> {
   const trace = await readTrace(path);
   if (trace.bodies.length === 0 || trace.frames.stepCount === 0) {
     const why = trace.error ? `the run failed: ${trace.error.message}` : 'it holds no frames';
-    throw new Error(`${path}: nothing to show, ${why}`);
+    throw new SbevalError('input', `${path}: nothing to show, ${why}`, 'record the trial again (sbeval run --traces, or sbeval record)');
   }
   return {
     levelId: trace.header.levelId,

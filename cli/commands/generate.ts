@@ -16,6 +16,7 @@ import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle, ty
 import { requireProgramConsent } from '../../llm/generate/consent.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { configuredSubmissions, generateOptions } from '../../llm/generate/run-stage.js';
+import { OBJECT_STYLES } from '../../scoring/score/rules.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -192,7 +193,7 @@ export function registerGenerateCommands(program: Command): void {
     .addOption(option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', { parse: wholeNumber(0), defaultText: `the root config's limits.tokens, else ${OFFICIAL_TOKEN_LIMIT}` }))
     .addOption(option('--temperature <t>', 'sampling temperature of every call', { parse: nonNegativeNumber, default: OFFICIAL_TEMPERATURE }))
     .addOption(option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", { parse: nonNegativeNumber, default: OFFICIAL_TOP_P }))
-    .addOption(option('--object-style <style>', '<OBJECT> becomes "A" (quoted, 2023) or A (bare, 2024+)', { choices: ['quoted', 'bare'], defaultText: "a chat script's object key, else bare" }))
+    .addOption(option('--object-style <style>', '<OBJECT> becomes "A" (quoted, 2023) or A (bare, 2024+)', { choices: OBJECT_STYLES, defaultText: "a chat script's object key, else bare" }))
     .addOption(option('--newlines <mode>', 'prompt line ends: lf (as Python text mode) or keep', { choices: ['lf', 'keep'], defaultText: 'lf for bare, keep for quoted' }))
     .addOption(option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several', { choices: ['auto', 'flat', 'per-model'], default: 'auto' }))
     .option('--retry-failed', 'run again the trials that failed a limit in an earlier run')

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { relative } from 'node:path';
+import { DROP_FAILURES } from '../../levels/drop.js';
+import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { stageFilter, type Settings } from '../../orchestrator/config/index.js';
 import { formatSummary, type StageSummary } from '../../orchestrator/layout/stage-log.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
@@ -81,7 +83,7 @@ function registerExtract(program: Command): void {
       `
 Writes <root>/<team>/intermediate/<C>/<name>.txt with the calls of the response's last fenced code
 block (one per line, lower-cased, single quotes). A response without calls writes nothing and is logged
-as "Failed - Code not found." in <root>/logs/intermediate_log_<time>.txt. Trials whose output is newer
+as "Failed - ${CODE_NOT_FOUND}" in <root>/logs/intermediate_log_<time>.txt. Trials whose output is newer
 than their input are skipped, so an interrupted run resumes. Exit code 0 when the stage ran.
 
 Example: sbeval extract examples/competition --team BlockSmith --chars I,L`,
@@ -104,8 +106,9 @@ function registerConvert(program: Command): void {
       'after',
       `
 Writes <root>/<team>/levels/<C>/<name>.xml. A program the official converter refuses writes nothing and
-is logged with the official reason ("Height boundary is intruded.", "Width boundary is intruded.",
-"BlockType does not exist.") in <root>/logs/levels_log_<time>.txt. Exit code 0 when the stage ran.
+is logged with the official reason in <root>/logs/levels_log_<time>.txt, one of
+${DROP_FAILURES.map((r) => `"${r}"`).join(', ')}
+Exit code 0 when the stage ran.
 
 Example: sbeval convert examples/competition`,
     )

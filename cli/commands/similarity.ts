@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { SbevalError } from '../../core/errors.js';
-import { stageFilter, type Rules, type Settings } from '../../orchestrator/config/index.js';
+import { stageFilter, type Settings } from '../../orchestrator/config/index.js';
 import { formatSummary, ignoredLine, summaryToJson, type StageSummary } from '../../orchestrator/layout/stage-log.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { COMPETITION_MODEL } from '../../orchestrator/stages/model.js';
-import { NOT_PNG, runSimilarityStage, type SimilarityRules, type SimilaritySummary } from '../../orchestrator/stages/similarity.js';
+import { NOT_PNG, runSimilarityStage, type SimilaritySummary } from '../../orchestrator/stages/similarity.js';
 import { NOT_JSON, runDiversityStage } from '../../orchestrator/stages/diversity.js';
+import { RULE_SETS } from '../../scoring/score/rules.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { option, wholeNumber } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
@@ -16,11 +17,6 @@ import { COMMAND_SUMMARIES } from './summaries.js';
  * `sbeval similarity <root>` and `sbeval diversity <root>`: the official similarity and diversity scripts
  * over the competition layout, in their file formats, without Python.
  */
-
-/** The similarity file format of a rule set: 2025 adds the CLS embedding; 2023 and 2024 have none. */
-function similarityRules(rules: Rules): SimilarityRules {
-  return rules === '2025' ? 2025 : 2024;
-}
 
 interface CommonFlags extends SharedFlags {
   force?: boolean;
@@ -51,7 +47,7 @@ async function similarityAction(root: string, opts: CommonFlags & { batch?: numb
     throw new SbevalError('similarity', 'no similarity model', `get the competition's with \`sbeval model fetch ${COMPETITION_MODEL}\`, or pass --model <file.onnx>; without network: ${OFFLINE_ROUTES_DOC}`);
   }
   const summaries = await eachCompetition<SimilaritySummary>('similarity', settings, opts.json === true, (folder, display) =>
-    runSimilarityStage({ root: folder, model, rules: similarityRules(settings.rules), ...(opts.batch !== undefined ? { batchSize: opts.batch } : {}), threads: opts.threads, filter: stageFilter(settings), force: opts.force === true }, display),
+    runSimilarityStage({ root: folder, model, rules: RULE_SETS[settings.rules].similarityFormat, ...(opts.batch !== undefined ? { batchSize: opts.batch } : {}), threads: opts.threads, filter: stageFilter(settings), force: opts.force === true }, display),
   );
   for (const { model: folder, root: competition, summary } of summaries) {
     const { classifier, ignored } = summary;
@@ -68,12 +64,12 @@ async function similarityAction(root: string, opts: CommonFlags & { batch?: numb
 
 async function diversityAction(root: string, opts: CommonFlags): Promise<void> {
   const settings = commandSettings('diversity', root, opts);
-  if (settings.rules === '2023') {
-    process.stdout.write('diversity: the 2023 rules have no diversity; nothing to do\n');
+  if (!RULE_SETS[settings.rules].diversity) {
+    process.stdout.write(`diversity: the ${settings.rules} rules have no diversity; nothing to do\n`);
     return;
   }
   const summaries = await eachCompetition('diversity', settings, opts.json === true, (folder, display) =>
-    runDiversityStage({ root: folder, rules: similarityRules(settings.rules), trials: settings.trials, filter: stageFilter(settings), force: opts.force === true }, display),
+    runDiversityStage({ root: folder, rules: RULE_SETS[settings.rules].similarityFormat, trials: settings.trials, filter: stageFilter(settings), force: opts.force === true }, display),
   );
   for (const { model, root: competition, summary } of summaries) {
     // An empty summary does not say whether the folder is done or has nothing to read: say what was found.

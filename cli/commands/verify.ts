@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { nonNegativeNumber, option } from '../options.js';
 import { resolve } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import { DAMAGE_FORMULAS, DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { BOX2D_NAMES, type Box2dName } from '../../bridge/headless/settings.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { recordCorpus } from '../../orchestrator/stages/record.js';
@@ -14,8 +14,6 @@ import { COMMAND_SUMMARIES } from './summaries.js';
  * `sbeval record <levels-dir> --out <corpus>` and `sbeval verify <corpus>`: regression of an engine
  * against recorded simulations.
  */
-const DAMAGE: readonly DamageFormula[] = ['contact-point', 'body'];
-
 function box2dSetting(value: string, previous: Partial<Record<Box2dName, number>> = {}): Partial<Record<Box2dName, number>> {
   const m = /^([A-Za-z]+)=(.+)$/.exec(value);
   if (!m) throw new InvalidArgumentError('expected name=value, e.g. baumgarte=0.1');
@@ -81,7 +79,7 @@ export function registerVerifyCommands(program: Command): void {
     .description(COMMAND_SUMMARIES.record)
     .argument('<levels-dir>', 'folder searched recursively for .xml levels')
     .requiredOption('--out <corpus>', 'corpus folder: <relative level path>.sbtrace.gz per level + corpus.json')
-    .addOption(option('--damage <formula>', 'damage at contact begin: contact-point or body', { choices: DAMAGE, default: DEFAULT_SIMULATION.damage }))
+    .addOption(option('--damage <formula>', 'damage at contact begin: contact-point or body', { choices: DAMAGE_FORMULAS, default: DEFAULT_SIMULATION.damage }))
     .option('--capture', 'also keep the black-on-white capture in each trace (bigger corpus; the viewer shows it)')
     .addHelpText(
       'after',
@@ -110,7 +108,7 @@ Example: sbeval record calibration/reference-levels --out my-corpus`,
     .description(COMMAND_SUMMARIES.verify)
     .argument('<corpus>', 'folder searched recursively for *.sbtrace[.gz] (sbeval record, sbeval level --trace)')
     .addOption(option('--tolerance <value>', 'largest difference in x, y (units) and angle (radians) that still agrees', { parse: nonNegativeNumber, default: DEFAULT_TOLERANCE }))
-    .addOption(option('--damage <formula>', 'replay with another damage formula than recorded', { choices: DAMAGE, defaultText: 'the recorded one' }))
+    .addOption(option('--damage <formula>', 'replay with another damage formula than recorded', { choices: DAMAGE_FORMULAS, defaultText: 'the recorded one' }))
     .addOption(option('--box2d <name=value>', `replay with a Box2D constant changed (repeatable): ${BOX2D_NAMES.join(', ')}`, { parse: box2dSetting }))
     .option('--json', 'print the full comparison as JSON')
     .addHelpText(

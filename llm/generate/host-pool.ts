@@ -14,6 +14,7 @@ import {
   type ModelApi,
   type ModelCallSettings,
 } from '../model-calls/index.js';
+import { SbevalError } from '../../core/errors.js';
 
 /**
  * Several model hosts (Ollama, or OpenAI-style with `api: 'openai'`) share the calls. Each call goes
@@ -160,7 +161,7 @@ export class HostPool {
     private readonly call: typeof chatOnce = chatOnce,
     env: NodeJS.ProcessEnv = process.env,
   ) {
-    if (urls.length === 0) throw new Error('no model hosts');
+    if (urls.length === 0) throw new SbevalError('config', 'no model hosts', 'name them with --hosts or `hosts:` in sbeval.config.yaml');
     this.hosts = urls.map((url, index) => ModelEndpoint.parse(url, settings.api, env, index)).map((endpoint, index) => ({
       endpoint,
       url: endpoint.label,

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
+import { OBJECT_STYLES, type ObjectStyle } from '../../scoring/score/rules.js';
 
 /**
  * What a team submits, in the three shapes sbeval runs:
@@ -17,7 +18,7 @@ import { sha256 } from '../../core/hash.js';
  * response-gathering script: `replaceAll(OBJECT_TOKEN, '"' + character + '"')`) or bare (`A`, the
  * 2024/2025 examples: `.replace("<OBJECT>", target_character)`).
  */
-export type ObjectStyle = 'quoted' | 'bare';
+export type { ObjectStyle };
 /**
  * `lf`: CRLF and lone CR become LF, as Python's text-mode `open().read()` does (2024/2025 programs);
  * `keep`: the bytes as written (the 2023 Node script read files with `readFile(…, 'utf-8')`).
@@ -77,7 +78,7 @@ const textOrFile = z.union([z.string(), fileRef]);
 const chatScriptSchema = z
   .object({
     system: textOrFile.optional(),
-    object: z.enum(['quoted', 'bare']).optional(),
+    object: z.enum(OBJECT_STYLES).optional(),
     newlines: z.enum(['lf', 'keep']).optional(),
     turns: z.array(textOrFile).min(1),
   })

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { convertProgram } from '../../levels/pipeline.js';
+import { RULE_SETS, type RuleSetName } from '../../scoring/score/rules.js';
 import { gridView } from '../judges/scoring/grid-view.js';
 import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
 import type { ResolvedSubmission } from '../../orchestrator/config/index.js';
@@ -65,7 +66,7 @@ interface SurveyBuildOptions {
   sample: number | undefined;
   seed: number;
   prefix: string;
-  rules: string;
+  rules: RuleSetName;
   submissions: readonly ResolvedSubmission[];
   promptsDir: string | undefined;
   force: boolean;
@@ -77,7 +78,7 @@ export function defaultSurveyDir(root: string): string {
 
 /** The conversation that produced a team's responses for one letter, as far as the folder knows it. */
 function historyFor(team: string, letter: string, options: SurveyBuildOptions): { messages: Array<{ role: string; content: string }>; note: string | null } {
-  const style = options.rules === '2023' ? 'quoted' : 'bare';
+  const style = RULE_SETS[options.rules].objectStyle;
   const configured = options.submissions.find((s) => s.team === team);
   if (configured) {
     const submission = loadSubmission(configured.file);

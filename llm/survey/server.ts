@@ -60,7 +60,7 @@ function surveyStaticDir(): string {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(join(dir, 'index.html'))) return dir;
   }
-  throw new Error('the survey page (llm/survey/page/index.html) is missing from this installation');
+  throw new SbevalError('launch', 'the survey page (llm/survey/page/index.html) is missing from this installation', 'reinstall sbeval: the package ships the page beside the code');
 }
 
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', png: 'image/png' };

@@ -1,4 +1,4 @@
-export { configSchema, limitsSchema, submissionSchema, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
+export { configSchema, limitsSchema, submissionSchema, keyChoices, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
 export { loadConfigFile, parseConfigText, CONFIG_FILES } from './load.js';
 export {
   resolveSettings,

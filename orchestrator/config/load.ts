@@ -54,14 +54,41 @@ export function issueDescriber(schema?: z.core.$ZodType, data?: unknown): (issue
   return (issue) => {
     const at = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') return unknownKeys(issue.keys, issue.path, schema);
-    const expected = expectation(issue);
-    if (!expected) return `key "${at || '(root)'}": ${issue.message}`;
-    const got = valueAt(data, issue.path);
-    const near = got.found && typeof got.value === 'string' ? closestName(got.value, expected.values.filter((v) => typeof v === 'string') as string[]) : undefined;
-    const allowed = expected.kinds.length === 0 ? `one of ${expected.values.map(String).join(', ')}` : orList([...(expected.values.length > 0 ? [`one of ${expected.values.map(String).join(', ')}`] : []), ...expected.kinds]);
-    const said = got.found ? `${shown(got.value)} is not ${expected.kinds.length === 0 ? allowed : `allowed: expected ${allowed}`}` : `expected ${allowed}`;
-    return `key "${at || '(root)'}": ${said}${near ? ` — did you mean "${near}"?` : ''}`;
+    const said = valueProblem(issue, schema, data);
+    return `key "${at || '(root)'}": ${said ?? issue.message}`;
   };
+}
+
+/**
+ * What is wrong with the value an issue is about, in the words of the schema that rejected it: `"unit"
+ * is not one of headless, … — did you mean "unity"?`, `must be a whole number from 1 to 3, got 0`.
+ * Undefined when the schema says nothing more than the issue (a custom check's own message).
+ */
+export function valueProblem(issue: z.core.$ZodIssue, schema: z.core.$ZodType | undefined, data: unknown): string | undefined {
+  const got = valueAt(data, issue.path);
+  const range = schema && ['too_small', 'too_big', 'invalid_type'].includes(issue.code) ? numberRange(schema, issue.path) : undefined;
+  if (range) return got.found ? `must be ${range}, got ${shown(got.value)}` : `expected ${range}`;
+  const expected = expectation(issue);
+  if (!expected) return undefined;
+  const near = got.found && typeof got.value === 'string' ? closestName(got.value, expected.values.filter((v) => typeof v === 'string') as string[]) : undefined;
+  const allowed = expected.kinds.length === 0 ? `one of ${expected.values.map(String).join(', ')}` : orList([...(expected.values.length > 0 ? [`one of ${expected.values.map(String).join(', ')}`] : []), ...expected.kinds]);
+  const said = got.found ? `${shown(got.value)} is not ${expected.kinds.length === 0 ? allowed : `allowed: expected ${allowed}`}` : `expected ${allowed}`;
+  return `${said}${near ? ` — did you mean "${near}"?` : ''}`;
+}
+
+/** What a number schema at `path` allows, read from its own checks: `a whole number from 1 to 3`, `a number > 0`. */
+function numberRange(schema: z.core.$ZodType, path: readonly PropertyKey[]): string | undefined {
+  const node = schemaAt(schema, path);
+  const def = node?._zod.def as { type: string; checks?: Array<{ _zod: { def: { check: string; format?: string; value?: number; inclusive?: boolean } } }> } | undefined;
+  if (def?.type !== 'number') return undefined;
+  const checks = (def.checks ?? []).map((c) => c._zod.def);
+  const whole = checks.some((c) => c.check === 'number_format' && (c.format === 'safeint' || c.format === 'int32' || c.format === 'uint32'));
+  const low = checks.find((c) => c.check === 'greater_than');
+  const high = checks.find((c) => c.check === 'less_than');
+  const kind = whole ? 'a whole number' : 'a number';
+  if (low?.inclusive && high?.inclusive) return `${kind} from ${low.value} to ${high.value}`;
+  const bounds = [low ? `${low.inclusive ? '≥' : '>'} ${low.value}` : undefined, high ? `${high.inclusive ? '≤' : '<'} ${high.value}` : undefined].filter((b) => b !== undefined);
+  return bounds.length > 0 ? `${kind} ${bounds.join(' and ')}` : kind;
 }
 
 /** The issue alone (files whose schema the caller does not pass). */
@@ -126,6 +153,13 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): { found: boolean;
 
 /** The keys an object of the schema allows at `path` (through optional, default, array and union wrappers). */
 function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  const node = schemaAt(schema, path);
+  const def = node?._zod.def as { type: string; shape?: Record<string, unknown> } | undefined;
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
+}
+
+/** The schema of the value at `path` (through optional, default, array and record wrappers). */
+function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
   let node: z.core.$ZodType | undefined = unwrap(schema);
   for (const key of path) {
     const def = node?._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType; valueType?: z.core.$ZodType } | undefined;
@@ -135,8 +169,7 @@ function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[]
     else return undefined;
     node = node && unwrap(node);
   }
-  const def = node?._zod.def as { type: string; shape?: Record<string, unknown> } | undefined;
-  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
+  return node;
 }
 
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {

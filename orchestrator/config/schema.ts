@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { DAMAGE_FORMULAS } from '../../bridge/engine.js';
+import { ENGINE_KINDS, type EngineKind } from '../../bridge/engine-kinds.js';
 import { parseListen } from '../../bridge/listen.js';
+import { RULE_SET_NAMES, type RuleSetName } from '../../scoring/score/rules.js';
 import { checkName } from '../layout/names.js';
 import { MODEL_APIS } from './model-calls.js';
 
@@ -9,16 +12,12 @@ import { MODEL_APIS } from './model-calls.js';
  * object is strict, so a misspelt key is an error that names it instead of a silently ignored setting.
  * CLI flags override the file (orchestrator/config/settings.ts).
  */
-export const RULES = ['2023', '2024', '2025'] as const;
-export type Rules = (typeof RULES)[number];
+export const RULES = RULE_SET_NAMES;
+export type Rules = RuleSetName;
 
-/**
- * `headless`: planck.js in worker threads; `headless-ws`: `sbeval engine` processes over the bridge
- * protocol; `unity`: Science Birds editors with the sbeval plugin, launched here; `bridge`: listen and
- * take whatever engines dial in (Unity or headless workers on other machines).
- */
-export const ENGINES = ['headless', 'headless-ws', 'unity', 'bridge'] as const;
-export type EngineKind = (typeof ENGINES)[number];
+/** The engine kinds (bridge/engine-kinds.ts). */
+export const ENGINES = ENGINE_KINDS;
+export type { EngineKind };
 
 /** A folder-name-safe team name (orchestrator/layout/names.ts). */
 const teamName = z.string().superRefine((name, ctx) => {
@@ -59,8 +58,8 @@ export const limitsSchema = z.strictObject({
 });
 
 export const configSchema = z.strictObject({
-  /** Scoring rules (and the function name: `ab_drop` for 2023, `drop_block` otherwise). */
-  rules: z.union([z.enum(RULES), z.literal(2023), z.literal(2024), z.literal(2025)]).optional(),
+  /** Scoring rules (and the function name, the similarity format: scoring/score/rules.ts); YAML may write the year as a number. */
+  rules: z.union([z.enum(RULES), ...RULES.map((name) => z.literal(Number(name)))]).optional(),
   /** Teams to evaluate (default: every team folder). */
   teams: z.array(teamName).min(1).optional(),
   /** Characters to evaluate (default A–Z). */
@@ -90,7 +89,7 @@ export const configSchema = z.strictObject({
   /** Stability trials per level (evaluator: 3; stop at 1.0). */
   simulationTrials: z.number().int().min(1).max(3).optional(),
   /** Damage formula of the headless engine. */
-  damage: z.enum(['body', 'contact-point']).optional(),
+  damage: z.enum(DAMAGE_FORMULAS).optional(),
   /** Knife-edge verdicts: re-simulate every level this many times under tiny perturbations (headless engine; orchestrator/stages/robustness.ts). */
   robustness: z.number().int().min(1).max(10_000).optional(),
   /** The ranking's uncertainty beside the official scores (scoring/uncertainty; default on when T ≥ 2). */
@@ -118,6 +117,18 @@ export const configSchema = z.strictObject({
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;
+
+/** The text values a config key allows (its enum members, through optional and union): the choices of its flag. */
+export function keyChoices(key: keyof typeof configSchema.shape): string[] {
+  const values = (node: z.core.$ZodType): string[] => {
+    const def = node._zod.def as { type: string; innerType?: z.core.$ZodType; entries?: Record<string, unknown>; options?: z.core.$ZodType[] };
+    if (def.type === 'optional' && def.innerType) return values(def.innerType);
+    if (def.type === 'enum' && def.entries) return Object.values(def.entries).filter((v) => typeof v === 'string');
+    if (def.type === 'union' && def.options) return [...new Set(def.options.flatMap(values))];
+    return [];
+  };
+  return values(configSchema.shape[key]);
+}
 
 /** Where a resolved setting came from: its default, the config file, or a flag. */
 export type Source = 'default' | 'config' | 'flag';

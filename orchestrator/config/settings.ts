@@ -4,15 +4,17 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
+import { DEFAULT_RULES, RULE_SETS, ruleSetChoice } from '../../scoring/score/rules.js';
 import { parseCharacters } from './characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
-import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from './model-calls.js';
+import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, type ModelApi, type ModelCallSettings } from './model-calls.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
 import { assertSubsetMatches } from './subset.js';
 import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
-import { loadConfigFile, type LoadedConfig } from './load.js';
-import { ENGINES, RULES, type ConfigFile, type EngineKind, type Rules, type Source } from './schema.js';
+import type { z } from 'zod';
+import { loadConfigFile, valueProblem, type LoadedConfig } from './load.js';
+import { configSchema, limitsSchema, type ConfigFile, type EngineKind, type Rules, type Source } from './schema.js';
 
 /**
  * The one settings resolution every command uses (`run`, every stage command, and anything else that
@@ -172,7 +174,7 @@ export interface UncertaintySettings {
 /** Official and sbeval defaults; each carries its source. */
 export const DEFAULTS = {
   /** The latest rules. */
-  rules: '2025' as Rules,
+  rules: DEFAULT_RULES,
   /** `NUM_TRIALS = 10` of the scoring script; diversity `--n_trial` default 10. */
   trials: 10,
   /** 2025 final run: Ollama starting seed 6280 (2025-llms4pcg site, Evaluation Configuration). */
@@ -207,8 +209,7 @@ export const DEFAULTS = {
 } as const;
 
 export function functionPrefix(rules: Rules): string {
-  // 2023 used `ab_drop(x, y)`; 2024 and 2025 `drop_block(block_type, x_position)` (official-pipeline.md §11).
-  return rules === '2023' ? 'ab_drop' : 'drop_block';
+  return RULE_SETS[rules].functionName;
 }
 
 /**
@@ -271,31 +272,51 @@ function tokenFilePath(root: string, value: string | undefined, fromFlag: boolea
   return fromFlag ? resolve(cwd, value) : pathInsideRoot(root, value, 'tokenFile');
 }
 
-function parseRules(value: string | number, from: string): Rules {
-  const text = String(value);
-  if (!(RULES as readonly string[]).includes(text)) throw new SbevalError('config', `${from}: rules "${text}" is not one of ${RULES.join(', ')}`);
-  return text as Rules;
-}
+/**
+ * Each flag is checked by the schema of the config key it stands for (schema.ts), so a flag and the
+ * config file have one set of allowed values and bounds, and one "did you mean". In the order the
+ * settings are picked (the first bad value is the one reported).
+ */
+const FLAG_SCHEMAS: ReadonlyArray<readonly [keyof SettingsFlags, string, z.core.$ZodType]> = [
+  ['rules', '--rules', configSchema.shape.rules],
+  ['engine', '--engine', configSchema.shape.engine],
+  ['workers', '--workers', configSchema.shape.workers],
+  ['trials', '--trials', configSchema.shape.trials],
+  ['simulationTrials', '--sim-trials', configSchema.shape.simulationTrials],
+  ['damage', '--damage', configSchema.shape.damage],
+  ['robustness', '--robustness', configSchema.shape.robustness],
+  ['uncertainty', '--uncertainty', configSchema.shape.uncertainty],
+  ['resamples', '--resamples', configSchema.shape.resamples],
+  ['uncertaintySeed', '--uncertainty-seed', configSchema.shape.uncertaintySeed],
+  ['eol', '--eol', configSchema.shape.eol],
+  ['seed', '--seed', configSchema.shape.seed],
+  ['api', '--api', configSchema.shape.api],
+  ['timeLimit', '--time-limit', limitsSchema.shape.timeSeconds],
+  ['tokenLimit', '--token-limit', limitsSchema.shape.tokens],
+  ['callTimeout', '--call-timeout', limitsSchema.shape.callSeconds],
+  ['maxAnswerBytes', '--max-answer-bytes', limitsSchema.shape.answerBytes],
+];
 
-function wholeNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new SbevalError('config', `${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${value}`);
+function checkFlags(flags: SettingsFlags): void {
+  for (const [key, name, schema] of FLAG_SCHEMAS) {
+    const value = flags[key];
+    if (value === undefined) continue;
+    const result = schema['~standard'].validate(value);
+    if (result instanceof Promise || !result.issues) continue;
+    const issue = result.issues[0] as z.core.$ZodIssue;
+    const problem = valueProblem(issue, schema, value);
+    throw new SbevalError('config', problem === undefined ? `${name}: ${issue.message}` : `${name} ${problem}`);
   }
-  return value;
 }
-
-/** Resamples at most: every resample's score per team is kept for the intervals (P × R doubles, twice). */
-const MAX_RESAMPLES = 100_000;
 
 /** `--uncertainty on|off`, `--resamples`, `--uncertainty-seed` (or the config's `uncertainty`, `resamples`, `uncertaintySeed`). */
 function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile): UncertaintySettings {
   const configured = file.uncertainty === undefined ? undefined : file.uncertainty === true || file.uncertainty === 'on' ? 'on' : 'off';
   const mode = pick<string>(sources, 'uncertainty', flags.uncertainty, configured, DEFAULTS.uncertainty.enabled ? 'on' : 'off');
-  if (mode !== 'on' && mode !== 'off') throw new SbevalError('config', `--uncertainty "${mode}" is not one of on, off`);
   return {
     enabled: mode === 'on',
-    resamples: wholeNumber('--resamples', pick(sources, 'resamples', flags.resamples, file.resamples, DEFAULTS.uncertainty.resamples), 1, MAX_RESAMPLES),
-    seed: wholeNumber('--uncertainty-seed', pick(sources, 'uncertaintySeed', flags.uncertaintySeed, file.uncertaintySeed, DEFAULTS.uncertainty.seed), 0, 0xffffffff),
+    resamples: pick(sources, 'resamples', flags.resamples, file.resamples, DEFAULTS.uncertainty.resamples),
+    seed: pick(sources, 'uncertaintySeed', flags.uncertaintySeed, file.uncertaintySeed, DEFAULTS.uncertainty.seed),
   };
 }
 
@@ -333,13 +354,11 @@ function loadRoot(root: string, flags: SettingsFlags, options: ResolveOptions): 
  * Rules, engine, workers, teams, letters and trials. The settings are picked in one fixed order across
  * these helpers: it is the order of `sources` and of the checks (the first bad value is the one reported).
  */
-function pickScope(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, where: string) {
-  const rules = parseRules(pick<string | number>(sources, 'rules', flags.rules, file.rules, DEFAULTS.rules), flags.rules !== undefined ? '--rules' : where);
+function pickScope(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile) {
+  // The flags and the file were checked by the schema (checkFlags, load.ts): a YAML year may be a number.
+  const rules = String(pick<string | number>(sources, 'rules', flags.rules, file.rules, DEFAULTS.rules)) as Rules;
   const engineText = pick<string>(sources, 'engine', flags.engine, file.engine, 'headless');
-  if (!(ENGINES as readonly string[]).includes(engineText)) {
-    throw new SbevalError('config', `--engine "${engineText}" is not one of ${ENGINES.join(', ')}`);
-  }
-  const workers = wholeNumber('--workers', pick(sources, 'workers', flags.workers, file.workers, availableParallelism()), 1);
+  const workers = pick(sources, 'workers', flags.workers, file.workers, availableParallelism());
 
   const teams = pick<readonly string[] | undefined>(sources, 'teams', flags.teams?.length ? flags.teams : undefined, file.teams, undefined);
   for (const team of teams ?? []) assertSafeName('team', team);
@@ -347,18 +366,16 @@ function pickScope(sources: Record<string, Source>, flags: SettingsFlags, file: 
   const flagChars = typeof flags.chars === 'string' ? flags.chars : flags.chars?.length ? flags.chars.join(',') : undefined;
   const charSpec = pick<string | string[]>(sources, 'characters', flagChars, file.characters, ALPHABET.join(','));
   const characters = parseCharacters(Array.isArray(charSpec) ? charSpec.join(',') : charSpec);
-  const trials = wholeNumber('--trials', pick(sources, 'trials', flags.trials, file.trials, DEFAULTS.trials), 1);
+  const trials = pick(sources, 'trials', flags.trials, file.trials, DEFAULTS.trials);
   return { rules, engineText, workers, teams, characters, trials };
 }
 
 /** Simulation trials, damage formula and robustness runs (only the headless engine can perturb a run). */
 function pickPhysics(sources: Record<string, Source>, flags: SettingsFlags, file: ConfigFile, engineText: string) {
-  const simulationTrials = wholeNumber('--sim-trials', pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials), 1, 3);
+  const simulationTrials = pick(sources, 'simulationTrials', flags.simulationTrials, file.simulationTrials, DEFAULTS.simulationTrials);
   const damage = pick<string>(sources, 'damage', flags.damage, file.damage, DEFAULT_SIMULATION.damage);
-  if (damage !== 'contact-point' && damage !== 'body') throw new SbevalError('config', `--damage "${damage}" is not one of contact-point, body`);
   const robustness = pick<number | undefined>(sources, 'robustness', flags.robustness, file.robustness, undefined);
   if (robustness !== undefined) {
-    wholeNumber('--robustness', robustness, 1, 10_000);
     // Only the headless engine can perturb a run (bridge/engine.ts `perturbation`): refused before anything runs.
     if (engineText !== 'headless') throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
   }
@@ -377,8 +394,9 @@ function pickWork(root: string, layout: RootLayout, sources: Record<string, Sour
     throw new SbevalError('config', `${where}: submissions are configured but no models`, 'add `models: [<ollama model>]` to the config');
   }
   const competitions = competitionFolders(root, layout, models);
-  if (competitions.length > 1 && rules !== '2025') {
-    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the 2025 rules score`, `use --rules 2025, or give one model folder as the root`);
+  if (competitions.length > 1 && !RULE_SETS[rules].multiModel) {
+    const multiModel = ruleSetChoice((r) => r.multiModel);
+    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the ${multiModel} rules score`, `use --rules ${multiModel}, or give one model folder as the root`);
   }
   return { submissions, models, competitions };
 }
@@ -387,12 +405,12 @@ function pickWork(root: string, layout: RootLayout, sources: Record<string, Sour
 export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
   const root = resolve(rootArg);
   const { loaded, file, where, layout } = loadRoot(root, flags, options);
+  checkFlags(flags);
   const sources: Record<string, Source> = {};
-  const { rules, engineText, workers, teams, characters, trials } = pickScope(sources, flags, file, where);
+  const { rules, engineText, workers, teams, characters, trials } = pickScope(sources, flags, file);
   const { simulationTrials, damage, robustness } = pickPhysics(sources, flags, file, engineText);
   const uncertainty = uncertaintySettings(sources, flags, file);
   const eolName = pick<string>(sources, 'eol', flags.eol, file.eol, DEFAULTS.eol === '\r\n' ? 'crlf' : 'lf');
-  if (eolName !== 'lf' && eolName !== 'crlf') throw new SbevalError('config', `--eol "${eolName}" is not one of lf, crlf`);
   const { model, modelSource } = resolveModel(root, flags.model, file.model, options, sources);
   const { submissions, models, competitions } = pickWork(root, layout, sources, flags, file, where, rules);
   // A subset limits the work; one that matches nothing is a typo, not an empty competition.
@@ -496,11 +514,9 @@ function resolveModel(root: string, flag: string | undefined, configured: string
 function modelCallSettings(flags: SettingsFlags, file: ConfigFile, timeSeconds: number, sources: Record<string, Source>): ModelCallSettings {
   const limits = file.limits ?? {};
   const api = pick<string>(sources, 'api', flags.api, file.api, 'ollama');
-  if (!(MODEL_APIS as readonly string[]).includes(api)) throw new SbevalError('config', `--api "${api}" is not one of ${MODEL_APIS.join(', ')}`);
   const fallback = timeSeconds > 0 ? timeSeconds : DEFAULT_CALL_DEADLINE_S;
   const callSeconds = pick(sources, 'callTimeout', flags.callTimeout, limits.callSeconds, fallback);
-  if (!(callSeconds > 0) || !Number.isFinite(callSeconds)) throw new SbevalError('config', `--call-timeout must be a number of seconds > 0, got ${callSeconds}`);
-  const maxAnswerBytes = wholeNumber('--max-answer-bytes', pick(sources, 'maxAnswerBytes', flags.maxAnswerBytes, limits.answerBytes, DEFAULT_MAX_ANSWER_BYTES), 1024);
+  const maxAnswerBytes = pick(sources, 'maxAnswerBytes', flags.maxAnswerBytes, limits.answerBytes, DEFAULT_MAX_ANSWER_BYTES);
   return { api: api as ModelApi, deadlineMs: Math.round(callSeconds * 1000), maxAnswerBytes };
 }
 

@@ -4,6 +4,7 @@ import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { RULE_SETS } from '../../scoring/score/rules.js';
 import type { Rules } from '../config/schema.js';
 import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type Stage } from '../layout/competition.js';
 import { diversitySettings } from '../stages/diversity.js';
@@ -198,7 +199,7 @@ function checkDiversity(c: LetterContext, hasSimilarity: boolean): void {
   }
   const record = readDerivation(c.dir, 'diversity', c.team, c.character);
   if (!record || record.output !== fileSha256Sync(file)) return;
-  const settings = diversitySettings(c.options.rules === '2025' ? 2025 : 2024, c.options.trials);
+  const settings = diversitySettings(RULE_SETS[c.options.rules].similarityFormat, c.options.trials);
   if (record.inputs[0]?.[1] !== fileSha256Sync(similarity)) c.add(file, 'diversity files computed from another similarity file (run sbeval diversity)');
   else if (record.settings !== settings) c.add(file, `diversity files computed with other rules or T than ${settings} (run sbeval diversity)`);
 }
@@ -225,7 +226,7 @@ export function scoreBlockers(options: ReadinessOptions): Blocker[] {
         checkLevels(c);
         const hasSimilarity = checkSimilarity(c);
         if (hasSimilarity) similarityFiles += 1;
-        if (options.rules !== '2023') checkDiversity(c, hasSimilarity);
+        if (RULE_SETS[options.rules].diversity) checkDiversity(c, hasSimilarity);
       }
     }
   }

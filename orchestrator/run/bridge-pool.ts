@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SbevalError } from '../../core/errors.js';
 import { storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
@@ -84,7 +85,7 @@ function generatedToken(file: string, note: (line: string) => void): string {
     const token = randomBytes(32).toString('hex');
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
-    if (readFileSync(file, 'utf8').trim() !== token) throw new Error(`could not write the token file ${file}`);
+    if (readFileSync(file, 'utf8').trim() !== token) throw new SbevalError('storage', `could not write the token file ${file}: it reads back different`, 'check that nothing else writes that file, or name another with --token-file');
     return token;
   } catch (error) {
     throw storageFault(error, file) ?? error;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { OFF_MACHINE_ENGINES } from '../../bridge/engine-kinds.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { describeError, SbevalError } from '../../core/errors.js';
@@ -137,7 +138,7 @@ export interface RunContext {
  * Engines elsewhere (Unity, a bridge whose engines dial in) leave this machine's cores idle during their 3–5 s trials, so inference overlaps them.
  */
 export function overlapByDefault(engine: string): boolean {
-  return engine === 'unity' || engine === 'bridge';
+  return (OFF_MACHINE_ENGINES as readonly string[]).includes(engine);
 }
 
 export function createRunContext(outer: RunOptions): RunContext {

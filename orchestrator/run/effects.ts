@@ -9,6 +9,7 @@ import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../sc
 import { describeError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
+import { NEVER_GENERATED } from '../report/fates.js';
 import { stageDir } from '../layout/competition.js';
 import { asTrialStability, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type EngineFaultKind, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput } from '../machine/index.js';
 import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
@@ -173,7 +174,7 @@ async function extractStep(state: EffectsState, { level }: StepInput): Promise<S
   if (existsSync(paths.intermediate)) return { status: 'ok', cached: existedBefore(state, paths.intermediate) };
   // A folder that starts at `levels` (no responses kept): the level is what counts, as for `sbeval simulate`.
   if (existsSync(paths.level)) return { status: 'ok', cached: true };
-  if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: 'no response (the trial was never generated)', missingInput: true };
+  if (paths.raw === undefined || !existsSync(paths.raw)) return { status: 'failed', reason: NEVER_GENERATED, missingInput: true };
   const code = extractCode(await readFile(paths.raw, 'utf8'), state.options.prefix);
   return { status: 'failed', reason: code === null ? CODE_NOT_FOUND : NOT_FOUND('extract', 'intermediate') };
 }

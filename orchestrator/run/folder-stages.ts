@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { RULE_SETS } from '../../scoring/score/rules.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { ignoredLine, type StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS } from '../progress/types.js';
@@ -72,7 +73,7 @@ export async function similarityStage(ctx: RunContext, competition: CompetitionF
   }
   ctx.log.write({ type: 'stage-start', stage: 'similarity', model: competition.model });
   const summary = await runSimilarityStage(
-    { root: competition.root, model: settings.model, rules: settings.rules === '2025' ? 2025 : 2024, filter: stageFilter(settings), now: ctx.now, classifier: ctx.similarityPrefetch ? () => ctx.similarityPrefetch!.classifier() : undefined },
+    { root: competition.root, model: settings.model, rules: RULE_SETS[settings.rules].similarityFormat, filter: stageFilter(settings), now: ctx.now, classifier: ctx.similarityPrefetch ? () => ctx.similarityPrefetch!.classifier() : undefined },
     ctx.progress,
   );
   recordStage(ctx, 'similarity', competition, summary);
@@ -85,13 +86,13 @@ function warnIgnored(ctx: RunContext, stage: string, competition: CompetitionFol
   if (line !== undefined) ctx.warn(stage, `${competition.model ? `${competition.model}: ` : ''}${line}`);
 }
 
-/** similarity → diversity JSON (none under the 2023 rules). */
+/** similarity → diversity JSON (none under rules without diversity). */
 export async function diversityStage(ctx: RunContext, competition: CompetitionFolder): Promise<void> {
   const { settings } = ctx;
-  if (settings.rules === '2023') return;
+  if (!RULE_SETS[settings.rules].diversity) return;
   ctx.log.write({ type: 'stage-start', stage: 'diversity', model: competition.model });
   const summary = await runDiversityStage(
-    { root: competition.root, rules: settings.rules === '2025' ? 2025 : 2024, trials: settings.trials, filter: stageFilter(settings), now: ctx.now },
+    { root: competition.root, rules: RULE_SETS[settings.rules].similarityFormat, trials: settings.trials, filter: stageFilter(settings), now: ctx.now },
     ctx.progress,
   );
   recordStage(ctx, 'diversity', competition, summary);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DamageFormula, Engine } from '../../bridge/engine.js';
-import { KeptStream } from '../../bridge/kept-stream.js';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
+import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
 import { teeSinks } from '../../bridge/trace.js';
 import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
@@ -125,28 +125,28 @@ interface AgreementOptions {
   /** Called after each level. */
   onLevel?: (done: number, total: number, level: LevelAgreement) => void;
   /** Receives each level's whole trial-1 stream (for step-by-step comparisons of two engines). */
-  onTrialOne?: (level: string, stream: KeptStream) => void;
+  onTrialOne?: (level: string, stream: CollectedTrial) => void;
   /** More jobs on the same engines once the levels are done, before the pool closes them (calibrate's ruler levels). */
   alsoRun?: (run: TrialRunner) => Promise<void>;
 }
 
 /** `run`, with each trial-1 stream also kept whole and handed to `keep` once the trial succeeded. */
-function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: KeptStream) => void): TrialRunner {
+function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: CollectedTrial) => void): TrialRunner {
   return async (job, makeSink) => {
     if (job.settings.trial !== 1) return run(job, makeSink);
-    let kept = new KeptStream();
+    let kept = memorySink();
     await run(job, () => {
-      kept = new KeptStream();
-      return teeSinks(makeSink(), kept);
+      kept = memorySink();
+      return teeSinks(makeSink(), kept.sink);
     });
-    keep(job.levelId, kept);
+    keep(job.levelId, kept.data);
   };
 }
 
 /** Runs every reference level on the engines and compares it with the evaluator's results. */
 export async function measureAgreement(options: AgreementOptions): Promise<Agreement> {
   const { engines, levels: jobs } = options;
-  const damage = options.damage ?? 'contact-point';
+  const damage = options.damage ?? DEFAULT_SIMULATION.damage;
   // A level fault is the measured engine's own answer here, not a claim for another engine to check.
   const pool = new EnginePool({ referee: false, ...options.pool, engines });
   const run = options.onTrialOne ? keepingTrialOne(poolRunner(pool), options.onTrialOne) : poolRunner(pool);

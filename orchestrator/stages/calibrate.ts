@@ -1,5 +1,5 @@
 import { DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
-import { KeptStream } from '../../bridge/kept-stream.js';
+import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
 import { describeOffset, measureStepOffset, type LevelStreams, type StepOffset } from '../../scoring/step-offset.js';
 import { PoolJobError, type EnginePoolOptions } from '../pool/index.js';
 import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
@@ -106,15 +106,15 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   // restarts crashed ones itself; one whose stream was refused stays out): the others run the
   // remaining levels, and levels left without any engine are recorded as failures, which fail the
   // calibration (exit 1) with their reasons listed.
-  const streams = { headless: new Map<string, KeptStream>(), unity: new Map<string, KeptStream>() };
+  const streams = { headless: new Map<string, CollectedTrial>(), unity: new Map<string, CollectedTrial>() };
   const rulerFailures: Calibration['rulerFailures'] = [];
   const ruler = options.ruler;
   // The ruler levels run on the same engines once the reference levels are done (trial 1, no capture).
-  const rulerRuns = (into: Map<string, KeptStream>, failures?: Calibration['rulerFailures']) =>
+  const rulerRuns = (into: Map<string, CollectedTrial>, failures?: Calibration['rulerFailures']) =>
     ruler
       ? async (run: TrialRunner) => {
           for (const [level, got] of await runTrialOne(run, ruler)) {
-            if (got instanceof KeptStream) into.set(level, got);
+            if (!('failure' in got)) into.set(level, got);
             else failures?.push({ level, reason: got.failure });
           }
         }
@@ -140,7 +140,7 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   const pairs: LevelStreams[] = [];
   for (const [level, reference] of streams.headless) {
     const tested = streams.unity.get(level);
-    if (tested) pairs.push({ level, reference: { batches: reference.batches, events: reference.eventList }, tested: { batches: tested.batches } });
+    if (tested) pairs.push({ level, reference: { batches: reference.frames, events: reference.events }, tested: { batches: tested.frames } });
   }
   const offset = measureStepOffset(pairs);
   const checks = [...calibrationChecks(unity.summary, headless.summary), offsetCheck(offset), ...(options.ruler ? [rulerRunCheck(rulerFailures, options.ruler.levels.length)] : [])];
@@ -163,14 +163,14 @@ function rulerRunCheck(failures: Calibration['rulerFailures'], levels: number): 
 }
 
 /** Runs trial 1 of every ruler level (no capture, the ruler's window), a few at a time; each level's kept stream, or why it has none. */
-async function runTrialOne(run: TrialRunner, ruler: Ruler): Promise<Map<string, KeptStream | { failure: string }>> {
-  const out = new Map<string, KeptStream | { failure: string }>();
+async function runTrialOne(run: TrialRunner, ruler: Ruler): Promise<Map<string, CollectedTrial | { failure: string }>> {
+  const out = new Map<string, CollectedTrial | { failure: string }>();
   await Promise.all(
     ruler.levels.map(async ({ name, xml }) => {
-      let kept = new KeptStream();
+      let kept = memorySink();
       try {
-        await run({ levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, () => (kept = new KeptStream()));
-        out.set(name, kept);
+        await run({ levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, () => (kept = memorySink()).sink);
+        out.set(name, kept.data);
       } catch (error) {
         if (!(error instanceof PoolJobError)) throw error;
         out.set(name, { failure: error.message });

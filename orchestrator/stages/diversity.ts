@@ -12,6 +12,7 @@ import type { ProgressSink } from '../progress/types.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { DEFAULT_DIVERSITY_TRIALS } from '../../scoring/formats/diversity.js';
 import { computeDiversity, diversityJson, type DiversityRules } from '../../scoring/diversity/diversity.js';
+import { DEFAULT_RULES, RULE_SETS } from '../../scoring/score/rules.js';
 
 /**
  * `sbeval diversity <root>`: the official diversity script (chatgpt4pcg/diversity-checking-script
@@ -75,7 +76,7 @@ export const NOT_JSON = 'not a JSON file';
 
 export async function runDiversityStage(options: DiversityStageOptions, progress: ProgressSink): Promise<DiversitySummary> {
   const { root } = options;
-  const rules = options.rules ?? 2025;
+  const rules = options.rules ?? RULE_SETS[DEFAULT_RULES].similarityFormat;
   const trials = options.trials ?? DEFAULT_DIVERSITY_TRIALS;
   const now = options.now ?? (() => new Date());
   const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);

@@ -30,7 +30,7 @@ import { checkInputs, type ScoreWarning } from '../../scoring/score/checks.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { plain, ZERO } from '../../scoring/score/decimal.js';
 import { characterScoresCsv, constantsJson, promptScoresRanksCsv, toCsv, trialScoresCsv, type Eol } from '../../scoring/score/outputs.js';
-import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
+import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, ruleSetChoice, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput, ScoreResult, TrialValue, TrialVector } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
 import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
@@ -502,7 +502,7 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
   const warnings: ScoreWarning[] = [];
   const { folders, labels } = modelFolders(options, layout);
   if (folders.length === 0) {
-    if (layout.kind !== 'teams') throw new SbevalError('input', `no model or team folders in ${root}`, 'for --rules 2025 use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json');
+    if (layout.kind !== 'teams') throw new SbevalError('input', `no model or team folders in ${root}`, `for --rules ${rules.name} use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json`);
     // One competition folder without a model level: one model (the 2025 competition summed three).
     const single = readSingle(options, rules, eol, warnings);
     return {
@@ -617,7 +617,7 @@ export function assertReadAsRecorded(read: ReadFolder, root: string, recorded: R
 
 function readRoot(options: ScoreStageOptions): ReadFolder {
   const rules = RULE_SETS[options.rules];
-  if (!rules) throw new SbevalError('config', `unknown rule set "${options.rules}"`, 'use 2023, 2024 or 2025');
+  if (!rules) throw new SbevalError('config', `unknown rule set "${options.rules}"`, `use ${ruleSetChoice()}`);
   const trials = options.trials ?? DEFAULT_TRIALS;
   if (!Number.isSafeInteger(trials) || trials < 1) throw new SbevalError('config', `--trials must be a positive integer, got ${options.trials}`);
   if (!existsSync(options.root)) throw new SbevalError('input', `competition root ${options.root} does not exist`);
@@ -626,7 +626,8 @@ function readRoot(options: ScoreStageOptions): ReadFolder {
   // The one reading of the folder (layout/root-check.ts) the folder check and every stage share.
   const layout = checkCompetitionRoot(options.root, { command: 'score', modelFolders: (options.models ?? []).map(modelFolderName) });
   if (!rules.multiModel && layout.kind === 'models') {
-    throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the 2025 rules score`, 'use --rules 2025, or give one model folder as the root');
+    const multiModel = ruleSetChoice((r) => r.multiModel);
+    throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the ${multiModel} rules score`, `use --rules ${multiModel}, or give one model folder as the root`);
   }
   return rules.multiModel ? readModels(options, rules, eol, layout) : readSingle(options, rules, eol);
 }

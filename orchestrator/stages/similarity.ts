@@ -12,6 +12,7 @@ import { letterProbabilities, type Classification, type ClassifierStats } from '
 import { ImageClassifier } from '../similarity/image-classifier.js';
 import { PreprocessError } from '../similarity/prepare-pool.js';
 import { similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
+import { DEFAULT_RULES, RULE_SETS, ruleSetChoice, SIMILARITY_FORMATS, type SimilarityFormat } from '../../scoring/score/rules.js';
 import { readModelInfo } from './model.js';
 import { isCurrent, readDerivation, removeDerivation, writeDerivation } from './derivation.js';
 
@@ -29,7 +30,7 @@ import { isCurrent, readDerivation, removeDerivation, writeDerivation } from './
  * same images, byte for byte, the same model file and rules, and the JSON still holds what was written.
  * A letter without images gets no file (one left from earlier images is removed).
  */
-export type SimilarityRules = 2024 | 2025;
+export type SimilarityRules = SimilarityFormat;
 const SIMILARITY_STAGE = 'similarity';
 
 export interface SimilarityStageOptions {
@@ -198,7 +199,7 @@ async function writeLetter(run: SimilarityRun, w: CharacterWork, prepared: reado
       continue;
     }
     const r = p.result;
-    classified.push({ id: p.image, probabilities: letterProbabilities(run.info.labels, r.probabilities), ...(run.rules === 2025 ? { clsEmbedding: r.cls! } : {}) });
+    classified.push({ id: p.image, probabilities: letterProbabilities(run.info.labels, r.probabilities), ...(SIMILARITY_FORMATS[run.rules].clsEmbedding ? { clsEmbedding: r.cls! } : {}) });
   }
   try {
     const text = writeSimilarityJson(similarityFile(w.character, classified));
@@ -224,8 +225,9 @@ async function writeLetter(run: SimilarityRun, w: CharacterWork, prepared: reado
  * in memory; the files are written letter by letter, in order, as their images finish.
  */
 async function classifyLetters(run: SimilarityRun, classifier: ImageClassifier, todo: readonly CharacterWork[]): Promise<void> {
-  if (run.rules === 2025 && !classifier.hasCls) {
-    throw new SbevalError('similarity', `the model has no "${run.info.clsName}" output, which the 2025 rules store as cls_embedding`, 'convert the model with `sbeval model convert`, or use --rules 2024');
+  if (SIMILARITY_FORMATS[run.rules].clsEmbedding && !classifier.hasCls) {
+    const withCls = (r: { similarityFormat: SimilarityFormat }) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding;
+    throw new SbevalError('similarity', `the model has no "${run.info.clsName}" output, which the ${ruleSetChoice(withCls)} rules store as cls_embedding`, `convert the model with \`sbeval model convert\`, or use --rules ${ruleSetChoice((r) => !withCls(r))}`);
   }
   const limit = new Window(Math.max(16, classifier.batchSize * 4));
   const outcomes = todo.map((w) => w.images.map((image) => limit.run(() => classifyFile(classifier, w, image))));
@@ -245,7 +247,7 @@ async function classifyLetters(run: SimilarityRun, classifier: ImageClassifier, 
 
 export async function runSimilarityStage(options: SimilarityStageOptions, progress: ProgressSink): Promise<SimilaritySummary> {
   const { root } = options;
-  const rules = options.rules ?? 2025;
+  const rules = options.rules ?? RULE_SETS[DEFAULT_RULES].similarityFormat;
   const now = options.now ?? (() => new Date());
   const teams = listTeams(root);
   if (!existsSync(options.model)) throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');

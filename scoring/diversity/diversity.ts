@@ -11,9 +11,11 @@
  */
 import { diversityFile, diversityTrialId, writeDiversityJson, DEFAULT_DIVERSITY_TRIALS, type DiversityFile, type DiversityTrial } from '../formats/diversity.js';
 import type { SimilarityFile } from '../formats/similarity.js';
+import { ruleSetChoice, SIMILARITY_FORMATS, type SimilarityFormat } from '../score/rules.js';
 import { cosineDistance } from './cosine.js';
 
-export type DiversityRules = 2024 | 2025;
+/** The similarity format the vectors are read in (scoring/score/rules.ts `SIMILARITY_FORMATS`). */
+export type DiversityRules = SimilarityFormat;
 
 export class DiversityInputError extends Error {
   constructor(message: string) {
@@ -31,14 +33,14 @@ export function diversityTrials(similarity: SimilarityFile, rules: DiversityRule
   for (let i = 0; i < similarity.count; i++) {
     const image = similarity.similarities[i]!;
     let vector: number[];
-    if (rules === 2024) {
+    if (!SIMILARITY_FORMATS[rules].clsEmbedding) {
       // `list.sort(key=lambda x: x['label'])`: a stable sort by label string (code-point order).
       vector = [...image.raws]
         .map((r, index) => ({ r, index }))
         .sort((a, b) => (a.r.label < b.r.label ? -1 : a.r.label > b.r.label ? 1 : a.index - b.index))
         .map(({ r }) => r.softmax_prob);
     } else {
-      if (!image.cls_embedding) throw new DiversityInputError(`${image.id} has no cls_embedding (run \`sbeval similarity --rules 2025\`)`);
+      if (!image.cls_embedding) throw new DiversityInputError(`${image.id} has no cls_embedding (run \`sbeval similarity --rules ${ruleSetChoice((r) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding)}\`)`);
       vector = image.cls_embedding;
     }
     trials.push({ trial: diversityTrialId(image.id), vector });

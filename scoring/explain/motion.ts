@@ -1,4 +1,4 @@
-import { displacementFrom, type ObjectMeasure } from '../stability.js';
+import { displacementFrom, OFFICIAL_MOVEMENT_THRESHOLD, type ObjectMeasure } from '../stability.js';
 import { angleDelta, field, isAlive, ANGLE, OMEGA, VX, VY, X, Y, type FrameSeries } from './series.js';
 
 /**
@@ -6,8 +6,6 @@ import { angleDelta, field, isAlive, ANGLE, OMEGA, VX, VY, X, Y, type FrameSerie
  * to move (onset), when it first passed the official movement threshold, and the shape of its motion.
  */
 
-/** The evaluator's movement threshold: centre displacement ≥ 0.1 (BatchStabilityTest.unity `movementThreshold: 0.1`). */
-export const MOVEMENT_THRESHOLD = 0.1;
 /**
  * Onset: the first step a body clearly does something other than settle straight down into the start
  * gaps (≤ ~0.03 per block, reference/science-birds-evaluator.md §1.2): a sideways shift of 0.02, a turn
@@ -55,7 +53,7 @@ export interface BodyMotion {
  * position (on `startStep`) and its last read step within the window (its removal ends it; a destroyed
  * body still falls with its collider off until removed, and Unity keeps its last position).
  */
-export function bodyMotion(series: FrameSeries, body: number, measured: Pick<ObjectMeasure, 'start' | 'lastStep'>, startStep: number, threshold = MOVEMENT_THRESHOLD): BodyMotion {
+export function bodyMotion(series: FrameSeries, body: number, measured: Pick<ObjectMeasure, 'start' | 'lastStep'>, startStep: number, threshold = OFFICIAL_MOVEMENT_THRESHOLD): BodyMotion {
   const end = Math.min(measured.lastStep, series.stepCount - 1);
   const [x0, y0] = measured.start;
   const a0 = field(series, Math.min(startStep, series.stepCount - 1), body, ANGLE);

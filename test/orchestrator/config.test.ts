@@ -108,6 +108,18 @@ describe('run config', () => {
     expect(message).toContain('sbeval.config.yaml');
   });
 
+  it('checks a flag by the schema of its config key: the same bounds, allowed values and guesses', () => {
+    const inFile = errorOf(() => loadConfigFile(competition({ 'sbeval.config.yaml': 'trials: 0\nlimits:\n  stallSeconds: 0\nengine: unit\n' })));
+    expect(inFile).toContain('key "trials": must be a whole number from 1 to 1000, got 0');
+    expect(inFile).toContain('key "limits.stallSeconds": must be a number > 0, got 0');
+    expect(inFile).toContain('key "engine": "unit" is not one of headless, headless-ws, unity, bridge — did you mean "unity"?');
+    expect(errorOf(() => resolveSettings(competition(), { trials: 0 }))).toBe('--trials must be a whole number from 1 to 1000, got 0');
+    expect(errorOf(() => resolveSettings(competition(), { trials: 1001 }))).toBe('--trials must be a whole number from 1 to 1000, got 1001');
+    expect(errorOf(() => resolveSettings(competition(), { callTimeout: 0 }, { env: {} }))).toBe('--call-timeout must be a number > 0, got 0');
+    expect(errorOf(() => resolveSettings(competition(), { engine: 'unit' }))).toBe('--engine "unit" is not one of headless, headless-ws, unity, bridge — did you mean "unity"?');
+    expect(errorOf(() => resolveSettings(competition(), { damage: 'bdoy' }))).toBe('--damage "bdoy" is not one of contact-point, body — did you mean "body"?');
+  });
+
   it('reports syntax errors with the file name', () => {
     const root = competition({ 'sbeval.config.json': '{ "rules": 2024, }' });
     expect(errorOf(() => loadConfigFile(root))).toMatch(/sbeval\.config\.json: not valid JSON/);
@@ -178,7 +190,7 @@ describe('run config', () => {
   });
 
   it('rejects bad flag values with the flag name', () => {
-    expect(errorOf(() => resolveRunConfig(competition(), { rules: '2022' }))).toMatch(/--rules: rules "2022" is not one of 2023, 2024, 2025/);
+    expect(errorOf(() => resolveRunConfig(competition(), { rules: '2022' }))).toMatch(/--rules "2022" is not one of 2023, 2024, 2025/);
     expect(errorOf(() => resolveRunConfig(competition(), { engine: 'box2d' }))).toMatch(/--engine "box2d" is not one of headless, headless-ws, unity, bridge/);
     expect(errorOf(() => resolveRunConfig(competition(), { chars: 'A-5' }))).toMatch(/not in the alphabet/);
   });

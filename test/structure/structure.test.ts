@@ -10,7 +10,8 @@ import { drawCycle, exportProblems, importCycles, parseSource, PRODUCT_ROOTS, re
 
 /**
  * The house's structure, checked over the sources (test/layering.test.ts checks the floors' order):
- * - no import cycle among product modules (static, type-only and dynamic imports alike);
+ * - no import cycle anywhere in the repository: product, suites, scripts and bin/, `.ts` and `.mjs`
+ *   (static, type-only and dynamic imports alike; a worker entry point is a new module instance, not an import);
  * - no unused export in product code (the rule: exportProblems in source-graph.ts);
  * - comments of product code, suites and scripts, and the Markdown pages outside README.md and docs/
  *   (test/docs/docs-commands.test.ts checks those), cite only repository files that exist.
@@ -93,8 +94,10 @@ describe('structure of the product code', () => {
     expect(modules.get('index.ts')?.stars.length).toBeGreaterThan(0);
   });
 
-  it('has no import cycle among product modules', () => {
-    const cycles = importCycles(modules, isProduct, (i) => i.kind !== 'worker');
+  it('has no import cycle anywhere in the repository: product, suites, scripts, bin', () => {
+    const everything = readModules(PROJECT_ROOT, [...PRODUCT_ROOTS, ...SUPPORT_ROOTS, 'bin']);
+    expect([...everything.keys()].some((p) => p.startsWith('scripts/') && p.endsWith('.mjs'))).toBe(true);
+    const cycles = importCycles(everything, () => true, (i) => i.kind !== 'worker');
     expect(cycles.map(drawCycle)).toEqual([]);
   });
 
@@ -138,6 +141,14 @@ describe('the structure checks see what they police (a check that cannot see wou
   it('draws a cycle through a type-only import, naming the files and lines', () => {
     expect(importCycles(modules, inCore, () => true).map(drawCycle)).toEqual(['core/a.ts:1 → core/b.ts:1 → core/a.ts']);
     expect(importCycles(modules, inCore, (i) => !i.typeOnly)).toEqual([]);
+  });
+
+  it('draws a cycle among scripts and suites, through an .mjs file and a dynamic import', () => {
+    write('scripts/bench/suites.ts', "export const SUITES = ['a'];\nexport const run = () => import('./a.mjs');\n");
+    write('scripts/bench/a.mjs', "import { SUITES } from './suites.js';\nexport const a = SUITES;\n");
+    write('test/bench.test.ts', "import { run } from '../scripts/bench/suites.js';\n");
+    const all = readModules(root, ['core', 'index.ts', 'scripts', 'test']);
+    expect(importCycles(all, (p) => !inCore(p), () => true).map(drawCycle)).toEqual(['scripts/bench/a.mjs:1 → scripts/bench/suites.ts:2 → scripts/bench/a.mjs']);
   });
 
   it('names the export nobody imports, the one used only in its file, and test code living in the product (through a re-export too)', () => {

@@ -10,6 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainModule } from '../../core/main-module.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { fnv1a, mulberry32 as prng } from '../../bridge/headless/order.js';
 
@@ -90,7 +91,7 @@ export function hardLevels(): Array<{ name: string; program: string; xml: string
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (isMainModule(import.meta.url)) {
   const out = process.argv[2] ?? fileURLToPath(new URL('../fixtures/corpus/hard-levels/', import.meta.url));
   mkdirSync(out, { recursive: true });
   for (const level of hardLevels()) {

@@ -218,7 +218,7 @@ namespace Sbeval.Bridge
 
     public static partial class Protocol
     {
-        public static readonly string[] DamageFormulas = { "body", "contact-point" };
+        public static readonly string[] DamageFormulas = { "contact-point", "body" };
         public static readonly string[] BodyKinds = { "block", "pig", "tnt", "platform" };
         public static readonly string[] EventKinds = { "contact", "damage", "destroyed", "removed", "explosion" };
         public static readonly string[] RemovedReasons = { "death", "out-of-world" };
