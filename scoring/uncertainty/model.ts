@@ -14,6 +14,7 @@ import { dot, scipyCosineOfDots } from '../diversity/cosine.js';
 import { unityStabilityScore } from '../formats/stability.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from '../score/rules.js';
 import { OFFICIAL_TRIALS } from '../stability.js';
+import { textWord } from './random.js';
 import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 
 /** One team × letter of one competition; arrays are indexed by trial − 1. */
@@ -96,6 +97,8 @@ export interface CompetitionModel {
   teams: readonly string[];
   /** competition team i → index in `UncertaintyModel.teams`. */
   teamIndex: Int32Array;
+  /** Per competition team: the word its random streams are seeded from (its label and name, random.ts `textWord`). */
+  streamWords: Uint32Array;
   trials: number;
   diversity: boolean;
   /** The diversity script's fixed denominator T(T+1)/2 − T. */
@@ -282,7 +285,17 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
       return { character, cells };
     });
     const packed = pack(letters, input.teams.length, t, rules.diversity);
-    return { label, teams: input.teams, teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)), trials: t, diversity: rules.diversity, denominator, letters, packed };
+    return {
+      label,
+      teams: input.teams,
+      teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)),
+      streamWords: Uint32Array.from(input.teams, (team) => textWord(`${label}\u0000${team}`)),
+      trials: t,
+      diversity: rules.diversity,
+      denominator,
+      letters,
+      packed,
+    };
   });
   if (counts.noCounts > 0) notes.push(`${counts.noCounts} level(s) have perturbed runs but their stability entry has no startingObjects (an older evaluator file): their official stability is used in every resample`);
   return { teams, competitions: models, simulationTrials: tries, physicsTrials: counts.physics, notes };
