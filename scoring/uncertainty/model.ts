@@ -103,6 +103,12 @@ export interface CompetitionModel {
   diversity: boolean;
   /** The diversity script's fixed denominator T(T+1)/2 − T. */
   denominator: number;
+  /**
+   * T/(T−1): what a resample's diversity is multiplied by. Two slots hold independent uniform draws of
+   * the T trials, the same trial with chance 1/T (distance 0), so E[distance] = Σ_{i≠j} d_ij / T² =
+   * (T−1)/T · (the folder's mean over distinct pairs) — the scaled diversity is unbiased for the folder's.
+   */
+  resampledDiversity: number;
   /** Letters in CHARACTERS order; undefined where no team has any file (every score there is 0). */
   letters: Array<LetterModel | undefined>;
   packed: PackedCells;
@@ -293,6 +299,7 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
       trials: t,
       diversity: rules.diversity,
       denominator,
+      resampledDiversity: t > 1 ? t / (t - 1) : 1,
       letters,
       packed,
     };

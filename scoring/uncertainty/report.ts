@@ -47,11 +47,13 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
   return (
     `${summary.resamples} bootstrap resamples (seed ${summary.seed}): in each, every team × letter redraws its trials from its own trials, with replacement, ` +
     `and the official scoring runs unchanged on the result — weights, diversity recomputed from the drawn trials' vectors, normalisation.${physics} ` +
-    'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), so resampled prompt scores run about 1/T below the official ones; normalised scores and ranks, which every team shares this with, move far less. ' +
+    'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), and each resampled diversity is multiplied by T/(T−1), which makes it unbiased for the folder’s. ' +
     (context.perModel !== undefined
       ? `These are the resamples of the ranking over all models (every model folder resampled on its own, as there), with model ${context.perModel}'s prompt scores normalised by its own total, as this folder's official files rank them. `
       : '') +
-    `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
+    `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples, widened by √(T/(T−1)) (a bootstrap over T trials has (T−1)/T of their variance); each holds by itself. ` +
+    `The simultaneous intervals (max-t) hold for all teams at once in ${Math.round(INTERVAL_LEVEL * 100)} % of competitions; the rank sets and the winner's set come from them. ` +
+    `Shares of resamples (P(rank 1), P(wins)) are bootstrap proportions, not posterior probabilities; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
     `Files: \`result/${INTERVALS_FILE}\`, \`result/${RANK_PROBABILITIES_FILE}\`. The official results are unchanged.`
   );
 }
@@ -59,11 +61,13 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
 function tables(summary: UncertaintySummary) {
   const ranks = summary.teams.map((_, r) => String(r + 1));
   const intervals = {
-    header: ['rank', 'team', `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`, 'prompt score [interval]', 'P(rank 1)', 'P(wins)'],
+    header: ['rank', 'team', `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`, 'simultaneous interval', 'rank set', 'prompt score [interval]', 'P(rank 1)', 'P(wins)'],
     rows: summary.teams.map((t) => [
       String(t.rank),
       t.team,
       `${fixed(Number(t.normalizedPromptScore), 2)} [${fixed(t.normLow, 2)}, ${fixed(t.normHigh, 2)}]`,
+      `[${fixed(t.jointLow, 2)}, ${fixed(t.jointHigh, 2)}]`,
+      t.rankSet[0] === t.rankSet[1] ? String(t.rankSet[0]) : `${t.rankSet[0]}–${t.rankSet[1]}`,
       `${Number(t.promptScore).toPrecision(4)} [${t.low.toPrecision(4)}, ${t.high.toPrecision(4)}]`,
       percent(t.rankProbability[0] ?? 0),
       percent(t.win),

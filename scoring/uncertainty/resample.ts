@@ -18,6 +18,10 @@
  * 20-digit decimals: test/scoring/uncertainty.test.ts writes resamples out as folders and checks that
  * sbeval's official scorer gives the same scores (to 1e-12) and ranks.
  *
+ * The bootstrap then corrects what duplicates do: a slot pair holds the same trial with chance 1/T,
+ * so a resample's expected diversity is (T−1)/T of the folder's, and every cell's resampled diversity
+ * is multiplied by T/(T−1) before it enters the weights and scores (model.ts `resampledDiversity`).
+ *
  * Speed: the bootstrap runs this 2000 times over 260 team × letter cells (docs/uncertainty.md, Cost),
  * so it works on the model's packed arrays (model.ts `PackedCells`) and on packed draws, with a
  * team's trial indices drawn in one loop per letter, and allocates nothing per resample.
@@ -335,13 +339,18 @@ function characterScores(competition: CompetitionModel, sums: CellSums, characte
 }
 
 /** Scores competition m of the drawn resample into its character and prompt scores, and adds the prompt scores to the teams' totals. */
-function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums): void {
+function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums, corrected: boolean): void {
   const p = competition.teams.length;
   const character = out.character[m] as Float64Array;
   const own = out.competitionPrompt[m] as Float64Array;
   const { packed } = competition;
   slotSums(packed.similarity, packed.physics ? undefined : packed.stability, draws, competition.trials, sums);
   diversities(competition, draws.trial, sums.diversity);
+  if (corrected && competition.diversity) {
+    const scale = competition.resampledDiversity;
+    const d = sums.diversity;
+    for (let c = 0; c < d.length; c++) d[c] = (d[c] as number) * scale;
+  }
   character.fill(0);
   characterScores(competition, sums, character);
   for (let k = 0; k < p; k++) {
@@ -361,9 +370,9 @@ function scratchFor(model: UncertaintyModel): Scratch {
 }
 
 /** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`). */
-function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch): void {
+function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch, corrected: boolean): void {
   out.prompt.fill(0);
-  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums);
+  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums, corrected);
   normalizeInto(out.prompt, out.normalized);
 }
 
@@ -375,28 +384,32 @@ export function normalizeInto(prompt: Float64Array, out: Float64Array): void {
   for (let i = 0; i < prompt.length; i++) out[i] = ((prompt[i] as number) / divisor) * 100;
 }
 
-/** Scores resample `draws` as they are (the folder as it is, or a resample drawn before). */
-export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores): void {
-  scoreWith(model, draws, out, scratchFor(model));
+/**
+ * Scores resample `draws` as they are: the folder as it is, or a resample drawn before — as the
+ * official scorer scores the resample's files, or (`corrected`) as the bootstrap does, with each
+ * cell's resampled diversity × T/(T−1) (model.ts `resampledDiversity`).
+ */
+export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores, corrected = false): void {
+  scoreWith(model, draws, out, scratchFor(model), corrected);
 }
 
 /**
  * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`
- * (the same trials as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
+ * (the same trials as `drawInto`, the same scores as `scoreInto` corrected), scratch memory allocated once.
  */
 export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
   const scratch = scratchFor(model);
   const random = new ResampleRandom();
   return (seed, index, draws, out) => {
     drawInto(model, seed, index, draws, random, false);
-    scoreWith(model, draws, out, scratch);
+    scoreWith(model, draws, out, scratch, true);
   };
 }
 
-/** Resample `index` of `seed`, drawn and scored (freshly allocated). */
-export function scoreResample(model: UncertaintyModel, seed: number, index: number): { draws: Draws; scores: ResampleScores } {
+/** Resample `index` of `seed`, drawn and scored (freshly allocated; `corrected` as `scoreInto`). */
+export function scoreResample(model: UncertaintyModel, seed: number, index: number, corrected = false): { draws: Draws; scores: ResampleScores } {
   const draws = drawResample(model, seed, index);
   const scores = allocateScores(model);
-  scoreInto(model, draws, scores);
+  scoreInto(model, draws, scores, corrected);
   return { draws, scores };
 }
