@@ -40,6 +40,12 @@ function pairLettersText(pair: PairSummary): string {
   return pair.letters.map((l) => `${l.label} ${percent(l.share)}${l.leader ? ` (${l.leader} ahead)` : ''}`).join(', ');
 }
 
+/** The largest Monte-Carlo error of a normalised interval end, two significant digits. */
+function monteCarlo(summary: UncertaintySummary): string {
+  const worst = Math.max(0, ...summary.teams.map((t) => t.normMcError).filter(Number.isFinite));
+  return worst.toPrecision(2);
+}
+
 function method(summary: UncertaintySummary, context: SectionContext): string {
   const physics = context.physics
     ? ` Physics varied too: each drawn trial's stability is the evaluator's best of up to ${context.physics.simulationTrials} runs drawn from its level's ${context.physics.runs} perturbed runs (\`--robustness\`; ${context.physics.trials} trials had them).`
@@ -54,6 +60,7 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
     `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples, widened by √(T/(T−1)) (a bootstrap over T trials has (T−1)/T of their variance); each holds by itself. ` +
     `The simultaneous intervals (max-t) hold for all teams at once in ${Math.round(INTERVAL_LEVEL * 100)} % of competitions; the rank sets and the winner's set come from them. ` +
     `Shares of resamples (P(rank 1), P(wins)) are bootstrap proportions, not posterior probabilities; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
+    `Monte-Carlo error of the interval ends with ${summary.resamples} resamples: up to ${monteCarlo(summary)} normalised points (the files print no digits below it); of a share p, √(p(1−p)/${summary.resamples}). ` +
     `Files: \`result/${INTERVALS_FILE}\`, \`result/${RANK_PROBABILITIES_FILE}\`. The official results are unchanged.`
   );
 }

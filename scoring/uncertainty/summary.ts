@@ -47,6 +47,9 @@ interface TeamUncertainty extends OfficialRow {
   jointHigh: number;
   /** The ranks the simultaneous intervals allow: [best, worst]. */
   rankSet: [number, number];
+  /** Monte-Carlo standard error of the interval ends (the larger of the two): prompt and normalised. */
+  mcError: number;
+  normMcError: number;
   /** rankProbability[r − 1]: share of resamples with rank r. */
   rankProbability: number[];
   /** Share of resamples the team wins (0 for entries that cannot win). */
@@ -105,11 +108,24 @@ function mean(samples: ArrayLike<number>): number {
   return sum / samples.length;
 }
 
-function interval(samples: Float64Array, widen: number): [number, number] {
+/**
+ * Monte-Carlo standard error of the p-quantile of R resamples: the quantiles one binomial standard
+ * deviation √(p(1−p)/R) away in probability, half their distance (the order-statistic interval of a
+ * quantile, e.g. Maritz & Jarrett 1978's setting), times the widening.
+ */
+function quantileError(sorted: ArrayLike<number>, p: number, widen: number): number {
+  const s = Math.sqrt((p * (1 - p)) / sorted.length);
+  return (widen * (quantile(sorted, Math.min(1, p + s)) - quantile(sorted, Math.max(0, p - s)))) / 2;
+}
+
+function interval(samples: Float64Array, widen: number): { bounds: [number, number]; error: number } {
   const sorted = Float64Array.from(samples).sort();
   const tail = (1 - INTERVAL_LEVEL) / 2;
   const m = mean(samples);
-  return [m + widen * (quantile(sorted, tail) - m), m + widen * (quantile(sorted, 1 - tail) - m)];
+  return {
+    bounds: [m + widen * (quantile(sorted, tail) - m), m + widen * (quantile(sorted, 1 - tail) - m)],
+    error: Math.max(quantileError(sorted, tail, widen), quantileError(sorted, 1 - tail, widen)),
+  };
 }
 
 /** Max-t simultaneous intervals of every team's samples (module comment), widened by `widen`. */
@@ -210,10 +226,12 @@ export function summarize(
   const ranks = rankSets(joint);
   const teams = official.map((row, o): TeamUncertainty => {
     const i = order[o] as number;
-    const [low, high] = interval(result.prompt[i] as Float64Array, widen);
-    const [normLow, normHigh] = interval(result.normalized[i] as Float64Array, widen);
+    const prompt = interval(result.prompt[i] as Float64Array, widen);
+    const normalized = interval(result.normalized[i] as Float64Array, widen);
+    const [low, high] = prompt.bounds;
+    const [normLow, normHigh] = normalized.bounds;
     const [jointLow, jointHigh] = joint[o] as [number, number];
-    return { ...row, low, high, normLow, normHigh, jointLow, jointHigh, rankSet: ranks[o] as [number, number], rankProbability: Array.from(result.rank[i] as Float64Array), win: result.win[i] as number };
+    return { ...row, low, high, normLow, normHigh, jointLow, jointHigh, mcError: prompt.error, normMcError: normalized.error, rankSet: ranks[o] as [number, number], rankProbability: Array.from(result.rank[i] as Float64Array), win: result.win[i] as number };
   });
   const rankOf = new Map(official.map((r) => [r.team, r.rank]));
   const labelled = new Set(result.pairs.flatMap((p) => p.letters.map((l) => l.competition))).size > 1;
