@@ -79,7 +79,7 @@ interface LetterModel {
  * (resample.ts): cell c = i·P + k for the i-th such letter (CHARACTERS order) and team k, its slots
  * at c·T … c·T + T − 1 and its distances at c·T² …. Each Cell's arrays are views into these.
  */
-export interface PackedCells {
+interface PackedCells {
   /** CHARACTERS index of the i-th letter with data. */
   letters: Int32Array;
   stability: Float64Array;

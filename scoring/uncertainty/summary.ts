@@ -98,7 +98,7 @@ function quantile(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** √(T/(T−1)): how much wider than the resamples' spread the intervals are (module comment). */
-export function smallSampleWidening(trials: number): number {
+function smallSampleWidening(trials: number): number {
   return trials > 1 ? Math.sqrt(trials / (trials - 1)) : 1;
 }
 
@@ -129,7 +129,7 @@ function interval(samples: Float64Array, widen: number): { bounds: [number, numb
 }
 
 /** Max-t simultaneous intervals of every team's samples (module comment), widened by `widen`. */
-export function jointIntervals(samples: readonly Float64Array[], widen: number): Array<[number, number]> {
+function jointIntervals(samples: readonly Float64Array[], widen: number): Array<[number, number]> {
   const n = samples[0]?.length ?? 0;
   const means = samples.map(mean);
   const sds = samples.map((x, i) => {
