@@ -128,7 +128,7 @@ function registerCollect(survey: Command): void {
         const ci = a.low === null ? '' : ` [${f(a.low)}, ${f(a.high)}]`;
         process.stdout.write(`  ${a.metric.padEnd(16)} Krippendorff's alpha: interval ${f(a.interval)}${ci}, ordinal ${f(a.ordinal)} (${a.units} items rated by 2+ raters)\n`);
       }
-      for (const a of result.judges) process.stdout.write(`  ${a.a} vs ${a.b}: alpha ${f(a.alpha)}${a.interval ? ` [${f(a.interval.low)}, ${f(a.interval.high)}]` : ''} (${a.units} levels)\n`);
+      for (const a of result.judges) process.stdout.write(`  ${a.a} vs ${a.b}: ${a.statistic === 'alpha' ? 'alpha' : 'Spearman rho'} ${f(a.value)}${a.interval ? ` [${f(a.interval.low)}, ${f(a.interval.high)}]` : ''} (${a.units} levels)\n`);
       process.stdout.write(`  files: ${result.files.join(', ')}\n`);
     });
 }

@@ -114,7 +114,9 @@ async function writeCommon(input: OutputInput, files: { metric: unknown; summari
   await writeFileAtomic(join(outDir, 'ordering.txt'), orderingText(files.summaries.map((s) => ({ team: s.team, questions: s.questions, meanRank: s.meanRank ?? NaN }))));
   await writeFileAtomic(join(outDir, 'scores.csv'), csvText(files.scores));
   await writeFileAtomic(join(outDir, 'levels.csv'), csvText(files.levels));
-  const summary = { judge: 'order', id: options.id, model: options.judge.model, perspective: options.perspective, protocol: options.protocol, rankScores: options.rankScores, reference: options.reference ?? null, scale: { min: files.scaleMin, max: 10 }, complete: input.failures.unfinished === 0, failures: input.failures, teams: files.summaries, levels: files.levels.slice(1).map(([team, letter, trial, name, questions, score, rank]) => ({ team, letter, trial, name, questions, score, rank })), ...files.extra };
+  // Levels with no level file: scored by the failure rule; agreement leaves them out when every judge has them missing (judge-agreement.ts).
+  const missing = new Set(input.planned.flatMap((q) => [...q.levels.values()].filter((l) => l.level === undefined).map((l) => `${l.team}/${q.letter}/${q.trial}`)));
+  const summary = { judge: 'order', id: options.id, model: options.judge.model, perspective: options.perspective, protocol: options.protocol, rankScores: options.rankScores, reference: options.reference ?? null, scale: { min: files.scaleMin, max: 10 }, complete: input.failures.unfinished === 0, failures: input.failures, teams: files.summaries, levels: files.levels.slice(1).map(([team, letter, trial, name, questions, score, rank]) => ({ team, letter, trial, name, questions, score, rank, ...(missing.has(`${team}/${letter}/${trial}`) ? { missing: true } : {}) })), ...files.extra };
   await writeFileAtomic(join(outDir, 'summary.json'), json(summary));
 }
 

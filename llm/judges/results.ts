@@ -21,6 +21,8 @@ interface LevelScore {
   letter: string;
   name: string;
   score: number;
+  /** No level to judge: the score is the failure rule's. */
+  missing?: boolean;
 }
 
 export interface JudgeResult {
@@ -66,7 +68,7 @@ function rubricJudges(root: string, warnings: string[]): JudgeResult[] {
         let result = byJudge.get(judge);
         if (!result) byJudge.set(judge, (result = { name: `rubric:${judge}`, kind: 'rubric', judge, model: file.settings.model, complete: true, seed: file.settings.seed, scale: { min: 0, max: 100 }, levels: new Map(), teams: new Map() }));
         result.complete &&= file.complete;
-        for (const t of file.trials as RubricTrialRecord[]) result.levels.set(key({ team, letter: file.character, name: t.name }), { team, letter: file.character, name: t.name, score: t.score });
+        for (const t of file.trials as RubricTrialRecord[]) result.levels.set(key({ team, letter: file.character, name: t.name }), { team, letter: file.character, name: t.name, score: t.score, ...(t.status === 'missing' ? { missing: true } : {}) });
       }
     }
   }
@@ -84,7 +86,7 @@ const orderSummarySchema = z.object({
   scale: z.object({ min: z.number(), max: z.number() }),
   complete: z.boolean(),
   teams: z.array(z.object({ team: z.string(), meanScore: nullableNumber, questions: z.number(), interval: z.object({ low: z.number(), high: z.number() }).nullable() })),
-  levels: z.array(z.object({ team: z.string(), letter: z.string(), name: z.string(), score: z.number() })),
+  levels: z.array(z.object({ team: z.string(), letter: z.string(), name: z.string(), score: z.number(), missing: z.boolean().optional() })),
 });
 
 function orderJudges(root: string, warnings: string[], seed: number): JudgeResult[] {
@@ -136,7 +138,12 @@ export function loadJudgeResults(root: string, seed = 6280): JudgeResults {
 }
 
 export function scoredSource(result: JudgeResult): ScoredSource {
-  return { name: result.name, scale: result.scale, scores: new Map([...result.levels].map(([k, l]) => [k, l.score])) };
+  return {
+    name: result.name,
+    scale: result.scale,
+    scores: new Map([...result.levels].map(([k, l]) => [k, l.score])),
+    missing: new Set([...result.levels].flatMap(([k, l]) => (l.missing === true ? [k] : []))),
+  };
 }
 
 /** Every file below `dir` (hidden names left out). */

@@ -21,7 +21,7 @@ import { loadSurveyRatings, meanRatings, type Rating, type SurveyRatings } from 
  *   no spacing) is given beside it; a large gap between the two says the raters agree on the order of
  *   levels but use the scale differently.
  * - `judge-agreement.csv`: every LLM judge in the folder against every metric (and against each
- *   other): Krippendorff's interval α on the levels both scored (judge-agreement.ts) with its interval;
+ *   other): interval α on one scale, Spearman's ρ across scales, on the levels both scored (judge-agreement.ts) with its interval;
  * - `correlations.csv`: per metric, the items' mean rating against the level's official stability
  *   and similarity and against each judge's score of the same level, Spearman's ρ (headline) and
  *   Pearson's r, with the number of items;
@@ -91,7 +91,7 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
   const { judges, warnings: judgeWarnings } = loadJudgeResults(data.root, survey.seed);
   const sources = survey.metrics.map((m) => ({ name: `survey:${m.id}`, scale: { min: m.scale.min, max: m.scale.max }, scores: meanRatings(ratings, m.id) })).filter((s) => s.scores.size > 0);
   const judgeAgreement = agreementTable(judges.map(scoredSource), sources, survey.seed);
-  const judgeRows: Row[] = [['a', 'b', 'levels', 'alpha_interval', 'alpha_low', 'alpha_high'], ...judgeAgreement.map((a) => [a.a, a.b, a.units, a.alpha, bound(a.interval, 'low'), bound(a.interval, 'high')])];
+  const judgeRows: Row[] = [['a', 'b', 'levels', 'statistic', 'value', 'low', 'high'], ...judgeAgreement.map((a) => [a.a, a.b, a.units, a.statistic, a.value, bound(a.interval, 'low'), bound(a.interval, 'high')])];
 
   const scores = readLevelScores(data.root);
   const against: Array<[string, (key: string) => number | undefined]> = [

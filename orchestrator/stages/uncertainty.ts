@@ -202,14 +202,14 @@ async function writeOutcome(input: UncertaintyInput, model: UncertaintyModel, re
     notes,
     ...(perModel !== undefined ? { perModel } : {}),
   });
-  const summary = summarize(result, official.ranking, { competingOnly: input.competing.length < model.teams.length });
+  const summary = summarize(result, official.ranking, { competing: input.competing, ...(input.mustBeat !== undefined ? { mustBeat: input.mustBeat } : {}) });
   const files = await writeIntervalFiles(input.dir, summary, input.eol);
   const perModel: ModelUncertainty[] = [];
   for (const [m, own] of (result.perCompetition ?? []).entries()) {
     const competition = input.competitions[m];
     const rows = official.perModel?.[m];
     if (!competition?.key || !competition.dir || !rows) continue;
-    const ownSummary = summarize(own, rows, { competingOnly: own.teams.some((t) => !input.competing.includes(t)) });
+    const ownSummary = summarize(own, rows, { competing: input.competing });
     const notes = model.notes.filter((n) => n.startsWith(`${competition.label}/`));
     perModel.push({ key: competition.key, message: ownSummary.sentence, summary: ownSummary, section: uncertaintySection(ownSummary, context(notes, competition.label)), files: await writeIntervalFiles(competition.dir, ownSummary, input.eol) });
   }

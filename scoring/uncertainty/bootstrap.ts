@@ -74,6 +74,8 @@ interface PairOutcome {
 export interface BootstrapResult {
   resamples: number;
   seed: number;
+  /** Trials per letter (the smallest over the competitions): the intervals' small-T correction (summary.ts). */
+  trials: number;
   /** The ranking's teams; every array below is indexed like it. */
   teams: readonly string[];
   /** samples[team][r]: prompt score (summed over model folders) and normalised score of resample r. */
@@ -268,11 +270,12 @@ function pairOutcome(plan: PairPlan, model: UncertaintyModel, samples: RankingSa
   return { above: samples.teams[plan.above] as string, below: samples.teams[plan.below] as string, probability: count / resamples, letters };
 }
 
-function resultOf(samples: RankingSamples, resamples: number, seed: number, pairs: PairOutcome[]): BootstrapResult {
+function resultOf(samples: RankingSamples, resamples: number, seed: number, trials: number, pairs: PairOutcome[]): BootstrapResult {
   const p = samples.teams.length;
   return {
     resamples,
     seed,
+    trials,
     teams: samples.teams,
     prompt: samples.prompt,
     normalized: samples.normalized,
@@ -294,10 +297,11 @@ function allPlans(model: UncertaintyModel, rankings: Rankings, perCompetition: b
 
 function finish(model: UncertaintyModel, samples: Omit<Samples, 'character'>, plans: ReturnType<typeof allPlans>): BootstrapResult {
   const { resamples, seed } = samples;
+  const trials = Math.min(...model.competitions.map((c) => c.trials));
   const outcomes = (list: readonly PairPlan[], of: RankingSamples) => list.map((plan) => pairOutcome(plan, model, of, resamples, plans.official));
-  const result = resultOf(samples.overall, resamples, seed, outcomes(plans.overall, samples.overall));
+  const result = resultOf(samples.overall, resamples, seed, trials, outcomes(plans.overall, samples.overall));
   const own = samples.perCompetition;
-  if (own && plans.own) result.perCompetition = own.map((s, m) => resultOf(s, resamples, seed, outcomes(plans.own?.[m] ?? [], s)));
+  if (own && plans.own) result.perCompetition = own.map((s, m) => resultOf(s, resamples, seed, trials, outcomes(plans.own?.[m] ?? [], s)));
   return result;
 }
 

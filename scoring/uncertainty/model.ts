@@ -14,6 +14,7 @@ import { dot, scipyCosineOfDots } from '../diversity/cosine.js';
 import { unityStabilityScore } from '../formats/stability.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from '../score/rules.js';
 import { OFFICIAL_TRIALS } from '../stability.js';
+import { textWord } from './random.js';
 import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 
 /** One team × letter of one competition; arrays are indexed by trial − 1. */
@@ -78,7 +79,7 @@ interface LetterModel {
  * (resample.ts): cell c = i·P + k for the i-th such letter (CHARACTERS order) and team k, its slots
  * at c·T … c·T + T − 1 and its distances at c·T² …. Each Cell's arrays are views into these.
  */
-export interface PackedCells {
+interface PackedCells {
   /** CHARACTERS index of the i-th letter with data. */
   letters: Int32Array;
   stability: Float64Array;
@@ -96,10 +97,18 @@ export interface CompetitionModel {
   teams: readonly string[];
   /** competition team i → index in `UncertaintyModel.teams`. */
   teamIndex: Int32Array;
+  /** Per competition team: the word its random streams are seeded from (its label and name, random.ts `textWord`). */
+  streamWords: Uint32Array;
   trials: number;
   diversity: boolean;
   /** The diversity script's fixed denominator T(T+1)/2 − T. */
   denominator: number;
+  /**
+   * T/(T−1): what a resample's diversity is multiplied by. Two slots hold independent uniform draws of
+   * the T trials, the same trial with chance 1/T (distance 0), so E[distance] = Σ_{i≠j} d_ij / T² =
+   * (T−1)/T · (the folder's mean over distinct pairs) — the scaled diversity is unbiased for the folder's.
+   */
+  resampledDiversity: number;
   /** Letters in CHARACTERS order; undefined where no team has any file (every score there is 0). */
   letters: Array<LetterModel | undefined>;
   packed: PackedCells;
@@ -282,7 +291,18 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
       return { character, cells };
     });
     const packed = pack(letters, input.teams.length, t, rules.diversity);
-    return { label, teams: input.teams, teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)), trials: t, diversity: rules.diversity, denominator, letters, packed };
+    return {
+      label,
+      teams: input.teams,
+      teamIndex: Int32Array.from(input.teams, (team) => teams.indexOf(team)),
+      streamWords: Uint32Array.from(input.teams, (team) => textWord(`${label}\u0000${team}`)),
+      trials: t,
+      diversity: rules.diversity,
+      denominator,
+      resampledDiversity: t > 1 ? t / (t - 1) : 1,
+      letters,
+      packed,
+    };
   });
   if (counts.noCounts > 0) notes.push(`${counts.noCounts} level(s) have perturbed runs but their stability entry has no startingObjects (an older evaluator file): their official stability is used in every resample`);
   return { teams, competitions: models, simulationTrials: tries, physicsTrials: counts.physics, notes };

@@ -1,10 +1,27 @@
 /**
  * The bootstrap's own seeded random numbers (no `Math.random`): xoshiro128** (Blackman & Vigna,
  * "Scrambled linear pseudorandom number generators", 2021; prng.di.unimi.it), 128 bits of state, seeded
- * through splitmix32 as its authors advise. Each resample draws from its own stream, seeded from
- * (seed, resample index), so resample r can be reproduced alone (the tests write single resamples out
- * as folders) and two resamples never share a stretch of numbers (a 32-bit generator's streams would).
+ * through splitmix32 as its authors advise. Each team of each resample draws from its own stream,
+ * seeded from (seed, the team's name, resample index): resample r can be reproduced alone (the tests
+ * write single resamples out as folders), two resamples never share a stretch of numbers (a 32-bit
+ * generator's streams would), and a team's draws do not change when another team joins or leaves the
+ * folder.
  */
+
+/**
+ * A 32-bit word for a text (a team's name): FNV-1a over its UTF-16 code units, finished with splitmix32
+ * so that names differing in one letter give unrelated words.
+ */
+export function textWord(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return splitmix32({ s: h });
+}
+
+/** The seed word of one team's streams: the user's seed and the team's own word, mixed. */
+export function streamSeed(seed: number, word: number): number {
+  return splitmix32({ s: (Math.imul(seed >>> 0, 0x9e3779b1) ^ word) | 0 });
+}
 
 /** splitmix32 step: a well-mixed 32-bit value from a counter (Vigna's splitmix, 32-bit variant). */
 function splitmix32(state: { s: number }): number {
@@ -27,6 +44,12 @@ export class Xoshiro128 {
 
   /** A stream from two 32-bit words (e.g. the user's seed and the resample index). */
   constructor(seed: number, stream = 0) {
+    this.a = this.b = this.c = this.d = 0;
+    this.reseed(seed, stream);
+  }
+
+  /** Restarts as `new Xoshiro128(seed, stream)` would (the bootstrap reuses one generator per team). */
+  reseed(seed: number, stream = 0): void {
     const mix = { s: (seed >>> 0) ^ Math.imul(stream >>> 0, 0x27d4eb2f) };
     const first = splitmix32(mix);
     const state = { s: first ^ (stream >>> 0) };
@@ -124,6 +147,12 @@ export class Digits {
     }
     this.pool = pool;
     this.left = left;
+  }
+
+  /** Forgets pending digits (after its generator was reseeded). */
+  reset(): void {
+    this.pool = 0;
+    this.left = 0;
   }
 
   /** One draw uniform in [0, n^k): rejection on 30 bits. */

@@ -40,6 +40,12 @@ function pairLettersText(pair: PairSummary): string {
   return pair.letters.map((l) => `${l.label} ${percent(l.share)}${l.leader ? ` (${l.leader} ahead)` : ''}`).join(', ');
 }
 
+/** The largest Monte-Carlo error of a normalised interval end, two significant digits. */
+function monteCarlo(summary: UncertaintySummary): string {
+  const worst = Math.max(0, ...summary.teams.map((t) => t.normMcError).filter(Number.isFinite));
+  return worst.toPrecision(2);
+}
+
 function method(summary: UncertaintySummary, context: SectionContext): string {
   const physics = context.physics
     ? ` Physics varied too: each drawn trial's stability is the evaluator's best of up to ${context.physics.simulationTrials} runs drawn from its level's ${context.physics.runs} perturbed runs (\`--robustness\`; ${context.physics.trials} trials had them).`
@@ -47,11 +53,14 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
   return (
     `${summary.resamples} bootstrap resamples (seed ${summary.seed}): in each, every team × letter redraws its trials from its own trials, with replacement, ` +
     `and the official scoring runs unchanged on the result — weights, diversity recomputed from the drawn trials' vectors, normalisation.${physics} ` +
-    'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), so resampled prompt scores run about 1/T below the official ones; normalised scores and ranks, which every team shares this with, move far less. ' +
+    'A trial drawn twice counts as a repeated image does in the diversity script (distance 0), and each resampled diversity is multiplied by T/(T−1), which makes it unbiased for the folder’s. ' +
     (context.perModel !== undefined
       ? `These are the resamples of the ranking over all models (every model folder resampled on its own, as there), with model ${context.perModel}'s prompt scores normalised by its own total, as this folder's official files rank them. `
       : '') +
-    `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
+    `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples, widened by √(T/(T−1)) (a bootstrap over T trials has (T−1)/T of their variance); each holds by itself. ` +
+    `The simultaneous intervals (max-t) hold for all teams at once in ${Math.round(INTERVAL_LEVEL * 100)} % of competitions; the rank sets and the winner's set come from them. ` +
+    `Shares of resamples (P(rank 1), P(wins)) are bootstrap proportions, not posterior probabilities; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
+    `Monte-Carlo error of the interval ends with ${summary.resamples} resamples: up to ${monteCarlo(summary)} normalised points (the files print no digits below it); of a share p, √(p(1−p)/${summary.resamples}). ` +
     `Files: \`result/${INTERVALS_FILE}\`, \`result/${RANK_PROBABILITIES_FILE}\`. The official results are unchanged.`
   );
 }
@@ -59,11 +68,13 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
 function tables(summary: UncertaintySummary) {
   const ranks = summary.teams.map((_, r) => String(r + 1));
   const intervals = {
-    header: ['rank', 'team', `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`, 'prompt score [interval]', 'P(rank 1)', 'P(wins)'],
+    header: ['rank', 'team', `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`, 'simultaneous interval', 'rank set', 'prompt score [interval]', 'P(rank 1)', 'P(wins)'],
     rows: summary.teams.map((t) => [
       String(t.rank),
       t.team,
       `${fixed(Number(t.normalizedPromptScore), 2)} [${fixed(t.normLow, 2)}, ${fixed(t.normHigh, 2)}]`,
+      `[${fixed(t.jointLow, 2)}, ${fixed(t.jointHigh, 2)}]`,
+      t.rankSet[0] === t.rankSet[1] ? String(t.rankSet[0]) : `${t.rankSet[0]}–${t.rankSet[1]}`,
       `${Number(t.promptScore).toPrecision(4)} [${t.low.toPrecision(4)}, ${t.high.toPrecision(4)}]`,
       percent(t.rankProbability[0] ?? 0),
       percent(t.win),

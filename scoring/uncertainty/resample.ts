@@ -18,13 +18,16 @@
  * 20-digit decimals: test/scoring/uncertainty.test.ts writes resamples out as folders and checks that
  * sbeval's official scorer gives the same scores (to 1e-12) and ranks.
  *
+ * The bootstrap then corrects what duplicates do: a slot pair holds the same trial with chance 1/T,
+ * so a resample's expected diversity is (T−1)/T of the folder's, and every cell's resampled diversity
+ * is multiplied by T/(T−1) before it enters the weights and scores (model.ts `resampledDiversity`).
+ *
  * Speed: the bootstrap runs this 2000 times over 260 team × letter cells (docs/uncertainty.md, Cost),
- * so it works on the model's packed arrays (model.ts `PackedCells`) and on packed draws, with the
- * trial indices of a whole competition drawn in one loop, and allocates nothing per resample beyond
- * its two generators.
+ * so it works on the model's packed arrays (model.ts `PackedCells`) and on packed draws, with a
+ * team's trial indices drawn in one loop per letter, and allocates nothing per resample.
  */
-import type { CompetitionModel, PackedCells, PhysicsTable, UncertaintyModel } from './model.js';
-import { Digits, MAX_DIGIT_BASE, Xoshiro128 } from './random.js';
+import type { CompetitionModel, PhysicsTable, UncertaintyModel } from './model.js';
+import { Digits, MAX_DIGIT_BASE, streamSeed, Xoshiro128 } from './random.js';
 
 const LETTER_COUNT = 26;
 const WEIGHT_FLOOR = 1 / LETTER_COUNT;
@@ -88,19 +91,28 @@ export function allocateScores(model: UncertaintyModel): ResampleScores {
 const PHYSICS_STREAM = 0x6a09e667;
 
 /**
- * Draws for one resample: the trials from one generator, the perturbed runs from another (seeded
- * apart), so a resample draws the same trials with or without `--robustness` and the two can be
- * compared resample by resample.
+ * Draws for one team of one resample: the trials from one generator, the perturbed runs from another
+ * (seeded apart), so a resample draws the same trials with or without `--robustness` and the two can
+ * be compared resample by resample. Both are seeded from (seed, the team's own word, resample index)
+ * (random.ts), so a team's draws do not depend on which other teams the folder holds. Reseeded per
+ * team: the bootstrap's loop allocates it once.
  */
 class ResampleRandom {
-  private readonly rng: Xoshiro128;
-  private readonly physics: Xoshiro128;
+  private readonly rng = new Xoshiro128(0);
+  private readonly physics = new Xoshiro128(0);
   private readonly trials: Digits[] = [];
   /** The digit source of the last table size (every level has the same number of runs). */
   private picks: Digits | undefined;
-  constructor(seed: number, index: number) {
-    this.rng = new Xoshiro128(seed, index);
-    this.physics = new Xoshiro128((seed ^ PHYSICS_STREAM) >>> 0, index);
+  /** Where the draws of letters without data go (drawn all the same, see drawCompetition). */
+  scratch = new Int32Array(0);
+
+  /** The streams of one team (`word`, model.ts `streamWords`) in resample `index` of `seed`. */
+  start(seed: number, word: number, index: number): void {
+    const own = streamSeed(seed, word);
+    this.rng.reseed(own, index);
+    this.physics.reseed((own ^ PHYSICS_STREAM) >>> 0, index);
+    for (const d of this.trials) d?.reset();
+    this.picks?.reset();
   }
 
   trialDigits(t: number): Digits {
@@ -127,27 +139,42 @@ class ResampleRandom {
 }
 
 /**
- * Draws every cell of one competition: T trials per cell from its own (all the competition's trial
- * indices in one loop, cell by cell, slot by slot), then each slot's stability — the trial's own, or
- * with perturbed runs a best-of drawn from its own stream in the same cell and slot order.
+ * Draws every cell of one competition, team by team from the team's own streams: T trials for each of
+ * the 26 letters in CHARACTERS order (a letter no team has data for is drawn and the draw dropped, so
+ * which letters other teams have does not move this team's draws), then each slot's stability — the
+ * trial's own, or with perturbed runs a best-of drawn from the team's physics stream in letter and
+ * slot order.
  */
-function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random: ResampleRandom, ownStability: boolean): void {
+function drawCompetition(competition: CompetitionModel, out: PackedDraws, random: ResampleRandom, seed: number, index: number, ownStability: boolean): void {
+  const { packed: cells, trials: t, streamWords } = competition;
+  const p = competition.teams.length;
   const { trial, stability } = out;
   const own = cells.stability;
   const physics = cells.physics;
-  const size = trial.length;
-  random.trialDigits(t).fill(trial, 0, size);
-  // The bootstrap's own loop reads a trial's own stability where it reads its similarity (slotSums).
-  if (!physics && !ownStability) return;
-  for (let base = 0; base < size; base += t) {
-    if (!physics) {
-      for (let j = base; j < base + t; j++) stability[j] = own[base + (trial[j] as number)] as number;
-      continue;
+  const letters = cells.letters;
+  if (random.scratch.length < t) random.scratch = new Int32Array(t);
+  for (let k = 0; k < p; k++) {
+    random.start(seed, streamWords[k] as number, index);
+    const digits = random.trialDigits(t);
+    for (let l = 0, i = 0; l < LETTER_COUNT; l++) {
+      if (i < letters.length && letters[i] === l) {
+        digits.fill(trial, (i * p + k) * t, t);
+        i += 1;
+      } else digits.fill(random.scratch, 0, t);
     }
-    for (let j = base; j < base + t; j++) {
-      const at = base + (trial[j] as number);
-      const table = physics[at];
-      stability[j] = table ? random.best(table) : (own[at] as number);
+    // The bootstrap's own loop reads a trial's own stability where it reads its similarity (slotSums).
+    if (!physics && !ownStability) continue;
+    for (let i = 0; i < letters.length; i++) {
+      const base = (i * p + k) * t;
+      if (!physics) {
+        for (let j = base; j < base + t; j++) stability[j] = own[base + (trial[j] as number)] as number;
+        continue;
+      }
+      for (let j = base; j < base + t; j++) {
+        const at = base + (trial[j] as number);
+        const table = physics[at];
+        stability[j] = table ? random.best(table) : (own[at] as number);
+      }
     }
   }
 }
@@ -157,9 +184,8 @@ function drawCompetition(cells: PackedCells, t: number, out: PackedDraws, random
  * `ownStability` a competition without perturbed runs gets its trials only (the scoring reads each
  * slot's stability from its trial, slotSums): the bootstrap's loop skips a pass it does not need.
  */
-function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws, ownStability = true): void {
-  const random = new ResampleRandom(seed, index);
-  model.competitions.forEach((c, m) => drawCompetition(c.packed, c.trials, draws.packed[m] as PackedDraws, random, ownStability));
+function drawInto(model: UncertaintyModel, seed: number, index: number, draws: Draws, random: ResampleRandom, ownStability = true): void {
+  model.competitions.forEach((c, m) => drawCompetition(c, draws.packed[m] as PackedDraws, random, seed, index, ownStability));
 }
 
 /** The folder as it is: slot s holds trial s with its own stability (the official scores, in doubles). */
@@ -174,7 +200,7 @@ export function identityInto(model: UncertaintyModel, draws: Draws): void {
 /** Resample `index` of `seed`, freshly allocated (tests write it out as a folder). */
 function drawResample(model: UncertaintyModel, seed: number, index: number): Draws {
   const draws = allocateDraws(model);
-  drawInto(model, seed, index, draws);
+  drawInto(model, seed, index, draws, new ResampleRandom());
   return draws;
 }
 
@@ -313,13 +339,18 @@ function characterScores(competition: CompetitionModel, sums: CellSums, characte
 }
 
 /** Scores competition m of the drawn resample into its character and prompt scores, and adds the prompt scores to the teams' totals. */
-function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums): void {
+function scoreCompetition(competition: CompetitionModel, m: number, draws: PackedDraws, out: ResampleScores, sums: CellSums, corrected: boolean): void {
   const p = competition.teams.length;
   const character = out.character[m] as Float64Array;
   const own = out.competitionPrompt[m] as Float64Array;
   const { packed } = competition;
   slotSums(packed.similarity, packed.physics ? undefined : packed.stability, draws, competition.trials, sums);
   diversities(competition, draws.trial, sums.diversity);
+  if (corrected && competition.diversity) {
+    const scale = competition.resampledDiversity;
+    const d = sums.diversity;
+    for (let c = 0; c < d.length; c++) d[c] = (d[c] as number) * scale;
+  }
   character.fill(0);
   characterScores(competition, sums, character);
   for (let k = 0; k < p; k++) {
@@ -339,9 +370,9 @@ function scratchFor(model: UncertaintyModel): Scratch {
 }
 
 /** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`). */
-function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch): void {
+function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch, corrected: boolean): void {
   out.prompt.fill(0);
-  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums);
+  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums, corrected);
   normalizeInto(out.prompt, out.normalized);
 }
 
@@ -353,27 +384,32 @@ export function normalizeInto(prompt: Float64Array, out: Float64Array): void {
   for (let i = 0; i < prompt.length; i++) out[i] = ((prompt[i] as number) / divisor) * 100;
 }
 
-/** Scores resample `draws` as they are (the folder as it is, or a resample drawn before). */
-export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores): void {
-  scoreWith(model, draws, out, scratchFor(model));
+/**
+ * Scores resample `draws` as they are: the folder as it is, or a resample drawn before — as the
+ * official scorer scores the resample's files, or (`corrected`) as the bootstrap does, with each
+ * cell's resampled diversity × T/(T−1) (model.ts `resampledDiversity`).
+ */
+export function scoreInto(model: UncertaintyModel, draws: Draws, out: ResampleScores, corrected = false): void {
+  scoreWith(model, draws, out, scratchFor(model), corrected);
 }
 
 /**
  * The bootstrap's inner loop: resample `index` of `seed` drawn into `draws` and scored into `out`
- * (the same trials as `drawInto`, the same scores as `scoreInto`), scratch memory allocated once.
+ * (the same trials as `drawInto`, the same scores as `scoreInto` corrected), scratch memory allocated once.
  */
 export function resampler(model: UncertaintyModel): (seed: number, index: number, draws: Draws, out: ResampleScores) => void {
   const scratch = scratchFor(model);
+  const random = new ResampleRandom();
   return (seed, index, draws, out) => {
-    drawInto(model, seed, index, draws, false);
-    scoreWith(model, draws, out, scratch);
+    drawInto(model, seed, index, draws, random, false);
+    scoreWith(model, draws, out, scratch, true);
   };
 }
 
-/** Resample `index` of `seed`, drawn and scored (freshly allocated). */
-export function scoreResample(model: UncertaintyModel, seed: number, index: number): { draws: Draws; scores: ResampleScores } {
+/** Resample `index` of `seed`, drawn and scored (freshly allocated; `corrected` as `scoreInto`). */
+export function scoreResample(model: UncertaintyModel, seed: number, index: number, corrected = false): { draws: Draws; scores: ResampleScores } {
   const draws = drawResample(model, seed, index);
   const scores = allocateScores(model);
-  scoreInto(model, draws, scores);
+  scoreInto(model, draws, scores, corrected);
   return { draws, scores };
 }

@@ -1,9 +1,23 @@
 /**
- * What the bootstrap means for the reader: per team the 95 % percentile interval of its prompt score
- * and normalised score, its rank probabilities, and one sentence an organizer can quote — "GridThinkers
+ * What the bootstrap means for the reader: per team the 95 % interval of its prompt score and
+ * normalised score, a simultaneous 95 % interval of its normalised score (all teams' hold together),
+ * the set of ranks those allow, its rank shares, and one sentence an organizer can quote — "GridThinkers
  * ranks first in 97 % of 2000 resamples" when one team wins in at least 95 % of them, else "no clear
- * winner: GridThinkers 54 %, BlockSmith 46 %" — plus, for each pair adjacent in the official ranking,
- * how often the upper team stays above and which letters move their gap the most.
+ * winner: GridThinkers 54 %, BlockSmith 46 %", followed by the winner's 95 % confidence set ("at 95 %
+ * the winner is one of GridThinkers, BlockSmith") — plus, for each pair adjacent in the official
+ * ranking, how often the upper team stays above and which letters move their gap the most.
+ *
+ * Shares of resamples are bootstrap proportions: how often a rank comes up when the trials are redrawn,
+ * not a posterior probability of that rank.
+ *
+ * Intervals: percentile intervals of the resamples, widened about the resamples' mean by √(T/(T−1)).
+ * A bootstrap over T trials has (T−1)/T of the variance of T fresh trials (a resampled mean's
+ * variance is (T−1)/T · σ²/T), so unwidened intervals are short by that factor (docs/uncertainty.md,
+ * Coverage). The simultaneous intervals are max-t (studentized maximum) intervals: the 95 % quantile
+ * c of max over teams of |x − mean| / sd over the resamples gives mean ± c · sd for every team, widened
+ * the same way; when they all hold, the true best team is one whose upper end no other team's lower end
+ * exceeds, and a team's rank lies in [1 + teams surely above, P − teams surely below] (Chatbot Arena's
+ * conservative rank, from simultaneous rather than per-team intervals).
  */
 import type { BootstrapResult, LetterSpread } from './bootstrap.js';
 import { TIE_TOLERANCE } from './ranks.js';
@@ -28,6 +42,14 @@ interface TeamUncertainty extends OfficialRow {
   high: number;
   normLow: number;
   normHigh: number;
+  /** Simultaneous 95 % interval of the normalised score (max-t). */
+  jointLow: number;
+  jointHigh: number;
+  /** The ranks the simultaneous intervals allow: [best, worst]. */
+  rankSet: [number, number];
+  /** Monte-Carlo standard error of the interval ends (the larger of the two): prompt and normalised. */
+  mcError: number;
+  normMcError: number;
   /** rankProbability[r − 1]: share of resamples with rank r. */
   rankProbability: number[];
   /** Share of resamples the team wins (0 for entries that cannot win). */
@@ -58,6 +80,8 @@ export interface UncertaintySummary {
   teams: TeamUncertainty[];
   pairs: PairSummary[];
   clearWinner: boolean;
+  /** Teams one of which is the winner at 95 % (simultaneous intervals), official order. */
+  winnerSet: string[];
   sentence: string;
   noWinner: number;
 }
@@ -73,10 +97,54 @@ function quantile(sorted: ArrayLike<number>, p: number): number {
   return a + (h - lo) * (b - a);
 }
 
-function interval(samples: Float64Array): [number, number] {
+/** √(T/(T−1)): how much wider than the resamples' spread the intervals are (module comment). */
+function smallSampleWidening(trials: number): number {
+  return trials > 1 ? Math.sqrt(trials / (trials - 1)) : 1;
+}
+
+function mean(samples: ArrayLike<number>): number {
+  let sum = 0;
+  for (let r = 0; r < samples.length; r++) sum += samples[r] as number;
+  return sum / samples.length;
+}
+
+/**
+ * Monte-Carlo standard error of the p-quantile of R resamples: the quantiles one binomial standard
+ * deviation √(p(1−p)/R) away in probability, half their distance (the order-statistic interval of a
+ * quantile, e.g. Maritz & Jarrett 1978's setting), times the widening.
+ */
+function quantileError(sorted: ArrayLike<number>, p: number, widen: number): number {
+  const s = Math.sqrt((p * (1 - p)) / sorted.length);
+  return (widen * (quantile(sorted, Math.min(1, p + s)) - quantile(sorted, Math.max(0, p - s)))) / 2;
+}
+
+function interval(samples: Float64Array, widen: number): { bounds: [number, number]; error: number } {
   const sorted = Float64Array.from(samples).sort();
   const tail = (1 - INTERVAL_LEVEL) / 2;
-  return [quantile(sorted, tail), quantile(sorted, 1 - tail)];
+  const m = mean(samples);
+  return {
+    bounds: [m + widen * (quantile(sorted, tail) - m), m + widen * (quantile(sorted, 1 - tail) - m)],
+    error: Math.max(quantileError(sorted, tail, widen), quantileError(sorted, 1 - tail, widen)),
+  };
+}
+
+/** Max-t simultaneous intervals of every team's samples (module comment), widened by `widen`. */
+function jointIntervals(samples: readonly Float64Array[], widen: number): Array<[number, number]> {
+  const n = samples[0]?.length ?? 0;
+  const means = samples.map(mean);
+  const sds = samples.map((x, i) => {
+    let sum = 0;
+    for (let r = 0; r < n; r++) sum += ((x[r] as number) - (means[i] as number)) ** 2;
+    return n > 1 ? Math.sqrt(sum / (n - 1)) : 0;
+  });
+  const maxT = new Float64Array(n);
+  samples.forEach((x, i) => {
+    const sd = sds[i] as number;
+    if (!(sd > 0)) return;
+    for (let r = 0; r < n; r++) maxT[r] = Math.max(maxT[r] as number, Math.abs((x[r] as number) - (means[i] as number)) / sd);
+  });
+  const c = quantile(maxT.sort(), INTERVAL_LEVEL);
+  return means.map((m, i) => [m - widen * c * (sds[i] as number), m + widen * c * (sds[i] as number)]);
 }
 
 /** "97 %"; never "100 %" or "0 %" for a share that is not exactly 1 or 0. */
@@ -144,18 +212,55 @@ function wholePercents(shares: readonly number[]): number[] | undefined {
   return out.some((p, i) => (p === 0 && shares[i]! > 0) || (p === 100 && shares[i]! < 1)) ? undefined : out;
 }
 
-export function summarize(result: BootstrapResult, official: readonly OfficialRow[], options: { competingOnly?: boolean } = {}): UncertaintySummary {
+/** [1 + teams whose joint interval lies wholly above, P − teams whose joint interval lies wholly below]. */
+function rankSets(joint: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  return joint.map(([low, high]) => [1 + joint.filter(([l]) => l > high).length, joint.length - joint.filter(([, h]) => h < low).length]);
+}
+
+/**
+ * The teams that can be the winner when every simultaneous interval holds: competing teams above 0
+ * (and not wholly below the baseline they must beat) that no competing team lies wholly above.
+ */
+function winnerSetOf(teams: readonly TeamUncertainty[], competing: (team: string) => boolean, mustBeat: string | undefined): string[] {
+  const baseline = teams.find((t) => t.team === mustBeat);
+  const eligible = teams.filter((t) => competing(t.team) && t.jointHigh > 0 && !(baseline && t.jointHigh < baseline.jointLow));
+  return eligible.filter((t) => !eligible.some((o) => o.jointLow > t.jointHigh)).map((t) => t.team);
+}
+
+function winnerSetText(set: readonly string[]): string {
+  if (set.length === 0) return 'at 95 % no team is sure to score above the others or the baseline';
+  if (set.length === 1) return `at 95 % (simultaneous intervals) the winner is ${set[0]}`;
+  return `at 95 % (simultaneous intervals) the winner is one of ${set.join(', ')}`;
+}
+
+export function summarize(
+  result: BootstrapResult,
+  official: readonly OfficialRow[],
+  options: { competing?: readonly string[]; mustBeat?: string } = {},
+): UncertaintySummary {
   const index = new Map(result.teams.map((t, i) => [t, i]));
-  const teams = official.map((row): TeamUncertainty => {
+  const widen = smallSampleWidening(result.trials);
+  const order = official.map((row) => {
     const i = index.get(row.team);
     if (i === undefined) throw new RangeError(`team ${row.team} is not in the bootstrap`);
-    const [low, high] = interval(result.prompt[i] as Float64Array);
-    const [normLow, normHigh] = interval(result.normalized[i] as Float64Array);
-    return { ...row, low, high, normLow, normHigh, rankProbability: Array.from(result.rank[i] as Float64Array), win: result.win[i] as number };
+    return i;
+  });
+  const joint = jointIntervals(order.map((i) => result.normalized[i] as Float64Array), widen);
+  const ranks = rankSets(joint);
+  const teams = official.map((row, o): TeamUncertainty => {
+    const i = order[o] as number;
+    const prompt = interval(result.prompt[i] as Float64Array, widen);
+    const normalized = interval(result.normalized[i] as Float64Array, widen);
+    const [low, high] = prompt.bounds;
+    const [normLow, normHigh] = normalized.bounds;
+    const [jointLow, jointHigh] = joint[o] as [number, number];
+    return { ...row, low, high, normLow, normHigh, jointLow, jointHigh, mcError: prompt.error, normMcError: normalized.error, rankSet: ranks[o] as [number, number], rankProbability: Array.from(result.rank[i] as Float64Array), win: result.win[i] as number };
   });
   const rankOf = new Map(official.map((r) => [r.team, r.rank]));
   const labelled = new Set(result.pairs.flatMap((p) => p.letters.map((l) => l.competition))).size > 1;
   const pairs = result.pairs.map((p): PairSummary => ({ above: p.above, below: p.below, aboveRank: rankOf.get(p.above) ?? 0, probability: p.probability, letters: pairLetters(p.letters, p.above, p.below, labelled) }));
-  const { sentence, clear } = winnerSentence(teams, result.resamples, result.noWinner, options.competingOnly === true);
-  return { resamples: result.resamples, seed: result.seed, teams, pairs, clearWinner: clear, sentence, noWinner: result.noWinner };
+  const competing = options.competing ? new Set(options.competing) : undefined;
+  const { sentence, clear } = winnerSentence(teams, result.resamples, result.noWinner, teams.some((t) => competing?.has(t.team) === false));
+  const winnerSet = winnerSetOf(teams, (team) => competing?.has(team) ?? true, options.mustBeat);
+  return { resamples: result.resamples, seed: result.seed, teams, pairs, clearWinner: clear, winnerSet, sentence: `${sentence}; ${winnerSetText(winnerSet)}`, noWinner: result.noWinner };
 }

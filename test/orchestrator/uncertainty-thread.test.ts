@@ -41,7 +41,7 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: 5 });
     const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
     const rows = officialRows(root);
-    const summary = summarize(runBootstrap(model, { resamples: 2000, seed: 1, competing: ['alpha', 'beta', 'gamma', 'epsilon'], ranking: rows.map((r) => r.team) }), rows, { competingOnly: true });
+    const summary = summarize(runBootstrap(model, { resamples: 2000, seed: 1, competing: ['alpha', 'beta', 'gamma', 'epsilon'], ranking: rows.map((r) => r.team) }), rows, { competing: ['alpha', 'beta', 'gamma', 'epsilon'] });
     expect(text(root, 'score_intervals.csv')).toBe(intervalsCsv(summary, EOL));
     expect(text(root, 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summary, EOL));
     expect(scored.uncertainty.message).toContain(summary.sentence);

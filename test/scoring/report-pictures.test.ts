@@ -49,11 +49,12 @@ describe('heat maps', () => {
       resamples: 10,
       seed: 1,
       teams: [
-        { team: 'a', rank: 1, promptScore: '0.2', normalizedPromptScore: '66.6', low: 0.1, high: 0.3, normLow: 50, normHigh: 80, rankProbability: [0.9, 0.1], win: 0.9 },
-        { team: 'b', rank: 2, promptScore: '0.1', normalizedPromptScore: '33.3', low: 0.05, high: 0.2, normLow: 20, normHigh: 50, rankProbability: [0.1, 0.9], win: 0.1 },
+        { team: 'a', rank: 1, promptScore: '0.2', normalizedPromptScore: '66.6', low: 0.1, high: 0.3, normLow: 50, normHigh: 80, jointLow: 45, jointHigh: 85, rankSet: [1, 2], mcError: 0.01, normMcError: 1, rankProbability: [0.9, 0.1], win: 0.9 },
+        { team: 'b', rank: 2, promptScore: '0.1', normalizedPromptScore: '33.3', low: 0.05, high: 0.2, normLow: 20, normHigh: 50, jointLow: 15, jointHigh: 55, rankSet: [1, 2], mcError: 0.01, normMcError: 1, rankProbability: [0.1, 0.9], win: 0.1 },
       ],
       pairs: [],
       clearWinner: false,
+      winnerSet: ['a', 'b'],
       sentence: 'no clear winner: a 90 %, b 10 %',
       noWinner: 0,
     });

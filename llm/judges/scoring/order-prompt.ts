@@ -13,7 +13,7 @@ import { viewBody, viewPreamble, type LevelView } from './views.js';
  * - stability: whether the structure holds up;
  * - creativity: inventive use of the three block types.
  */
-export const ORDER_PROMPT_VERSION = 'sbeval-order-1';
+export const ORDER_PROMPT_VERSION = 'sbeval-order-2';
 
 export const PERSPECTIVES: Record<string, string> = {
   general:
@@ -26,6 +26,13 @@ export const PERSPECTIVES: Record<string, string> = {
 export const ORDER_SYSTEM = 'You are a helpful and precise assistant for checking the quality of Science Birds levels.';
 
 const NUMBER_WORDS: Record<number, string> = { 2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six' };
+
+/** The last line's example, naming exactly the n assistants shown: "Assistant 2 > Assistant 1 = Assistant 3 > Assistant 4". */
+export function exampleChain(n: number): string {
+  if (n < 2) return 'Assistant 1';
+  const names = [2, 1, ...Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 3)].slice(0, n).map((k) => `Assistant ${k}`);
+  return names.map((name, i) => (i === 0 ? name : `${i === 2 ? ' = ' : ' > '}${name}`)).join('');
+}
 
 export function buildOrderPrompt(perspective: string, question: string, letter: string, views: readonly LevelView[]): ChatPrompt {
   const n = views.length;
@@ -42,7 +49,7 @@ export function buildOrderPrompt(perspective: string, question: string, letter: 
     `Please evaluate the levels of the ${numStr} assistants above as answers to the question.`,
     'First clarify, for each assistant, how its level addresses the question. Then compare them and say which is better than or equal to which.',
     'Avoid any bias: the order in which the levels are presented must not affect your judgement.',
-    `In the last line, order the ${numStr} assistants: a single line such as "Assistant 2 > Assistant 1 = Assistant 3", naming each of Assistant 1 to Assistant ${n} exactly once, where ">" means "is better than" and "=" means "is as good as". If you find no difference between two assistants, write "=".`,
+    `In the last line, order the ${numStr} assistants: a single line such as "${exampleChain(n)}", naming each of Assistant 1 to Assistant ${n} exactly once, where ">" means "is better than" and "=" means "is as good as". If you find no difference between two assistants, write "=".`,
   );
   return { system: ORDER_SYSTEM, user: parts.join('\n'), images };
 }

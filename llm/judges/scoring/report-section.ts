@@ -116,7 +116,7 @@ function tables(input: JudgesReportInput): Array<{ title: string; text: string; 
     cls: 'judges-teams',
   };
   const vit: Table = { head: ['judge', 'levels', 'ρ'], rows: judges.map((j) => ({ j, ...agreementWithSimilarity(input.levels, j) })).map((a) => [a.j, String(a.n), fmt(a.rho)]), cls: 'judges-agreement' };
-  const alpha: Table = { head: ['between', 'and', 'levels', 'α', '95 % interval'], rows: input.agreement.map((a) => [a.a, a.b, String(a.units), fmt(a.alpha), a.interval ? `${fmt(a.interval.low)}–${fmt(a.interval.high)}` : '–']), cls: 'judges-alpha' };
+  const alpha: Table = { head: ['between', 'and', 'levels', 'statistic', 'value', '95 % interval'], rows: input.agreement.map((a) => [a.a, a.b, String(a.units), a.statistic === 'alpha' ? 'α' : 'ρ', fmt(a.value), a.interval ? `${fmt(a.interval.low)}–${fmt(a.interval.high)}` : '–']), cls: 'judges-alpha' };
   const cases = judges.flatMap((j) => disagreements(input.levels, j, top));
   const gaps: Table = {
     head: ['judge', 'level', 'similarity', 'judge score', 'similarity pct', 'judge pct', 'stability'],
@@ -126,7 +126,7 @@ function tables(input: JudgesReportInput): Array<{ title: string; text: string; 
   return [
     { title: 'Per team', text: 'Each judge\'s mean per team with its bootstrap 95 % interval in parentheses (levels or questions resampled). A level the judge could not score — nothing to show, or no usable answer — counts as the worst score.', table: perTeam },
     { title: 'Agreement with the ViT similarity', text: "Spearman's ρ between each level's similarity and the judge's score of the same level.", table: vit },
-    { title: 'Agreement between judges and raters', text: "Krippendorff's interval α on the levels both scored, each source's scale mapped onto 0–1; raters enter as the mean of their ratings of a level.", table: input.agreement.length > 0 ? alpha : undefined, empty: 'Fewer than two judges or rated metrics: no agreement to compute.' },
+    { title: 'Agreement between judges and raters', text: "On the levels both scored (levels missing for both left out): Krippendorff's interval α between sources on one scale, Spearman's ρ between sources on different scales; raters enter as the mean of their ratings of a level.", table: input.agreement.length > 0 ? alpha : undefined, empty: 'Fewer than two judges or rated metrics: no agreement to compute.' },
     { title: 'Where the ViT and a judge disagree most', text: 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).', table: cases.length > 0 ? gaps : undefined, empty: 'No level was scored by both the ViT and a judge.' },
   ];
 }

@@ -15,11 +15,17 @@ import { mulberry32 } from '../../../bridge/headless/order.js';
  * (`--reference`), the reference is in every group: the other teams are covered by groups of
  * `size − 1` and the reference joins each, so every comparison with it is direct.
  *
- * Presentations: a group of m shown teams is asked m times, in the m rotations of a seeded order (a
- * cyclic Latin square): every team is in every position exactly once, whatever m is. A judge that
- * favours a position — the first, the last, the middle — gives each team that position's advantage
- * exactly once, so it moves no team's mean (two orders, a shuffle and its reverse, would leave the
- * middle of an odd group in the middle both times).
+ * Presentations: a group of m ≥ 3 shown teams is asked 2m times: the m rotations of a seeded order,
+ * and each rotation with all but its first member reversed (a group of 2: its two orders). Every team
+ * is in every position equally often (a tail reversal moves position j ≥ 2 to m + 2 − j), every pair
+ * of teams is shown in each of its two orders equally often, and — what a judge with a first-position
+ * effect needs — for each team shown first, every other pair is shown in each order once. So a judge
+ * that favours a position gives each team that advantage equally often, one that breaks ties towards
+ * the earlier level favours neither of two equal levels, and one that adds a bonus to the first
+ * position too: two identical teams get identical scores (tested for groups of 2–6, on ranks and on
+ * the nonlinear score scales). Rotations alone give every position once but not every pair's order
+ * equally often: with a group of 3 the tie-breaking judge then splits identical teams in every
+ * question; a Williams design (m rows for even m) balances pairs but not pairs given the first team.
  */
 export const GROUP_SIZE = 4;
 
@@ -114,8 +120,10 @@ export function referenceGroups(teams: number, reference: number, seed: number, 
   return coveringGroups(others.length, seed, size - 1).map((g) => [reference, ...g.map((i) => others[i]!)].sort((a, b) => a - b));
 }
 
-/** The m presentation orders of a group of m: the rotations of a seeded order, every member once in every position. */
+/** The presentation orders of a group (module comment): rotations of a seeded order, and for m ≥ 3 each with its tail reversed. */
 export function balancedOrders<T>(group: readonly T[], seed: number): T[][] {
   const base = seededShuffle(group, seed);
-  return base.map((_, p) => [...base.slice(p), ...base.slice(0, p)]);
+  const rotations = base.map((_, p) => [...base.slice(p), ...base.slice(0, p)]);
+  if (base.length < 3) return rotations;
+  return [...rotations, ...rotations.map(([first, ...rest]) => [first as T, ...rest.reverse()])];
 }

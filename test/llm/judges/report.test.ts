@@ -44,14 +44,14 @@ describe('judges section (pure)', () => {
       teams: [{ team: 'A', officialRank: 1, officialScore: '0.6' }, { team: 'B', officialRank: 2, officialScore: '0.4' }],
       columns: [{ name: 'rubric:j', digits: 1, teams: new Map([['A', { mean: 87.5, interval: { low: 75, high: 100 } }], ['B', { mean: 25, interval: null }]]) }],
       levels,
-      agreement: [{ a: 'rubric:j', b: 'survey:looks-like', units: 4, alpha: 0.5, interval: { low: 0.1, high: 0.8 } }],
+      agreement: [{ a: 'rubric:j', b: 'survey:looks-like', units: 4, statistic: 'spearman', value: 0.5, interval: { low: 0.1, high: 0.8 } }],
       warnings: ['x.json: not JSON; skipped'],
     });
     expect(section.id).toBe('judges');
     expect(section.markdown).toContain('| A | 1 | 0.6 | 87.5 (75.0–100.0) |');
     expect(section.markdown).toContain('| B | 2 | 0.4 | 25.0 |');
     expect(section.markdown).toContain(`| rubric:j | 4 | ${rhoTies([0.9, 0.8, 0.1, 0.95], [100, 75, 50, 0]).toFixed(3)} |`);
-    expect(section.markdown).toContain('| rubric:j | survey:looks-like | 4 | 0.500 | 0.100–0.800 |');
+    expect(section.markdown).toContain('| rubric:j | survey:looks-like | 4 | ρ | 0.500 | 0.100–0.800 |');
     expect(section.markdown).toContain('- x.json: not JSON; skipped');
     expect(section.html).toContain('<table class="judges-disagreements">');
   });
@@ -102,7 +102,7 @@ describe('sbeval score with judge results in the folder', () => {
     const allSims = Object.values(sims).flat();
     expect(section).toContain(`| rubric:llava\\_13b | 9 | ${rhoTies(allSims, Object.values(rubric).flatMap(scores)).toFixed(3)} |`);
     expect(section).toContain(`| order:qwen:general | 9 | ${rhoTies(allSims, Object.values(orderScores).flat()).toFixed(3)} |`);
-    expect(section).toMatch(/\| rubric:gpt-4o \| rubric:llava\\_13b \| 9 \| -?\d\.\d{3} \| -?\d\.\d{3}–-?\d\.\d{3} \|/);
+    expect(section).toMatch(/\| rubric:gpt-4o \| rubric:llava\\_13b \| 9 \| α \| -?\d\.\d{3} \| -?\d\.\d{3}–-?\d\.\d{3} \|/);
     expect(section).toMatch(/Alpha\/judge-rubric: letter files outside a judge folder/);
     expect(section).toMatch(/Beta\/judge-rubric\/gpt-4o\/L\.json: not JSON/);
   });

@@ -19,6 +19,7 @@ import {
   pearson,
   positionBias,
   balancedOrders,
+  exampleChain,
   referenceGroups,
   intervalAlpha,
   documentMetrics,
@@ -34,6 +35,7 @@ import {
   type Question,
   type Rubric,
 } from '../../../llm/judges/scoring/index.js';
+import { pairAgreement } from '../../../llm/judges/scoring/judge-agreement.js';
 
 const RUBRIC: Rubric = {
   question: 'A level that looks like {letter}.',
@@ -224,13 +226,33 @@ describe('schedules', () => {
     expect(coveringGroups(9, 7)).not.toEqual(coveringGroups(9, 8));
   });
 
-  it('shows a group of m in m rotations of a seeded order: every member once in every position', () => {
-    for (const group of [['A', 'B'], ['A', 'B', 'C'], ['A', 'B', 'C', 'D']]) {
+  it('shows a group of m in its rotations and their tail reversals: every member equally often in every position, every pair equally often in each order, also given the first', () => {
+    for (let m = 2; m <= 6; m += 1) {
+      const group = ['A', 'B', 'C', 'D', 'E', 'F'].slice(0, m);
       const orders = balancedOrders(group, 5);
-      expect(orders).toHaveLength(group.length);
+      expect(orders).toHaveLength(m === 2 ? 2 : 2 * m);
       for (const order of orders) expect([...order].sort()).toEqual(group);
-      for (let pos = 0; pos < group.length; pos += 1) expect(orders.map((o) => o[pos]).sort()).toEqual(group);
+      const times = orders.length / m;
+      for (let pos = 0; pos < m; pos += 1) for (const t of group) expect(orders.filter((o) => o[pos] === t)).toHaveLength(times);
+      for (const a of group) for (const b of group) if (a !== b) expect(orders.filter((o) => o.indexOf(a) < o.indexOf(b))).toHaveLength(orders.length / 2);
+      for (const first of group) {
+        const starting = orders.filter((o) => o[0] === first);
+        for (const a of group) for (const b of group) if (a !== b && a !== first && b !== first) expect(starting.filter((o) => o.indexOf(a) < o.indexOf(b)).length * 2).toBe(starting.length);
+      }
       expect(balancedOrders(group, 5)).toEqual(orders);
+    }
+  });
+
+  it('sizes the format example of the prompt to the group', () => {
+    expect(exampleChain(2)).toBe('Assistant 2 > Assistant 1');
+    expect(exampleChain(3)).toBe('Assistant 2 > Assistant 1 = Assistant 3');
+    expect(exampleChain(5)).toBe('Assistant 2 > Assistant 1 = Assistant 3 > Assistant 4 > Assistant 5');
+    for (let n = 2; n <= 6; n += 1) {
+      const views = Array.from({ length: n }, () => ({ kind: 'grid' as const, grid: '#' }));
+      const { user } = buildOrderPrompt('General: {letter}', 'Q', 'A', views as never);
+      const example = /a single line such as "([^"]+)"/.exec(user)?.[1] ?? '';
+      expect(parseOrder(example, n).ok, `n = ${n}`).toBe(true);
+      expect(example).not.toContain(`Assistant ${n + 1}`);
     }
   });
 
@@ -271,6 +293,62 @@ describe('position bias under the balanced presentations', () => {
       });
     }
   }
+});
+
+describe('two byte-identical teams under the balanced design', () => {
+  // A judge that orders by quality and breaks ties towards the earlier level; the second also adds a
+  // bonus to whatever is shown first. Its answer is text, read by the real parser.
+  const quality: Record<string, number> = { Twin: 5, TwinCopy: 5, Low: 1, High: 9, Mid: 4, Top: 7 };
+  const answer = (order: readonly string[], bonus: number) => {
+    const value = order.map((t, i) => quality[t]! + (i === 0 ? bonus : 0));
+    const idx = order.map((_, i) => i).sort((a, b) => value[b]! - value[a]! || a - b);
+    return `Thoughts.\n${idx.map((i) => `Assistant ${i + 1}`).join(' > ')}`;
+  };
+  const ranksOf = (a: ReturnType<typeof parseOrder>) => (a.ok ? a.ranks : undefined);
+  for (const bonus of [0, 3]) {
+    for (let n = 2; n <= 6; n += 1) {
+      it(`get identical scores in a group of ${n} (${bonus === 0 ? 'ties towards the earlier level' : 'a first-position bonus'})`, () => {
+        const teams = ['Twin', 'TwinCopy', 'Low', 'High', 'Mid', 'Top'].slice(0, n);
+        const question = (orders: string[][]): Question => ({ id: 1, letter: 'A', trial: 1, teams, presentations: orders.map((order) => ({ order, ranks: ranksOf(parseOrder(answer(order, bonus), n)) })) });
+        for (const seed of [1, 2, 3]) {
+          const result = combineQuestion(question(balancedOrders(teams, seed)), 'reciprocal');
+          expect(result.scores.get('Twin'), `seed ${seed}`).toBeCloseTo(result.scores.get('TwinCopy')!, 12);
+          expect(result.ranks.get('Twin')).toBeCloseTo(result.ranks.get('TwinCopy')!, 12);
+        }
+        // Rotations of one order alone put every team in every position once but not every pair in both
+        // orders: for a group of 3 the tie-breaking judge splits the twins.
+        if (n === 3 && bonus === 0) {
+          const rotations = [0, 1, 2].map((p) => [...teams.slice(p), ...teams.slice(0, p)]);
+          const old = combineQuestion(question(rotations), 'reciprocal');
+          expect(old.scores.get('Twin')).not.toBeCloseTo(old.scores.get('TwinCopy')!, 6);
+        }
+      });
+    }
+  }
+});
+
+describe('agreement between judges', () => {
+  const source = (name: string, scale: { min: number; max: number }, scores: Record<string, number>, missing: string[] = []) => ({ name, scale, scores: new Map(Object.entries(scores)), missing: new Set(missing) });
+  it('leaves out levels missing for every judge, α on one scale, Spearman’s ρ across scales', () => {
+    // Three real levels on which the judges disagree in order, two that do not exist (both score them 0, the worst).
+    const a = source('rubric:a', { min: 0, max: 100 }, { x: 80, y: 50, z: 60, gone1: 0, gone2: 0 }, ['gone1', 'gone2']);
+    const b = source('rubric:b', { min: 0, max: 100 }, { x: 60, y: 70, z: 50, gone1: 0, gone2: 0 }, ['gone1', 'gone2']);
+    const ab = pairAgreement(a, b, 1);
+    expect(ab.units).toBe(3);
+    expect(ab.statistic).toBe('alpha');
+    expect(ab.value).toBeCloseTo(krippendorffAlpha([[80, 60], [50, 70], [60, 50]], 'interval').alpha!, 12);
+    // With the missing levels in, the two shared zeros would make the judges look like they agree.
+    expect(krippendorffAlpha([[80, 60], [50, 70], [60, 50], [0, 0], [0, 0]], 'interval').alpha!).toBeGreaterThan(0.5);
+    expect(ab.value!).toBeLessThan(0.5);
+    // Missing for one judge only: a judge's verdict on a level the other has, so it stays.
+    expect(pairAgreement(a, source('rubric:c', { min: 0, max: 100 }, { x: 1, y: 2, z: 3, gone1: 4, gone2: 5 }), 1).units).toBe(5);
+    // Different scales: a rank correlation, unchanged by any monotone map of either.
+    const order = source('order:j:general', { min: 2.5, max: 10 }, { x: 10, y: 5, z: 7.5, gone1: 2.5, gone2: 2.5 }, ['gone1', 'gone2']);
+    const cross = pairAgreement(a, order, 1);
+    expect(cross.statistic).toBe('spearman');
+    expect(cross.units).toBe(3);
+    expect(cross.value).toBeCloseTo(1, 12);
+  });
 });
 
 describe('ordering metrics', () => {

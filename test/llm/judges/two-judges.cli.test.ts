@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMaskPng } from '../../../bridge/headless/png.js';
-import { krippendorffAlpha } from '../../../llm/judges/scoring/agreement.js';
+import { krippendorffAlpha, spearman } from '../../../llm/judges/scoring/agreement.js';
 import { runSbeval } from '../../helpers/cli.js';
 import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
 import { writeTeam } from '../../scoring/write-team.js';
@@ -102,14 +102,14 @@ describe('two judges, two APIs, one folder', () => {
     }
     const collected = await runSbeval(['survey', 'collect', root, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
-    const agreement = JSON.parse(collected.stdout).judges as Array<{ a: string; b: string; units: number; alpha: number }>;
+    const agreement = JSON.parse(collected.stdout).judges as Array<{ a: string; b: string; units: number; statistic: string; value: number }>;
     expect(agreement.map((a) => `${a.a} ~ ${a.b}`)).toEqual(['rubric:gpt-4o ~ rubric:llava_13b', 'rubric:gpt-4o ~ survey:looks-like', 'rubric:llava_13b ~ survey:looks-like']);
     for (const api of ['openai', 'ollama'] as const) {
-      // Each on 0–1: the judge's score / 100, the raters' mean (1–5) as (mean − 1) / 4.
-      const units = levels.map((l, i) => [scores(api, l.team)[l.trial - 1]! / 100, ((rating(i, 1) + rating(i, 2)) / 2 - 1) / 4]);
+      // A judge (0–100) and the raters (1–5) are on different scales: Spearman's ρ of the judge's score and the raters' mean.
       const row = agreement.find((a) => a.a === `rubric:${api === 'openai' ? 'gpt-4o' : 'llava_13b'}` && a.b === 'survey:looks-like')!;
       expect(row.units).toBe(12);
-      expect(row.alpha).toBeCloseTo(krippendorffAlpha(units, 'interval').alpha!, 12);
+      expect(row.statistic).toBe('spearman');
+      expect(row.value).toBeCloseTo(spearman(levels.map((l) => scores(api, l.team)[l.trial - 1]!), levels.map((_, i) => (rating(i, 1) + rating(i, 2)) / 2))!, 12);
     }
 
     const scored = await runSbeval(['score', root, '--rules', '2024', '--trials', '4']);
@@ -128,6 +128,7 @@ describe('two judges, two APIs, one folder', () => {
     // Krippendorff's interval α between the two judges over the 12 levels.
     const units = TEAMS.flatMap((team) => scores('openai', team).map((s, i) => [s, scores('ollama', team)[i]!]));
     const alpha = krippendorffAlpha(units, 'interval').alpha!;
-    expect(section).toMatch(new RegExp(`\\| rubric:gpt-4o \\| rubric:llava\\\\_13b \\| 12 \\| ${alpha.toFixed(3).replace('.', '\\.')} \\| -?\\d\\.\\d{3}–-?\\d\\.\\d{3} \\|`));
+    expect(agreement.find((a) => a.b === 'rubric:llava_13b')?.statistic).toBe('alpha');
+    expect(section).toMatch(new RegExp(`\\| rubric:gpt-4o \\| rubric:llava\\\\_13b \\| 12 \\| α \\| ${alpha.toFixed(3).replace('.', '\\.')} \\| -?\\d\\.\\d{3}–-?\\d\\.\\d{3} \\|`));
   }, 240_000);
 });
