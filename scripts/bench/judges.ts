@@ -8,7 +8,7 @@ import type { Rubric } from '../../llm/judges/scoring/rubric.js';
 import type { BenchSuite } from './suite.js';
 
 /**
- * The judges' bounds (issue 25, item 8): the answer parsers on 1 MiB answers built against them
+ * The judges' bounds: the answer parsers on 1 MiB answers built against them
  * (median of 5 runs each; before the one-pass parsers the rubric parser took 41 s and parseOrder 37 s
  * on a 128k-newline answer), and a resume reading a journal of 64 answers of 1 MiB plus one 48 MiB
  * line from before the answer cap: time and this process's RSS growth (the texts stay on disk).
