@@ -5,7 +5,7 @@ export type { Level, LevelObject, LevelBlock, LevelPig, LevelTnt, LevelPlatform,
 export { BLOCKS, MATERIALS, DEFAULT_MATERIAL, blockSpec, isMaterial } from './levels/catalog.js';
 export type { BlockSpec, Collider, MaterialSpec } from './levels/catalog.js';
 
-// Levels (issue 2): response → drop program → grid drop → Science Birds XML, official-exact
+// Levels: response → drop program → grid drop → Science Birds XML, official-exact
 // (chatgpt4pcg@1.4.1); a strict reader for any Science Birds level; the 2023 prompt rules.
 /** Official code extraction: the drop calls of the last fenced block, or null (`Code not found.`). */
 export { extractCode, lastFencedBlock, assertFunctionName, DROP_BLOCK, AB_DROP, CODE_NOT_FOUND } from './levels/extract.js';
@@ -36,7 +36,7 @@ export type { EnginePoolOptions, EngineFactory, PoolEvent, PoolRequest, PoolRunR
 // Official per-character file formats (stability, similarity, diversity): types, readers, byte-exact writers.
 export * from './scoring/formats/index.js';
 
-// Generation (issue 8): submissions × Ollama models × letters × trials → raw responses, official limits.
+// Generation: submissions × Ollama models × letters × trials → raw responses, official limits.
 /** The generate stage, its plan (layout, per-trial seeds) and the trial-seed rule. */
 export { runGenerate, planTrials, competitionRoots, trialFingerprint } from './llm/generate/stage.js';
 export type { GenerateOptions, GenerateSummary, GenerateEvents, ModelSummary, PlannedTrial, LayoutChoice } from './llm/generate/stage.js';
@@ -63,7 +63,7 @@ export { checkCompetitionRoot, type RootLayout } from './orchestrator/layout/roo
 export type { ScoreStageOptions, TeamOrder } from './orchestrator/stages/score.js';
 export type { ScoreStageResult } from './orchestrator/stages/score-stage.js';
 
-// Headless engine (issue 3): the evaluator's physics, damage, stability and image without Unity.
+// Headless engine: the evaluator's physics, damage, stability and image without Unity.
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
 export { HeadlessEngine, LevelLoadError, HEADLESS_ENGINE_VERSION, headlessDigest } from './bridge/headless/engine.js';
 export { WorkerEngine } from './bridge/headless/worker-engine.js';
@@ -90,7 +90,7 @@ export type { SimulateOptions, SimulateSummary, LevelEvaluation, LevelEvaluation
 export { PIGS, TNT, PLATFORM, LANDSCAPE, BLOCK_BODY, LAYERS, MATERIAL_LIFE_FACTOR, PIG_TYPES, BIRD_TYPES, BLOCK_TYPES, pigSpec } from './levels/catalog.js';
 export type { BodySpec, PigSpec, Size, Point } from './levels/catalog.js';
 
-// Similarity and diversity (issue 5): the competition's ViT through onnxruntime-node, PIL-exact preprocessing.
+// Similarity and diversity: the competition's ViT through onnxruntime-node, PIL-exact preprocessing.
 /** PNG → RGB as PIL's convert("RGB"); Pillow's resampling bit for bit; ViTImageProcessor's rescale/normalise. */
 export { decodePngToRgb, ImageDecodeError } from './scoring/similarity/decode.js';
 export { pilResize, axisCoefficients, PIL_RESAMPLE } from './scoring/similarity/pil-resample.js';
@@ -126,7 +126,7 @@ export type { GenerateStage, RunOptions, RunReport, RunStageReport, TrialRow, Te
 export { GENERATE_STAGE } from './llm/generate/run-stage.js';
 export { LLM_RESULT_CONTRIBUTORS } from './llm/result-contributors.js';
 export type { ResultContributor } from './orchestrator/result/contributors.js';
-// What result/ may claim (issue 22): the folder's readiness to be scored, its manifest, `sbeval check`.
+// What result/ may claim: the folder's readiness to be scored, its manifest, `sbeval check`.
 export { scoreBlockers, type Blocker, type ReadinessOptions } from './orchestrator/result/readiness.js';
 export { simulationIdentity, type SimulationIdentity } from './orchestrator/stages/level-cache.js';
 export { readManifest, type Manifest } from './orchestrator/result/manifest.js';
@@ -195,7 +195,7 @@ export {
 } from './bridge/trace.js';
 export type { TraceHeader, TraceRecord, TraceStream, LoadedTrace, TraceRecorderOptions, TraceReadOptions } from './bridge/trace.js';
 
-// Judges beyond the ViT (issue 16): the tiered rubric judge, the ordering judge, the human survey.
+// Judges beyond the ViT: the tiered rubric judge, the ordering judge, the human survey.
 /** Pure parts: rubric tiers, answer and ordering parsers, schedules, ordering metrics, Krippendorff's alpha, correlations. */
 export * from './llm/judges/scoring/index.js';
 export { runRubricJudge } from './llm/judges/rubric-stage.js';

@@ -15,8 +15,8 @@ import { MessageSocket, safeClose, type SocketClose } from './remote-socket.js';
  * `RemoteEngine` (an `Engine` like any other). More engines on more machines = more throughput, with
  * no change on this side.
  *
- * Before `hello` is accepted a connection is a stranger, and strangers get little (issue 12, defects 1
- * and 5): at most `preAuthBytes` bytes (HTTP upgrade + hello; a hello is a few hundred bytes), at most
+ * Before `hello` is accepted a connection is a stranger, and strangers get little:
+ * at most `preAuthBytes` bytes (HTTP upgrade + hello; a hello is a few hundred bytes), at most
  * `helloTimeoutMs` from the TCP connection to an accepted hello, and at most `maxUnauthenticated` of
  * them at a time — beyond that a new TCP connection is closed at once. No socket event can throw out
  * of this module: close reasons are cut to the WebSocket limit of 123 UTF-8 bytes, and every close

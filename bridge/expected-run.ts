@@ -11,8 +11,8 @@ import { Recent } from '../core/recent.js';
 /**
  * What an honest engine's result for a job must look like, derived from the job alone (the level XML
  * and the settings), so the orchestrator can tell a result from garbage whatever engine sent it
- * (issue 12, defect 6: results for another level, one body instead of four, 50 of 515 steps, junk
- * after a PNG signature were all accepted):
+ * (results for another level, one body instead of four, 50 of 515 steps, junk after a PNG signature
+ * are all refused):
  * - the body table: one body per XML object, in XML order, with its kind, type, material, whether it
  *   counts, and its position and angle as the evaluator's loader reads them (float32);
  * - the frame stream: steps 0 … `stepsToSimulate(settings)` (bridge/window.ts), step 0 being the
@@ -55,7 +55,7 @@ interface LevelFacts {
 /**
  * The last levels' facts, by XML text. Every attempt of every trial builds an ExpectedRun, and a
  * level runs up to 3 trials with identical XML, so parsing once per level instead of once per trial
- * saves the main thread that work (issue 14: it parsed the XML and planned every object per trial).
+ * saves the main thread parsing the XML and planning every object per trial.
  * Enough entries for every level in flight (a few per engine).
  */
 const factsByXml = new Recent<string, LevelFacts>(64);

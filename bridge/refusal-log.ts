@@ -2,7 +2,7 @@ import type { ProtocolErrorCode } from './protocol.js';
 
 /**
  * Why a connection was refused, as a fixed kind chosen by the endpoint — never the stranger's own words
- * (a close reason is theirs: keyed on it, 3,000 strangers wrote 3,000 log lines, issue 23).
+ * (a close reason is theirs: keyed on it, 3,000 strangers would write 3,000 log lines).
  */
 export type RefusalKind = 'too-many' | 'pre-auth-bytes' | 'bad-upgrade' | 'closed-before-hello' | ProtocolErrorCode;
 

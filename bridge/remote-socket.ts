@@ -37,7 +37,7 @@ export const MAX_CLOSE_REASON_BYTES = 123;
  * A close reason that fits the WebSocket limit of 123 UTF-8 bytes: the text as is when it fits,
  * otherwise as many whole characters (code points, never half a surrogate pair) as fit with "…"
  * (3 bytes) after them. `ws.close` throws a RangeError on a longer reason — from a socket event
- * handler, that crashed the whole process (issue 12, defect 1).
+ * handler, that crashes the whole process.
  */
 export function closeReason(text: string): string {
   if (Buffer.byteLength(text) <= MAX_CLOSE_REASON_BYTES) return text;

@@ -106,8 +106,8 @@ export class TraceFormatError extends SbevalError {
  * 10,000 objects (levels/xml-read.ts DEFAULT_MAX_LEVEL_OBJECTS), which at the evaluator's window
  * (steps 0 … 514 with the capture, bridge/window.ts) record 10,000 × 515 × 25 B ≈ 123 MiB of frames; the level (≤ 1 MiB),
  * the capture PNGs (a few MiB) and the events come on top. 256 MiB keeps every trace an engine
- * records at the evaluator's window with room to spare, and stops a gzip bomb (the 976 KB file of
- * issue 12 inflates to 1 GB, ~3 GB in memory once assembled) at a quarter of that, before it grows.
+ * records at the evaluator's window with room to spare, and stops a gzip bomb (a 976 KB file
+ * can inflate to 1 GB, ~3 GB in memory once assembled) at a quarter of that, before it grows.
  */
 export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 

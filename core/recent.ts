@@ -1,7 +1,7 @@
 /**
  * The last `limit` values made for distinct keys (oldest made first out). For per-level facts that
  * several trials of the same level ask for while other levels are in flight around them: a level's
- * up to 3 trials do not come back to back once engines hold more than one job (issue 14, pipelined
+ * up to 3 trials do not come back to back once engines hold more than one job (pipelined
  * dispatch), so a one-entry "last level" cache would miss.
  */
 export class Recent<K, V> {

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ensureDirSync, StorageError, storageFault } from './storage.js';
 
 /**
- * The one gate every write under a competition root passes (issue 23): stage files, logs, `result/`,
+ * The one gate every write under a competition root passes: stage files, logs, `result/`,
  * judges, survey, caches, temporaries, traces, the lock and the bridge token. A received competition
  * folder may hold symbolic links anywhere; a write through one would land outside the root. A list of
  * folders to check always misses the next folder, so the check is made per write instead:

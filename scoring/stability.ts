@@ -57,8 +57,7 @@ export function unityScore(startingObjects: number, movingObjects: number): numb
 
 /**
  * A body's centre displacement from its start position: the one definition behind the verdict, the
- * stability JSON, `sbeval level`, `sbeval explain` and the viewer's chart (issue 22: they printed 2.032
- * and 2.034 for one block, measuring from step 1 and from step 0).
+ * stability JSON, `sbeval level`, `sbeval explain` and the viewer's chart, so they print one number (docs/trial-numbers.md).
  */
 export function displacementFrom(start: readonly [number, number], x: number, y: number): number {
   return Math.hypot(x - start[0], y - start[1]);

@@ -16,7 +16,7 @@ import { printable } from '../../core/printable.js';
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
  */
 const EXIT_CANCELLED = 130;
-/** Some levels could not be finished (issue 12: never exit 0 after losing levels). */
+/** Some levels could not be finished (never exit 0 after losing levels: docs/reliability.md). */
 const EXIT_UNFINISHED = 1;
 
 interface RunCommandFlags extends SharedFlags {
@@ -119,7 +119,7 @@ function warningText(w: ScoreWarning): string {
 
 /**
  * The end of the summary: every warning the run printed, again, then the ranking and the winner — or
- * why there is none — so the last lines of a long run say what it decided (issue 22, case 9).
+ * why there is none — so the last lines of a long run say what it decided (docs/report-truth.md).
  */
 function closingLines(report: RunReport): string[] {
   const lines: string[] = [];

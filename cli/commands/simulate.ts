@@ -105,7 +105,7 @@ function simulateText({ model, root, summary, robustness }: FolderResult, settin
   return lines.join('\n');
 }
 
-/** Exit 1 when levels could not be simulated or perturbed (engine failures): nobody publishes an incomplete stage (issue 12). */
+/** Exit 1 when levels could not be simulated or perturbed (engine failures): nobody publishes an incomplete stage. */
 function reportUnfinished(results: readonly FolderResult[]): void {
   const noRobustness = results.reduce((n, s) => n + (s.robustness?.failed.length ?? 0), 0);
   if (noRobustness > 0) {

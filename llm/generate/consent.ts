@@ -2,7 +2,7 @@ import { SbevalError } from '../../core/errors.js';
 import type { Submission } from './submission.js';
 
 /**
- * Programs only by consent (issue 23): a competition folder received from someone else may list a
+ * Programs only by consent: a competition folder received from someone else may list a
  * program submission in its config, and evaluating the folder must not run their code. A program
  * named by the config runs only when the command line says so (`--allow-programs`); otherwise the
  * command stops before generation (exit 2) and names every program it would have run. A program the

@@ -4,7 +4,7 @@ import { readSurvey, type SurveyFile, type SurveyItem } from './build.js';
 
 /**
  * The survey's answers as every reader takes them — `survey collect`, the report's Judges section, the
- * agreement between judges and raters: one reading, one validation (issue 22, case 6). A rating
+ * agreement between judges and raters: one reading, one validation, so they never count differently. A rating
  * counts when its file is a rater's file (answers.ts) and its answer fits the survey as it is now
  * (the item exists and is still the level that was rated, the metric exists, the value is on its
  * scale); everything else is listed in `skipped` (an answer) or `warnings` (a whole file), never

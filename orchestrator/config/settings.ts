@@ -563,7 +563,7 @@ type ShownSetting = 'rules' | 'prefix' | 'trials' | 'trialFilter' | 'characters'
 /**
  * What each command's settings line names: only what the command uses. Only the commands that
  * classify images name the similarity model; a judge, `extract` or `convert` has no use for it, so a
- * missing model is no news there (issue 26). `judge` takes T as a filter (every trial found unless set).
+ * missing model is no news there. `judge` takes T as a filter (every trial found unless set).
  */
 const SETTINGS_SHOWN = {
   run: ['rules', 'trials', 'characters', 'teams', 'modelFolders', 'model'],

@@ -7,8 +7,8 @@ import type { Source } from './schema.js';
 /**
  * `--team` and `--chars` (or the config's `teams`) limit what a command works on; they never change
  * what `result/` accounts for. A subset that matches nothing is a usage error naming what exists
- * (issue 22: `sbeval run <root> --team Nobody` once ran nothing and rewrote the whole accounting as 78
- * "no response" rows). Teams are exact names, so every one must exist; letters are often a range
+ * (otherwise `sbeval run <root> --team Nobody` would run nothing and account every trial as a
+ * "no response" row). Teams are exact names, so every one must exist; letters are often a range
  * (`A-Z` on a 5-letter competition), so the set must meet at least one letter with files.
  */
 interface SubsetToCheck {

@@ -10,7 +10,7 @@ import { resultDir } from '../layout/competition.js';
  * `writeScoreFile`, so the list below is the whole set; after a scoring step, `commitScoreFiles` removes
  * the listed files it did not write this time (a 2024 `character_scores.csv` under a 2025 aggregate, a
  * ranking from before the folder changed), and a refusal removes them all: a result folder never holds a
- * file beside newer ones it contradicts (issue 22). A new result file is added to `SCORE_FILES` (and is
+ * file beside newer ones it contradicts (docs/report-truth.md). A new result file is added to `SCORE_FILES` (and is
  * then hashed into the manifest with the others).
  *
  * The judges' results in `result/judge-order/` and `result/survey/` are inputs of the report, not

@@ -17,9 +17,8 @@ import { officialBaseName } from '../stages/trial-transform.js';
 
 /**
  * What the folder as it is can support: a ranking needs every stage file to be what its inputs give now.
- * `sbeval score` and `sbeval run` ask the same question (issue 22: `score` once ranked every team 0
- * from a folder without similarity files while `run` refused; a ranking stayed beside levels that had
- * changed since). Each blocker names a file and what to run.
+ * `sbeval score` and `sbeval run` ask the same question, so neither ranks a folder without similarity
+ * files or beside levels that changed since its stage files were written. Each blocker names a file and what to run.
  *
  * Only what sbeval can know is checked. Along the trial chain (response → program → level → result →
  * image) a stage file must be what the stage makes of its input now — the pure extraction and conversion
@@ -74,7 +73,7 @@ interface LetterContext {
   options: ReadinessOptions;
   /**
    * The letter's trial folders and its level caches' folder, resolved once: each resolution checks every
-   * folder on the way (lstat), which per file cost more than the check itself (issue 22 follow-up).
+   * folder on the way (lstat), which per file cost more than the check itself.
    */
   folders: Record<TrialFolder, string> & { caches: string };
 }

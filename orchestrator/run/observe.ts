@@ -10,7 +10,7 @@ import type { PlannedLevel } from './levels.js';
 /**
  * The fate of a trial `run` does not work on (outside `--team`/`--chars`), read from the folder as it is:
  * no engine, no write. `result/trials.csv` accounts for every trial of the competition whatever subset a
- * run worked on (issue 22: a subset once replaced the whole accounting), so the other trials are rows
+ * run worked on (a subset's rows alone would misstate the competition), so the other trials are rows
  * too, with what their files say — the same row a run that worked on them would write once they are
  * done (a finished level comes from the same cache), and "not … yet" while they are not.
  */

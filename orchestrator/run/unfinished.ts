@@ -5,7 +5,7 @@ import type { LevelOutcome } from '../machine/index.js';
  * (no code, a level that cannot be built or loaded, a level over the simulation budget) is finished:
  * its fate is recorded and a rerun would say the same. A level that failed because of engines (faults
  * past the retries, none left), a timeout or an error of ours is unfinished: a rerun may finish it, and
- * until then the run must not exit 0 (issue 12: a run that silently lost levels still exited 0).
+ * until then the run must not exit 0 (test/orchestrator/run-unfinished.test.ts).
  */
 export interface UnfinishedWork {
   /** Levels that failed for a reason other than a verdict about the level. */

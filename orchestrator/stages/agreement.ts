@@ -162,7 +162,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
         try {
           evaluation = await evaluateLevel(run, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false });
         } catch (error) {
-          // One level without a result is recorded as such; the other levels go on (issue 12: a bad
+          // One level without a result is recorded as such; the other levels go on (a bad
           // result or a lost engine fails one level, never the whole measurement).
           if (!(error instanceof PoolJobError)) throw error;
           const failed: LevelAgreement = {

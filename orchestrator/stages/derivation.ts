@@ -10,7 +10,7 @@ import { stateDir } from '../layout/competition.js';
  * `<root>/.sbeval/<stage>/<team>/<C>.json` (hidden from the official scripts): the hash of every input
  * file in order, the settings that shape the output (model, rules, T), and the hash of the file written.
  * A stage redoes a letter unless the record matches what the letter's inputs and settings are now and the
- * file still holds the recorded bytes — keyed by content, never by file times (issue 22: a copied folder
+ * file still holds the recorded bytes — keyed by content, never by file times (a copied folder
  * has new times, an edited image may keep its time, a similarity file may be replaced by hand).
  *
  * A stage file without a record was not written by this sbeval (the official scripts, an older

@@ -31,7 +31,7 @@ export function cacheIn(folder: string, file: string): string {
 /**
  * Level files and caches are read synchronously: they are small (a few KiB), and a synchronous read
  * costs the main thread a fraction of what the promise-based one does (open, stat, read and close
- * each a round trip through the thread pool), which the engines wait on (issue 14).
+ * each a round trip through the thread pool), which the engines wait on (docs/benchmarks.md).
  */
 export function readCache(path: string): CachedLevel | undefined {
   try {

@@ -305,7 +305,8 @@ async function openStagePool(options: SimulateOptions, engineKind: string, level
     else if (e.type === 'engine-retired' && !stagePool.closing) progress.note('simulate', `engine ${e.engineId} retired: ${e.reason}`);
     else if (e.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${e.slot} not replaced: ${e.reason}`);
   };
-  // Engines this stage started are replaced like them when the pool retires one (issue 12, defect 2).
+  // Engines this stage started are replaced like them when the pool retires one, so queued jobs still run
+  // (test/orchestrator/simulate-replace.test.ts).
   const factory = ownEngines
     ? async (): Promise<Engine> => {
         const [engine] = await createEngines(engineKind, 1);

@@ -11,8 +11,8 @@ import { programToXml } from '../../levels/pipeline.js';
 import { verifyCorpus } from '../../orchestrator/stages/verify.js';
 
 /**
- * Hostile input bounded (issue 23): `sbeval verify` on the red team's trace — a 4-block level whose
- * header claims `windowSteps: 20000000` (before the header was checked: a 73 s replay at 4.3 GB). The
+ * Hostile input bounded: `sbeval verify` on the red team's trace — a 4-block level whose
+ * header claims `windowSteps: 20000000` (unchecked, that header means a 73 s replay at 4.3 GB). The
  * refusal is timed in this thread, from the corpus to the summary; the resident size is sampled after.
  */
 export const hostileSuite: BenchSuite = {

@@ -8,10 +8,10 @@ import type { Rubric } from '../../llm/judges/scoring/rubric.js';
 import type { BenchSuite } from './suite.js';
 
 /**
- * The judges' bounds (issue 25, item 8): the answer parsers on 1 MiB answers built against them
- * (median of 5 runs each; before the one-pass parsers the rubric parser took 41 s and parseOrder 37 s
- * on a 128k-newline answer), and a resume reading a journal of 64 answers of 1 MiB plus one 48 MiB
- * line from before the answer cap: time and this process's RSS growth (the texts stay on disk).
+ * The judges' bounds: the answer parsers on 1 MiB answers built against them
+ * (median of 5 runs each; a parser that rescans takes ~40 s on a 128k-newline answer, so they are
+ * one-pass), and a resume reading a journal of 64 answers of 1 MiB plus one 48 MiB line (longer than
+ * the answer cap allows): time and this process's RSS growth (the texts stay on disk).
  */
 const MiB = 1024 * 1024;
 const fill = (unit: string, prefix = '', suffix = '') => prefix + unit.repeat(Math.floor((MiB - prefix.length - suffix.length) / unit.length)) + suffix;

@@ -16,7 +16,7 @@
  * 4. the program is cut to the level's block count (drawn first, from the shares below; an answer
  *    that stops early), converted by the official converter; programs it refuses are drawn again.
  *
- * Shares of block counts, measured on 132 real LLM-generated competition levels (issue 14): 55 % with
+ * Shares of block counts, measured on 132 real LLM-generated competition levels: 55 % with
  * 1–9 blocks, 42 % with 10–19, 3 % with 20–39; about a quarter of those levels collapse (stability
  * below 1). The count quotas are exact (rounded shares of `count`); the collapse share comes from
  * `MIX_SLOPPINESS`, fitted on this generator's default seed (the bench reports the measured share on
@@ -38,7 +38,7 @@ export interface MixLevel {
   blocks: number;
 }
 
-/** Block-count bands and their shares in real LLM levels (issue 14, 132 competition levels). */
+/** Block-count bands and their shares in real LLM levels (132 competition levels). */
 export const MIX_BANDS: ReadonlyArray<{ min: number; max: number; share: number }> = [
   { min: 1, max: 9, share: 0.55 },
   { min: 10, max: 19, share: 0.42 },

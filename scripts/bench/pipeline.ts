@@ -192,7 +192,7 @@ const SESSION_SAMPLE = 40;
 /**
  * The run against the session it is bound by, in the same bench run: the bare onnxruntime session's
  * images/s on a sample of the run's own images (preprocessed in memory, default threads and batch), and
- * the bound 1.2 × images ÷ that rate + 60 s (issue 14's target for the whole run).
+ * the bound 1.2 × images ÷ that rate + 60 s (the target for the whole run, docs/benchmarks.md).
  */
 async function againstSession(root: string, model: string, fresh: Array<Record<string, string | number>>): Promise<Array<Record<string, string | number>>> {
   const info = readModelInfo(model);

@@ -13,7 +13,7 @@ import { goldenLevel, job } from './levels.js';
 import { RawClient } from './raw-client.js';
 
 /**
- * The endpoint against strangers (issue 12, defects 1 and 5): close reasons that fit the WebSocket
+ * The endpoint against strangers: close reasons that fit the WebSocket
  * limit whatever the message, no uncaught throw from a socket, a small allowance before `hello`, a
  * deadline from the TCP connection on, and a cap on connections that have not authenticated.
  */

@@ -6,9 +6,8 @@ import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { exampleCopy, readRunLog, runLogs } from '../orchestrator/helpers/competition.js';
 
 /**
- * Issue 23, case 3: the endpoint's log is bounded whatever strangers do. Before, the log throttle was
- * keyed on the stranger's own close reason, so 3,000 tokenless connections with distinct reasons wrote
- * 3,000 run-log lines (≈ 0.5 GiB/h from one client) and the `refusals` map grew without bound.
+ * The endpoint's log is bounded whatever strangers do. A log throttle keyed on the stranger's own close
+ * reason lets 3,000 tokenless connections with distinct reasons write 3,000 run-log lines (≈ 0.5 GiB/h from one client) and grows the `refusals` map without bound.
  */
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { ALOFT_LEVEL, AUTH_KINDS, EXPECTED, LIE_KINDS, PRE_AUTH_KINDS, runSession, SLOW_KINDS, type Outcome, type SessionKind, type SessionResult } from './hostile/sessions.js';
 
 /**
- * The hostile WebSocket suite (issue 12): seeded sessions of every kind a stranger or a lying token
+ * The hostile WebSocket suite: seeded sessions of every kind a stranger or a lying token
  * holder can throw at a live `sbeval run --engine bridge` on loopback — garbage and oversized frames
  * before and after the handshake, slow and half-open clients, RFC-violating frames, resets, and
  * engines that take a level and lie about it. Then two honest engines finish the run. It must end

@@ -14,7 +14,7 @@ import { sbevalArgv } from '../helpers/sbeval-bin.js';
 import { otherSide } from '../helpers/netns.js';
 
 /**
- * `sbeval run --engine bridge --listen host:port` (issue 12, defect 10): engines on other machines can
+ * `sbeval run --engine bridge --listen host:port`: engines on other machines can
  * dial in, the token is one the operator shares (SBEVAL_TOKEN or a token file) and never appears on a
  * command line — neither the orchestrator's nor an engine's, nor in what sbeval prints.
  */
@@ -90,7 +90,7 @@ describe('--listen and tokens', () => {
     const file = join(dir, 'token');
     const token = randomBytes(32).toString('hex');
     writeFileSync(file, `${token}\n`, { mode: 0o644 });
-    // Other users of this machine can read it: no secret for a listener other machines reach (issue 23), a warning on loopback.
+    // Other users of this machine can read it: no secret for a listener other machines reach, a warning on loopback.
     expect(() => sharedToken(open, { tokenFile: file, env: { SBEVAL_TOKEN: 'x'.repeat(40) } })).toThrow(
       `the token file ${file} can be read by other users, and listening on 0.0.0.0 lets other machines connect with it`,
     );

@@ -12,7 +12,7 @@ import { runSbeval } from '../helpers/cli.js';
 import { job } from './levels.js';
 
 /**
- * Issue 23, case 2: a trace is bounded by its own header. Every header field is held to the wire
+ * A trace is bounded by its own header. Every header field is held to the wire
  * protocol's limits and the frames it announces (bodies × steps) to what a trace may hold, before
  * anything is replayed or allocated. The red team's file: a 1.7 KB trace of a 4-block level whose
  * header says `windowSteps: 20000000` made `sbeval verify` replay for 73 s at 4.3 GB.

@@ -17,7 +17,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('the Unity mutant list', () => {
   const mutants = loadMutants();
 
-  it('holds the faults the review of issue 24 found surviving, each with the test that catches it', () => {
+  it('holds the faults a review found surviving, each with the test that catches it', () => {
     expect(mutants.map((m) => m.id)).toEqual(expect.arrayContaining(['readpixels-origin', 'probes-on-blocks-only', 'load-limit-2-frames', 'ocr-sprites-wood-only', 'sample-at-late-update']));
     expect(new Set(mutants.map((m) => m.id)).size).toBe(mutants.length);
     const tests = ['test/bridge/unity-plugin.test.ts', 'test/bridge/unity-double.test.ts'].map((f) => readFileSync(join(PROJECT_ROOT, f), 'utf8')).join('\n');

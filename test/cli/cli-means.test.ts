@@ -7,7 +7,7 @@ import { runBuilt, spawnBuilt } from '../helpers/built-cli.js';
 import { copyExampleSources, PROJECT_ROOT, until } from '../helpers/cli.js';
 
 /**
- * The CLI says what it means (issue 26), through the built `sbeval` as a user types it: the settings
+ * The CLI says what it means, through the built `sbeval` as a user types it: the settings
  * line names only what the command uses; errors land in the terminal with the allowed values and a
  * "did you mean"; `model fetch` without network names the offline routes; only a real competition
  * root is suggested; every count a summary prints is explained.

@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import { listenOnLoopback } from './loopback.js';
 
 /**
- * A model host that misbehaves on purpose, over a real HTTP socket on loopback (the red team's hosts of
- * issue 23). It lists its models like a healthy Ollama or OpenAI-style host (so a client's start-up
+ * A model host that misbehaves on purpose, over a real HTTP socket on loopback (the red team's
+ * hosts). It lists its models like a healthy Ollama or OpenAI-style host (so a client's start-up
  * check passes) and answers every chat call in one of these ways:
  * - `drip`: a valid stream, one byte every `dripMs` (2 s by default), forever;
  * - `endless`: valid stream lines of 64 KiB of answer text, as fast as the socket takes them, forever;

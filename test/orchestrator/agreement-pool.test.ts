@@ -3,7 +3,7 @@ import { headlessFactory, loadReference, measureAgreement } from '../../orchestr
 import { FakeEngine } from './helpers/fake-engines.js';
 
 /**
- * Issue 12, "the pool never shrinks silently", on the agreement path (`npm run fidelity`,
+ * "The pool never shrinks silently", on the agreement path (`npm run fidelity`,
  * `sbeval unity calibrate`): an engine retired for one bad result must not take every following level
  * down with it. With a factory it is replaced and every level gets its result; without one the levels
  * left without an engine are recorded as failures and the measurement still completes.

@@ -6,7 +6,7 @@ import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 
 /**
- * Issue 23 (one write guard), the gap its first round left: the two commands that write into a folder
+ * One write guard (core/write-guard.ts) for the two commands that write into a folder
  * the user names rather than into a competition root — `sbeval qualify --copy-to <dir>` and `sbeval
  * record --out <corpus>` — write through the same guard (core/write-guard.ts): a symbolic link inside
  * the target (a received corpus or prompts folder may hold one) is refused with one `[storage]` line

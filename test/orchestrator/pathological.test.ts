@@ -8,7 +8,7 @@ import { prng, readRunLog, runLogs, snapshot, spawnSbeval } from './helpers/comp
 import { descendants } from './helpers/processes.js';
 
 /**
- * Issue 12, done-when: a run with 3 pathological levels among 200 normal ones finishes all 200,
+ * A run with 3 pathological levels among 200 normal ones finishes all 200,
  * records the 3 with their reason and exits 0; killing the engine processes 5 times during such a
  * run leaves files equal to an undisturbed run (which is also the in-process engine's).
  *

@@ -9,7 +9,7 @@ import { RawClient } from '../bridge/raw-client.js';
 import { CLAIM } from './helpers/lies.js';
 
 /**
- * "No engine decides alone" (issue 22, case 5) over a real WebSocket: a token holder that answers every
+ * "No engine decides alone" over a real WebSocket: a token holder that answers every
  * `load` with `error {fault: "level"}` and a text of its own. Its claims are checked on the pool's
  * referee (the headless engine in a worker thread, the default), the level fails only with the reason
  * sbeval's rules give (the claim kept as detail), and a claim the referee's run refutes discredits the

@@ -11,9 +11,9 @@ import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { BODIES, CAPTURE_PNG, FAKE_LEVEL_XML, batch } from './helpers/fake-engines.js';
 
 /**
- * Pipelined dispatch (issue 14): an engine that takes two runs at once (the worker-thread engine) gets
+ * Pipelined dispatch: an engine that takes two runs at once (the worker-thread engine) gets
  * its next job while it still runs one, so it never waits for the main thread — without weakening
- * any guarantee of the pool (issue 12): a dying engine's every job is requeued, a job waiting behind
+ * any guarantee of the pool: a dying engine's every job is requeued, a job waiting behind
  * another is not timed while it waits, a queued job can be cancelled.
  */
 const level = (name: string) => readFileSync(join(REFERENCE_LEVELS, 'v1', 'levels', 'L', `${name}.xml`), 'utf8');

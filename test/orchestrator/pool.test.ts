@@ -153,7 +153,7 @@ describe('engine pool', () => {
     ['garbage-gap', /start at step 6, expected 5/],
     ['garbage-png', /not a PNG image/],
     ['garbage-no-capture', /without the requested capture/],
-    // Issue 12, defect 6: results that are not this level's, or not results at all.
+    // Results that are not this level's, or not results at all.
     ['garbage-bodies', /`loaded` does not match the level: body 1 is block "SquareTiny", the level has block "RectSmall"/],
     ['garbage-frozen', /frozen frames: no body moved at any step/],
     ['garbage-short', /streamed 10 steps, the window has 20 \(steps 0…19\)/],
@@ -450,7 +450,7 @@ describe('engine pool', () => {
     await pool.close();
   });
 
-  it('replaces a retired starting engine through the factory, so queued jobs still run (issue 12, defect 2)', async () => {
+  it('replaces a retired starting engine through the factory, so queued jobs still run', async () => {
     // The run gives the pool its starting engines and a factory for replacements (orchestrator/run).
     const starting = [new FakeEngine('start-0', ['stall']), new FakeEngine('start-1', ['stall'])];
     const made: Array<[number, number]> = [];

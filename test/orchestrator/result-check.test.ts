@@ -6,7 +6,7 @@ import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { copyOf, ok, resultFiles, runCounts, workspace, type RunCounts, type Workspace } from './helpers/result-folder.js';
 
 /**
- * Issue 22, done-when: after a scored run, `sbeval check` detects a changed level, image, similarity file
+ * After a scored run, `sbeval check` detects a changed level, image, similarity file
  * and judge file (exit 1, naming it), and a full `sbeval run` then redoes exactly what changed — the
  * counts of recomputed levels, classified images, diversity files and whether the score was written are
  * asserted — after which `check` says the results describe the folder again.

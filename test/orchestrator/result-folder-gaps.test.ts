@@ -6,7 +6,7 @@ import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { copyOf, ok, RANKING_FILES, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
 
 /**
- * Issue 22, the gaps its first round left, replayed through the commands a user types on copies of the
+ * What the result folder may claim (docs/report-truth.md), replayed through the commands a user types on copies of the
  * shipped example (3 teams × 5 letters × 3 responses) scored with a tiny random ViT:
  * - the readiness of `result/` is keyed by the simulation settings digest: levels simulated under other
  *   settings (another `--damage`, `--sim-trials`, engine) do not give a ranking;

@@ -7,9 +7,9 @@ import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { copyOf, ok, RANKING_FILES, resultFiles, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
 
 /**
- * Issue 22, cases 1, 2, 3 and 7: the result folder never claims what is not true. Each case is replayed
- * as the issue describes it, through the commands a user types, on copies of the shipped example (3
- * teams × 5 letters × 3 responses); each test fails on the code before the fix.
+ * The result folder never claims what is not true. Each case is replayed
+ * through the commands a user types, on copies of the shipped example (3
+ * teams × 5 letters × 3 responses).
  */
 let ws: Workspace;
 /** The example, evaluated with a model by a plain `sbeval run`: the truth the cases are held to. */

@@ -7,7 +7,7 @@ import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { resultFiles, workspace, type Workspace } from './helpers/result-folder.js';
 
 /**
- * Issue 22, done-when: `result/` is a function of the folder, whatever led to it. A random sequence of
+ * `result/` is a function of the folder, whatever led to it. A random sequence of
  * `sbeval run` (with and without a model, with `--team`/`--chars` subsets), stage commands (`score`
  * among them), edits of a response and deletions of stage files on a copy of the example, then a plain
  * `sbeval run`, must leave every file of `result/` — the official files, `trials.csv`, `failures.md`,

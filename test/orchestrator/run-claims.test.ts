@@ -11,7 +11,7 @@ import { CLAIM } from './helpers/lies.js';
 import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
 /**
- * Issue 22, case 5, as a user meets it: `sbeval run <root> --engine bridge` and a token holder that
+ * No engine decides alone, as a user meets it: `sbeval run <root> --engine bridge` and a token holder that
  * dials in and lies. It first streams two levels as if nothing in them moved (the orchestrator cannot
  * tell such a stream from a level at rest), then answers every `load` with `error {fault: "level"}`
  * and a text of its own. Then an honest `sbeval engine` dials in. The run must end with the files of

@@ -10,7 +10,7 @@ import { CLAIM } from './helpers/lies.js';
 import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs } from './helpers/competition.js';
 
 /**
- * Issue 22 (engines that cannot decide a level alone), the gap its first round left: `sbeval run
+ * Engines cannot decide a level alone: `sbeval run
  * --engine bridge` where the only engine that dials in lies — it answers every `load` with
  * `error {fault: "level"}` and a text of its own. Its first claim is checked on the referee (the
  * headless engine), refuted, and the liar is retired. No engine is left, and none dials in: the run

@@ -8,7 +8,7 @@ import { runSbeval } from '../helpers/cli.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**
- * The report and the run summary say only true things (issue 22, case 9), checked on what a user gets
+ * The report and the run summary say only true things (docs/report-truth.md), checked on what a user gets
  * from `sbeval run <root> --model <model>` on the example competition (5 letters, 3 teams, T left at
  * its default so the run warns that it found only 3 trials per letter):
  * - the heat maps draw the competition's 5 letters, not 26 with 21 hatched, and say that the prompt

@@ -8,8 +8,8 @@ import { runSession } from '../bridge/hostile/sessions.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**
- * Issue 12: a run that could not finish every level exits 1, and its summary says how many levels and
- * why (it used to exit 0 after losing levels). A live `run --engine bridge` with no engine retries
+ * A run that could not finish every level exits 1, and its summary says how many levels and
+ * why. A live `run --engine bridge` with no engine retries
  * allowed: the first engine to dial in lies about its level (50 of the window's steps), so that level
  * fails for an engine reason; an honest engine finishes the others. The same command afterwards
  * finishes the lost level and exits 0.

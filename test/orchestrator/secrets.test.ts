@@ -9,7 +9,7 @@ import { describeError } from '../../core/errors.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**
- * Issue 23, case 5: the bridge token is a secret. A config's `tokenFile` stays inside the root (a
+ * The bridge token is a secret. A config's `tokenFile` stays inside the root (a
  * received folder named `../../../../../etc/os-release`, and that file's predictable first line became
  * the token of a 0.0.0.0 listener); a token file other users can read is refused for any listener
  * other machines reach; the loopback token sbeval generates is made private again when someone

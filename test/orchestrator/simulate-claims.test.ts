@@ -8,7 +8,7 @@ import { REFERENCE_LEVELS } from '../helpers/cli.js';
 import { SlyEngine } from './helpers/lies.js';
 
 /**
- * `sbeval simulate` keeps nothing an engine gave once the pool discredits it (issue 22, case 5). The
+ * `sbeval simulate` keeps nothing an engine gave once the pool discredits it. The
  * sly engine (no sbeval rules: a stand-in for any engine behind a socket) streams its first level as
  * if nothing moved — a stream no check can refuse — and then claims every level cannot run. Its claim
  * is refuted by the other engine's run, it is discredited, and the level it had "simulated" loses its

@@ -10,7 +10,7 @@ import { snapshot } from './helpers/competition.js';
 import { descendants } from './helpers/processes.js';
 
 /**
- * Issue 12, defect 2 in `sbeval simulate` (not only `run`): the engines the stage starts itself are
+ * In `sbeval simulate` (not only `run`): the engines the stage starts itself are
  * replaced when the pool retires one. One `headless-ws` engine process is SIGKILLed after each of the
  * first four finished levels: its fleet restarts it three times (bridge/remote-fleet.ts, default
  * restart budget 3), then gives it up and the pool retires it. The stage used to have no engine left

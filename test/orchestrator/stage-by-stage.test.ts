@@ -71,7 +71,7 @@ function officialLogs(root: string): Map<string, string[]> {
   return logs;
 }
 
-/** run writes every official log its stage commands write, with the same lines (issue 22: it wrote no stability log). */
+/** run writes every official log its stage commands write, with the same lines, the stability log included. */
 function expectSameLogs(stagedRoot: string, runRoot: string): void {
   const staged = officialLogs(stagedRoot);
   const run = officialLogs(runRoot);

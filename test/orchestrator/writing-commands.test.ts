@@ -12,7 +12,7 @@ import { PROJECT_ROOT, snapshot } from './helpers/competition.js';
 
 /**
  * Every command that writes into a competition root, against a hostile folder and a failing disk
- * (issue 23, cases 4 and 7).
+ * (core/write-guard.ts).
  *
  * Case 4, ONE write guard (core/write-guard.ts): every command that writes into a root is
  * run once on a real competition with the recorder preloaded (test/helpers/write-recorder.mjs: it
@@ -288,7 +288,7 @@ describe('a symbolic link at any folder a command writes', () => {
   }, 300_000);
 });
 
-describe('a storage fault midway through every command (issue 23, case 7)', () => {
+describe('a storage fault midway through every command', () => {
   const CAUSES: Record<string, string> = { ENOSPC: 'no space left on the device', EROFS: 'the file system is read-only' };
 
   it.each(['ENOSPC', 'EROFS'])('%s once half its bytes are written: one [storage] line naming a path in the root, exit 2; run again, it finishes', async (code) => {
@@ -323,7 +323,7 @@ describe('a storage fault midway through every command (issue 23, case 7)', () =
   }, 900_000);
 });
 
-describe("the red team's storage faults outside run (issue 23, case 7)", () => {
+describe("the red team's storage faults outside run", () => {
   it('judge rubric and judge order on a full disk where the journal is: one [storage] line naming it, no torn line; run again, they finish', async () => {
     const judges = walks.filter((w) => w.command.startsWith('judge '));
     const roots = judges.map((walk) => copyOf(walk.template, `${walk.command.replace(' ', '-')}-journal`));

@@ -16,7 +16,7 @@ import { randomCompetition, resampleSpec, writeCompetition, type CompetitionSpec
 import { writeTeam } from './write-team.js';
 
 /**
- * The ranking's uncertainty (issue 27): a seeded bootstrap over trials that scores every resample the
+ * The ranking's uncertainty: a seeded bootstrap over trials that scores every resample the
  * official way. What a user sees is tested through `sbeval score`; that the bootstrap's scoring of a
  * resample is the official scoring is tested by writing resamples out as folders and scoring them with
  * sbeval's official scorer.

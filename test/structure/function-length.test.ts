@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PRODUCT_ROOTS } from './source-graph.js';
 
 /**
- * The house's rule "no function over ~80 lines" (issue 26, "The house"): every function in the product
+ * The house's rule "no function over ~80 lines": every function in the product
  * source, measured as a whole, is at most MAX_LINES lines long.
  *
  * What is measured: every function node the TypeScript parser sees — function declarations and

@@ -17,7 +17,7 @@ import { viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from '../..
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
- * One set of numbers per trial (issue 22, case 8): `sbeval level --trace`, `sbeval explain`, the viewer
+ * One set of numbers per trial (docs/trial-numbers.md): `sbeval level --trace`, `sbeval explain`, the viewer
  * and the stability JSON say the same about one trial — the stream's step count, the window's start
  * and last read step, every counted block's last read step and displacement, which blocks moved, the
  * score. On 04b30a7 they did not: `explain` and the viewer measured displacement from step 0, the

@@ -9,7 +9,7 @@ import { watchPeakRss } from '../../helpers/process-memory.js';
 import { loadSubmission, fillObject, type ConversationSubmission } from '../../../llm/generate/submission.js';
 
 /**
- * Issue 23, case 1, replayed through the real CLI as a child process: model hosts that drip a byte
+ * Hostile model hosts, replayed through the real CLI as a child process: model hosts that drip a byte
  * every 2 s, stream without end, redirect, or echo the credentials they were sent. Each run must end
  * on its own within its bounds, with the reason recorded, in bounded memory (the child's peak RSS), and
  * no credential may reach the run log, the stage log, stdout or stderr.

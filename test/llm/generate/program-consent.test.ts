@@ -6,7 +6,7 @@ import { FakeOllama } from '../../helpers/fake-ollama.js';
 import { runSbeval } from '../../helpers/cli.js';
 
 /**
- * Issue 23, cases 5 and 6 (the program's side): a competition folder received from someone else may
+ * Programs only by consent (llm/generate/consent.ts): a competition folder received from someone else may
  * list a program submission in its config. `sbeval run` and `sbeval generate` run it only when the
  * command line says so (`--allow-programs`); without it they stop before generating (exit 2) and name
  * every program they would run. With consent, the program gets an environment without sbeval's

@@ -10,7 +10,7 @@ import { userText } from './helpers.js';
  * `sbeval judge order` under its two protocols, through the real CLI against a fake judge over real
  * HTTP, on folders written here (drop programs: the judge sees drop grids).
  * - sbeval's protocol: byte-identical levels for 2, 3 and 4 teams and a judge that always prefers the
- *   first position (`Assistant 1 > Assistant 2 = …`): no team's score moves (issue 25, item 2);
+ *   first position (`Assistant 1 > Assistant 2 = …`): no team's score moves;
  * - the document's protocol with 10 / rank: a judge scripted from the rank counts the document gives
  *   for its example (reference/judges/ordering-judge.md) reproduces the example's figures, in
  *   metric.json and through a reimplementation of the published compute script reading review.jsonl.

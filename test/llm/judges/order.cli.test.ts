@@ -279,7 +279,7 @@ describe('sbeval judge order on the example competition', () => {
     expect(retried.summary.failures).toMatchObject({ refused: 0, unfinished: 0 });
   }, 360_000);
 
-  it('asks again about exactly the questions whose levels changed (issue 22, case 4)', async () => {
+  it('asks again about exactly the questions whose levels changed', async () => {
     const root = join(base, 'changed');
     cpSync(join(base, 'full'), root, { recursive: true });
     const before = readJsonl(join(outOf(root), 'presentations.jsonl'));

@@ -4,9 +4,9 @@ import { parseRubricAnswer } from '../../../llm/judges/scoring/rubric-answer.js'
 import type { Rubric } from '../../../llm/judges/scoring/rubric.js';
 
 /**
- * Issue 25 item 8: the answer parsers read an answer of any shape in linear time. Each input below is
- * 1 MiB built to make a backtracking or rescanning parser quadratic (on 7f433ad the rubric parser took
- * 41 s and parseOrder 37 s on a 128k-newline answer); each must parse in under 1 s of CPU time — a
+ * The answer parsers read an answer of any shape in linear time. Each input below is
+ * 1 MiB built to make a backtracking or rescanning parser quadratic (such parsers take ~40 s on a
+ * 128k-newline answer); each must parse in under 1 s of CPU time — a
  * generous bound for a linear pass over 1 MiB (a few ms; `npm run bench` measures it:
  * scripts/bench/judges.ts). CPU time, not wall time: a loaded machine stretches the one, not the other.
  */

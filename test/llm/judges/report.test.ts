@@ -107,7 +107,7 @@ describe('sbeval score with judge results in the folder', () => {
     expect(section).toMatch(/Beta\/judge-rubric\/gpt-4o\/L\.json: not JSON/);
   });
 
-  it('counts only the survey answers that `survey collect` counts (issue 22, case 6: a survey rebuilt while served)', async () => {
+  it('counts only the survey answers that `survey collect` counts (a survey rebuilt while served)', async () => {
     const root = competition('rebuilt');
     const out = join(root, 'result', 'survey');
     mkdirSync(join(out, 'answers'), { recursive: true });

@@ -313,7 +313,7 @@ describe('sbeval judge rubric', () => {
     expect(host.calls.length).toBe(before);
   }, 240_000);
 
-  it('asks again about exactly the level whose image changed, and about nothing else (issue 22, case 4)', async () => {
+  it('asks again about exactly the level whose image changed, and about nothing else', async () => {
     const root = join(base, 'changed');
     cpSync(join(base, 'full'), root, { recursive: true });
     // A new response, XML and image for one level: here another level's image of the same letter.

@@ -11,7 +11,7 @@ import { copyExampleSources, runSbeval, spawnSbeval } from '../../helpers/cli.js
 import { otherSide } from '../../helpers/netns.js';
 
 /**
- * The survey server for raters on other machines (issue 25, item 7), over real sockets: invitations
+ * The survey server for raters on other machines, over real sockets: invitations
  * (no request without one is served, no rater writes as another), nothing that names a team or a
  * level in what a rater receives, no framing by other pages, no state change by a simple request,
  * replays on the survey's own port, a public URL behind a proxy, and a rater on another network

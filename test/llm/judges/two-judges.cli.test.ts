@@ -10,7 +10,7 @@ import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
 import { writeTeam } from '../../scoring/write-team.js';
 
 /**
- * Two judge models on one folder (issue 25): one through Ollama's API, one through an OpenAI-style API
+ * Two judge models on one folder: one through Ollama's API, one through an OpenAI-style API
  * (the fake's `/v1`, with a key from $OPENAI_API_KEY), each in its own folder with no `--force`; then
  * `sbeval score` shows both in the report's Judges section, with the team means' intervals and the
  * agreement between them, which is recomputed here from the two judges' scores.

@@ -6,7 +6,7 @@ import { writeRandomVit } from '../../../scripts/make-random-vit.js';
 import { sbevalInProcess } from './in-process-cli.js';
 
 /**
- * Shared set-up of the result-folder suites (issue 22): a tiny random ViT (its numbers mean nothing; the
+ * Shared set-up of the result-folder suites: a tiny random ViT (its numbers mean nothing; the
  * files only have to agree), an empty model cache (so `sbeval run` without `--model` really has no model),
  * and readers of `result/`.
  */
