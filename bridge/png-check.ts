@@ -80,7 +80,7 @@ export function checkPngDecodes(png: Uint8Array): PngDecodeResult {
       const colourType = png[data + 9]!;
       const allowed = COLOUR_TYPES[colourType];
       if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) throw new Error('invalid image size');
-      if (!allowed || !allowed.depths.includes(depth)) throw new Error(`invalid colour type ${colourType} / bit depth ${depth}`);
+      if (!allowed?.depths.includes(depth)) throw new Error(`invalid colour type ${colourType} / bit depth ${depth}`);
       if (png[data + 10] !== 0 || png[data + 11] !== 0 || png[data + 12]! > 1) throw new Error('invalid compression, filter or interlace method');
       header = { width, height, depth, colourType, interlaced: png[data + 12] === 1 };
     } else if (type === 'PLTE') {

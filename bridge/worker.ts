@@ -185,11 +185,21 @@ class WorkerSession {
   }
 
   private onClose(close: SocketClose): void {
-    if (this.options.signal?.aborted) return this.end({ kind: 'aborted' });
-    if (this.byeReceived) return this.end({ kind: 'bye' });
-    if (this.refused) return this.end({ kind: 'refused', error: this.refused });
+    if (this.options.signal?.aborted) {
+      this.end({ kind: 'aborted' });
+      return;
+    }
+    if (this.byeReceived) {
+      this.end({ kind: 'bye' });
+      return;
+    }
+    if (this.refused) {
+      this.end({ kind: 'refused', error: this.refused });
+      return;
+    }
     if (!close.local && FATAL_CLOSES.has(close.code)) {
-      return this.end({ kind: 'refused', error: new SbevalError('handshake', `the orchestrator refused this engine: ${close.reason || `code ${close.code}`}`) });
+      this.end({ kind: 'refused', error: new SbevalError('handshake', `the orchestrator refused this engine: ${close.reason || `code ${close.code}`}`) });
+      return;
     }
     const withError = close.error || !this.connectError ? close : { ...close, error: this.connectError };
     this.end({ kind: 'lost', welcomed: this.welcomed, close: withError });

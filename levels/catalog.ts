@@ -181,7 +181,7 @@ export function isMaterial(value: string): value is Material {
 }
 
 export function blockSpec(type: string): BlockSpec | undefined {
-  return Object.prototype.hasOwnProperty.call(BLOCKS, type) ? BLOCKS[type] : undefined;
+  return Object.hasOwn(BLOCKS, type) ? BLOCKS[type] : undefined;
 }
 
 /** A pig prefab: collider outline, body, sprite (`pigs.png.meta` first frame / 100). */
@@ -240,7 +240,7 @@ export const PIGS: Readonly<Record<string, PigSpec>> = {
 };
 
 export function pigSpec(type: string): PigSpec | undefined {
-  return Object.prototype.hasOwnProperty.call(PIGS, type) ? PIGS[type] : undefined;
+  return Object.hasOwn(PIGS, type) ? PIGS[type] : undefined;
 }
 
 /**

@@ -109,6 +109,7 @@ interface XmlElement {
 type XmlNode = XmlElement | { kind: 'space'; offset: number } | { kind: 'comment'; offset: number };
 
 /** Characters XML 1.0 forbids anywhere in a document (C0 controls except tab, LF, CR; U+FFFE/U+FFFF). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the control characters XML 1.0 forbids (§2.2 Char).
 const FORBIDDEN_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 const NAME_START = /[A-Za-z_:]/;
 const NAME_CHAR = /[A-Za-z0-9_.:-]/;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: everything CI runs. Type-check, build (the CLI tests run the built `bin/sbeval.js` too),
+// `npm test`: everything CI runs. Type-check, lint, build (the CLI tests run the built `bin/sbeval.js` too),
 // run every vitest suite, then print a plain `N passed, N failed` line from the real run's JSON report
 // (CI reads that line; vitest's own summary is not in a form it parses).
 import { spawn, spawnSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 const args = process.argv.slice(2);
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 function step(name, command, commandArgs) {
   process.stdout.write(`\n== ${name}: ${command} ${commandArgs.join(' ')}\n`);
@@ -33,6 +34,10 @@ function backgroundStep(name, command, commandArgs) {
 }
 
 const typecheck = backgroundStep('typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+// The viewer's page is plain JS checked from its JSDoc, with the browser's types (viewer/static/tsconfig.json).
+const pageTypecheck = backgroundStep('typecheck (viewer page)', npx, ['tsc', '-p', 'viewer/static/tsconfig.json']);
+// Format and lint (`npm run lint`, biome.jsonc): a finding fails the run like a failed test.
+const lint = backgroundStep('lint', npm, ['run', '--silent', 'lint']);
 // dist/ from these sources (the CLI tests run bin/sbeval.js): built unless `npm ci`'s prepare step or an
 // earlier build already made it from the same sources (scripts/build-if-stale.mjs).
 let failedSteps = step('build (when the sources changed)', process.execPath, ['scripts/build-if-stale.mjs']) !== 0 ? 1 : 0;
@@ -55,9 +60,11 @@ try {
   failed = Math.max(1, failed);
   process.stdout.write(`could not read the vitest report ${report}: ${error.message}\n`);
 }
-const checked = await typecheck;
-process.stdout.write(checked.text);
-if (checked.code !== 0) failedSteps += 1;
+for (const background of [typecheck, pageTypecheck, lint]) {
+  const checked = await background;
+  process.stdout.write(checked.text);
+  if (checked.code !== 0) failedSteps += 1;
+}
 failed += failedSteps;
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(vitestStatus !== 0 || failed > 0 ? 1 : 0);

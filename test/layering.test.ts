@@ -34,7 +34,7 @@ function sources(folder: string): string[] {
 }
 
 /** Every relative module specifier in a file: static imports and re-exports, dynamic imports, `new URL(…, import.meta.url)`. */
-export function specifiers(text: string): string[] {
+function specifiers(text: string): string[] {
   const found: string[] = [];
   const patterns = [/\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bnew URL\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /siblingModule\([^,]+,\s*['"](\.{1,2}\/[^'"]+)['"]/g];
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.push(match[1]!);

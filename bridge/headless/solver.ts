@@ -302,7 +302,7 @@ function solveIslandTyped(this: IslandSolver, step: Step): void {
       const body = bodies[i]!;
       if (body.isStatic()) continue;
       const v = body.m_linearVelocity;
-      if (body.m_autoSleepFlag == false || body.m_angularVelocity * body.m_angularVelocity > angTolSqr || v.x * v.x + v.y * v.y > linTolSqr) {
+      if (body.m_autoSleepFlag === false || body.m_angularVelocity * body.m_angularVelocity > angTolSqr || v.x * v.x + v.y * v.y > linTolSqr) {
         body.m_sleepTime = 0;
         minSleepTime = 0;
       } else {
@@ -504,7 +504,7 @@ function solveContact(C: Float64Array, V: Float64Array, o: number, a: number, b:
     wB += iB * (rBx * Py - rBy * Px);
   }
 
-  if (pointCount == 1 || blockSolve == false) {
+  if (pointCount === 1 || blockSolve === false) {
     for (let j = 0; j < pointCount; ++j) {
       const p = o + POINT0 + j * POINT_STRIDE;
       const rAx = C[p + RAX]!;

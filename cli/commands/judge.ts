@@ -132,7 +132,11 @@ function cancelOnSignals(onStop: () => void): { signal: AbortSignal; dispose: ()
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return { signal: controller.signal, dispose: () => (process.off('SIGINT', handler), process.off('SIGTERM', handler)) };
+  return { signal: controller.signal, dispose: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
 
 function failuresLine(f: FailureCounts, calls: number, cached: number): string {

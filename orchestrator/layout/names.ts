@@ -7,6 +7,7 @@ import { SbevalError } from '../../core/errors.js';
  */
 type NameKind = 'team' | 'model' | 'character' | 'file' | 'stage';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects in a name.
 const FORBIDDEN = /[\\/\u0000-\u001f\u007f]/;
 
 export function checkName(kind: NameKind, name: string): string | undefined {

@@ -3,7 +3,7 @@ import { JsonProgress } from './json.js';
 import { PlainProgress } from './plain.js';
 import { TtyProgress } from './tty.js';
 
-export { type ProgressDisplay } from './display.js';
+export type { ProgressDisplay } from './display.js';
 export { PlainProgress } from './plain.js';
 export { JsonProgress } from './json.js';
 export { TtyProgress } from './tty.js';

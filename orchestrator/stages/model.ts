@@ -149,7 +149,7 @@ export function defaultCacheDir(): string {
 
 function assertRepoId(repo: string): string {
   if (!/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(repo) || repo.includes('..')) {
-    throw new SbevalError('config', `"${repo}" is not a hub repository id`, 'expected owner/name, e.g. ' + COMPETITION_MODEL);
+    throw new SbevalError('config', `"${repo}" is not a hub repository id`, `expected owner/name, e.g. ${COMPETITION_MODEL}`);
   }
   return repo;
 }

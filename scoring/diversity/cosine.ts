@@ -38,7 +38,7 @@ export function scipyCosineOfDots(uv: number, uu: number, vv: number): CosineRes
   const dist = Math.abs(1.0 - uv / Math.sqrt(uu * vv));
   // Python's min/max keep the first argument unless a later one compares strictly smaller/larger:
   // min(dist, 2.0) is 2.0 only if dist > 2.0; max(0, x) is x only if x > 0 (so 0 and NaN give int 0).
-  const clipped = dist > 2.0 ? 2.0 : dist;
+  const clipped = Math.min(dist, 2.0);
   return clipped > 0 ? { distance: clipped, isIntZero: false } : { distance: 0, isIntZero: true };
 }
 

@@ -98,7 +98,7 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
     const clamp = channels === 1;
     for (let i = 0; i < pixels; i++) {
       const v = src[i * channels]!;
-      const g = clamp ? (v > 255 ? 255 : v) : v >> 8;
+      const g = clamp ? Math.min(v, 255) : v >> 8;
       out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = g;
     }
   } else {

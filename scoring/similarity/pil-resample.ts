@@ -89,7 +89,7 @@ export function axisCoefficients(inSize: number, outSize: number, filter: Filter
   const box0 = Math.fround(in0);
   const box1 = Math.fround(in1);
   const scale = Math.fround(box1 - box0) / outSize;
-  const filterscale = scale < 1.0 ? 1.0 : scale;
+  const filterscale = Math.max(scale, 1.0);
   const support = filter.support * filterscale;
   const ksize = Math.ceil(support) * 2 + 1;
   const bounds = new Int32Array(outSize * 2);
@@ -124,7 +124,7 @@ export function axisCoefficients(inSize: number, outSize: number, filter: Filter
 /** `clip8`: the `_clip8_lookups` table is clamp(in >> 22, 0, 255) over its whole range. */
 function clip8(sum: number): number {
   const v = sum >> PRECISION_BITS;
-  return v < 0 ? 0 : v > 255 ? 255 : v;
+  return Math.max(0, Math.min(255, v));
 }
 
 const ROUND = 1 << (PRECISION_BITS - 1);

@@ -173,7 +173,9 @@ function distances(vectors: ReadonlyArray<TrialVector | undefined>, t: number, h
       const b = vectors[j];
       if (!a || !b) continue;
       // Vectors of different lengths would stop the official script; here the pair counts 0 and is noted.
-      const d = a.vector.length === b.vector.length ? scipyCosineOfDots(dot(a.vector, b.vector), own[i] as number, own[j] as number).distance : ((odd = true), 0);
+      const same = a.vector.length === b.vector.length;
+      if (!same) odd = true;
+      const d = same ? scipyCosineOfDots(dot(a.vector, b.vector), own[i] as number, own[j] as number).distance : 0;
       distance[i * t + j] = d;
       distance[j * t + i] = d;
     }

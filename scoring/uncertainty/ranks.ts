@@ -53,7 +53,7 @@ function before(a: number, b: number, values: ArrayLike<number>, words: Float64A
   if (words) {
     const wa = words[a] as number;
     const wb = words[b] as number;
-    if (wa === wa && wb === wb && wa !== wb) return wa < wb;
+    if (!Number.isNaN(wa) && !Number.isNaN(wb) && wa !== wb) return wa < wb;
   }
   return a < b;
 }
@@ -64,7 +64,7 @@ function samePlace(a: number, b: number, values: ArrayLike<number>, words: Float
   if (!words) return true;
   const wa = words[a] as number;
   const wb = words[b] as number;
-  return !(wa === wa && wb === wb && wa !== wb);
+  return !(!Number.isNaN(wa) && !Number.isNaN(wb) && wa !== wb);
 }
 
 /** Length of the group of equal places that starts at `start` in the sorted order. */

@@ -224,6 +224,7 @@ function sumsFor(competition: CompetitionModel): CellSums {
 /** `max(1 − total / n, 1/26)`: one factor of a letter's weight. */
 function weightFactor(total: number, n: number): number {
   const w = 1 - total / n;
+  // biome-ignore lint/complexity/useMathMinMax: a NaN weight falls to the floor here; Math.max would keep the NaN.
   return w > WEIGHT_FLOOR ? w : WEIGHT_FLOOR;
 }
 
@@ -244,7 +245,7 @@ function slotSums(similarity: Float64Array, own: Float64Array | undefined, draws
       const sta = (own ? own[at] : stability[j]) as number;
       const sim = similarity[at] as number;
       simSum += sim;
-      if (sta === sta) {
+      if (!Number.isNaN(sta)) {
         staSum += sta;
         product += sta * sim;
       }

@@ -60,7 +60,7 @@ describe('messages', () => {
       runId: 'r',
       batch: { firstStep: 0, stepCount: 1, bodyCount: 1, states: new Float32Array([1, -2, 0.5, 0, 0, 0]), alive: new Uint8Array([1]) },
     });
-    expect(toHex(frames)).toContain(`a6737461746573c418${'0000803f' + '000000c0' + '0000003f' + '00000000'.repeat(3)}`);
+    expect(toHex(frames)).toContain(`a6737461746573c4180000803f000000c00000003f${'00000000'.repeat(3)}`);
     expect(toHex(frames)).toContain('a5616c697665c40101');
   });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { FIELD_COUNT } from '../../bridge/frames.js';
-import { decodeMessage, encodeMessage, PROTOCOL_VERSION, ProtocolError } from '../../bridge/protocol.js';
+import { decodeMessage, encodeMessage, PROTOCOL_VERSION, type ProtocolError } from '../../bridge/protocol.js';
 import { RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
@@ -81,7 +81,7 @@ describe('cross-language: the C# protocol core under mono', () => {
       cases: Array<{ ours: string; theirs: string; expect: string }>;
     };
     const file = join(dir, 'compat.tsv');
-    writeFileSync(file, table.cases.map((c) => `${c.ours}\t${c.theirs}`).join('\n') + '\n');
+    writeFileSync(file, `${table.cases.map((c) => `${c.ours}\t${c.theirs}`).join('\n')}\n`);
     const result = await mono(['compat', file]);
     expect(result.exitCode, result.all).toBe(0);
     expect(String(result.stdout).trim().split('\n')).toEqual(table.cases.map((c) => c.expect));

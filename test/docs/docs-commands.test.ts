@@ -18,7 +18,7 @@ import { anchors, citedPaths, findCommand, links, shownCommands, snippets, type 
 const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** The commander tree as `--help` shows it: visible options only. */
-export function commandTree(command: Command): CommandTree {
+function commandTree(command: Command): CommandTree {
   const help = command.createHelp();
   const flags = new Set<string>();
   for (const option of help.visibleOptions(command)) {
@@ -30,7 +30,7 @@ export function commandTree(command: Command): CommandTree {
 }
 
 /** Problems with the commands a page shows, one line each. */
-export function commandProblems(page: string, markdown: string, tree: CommandTree): string[] {
+function commandProblems(page: string, markdown: string, tree: CommandTree): string[] {
   const problems: string[] = [];
   const everyFlag = new Set<string>();
   const collect = (node: CommandTree): void => {
@@ -58,7 +58,7 @@ function checkShown(page: string, shown: ShownCommand, tree: CommandTree, everyF
 }
 
 /** Problems with the paths, links and anchors a page cites. */
-export function pathProblems(page: string, markdown: string, root: string, roots: Set<string>): string[] {
+function pathProblems(page: string, markdown: string, root: string, roots: Set<string>): string[] {
   const problems: string[] = [];
   for (const snippet of snippets(markdown)) {
     for (const path of citedPaths(snippet, roots)) if (!existsSync(join(root, path))) problems.push(`${page}:${snippet.line}: cites ${path}, which does not exist`);
@@ -79,7 +79,7 @@ export function pathProblems(page: string, markdown: string, root: string, roots
 }
 
 /** Problems with the npm scripts a page names. */
-export function scriptProblems(page: string, markdown: string, scripts: Set<string>): string[] {
+function scriptProblems(page: string, markdown: string, scripts: Set<string>): string[] {
   const problems: string[] = [];
   for (const snippet of snippets(markdown)) {
     for (const m of snippet.text.matchAll(/\bnpm run (?:-s )?([\w:-]+)/g)) if (!scripts.has(m[1]!)) problems.push(`${page}:${snippet.line}: npm run ${m[1]} is no script of package.json`);

@@ -161,7 +161,7 @@ describe('hand-picked corner cases agree with chatgpt4pcg@1.4.1', () => {
     ['plus sign and leading zeros', "drop_block('b11', +007)\n"],
     ['float slot truncates', "drop_block('b11', 12.9)\n"],
     ['2^32 slot', "drop_block('b11', 4294967296)\n"],
-    ['full 20-wide rows', Array.from({ length: 16 }, () => [1, 4, 7, 10, 13, 16].map((s) => `drop_block('b31', ${s})`).join('\n') + "\ndrop_block('b11', 19)\ndrop_block('b11', 18)").join('\n')],
+    ['full 20-wide rows', Array.from({ length: 16 }, () => `${[1, 4, 7, 10, 13, 16].map((s) => `drop_block('b31', ${s})`).join('\n')}\ndrop_block('b11', 19)\ndrop_block('b11', 18)`).join('\n')],
     ['shift by the right-most column only', fill(19, 3)],
   ];
   it.each(programs)('%s', (_name, text) => {

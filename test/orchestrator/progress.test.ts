@@ -41,6 +41,7 @@ describe('progress displays', () => {
       '[2025-01-01T00:00:02.000Z] simulate: engine e1 replaced',
       '[2025-01-01T00:00:03.000Z] simulate: 7/10 (ok 5, failed 1, skipped 1) 2.0/s, done in 3s',
     ]);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal codes a piped run must not print.
     expect(out.text).not.toMatch(/\u001b|\r/);
   });
 

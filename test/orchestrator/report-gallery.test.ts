@@ -149,7 +149,8 @@ describe('the gallery of a folder without a run accounting', () => {
     put(join(root, 't', 'raw', 'A', 't_A_1.txt'), "```\ndrop_block('b11', 10)\n```");
     put(join(root, 't', 'intermediate', 'A', 't_A_1.txt'), "drop_block('b11', 10)");
     put(join(root, 't', 'levels', 'A', 't_A_1.xml'), '<Level/>');
-    copyFileSync(join(IMAGES, 'V1_L_1.png'), (mkdirSync(join(root, 't', 'images', 'A'), { recursive: true }), join(root, 't', 'images', 'A', 't_A_1.png')));
+    mkdirSync(join(root, 't', 'images', 'A'), { recursive: true });
+    copyFileSync(join(IMAGES, 'V1_L_1.png'), join(root, 't', 'images', 'A', 't_A_1.png'));
     put(join(root, 't', 'raw', 'A', 't_A_2.txt'), 'I cannot build that.');
     put(join(root, 't', 'raw', 'A', 't_A_3.txt'), "```\ndrop_block('b99', 10)\n```");
     put(join(root, 't', 'intermediate', 'A', 't_A_3.txt'), "drop_block('b99', 10)");

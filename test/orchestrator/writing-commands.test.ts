@@ -330,7 +330,7 @@ describe("the red team's storage faults outside run", () => {
     const calls = fake.calls.length;
     const faulted = await batch(judges.map((walk, i) => ({ argv: walk.args(roots[i]!), fault: { code: 'ENOSPC', under: join(roots[i]!, '.sbeval', 'judges') } })));
     const asked = fake.calls.length - calls;
-    judges.forEach((walk, i) => {
+    judges.forEach((_walk, i) => {
       const lines = faulted[i]!.stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
       expect(faulted[i]!.exitCode, faulted[i]!.stderr).toBe(2);
       expect(lines).toHaveLength(1);

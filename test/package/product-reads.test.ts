@@ -32,7 +32,7 @@ function files(folder: string): string[] {
 }
 
 /** Every string a script holds (literals and template pieces), comments excluded. */
-export function stringsOf(path: string, text: string): string[] {
+function stringsOf(path: string, text: string): string[] {
   const kind = path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, kind);
   const out: string[] = [];
@@ -45,7 +45,7 @@ export function stringsOf(path: string, text: string): string[] {
 }
 
 /** Where a product file names a path into test/. */
-export function testReferences(path: string, text: string): string[] {
+function testReferences(path: string, text: string): string[] {
   const ext = extname(path);
   if (SCRIPT.has(ext)) return stringsOf(path, text).filter((s) => s.split(/\s+/).some((word) => INTO_TEST.test(word)) || INTO_TEST.test(s));
   if (TEXT.has(ext)) return text.split('\n').filter((line) => TEXT_INTO_TEST.test(line));

@@ -142,7 +142,7 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
       for (const model of MODELS) {
         const col = detailHeader?.indexOf(`normalizedPromptScore:${model}`) as number;
         expect(col).toBeGreaterThan(0);
-        expect(row[col]).toBe((want.perModel.get(model)?.get(row[0] as string) as BigNumber).div(want.grand).times(100).toFixed());
+        expect(row[col]).toBe((want.perModel.get(model)!.get(row[0] as string) as BigNumber).div(want.grand).times(100).toFixed());
       }
     }
     const out = JSON.parse(run.stdout);

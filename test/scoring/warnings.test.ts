@@ -31,8 +31,8 @@ describe('inconsistent inputs become warnings, never a silent empty result', () 
     const sim = readFileSync(simPath, 'utf8').split('\n');
     const similarityLines = sim.map((l, i) => [l, i] as const).filter(([l]) => l.includes('"similarity": '));
     const [first, second] = similarityLines;
-    sim[first?.[1] as number] = (first?.[0] as string).replace(/: .*$/, ': 1.5');
-    sim[second?.[1] as number] = (second?.[0] as string).replace(/: .*$/, ': 1e999');
+    sim[first![1] as number] = (first![0] as string).replace(/: .*$/, ': 1.5');
+    sim[second![1] as number] = (second![0] as string).replace(/: .*$/, ': 1e999');
     writeFileSync(simPath, sim.join('\n'));
     // broken: an unreadable stability file and no diversity folder at all.
     writeTeam(root, 'broken', { A: { stability: ten(1), similarity: ten(0.5) }, B: { stability: ten(1), similarity: ten(0.5) } });

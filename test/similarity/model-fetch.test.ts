@@ -49,7 +49,10 @@ class FakeHub {
     const url = req.url ?? '';
     this.log.push({ method: req.method ?? '', url, range: req.headers.range });
     const cdn = /^\/cdn\/([0-9a-f]{64})$/.exec(url);
-    if (cdn) return this.serveCdn(req, res, cdn[1]!);
+    if (cdn) {
+      this.serveCdn(req, res, cdn[1]!);
+      return;
+    }
     const m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(url);
     const file = m ? this.files.get(`${m[1]}/${decodeURIComponent(m[2]!)}/${m[3]}`) : undefined;
     if (!file) {

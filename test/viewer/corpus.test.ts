@@ -141,7 +141,7 @@ describe('sbeval verify finds changes', () => {
 
     // The text report names the level, the step and the block.
     const text = await runSbeval(['verify', small, '--box2d', 'baumgarte=0.1']);
-    expect(text.stdout).toMatch(/diverged  reference\/v1\/levels\/L\/V1_L_1\.sbtrace\.gz: first divergence at step \d+, body #\d+ \w+: (x|y|angle) /);
+    expect(text.stdout).toMatch(/diverged {2}reference\/v1\/levels\/L\/V1_L_1\.sbtrace\.gz: first divergence at step \d+, body #\d+ \w+: (x|y|angle) /);
   });
 
   it('exits 1 when a recorded verdict no longer holds', async () => {

@@ -213,7 +213,7 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     await page.waitForFunction(() => document.querySelectorAll('#images img').length === 2);
     await page.waitForFunction(() => Array.from(document.querySelectorAll('#images img')).every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
     const sizes = await images.evaluateAll((imgs) => imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, width: (img as HTMLImageElement).naturalWidth, height: (img as HTMLImageElement).naturalHeight })));
-    expect(sizes.map((s) => s.alt)).toEqual(['final capture (' + tracePath + ')', 'reference (Unity)']);
+    expect(sizes.map((s) => s.alt)).toEqual([`final capture (${tracePath})`, 'reference (Unity)']);
     // Both 1024 × 1024, the evaluator's image size.
     for (const s of sizes) expect([s.width, s.height]).toEqual([1024, 1024]);
   });

@@ -198,6 +198,21 @@ function buildImages() {
   if (!div.firstChild) div.textContent = 'no images for this trial';
 }
 
+/** A trial that never became a level: listed with its reason, nothing to open. */
+function neverALevel(t) {
+  const failed = document.createElement('div');
+  failed.className = 'failed';
+  failed.dataset.key = t.key;
+  const name = document.createElement('span');
+  name.textContent = `${Number.isFinite(t.trial) ? `trial ${t.trial}` : t.name} ✕`;
+  const reason = document.createElement('span');
+  reason.className = 'reason';
+  reason.textContent = t.reason ?? 'no level';
+  failed.append(name, reason);
+  failed.title = 'never became a level';
+  return failed;
+}
+
 function buildTrialList(trials) {
   const nav = $('trials');
   nav.hidden = false;
@@ -216,18 +231,7 @@ function buildTrialList(trials) {
         list.append(h);
       }
       if (!t.hasTrace && !t.hasLevel) {
-        // A trial that never became a level: listed with its reason, nothing to open.
-        const failed = document.createElement('div');
-        failed.className = 'failed';
-        failed.dataset.key = t.key;
-        const name = document.createElement('span');
-        name.textContent = `${Number.isFinite(t.trial) ? `trial ${t.trial}` : t.name} ✕`;
-        const reason = document.createElement('span');
-        reason.className = 'reason';
-        reason.textContent = t.reason ?? 'no level';
-        failed.append(name, reason);
-        failed.title = 'never became a level';
-        list.append(failed);
+        list.append(neverALevel(t));
         continue;
       }
       const button = document.createElement('button');

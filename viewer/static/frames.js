@@ -2,12 +2,29 @@
 // (step × body × 6: x, y, angle, vx, vy, omega), one `alive` byte per step and body, then float32
 // little-endian displacements per step and body (from each body's start position, computed on the
 // server by the function behind the stability verdict; the page computes no displacement itself).
-// Types: frames.d.ts beside this file.
+// Types: the JSDoc below (viewer/static/tsconfig.json checks this file; the tests import it with those types).
+
+/**
+ * @typedef {object} Frames
+ * @property {number} stepCount
+ * @property {number} bodyCount
+ * @property {Float32Array} states
+ * @property {Uint8Array} alive
+ * @property {Float32Array[]} displacement Per body, its displacement from its start position at every step (computed by the server).
+ */
+
+/** @typedef {{ x: number, y: number, angle: number, vx: number, vy: number, omega: number, alive: boolean }} PoseAt */
 
 const FIELDS = 6;
 
 const littleEndianHost = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/**
+ * @param {ArrayBuffer} buffer
+ * @param {number} offset
+ * @param {number} count
+ * @returns {Float32Array}
+ */
 function floatsAt(buffer, offset, count) {
   if (littleEndianHost && offset % 4 === 0) return new Float32Array(buffer, offset, count);
   const view = new DataView(buffer);
@@ -16,6 +33,12 @@ function floatsAt(buffer, offset, count) {
   return out;
 }
 
+/**
+ * @param {ArrayBuffer} buffer
+ * @param {number} stepCount
+ * @param {number} bodyCount
+ * @returns {Frames}
+ */
 export function decodeFrames(buffer, stepCount, bodyCount) {
   const floats = stepCount * bodyCount * FIELDS;
   const cells = stepCount * bodyCount;
@@ -36,6 +59,12 @@ export function decodeFrames(buffer, stepCount, bodyCount) {
   return { stepCount, bodyCount, states, alive, displacement };
 }
 
+/**
+ * @param {Frames} frames
+ * @param {number} step
+ * @param {number} body
+ * @returns {PoseAt}
+ */
 export function poseAt(frames, step, body) {
   const o = (step * frames.bodyCount + body) * FIELDS;
   const s = frames.states;

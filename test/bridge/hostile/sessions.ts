@@ -114,9 +114,7 @@ export interface Target {
   token: string;
 }
 
-export interface Rng {
-  (): number;
-}
+export type Rng = () => number;
 
 const DEADLINE_MS = 30_000;
 let BIG: Buffer | undefined;

@@ -78,7 +78,7 @@ function verdictsOf(name: string, letter: string): { 100: boolean[]; 50: boolean
 function expectedScore(v: { 100: boolean[]; 50: boolean[]; 25: boolean[] }): number {
   if (v[100].includes(true)) return 100;
   const n50 = v[50].filter((x) => x).length;
-  if (n50 >= 1) return n50 * 50 > 100 ? 100 : n50 * 50;
+  if (n50 >= 1) return Math.min(n50 * 50, 100);
   return v[25].filter((x) => x).length * 25;
 }
 
