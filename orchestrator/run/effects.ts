@@ -1,17 +1,17 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
-import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
+import type { DamageFormula } from '../../bridge/engine.js';
+import { TraceRecorder } from '../../bridge/trace.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
-import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
+import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS } from '../../scoring/stability.js';
 import { describeError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
-import { asTrialStability, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type EngineFaultKind, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput } from '../machine/index.js';
-import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
+import { asTrialStability, engineOutcome, runPoolTrial, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput, type TrialSettings } from '../machine/index.js';
+import { ResultLedger, type EnginePool } from '../pool/index.js';
 import { cachePath, readCache, type CachedLevel } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
@@ -95,77 +95,24 @@ function cacheFile(state: EffectsState, level: LevelRef): string {
   return cachePath(state.options.root, level.team, level.character, `${level.base}.xml`);
 }
 
-/** Turns a pool failure into the machine's vocabulary. */
-function engineOutcome(error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> {
-  if (error instanceof PoolJobError) {
-    if (error.kind === 'level') return { status: 'level-error', reason: error.message };
-    if (ENGINE_FAULTS.has(error.kind as never) || error.kind === 'no-engines') {
-      return { status: 'engine-fault', kind: error.kind as EngineFaultKind, engineId: error.attempts.at(-1)?.engineId, reason: error.message };
-    }
-  }
-  throw error; // cancelled or a bug: the machine records it as such
-}
-
-/** What a trial's sinks collected from its latest attempt, and the trace recorders of all its attempts. */
-interface TrialCollection {
-  tracker: StabilityTracker | undefined;
-  png: Uint8Array | undefined;
-  recorders: TraceRecorder[];
-}
-
-/** The sink of each attempt of one trial: frames into a fresh stability tracker, the image, and the trace when traces are on. */
-function trialSink(state: EffectsState, level: LevelRef, trial: number, job: LevelJob, collected: TrialCollection): (attempt: number, engine: Engine) => LevelSink {
-  const { options } = state;
-  return (_attempt, engine) => {
-    collected.tracker = undefined;
-    collected.png = undefined;
-    // No time in the trace and no elapsed time in its summary: a resumed run writes the same bytes.
-    let recorder: TraceRecorder | undefined;
-    if (options.traces) {
-      const path = tracePath(options.root, level, trial);
-      recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
-    }
-    if (recorder) collected.recorders.push(recorder);
-    const own: LevelSink = {
-      loaded(bodies) {
-        collected.tracker = new StabilityTracker(bodies, state.windowSteps, OFFICIAL_RULE);
-      },
-      // The tracker copies what it needs: the engine may reuse a batch's memory.
-      borrowsFrames: true,
-      frames(batch) {
-        collected.tracker?.frames(batch);
-      },
-      events(events) {
-        collected.tracker?.events(events);
-      },
-      capture(result) {
-        collected.png = result.png;
-      },
-    };
-    return recorder ? teeSinks(own, recorder) : own;
+/** A trial's trace, when traces are on: no time in it and no elapsed time in its summary, so a resumed run writes the same bytes. */
+function traceTee(state: EffectsState, level: LevelRef, trial: number): TrialSettings['tee'] {
+  if (!state.options.traces) return undefined;
+  const path = tracePath(state.options.root, level, trial);
+  return (job, engine) => {
+    const recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
+    return { sink: recorder, keep: () => recorder.finish({ elapsedMs: 0 }), drop: () => recorder.discard() };
   };
 }
 
-/** Runs one trial of a level on the pool; only the last attempt's trace is kept. */
+/** Runs one trial of a level on the pool (the machine decides about retries: one attempt); only the last attempt's trace is kept. */
 async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) {
-  const id = level.id;
-  const xml = await xmlOf(state, id);
-  const job: LevelJob = { levelId: id, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: state.windowSteps, trial, damage: state.options.damage, capture, captureRaw: false } };
-  const collected: TrialCollection = { tracker: undefined, png: undefined, recorders: [] };
-  const sink = trialSink(state, level, trial, job, collected);
-  const { recorders } = collected;
-  let result;
-  try {
-    result = await state.options.pool.run({ job, sink, signal, maxAttempts: 1, avoidEngines });
-  } catch (error) {
-    await Promise.all(recorders.map((r) => r.discard()));
-    throw error;
-  }
-  const last = recorders.pop();
-  await Promise.all(recorders.map((r) => r.discard()));
-  await last?.finish({ elapsedMs: 0 });
+  const xml = await xmlOf(state, level.id);
+  const tee = traceTee(state, level, trial);
+  const settings: TrialSettings = { damage: state.options.damage, rule: OFFICIAL_RULE, windowSteps: state.windowSteps, rawImages: false, maxAttempts: 1, ...(tee ? { tee } : {}) };
+  const result = await runPoolTrial(state.options.pool, { levelId: level.id, xml, trial, capture, avoidEngines, signal }, settings);
   state.ledger.used(level.id, result.engineSerial);
-  return { engineId: result.engineId, stability: collected.tracker!.result(), png: collected.png };
+  return result;
 }
 
 async function extractStep(state: EffectsState, { level }: StepInput): Promise<StepOutput> {

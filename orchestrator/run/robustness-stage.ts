@@ -1,7 +1,6 @@
 import type { LevelRobustness } from '../../scoring/robustness.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { robustnessOptions, runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
-import { poolRunner } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -23,7 +22,7 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
       // result/robustness.csv is written by the result step, with the manifest (run/result-stages.ts).
       writeTable: false,
       workers: settings.workers,
-      ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
+      ...(ctx.pool ? { pool: ctx.pool } : {}),
     },
     ctx.progress,
   );
