@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
-import { EnginePool, NOT_KEPT_REASON, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { EnginePool, NOT_KEPT_REASON, PoolJobError, RUNS_PER_LEVEL, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-cache.js';
@@ -34,7 +34,6 @@ import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-ca
  * the pool later discredits (retired for a lie) loses its image and cache and runs again (up to
  * `RUNS_PER_LEVEL` times; then it is unfinished: orchestrator/pool/result-ledger.ts).
  */
-const RUNS_PER_LEVEL = 3;
 export interface SimulateOptions {
   root: string;
   filter?: StageFilter;
