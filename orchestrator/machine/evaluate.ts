@@ -5,7 +5,8 @@ import type { DamageFormula } from '../../bridge/engine.js';
 import type { EnginePool } from '../pool/index.js';
 import type { LevelEffects } from './actors.js';
 import { provideLevelMachine, startLevel } from './start.js';
-import { engineOutcome, runPoolTrial, type TrialResult, type TrialSettings } from './pool-trial.js';
+import { runPoolTrial, type TrialResult, type TrialSettings } from './pool-trial.js';
+import { trialEffects } from './trial-effects.js';
 import type { LevelInput } from './types.js';
 
 /**
@@ -66,45 +67,30 @@ export async function evaluateLevel(pool: EnginePool, levelId: string, xml: stri
   let png: Uint8Array | undefined;
   let raw: Uint8Array | undefined;
   let thrown: unknown;
-  const trial = async (number: number, capture: boolean, signal: AbortSignal): Promise<TrialResult> => {
-    try {
-      const result = await runPoolTrial(pool, { levelId, xml, trial: number, capture, signal }, settings);
-      options.onEngine?.(result.engineSerial);
-      return result;
-    } catch (error) {
-      thrown = error;
-      throw error;
-    }
-  };
   const effects: LevelEffects = {
     // The XML is in hand: nothing to extract or convert.
     extract: async () => ({ status: 'ok', cached: true }),
     convert: async () => ({ status: 'ok', cached: true }),
-    async simulate(input, signal) {
-      try {
-        const result = await trial(input.trial, options.capture && input.capture, signal);
-        results[input.trial - 1] = result;
-        if (result.png) {
-          png = result.png;
-          raw = result.raw;
+    ...trialEffects({
+      capture: options.capture,
+      async trial(_level, trial, capture, _avoid, signal) {
+        try {
+          const result = await runPoolTrial(pool, { levelId, xml, trial, capture, signal }, settings);
+          options.onEngine?.(result.engineSerial);
+          return result;
+        } catch (error) {
+          thrown = error;
+          throw error;
         }
-        return { status: 'ok', cached: false, captured: result.png !== undefined, engineId: result.engineId, ...result.stability };
-      } catch (error) {
-        return engineOutcome(error);
-      }
-    },
-    async capture(input, signal) {
-      if (!options.capture || input.captured) return { status: 'ok', cached: false };
-      // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
-      try {
-        const result = await trial(1, true, signal);
-        png = result.png;
-        raw = result.raw;
-      } catch (error) {
-        return engineOutcome(error);
-      }
-      return png ? { status: 'ok', cached: false } : { status: 'level-error', reason: 'the engine sent no image' };
-    },
+      },
+      counted: (_level, trial, result) => {
+        results[trial - 1] = result;
+      },
+      keepImage: async (_level, image, rawImage) => {
+        png = image;
+        raw = rawImage;
+      },
+    }),
     commit: async () => ({ status: 'ok', cached: false }),
   };
   const outcome = await startLevel(provideLevelMachine(effects), { level: levelRef(levelId), limits: limitsFor(options.trials) }, options.signal ? { signal: options.signal } : {});

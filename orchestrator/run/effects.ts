@@ -10,7 +10,7 @@ import { describeError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
-import { asTrialStability, engineOutcome, runPoolTrial, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput, type TrialSettings } from '../machine/index.js';
+import { asTrialStability, runPoolTrial, trialEffects, type LevelRef, type CommitInput, type LevelEffects, type StepInput, type StepOutput, type TrialSettings } from '../machine/index.js';
 import { ResultLedger, type EnginePool } from '../pool/index.js';
 import { cachePath, readCache, type CachedLevel } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
@@ -21,9 +21,9 @@ import type { LevelPaths } from './levels.js';
  *   over the whole folder; these report the trial's fate from their output (a level XML counts as
  *   extracted and converted, so a folder may start at `intermediate` or `levels`), and when there is
  *   none, the official reason from the same pure functions (`extractCode`, `convertProgram`);
- * - simulate: one trial on the pool (`maxAttempts: 1`: the machine decides about retries), frames fed
- *   to scoring/stability.ts's tracker; trial 1 also captures the image;
- * - capture: writes trial 1's image (or renders one when the engine sent none);
+ * - simulate and capture: the machine's own (orchestrator/machine/trial-effects.ts), one trial on the
+ *   pool each (`maxAttempts: 1`: the machine decides about retries), with the trial's trace when traces
+ *   are on; capture writes trial 1's image to the folder;
  * - commit: writes the level's result in the simulate stage's cache format
  *   (`<root>/.sbeval/simulate/<team>/<C>/<name>.json`), so `sbeval simulate` and a resumed `sbeval run`
  *   both see the level as done and never run it again.
@@ -61,12 +61,11 @@ const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no f
 
 export type RunEffects = LevelEffects & { recordLevelError(level: LevelRef, reason: string): Promise<void> };
 
-/** What the effects of one run share: their options, the level texts and images in flight, the ledger. */
+/** What the effects of one run share: their options, the level texts in flight, the trials, the ledger. */
 interface EffectsState {
   options: RunEffectsOptions;
   windowSteps: number;
-  /** Trial 1's image per level, from `simulate` until `capture` writes it. */
-  images: Map<string, Uint8Array>;
+  trials: ReturnType<typeof trialEffects>;
   /** Each level's XML, read once, until the level is committed. */
   xmls: Map<string, string>;
   ledger: ResultLedger;
@@ -106,7 +105,7 @@ function traceTee(state: EffectsState, level: LevelRef, trial: number): TrialSet
 }
 
 /** Runs one trial of a level on the pool (the machine decides about retries: one attempt); only the last attempt's trace is kept. */
-async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) {
+async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: readonly string[], signal: AbortSignal) {
   const xml = await xmlOf(state, level.id);
   const tee = traceTee(state, level, trial);
   const settings: TrialSettings = { damage: state.options.damage, rule: OFFICIAL_RULE, windowSteps: state.windowSteps, rawImages: false, maxAttempts: 1, ...(tee ? { tee } : {}) };
@@ -132,33 +131,11 @@ async function convertStep(state: EffectsState, { level }: StepInput): Promise<S
   return { status: 'failed', reason: result.ok ? NOT_FOUND('convert', 'levels') : result.reason };
 }
 
-async function simulateStep(state: EffectsState, { level, trial, capture, avoidEngines }: SimulateInput, signal: AbortSignal): Promise<SimulateOutput> {
-  try {
-    const { engineId, stability, png } = await runTrial(state, level, trial, capture, avoidEngines, signal);
-    if (png) state.images.set(level.id, png);
-    return { status: 'ok', cached: false, captured: png !== undefined, engineId, ...stability };
-  } catch (error) {
-    return engineOutcome(error);
-  }
-}
-
-async function captureStep(state: EffectsState, { level, captured, avoidEngines }: CaptureInput, signal: AbortSignal): Promise<CaptureOutput> {
-  const paths = pathsOf(state, level.id);
-  let png = captured ? state.images.get(level.id) : undefined;
-  if (!png) {
-    // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
-    try {
-      png = (await runTrial(state, level, 1, true, avoidEngines, signal)).png;
-    } catch (error) {
-      return engineOutcome(error);
-    }
-    if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
-  }
-  await writeFileAtomic(paths.image, png);
-  state.ledger.wrote(level.id, paths.image);
-  state.images.delete(level.id);
+async function writeImage(state: EffectsState, level: LevelRef, png: Uint8Array): Promise<void> {
+  const { image } = pathsOf(state, level.id);
+  await writeFileAtomic(image, png);
+  state.ledger.wrote(level.id, image);
   state.options.onImage?.(png);
-  return { status: 'ok', cached: false };
 }
 
 /** Writes a level's cache entry, unless an engine of the level was discredited meanwhile (then the level runs again). */
@@ -185,7 +162,7 @@ async function recordLevelError(state: EffectsState, level: LevelRef, reason: st
     void describeError(error);
   } finally {
     state.xmls.delete(level.id);
-    state.images.delete(level.id);
+    state.trials.forget(level);
   }
 }
 
@@ -193,15 +170,19 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
   const state: EffectsState = {
     options,
     windowSteps: options.windowSteps ?? OFFICIAL_WINDOW_STEPS,
-    images: new Map(),
+    trials: trialEffects({
+      capture: true,
+      trial: (level, trial, capture, avoidEngines, signal) => runTrial(state, level, trial, capture, avoidEngines, signal),
+      keepImage: (level, png) => writeImage(state, level, png),
+    }),
     xmls: new Map(),
     ledger: options.ledger ?? new ResultLedger(options.pool),
   };
   return {
     extract: (input) => extractStep(state, input),
     convert: (input) => convertStep(state, input),
-    simulate: (input, signal) => simulateStep(state, input, signal),
-    capture: (input, signal) => captureStep(state, input, signal),
+    simulate: (input, signal) => state.trials.simulate(input, signal),
+    capture: (input, signal) => state.trials.capture(input, signal),
     commit: (input) => commitStep(state, input),
     recordLevelError: (level, reason) => recordLevelError(state, level, reason),
   };
