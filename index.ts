@@ -84,9 +84,11 @@ export {
   OFFICIAL_RULE, OFFICIAL_MOVEMENT_THRESHOLD, OFFICIAL_WINDOW_STEPS, OFFICIAL_TRIALS, DEFAULT_VELOCITY_RULE,
 } from './scoring/stability.js';
 export type { StabilityRule, TrialStability, LevelStability } from './scoring/stability.js';
-/** The simulate stage (levels → stability JSON + images) and one level on any engine. */
-export { runSimulateStage, evaluateLevel, engineRunner, poolRunner } from './orchestrator/stages/simulate.js';
-export type { SimulateOptions, SimulateSummary, LevelEvaluation, LevelEvaluationOptions, TrialRunner } from './orchestrator/stages/simulate.js';
+/** The simulate stage (levels → stability JSON + images) and one level through the level machine on an engine pool. */
+export { runSimulateStage } from './orchestrator/stages/simulate.js';
+export type { SimulateOptions, SimulateSummary } from './orchestrator/stages/simulate.js';
+export { evaluateLevel } from './orchestrator/machine/index.js';
+export type { LevelEvaluation, LevelEvaluationOptions } from './orchestrator/machine/index.js';
 export { PIGS, TNT, PLATFORM, LANDSCAPE, BLOCK_BODY, LAYERS, MATERIAL_LIFE_FACTOR, PIG_TYPES, BIRD_TYPES, BLOCK_TYPES, pigSpec } from './levels/catalog.js';
 export type { BodySpec, PigSpec, Size, Point } from './levels/catalog.js';
 

@@ -3,14 +3,15 @@ import { extname, resolve } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
 import { SimulationBudgetError } from '../../bridge/headless/budget.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { runRecorded } from '../../bridge/trace.js';
 import { EVALUATOR_DT } from '../../bridge/window.js';
 import { SbevalError } from '../../core/errors.js';
 import { convertProgram, responseToLevel } from '../../levels/pipeline.js';
 import { describeSteps } from '../../scoring/stability.js';
 import { DEFAULTS } from '../../orchestrator/config/index.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
-import { engineRunner, evaluateLevel, ruleFrom } from '../../orchestrator/stages/simulate.js';
+import { evaluateLevel, traceOfTrialOne, type LevelEvaluation } from '../../orchestrator/machine/index.js';
+import { EnginePool, PoolJobError } from '../../orchestrator/pool/index.js';
+import { ruleFrom } from '../../orchestrator/stages/simulate.js';
 import { readInputFile } from '../input.js';
 import { option } from '../options.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
@@ -32,7 +33,7 @@ interface LevelFlags {
   trace?: string;
 }
 
-type Evaluation = Awaited<ReturnType<typeof evaluateLevel>>;
+type Evaluation = LevelEvaluation;
 
 /** A `.xml` level, or a `.txt` drop program / LLM response converted the official way. */
 async function levelXmlFrom(file: string, prefix: string | undefined): Promise<string> {
@@ -55,27 +56,27 @@ async function levelXmlFrom(file: string, prefix: string | undefined): Promise<s
 /** Simulates the level (trial 1 recorded with --trace); a level over the simulation budget is printed as a failure (exit 1) and gives undefined. */
 async function simulateLevel(file: string, flags: LevelFlags, tracePath: string | undefined): Promise<Evaluation | undefined> {
   const xml = await levelXmlFrom(resolve(file), flags.prefix);
-  const engine = new HeadlessEngine();
-  const plain = engineRunner(engine);
-  // --trace records trial 1 (the image trial) as it runs.
-  const runner: typeof plain = tracePath ? (job, makeSink) => (job.settings.trial === 1 ? runRecorded(engine, job, tracePath, makeSink()) : plain(job, makeSink)) : plain;
+  // One headless engine in a pool, as `simulate` and `run` simulate a level.
+  const pool = new EnginePool({ engines: [new HeadlessEngine()] });
   try {
-    return await evaluateLevel(runner, file, xml, {
+    return await evaluateLevel(pool, file, xml, {
       trials: simTrialsOf(flags) ?? DEFAULTS.simulationTrials,
       damage: flags.damage ?? DEFAULT_SIMULATION.damage,
       rule: ruleFrom(flags.rule, flags.velocityThreshold),
       capture: flags.image !== undefined || flags.raw !== undefined || tracePath !== undefined,
       rawImages: flags.raw !== undefined,
+      ...(tracePath ? { tee: traceOfTrialOne(tracePath) } : {}),
     });
-  } catch (error) {
-    if (!(error instanceof SimulationBudgetError)) throw error;
+  } catch (thrown) {
+    const error = thrown instanceof PoolJobError ? thrown.cause : thrown;
+    if (!(error instanceof SimulationBudgetError)) throw thrown;
     // The level failed (the same budget as simulate and run): a verdict, not a usage error.
     const failure = { file, failed: error.message, step: error.step, cost: error.cost };
     process.stdout.write(flags.json ? `${JSON.stringify(failure, null, 2)}\n` : `${file}\nfailed: ${error.message} (the cost reached ${error.cost} at step ${error.step})\n`);
     process.exitCode = EXIT_CHECK_FAILED;
     return undefined;
   } finally {
-    await engine.close();
+    await pool.close();
   }
 }
 

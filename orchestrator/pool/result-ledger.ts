@@ -14,6 +14,9 @@ import type { EnginePool } from './engine-pool.js';
 /** The verdict of a level whose every run was on engines later discredited: nothing kept, the next run does it. */
 export const NOT_KEPT_REASON = 'simulated by engines later retired for a lie: not kept (run again)';
 
+/** Runs of a level whose engines keep being discredited before it counts as unfinished (each needs a new liar). */
+export const RUNS_PER_LEVEL = 3;
+
 export class ResultLedger {
   /** Per key, the serials (`PoolRunResult.engineSerial`) of the engines that ran it. */
   private readonly enginesOf = new Map<string, Set<number>>();

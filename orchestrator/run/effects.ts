@@ -1,18 +1,18 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
-import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
+import type { DamageFormula } from '../../bridge/engine.js';
+import { TraceRecorder } from '../../bridge/trace.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
-import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS, StabilityTracker } from '../../scoring/stability.js';
+import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS } from '../../scoring/stability.js';
 import { describeError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { NEVER_GENERATED } from '../report/fates.js';
 import { stageDir } from '../layout/competition.js';
-import { asTrialStability, type LevelRef, type CaptureInput, type CaptureOutput, type CommitInput, type EngineFaultKind, type LevelEffects, type SimulateInput, type SimulateOutput, type StepInput, type StepOutput } from '../machine/index.js';
-import { ENGINE_FAULTS, PoolJobError, ResultLedger, type EnginePool } from '../pool/index.js';
+import { asTrialStability, runPoolTrial, trialEffects, type LevelRef, type CommitInput, type LevelEffects, type StepInput, type StepOutput, type TrialSettings } from '../machine/index.js';
+import { ResultLedger, type EnginePool } from '../pool/index.js';
 import { cachePath, readCache, type CachedLevel } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
@@ -22,9 +22,9 @@ import type { LevelPaths } from './levels.js';
  *   over the whole folder; these report the trial's fate from their output (a level XML counts as
  *   extracted and converted, so a folder may start at `intermediate` or `levels`), and when there is
  *   none, the official reason from the same pure functions (`extractCode`, `convertProgram`);
- * - simulate: one trial on the pool (`maxAttempts: 1`: the machine decides about retries), frames fed
- *   to scoring/stability.ts's tracker; trial 1 also captures the image;
- * - capture: writes trial 1's image (or renders one when the engine sent none);
+ * - simulate and capture: the machine's own (orchestrator/machine/trial-effects.ts), one trial on the
+ *   pool each (`maxAttempts: 1`: the machine decides about retries), with the trial's trace when traces
+ *   are on; capture writes trial 1's image to the folder;
  * - commit: writes the level's result in the simulate stage's cache format
  *   (`<root>/.sbeval/simulate/<team>/<C>/<name>.json`), so `sbeval simulate` and a resumed `sbeval run`
  *   both see the level as done and never run it again.
@@ -62,12 +62,11 @@ const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no f
 
 export type RunEffects = LevelEffects & { recordLevelError(level: LevelRef, reason: string): Promise<void> };
 
-/** What the effects of one run share: their options, the level texts and images in flight, the ledger. */
+/** What the effects of one run share: their options, the level texts in flight, the trials, the ledger. */
 interface EffectsState {
   options: RunEffectsOptions;
   windowSteps: number;
-  /** Trial 1's image per level, from `simulate` until `capture` writes it. */
-  images: Map<string, Uint8Array>;
+  trials: ReturnType<typeof trialEffects>;
   /** Each level's XML, read once, until the level is committed. */
   xmls: Map<string, string>;
   ledger: ResultLedger;
@@ -96,77 +95,24 @@ function cacheFile(state: EffectsState, level: LevelRef): string {
   return cachePath(state.options.root, level.team, level.character, `${level.base}.xml`);
 }
 
-/** Turns a pool failure into the machine's vocabulary. */
-function engineOutcome(error: unknown): Extract<SimulateOutput, { status: 'engine-fault' | 'level-error' }> {
-  if (error instanceof PoolJobError) {
-    if (error.kind === 'level') return { status: 'level-error', reason: error.message };
-    if (ENGINE_FAULTS.has(error.kind as never) || error.kind === 'no-engines') {
-      return { status: 'engine-fault', kind: error.kind as EngineFaultKind, engineId: error.attempts.at(-1)?.engineId, reason: error.message };
-    }
-  }
-  throw error; // cancelled or a bug: the machine records it as such
-}
-
-/** What a trial's sinks collected from its latest attempt, and the trace recorders of all its attempts. */
-interface TrialCollection {
-  tracker: StabilityTracker | undefined;
-  png: Uint8Array | undefined;
-  recorders: TraceRecorder[];
-}
-
-/** The sink of each attempt of one trial: frames into a fresh stability tracker, the image, and the trace when traces are on. */
-function trialSink(state: EffectsState, level: LevelRef, trial: number, job: LevelJob, collected: TrialCollection): (attempt: number, engine: Engine) => LevelSink {
-  const { options } = state;
-  return (_attempt, engine) => {
-    collected.tracker = undefined;
-    collected.png = undefined;
-    // No time in the trace and no elapsed time in its summary: a resumed run writes the same bytes.
-    let recorder: TraceRecorder | undefined;
-    if (options.traces) {
-      const path = tracePath(options.root, level, trial);
-      recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
-    }
-    if (recorder) collected.recorders.push(recorder);
-    const own: LevelSink = {
-      loaded(bodies) {
-        collected.tracker = new StabilityTracker(bodies, state.windowSteps, OFFICIAL_RULE);
-      },
-      // The tracker copies what it needs: the engine may reuse a batch's memory.
-      borrowsFrames: true,
-      frames(batch) {
-        collected.tracker?.frames(batch);
-      },
-      events(events) {
-        collected.tracker?.events(events);
-      },
-      capture(result) {
-        collected.png = result.png;
-      },
-    };
-    return recorder ? teeSinks(own, recorder) : own;
+/** A trial's trace, when traces are on: no time in it and no elapsed time in its summary, so a resumed run writes the same bytes. */
+function traceTee(state: EffectsState, level: LevelRef, trial: number): TrialSettings['tee'] {
+  if (!state.options.traces) return undefined;
+  const path = tracePath(state.options.root, level, trial);
+  return (job, engine) => {
+    const recorder = new TraceRecorder(path, { job, engine: engine.identity, recordedAt: null });
+    return { sink: recorder, keep: () => recorder.finish({ elapsedMs: 0 }), drop: () => recorder.discard() };
   };
 }
 
-/** Runs one trial of a level on the pool; only the last attempt's trace is kept. */
-async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: string[], signal: AbortSignal) {
-  const id = level.id;
-  const xml = await xmlOf(state, id);
-  const job: LevelJob = { levelId: id, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: state.windowSteps, trial, damage: state.options.damage, capture, captureRaw: false } };
-  const collected: TrialCollection = { tracker: undefined, png: undefined, recorders: [] };
-  const sink = trialSink(state, level, trial, job, collected);
-  const { recorders } = collected;
-  let result;
-  try {
-    result = await state.options.pool.run({ job, sink, signal, maxAttempts: 1, avoidEngines });
-  } catch (error) {
-    await Promise.all(recorders.map((r) => r.discard()));
-    throw error;
-  }
-  const last = recorders.pop();
-  await Promise.all(recorders.map((r) => r.discard()));
-  await last?.finish({ elapsedMs: 0 });
+/** Runs one trial of a level on the pool (the machine decides about retries: one attempt); only the last attempt's trace is kept. */
+async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: readonly string[], signal: AbortSignal) {
+  const xml = await xmlOf(state, level.id);
+  const tee = traceTee(state, level, trial);
+  const settings: TrialSettings = { damage: state.options.damage, rule: OFFICIAL_RULE, windowSteps: state.windowSteps, rawImages: false, maxAttempts: 1, ...(tee ? { tee } : {}) };
+  const result = await runPoolTrial(state.options.pool, { levelId: level.id, xml, trial, capture, avoidEngines, signal }, settings);
   state.ledger.used(level.id, result.engineSerial);
-  return { engineId: result.engineId, stability: collected.tracker!.result(), png: collected.png };
+  return result;
 }
 
 async function extractStep(state: EffectsState, { level }: StepInput): Promise<StepOutput> {
@@ -186,33 +132,11 @@ async function convertStep(state: EffectsState, { level }: StepInput): Promise<S
   return { status: 'failed', reason: result.ok ? NOT_FOUND('convert', 'levels') : result.reason };
 }
 
-async function simulateStep(state: EffectsState, { level, trial, capture, avoidEngines }: SimulateInput, signal: AbortSignal): Promise<SimulateOutput> {
-  try {
-    const { engineId, stability, png } = await runTrial(state, level, trial, capture, avoidEngines, signal);
-    if (png) state.images.set(level.id, png);
-    return { status: 'ok', cached: false, captured: png !== undefined, engineId, ...stability };
-  } catch (error) {
-    return engineOutcome(error);
-  }
-}
-
-async function captureStep(state: EffectsState, { level, captured, avoidEngines }: CaptureInput, signal: AbortSignal): Promise<CaptureOutput> {
-  const paths = pathsOf(state, level.id);
-  let png = captured ? state.images.get(level.id) : undefined;
-  if (!png) {
-    // The engine sent no image with trial 1: render it in a run of its own (trial-1 order, as the evaluator's image run).
-    try {
-      png = (await runTrial(state, level, 1, true, avoidEngines, signal)).png;
-    } catch (error) {
-      return engineOutcome(error);
-    }
-    if (!png) return { status: 'level-error', reason: 'the engine sent no image' };
-  }
-  await writeFileAtomic(paths.image, png);
-  state.ledger.wrote(level.id, paths.image);
-  state.images.delete(level.id);
+async function writeImage(state: EffectsState, level: LevelRef, png: Uint8Array): Promise<void> {
+  const { image } = pathsOf(state, level.id);
+  await writeFileAtomic(image, png);
+  state.ledger.wrote(level.id, image);
   state.options.onImage?.(png);
-  return { status: 'ok', cached: false };
 }
 
 /** Writes a level's cache entry, unless an engine of the level was discredited meanwhile (then the level runs again). */
@@ -239,7 +163,7 @@ async function recordLevelError(state: EffectsState, level: LevelRef, reason: st
     void describeError(error);
   } finally {
     state.xmls.delete(level.id);
-    state.images.delete(level.id);
+    state.trials.forget(level);
   }
 }
 
@@ -247,15 +171,19 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
   const state: EffectsState = {
     options,
     windowSteps: options.windowSteps ?? OFFICIAL_WINDOW_STEPS,
-    images: new Map(),
+    trials: trialEffects({
+      capture: true,
+      trial: (level, trial, capture, avoidEngines, signal) => runTrial(state, level, trial, capture, avoidEngines, signal),
+      keepImage: (level, png) => writeImage(state, level, png),
+    }),
     xmls: new Map(),
     ledger: options.ledger ?? new ResultLedger(options.pool),
   };
   return {
     extract: (input) => extractStep(state, input),
     convert: (input) => convertStep(state, input),
-    simulate: (input, signal) => simulateStep(state, input, signal),
-    capture: (input, signal) => captureStep(state, input, signal),
+    simulate: (input, signal) => state.trials.simulate(input, signal),
+    capture: (input, signal) => state.trials.capture(input, signal),
     commit: (input) => commitStep(state, input),
     recordLevelError: (level, reason) => recordLevelError(state, level, reason),
   };

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
-import { NOT_KEPT_REASON, ResultLedger, type EnginePool } from '../pool/index.js';
+import { NOT_KEPT_REASON, RUNS_PER_LEVEL, ResultLedger, type EnginePool } from '../pool/index.js';
 import { simulationIdentity } from '../stages/level-cache.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
@@ -20,8 +20,6 @@ import { createPool } from './pool.js';
  * times in all; then it stays unfinished (orchestrator/pool/result-ledger.ts).
  */
 const STATE_TIMEOUT_FLOOR_MS = 60_000;
-/** Runs of a level whose engines keep being discredited before it counts as unfinished (each needs a new liar). */
-const RUNS_PER_LEVEL = 3;
 
 const wanted = (list: readonly string[] | undefined, name: string) => !list || list.length === 0 || list.includes(name);
 

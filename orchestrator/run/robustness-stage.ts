@@ -1,7 +1,6 @@
 import type { LevelRobustness } from '../../scoring/robustness.js';
 import { stageFilter, type CompetitionFolder } from '../config/index.js';
 import { robustnessOptions, runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
-import { poolRunner } from '../stages/simulate.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -21,7 +20,7 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
       ...robustnessOptions(settings, competition, settings.robustness),
       filter: stageFilter(settings),
       workers: settings.workers,
-      ...(ctx.pool ? { runner: poolRunner(ctx.pool) } : {}),
+      ...(ctx.pool ? { pool: ctx.pool } : {}),
     },
     ctx.progress,
   );

@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
 import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
-import { teeSinks } from '../../bridge/trace.js';
 import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
 import { SbevalError } from '../../core/errors.js';
@@ -10,7 +9,7 @@ import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
 import { EnginePool, PoolJobError, levelsToKeepBusy, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
 import { REFERENCE_LEVELS } from './calibration-data.js';
-import { evaluateLevel, poolRunner, type TrialRunner } from './simulate.js';
+import { evaluateLevel, type LevelEvaluation, type LevelEvaluationOptions } from '../machine/index.js';
 
 /**
  * Agreement of an engine with the Unity evaluator's own results on reference levels: the evaluator's
@@ -127,19 +126,15 @@ interface AgreementOptions {
   /** Receives each level's whole trial-1 stream (for step-by-step comparisons of two engines). */
   onTrialOne?: (level: string, stream: CollectedTrial) => void;
   /** More jobs on the same engines once the levels are done, before the pool closes them (calibrate's ruler levels). */
-  alsoRun?: (run: TrialRunner) => Promise<void>;
+  alsoRun?: (pool: EnginePool) => Promise<void>;
 }
 
-/** `run`, with each trial-1 stream also kept whole and handed to `keep` once the trial succeeded. */
-function keepingTrialOne(run: TrialRunner, keep: (level: string, stream: CollectedTrial) => void): TrialRunner {
-  return async (job, makeSink) => {
-    if (job.settings.trial !== 1) return run(job, makeSink);
-    let kept = memorySink();
-    await run(job, () => {
-      kept = memorySink();
-      return teeSinks(makeSink(), kept.sink);
-    });
-    keep(job.levelId, kept.data);
+/** Trial 1's stream kept whole per attempt, handed to `keep` for the attempt whose result counts. */
+function keepingTrialOne(keep: (level: string, stream: CollectedTrial) => void): NonNullable<LevelEvaluationOptions['tee']> {
+  return (job) => {
+    if (job.settings.trial !== 1) return undefined;
+    const kept = memorySink();
+    return { sink: kept.sink, keep: async () => keep(job.levelId, kept.data), drop: async () => {} };
   };
 }
 
@@ -149,7 +144,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
   const damage = options.damage ?? DEFAULT_SIMULATION.damage;
   // A level fault is the measured engine's own answer here, not a claim for another engine to check.
   const pool = new EnginePool({ referee: false, ...options.pool, engines });
-  const run = options.onTrialOne ? keepingTrialOne(poolRunner(pool), options.onTrialOne) : poolRunner(pool);
+  const tee = options.onTrialOne ? keepingTrialOne(options.onTrialOne) : undefined;
   const results: LevelAgreement[] = new Array(jobs.length);
   let done = 0;
   try {
@@ -158,9 +153,9 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
       for (let i = next++; i < jobs.length; i = next++) {
         const job = jobs[i]!;
         const e = job.evaluator;
-        let evaluation: Awaited<ReturnType<typeof evaluateLevel>>;
+        let evaluation: LevelEvaluation;
         try {
-          evaluation = await evaluateLevel(run, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false });
+          evaluation = await evaluateLevel(pool, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false, ...(tee ? { tee } : {}) });
         } catch (error) {
           // One level without a result is recorded as such; the other levels go on (a bad
           // result or a lost engine fails one level, never the whole measurement).
@@ -199,7 +194,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
       }
     };
     await Promise.all(Array.from({ length: levelsToKeepBusy(engines) }, worker));
-    await options.alsoRun?.(poolRunner(pool));
+    await options.alsoRun?.(pool);
   } finally {
     await pool.close();
   }

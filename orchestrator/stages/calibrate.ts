@@ -1,10 +1,9 @@
 import { DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
 import { describeOffset, measureStepOffset, type LevelStreams, type StepOffset } from '../../scoring/step-offset.js';
-import { PoolJobError, type EnginePoolOptions } from '../pool/index.js';
+import { PoolJobError, type EnginePool, type EnginePoolOptions } from '../pool/index.js';
 import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
 import type { Ruler } from './ruler.js';
-import type { TrialRunner } from './simulate.js';
 
 /**
  * `sbeval unity calibrate --unity <editor> --project <p>`: the Unity engine (the evaluator's own
@@ -112,8 +111,8 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   // The ruler levels run on the same engines once the reference levels are done (trial 1, no capture).
   const rulerRuns = (into: Map<string, CollectedTrial>, failures?: Calibration['rulerFailures']) =>
     ruler
-      ? async (run: TrialRunner) => {
-          for (const [level, got] of await runTrialOne(run, ruler)) {
+      ? async (pool: EnginePool) => {
+          for (const [level, got] of await runTrialOne(pool, ruler)) {
             if (!('failure' in got)) into.set(level, got);
             else failures?.push({ level, reason: got.failure });
           }
@@ -163,13 +162,13 @@ function rulerRunCheck(failures: Calibration['rulerFailures'], levels: number): 
 }
 
 /** Runs trial 1 of every ruler level (no capture, the ruler's window), a few at a time; each level's kept stream, or why it has none. */
-async function runTrialOne(run: TrialRunner, ruler: Ruler): Promise<Map<string, CollectedTrial | { failure: string }>> {
+async function runTrialOne(pool: EnginePool, ruler: Ruler): Promise<Map<string, CollectedTrial | { failure: string }>> {
   const out = new Map<string, CollectedTrial | { failure: string }>();
   await Promise.all(
     ruler.levels.map(async ({ name, xml }) => {
       let kept = memorySink();
       try {
-        await run({ levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, () => (kept = memorySink()).sink);
+        await pool.run({ job: { levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, sink: () => (kept = memorySink()).sink });
         out.set(name, kept.data);
       } catch (error) {
         if (!(error instanceof PoolJobError)) throw error;

@@ -1,20 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type SimulationSettings } from '../../bridge/engine.js';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { levelSeed } from '../../bridge/headless/run.js';
 import { SbevalError, describeError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
-import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, StabilityTracker, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
+import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import type { CompetitionFolder, Settings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { runPoolTrial } from '../machine/index.js';
 import { EnginePool } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { cachePath, readCache, settingsDigest } from './level-cache.js';
-import { poolRunner, type TrialRunner } from './simulate.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**
@@ -47,9 +47,9 @@ interface RobustnessStageOptions {
   rule?: StabilityRule;
   /** Engine kind of the official verdicts (part of their cache digest); the runs themselves need a headless engine. */
   engine?: string;
-  /** Runs trials (the run's engine pool); otherwise headless worker threads are started. */
-  runner?: TrialRunner;
-  /** Ready-made headless engines (when no runner). */
+  /** The engine pool to run on (the run's); otherwise headless worker threads are started. */
+  pool?: EnginePool;
+  /** Ready-made headless engines (when no pool). */
   engines?: Engine[];
   workers?: number;
   force?: boolean;
@@ -108,37 +108,10 @@ function officialScore(root: string, level: TrialFile, xml: string, digest: stri
 }
 
 /** One perturbed trial: no image, frames batched large (nobody keeps them). */
-async function perturbedTrial(run: TrialRunner, levelId: string, xml: string, k: number, base: Pick<SimulationSettings, 'damage'>, rule: StabilityRule): Promise<TrialStability> {
-  const settings: SimulationSettings = {
-    ...DEFAULT_SIMULATION,
-    windowSteps: OFFICIAL_WINDOW_STEPS,
-    trial: 1,
-    damage: base.damage,
-    capture: false,
-    captureRaw: false,
-    framesPerBatch: 1024,
-    perturbation: perturbationFor(levelSeed(xml), k),
-  };
-  let tracker: StabilityTracker | undefined;
-  await run({ levelId: `${levelId}#robustness${k + 1}`, xml, settings }, () => {
-    tracker = undefined;
-    return {
-      loaded(bodies) {
-        tracker = new StabilityTracker(bodies, OFFICIAL_WINDOW_STEPS, rule);
-      },
-      // The tracker copies what it needs: the engine may reuse a batch's memory.
-      borrowsFrames: true,
-      frames(batch) {
-        tracker?.frames(batch);
-      },
-      events(events) {
-        tracker?.events(events);
-      },
-      capture() {},
-    };
-  });
-  if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
-  return tracker.result();
+async function perturbedTrial(pool: EnginePool, levelId: string, xml: string, k: number, damage: DamageFormula, rule: StabilityRule): Promise<TrialStability> {
+  const job = { framesPerBatch: 1024, perturbation: perturbationFor(levelSeed(xml), k) };
+  const result = await runPoolTrial(pool, { levelId: `${levelId}#robustness${k + 1}`, xml, trial: 1, capture: false }, { damage, rule, windowSteps: OFFICIAL_WINDOW_STEPS, rawImages: false, job });
+  return result.stability;
 }
 
 interface CollectedLevels {
@@ -155,7 +128,7 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
   const { root, runs } = options;
   if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new SbevalError('config', `--robustness must be a whole number of runs from 1 to 10000, got ${runs}`);
   const engineKind = options.engine ?? 'headless';
-  if (!options.runner && !options.engines && engineKind !== 'headless') {
+  if (!options.pool && !options.engines && engineKind !== 'headless') {
     throw new SbevalError('config', `--robustness needs the headless engine (the ${engineKind} engine cannot perturb a run)`, 'use --engine headless');
   }
   const trials = options.trials ?? OFFICIAL_TRIALS;
@@ -209,7 +182,7 @@ export function robustnessOptions(settings: Pick<Settings, 'simulationTrials' | 
  * without running anything: what `sbeval score --robustness N` draws the physics from. Levels without
  * valid cached runs are left out (the score uses their official stability).
  */
-export async function cachedRobustness(options: Omit<RobustnessStageOptions, 'runner' | 'engines' | 'workers' | 'force'>): Promise<LevelRobustnessResult[]> {
+export async function cachedRobustness(options: Omit<RobustnessStageOptions, 'pool' | 'engines' | 'workers' | 'force'>): Promise<LevelRobustnessResult[]> {
   const { levels, slots } = await collectLevels(options);
   return levels.map((l) => slots.get(l)).filter((r): r is LevelRobustnessResult => r !== undefined);
 }
@@ -222,15 +195,15 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
 
   progress.start(ROBUSTNESS_STAGE, todo.length);
   const failed: string[] = [];
-  let runner = options.runner;
-  let pool: EnginePool | undefined;
+  let pool = options.pool;
+  /** The pool this stage opened (none when the caller gave one). */
+  let ownPool: EnginePool | undefined;
   let engines: Engine[] = [];
-  const own = !options.runner && !options.engines;
+  const own = !options.pool && !options.engines;
   try {
-    if (!runner && todo.length > 0) {
+    if (!pool && todo.length > 0) {
       engines = options.engines ?? (await createEngines('headless', Math.min(options.workers ?? defaultEngineCount(), todo.length)));
-      pool = new EnginePool({ engines });
-      runner = poolRunner(pool);
+      ownPool = pool = new EnginePool({ engines });
     }
     // A few levels at a time, each with all its runs queued as separate jobs: the engines stay busy to
     // the last run and the queue stays short.
@@ -239,11 +212,11 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
     const worker = async (): Promise<void> => {
       for (;;) {
         const item = todo[next++];
-        if (!item || !runner) return;
+        if (!item || !pool) return;
         const { level, xml, xmlSha256, official } = item;
         const label = `${level.team}/${level.character}/${trialBaseName(level.file)}`;
         try {
-          const list = await Promise.all(Array.from({ length: runs }, (_, k) => perturbedTrial(runner as TrialRunner, label, xml, k, { damage }, rule)));
+          const list = await Promise.all(Array.from({ length: runs }, (_, k) => perturbedTrial(pool as EnginePool, label, xml, k, damage, rule)));
           const entry: CachedRobustness = { format: 1, key, xmlSha256, officialScore: official, moving: list.map((t) => t.movingObjects) };
           await writeFileAtomic(robustnessCachePath(root, level.team, level.character, level.file), `${JSON.stringify(entry)}\n`);
           slots.set(level, resultOf(level, options.model, official, entry));
@@ -262,7 +235,7 @@ export async function runRobustnessStage(options: RobustnessStageOptions, progre
     const csv = robustnessCsv(ordered);
     return { stage: ROBUSTNESS_STAGE, runs, levels: ordered, fragile: ordered.filter((r) => r.robustness.fragile), computed, withoutVerdict, failed, csv };
   } finally {
-    await pool?.close();
+    await ownPool?.close();
     if (own) await Promise.all(engines.map((e) => e.close()));
     progress.end(ROBUSTNESS_STAGE);
   }

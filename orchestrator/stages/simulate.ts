@@ -1,38 +1,26 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
-import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
+import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { writeStabilityJson, stabilityTag, type StabilityEntry } from '../../scoring/formats/stability.js';
-import {
-  DEFAULT_VELOCITY_RULE,
-  OFFICIAL_RULE,
-  OFFICIAL_TRIALS,
-  OFFICIAL_WINDOW_STEPS,
-  StabilityTracker,
-  combineTrials,
-  needsAnotherTrial,
-  type LevelStability,
-  type ObjectMeasure,
-  type StabilityRule,
-  type TrialMeasure,
-  type TrialStability,
-} from '../../scoring/stability.js';
+import { DEFAULT_VELOCITY_RULE, OFFICIAL_RULE, OFFICIAL_TRIALS, type StabilityRule } from '../../scoring/stability.js';
 import { SbevalError, describeError } from '../../core/errors.js';
 import { storageFault, type StorageError } from '../../core/storage.js';
 import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
-import { EnginePool, NOT_KEPT_REASON, PoolJobError, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
+import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
+import { EnginePool, NOT_KEPT_REASON, PoolJobError, RUNS_PER_LEVEL, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
 import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-cache.js';
 
 /**
  * `levels` → `stability` + `images`: the Science Birds evaluator's batch stability and similarity
- * runs, on any `Engine` (headless by default). For every `<root>/<team>/levels/<C>/<name>.xml`:
+ * runs, on any `Engine` (headless by default). For every `<root>/<team>/levels/<C>/<name>.xml`, through
+ * the level machine on the engine pool as `sbeval run` simulates it (orchestrator/machine/evaluate.ts):
  * up to `trials` runs with Unity's bookkeeping (stop at 1.0, score = max, counts from the last trial),
  * the image of trial 1 at `<root>/<team>/images/<C>/<name>.png`, and per character the evaluator's
  * `<root>/<team>/stability/<C>.json`.
@@ -46,7 +34,6 @@ import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-ca
  * the pool later discredits (retired for a lie) loses its image and cache and runs again (up to
  * `RUNS_PER_LEVEL` times; then it is unfinished: orchestrator/pool/result-ledger.ts).
  */
-const RUNS_PER_LEVEL = 3;
 export interface SimulateOptions {
   root: string;
   filter?: StageFilter;
@@ -66,97 +53,6 @@ export interface SimulateOptions {
   /** Stop starting levels once aborted (those in flight finish and are kept). */
   signal?: AbortSignal;
 }
-
-export interface LevelEvaluation {
-  stability: LevelStability;
-  trials: TrialStability[];
-  bodies: BodyInfo[];
-  /** Trial 1's image (when asked for). */
-  png?: Uint8Array;
-  raw?: Uint8Array;
-  /** The last trial's counted objects (start, last position, displacement) and events (for `sbeval level`). */
-  details: ObjectMeasure[];
-  /** Every trial's step numbers and bodies, trial 1 first (`sbeval level --trace` prints trial 1's, the one it records). */
-  measures: TrialMeasure[];
-  events: SimEvent[];
-}
-
-export interface LevelEvaluationOptions {
-  trials: number;
-  damage: DamageFormula;
-  rule: StabilityRule;
-  capture: boolean;
-  rawImages: boolean;
-  windowSteps?: number;
-}
-
-/** Runs one trial on some engine; `makeSink` gives a fresh sink per attempt (the last one wins). */
-export type TrialRunner = (job: LevelJob, makeSink: () => LevelSink) => Promise<void>;
-
-export function engineRunner(engine: Engine): TrialRunner {
-  return (job, makeSink) => engine.run(job, makeSink());
-}
-
-/** Trials on the pool; `onEngine` hears which engine gave each one (its serial: orchestrator/pool/result-ledger.ts). */
-export function poolRunner(pool: EnginePool, onEngine?: (engineSerial: number) => void): TrialRunner {
-  return async (job, makeSink) => {
-    const result = await pool.run({ job, sink: () => makeSink() });
-    onEngine?.(result.engineSerial);
-  };
-}
-
-/** One level with the evaluator's trial bookkeeping; trial 1 also renders the image. */
-export async function evaluateLevel(run: TrialRunner, levelId: string, xml: string, options: LevelEvaluationOptions): Promise<LevelEvaluation> {
-  const windowSteps = options.windowSteps ?? OFFICIAL_WINDOW_STEPS;
-  const trials: TrialStability[] = [];
-  let png: Uint8Array | undefined;
-  let raw: Uint8Array | undefined;
-  let bodies: BodyInfo[] = [];
-  let details: LevelEvaluation['details'] = [];
-  const measures: TrialMeasure[] = [];
-  let events: SimEvent[] = [];
-  while (needsAnotherTrial(trials, options.trials)) {
-    const trial = trials.length + 1;
-    const capture = options.capture && trial === 1;
-    const settings: SimulationSettings = { ...DEFAULT_SIMULATION, windowSteps, trial, damage: options.damage, capture, captureRaw: capture && options.rawImages };
-    let tracker: StabilityTracker | undefined;
-    let trialEvents: SimEvent[] = [];
-    await run({ levelId, xml, settings }, () => {
-      tracker = undefined;
-      trialEvents = [];
-      return {
-        loaded(b) {
-          bodies = b;
-          tracker = new StabilityTracker(b, windowSteps, options.rule);
-        },
-        // The tracker copies what it needs: the engine may reuse a batch's memory.
-        borrowsFrames: true,
-        frames(batch) {
-          tracker?.frames(batch);
-        },
-        events(list) {
-          tracker?.events(list);
-          for (const e of list) trialEvents.push(e);
-        },
-        capture(result) {
-          png = result.png;
-          raw = result.raw;
-        },
-      };
-    });
-    if (!tracker) throw new SbevalError('simulate', `level ${levelId}: the engine sent no body table`);
-    trials.push(tracker.result());
-    details = tracker.details();
-    measures.push(tracker.measure());
-    events = trialEvents;
-  }
-  const evaluation: LevelEvaluation = { stability: combineTrials(trials), trials, bodies, details, measures, events };
-  if (png) evaluation.png = png;
-  if (raw) evaluation.raw = raw;
-  return evaluation;
-}
-
-// --- the stage --------------------------------------------------------------------------------------
 
 export interface SimulateSummary extends StageSummary {
   /** `<team>/<C>` whose stability JSON was (re)written. */
@@ -235,7 +131,7 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
     cached.set(file.path, entry);
   };
   try {
-    const result = await evaluateLevel(poolRunner(work.pool, (engineSerial) => ledger.used(label, engineSerial)), label, xml, work.evaluation);
+    const result = await evaluateLevel(work.pool, label, xml, { ...work.evaluation, onEngine: (engineSerial) => ledger.used(label, engineSerial) });
     if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
     await writeFileAtomic(images.png, result.png);
     const raw = work.evaluation.rawImages && result.raw;

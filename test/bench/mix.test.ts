@@ -3,7 +3,8 @@ import { MIX_BANDS, MIX_LETTERS, bandQuotas, benchMix, hardCorpusLevels, hardSet
 import { convertProgram } from '../../levels/pipeline.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { engineRunner, evaluateLevel } from '../../orchestrator/stages/simulate.js';
+import { evaluateLevel } from '../../orchestrator/machine/index.js';
+import { EnginePool } from '../../orchestrator/pool/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 
 describe('the bench mix', () => {
@@ -41,12 +42,13 @@ describe('the bench mix', () => {
 
   it('about a quarter collapse (checked on a seed the sloppiness was not fitted on)', async () => {
     const sample = benchMix(100, 77);
-    const engine = new HeadlessEngine();
+    const pool = new EnginePool({ engines: [new HeadlessEngine()] });
     let collapsed = 0;
     for (const level of sample) {
-      const result = await evaluateLevel(engineRunner(engine), level.name, level.xml, { trials: 3, damage: 'contact-point', rule: OFFICIAL_RULE, capture: false, rawImages: false });
+      const result = await evaluateLevel(pool, level.name, level.xml, { trials: 3, damage: 'contact-point', rule: OFFICIAL_RULE, capture: false, rawImages: false });
       if (result.stability.score < 1) collapsed += 1;
     }
+    await pool.close();
     expect(collapsed).toBeGreaterThanOrEqual(15);
     expect(collapsed).toBeLessThanOrEqual(35);
   });

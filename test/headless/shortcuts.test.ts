@@ -10,7 +10,8 @@ import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { maskToRgba } from '../../bridge/headless/render.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { benchMix, hardCorpusLevels, referenceLevels } from '../../scripts/bench/mix.js';
-import { engineRunner, evaluateLevel } from '../../orchestrator/stages/simulate.js';
+import { evaluateLevel } from '../../orchestrator/machine/index.js';
+import { EnginePool } from '../../orchestrator/pool/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 
@@ -99,13 +100,14 @@ describe('exact shortcuts', () => {
 
   it('an engine without shortcuts in a worker thread (planck\'s solver, every step, RGBA PNG) scores and draws the same', async () => {
     const old = new WorkerEngine(undefined, { shortcuts: false });
-    const fast = new HeadlessEngine();
+    const oldPool = new EnginePool({ engines: [old] });
+    const fastPool = new EnginePool({ engines: [new HeadlessEngine()] });
     try {
       await old.started();
       const options = { trials: 3, damage: 'contact-point' as const, rule: OFFICIAL_RULE, capture: true, rawImages: true };
       for (const level of [...mix.slice(0, 2), hard[6]!]) {
-        const a = await evaluateLevel(engineRunner(old), level.name, level.xml, options);
-        const b = await evaluateLevel(engineRunner(fast), level.name, level.xml, options);
+        const a = await evaluateLevel(oldPool, level.name, level.xml, options);
+        const b = await evaluateLevel(fastPool, level.name, level.xml, options);
         expect(b.stability).toEqual(a.stability);
         expect(b.trials).toEqual(a.trials);
         expect(b.events).toEqual(a.events);
@@ -114,8 +116,8 @@ describe('exact shortcuts', () => {
         expect(Buffer.from((await decodePng(b.raw!)).rgba).equals(Buffer.from((await decodePng(a.raw!)).rgba))).toBe(true);
       }
     } finally {
-      await old.close();
-      await fast.close();
+      await oldPool.close();
+      await fastPool.close();
     }
   }, SLOW);
 

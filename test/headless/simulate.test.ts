@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { GOLDEN, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { engineRunner, evaluateLevel } from '../../orchestrator/stages/simulate.js';
+import { evaluateLevel } from '../../orchestrator/machine/index.js';
+import { EnginePool } from '../../orchestrator/pool/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 
 /**
@@ -122,14 +123,15 @@ describe('sbeval level', () => {
     const sample = join(GOLDEN, 'sample-levels');
     const fromText = await runSbeval(['level', join(sample, 'result_22.input.txt'), '--json']);
     expect(fromText.exitCode).toBe(0);
-    const engine = new HeadlessEngine();
-    const fromXml = await evaluateLevel(engineRunner(engine), 'x', readFileSync(join(sample, 'result_22.expected.xml'), 'utf8'), {
+    const pool = new EnginePool({ engines: [new HeadlessEngine()] });
+    const fromXml = await evaluateLevel(pool, 'x', readFileSync(join(sample, 'result_22.expected.xml'), 'utf8'), {
       trials: 3,
       damage: 'contact-point',
       rule: OFFICIAL_RULE,
       capture: false,
       rawImages: false,
     });
+    await pool.close();
     const json = JSON.parse(fromText.stdout) as { score: number; startingObjects: number; objects: Array<{ last: [number, number] }> };
     expect(json.score).toBe(fromXml.stability.score);
     expect(json.startingObjects).toBe(fromXml.stability.startingObjects);

@@ -6,11 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { runRecorded } from '../../bridge/trace.js';
 import { explainFrames, type Explanation } from '../../scoring/explain.js';
 import { parseStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import { engineRunner, evaluateLevel, runSimulateStage, type LevelEvaluation, type TrialRunner } from '../../orchestrator/stages/simulate.js';
+import { evaluateLevel, traceOfTrialOne, type LevelEvaluation } from '../../orchestrator/machine/index.js';
+import { EnginePool } from '../../orchestrator/pool/index.js';
+import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import { viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from '../../viewer/trial.js';
@@ -128,14 +129,14 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
   it('on the reference and hard corpus levels, each recorded as `sbeval level --trace` records it', async () => {
     expect(referenceLevels).toHaveLength(90);
     expect(hardLevels).toHaveLength(10);
-    const engine = new HeadlessEngine();
+    const pool = new EnginePool({ engines: [new HeadlessEngine()] });
     let bodies = 0;
     for (const file of [...referenceLevels, ...hardLevels]) {
       const name = basename(file);
       const trace = join(work, `${name}.sbtrace`);
       // `sbeval level <file> --trace <trace> --sim-trials 1`: trial 1 recorded as it runs, with the capture.
-      const runner: TrialRunner = (job, makeSink) => (job.settings.trial === 1 ? runRecorded(engine, job, trace, makeSink()) : engineRunner(engine)(job, makeSink));
-      const level = ofLevel(await evaluateLevel(runner, file, await readFile(file, 'utf8'), { trials: 1, damage: 'contact-point', rule: OFFICIAL_RULE, capture: true, rawImages: false }));
+      const tee = traceOfTrialOne(trace);
+      const level = ofLevel(await evaluateLevel(pool, file, await readFile(file, 'utf8'), { trials: 1, damage: 'contact-point', rule: OFFICIAL_RULE, capture: true, rawImages: false, tee }));
       const trial = await openTraceFile(trace);
       const explained = ofExplain(explainTrace(trial));
       const viewer = ofViewer(viewerMeta(trial), viewerFrames(trial));
@@ -148,12 +149,13 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
       expect([json!.score, json!.movingObjects, json!.startingObjects], name).toEqual([level.score, level.moving, level.counted]);
       bodies += level.bodies.length;
     }
-    await engine.close();
+    await pool.close();
     expect(bodies).toBeGreaterThan(300);
   });
 
   it('on every recorded trace of the corpus, against the verdict recorded with it', async () => {
     let traces = 0;
+    const pool = new EnginePool({ engines: [new HeadlessEngine()] });
     for (const set of ['reference', 'hard']) {
       const index = JSON.parse(readFileSync(join(CORPUS, set, 'corpus.json'), 'utf8')) as { levels: Array<{ trace: string; score: number; moving: number[]; steps: number }> };
       for (const entry of index.levels) {
@@ -164,11 +166,12 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
         expect(explained.steps, entry.trace).toEqual({ stream: entry.steps, windowStart: 1, windowEnd: 503 });
         expect([explained.score, explained.bodies.filter((b) => b[3]).map((b) => b[0])], entry.trace).toEqual([entry.score, entry.moving]);
         // `sbeval level` on the trace's own level and settings (no capture) recomputes the same numbers.
-        const level = ofLevel(await evaluateLevel(engineRunner(new HeadlessEngine()), entry.trace, trial.xml!, { trials: 1, damage: trial.settings.damage, rule: OFFICIAL_RULE, capture: false, rawImages: false }));
+        const level = ofLevel(await evaluateLevel(pool, entry.trace, trial.xml!, { trials: 1, damage: trial.settings.damage, rule: OFFICIAL_RULE, capture: false, rawImages: false }));
         expect(level, entry.trace).toEqual(explained);
         traces += 1;
       }
     }
+    await pool.close();
     expect(traces).toBe(100);
   });
 });
