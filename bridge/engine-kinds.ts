@@ -9,3 +9,6 @@ export type EngineKind = (typeof ENGINE_KINDS)[number];
 
 /** The kinds whose trials do not run on this machine's cores (Unity editors, engines that dial in). */
 export const OFF_MACHINE_ENGINES: readonly EngineKind[] = ['unity', 'bridge'];
+
+/** The kinds that run this installation's own headless engine (in worker threads or `sbeval engine` children). */
+export const OWN_HEADLESS_ENGINES: readonly EngineKind[] = ['headless', 'headless-ws'];

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { OWN_HEADLESS_ENGINES } from '../../bridge/engine-kinds.js';
 import { join } from 'node:path';
 import type { DamageFormula } from '../../bridge/engine.js';
 import { headlessDigest } from '../../bridge/headless/engine.js';
@@ -60,7 +61,7 @@ export function settingsDigest(options: { engine: string; trials: number; damage
  * start itself (`unity`, `bridge`) say what they are only in their `hello`; their kind is the key.
  */
 export function engineKey(kind: string, headless: string = headlessDigest()): string {
-  return kind === 'headless' || kind === 'headless-ws' ? `${kind}:${headless}` : kind;
+  return (OWN_HEADLESS_ENGINES as readonly string[]).includes(kind) ? `${kind}:${headless}` : kind;
 }
 
 /** The settings digest for an engine key (`engineKey`): what a level's cache entry is keyed by. */
