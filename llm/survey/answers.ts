@@ -29,7 +29,7 @@ export interface ItemAnswer {
   level?: string;
 }
 
-export interface RaterFile {
+interface RaterFile {
   rater: string;
   answers: Record<string, ItemAnswer>;
 }
@@ -43,7 +43,7 @@ export const MAX_COMMENT = 5000;
  * 30,000 bytes, the values of a survey's metrics a few hundred more; a survey with so many metrics
  * that an answer passes this is refused at save time, not after.
  */
-export const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 const answerSchema = z.object({
   values: z.record(z.string(), z.number()),
@@ -52,7 +52,7 @@ const answerSchema = z.object({
   level: z.string().optional(),
 });
 
-export function checkRaterId(rater: string): string {
+function checkRaterId(rater: string): string {
   if (!RATER_ID.test(rater) || rater.includes('..')) throw new SbevalError('survey', `rater id "${rater}" is not 1–64 letters, digits, _ . -`);
   return rater;
 }
