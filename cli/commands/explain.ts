@@ -6,6 +6,7 @@ import { basename, extname, resolve } from 'node:path';
 import { explainFrames } from '../../scoring/explain.js';
 import { formatExplanation } from '../../scoring/explain/format.js';
 import { SbevalError } from '../../core/errors.js';
+import { TraceFormatError } from '../../bridge/trace.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import { simulateTrialData, type TrialData } from '../../viewer/trial.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
@@ -25,8 +26,10 @@ async function loadTrialFor(target: string): Promise<TrialData> {
   try {
     return await openTraceFile(path);
   } catch (error) {
-    if (error instanceof SbevalError) throw error;
-    throw new SbevalError('input', (error as Error).message);
+    if (error instanceof SbevalError && !(error instanceof TraceFormatError)) throw error;
+    // A `.txt` is a drop program or an LLM response more often than a misnamed trace: say so, and the way from it to a trace.
+    const what = extname(path).toLowerCase() === '.txt' ? ' (a .txt is a drop program or an LLM response, not a trace)' : '';
+    throw new SbevalError('input', `${target} is not a trace explain can read${what}: ${(error as Error).message}`, 'explain takes a trace file (sbeval level --trace, sbeval record, simulate --traces) or a level .xml; from a .txt: sbeval level <file> --trace <out.sbtrace>, then sbeval explain <out.sbtrace>');
   }
 }
 

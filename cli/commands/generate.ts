@@ -148,6 +148,17 @@ function summaryJson({ team, summary }: GenerateRun, several: boolean): string {
   return JSON.stringify({ type: 'summary', ...(several ? { team } : {}), logFile: summary.logFile, stopped: summary.stopped ?? null, models });
 }
 
+/**
+ * T given by --trials is this command's only: the folder's other commands take T from the config (or
+ * their own --trials, or the default), so a T they would not use is said here, with the way to keep it.
+ */
+function trialsLaterNote(root: string, settings: Settings): string | undefined {
+  if (settings.sources.trials !== 'flag') return undefined;
+  const later = resolveSettings(root, {}, { command: 'run', allowEmpty: true, allowMissing: true });
+  if (later.trials === settings.trials) return undefined;
+  return `--trials ${settings.trials} holds for this command only: \`sbeval run\` and \`sbeval score\` on this folder use T ${later.trials} (${later.sources.trials === 'config' ? 'sbeval.config.yaml' : 'the default'}); set trials: ${settings.trials} in sbeval.config.yaml, or pass --trials ${settings.trials} to them`;
+}
+
 async function generateAction(root: string, flags: GenerateFlags): Promise<void> {
   const settings = generateSettings(root, flags);
   const jobs = generateJobs(settings, flags);
@@ -162,6 +173,8 @@ async function generateAction(root: string, flags: GenerateFlags): Promise<void>
   }
   if (!flags.json) for (const line of meter.summary()) process.stdout.write(`${line}\n`);
   for (const run of runs) process.stdout.write(flags.json ? `${summaryJson(run, jobs.length > 1)}\n` : summaryLines(run.summary, run.team).map((line) => `${line}\n`).join(''));
+  const later = trialsLaterNote(root, settings);
+  if (later) process.stderr.write(`note: ${later}\n`);
   const unfinished = runs.length < jobs.length || runs.some(({ summary }) => summary.stopped || summary.models.some((m) => m.unfinished > 0));
   if (unfinished) process.exitCode = EXIT_CHECK_FAILED;
 }

@@ -233,6 +233,7 @@ Example: sbeval judge order competition --judge llava:13b --reference zero_shot`
       } else {
         process.stdout.write(`${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`);
         for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`);
+        for (const v of summary.versus) process.stdout.write(`  ${v.team.padEnd(24)} vs ${flags.reference}: win ${v.teamWins}, tie ${v.ties}, lose ${v.referenceWins}${v.winShare === null ? '' : `, share won ${v.winShare.toFixed(3)}${interval(v.winShareInterval, 3)}`}\n`);
         process.stdout.write(`  results: ${summary.outDir}; calls: ${summary.logFile}\n`);
         if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
       }

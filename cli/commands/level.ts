@@ -5,6 +5,7 @@ import { SimulationBudgetError } from '../../bridge/headless/budget.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { EVALUATOR_DT } from '../../bridge/window.js';
 import { SbevalError } from '../../core/errors.js';
+import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { convertProgram, responseToLevel } from '../../levels/pipeline.js';
 import { describeSteps } from '../../scoring/stability.js';
 import { DEFAULTS } from '../../orchestrator/config/index.js';
@@ -49,7 +50,8 @@ async function levelXmlFrom(file: string, prefix: string | undefined): Promise<s
   }
   const result = convertProgram(text, options);
   if (!result.ok) throw new SbevalError('input', `${file}: ${result.reason}`);
-  if (result.calls.length === 0) throw new SbevalError('input', `${file}: no ${chosen ?? 'drop_block'}(...) calls found`, 'use --prefix ab_drop for 2023 programs');
+  // The official wording of a response without a drop call (levels/extract.ts), with what was looked for.
+  if (result.calls.length === 0) throw new SbevalError('input', `${file}: ${CODE_NOT_FOUND} (no ${chosen ?? 'drop_block'}(...) call)`, 'use --prefix ab_drop for 2023 programs');
   return result.xml;
 }
 

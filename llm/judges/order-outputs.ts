@@ -30,6 +30,8 @@ import { orderRoot } from './paths.js';
  */
 export interface OrderOutputSummary {
   teams: Array<{ team: string; meanScore: number | null; meanRank: number | null; questions: number; interval: Interval | null }>;
+  /** With a reference: every other team's win / tie / lose against it (metric.json's counts). */
+  versus: Array<{ team: string } & VersusRow>;
 }
 
 interface OutputInput {
@@ -169,7 +171,7 @@ async function writeSbeval(input: OutputInput): Promise<OrderOutputSummary> {
   await writeFileAtomic(join(input.outDir, 'position-bias.json'), json({ ...bias, note: 'paired: questions with two or more presentations that gave an ordering; pairDisagreement: mean share of team pairs ordered differently by two presentations of one question; byPosition: per number of teams shown, the mean score of each position minus the mean of its presentation (0 everywhere: no position bias)' }));
   const maxGroup = Math.max(2, ...input.planned.map((q) => q.teams.length));
   await writeCommon(input, { metric: metricJson(results, teams, options.reference), summaries, scores: scoreRows(summaries, options.reference, versus), levels, scaleMin: rankScore(maxGroup, scale), extra: { versus: Object.fromEntries(versus), positionBias: bias } });
-  return { teams: summaries };
+  return { teams: summaries, versus: [...versus].map(([team, v]) => ({ team, ...v })) };
 }
 
 async function writeDocument(input: OutputInput): Promise<OrderOutputSummary> {
@@ -214,5 +216,5 @@ async function writeDocument(input: OutputInput): Promise<OrderOutputSummary> {
   await writeFileAtomic(join(input.outDir, 'questions.jsonl'), questionLines.length === 0 ? '' : `${questionLines.join('\n')}\n`);
   await writeFileAtomic(join(input.outDir, 'review.jsonl'), reviewLines.length === 0 ? '' : `${reviewLines.join('\n')}\n`);
   await writeCommon(input, { metric: metrics.metric, summaries, scores: scoreRows(summaries, options.reference, versus), levels, scaleMin: 0, extra: { versus: Object.fromEntries(versus) } });
-  return { teams: summaries };
+  return { teams: summaries, versus: [...versus].map(([team, v]) => ({ team, ...v })) };
 }

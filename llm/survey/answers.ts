@@ -7,14 +7,18 @@ import { describeIssue } from '../../orchestrator/config/load.js';
 import type { SurveyFile } from './build.js';
 
 /**
- * A rater's answers: `<survey>/answers/<rater>.json`, rewritten atomically on every change (the
- * server saves each click), so a reload, a crash or a closed laptop loses nothing:
- *   {rater, updated, answers: {<item id>: {values: {<metric id>: n}, comment?, at, level}}}
+ * A rater's answers: one file per item, `<survey>/answers/<rater>/<item>.json`, rewritten atomically
+ * on every change (the server saves each click), so a reload, a crash or a closed laptop loses nothing:
+ *   {level, values: {<metric id>: n}, comment?, at}
+ * One file per answer keeps every file the size of one answer however many items a rater rates: a
+ * single file per rater outgrew any reader's cap on a large survey (700 items with 5,000-character
+ * comments pass 16 MiB). The cap is checked when an answer is saved (answerText: the server answers
+ * 413), and the reader's cap is the same number, so nothing saved is ever unreadable.
  * Each rater sees the items in their own seeded order (survey seed × rater id), the same on every
  * visit, so order effects average out across raters.
  *
- * Read back only through `listRaters` (by `survey collect`, the report and the server): a file that is
- * not JSON, does not have this shape, or is larger than any real rater's file is skipped with a
+ * Read back only through `listRaters` (by `survey collect`, the report and the server) and
+ * `readRater`: a file that is not JSON, does not have this shape, or is above the cap is skipped with a
  * warning that names it — one bad file never stops the others from being counted.
  */
 export interface ItemAnswer {
@@ -25,16 +29,21 @@ export interface ItemAnswer {
   level?: string;
 }
 
-export interface RaterFile {
+interface RaterFile {
   rater: string;
-  updated: string;
   answers: Record<string, ItemAnswer>;
 }
 
 const RATER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const MAX_COMMENT = 5000;
-/** A rater's file above this is not one the server wrote (items × metrics × a 5,000-character comment stay far below). */
-const MAX_RATER_FILE_BYTES = 16 * 1024 * 1024;
+/** Item ids are file names too (build.ts writes `item-NN`). */
+const ITEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const MAX_COMMENT = 5000;
+/**
+ * One answer's file, at most: a 5,000-character comment of characters JSON escapes as `\uXXXX` is
+ * 30,000 bytes, the values of a survey's metrics a few hundred more; a survey with so many metrics
+ * that an answer passes this is refused at save time, not after.
+ */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 const answerSchema = z.object({
   values: z.record(z.string(), z.number()),
@@ -42,50 +51,83 @@ const answerSchema = z.object({
   at: z.string(),
   level: z.string().optional(),
 });
-const raterSchema = z.object({ rater: z.string(), updated: z.string(), answers: z.record(z.string(), answerSchema) });
 
-export function raterPath(out: string, rater: string): string {
+function checkRaterId(rater: string): string {
   if (!RATER_ID.test(rater) || rater.includes('..')) throw new SbevalError('survey', `rater id "${rater}" is not 1–64 letters, digits, _ . -`);
-  return join(out, 'answers', `${rater}.json`);
+  return rater;
 }
 
-/** One rater's file, or why it cannot be read. */
-function readRaterFile(path: string, rater: string): RaterFile | { problem: string } {
+/** The file of one rater's answer to one item; undefined for an item id that cannot be a file name. */
+export function answerPath(out: string, rater: string, itemId: string): string | undefined {
+  if (!ITEM_ID.test(itemId)) return undefined;
+  return join(out, 'answers', checkRaterId(rater), `${itemId}.json`);
+}
+
+/** An answer as its file holds it, or why it cannot be saved (larger than the reader takes). */
+export function answerText(answer: ItemAnswer): { text: string } | { problem: string } {
+  const text = `${JSON.stringify(answer, null, 2)}\n`;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_ANSWER_BYTES) return { problem: `this answer is ${bytes} bytes; an answer holds at most ${MAX_ANSWER_BYTES}` };
+  return { text };
+}
+
+/** One answer's file, or why it cannot be read. */
+function readAnswerFile(path: string): ItemAnswer | { problem: string } {
   const size = statSync(path).size;
-  if (size > MAX_RATER_FILE_BYTES) return { problem: `${size} bytes, more than any rater's file can be` };
+  if (size > MAX_ANSWER_BYTES) return { problem: `${size} bytes, more than an answer can be (${MAX_ANSWER_BYTES})` };
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     return { problem: `not JSON (${(error as Error).message.split('\n')[0]})` };
   }
-  const parsed = raterSchema.safeParse(data);
-  if (!parsed.success) return { problem: `not a rater's answers (${parsed.error.issues.slice(0, 3).map(describeIssue).join('; ')})` };
-  return { ...parsed.data, rater };
+  const parsed = answerSchema.safeParse(data);
+  if (!parsed.success) return { problem: `not an answer (${parsed.error.issues.slice(0, 3).map(describeIssue).join('; ')})` };
+  return parsed.data;
 }
 
-/** The rater's answers so far (none yet: an empty file); a file that cannot be read is an error here. */
-export function readRater(out: string, rater: string): RaterFile {
-  const path = raterPath(out, rater);
-  if (!existsSync(path)) return { rater, updated: '', answers: {} };
-  const file = readRaterFile(path, rater);
-  if ('problem' in file) throw new SbevalError('survey', `${path}: ${file.problem}`, 'move the file aside; the rater starts again');
-  return file;
+/** One rater's answers so far (none yet: no folder), and the files that could not be read. */
+function readRaterDir(dir: string, rater: string): { file: RaterFile; warnings: string[] } {
+  const answers: Record<string, ItemAnswer> = {};
+  const warnings: string[] = [];
+  if (!existsSync(dir)) return { file: { rater, answers }, warnings };
+  for (const name of readdirSync(dir).filter((f) => !f.startsWith('.')).sort()) {
+    const shown = join('answers', rater, name);
+    const itemId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+    const answer = ITEM_ID.test(itemId) ? readAnswerFile(join(dir, name)) : { problem: 'the file name is not <item>.json' };
+    if ('problem' in answer) warnings.push(`${shown}: ${answer.problem}; skipped`);
+    else answers[itemId] = answer;
+  }
+  return { file: { rater, answers }, warnings };
 }
 
-export function listRaters(out: string): { raters: RaterFile[]; warnings: string[] } {
+/** The rater's answers so far, and the files of theirs that could not be read (the server logs them; the rater is told nothing of paths). */
+export function readRater(out: string, rater: string): { file: RaterFile; warnings: string[] } {
+  return readRaterDir(join(out, 'answers', checkRaterId(rater)), rater);
+}
+
+/** Every rater with a folder in `answers/`; what is not a rater's folder or answer is named in `warnings`. */
+export function listRaters(out: string): { raters: RaterFile[]; warnings: string[]; entries: number } {
   const dir = join(out, 'answers');
   const raters: RaterFile[] = [];
   const warnings: string[] = [];
-  if (!existsSync(dir)) return { raters, warnings };
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort()) {
-    const rater = name.slice(0, -'.json'.length);
+  if (!existsSync(dir)) return { raters, warnings, entries: 0 };
+  const names = readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+  for (const name of names) {
     const path = join(dir, name);
-    const file = RATER_ID.test(rater) ? readRaterFile(path, rater) : { problem: 'the file name is not a rater id' };
-    if ('problem' in file) warnings.push(`${join('answers', name)}: ${file.problem}; skipped`);
-    else raters.push(file);
+    if (!statSync(path).isDirectory()) {
+      warnings.push(`${join('answers', name)}: not a rater's folder (answers are answers/<rater>/<item>.json); skipped`);
+      continue;
+    }
+    if (!RATER_ID.test(name) || name.includes('..')) {
+      warnings.push(`${join('answers', name)}: the folder name is not a rater id; skipped`);
+      continue;
+    }
+    const read = readRaterDir(path, name);
+    warnings.push(...read.warnings);
+    raters.push(read.file);
   }
-  return { raters, warnings };
+  return { raters, warnings, entries: names.length };
 }
 
 export function itemOrder(survey: SurveyFile, rater: string): string[] {

@@ -27,7 +27,7 @@ import { startImagePng } from './start-image.js';
  * Items are every level with a level XML, or a seeded sample (`--sample N`) stratified by team ×
  * letter (stratifiedSample: every team and letter as evenly represented as the folder allows). Written to
  * `<out>/survey.json` with the pictures in `<out>/assets/`; `<out>` defaults to
- * `<root>/result/survey/`. Raters' answers go to `<out>/answers/<rater>.json` (survey serve).
+ * `<root>/result/survey/`. Raters' answers go to `<out>/answers/<rater>/<item>.json` (survey serve).
  */
 export interface SurveyItem {
   id: string;

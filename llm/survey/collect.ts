@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { SbevalError } from '../../core/errors.js';
 import { finitePairs, intervalAlpha, krippendorffAlpha, pearson, spearman } from '../judges/scoring/agreement.js';
 import { bootstrapInterval, type Interval } from '../judges/scoring/bootstrap.js';
 import { agreementTable, type PairAgreement } from '../judges/scoring/judge-agreement.js';
@@ -77,6 +78,10 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
   const out = resolve(outArg);
   const data = loadSurveyRatings(out);
   const { survey, ratings } = data;
+  // Answers that are there but none readable is not "0 raters": it is a survey whose answers were lost to the reader.
+  if (ratings.length === 0 && data.warnings.length > 0) {
+    throw new SbevalError('survey', `no rating could be read from ${join(out, 'answers')}: ${data.warnings.length} entr${data.warnings.length === 1 ? 'y' : 'ies'} skipped, the first: ${data.warnings[0]!}`, 'answers are answers/<rater>/<item>.json as `sbeval survey serve` writes them');
+  }
   const agreement: CollectResult['agreement'] = [];
   const agreementRows: Row[] = [['metric', 'alpha_interval', 'alpha_low', 'alpha_high', 'alpha_ordinal', 'units', 'pairable_values', 'raters']];
   for (const metric of survey.metrics) {

@@ -9,7 +9,7 @@ import { describeError, SbevalError } from '../../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
 import { createViewerHandler, viewerErrorStatus, type ViewerHandler } from '../../viewer/server.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
-import { checkAnswer, itemOrder, levelOf, raterPath, readRater, type ItemAnswer, type RaterFile } from './answers.js';
+import { answerPath, answerText, checkAnswer, itemOrder, levelOf, MAX_COMMENT, readRater, type ItemAnswer } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
 import { readInvites, raterOfToken, type Invite } from './invites.js';
 
@@ -21,13 +21,17 @@ import { readInvites, raterOfToken, type Invite } from './invites.js';
  * - `GET /api/survey` → title, instructions, metrics and the items without their team, level or file
  *   names (raters judge blind);
  * - `GET /api/me` → the rater's id, item order and answers so far;
- * - `PUT /api/me/<item>` `{values: {<metric>: n}, comment?}` → saved atomically before the reply;
- *   one rater's saves are applied in the order they arrive;
+ * - `PUT /api/me/<item>` `{values: {<metric>: n}, comment?}` → saved atomically before the reply
+ *   (answers.ts: one file per answer, its size checked before it is written: 413 when too large, as
+ *   for a comment longer than the survey takes); one rater's saves are applied in the order they arrive;
  * - `POST /api/replay/<item>` → a replay of that level in the viewer, served by this server on this
  *   port under an unguessable path (`replay/<key>/`), titled with the item number only; the four most
  *   recent stay open;
- * - `GET /assets/<file>.png` → the survey's pictures (named by item number).
- * Every answer carries only what the rater may know: never a team, a level name or a path.
+ * - `GET /assets/<file>.png` → the survey's pictures (named by item number), to invited raters only
+ *   like the API: a level's pictures are the competition's unpublished results.
+ * Every answer carries only what the rater may know: never a team, a level name or a path. An error
+ * that is not the request's own (a level file gone, a disk fault) answers with a generic line and a
+ * reference; its detail goes to the organizer's log (stderr) under that reference.
  * Hardening: a request whose `Host` is not the address served (or the public URL's) is refused (403,
  * DNS rebinding); every response forbids framing (`frame-ancestors 'none'`, `X-Frame-Options: DENY`;
  * the replay viewer: same origin only, it is framed by the survey page), so no other page can put the
@@ -131,6 +135,16 @@ class Invitations {
   }
 }
 
+/** The organizer's log: what a rater is not told (paths, levels, unreadable answer files). */
+const log = (line: string) => process.stderr.write(`survey: ${line}\n`);
+
+/** A rater's answers as the server reads them; files that cannot be read are logged for the organizer, never shown to the rater. */
+function raterAnswers(out: string, rater: string): Record<string, ItemAnswer> {
+  const { file, warnings } = readRater(out, rater);
+  for (const w of warnings) log(w);
+  return file.answers;
+}
+
 /** Raters' answer files: each save applied atomically, one rater's saves in the order they arrive. */
 class AnswerFiles {
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -140,18 +154,20 @@ class AnswerFiles {
     private readonly survey: SurveyFile,
   ) {}
 
-  save(rater: string, itemId: string, answer: { values: Record<string, number>; comment?: string }): Promise<RaterFile> {
+  save(rater: string, itemId: string, answer: { values: Record<string, number>; comment?: string }): Promise<ItemAnswer> {
     const run = async () => {
-      const file = readRater(this.out, rater);
-      const item = this.survey.items.find((i) => i.id === itemId)!;
-      const stored = file.answers[itemId];
+      const path = answerPath(this.out, rater, itemId);
+      const item = this.survey.items.find((i) => i.id === itemId);
+      if (path === undefined || item === undefined) throw new HttpError(400, `no item ${itemId}`);
+      const stored = raterAnswers(this.out, rater)[itemId];
       // An answer to another level under the same item id (the survey was rebuilt) is not merged into.
       const previous = stored && (stored.level === undefined || stored.level === levelOf(item)) ? stored : undefined;
       const comment = answer.comment ?? previous?.comment;
-      file.answers[itemId] = { level: levelOf(item), values: { ...(previous?.values ?? {}), ...answer.values }, ...(comment !== undefined ? { comment } : {}), at: new Date().toISOString() };
-      file.updated = new Date().toISOString();
-      await writeFileAtomic(raterPath(this.out, rater), `${JSON.stringify(file, null, 2)}\n`);
-      return file;
+      const next: ItemAnswer = { level: levelOf(item), values: { ...(previous?.values ?? {}), ...answer.values }, ...(comment !== undefined ? { comment } : {}), at: new Date().toISOString() };
+      const text = answerText(next);
+      if ('problem' in text) throw new HttpError(413, `${text.problem}: not saved`);
+      await writeFileAtomic(path, text.text);
+      return next;
     };
     const next = (this.queues.get(rater) ?? Promise.resolve()).then(run, run);
     this.queues.set(rater, next.catch(() => undefined));
@@ -220,15 +236,16 @@ interface Parts {
 async function api(p: Parts, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const rater = p.invitations.raterOf(req);
   if (req.method === 'GET' && path === '/api/survey') return json(res, p.publicSurvey);
-  if (req.method === 'GET' && path === '/api/me') return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(readRater(p.out, rater).answers, p.survey) });
+  if (req.method === 'GET' && path === '/api/me') return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(raterAnswers(p.out, rater), p.survey) });
   const put = /^\/api\/me\/([^/]+)$/.exec(path);
   if (put && req.method === 'PUT') {
     const itemId = decodeSegment(put[1]!, 'item id');
     const answer = (await body(req)) as { values?: Record<string, number>; comment?: string } | null;
+    if (typeof answer?.comment === 'string' && answer.comment.length > MAX_COMMENT) throw new HttpError(413, `a comment holds at most ${MAX_COMMENT} characters, this one has ${answer.comment.length}: not saved`);
     const problem = checkAnswer(p.survey, itemId, { values: answer?.values, comment: answer?.comment });
     if (problem) throw new HttpError(400, problem);
-    const file = await p.answers.save(rater, itemId, { values: answer!.values!, ...(answer!.comment !== undefined ? { comment: answer!.comment } : {}) });
-    return json(res, { saved: true, answers: forRater(file.answers, p.survey) });
+    const saved = await p.answers.save(rater, itemId, { values: answer!.values!, ...(answer!.comment !== undefined ? { comment: answer!.comment } : {}) });
+    return json(res, { saved: true, answer: forRater({ [itemId]: saved }, p.survey)[itemId] });
   }
   const r = /^\/api\/replay\/([a-z0-9-]+)$/.exec(path);
   if (r && req.method === 'POST') {
@@ -238,7 +255,7 @@ async function api(p: Parts, req: IncomingMessage, res: ServerResponse, path: st
   throw new HttpError(404, 'not found');
 }
 
-/** The page, its static files and the survey's pictures (no rater identity needed: they name nothing). */
+/** The page and its static files (nothing of the competition), and the survey's pictures (invited raters only). */
 async function files(p: Parts, dir: string, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   if (req.method !== 'GET') throw new HttpError(405, 'only GET');
   if (path === '/' || path === '/index.html') return send(res, 200, TYPES.html!, await readFile(join(dir, 'index.html')));
@@ -248,6 +265,7 @@ async function files(p: Parts, dir: string, req: IncomingMessage, res: ServerRes
     return send(res, 200, TYPES[path.split('.').at(-1)!]!, await readFile(file));
   }
   if (/^\/assets\/[a-z0-9-]+\.png$/.test(path)) {
+    p.invitations.raterOf(req);
     const file = join(p.out, path.slice(1));
     if (!existsSync(file)) throw new HttpError(404, 'not found');
     return send(res, 200, TYPES.png!, await readFile(file));
@@ -296,8 +314,12 @@ export async function startSurveyServer(options: SurveyServerOptions): Promise<S
       await route(parts, dir, req, res);
     };
     handle().catch((error: unknown) => {
-      if (!res.headersSent) json(res, { error: describeError(error) }, error instanceof HttpError ? error.status : viewerErrorStatus(error));
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof HttpError) return json(res, { error: error.message }, error.status);
+      // Not the request's fault: its text may name a path, a team or a level (ENOENT of a level file).
+      const reference = randomBytes(4).toString('hex');
+      log(`${req.method ?? ''} ${req.url ?? ''} [${reference}]: ${describeError(error)}`);
+      json(res, { error: `the survey could not do this (reference ${reference}); the organizer has the detail` }, viewerErrorStatus(error));
     });
   });
   await new Promise<void>((ok, fail) => {

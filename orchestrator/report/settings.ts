@@ -1,15 +1,19 @@
 /**
  * The settings of a run's stages before scoring, as report lines (the score stage adds its own: rules,
- * T, line ends, baseline). The similarity model is named by the sha256 the similarity files' records
- * hold (orchestrator/stages/derivation.ts), so two reports can be compared without knowing the machines'
- * paths, and a run without the model at hand writes the same report as one with it.
+ * T, line ends, baseline). The similarity model is named from the sha256 the similarity files' records
+ * hold (orchestrator/stages/derivation.ts), never by a path, with what the fetch record in the model
+ * cache says of it (its repository and whether it is the competition's model).
  */
 import type { ReportFact } from '../../scoring/report/index.js';
 import type { RunConfig } from '../config/index.js';
+import { modelIdentity } from '../similarity/model-identity.js';
 
-/** The similarity model(s) the folder's similarity files came from, by the sha256 of the model file. */
+/**
+ * The similarity model(s) the folder's similarity files came from: each sha256 named — repository,
+ * revision, whether it is the competition's model, or "not verifiable" (similarity/model-identity.ts).
+ */
 function recordedModelFact(models: readonly string[]): ReportFact {
-  return { name: 'similarity model', value: models.length === 0 ? 'none recorded' : models.map((sha) => `sha256 ${sha.slice(0, 16)}…`).join(', ') };
+  return { name: 'similarity model', value: models.length === 0 ? 'none recorded' : models.map((sha) => modelIdentity(sha).text).join('; ') };
 }
 
 /**

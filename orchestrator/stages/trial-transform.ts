@@ -42,6 +42,19 @@ interface TrialTransformSpec {
   transform(content: string): TransformOutcome;
 }
 
+/** Why a response file is not UTF-8 text (a UTF-16 file, binary data), or undefined when it is. */
+function notUtf8Text(bytes: Uint8Array, text: string): string | undefined {
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return 'a UTF-16 byte order mark';
+  if (bytes.includes(0)) return 'NUL bytes: binary data or UTF-16';
+  if (!text.includes('\uFFFD')) return undefined;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return undefined;
+  } catch {
+    return 'bytes that are not UTF-8';
+  }
+}
+
 /** Official base name; undefined when the name has no dot (the official script would write a hidden `.<ext>`). */
 export function officialBaseName(file: string): string | undefined {
   const dot = file.lastIndexOf('.');
@@ -104,7 +117,12 @@ export async function runTrialTransform(spec: TrialTransformSpec, options: Trial
     }
     try {
       // Official: fs.promises.readFile(path, 'utf-8') — invalid bytes become U+FFFD, a BOM is kept.
-      const outcome = spec.transform(await readFile(trial.input, 'utf8'));
+      const bytes = await readFile(trial.input);
+      const text = bytes.toString('utf8');
+      const notText = notUtf8Text(bytes, text);
+      // Read the official way all the same (the outcome and the official log are the script's); the user is told why.
+      if (notText) progress.note(spec.stage, `${label} is not UTF-8 text (${notText}): read as UTF-8 the official way; save it as UTF-8 text`);
+      const outcome = spec.transform(text);
       if (!outcome.ok) {
         await fail(outcome.reason);
         continue;

@@ -91,6 +91,18 @@ describe('errors in the terminal, with the allowed values and a "did you mean"',
   }, 240_000);
 });
 
+describe('a response given where a level or a trace is expected', () => {
+  it('level says the official "Code not found."; explain says what the .txt is and what it takes', async () => {
+    const response = join(base, 'resp.txt');
+    writeFileSync(response, 'I would build the letter with three tall blocks.\n');
+    const [level, explain] = await Promise.all([runBuilt(['level', response], { timeoutMs: 120_000 }), runBuilt(['explain', response], { timeoutMs: 120_000 })]);
+    expect(level.exitCode).not.toBe(0);
+    expect(level.stderr).toMatch(/resp\.txt: Code not found\. \(no drop_block\(\.\.\.\) call\)/);
+    expect(explain.exitCode).not.toBe(0);
+    expect(explain.stderr).toMatch(/resp\.txt is not a trace explain can read \(a \.txt is a drop program or an LLM response, not a trace\): .*\(explain takes a trace file .* or a level \.xml; from a \.txt: sbeval level <file> --trace <out\.sbtrace>, then sbeval explain <out\.sbtrace>\)/);
+  }, 240_000);
+});
+
 describe('sbeval model fetch without network', () => {
   it('is a network error (not [config]) that names the offline routes', async () => {
     // A port nothing listens on: the connection is refused at once, as on a machine without network.

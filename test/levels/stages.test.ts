@@ -242,6 +242,26 @@ describe('stage functions', () => {
   });
 });
 
+describe('a response that is not text', () => {
+  it('is read the official way (Code not found.) and named in a note that says why', async () => {
+    const root = join(work, 'not-text');
+    mkdirSync(join(root, 'solo', 'raw', 'I'), { recursive: true });
+    const code = "```\ndrop_block('b11', 1)\n```\n";
+    writeFileSync(join(root, 'solo/raw/I/solo_I_1.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(code, 'utf16le')]));
+    writeFileSync(join(root, 'solo/raw/I/solo_I_2.txt'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xc3]));
+    writeFileSync(join(root, 'solo/raw/I/solo_I_3.txt'), code);
+    const notes: string[] = [];
+    const sink: ProgressSink = { start: () => {}, tick: () => {}, note: (_stage, message) => notes.push(message), end: () => {} };
+    const summary = await runExtractStage({ root }, sink);
+    expect(summary.succeeded).toBe(1);
+    expect([...summary.reasons.keys()]).toEqual(['Code not found.']);
+    expect(notes).toEqual([
+      'solo/I/solo_I_1.txt is not UTF-8 text (a UTF-16 byte order mark): read as UTF-8 the official way; save it as UTF-8 text',
+      'solo/I/solo_I_2.txt is not UTF-8 text (NUL bytes: binary data or UTF-16): read as UTF-8 the official way; save it as UTF-8 text',
+    ]);
+  });
+});
+
 describe('the example competition', () => {
   it('yields the levels the official scripts would, most of them', async () => {
     const root = join(work, 'example');

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import ts from 'typescript';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { PRODUCT_ROOTS } from '../structure/source-graph.js';
@@ -79,5 +80,36 @@ describe('the product never reads test/', () => {
     ].join('\n');
     expect(testReferences('x.ts', code)).toEqual(['../../test/fixtures/golden/', 'test', 'Example: sbeval verify test/fixtures/corpus']);
     expect(testReferences('page.html', '<script src="static/app.js"></script>\n<img src="../test/x.png">')).toEqual(['<img src="../test/x.png">']);
+  });
+});
+
+/** A page of docs/ named in a string (a message or a help text points the user there). */
+const DOC_PAGE = /(?<![\w.-])docs\/[\w.-]+\.md/g;
+
+/** The docs pages the product's strings name, each with one file that names it. */
+export function citedDocs(path: string, text: string): string[] {
+  return stringsOf(path, text).flatMap((s) => s.match(DOC_PAGE) ?? []);
+}
+
+describe('the package carries the docs its messages cite', () => {
+  it('every docs/… page a product string names is a file of the packed package', async () => {
+    const cited = new Map<string, string>();
+    for (const folder of PRODUCT) {
+      for (const file of files(join(PROJECT_ROOT, folder))) {
+        if (file.endsWith('.test.ts') || !SCRIPT.has(extname(file))) continue;
+        for (const page of citedDocs(file, readFileSync(file, 'utf8'))) cited.set(page, relative(PROJECT_ROOT, file));
+      }
+    }
+    expect(cited.size).toBeGreaterThan(3);
+    // What `npm pack` puts in the tarball (package.json `files`), without building or packing anything.
+    const { stdout } = await execa('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { cwd: PROJECT_ROOT });
+    const packed = new Set((JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
+    const missing = [...cited].filter(([page]) => !packed.has(page)).map(([page, by]) => `${page} (named in ${by})`);
+    expect(missing).toEqual([]);
+  });
+
+  it('finds the docs pages named in strings, not in comments', () => {
+    const code = ["// docs/uncertainty.md says why", "const hint = 'see docs/similarity.md#offline';", 'const t = `Details: docs/result-folder.md.`;', "const no = 'mydocs/x.md';"].join('\n');
+    expect(citedDocs('x.ts', code)).toEqual(['docs/similarity.md', 'docs/result-folder.md']);
   });
 });

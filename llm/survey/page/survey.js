@@ -53,12 +53,31 @@ function el(tag, attrs = {}, text) {
   return node;
 }
 
+// The pictures need the invitation like the API: fetched with the token, shown from a blob URL.
+const pictures = new Map();
+async function showPicture(img, path) {
+  img.removeAttribute('src');
+  const old = pictures.get(img.id);
+  if (old) URL.revokeObjectURL(old);
+  pictures.delete(img.id);
+  img.dataset.picture = path;
+  const res = await fetch(`/${path}`, { headers: { 'x-survey-token': state.token } });
+  if (!res.ok) return setStatus(`picture not available: HTTP ${res.status}`, true);
+  const blob = await res.blob();
+  // The rater may have moved on to another item meanwhile.
+  if (img.dataset.picture !== path) return;
+  const url = URL.createObjectURL(blob);
+  pictures.set(img.id, url);
+  img.src = url;
+}
+
 function renderLevel(item) {
-  $('item-title').textContent = `Item ${state.index + 1} of ${state.order.length} — target letter "${item.letter}"`;
-  $('start-image').src = `/${item.start}`;
+  // The item's id is in the title because the replay viewer is titled by it.
+  $('item-title').textContent = `Item ${state.index + 1} of ${state.order.length} (${item.id}) — target letter "${item.letter}"`;
+  void showPicture($('start-image'), item.start);
   $('final-image').hidden = !item.final;
   $('no-final').hidden = Boolean(item.final);
-  if (item.final) $('final-image').src = `/${item.final}`;
+  if (item.final) void showPicture($('final-image'), item.final);
   $('grid').textContent = item.grid ?? '(no drop grid in this folder)';
   $('replay-frame').hidden = true;
   $('replay-frame').removeAttribute('src');
@@ -140,7 +159,7 @@ async function send(itemId, body) {
   setStatus('saving…');
   try {
     const data = await api('PUT', `api/me/${encodeURIComponent(itemId)}`, body);
-    state.answers = data.answers;
+    state.answers[itemId] = data.answer;
     setStatus('saved');
   } catch (error) {
     setStatus(`not saved: ${error.message}`, true);

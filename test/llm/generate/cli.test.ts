@@ -77,6 +77,8 @@ describe('sbeval generate (real CLI)', () => {
     expect(result.stderr).not.toMatch(/Error/);
     expect(result.exitCode).toBe(0);
     for (const model of MODELS) expect(result.stdout).toContain(`${model}: 260 written, 0 failed (limits), 0 unfinished`);
+    // T from the default is every command's: nothing to tell.
+    expect(result.stderr).not.toContain('holds for this command only');
     const calls = [...hostA.calls, ...hostB.calls];
     expect(calls).toHaveLength(780);
     expect(new Set(calls.map(trialKey)).size).toBe(780);
@@ -98,6 +100,10 @@ describe('sbeval generate (real CLI)', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('0 written, 0 failed (limits), 0 unfinished, 260 already done');
     expect(hostA.calls.length + hostB.calls.length).toBe(780);
+    // T from --trials is this command's only: the user is told what run and score will use.
+    const two = await runSbeval(args(tempRoot('sbeval-cli-trials-'), [hostA.url], ['--trials', '2', '--chars', 'A']));
+    expect(two.exitCode, two.stderr).toBe(0);
+    expect(two.stderr).toContain('note: --trials 2 holds for this command only: `sbeval run` and `sbeval score` on this folder use T 10 (the default); set trials: 2 in sbeval.config.yaml, or pass --trials 2 to them');
   }, 300_000);
 
   it('killed with SIGKILL midway and run again, finishes with identical files and no repeated calls for finished trials', async () => {

@@ -197,6 +197,11 @@ describe('sbeval judge order on the example competition', () => {
     expect(reviews).toHaveLength(calls);
     const metric = JSON.parse(readFileSync(join(out(fullRoot), 'metric.json'), 'utf8'));
     const ref = 'BlockSmith';
+    // The terminal says what metric.json says: each team's win / tie / lose against the reference.
+    for (const team of TEAMS.filter((t) => t !== ref)) {
+      const w = metric[team].winning;
+      expect(full.stdout).toMatch(new RegExp(`^  ${team} +vs ${ref}: win ${w.model}, tie ${w.tie}, lose ${w[ref]}, share won `, 'm'));
+    }
     const expected: Record<string, unknown> = {};
     for (const team of TEAMS.filter((t) => t !== ref)) {
       let refWins = 0;

@@ -115,23 +115,25 @@ describe('sbeval score with judge results in the folder', () => {
     const item = (id: string, team: string, trial: number) => ({ id, team, letter: 'I', trial, name: `${team}_I_${trial}`, start: '', final: null, grid: null, history: [], historyNote: null, level: `${team}/levels/I/${team}_I_${trial}.xml`, stability: null, similarity: null });
     const survey = (items: unknown[]) => JSON.stringify({ version: 1, title: 't', instructions: '', seed: 7, root: '../..', metrics, items });
     // Rated while the survey held Alpha_I_1 and Beta_I_1 …
-    writeFileSync(join(out, 'answers', 'r1.json'), JSON.stringify({ rater: 'r1', updated: '', answers: { 'item-1': { values: { 'looks-like': 5 }, at: '', level: 'Alpha/I/Alpha_I_1' }, 'item-2': { values: { 'looks-like': 2 }, at: '', level: 'Beta/I/Beta_I_1' } } }));
+    mkdirSync(join(out, 'answers', 'r1'));
+    writeFileSync(join(out, 'answers', 'r1', 'item-1.json'), JSON.stringify({ values: { 'looks-like': 5 }, at: '', level: 'Alpha/I/Alpha_I_1' }));
+    writeFileSync(join(out, 'answers', 'r1', 'item-2.json'), JSON.stringify({ values: { 'looks-like': 2 }, at: '', level: 'Beta/I/Beta_I_1' }));
     // … then rebuilt: item-1 is now a Gamma level, item-2 is still Beta's.
     writeFileSync(join(out, 'survey.json'), survey([item('item-1', 'Gamma', 2), item('item-2', 'Beta', 1)]));
     // And one file that is not a rater's answers at all.
-    writeFileSync(join(out, 'answers', 'broken.json'), '[1, 2');
+    writeFileSync(join(out, 'answers', 'r1', 'item-3.json'), '[1, 2');
 
     const collected = await runSbeval(['survey', 'collect', root, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const result = JSON.parse(collected.stdout);
     expect(result.ratings).toBe(1);
-    expect(result.warnings).toEqual([expect.stringMatching(/^answers\/broken\.json: not JSON .*; skipped$/)]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^answers\/r1\/item-3\.json: not JSON .*; skipped$/)]);
     const section = await judgesSection(root);
     const row = (team: string) => section.split('\n').find((l) => l.startsWith(`| ${team} |`))!;
     // Nobody rated a Gamma level: no mean (before: 5.00, the rating of Alpha's level under the same id).
     expect(row('Gamma').trim().endsWith('| – |')).toBe(true);
     expect(row('Beta')).toMatch(/\| 2\.00 \|$/);
     expect(row('Alpha').trim().endsWith('| – |')).toBe(true);
-    expect(section).toMatch(/survey answers\/broken\.json: not JSON/);
+    expect(section).toMatch(/survey answers\/r1\/item-3\.json: not JSON/);
   });
 });

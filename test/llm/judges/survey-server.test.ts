@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,8 +90,8 @@ describe('survey server: raters by invitation', () => {
     expect((await call(port, '/api/rater/rater-01/item-1', { method: 'PUT', headers: json, body: '{"values":{"looks-like":3}}' })).status).not.toBe(200);
     const put = await call(port, '/api/me/item-1', { method: 'PUT', headers: { 'x-survey-token': bob, ...json }, body: '{"values":{"looks-like":4},"comment":"nice"}' });
     expect(put.status, put.body).toBe(200);
-    const saved = JSON.parse(readFileSync(join(out, 'answers', 'rater-02.json'), 'utf8'));
-    expect(saved.answers['item-1']).toMatchObject({ values: { 'looks-like': 4 }, comment: 'nice' });
+    const saved = JSON.parse(readFileSync(join(out, 'answers', 'rater-02', 'item-1.json'), 'utf8'));
+    expect(saved).toMatchObject({ values: { 'looks-like': 4 }, comment: 'nice' });
     const me = JSON.parse((await call(port, '/api/me', { headers: { 'x-survey-token': alice } })).body);
     expect(me).toMatchObject({ rater: 'rater-01', answers: {} });
     // An invitation created while the survey is served is accepted at once.
@@ -112,9 +112,45 @@ describe('survey server: raters by invitation', () => {
     expect(JSON.parse(replies[2]!.body).answers['item-2']).toEqual({ values: { 'looks-like': 2 } });
   });
 
+  it('serves the pictures to invited raters only: they show the competition\'s levels', async () => {
+    const port = survey.port;
+    const pictures = readdirSync(join(out, 'assets')).filter((f) => f.endsWith('.png'));
+    expect(pictures.length).toBeGreaterThanOrEqual(6);
+    for (const picture of pictures) {
+      for (const headers of [{} as Record<string, string>, { 'x-survey-token': 'guess' }]) expect((await call(port, `/assets/${picture}`, { headers })).status, picture).toBe(401);
+      const invited = await call(port, `/assets/${picture}`, { headers: { 'x-survey-token': bob } });
+      expect(invited.status, picture).toBe(200);
+      expect(invited.headers['content-type']).toBe('image/png');
+    }
+  });
+
+  it('answers a rater with a generic line when a level file is gone, the detail going to the organizer\'s log', async () => {
+    const s = JSON.parse(readFileSync(join(out, 'survey.json'), 'utf8'));
+    const item = s.items.find((i: { id: string }) => i.id === 'item-4');
+    const level = join(root, item.level);
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+    renameSync(level, `${level}.gone`);
+    try {
+      const started = await call(survey.port, '/api/replay/item-4', { method: 'POST', headers: { 'x-survey-token': alice, ...json }, body: '{}' });
+      expect(started.status, started.body).toBe(200);
+      const meta = await call(survey.port, `/${JSON.parse(started.body).url}api/trial/main/meta`);
+      expect(meta.status).toBe(500);
+      const { error } = JSON.parse(meta.body);
+      expect(error).toMatch(/^the survey could not do this \(reference [0-9a-f]{8}\); the organizer has the detail$/);
+      for (const name of [...names(), 'ENOENT', root]) expect(meta.body, name).not.toContain(name);
+      const reference = /reference ([0-9a-f]{8})/.exec(error)![1]!;
+      expect(written.join('')).toMatch(new RegExp(`survey: GET \\S+ \\[${reference}\\]: ENOENT.*${item.name}\\.xml`));
+    } finally {
+      process.stderr.write = write;
+      renameSync(`${level}.gone`, level);
+    }
+  }, 60_000);
+
   it('forbids framing by other pages on every response, the replay viewer framed only by the survey', async () => {
     const port = survey.port;
-    const replies = [await call(port, '/'), await call(port, '/static/survey.js'), await call(port, '/assets/item-1-start.png'), await call(port, '/api/survey'), await call(port, '/nothing')];
+    const replies = [await call(port, '/'), await call(port, '/static/survey.js'), await call(port, '/assets/item-1-start.png', { headers: { 'x-survey-token': alice } }), await call(port, '/api/survey'), await call(port, '/nothing')];
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 401, 404]);
     for (const r of replies) {
       expect(r.headers['content-security-policy']).toBe("frame-ancestors 'none'");
@@ -131,7 +167,7 @@ describe('survey server: raters by invitation', () => {
     const preflight = await call(port, '/api/me/item-3', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-survey-token,content-type' } });
     expect(preflight.status).toBe(405);
     expect(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
-    expect(JSON.parse(readFileSync(join(out, 'answers', 'rater-01.json'), 'utf8')).answers['item-3']).toBeUndefined();
+    expect(existsSync(join(out, 'answers', 'rater-01', 'item-3.json'))).toBe(false);
   });
 
   it('serves replays through the same server and port, under an unguessable path, titled by item only', async () => {

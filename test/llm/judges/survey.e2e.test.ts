@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -166,6 +166,10 @@ describe('sbeval survey', () => {
       await page.click('#replay');
       const frame = page.frameLocator('#replay-frame');
       await frame.locator('body[data-loaded]').waitFor({ timeout: 60_000 });
+      // The page's title names the item the replay is titled by.
+      const replayed = (await current(page)).item;
+      expect(await page.textContent('#item-title')).toMatch(new RegExp(`^Item 11 of 20 \\(${replayed}\\) `));
+      expect(await page.evaluate(() => Array.from(document.images).filter((img) => !img.hidden).every((img) => img.src.startsWith('blob:') && img.naturalWidth > 0))).toBe(true);
 
       await page.reload();
       await page.waitForSelector('#item:not([hidden])');
@@ -190,9 +194,11 @@ describe('sbeval survey', () => {
       served.child.kill('SIGTERM');
       expect((await served.child).exitCode).toBe(0);
     }
-    const answers = JSON.parse(readFileSync(join(root, 'result', 'survey', 'answers', 'rater-01.json'), 'utf8'));
-    expect(Object.keys(answers.answers)).toHaveLength(20);
-    for (const [itemId, answer] of Object.entries(answers.answers) as Array<[string, { values: Record<string, number> }]>) {
+    const raterDir = join(root, 'result', 'survey', 'answers', 'rater-01');
+    expect(readdirSync(raterDir).filter((f) => !f.startsWith('.'))).toHaveLength(20);
+    for (const file of readdirSync(raterDir)) {
+      const answer = JSON.parse(readFileSync(join(raterDir, file), 'utf8')) as { values: Record<string, number> };
+      const itemId = file.slice(0, -'.json'.length);
       expect(answer.values).toEqual(Object.fromEntries(METRICS.map((metric, m) => [metric, valueFor(itemId, m)])));
     }
     const collected = await runSbeval(['survey', 'collect', root]);
@@ -219,30 +225,33 @@ describe('sbeval survey', () => {
       [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
       [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N],
     ];
-    mkdirSync(join(out, 'answers'), { recursive: true });
+    const answerFile = (rater: string, item: string, answer: unknown) => {
+      mkdirSync(join(out, 'answers', rater), { recursive: true });
+      writeFileSync(join(out, 'answers', rater, `${item}.json`), typeof answer === 'string' ? answer : JSON.stringify(answer));
+    };
     K2011.forEach((row, r) => {
-      const answers: Record<string, { values: Record<string, number>; at: string }> = {};
       row.forEach((value, u) => {
         if (value === null) return;
         // holds-up: everyone agrees (1 + unit mod 5); creative: everyone says 3 (no variation at all).
-        answers[ids[u]!] = { values: { 'looks-like': value, 'holds-up': 1 + (u % 5), creative: 3 }, at: '2026-01-01T00:00:00.000Z' };
+        answerFile(`rater${r + 1}`, ids[u]!, { values: { 'looks-like': value, 'holds-up': 1 + (u % 5), creative: 3 }, at: '2026-01-01T00:00:00.000Z' });
       });
-      writeFileSync(join(out, 'answers', `rater${r + 1}.json`), JSON.stringify({ rater: `rater${r + 1}`, updated: '', answers }));
     });
     // An answer given to another level under the same item id (a rebuilt survey) never counts.
-    writeFileSync(join(out, 'answers', 'rater5.json'), JSON.stringify({ rater: 'rater5', updated: '', answers: { [ids[0]!]: { values: { 'looks-like': 5 }, at: '', level: 'Other/I/Other_I_9' } } }));
+    answerFile('rater5', ids[0]!, { values: { 'looks-like': 5 }, at: '', level: 'Other/I/Other_I_9' });
     // Files that are not a rater's answers: skipped, each named; everything else still counted.
-    writeFileSync(join(out, 'answers', 'torn.json'), '{"rater": "torn", "answers": {');
-    writeFileSync(join(out, 'answers', 'odd.json'), JSON.stringify({ rater: 'odd', updated: '', answers: null }));
+    answerFile('rater1', 'item-99', '{"values": {');
+    answerFile('rater2', 'item-98', { values: null, at: '' });
+    writeFileSync(join(out, 'answers', 'stray.json'), '{}');
     const plain = await runSbeval(['survey', 'collect', root, '--out', out]);
     expect(plain.exitCode, plain.stderr).toBe(0);
-    expect(plain.stderr).toMatch(/warning: answers\/odd\.json: not a rater's answers .*; skipped/);
-    expect(plain.stderr).toMatch(/warning: answers\/torn\.json: not JSON .*; skipped/);
+    expect(plain.stderr).toMatch(/warning: answers\/rater2\/item-98\.json: not an answer .*; skipped/);
+    expect(plain.stderr).toMatch(/warning: answers\/rater1\/item-99\.json: not JSON .*; skipped/);
+    expect(plain.stderr).toMatch(/warning: answers\/stray\.json: not a rater's folder .*; skipped/);
     const collected = await runSbeval(['survey', 'collect', root, '--out', out, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const result = JSON.parse(collected.stdout);
     expect(result.skipped).toEqual([expect.stringMatching(/rater5 item-01: .*rebuilt/)]);
-    expect(result.warnings).toHaveLength(2);
+    expect(result.warnings).toHaveLength(3);
     const byMetric = Object.fromEntries(result.agreement.map((a: { metric: string }) => [a.metric, a]));
     expect(byMetric['looks-like'].interval.toFixed(3)).toBe('0.849');
     expect(byMetric['looks-like'].ordinal.toFixed(3)).toBe('0.815');

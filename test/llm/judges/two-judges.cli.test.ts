@@ -97,8 +97,8 @@ describe('two judges, two APIs, one folder', () => {
     writeFileSync(join(out, 'survey.json'), JSON.stringify({ version: 1, title: 't', instructions: '', seed: 7, root: '../..', metrics, items }));
     const rating = (i: number, rater: number) => 1 + ((i * 3 + rater) % 5);
     for (const rater of [1, 2]) {
-      const answers = Object.fromEntries(items.map((item, i) => [item.id, { values: { 'looks-like': rating(i, rater) }, at: '', level: `${item.team}/I/${item.name}` }]));
-      writeFileSync(join(out, 'answers', `r${rater}.json`), JSON.stringify({ rater: `r${rater}`, updated: '', answers }));
+      mkdirSync(join(out, 'answers', `r${rater}`));
+      for (const [i, item] of items.entries()) writeFileSync(join(out, 'answers', `r${rater}`, `${item.id}.json`), JSON.stringify({ values: { 'looks-like': rating(i, rater) }, at: '', level: `${item.team}/I/${item.name}` }));
     }
     const collected = await runSbeval(['survey', 'collect', root, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
