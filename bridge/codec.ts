@@ -1,5 +1,5 @@
-import { Packr, Unpackr } from 'msgpackr';
 import { endianness } from 'node:os';
+import { Packr, Unpackr } from 'msgpackr';
 
 /**
  * The bridge's msgpack codec: plain msgpack maps that any msgpack library reads (no msgpackr records,

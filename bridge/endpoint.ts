@@ -1,12 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
-import { checkCompatibility, CLOSE, DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, type HelloMessage, type Message } from './protocol.js';
-import { REFUSAL_SUMMARY_MS, RefusalLog, type RefusalKind, type RejectedConnection } from './refusal-log.js';
+import { CLOSE, checkCompatibility, DEFAULT_MAX_MESSAGE_BYTES, type HelloMessage, type Message, PROTOCOL_VERSION, ProtocolError } from './protocol.js';
+import { REFUSAL_SUMMARY_MS, type RefusalKind, RefusalLog, type RejectedConnection } from './refusal-log.js';
 import { RemoteEngine } from './remote-engine.js';
-import { MessageSocket, safeClose, type SocketClose } from './remote-socket.js';
+import { MessageSocket, type SocketClose, safeClose } from './remote-socket.js';
 
 /**
  * The orchestrator's door for engines: a WebSocket server (127.0.0.1 and an OS-assigned port by
@@ -138,7 +138,14 @@ export class EngineEndpoint {
     const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
     await new Promise<void>((resolve, reject) => {
       const onError = (error: Error) =>
-        reject(new SbevalError('launch', `cannot listen on ${host}:${options.port ?? 0}: ${error.message}`, 'pick another port (--listen host:0 lets the OS choose)', { cause: error }));
+        reject(
+          new SbevalError(
+            'launch',
+            `cannot listen on ${host}:${options.port ?? 0}: ${error.message}`,
+            'pick another port (--listen host:0 lets the OS choose)',
+            { cause: error },
+          ),
+        );
       http.once('error', onError);
       http.listen(options.port ?? 0, host, () => {
         http.off('error', onError);

@@ -5,7 +5,7 @@ import { ENGINE_KINDS } from './engine-kinds.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { WorkerEngine } from './headless/worker-engine.js';
 import { EngineFleet, type FleetOptions } from './remote-fleet.js';
-import { headlessWorkerLauncher, unityLauncher, type UnityLaunchOptions } from './remote-launchers.js';
+import { headlessWorkerLauncher, type UnityLaunchOptions, unityLauncher } from './remote-launchers.js';
 
 /**
  * Engine construction by kind, for stages and the pool. One switch, one case per engine kind it starts:
@@ -62,7 +62,11 @@ function unityFromEnvironment(): UnityLaunchOptions {
   const editor = process.env.SBEVAL_UNITY_EDITOR;
   const project = process.env.SBEVAL_UNITY_PROJECT;
   if (!editor || !project) {
-    throw new SbevalError('config', 'the unity engine needs the editor binary and the Science Birds project', 'set SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT (see unity-plugin/README.md)');
+    throw new SbevalError(
+      'config',
+      'the unity engine needs the editor binary and the Science Birds project',
+      'set SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT (see unity-plugin/README.md)',
+    );
   }
   return { editor, project };
 }

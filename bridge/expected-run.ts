@@ -1,12 +1,12 @@
-import type { LevelJob } from './engine.js';
-import type { BodyInfo } from './frames.js';
-import { groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './headless/objects.js';
-import { IMAGE_SIZE } from './headless/render.js';
-import { stepsToSimulate } from './window.js';
+import { Recent } from '../core/recent.js';
 import type { Level } from '../levels/level.js';
 import { parseLevelXml } from '../levels/xml-read.js';
+import type { LevelJob } from './engine.js';
+import type { BodyInfo } from './frames.js';
+import { groundTiles, type ObjectPlan, planObjects, worldHalfWidth } from './headless/objects.js';
+import { IMAGE_SIZE } from './headless/render.js';
 import { checkPngDecodes } from './png-check.js';
-import { Recent } from '../core/recent.js';
+import { stepsToSimulate } from './window.js';
 
 /**
  * What an honest engine's result for a job must look like, derived from the job alone (the level XML
@@ -158,7 +158,9 @@ export function fallingBody(level: Level): number | undefined {
     const box = boxes[plan.id] as Box;
     if (!(box.minX > -half && box.maxX < half)) continue;
     if (!(box.minY > groundTop + CLEARANCE)) continue;
-    const held = boxes.some((other, i) => i !== plan.id && other.maxX > box.minX - CLEARANCE && other.minX < box.maxX + CLEARANCE && other.minY <= box.maxY + CLEARANCE);
+    const held = boxes.some(
+      (other, i) => i !== plan.id && other.maxX > box.minX - CLEARANCE && other.minX < box.maxX + CLEARANCE && other.minY <= box.maxY + CLEARANCE,
+    );
     if (!held) return plan.id;
   }
   return undefined;
@@ -194,7 +196,13 @@ export function startMismatch(bodies: readonly BodyInfo[], row: Float32Array): s
   for (let i = 0; i < bodies.length; i += 1) {
     const b = bodies[i] as BodyInfo;
     const [x, y, angle, vx, vy, omega] = row.subarray(i * 6, i * 6 + 6) as unknown as number[];
-    if (!(Math.abs((x as number) - b.x) <= POSITION_TOLERANCE && Math.abs((y as number) - b.y) <= POSITION_TOLERANCE && angleGap(angle as number, b.angle) <= POSITION_TOLERANCE)) {
+    if (
+      !(
+        Math.abs((x as number) - b.x) <= POSITION_TOLERANCE &&
+        Math.abs((y as number) - b.y) <= POSITION_TOLERANCE &&
+        angleGap(angle as number, b.angle) <= POSITION_TOLERANCE
+      )
+    ) {
       return `body ${i} is at (${x}, ${y}) at step 0, not where it was loaded (${b.x}, ${b.y})`;
     }
     if (vx !== 0 || vy !== 0 || omega !== 0) return `body ${i} moves at step 0 (bodies are created at rest)`;

@@ -78,7 +78,8 @@ export function readTokenFile(file: string): { token: string; readableByOthers: 
     throw new SbevalError('config', `cannot read the token file ${file}: ${(error as Error).message}`);
   }
   const token = (text.split(/\r?\n/)[0] ?? '').trim();
-  if (token.length === 0) throw new SbevalError('config', `the token file ${file} is empty`, 'put the token on its first line, e.g. openssl rand -hex 32 > token');
+  if (token.length === 0)
+    throw new SbevalError('config', `the token file ${file} is empty`, 'put the token on its first line, e.g. openssl rand -hex 32 > token');
   let others = false;
   try {
     others = readableByOthers(statSync(file).mode);
@@ -119,7 +120,11 @@ export function sharedToken(address: ListenAddress, options: { tokenFile?: strin
       );
     }
     if (source.token.length < MIN_SHARED_TOKEN_LENGTH) {
-      throw new SbevalError('config', `the token is ${source.token.length} characters; one that other machines can try needs at least ${MIN_SHARED_TOKEN_LENGTH}`, 'openssl rand -hex 32 > token');
+      throw new SbevalError(
+        'config',
+        `the token is ${source.token.length} characters; one that other machines can try needs at least ${MIN_SHARED_TOKEN_LENGTH}`,
+        'openssl rand -hex 32 > token',
+      );
     }
   }
   return source;

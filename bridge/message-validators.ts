@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGES, type FieldType, type Fields, type MessageDef, type MessageType } from './messages.js';
+import { type Fields, type FieldType, MESSAGES, type MessageDef, type MessageType } from './messages.js';
 
 /**
  * The zod validators of the bridge messages, built from their definition (bridge/messages.ts) when
@@ -66,7 +66,10 @@ export function messageSchema(type: string, def: MessageDef): z.ZodObject {
 }
 
 /** Every message type's validator. */
-export const MESSAGE_SCHEMAS = Object.fromEntries(Object.entries(MESSAGES).map(([type, def]) => [type, messageSchema(type, def)])) as Record<MessageType, z.ZodObject>;
+export const MESSAGE_SCHEMAS = Object.fromEntries(Object.entries(MESSAGES).map(([type, def]) => [type, messageSchema(type, def)])) as Record<
+  MessageType,
+  z.ZodObject
+>;
 
 /**
  * The byte fields whose length the message's integer fields fix (`frames`: states and alive), as a

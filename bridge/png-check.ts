@@ -49,7 +49,9 @@ const ADAM7 = [
 /** The images the scanlines make up: the whole image, or the non-empty Adam7 passes. */
 function subImages(width: number, height: number, interlaced: boolean): Array<{ width: number; height: number }> {
   if (!interlaced) return [{ width, height }];
-  return ADAM7.map(([x0, y0, dx, dy]) => ({ width: Math.ceil((width - x0) / dx), height: Math.ceil((height - y0) / dy) })).filter((p) => p.width > 0 && p.height > 0);
+  return ADAM7.map(([x0, y0, dx, dy]) => ({ width: Math.ceil((width - x0) / dx), height: Math.ceil((height - y0) / dy) })).filter(
+    (p) => p.width > 0 && p.height > 0,
+  );
 }
 
 /** Throws an Error saying what is wrong, or returns the decoded size. */
@@ -96,7 +98,11 @@ export function checkPngDecodes(png: Uint8Array): PngDecodeResult {
     } else {
       if (idatState === 'in') idatState = 'after';
       // An unknown critical chunk (upper-case first letter) cannot be skipped by a decoder.
-      if (type.charCodeAt(0) < 0x61 && !['cHRM', 'gAMA', 'iCCP', 'sBIT', 'sRGB', 'bKGD', 'hIST', 'tRNS', 'pHYs', 'sPLT', 'tIME', 'iTXt', 'tEXt', 'zTXt'].includes(type)) throw new Error(`unknown critical chunk ${type}`);
+      if (
+        type.charCodeAt(0) < 0x61 &&
+        !['cHRM', 'gAMA', 'iCCP', 'sBIT', 'sRGB', 'bKGD', 'hIST', 'tRNS', 'pHYs', 'sPLT', 'tIME', 'iTXt', 'tEXt', 'zTXt'].includes(type)
+      )
+        throw new Error(`unknown critical chunk ${type}`);
     }
     at = data + length + 4;
   }
@@ -118,7 +124,8 @@ export function checkPngDecodes(png: Uint8Array): PngDecodeResult {
   } catch (error) {
     throw new Error(`image data: ${(error as Error).message}`);
   }
-  if (pixels.byteLength !== expected) throw new Error(`image data is ${pixels.byteLength > expected ? 'longer' : 'shorter'} than the image (${expected} bytes)`);
+  if (pixels.byteLength !== expected)
+    throw new Error(`image data is ${pixels.byteLength > expected ? 'longer' : 'shorter'} than the image (${expected} bytes)`);
   let row = 0;
   for (const pass of passes) {
     const rowBytes = 1 + Math.ceil((pass.width * bitsPerPixel) / 8);

@@ -1,10 +1,20 @@
 import type { z } from 'zod';
 import { SbevalError } from '../core/errors.js';
-import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
 import { bytesToFloat32, float32ToBytes, ownBytes, packValue, unpackValue } from './codec.js';
+import type { CaptureResult, EngineIdentity, SimulationSettings } from './engine.js';
 import type { BodyInfo, FrameBatch, SimEvent } from './frames.js';
-import { BODY_INFO, ENGINE_IDENTITY, ERROR_PHASES, MESSAGES, SIMULATION_SETTINGS, type Side, type WireMessage, type WireObject, type WireOf } from './messages.js';
 import { fieldSchema, lengthProblem, MESSAGE_SCHEMAS, objectSchema } from './message-validators.js';
+import {
+  BODY_INFO,
+  ENGINE_IDENTITY,
+  type ERROR_PHASES,
+  MESSAGES,
+  SIMULATION_SETTINGS,
+  type Side,
+  type WireMessage,
+  type WireObject,
+  type WireOf,
+} from './messages.js';
 
 /**
  * The bridge protocol (bridge/PROTOCOL.md is the human-readable specification; the messages are

@@ -1,18 +1,18 @@
 import { describeError, SbevalError } from '../core/errors.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from './engine.js';
 import {
-  captureResult,
-  CLOSE,
-  ProtocolError,
   type Capabilities,
   type CaptureMessage,
+  CLOSE,
+  captureResult,
   type DoneMessage,
   type ErrorMessage,
   type EventsMessage,
   type FramesMessage,
-  type LoadedMessage,
   type HelloMessage,
+  type LoadedMessage,
   type Message,
+  ProtocolError,
   type RunSummary,
 } from './protocol.js';
 import type { MessageSocket, SocketClose } from './remote-socket.js';
@@ -48,7 +48,9 @@ export class RemoteRunError extends SbevalError {
   constructor(engineId: string, levelId: string, message: ErrorMessage) {
     super(
       message.phase === 'capture' ? 'capture' : message.fault === 'level' ? (message.phase === 'simulate' ? 'simulate' : 'input') : 'simulate',
-      message.fault === 'level' ? message.message : `engine ${engineId} failed level ${levelId} while ${PHASE_WORDS[message.phase] ?? message.phase}: ${message.message}`,
+      message.fault === 'level'
+        ? message.message
+        : `engine ${engineId} failed level ${levelId} while ${PHASE_WORDS[message.phase] ?? message.phase}: ${message.message}`,
       message.hint,
     );
     this.engineId = engineId;
@@ -211,7 +213,8 @@ export class RemoteEngine implements Engine {
   async close(reason = 'orchestrator closing'): Promise<void> {
     if (this.closeInfo) return;
     this.closeRequested = true;
-    if (this.current && !this.current.abandoned) this.abandon(new EngineLostError(this.id, `engine ${this.id} was closed during level ${this.current.job.levelId}`));
+    if (this.current && !this.current.abandoned)
+      this.abandon(new EngineLostError(this.id, `engine ${this.id} was closed during level ${this.current.job.levelId}`));
     this.socket.send({ type: 'bye', reason });
     this.socket.close(CLOSE.normal, reason);
     await this.closedPromise;
@@ -337,7 +340,10 @@ export class RemoteEngine implements Engine {
       throw new ProtocolError('unexpected', `"error" for run "${message.runId}", which is not running`);
     }
     if (message.levelId !== undefined && message.levelId !== run.job.levelId) {
-      throw new ProtocolError('unexpected', `"error" of run "${message.runId}" names level "${message.levelId.slice(0, 100)}", the run is level "${run.job.levelId}"`);
+      throw new ProtocolError(
+        'unexpected',
+        `"error" of run "${message.runId}" names level "${message.levelId.slice(0, 100)}", the run is level "${run.job.levelId}"`,
+      );
     }
     this.finish(run, { error: new RemoteRunError(this.id, run.job.levelId, message) });
   }

@@ -1,10 +1,10 @@
-import { appendFileSync, mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { describeError, SbevalError } from '../core/errors.js';
+import { type EndpointOptions, EngineEndpoint } from './endpoint.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from './engine.js';
-import { EngineEndpoint, type EndpointOptions } from './endpoint.js';
 import { EngineLostError, type RemoteEngine } from './remote-engine.js';
 
 /**
@@ -171,7 +171,10 @@ class Instance {
   start(): void {
     const spec = this.fleet.launcher.spec(this.info);
     this.starts += 1;
-    appendFileSync(this.info.logFile, `\n=== sbeval: start ${this.starts} of ${this.info.name}: ${spec.file} ${spec.args.join(' ')} (${new Date().toISOString()})\n`);
+    appendFileSync(
+      this.info.logFile,
+      `\n=== sbeval: start ${this.starts} of ${this.info.name}: ${spec.file} ${spec.args.join(' ')} (${new Date().toISOString()})\n`,
+    );
     const output = spec.captureOutput ? { file: this.info.logFile, append: true } : ('ignore' as const);
     const child = execa(spec.file, spec.args, {
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
@@ -334,7 +337,8 @@ export class EngineFleet {
 
   /** Starts the endpoint and every instance; resolves when all of them completed the handshake. */
   static async start(options: FleetOptions): Promise<EngineFleet> {
-    if (!Number.isInteger(options.count) || options.count < 1) throw new SbevalError('config', `instance count must be a positive integer, got ${options.count}`);
+    if (!Number.isInteger(options.count) || options.count < 1)
+      throw new SbevalError('config', `instance count must be a positive integer, got ${options.count}`);
     const fromEnvironment = process.env.SBEVAL_ENGINE_LOG_DIR;
     const logDir = options.logDir ?? (fromEnvironment ? mkdtempSync(join(fromEnvironment, 'engines-')) : mkdtempSync(join(tmpdir(), 'sbeval-engines-')));
     mkdirSync(logDir, { recursive: true });

@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
-import { CLOSE, decodeMessage, encodeMessage, ProtocolError, type ErrorPhase, type Message, type Side } from './protocol.js';
+import { CLOSE, decodeMessage, type ErrorPhase, encodeMessage, type Message, ProtocolError, type Side } from './protocol.js';
 
 /**
  * One end of a bridge connection, either side: sends messages, decodes and validates what arrives,
@@ -148,7 +148,10 @@ export class MessageSocket {
     this.heartbeat = setInterval(() => {
       const silent = Date.now() - this.lastReceived;
       if (silent > timeoutMs) {
-        const error = new ProtocolError('timeout', `no message from the ${this.options.peer} for ${(silent / 1000).toFixed(1)} s (heartbeat timeout ${timeoutMs} ms)`);
+        const error = new ProtocolError(
+          'timeout',
+          `no message from the ${this.options.peer} for ${(silent / 1000).toFixed(1)} s (heartbeat timeout ${timeoutMs} ms)`,
+        );
         if (this.open) this.send({ type: 'error', phase: 'protocol', fault: 'engine', message: error.message });
         this.terminate(error);
         return;

@@ -2,37 +2,37 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Transform, type Readable, type Writable } from 'node:stream';
-import { constants as zlibConstants, createGunzip, createGzip, gunzipSync } from 'node:zlib';
+import { type Readable, Transform, type Writable } from 'node:stream';
+import { createGunzip, createGzip, gunzipSync, constants as zlibConstants } from 'node:zlib';
 import { UnpackrStream } from 'msgpackr';
 import { z } from 'zod';
+import { describeError, SbevalError } from '../core/errors.js';
 import { storageFault } from '../core/storage.js';
 import { guardWrite } from '../core/write-guard.js';
-import { describeError, SbevalError } from '../core/errors.js';
+import { DEFAULT_MAX_LEVEL_OBJECTS } from '../levels/xml-read.js';
 import { packValue, unpackValues } from './codec.js';
 import type { CaptureResult, Engine, EngineIdentity, LevelJob, LevelSink, SimulationSettings } from './engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from './frames.js';
-import { DEFAULT_MAX_LEVEL_OBJECTS } from '../levels/xml-read.js';
-import { stepsToSimulate } from './window.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from './frames.js';
 import {
   bodySchema,
-  engineSchema,
-  levelIdSchema,
-  messageFromValue,
-  ProtocolError,
-  runIdSchema,
-  settingsSchema,
-  toWire,
   type CaptureMessage,
   type DoneMessage,
   type ErrorFault,
   type ErrorMessage,
   type ErrorPhase,
   type EventsMessage,
+  engineSchema,
   type FramesMessage,
+  levelIdSchema,
+  messageFromValue,
+  ProtocolError,
   type RunSummary,
+  runIdSchema,
+  settingsSchema,
+  toWire,
 } from './protocol.js';
 import { TRACE_FORMAT, TRACE_VERSION, TraceVersionError, upgradeHeader, upgradeRecord } from './trace-versions.js';
+import { stepsToSimulate } from './window.js';
 
 export { TRACE_FORMAT, TRACE_VERSION, TraceVersionError } from './trace-versions.js';
 
@@ -121,7 +121,7 @@ export class TraceTooLargeError extends TraceFormatError {
   constructor(name: string, limit: number, message?: string) {
     super(
       message ?? `${name}: the trace holds more than ${Math.round(limit / 1024 / 1024)} MiB once decompressed`,
-      'a trace of one trial at the evaluator\'s window stays far below that (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace',
+      "a trace of one trial at the evaluator's window stays far below that (bridge/trace.ts MAX_TRACE_BYTES): this file is damaged or not an sbeval trace",
     );
     this.name = 'TraceTooLargeError';
   }
@@ -139,7 +139,12 @@ function trialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, '
 }
 
 /** A trial whose frames would take more than `limit` bytes (default MAX_TRACE_BYTES), refused before it runs or is read. */
-export function checkTrialFrameBytes(bodyCount: number, settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>, what: string, limit = MAX_TRACE_BYTES): void {
+export function checkTrialFrameBytes(
+  bodyCount: number,
+  settings: Pick<SimulationSettings, 'windowSteps' | 'capture'>,
+  what: string,
+  limit = MAX_TRACE_BYTES,
+): void {
   const bytes = trialFrameBytes(bodyCount, settings);
   if (bytes <= limit) return;
   const mib = (n: number) => `${Math.ceil(n / 1024 / 1024)} MiB`;
@@ -198,7 +203,12 @@ export function encodeTraceRecord(record: TraceRecord): Uint8Array {
 /** Validates a decoded header map of any known version and brings it to the current version. */
 export function parseTraceHeader(value: unknown, path?: string): { header: TraceHeader; version: number } {
   const where = path ? `${path}: ` : '';
-  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'trace' || (value as { format?: unknown }).format !== TRACE_FORMAT) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    (value as { type?: unknown }).type !== 'trace' ||
+    (value as { format?: unknown }).format !== TRACE_FORMAT
+  ) {
     throw new TraceFormatError(`${where}not an sbeval trace (the first record is not a "${TRACE_FORMAT}" header)`);
   }
   const version = (value as { version?: unknown }).version;
@@ -430,7 +440,9 @@ export class TraceAssembler {
         }
         if (b.firstStep !== this.nextStep) throw new TraceFormatError(`${this.path}: frames start at step ${b.firstStep}, expected ${this.nextStep}`);
         if (b.firstStep + b.stepCount > this.lastStep + 1) {
-          throw new TraceFormatError(`${this.path}: frames up to step ${b.firstStep + b.stepCount - 1}, past the last step ${this.lastStep} of the header's window`);
+          throw new TraceFormatError(
+            `${this.path}: frames up to step ${b.firstStep + b.stepCount - 1}, past the last step ${this.lastStep} of the header's window`,
+          );
         }
         this.batches.push(b);
         this.nextStep += b.stepCount;
@@ -664,7 +676,10 @@ export class TraceRecorder implements LevelSink {
     if (this.writeError || !keep) {
       await rm(this.tmp, { force: true });
       if (this.writeError) {
-        throw storageFault(this.writeError, this.path) ?? new SbevalError('simulate', `cannot write trace ${this.path}: ${this.writeError.message}`, undefined, { cause: this.writeError });
+        throw (
+          storageFault(this.writeError, this.path) ??
+          new SbevalError('simulate', `cannot write trace ${this.path}: ${this.writeError.message}`, undefined, { cause: this.writeError })
+        );
       }
       return;
     }

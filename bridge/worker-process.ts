@@ -1,8 +1,8 @@
 import { describeError, SbevalError } from '../core/errors.js';
 import { isMainModule } from '../core/main-module.js';
+import { printable } from '../core/printable.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { headlessCapabilities, runEngineWorker, type WorkerResult } from './worker.js';
-import { printable } from '../core/printable.js';
 
 /**
  * A headless engine worker as a process of its own: what `sbeval engine` runs, and what the

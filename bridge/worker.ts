@@ -2,15 +2,15 @@ import WebSocket from 'ws';
 import { describeError, SbevalError } from '../core/errors.js';
 import { DAMAGE_FORMULAS, type Engine, type LevelSink } from './engine.js';
 import {
-  checkCompatibility,
-  CLOSE,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  PROTOCOL_VERSION,
-  ProtocolError,
   type Capabilities,
+  CLOSE,
+  checkCompatibility,
+  DEFAULT_MAX_MESSAGE_BYTES,
   type ErrorPhase,
   type LoadMessage,
   type Message,
+  PROTOCOL_VERSION,
+  ProtocolError,
   type WelcomeMessage,
 } from './protocol.js';
 import { MessageSocket, type SocketClose } from './remote-socket.js';
@@ -63,11 +63,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-type SessionEnd =
-  | { kind: 'bye' }
-  | { kind: 'aborted' }
-  | { kind: 'lost'; welcomed: boolean; close: SocketClose }
-  | { kind: 'refused'; error: SbevalError };
+type SessionEnd = { kind: 'bye' } | { kind: 'aborted' } | { kind: 'lost'; welcomed: boolean; close: SocketClose } | { kind: 'refused'; error: SbevalError };
 
 export async function runEngineWorker(options: WorkerOptions): Promise<WorkerResult> {
   const log = options.log ?? (() => {});
@@ -123,7 +119,15 @@ function runErrorMessage(error: unknown, cancelled: boolean, runId: string, leve
   const levelFault = (error as { levelError?: unknown } | null)?.levelError === true;
   const sbPhase = error instanceof SbevalError ? error.phase : undefined;
   // A level error is `load` unless the engine found it while simulating (the simulation budget).
-  const phase: ErrorPhase = cancelled ? 'cancelled' : levelFault ? (sbPhase === 'simulate' ? 'simulate' : 'load') : sbPhase === 'capture' ? 'capture' : 'simulate';
+  const phase: ErrorPhase = cancelled
+    ? 'cancelled'
+    : levelFault
+      ? sbPhase === 'simulate'
+        ? 'simulate'
+        : 'load'
+      : sbPhase === 'capture'
+        ? 'capture'
+        : 'simulate';
   return {
     type: 'error',
     runId,
@@ -308,7 +312,11 @@ class WorkerSession {
           this.socket.send({ type: 'error', runId, levelId: job.levelId, phase: 'cancelled', fault: 'engine', message: 'cancelled' });
           return;
         }
-        this.socket.send({ type: 'done', runId, summary: { steps: counts.steps, bodies: counts.bodies, events: counts.events, elapsedMs: Date.now() - started } });
+        this.socket.send({
+          type: 'done',
+          runId,
+          summary: { steps: counts.steps, bodies: counts.bodies, events: counts.events, elapsedMs: Date.now() - started },
+        });
       },
       (error: unknown) => {
         if (this.running === current) this.running = undefined;

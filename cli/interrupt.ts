@@ -17,7 +17,8 @@ interface Interruptible {
 
 export function stopOnInterrupt(command: string, onStop?: () => void): Interruptible {
   let stoppedBy: 'SIGINT' | 'SIGTERM' | undefined;
-  const line = (signal: string, more: string) => process.stderr.write(`\nsbeval ${command}: stopped by ${signal}${more}; finished work is kept — run the same command to continue\n`);
+  const line = (signal: string, more: string) =>
+    process.stderr.write(`\nsbeval ${command}: stopped by ${signal}${more}; finished work is kept — run the same command to continue\n`);
   const handler = (signal: 'SIGINT' | 'SIGTERM') => {
     if (stoppedBy !== undefined || onStop === undefined) {
       line(signal, '');

@@ -1,13 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { describeError, SbevalError } from '../core/errors.js';
 import { isMainModule } from '../core/main-module.js';
+import { printable } from '../core/printable.js';
 import { storageFault } from '../core/storage.js';
 import type { RootGuard } from '../orchestrator/layout/root-guard.js';
 import { COMMAND_GROUPS } from './commands/index.js';
 import { COMMAND_SUMMARIES, type CommandName } from './commands/summaries.js';
-import { commandPath, ROOT_WRITERS } from './root-writers.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
-import { printable } from '../core/printable.js';
+import { commandPath, ROOT_WRITERS } from './root-writers.js';
 
 /**
  * The program with every command, or — with `only` — with that command's group loaded and the others
@@ -82,7 +82,13 @@ async function flagElsewhere(text: string): Promise<string> {
   const program = await buildProgram();
   const owners: string[] = [];
   const walk = (command: Command, path: string): void => {
-    if (command.createHelp().visibleOptions(command).some((o) => o.long === flag)) owners.push(path);
+    if (
+      command
+        .createHelp()
+        .visibleOptions(command)
+        .some((o) => o.long === flag)
+    )
+      owners.push(path);
     for (const sub of command.commands) walk(sub, `${path} ${sub.name()}`);
   };
   walk(program, 'sbeval');

@@ -69,7 +69,13 @@ export function share(value: string): number {
 
 /** `--team a,b --team c` → ['a', 'b', 'c'] (comma-separated and repeatable). */
 export function list(value: string, previous: readonly string[] | undefined = []): string[] {
-  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0),
+  ];
 }
 
 /** `--levels a --levels b` → ['a', 'b'] (repeatable; a value may hold commas, as a path may). */

@@ -1,7 +1,16 @@
 import type { Command, Option } from 'commander';
 import { DEFAULT_SIMULATION } from '../bridge/engine.js';
-import { checkRootForCommand, DEFAULTS, keyChoices, resolveSettings, settingsLine, type Settings, type SettingsCommand, type SettingsFlags } from '../orchestrator/config/index.js';
 import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES } from '../llm/model-calls/index.js';
+import {
+  checkRootForCommand,
+  DEFAULTS,
+  keyChoices,
+  resolveSettings,
+  type Settings,
+  type SettingsCommand,
+  type SettingsFlags,
+  settingsLine,
+} from '../orchestrator/config/index.js';
 import { list, option, positiveNumber, wholeNumber } from './options.js';
 
 /**
@@ -64,39 +73,110 @@ export interface SharedFlags {
 }
 
 const OPTIONS: Record<SharedOption, () => Option[]> = {
-  rules: () => [option('--rules <year>', 'competition rules: scoring, function name, similarity format', { choices: keyChoices('rules'), defaultText: `the config's, else ${DEFAULTS.rules}` })],
-  trials: () => [option('--trials <n>', "T, trials per character: the scoring's and the diversity's N (missing trials count 0)", { parse: wholeNumber(1), defaultText: `the config's, else ${DEFAULTS.trials}` })],
+  rules: () => [
+    option('--rules <year>', 'competition rules: scoring, function name, similarity format', {
+      choices: keyChoices('rules'),
+      defaultText: `the config's, else ${DEFAULTS.rules}`,
+    }),
+  ],
+  trials: () => [
+    option('--trials <n>', "T, trials per character: the scoring's and the diversity's N (missing trials count 0)", {
+      parse: wholeNumber(1),
+      defaultText: `the config's, else ${DEFAULTS.trials}`,
+    }),
+  ],
   chars: () => [
-    option('--chars <letters>', 'only these characters, e.g. A-Z or A,I,L (repeatable)', { parse: list, defaultText: "the config's, else every letter folder" }),
+    option('--chars <letters>', 'only these characters, e.g. A-Z or A,I,L (repeatable)', {
+      parse: list,
+      defaultText: "the config's, else every letter folder",
+    }),
     option('--char <letters>', 'old spelling of --chars', { parse: list, hidden: true }),
   ],
-  team: () => [option('--team <names>', 'only these teams (comma-separated, repeatable)', { parse: list, defaultText: "the config's, else every team folder" })],
-  model: () => [option('--model <file.onnx>', 'similarity model (ONNX), relative to the working folder', { defaultText: "the config's model, else the one `sbeval model fetch` cached" })],
-  engine: () => [option('--engine <kind>', 'physics engine: headless-ws runs sbeval engine processes over WebSocket; unity: see unity-plugin/README.md; bridge: engines dial in (--listen)', { choices: keyChoices('engine'), defaultText: "the config's, else headless" })],
+  team: () => [
+    option('--team <names>', 'only these teams (comma-separated, repeatable)', { parse: list, defaultText: "the config's, else every team folder" }),
+  ],
+  model: () => [
+    option('--model <file.onnx>', 'similarity model (ONNX), relative to the working folder', {
+      defaultText: "the config's model, else the one `sbeval model fetch` cached",
+    }),
+  ],
+  engine: () => [
+    option(
+      '--engine <kind>',
+      'physics engine: headless-ws runs sbeval engine processes over WebSocket; unity: see unity-plugin/README.md; bridge: engines dial in (--listen)',
+      { choices: keyChoices('engine'), defaultText: "the config's, else headless" },
+    ),
+  ],
   workers: () => [option('--workers <n>', 'engines in parallel', { parse: wholeNumber(1, 1024), defaultText: "the config's, else one per core" })],
-  simTrials: () => [option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', { parse: wholeNumber(1, 3), defaultText: `the config's simulationTrials, else ${DEFAULTS.simulationTrials}` })],
-  damage: () => [option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', { choices: keyChoices('damage'), defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}` })],
-  eol: () => [option('--eol <eol>', 'line ends of the result CSV files (the published 2024/2025 files are crlf)', { choices: keyChoices('eol'), defaultText: "the config's, else this system's, as the official scoring script" })],
-  prefix: () => [option('--prefix <name>', 'function name of the drop calls', { defaultText: "the config's, else ab_drop under the 2023 rules and drop_block otherwise" })],
+  simTrials: () => [
+    option('--sim-trials <n>', 'stability trials per level, Unity bookkeeping: stop at 1.0, score = max, counts from the last trial', {
+      parse: wholeNumber(1, 3),
+      defaultText: `the config's simulationTrials, else ${DEFAULTS.simulationTrials}`,
+    }),
+  ],
+  damage: () => [
+    option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', {
+      choices: keyChoices('damage'),
+      defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}`,
+    }),
+  ],
+  eol: () => [
+    option('--eol <eol>', 'line ends of the result CSV files (the published 2024/2025 files are crlf)', {
+      choices: keyChoices('eol'),
+      defaultText: "the config's, else this system's, as the official scoring script",
+    }),
+  ],
+  prefix: () => [
+    option('--prefix <name>', 'function name of the drop calls', { defaultText: "the config's, else ab_drop under the 2023 rules and drop_block otherwise" }),
+  ],
   traces: () => [option('--traces', 'record every simulated trial to <root>/<team>/traces/<C>/<name>.trial<k>.sbtrace')],
   robustness: () => [
-    option('--robustness <n>', 'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)', { parse: wholeNumber(1, 10_000) }),
+    option(
+      '--robustness <n>',
+      'knife-edge verdicts: also re-simulate every level N times under tiny perturbations (creation order, positions ±1e-4, warm start) and flag fragile verdicts (headless engine; the official verdict is unchanged)',
+      { parse: wholeNumber(1, 10_000) },
+    ),
   ],
   api: () => [
-    option('--api <api>', `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')})`, { choices: keyChoices('api'), defaultText: "the config's api, else ollama" }),
+    option(
+      '--api <api>',
+      `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')})`,
+      { choices: keyChoices('api'), defaultText: "the config's api, else ollama" },
+    ),
   ],
   callTimeout: () => [
-    option('--call-timeout <s>', 'deadline of one model call, from request to last byte; over it the call fails and is retried', { parse: positiveNumber, defaultText: `the config's limits.callSeconds, else the time limit, else ${DEFAULT_CALL_DEADLINE_S}` }),
+    option('--call-timeout <s>', 'deadline of one model call, from request to last byte; over it the call fails and is retried', {
+      parse: positiveNumber,
+      defaultText: `the config's limits.callSeconds, else the time limit, else ${DEFAULT_CALL_DEADLINE_S}`,
+    }),
   ],
   maxAnswerBytes: () => [
-    option('--max-answer-bytes <n>', 'largest model answer accepted (bytes of text); a longer one fails the call', { parse: wholeNumber(1024), defaultText: `the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES}` }),
+    option('--max-answer-bytes <n>', 'largest model answer accepted (bytes of text); a longer one fails the call', {
+      parse: wholeNumber(1024),
+      defaultText: `the config's limits.answerBytes, else ${DEFAULT_MAX_ANSWER_BYTES}`,
+    }),
   ],
   uncertainty: () => [
-    option('--uncertainty <on|off>', "the ranking's uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (needs T ≥ 2)", { choices: keyChoices('uncertainty'), defaultText: `the config's, else ${DEFAULTS.uncertainty.enabled ? 'on' : 'off'}` }),
-    option('--resamples <n>', 'bootstrap resamples (at most 100000)', { parse: wholeNumber(1, 100_000), defaultText: `the config's, else ${DEFAULTS.uncertainty.resamples}` }),
-    option('--uncertainty-seed <n>', 'seed of the bootstrap: the same seed gives byte-identical files', { parse: wholeNumber(0, 0xffffffff), defaultText: `the config's uncertaintySeed, else ${DEFAULTS.uncertainty.seed}` }),
+    option(
+      '--uncertainty <on|off>',
+      "the ranking's uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (needs T ≥ 2)",
+      { choices: keyChoices('uncertainty'), defaultText: `the config's, else ${DEFAULTS.uncertainty.enabled ? 'on' : 'off'}` },
+    ),
+    option('--resamples <n>', 'bootstrap resamples (at most 100000)', {
+      parse: wholeNumber(1, 100_000),
+      defaultText: `the config's, else ${DEFAULTS.uncertainty.resamples}`,
+    }),
+    option('--uncertainty-seed <n>', 'seed of the bootstrap: the same seed gives byte-identical files', {
+      parse: wholeNumber(0, 0xffffffff),
+      defaultText: `the config's uncertaintySeed, else ${DEFAULTS.uncertainty.seed}`,
+    }),
   ],
-  models: () => [option('--models <names>', '2025: model names in order, one competition folder each', { parse: list, defaultText: "the config's models, else the model folders found" })],
+  models: () => [
+    option('--models <names>', '2025: model names in order, one competition folder each', {
+      parse: list,
+      defaultText: "the config's models, else the model folders found",
+    }),
+  ],
 };
 
 export function addSettingsOptions(command: Command, options: readonly SharedOption[]): Command {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDirs, listFiles, listTeams, stageDir, type Stage, type StageFilter } from '../orchestrator/layout/competition.js';
+import { listDirs, listFiles, listTeams, type Stage, type StageFilter, stageDir } from '../orchestrator/layout/competition.js';
 import { shownPath } from '../orchestrator/layout/root-check.js';
 import type { StageSummary } from '../orchestrator/layout/stage-log.js';
 
@@ -38,7 +38,10 @@ export function nothingToDo(stage: string, root: string, filter: StageFilter): s
   const letters = filter.characters && filter.characters.length > 0 ? ` for the letters ${filter.characters.join(',')}` : '';
   if (!input) return `${stage}: nothing to do in ${shownPath(root)}: ${named}${letters}`;
   const withFolder = teams.filter((t) => existsSync(stageDir(root, t, input.stage)));
-  const found = withFolder.length === 0 ? `none has ${input.stage}/` : `${withFolder.length} with ${input.stage}/, ${withFolder.reduce((n, t) => n + countInputs(root, t, input.stage), 0)} file(s) there in all`;
+  const found =
+    withFolder.length === 0
+      ? `none has ${input.stage}/`
+      : `${withFolder.length} with ${input.stage}/, ${withFolder.reduce((n, t) => n + countInputs(root, t, input.stage), 0)} file(s) there in all`;
   return `${stage}: nothing to do in ${shownPath(root)}: no ${input.files} in ${named}${letters} (${found}); ${input.madeBy} writes them`;
 }
 

@@ -25,5 +25,6 @@ export function startUnityFleet(flags: UnityFleetFlags, log: (line: string) => v
 }
 
 /** The editor binary and project options: required by `unity launch`, optional (together) for `unity calibrate`. */
-export const unityEditorOption = (required: boolean) => option('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)', { required });
+export const unityEditorOption = (required: boolean) =>
+  option('--unity <editor>', 'the Unity 2019.4 editor binary (macOS: /Applications/Unity/Hub/Editor/2019.4.40f1/Unity.app/Contents/MacOS/Unity)', { required });
 export const unityProjectOption = (required: boolean) => option('--project <path>', 'the Science Birds project with the plugin installed', { required });

@@ -12,7 +12,10 @@ import type { IncomingMessage } from 'node:http';
  *   client's fault: 400, not 500.
  */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 /**
  * How to start a Node process (or worker thread) on one of our own modules. From `dist/` the module

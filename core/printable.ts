@@ -10,6 +10,7 @@
  * With `lines`, newlines are kept (a log's tail, a multi-line message) and every line after the
  * first is indented, so no line of it starts where sbeval's own lines start.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's job.
 const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\u001b': '\\x1b' };

@@ -1,6 +1,6 @@
+import { DropError, type DropFailure, dropBlocks, type PlacedStructure } from './drop.js';
 import { CODE_NOT_FOUND, DROP_BLOCK, extractCode } from './extract.js';
-import { parseDropProgram, type DropCall } from './program.js';
-import { DropError, dropBlocks, type DropFailure, type PlacedStructure } from './drop.js';
+import { type DropCall, parseDropProgram } from './program.js';
 import { structureToXml } from './xml-write.js';
 
 /**

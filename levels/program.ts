@@ -1,4 +1,4 @@
-import { DROP_BLOCK, assertFunctionName } from './extract.js';
+import { assertFunctionName, DROP_BLOCK } from './extract.js';
 
 /**
  * A drop program (the `intermediate` text: one call per line) read into typed calls exactly as the

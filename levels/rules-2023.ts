@@ -11,7 +11,7 @@ export const MAX_WORDS_2023 = 900;
  * words-count@2.0.2's default punctuation list (deleted before counting). `-`, `_`, `=`, `+`, `|`
  * and the backtick are not in it.
  */
-const PUNCTUATION = ",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、";
+const PUNCTUATION = ',，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～\'’"“”*/\\&%@#^、';
 const DELETED = new Set<number>([...PUNCTUATION].map((c) => c.charCodeAt(0)));
 
 function isDeleted(code: number): boolean {
@@ -63,7 +63,7 @@ export function countWords(text: string): number {
  * Allowed: ASCII letters and digits, space, tab, CR, LF, ``~ / \ + , - * ` ' " . ! @ # $ % ^ & ( ) _ = [ ] { } | < > : ; ?``,
  * the em dash U+2014 and the curly quotes U+201C, U+201D, U+2018, U+2019 (the 1.3.0+ pattern).
  */
-const ALLOWED_SYMBOLS = "~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;?\u2014\u201C\u201D\u2018\u2019 \n\r\t";
+const ALLOWED_SYMBOLS = '~/\\+,-*`\'".!@#$%^&()_=[]{}|<>:;?\u2014\u201C\u201D\u2018\u2019 \n\r\t';
 const ALLOWED = new Set<number>([...ALLOWED_SYMBOLS].map((c) => c.charCodeAt(0)));
 const WHITESPACE = /\s/;
 

@@ -1,5 +1,5 @@
+import { BIRD_TYPES, blockSpec, isMaterial, PIG_TYPES } from './catalog.js';
 import type { Level, LevelCamera, LevelObject, Material } from './level.js';
-import { BIRD_TYPES, PIG_TYPES, blockSpec, isMaterial } from './catalog.js';
 
 /**
  * A strict reader for Science Birds level XML (any level the evaluator can load: every block type of
@@ -135,7 +135,10 @@ class Tokenizer {
   private i = 0;
   private elements = 0;
 
-  constructor(private readonly s: string, private readonly maxElements: number) {}
+  constructor(
+    private readonly s: string,
+    private readonly maxElements: number,
+  ) {}
 
   private fail(message: string, offset = this.i, element?: string, attribute?: string): never {
     const { line, column } = lineColumn(this.s, offset);
@@ -145,7 +148,8 @@ class Tokenizer {
   document(): XmlElement {
     const s = this.s;
     const bad = FORBIDDEN_CHAR.exec(s);
-    if (bad) this.fail(`contains the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which XML does not allow`, bad.index);
+    if (bad)
+      this.fail(`contains the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which XML does not allow`, bad.index);
     if (s.charCodeAt(0) === 0xfeff) this.i = 1; // byte order mark
     if (s.startsWith('<?xml', this.i) && (isSpace(s.charCodeAt(this.i + 5)) || s.startsWith('?>', this.i + 5))) this.declaration();
     let root: XmlElement | undefined;
@@ -300,12 +304,23 @@ class Tokenizer {
         else if (ref === 'apos') decoded = "'";
         else if (/^#[0-9]{1,7}$/.test(ref) || /^#x[0-9A-Fa-f]{1,6}$/.test(ref)) {
           const code = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
-          const valid = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+          const valid =
+            code === 0x9 ||
+            code === 0xa ||
+            code === 0xd ||
+            (code >= 0x20 && code <= 0xd7ff) ||
+            (code >= 0xe000 && code <= 0xfffd) ||
+            (code >= 0x10000 && code <= 0x10ffff);
           if (!valid) this.fail(`character reference &${ref}; is not a valid XML character`, offset + k, element, attribute);
           decoded = String.fromCodePoint(code);
         }
         if (decoded === undefined) {
-          this.fail(semi < 0 ? 'a bare "&" must be written &amp;' : `undefined entity &${ref}; (only &lt; &gt; &amp; &quot; &apos; and numeric references are allowed)`, offset + k, element, attribute);
+          this.fail(
+            semi < 0 ? 'a bare "&" must be written &amp;' : `undefined entity &${ref}; (only &lt; &gt; &amp; &quot; &apos; and numeric references are allowed)`,
+            offset + k,
+            element,
+            attribute,
+          );
         }
         out += decoded;
         k = semi;
@@ -350,7 +365,11 @@ class LevelBuilder {
   private readonly warnings: string[] = [];
   private objectCount = 0;
 
-  constructor(private readonly s: string, private readonly maxObjects: number, private readonly maxMagnitude: number) {}
+  constructor(
+    private readonly s: string,
+    private readonly maxObjects: number,
+    private readonly maxMagnitude: number,
+  ) {}
 
   private fail(message: string, offset: number, element?: string, attribute?: string): never {
     const { line, column } = lineColumn(this.s, offset);
@@ -386,7 +405,10 @@ class LevelBuilder {
       if (seen.has(name)) this.fail(`more than one <${name}> in <Level>`, child.offset);
       seen.set(name, child);
       if (index < lastIndex) {
-        this.warn(`<${name}> comes after <${LEVEL_CHILDREN[lastIndex]}>; Unity's LevelLoader reads Camera, Birds, Slingshot, GameObjects in that order and would not find it`, child.offset);
+        this.warn(
+          `<${name}> comes after <${LEVEL_CHILDREN[lastIndex]}>; Unity's LevelLoader reads Camera, Birds, Slingshot, GameObjects in that order and would not find it`,
+          child.offset,
+        );
       }
       lastIndex = Math.max(lastIndex, index);
       this.checkAttributes(child);
@@ -448,7 +470,10 @@ class LevelBuilder {
         let material: Material = 'wood';
         if (materialText === undefined) {
           // The loader allows it, but DecodeLevel's Enum.Parse("") throws and stops building the level.
-          this.warn(`<Block> without "material": read as wood (the block prefab's default), but Unity's ABGameWorld.DecodeLevel would throw and stop loading the level here`, el.offset);
+          this.warn(
+            `<Block> without "material": read as wood (the block prefab's default), but Unity's ABGameWorld.DecodeLevel would throw and stop loading the level here`,
+            el.offset,
+          );
         } else if (isMaterial(materialText)) {
           material = materialText;
         } else {
@@ -491,7 +516,10 @@ class LevelBuilder {
       ok = object.kind === 'element' && object.selfClosing && nodes[k + 1]?.kind === 'space';
     }
     if (!ok) {
-      this.warn(`<${el.name}> layout: Unity's LevelLoader expects one whitespace run after <${el.name}> and after each self-closing child, with no comments; it would skip or misread children here (compact XML, comments, <X></X> pairs or an empty-element container)`, el.offset);
+      this.warn(
+        `<${el.name}> layout: Unity's LevelLoader expects one whitespace run after <${el.name}> and after each self-closing child, with no comments; it would skip or misread children here (compact XML, comments, <X></X> pairs or an empty-element container)`,
+        el.offset,
+      );
     }
   }
 

@@ -1,5 +1,5 @@
-import type { Level, LevelBlock } from './level.js';
 import { BLOCK_SHAPES, GRID_WIDTH, type PlacedStructure } from './drop.js';
+import type { Level, LevelBlock } from './level.js';
 
 /**
  * The level XML of a dropped structure, byte-identical to `convertTextToXML` of `chatgpt4pcg@1.4.1`

@@ -1,12 +1,12 @@
-import type { FrameSeries } from './explain/series.js';
-import { OFFICIAL_MOVEMENT_THRESHOLD, OFFICIAL_WINDOW_STEPS, measureTrial } from './stability.js';
-import { bodyMotion } from './explain/motion.js';
-import { field, mergeBatches, ANGLE, X, Y } from './explain/series.js';
-import { analyseSupport } from './explain/support.js';
 import { followCauses, pickFirstMover } from './explain/causes.js';
+import { bodyMotion } from './explain/motion.js';
 import { reasonFor, round } from './explain/reasons.js';
+import type { FrameSeries } from './explain/series.js';
+import { ANGLE, field, mergeBatches, X, Y } from './explain/series.js';
+import { analyseSupport } from './explain/support.js';
 import { buildTimeline, summarise } from './explain/timeline.js';
-import type { BodyReport, ContactReport, DeathReport, Explanation, ExplainInput, ExplainOptions, Pose, Work } from './explain/types.js';
+import type { BodyReport, ContactReport, DeathReport, ExplainInput, ExplainOptions, Explanation, Pose, Work } from './explain/types.js';
+import { measureTrial, OFFICIAL_MOVEMENT_THRESHOLD, OFFICIAL_WINDOW_STEPS } from './stability.js';
 
 /**
  * Why a level collapses, read from one trial's frame stream: per body its displacement over time, when
@@ -17,16 +17,16 @@ import type { BodyReport, ContactReport, DeathReport, Explanation, ExplainInput,
  * nothing of how they were produced. `formatExplanation` (scoring/explain/format.ts) renders the text.
  */
 export type { MotionKind } from './explain/motion.js';
+export { bodyName, STRIKE_SPEED } from './explain/reasons.js';
 export type { StaticIssue } from './explain/support.js';
-export { STRIKE_SPEED, bodyName } from './explain/reasons.js';
 export { NOTABLE_CONTACT_SPEED } from './explain/timeline.js';
 export type {
   BodyReport,
   ContactReport,
   DeathReport,
-  Explanation,
   ExplainInput,
   ExplainOptions,
+  Explanation,
   Reason,
   ReasonKind,
   TimelineEntry,
@@ -53,7 +53,13 @@ function tallyEvents(events: ExplainInput['events']) {
 type TrialMeasure = ReturnType<typeof measureTrial>['measure'];
 
 /** Each body's motion, start support, removal, destruction and damage: what its reason is found from. */
-function bodyWork(bodies: ExplainInput['bodies'], series: FrameSeries, measure: TrialMeasure, tallies: ReturnType<typeof tallyEvents>, threshold: number): Work[] {
+function bodyWork(
+  bodies: ExplainInput['bodies'],
+  series: FrameSeries,
+  measure: TrialMeasure,
+  tallies: ReturnType<typeof tallyEvents>,
+  threshold: number,
+): Work[] {
   const supports = analyseSupport(
     bodies.map((info, i) => ({ info, x: field(series, 0, i, X), y: field(series, 0, i, Y), angle: field(series, 0, i, ANGLE), alive: series.alive[i] === 1 })),
   );
@@ -129,7 +135,9 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 
   const firstMover = pickFirstMover(work, byId, movedVerdict);
   const origin = firstMover ? followCauses(firstMover, byId) : undefined;
-  const reports = work.map((w) => toReport(w, series, { moved: movedVerdict(w), startStep: measure.windowStart, displacement: measure.objects[w.index]!.displacement }, sampleEvery));
+  const reports = work.map((w) =>
+    toReport(w, series, { moved: movedVerdict(w), startStep: measure.windowStart, displacement: measure.objects[w.index]!.displacement }, sampleEvery),
+  );
   const explanation: Explanation = {
     levelId: input.levelId ?? null,
     dt: input.dt,
@@ -156,7 +164,11 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
 
 function toReport(w: Work, series: FrameSeries, measured: { moved: boolean; startStep: number; displacement: number }, sampleEvery: number): BodyReport {
   const { moved } = measured;
-  const pose = (s: number): Pose => ({ x: round(field(series, s, w.index, X), 5), y: round(field(series, s, w.index, Y), 5), angle: round(field(series, s, w.index, ANGLE), 5) });
+  const pose = (s: number): Pose => ({
+    x: round(field(series, s, w.index, X), 5),
+    y: round(field(series, s, w.index, Y), 5),
+    angle: round(field(series, s, w.index, ANGLE), 5),
+  });
   const samples: number[] = [];
   for (let s = 0; s < w.motion.displacement.length; s += sampleEvery) samples.push(round(w.motion.displacement[s]!));
   if ((w.motion.displacement.length - 1) % sampleEvery !== 0) samples.push(round(w.motion.displacement[w.motion.displacement.length - 1]!));

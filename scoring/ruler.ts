@@ -1,4 +1,4 @@
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { OFFICIAL_MOVEMENT_THRESHOLD } from './stability.js';
 
 /**
@@ -43,7 +43,9 @@ export function rulerTrack(level: string, bodies: readonly BodyInfo[], batches: 
       });
     }
   }
-  const removedAt = ids.map((id) => events.reduce((first, e) => (e.kind === 'removed' && e.id === id ? Math.min(first, e.step) : first), Number.POSITIVE_INFINITY));
+  const removedAt = ids.map((id) =>
+    events.reduce((first, e) => (e.kind === 'removed' && e.id === id ? Math.min(first, e.step) : first), Number.POSITIVE_INFINITY),
+  );
   return { level, steps, ids, positions, removedAt };
 }
 
@@ -62,7 +64,10 @@ export function readVerdict(track: RulerTrack, i: number, start: number, end: nu
   const n = track.ids.length;
   const a = (start * n + i) * 2;
   const b = (last * n + i) * 2;
-  const distance = Math.hypot((track.positions[b] as number) - (track.positions[a] as number), (track.positions[b + 1] as number) - (track.positions[a + 1] as number));
+  const distance = Math.hypot(
+    (track.positions[b] as number) - (track.positions[a] as number),
+    (track.positions[b + 1] as number) - (track.positions[a + 1] as number),
+  );
   return Math.fround(distance) >= THRESHOLD;
 }
 

@@ -1,5 +1,5 @@
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
-import { EVALUATOR_DURATION_STEPS, evaluatorWindow, isReadStep, type EvaluatorWindow } from '../bridge/window.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { EVALUATOR_DURATION_STEPS, type EvaluatorWindow, evaluatorWindow, isReadStep } from '../bridge/window.js';
 import { unityStabilityScore } from './formats/stability.js';
 
 /**
@@ -109,7 +109,11 @@ export class StabilityTracker {
   private readonly window: EvaluatorWindow;
 
   /** `windowSteps`: the window's duration in steps (`SimulationSettings.windowSteps`, 500 = 10 s); its read steps come from bridge/window.ts. */
-  constructor(private readonly bodies: readonly BodyInfo[], windowSteps = OFFICIAL_WINDOW_STEPS, private readonly rule: StabilityRule = OFFICIAL_RULE) {
+  constructor(
+    private readonly bodies: readonly BodyInfo[],
+    windowSteps = OFFICIAL_WINDOW_STEPS,
+    private readonly rule: StabilityRule = OFFICIAL_RULE,
+  ) {
     this.window = evaluatorWindow(windowSteps);
     this.counted = bodies.filter((b) => b.counted).map((b) => b.id);
     const n = bodies.length;
@@ -171,10 +175,23 @@ export class StabilityTracker {
     const objects = this.bodies.map((body, i): ObjectMeasure => {
       const start: [number, number] = [this.start[i * 2] as number, this.start[i * 2 + 1] as number];
       const last: [number, number] = [this.last[i * 2] as number, this.last[i * 2 + 1] as number];
-      return { id: body.id, counted: body.counted, start, last, lastStep: this.lastStep[i] as number, displacement: displacementFrom(start, last[0], last[1]), removed: Number.isFinite(this.removedAt[i] as number) };
+      return {
+        id: body.id,
+        counted: body.counted,
+        start,
+        last,
+        lastStep: this.lastStep[i] as number,
+        displacement: displacementFrom(start, last[0], last[1]),
+        removed: Number.isFinite(this.removedAt[i] as number),
+      };
     });
     const { startStep, endStep } = this.window;
-    return { streamSteps: this.streamSteps, windowStart: startStep, windowEnd: this.streamSteps > 0 ? Math.min(endStep, this.streamSteps - 1) : endStep, objects };
+    return {
+      streamSteps: this.streamSteps,
+      windowStart: startStep,
+      windowEnd: this.streamSteps > 0 ? Math.min(endStep, this.streamSteps - 1) : endStep,
+      objects,
+    };
   }
 
   /** Per counted object: start and last position and displacement (for reports and `sbeval level`). */
@@ -191,14 +208,21 @@ export class StabilityTracker {
       }
       const start: [number, number] = [this.start[id * 2] as number, this.start[id * 2 + 1] as number];
       // Unity: Vector2.Distance in float32, compared with >=.
-      if (Math.fround(displacementFrom(start, this.last[id * 2] as number, this.last[id * 2 + 1] as number)) >= Math.fround(this.rule.threshold)) moving.push(id);
+      if (Math.fround(displacementFrom(start, this.last[id * 2] as number, this.last[id * 2 + 1] as number)) >= Math.fround(this.rule.threshold))
+        moving.push(id);
     }
     return { startingObjects: this.counted.length, movingObjects: moving.length, score: unityScore(this.counted.length, moving.length), moving };
   }
 }
 
 /** Stability of a complete recorded trial. */
-export function trialStability(bodies: readonly BodyInfo[], batches: readonly FrameBatch[], events: readonly SimEvent[] = [], windowSteps = OFFICIAL_WINDOW_STEPS, rule: StabilityRule = OFFICIAL_RULE): TrialStability {
+export function trialStability(
+  bodies: readonly BodyInfo[],
+  batches: readonly FrameBatch[],
+  events: readonly SimEvent[] = [],
+  windowSteps = OFFICIAL_WINDOW_STEPS,
+  rule: StabilityRule = OFFICIAL_RULE,
+): TrialStability {
   return measureTrial(bodies, batches, events, windowSteps, rule).verdict;
 }
 

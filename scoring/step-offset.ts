@@ -143,7 +143,10 @@ export function measureStepOffset(levels: readonly LevelStreams[], options: Step
     const fit = fitOf(spans, offset);
     if (fit.samples >= minSamples) fits.push(fit);
   }
-  const best = fits.reduce<OffsetFit | undefined>((b, f) => (!b || f.error < b.error || (f.error === b.error && Math.abs(f.offset) < Math.abs(b.offset)) ? f : b), undefined);
+  const best = fits.reduce<OffsetFit | undefined>(
+    (b, f) => (!b || f.error < b.error || (f.error === b.error && Math.abs(f.offset) < Math.abs(b.offset)) ? f : b),
+    undefined,
+  );
   const fitting = fits.filter((f) => f.error <= tolerance);
   return { offset: fitting.length === 1 ? fitting[0]?.offset : undefined, best, fits, tolerance, bodies: spans.length, levels: withSpan };
 }

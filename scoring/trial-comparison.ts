@@ -1,4 +1,4 @@
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { mergeBatches } from './explain/series.js';
 import { trialStability } from './stability.js';
 
@@ -84,7 +84,15 @@ export function compareTrials(recorded: TrialRecord, replayed: TrialRecord, wind
       return b.id === o.id && b.kind === o.kind && b.type === o.type && b.counted === o.counted;
     });
   if (!sameBodies) {
-    firstDivergence = { step: 0, body: -1, type: null, field: 'bodies', recorded: recorded.bodies.length, replayed: replayed.bodies.length, delta: replayed.bodies.length - recorded.bodies.length };
+    firstDivergence = {
+      step: 0,
+      body: -1,
+      type: null,
+      field: 'bodies',
+      recorded: recorded.bodies.length,
+      replayed: replayed.bodies.length,
+      delta: replayed.bodies.length - recorded.bodies.length,
+    };
     firstDifference = firstDivergence;
   } else {
     const n = recorded.bodies.length;
@@ -118,7 +126,15 @@ export function compareTrials(recorded: TrialRecord, replayed: TrialRecord, wind
       }
     }
     if (a.stepCount !== b.stepCount) {
-      const d: Divergence = { step: stepsCompared, body: -1, type: null, field: 'steps', recorded: a.stepCount, replayed: b.stepCount, delta: b.stepCount - a.stepCount };
+      const d: Divergence = {
+        step: stepsCompared,
+        body: -1,
+        type: null,
+        field: 'steps',
+        recorded: a.stepCount,
+        replayed: b.stepCount,
+        delta: b.stepCount - a.stepCount,
+      };
       firstDifference ??= d;
       firstDivergence ??= d;
     }
@@ -135,5 +151,17 @@ export function compareTrials(recorded: TrialRecord, replayed: TrialRecord, wind
   }
   const eventsIdentical = firstEventDifference === null;
   const agreement: Agreement = firstDivergence ? 'diverged' : firstDifference || !eventsIdentical ? 'within-tolerance' : 'identical';
-  return { agreement, firstDifference, firstDivergence, maxPositionDelta, maxAngleDelta, stepsCompared, eventsIdentical, firstEventDifference, recorded: rv, replayed: pv, verdictChanged };
+  return {
+    agreement,
+    firstDifference,
+    firstDivergence,
+    maxPositionDelta,
+    maxAngleDelta,
+    stepsCompared,
+    eventsIdentical,
+    firstEventDifference,
+    recorded: rv,
+    replayed: pv,
+    verdictChanged,
+  };
 }

@@ -13,7 +13,21 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stampFile = join(root, 'dist', '.build-stamp.json');
 // The inputs of tsconfig.build.json (its include list, the folders they import, the configs).
-const INPUTS = ['index.ts', 'core', 'levels', 'bridge', 'scoring', 'orchestrator', 'viewer', 'llm', 'cli', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = [
+  'index.ts',
+  'core',
+  'levels',
+  'bridge',
+  'scoring',
+  'orchestrator',
+  'viewer',
+  'llm',
+  'cli',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 
 function sources() {
   let newest = 0;

@@ -7,9 +7,9 @@
  *   npm run fidelity [-- --damage body] [-- --workers N] [-- --only-mismatches]
  */
 import type { DamageFormula, Engine } from '../bridge/engine.js';
-import { isMainModule } from '../core/main-module.js';
 import { createEngines, defaultEngineCount } from '../bridge/engines.js';
-import { differs, headlessFactory, loadReference, measureAgreement, type AgreementSummary, type LevelAgreement } from '../orchestrator/stages/agreement.js';
+import { isMainModule } from '../core/main-module.js';
+import { type AgreementSummary, differs, headlessFactory, type LevelAgreement, loadReference, measureAgreement } from '../orchestrator/stages/agreement.js';
 
 export type FidelityLevel = LevelAgreement;
 export type FidelitySummary = AgreementSummary;
@@ -55,7 +55,14 @@ export function fidelityMarkdown(report: FidelityReport, onlyMismatches = false)
   ];
   for (const l of report.levels) {
     if (onlyMismatches && !differs(l)) continue;
-    const verdict = l.failure !== undefined ? `NO RESULT: ${l.failure.replace(/\|/g, '\\|')}` : l.stableAgrees ? (l.movingEqual ? 'same' : 'same verdict, count differs') : 'DIFFERENT';
+    const verdict =
+      l.failure !== undefined
+        ? `NO RESULT: ${l.failure.replace(/\|/g, '\\|')}`
+        : l.stableAgrees
+          ? l.movingEqual
+            ? 'same'
+            : 'same verdict, count differs'
+          : 'DIFFERENT';
     lines.push(
       `| ${l.level} | ${l.evaluator.movingObjects}/${l.evaluator.startingObjects} | ${l.engine.movingObjects}/${l.engine.startingObjects} | ${f3(l.evaluator.score)} | ${f3(l.engine.score)} | ${l.engine.trialsRun} | ${verdict} | ${f4(l.iou)} |`,
     );

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs as parseCliArgs } from 'node:util';
 import { isMainModule } from '../core/main-module.js';
-import { encodeSafetensors } from '../scoring/similarity/safetensors.js';
-import { vitParameterShapes, type VitConfig } from '../scoring/similarity/vit-config.js';
 import { convertModelFolder, writePiecesAtomic } from '../orchestrator/stages/model.js';
+import { encodeSafetensors } from '../scoring/similarity/safetensors.js';
+import { type VitConfig, vitParameterShapes } from '../scoring/similarity/vit-config.js';
 
 export interface RandomVitSpec {
   layers: number;

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { Level, LevelObject } from '../levels/level.js';
 import { levelToXml } from '../levels/xml-write.js';
 import { recordTrial } from '../orchestrator/stages/ruler.js';
-import { readVerdict, rulerTrack, windowCounts, type RulerTrack } from '../scoring/ruler.js';
+import { type RulerTrack, readVerdict, rulerTrack, windowCounts } from '../scoring/ruler.js';
 
 const OUT = fileURLToPath(new URL('../calibration/ruler/', import.meta.url));
 
@@ -214,7 +214,9 @@ function checkCounts(name: string, objects: LevelObject[], expected: (start: num
         const got = windowCounts(t, start, end);
         const want = expected(start, end);
         if (got.movingObjects !== want || got.startingObjects !== t.ids.length) {
-          throw new Error(`${name} (trial ${trial}): window (${start}, ${end}) gives ${got.movingObjects}/${got.startingObjects} moving, designed ${want}/${t.ids.length}`);
+          throw new Error(
+            `${name} (trial ${trial}): window (${start}, ${end}) gives ${got.movingObjects}/${got.startingObjects} moving, designed ${want}/${t.ids.length}`,
+          );
         }
       }
     }
@@ -233,7 +235,8 @@ function checkDestroyed(name: string, t: RulerTrack): void {
     for (let start = RANGE.start[0]; start <= RANGE.start[1]; start++) {
       const verdicts = new Set<boolean | undefined>();
       for (let last = Math.max(start + 1, removed - MAX_STEPS_PER_FRAME); last < removed; last++) verdicts.add(readVerdict(t, i, start, last));
-      if (verdicts.size > 1) throw new Error(`${name}: object ${t.ids[i]} (removed on step ${removed}) changes its verdict with the spacing of the reads (start ${start})`);
+      if (verdicts.size > 1)
+        throw new Error(`${name}: object ${t.ids[i]} (removed on step ${removed}) changes its verdict with the spacing of the reads (start ${start})`);
     }
   });
 }

@@ -11,12 +11,13 @@
  *
  * Both are written as palette PNGs (sharp) to docs/images/, small enough to commit.
  */
-import { execa } from 'execa';
+
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { execa } from 'execa';
+import { type Browser, chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { SMALL_VIT, writeRandomVit } from './make-random-vit.js';
 
@@ -29,7 +30,10 @@ const VIEWER_STEP = 60;
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sbeval-screenshots-'));
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  });
   try {
     const { onnx } = writeRandomVit(join(work, 'vit'), SMALL_VIT);
     const root = join(work, 'competition');

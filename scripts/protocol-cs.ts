@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MESSAGES, type Field, type FieldType, type Fields, type MessageDef, type StructDef, type UnionType } from '../bridge/messages.js';
+import { type Field, type Fields, type FieldType, MESSAGES, type MessageDef, type StructDef, type UnionType } from '../bridge/messages.js';
 import { sampleMessages } from '../test/bridge/samples.js';
 import { generateSamplesCs } from './protocol-samples-cs.js';
 
@@ -26,7 +26,24 @@ const HEADER = `// GENERATED from bridge/messages.ts by \`npm run protocol:cs\`:
 // (Reader, Float32ToBytes, the envelope checks) are in Protocol.cs.`;
 
 /** C# keywords a wire name could collide with as a parameter (SimEvent factories). */
-const CS_KEYWORDS = new Set(['base', 'bool', 'byte', 'class', 'default', 'double', 'event', 'fixed', 'float', 'int', 'long', 'object', 'params', 'ref', 'string', 'this']);
+const CS_KEYWORDS = new Set([
+  'base',
+  'bool',
+  'byte',
+  'class',
+  'default',
+  'double',
+  'event',
+  'fixed',
+  'float',
+  'int',
+  'long',
+  'object',
+  'params',
+  'ref',
+  'string',
+  'this',
+]);
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
@@ -135,7 +152,8 @@ function unionFields(union: UnionType): Array<[string, Field]> {
   const all = new Map<string, Field>([[union.tag, { type: { kind: 'enum', name: union.tagList, values: Object.keys(union.variants) } }]]);
   for (const [variant, fields] of Object.entries(union.variants)) {
     for (const [name, field] of Object.entries(fields)) {
-      if (field.optional || ['list', 'map', 'union'].includes(field.type.kind)) throw new Error(`${union.name}.${variant}.${name}: variant fields are required scalars`);
+      if (field.optional || ['list', 'map', 'union'].includes(field.type.kind))
+        throw new Error(`${union.name}.${variant}.${name}: variant fields are required scalars`);
       const known = all.get(name);
       if (known && csType(known.type) !== csType(field.type)) throw new Error(`${union.name}.${name} has two C# types`);
       if (!known) all.set(name, field);
@@ -145,7 +163,9 @@ function unionFields(union: UnionType): Array<[string, Field]> {
 }
 
 function declareUnion(union: UnionType): string[] {
-  const out = [`    /// <summary>One ${union.name}; which fields are used depends on ${pascal(union.tag)} (${Object.keys(union.variants).join(', ')}).</summary>`];
+  const out = [
+    `    /// <summary>One ${union.name}; which fields are used depends on ${pascal(union.tag)} (${Object.keys(union.variants).join(', ')}).</summary>`,
+  ];
   out.push(`    public sealed class ${union.name}`, '    {', ...declareFields(Object.fromEntries(unionFields(union)), '        '));
   for (const [variant, fields] of Object.entries(union.variants)) {
     const params = Object.entries(fields).map(([name, field]) => {
@@ -222,13 +242,23 @@ function unionWriter(union: UnionType): string[] {
 
 function messageWriter(type: string, def: MessageDef): string[] {
   const cls = messageClass(type);
-  return [`        private static void Write${cls}(${cls} message, MsgValue map)`, '        {', ...writeFields(def.fields, 'message', '            '), '        }'];
+  return [
+    `        private static void Write${cls}(${cls} message, MsgValue map)`,
+    '        {',
+    ...writeFields(def.fields, 'message', '            '),
+    '        }',
+  ];
 }
 
 function toValue(): string[] {
-  const out = ['        /// <summary>The message as the msgpack map that goes on the wire.</summary>', '        public static MsgValue ToValue(Message message)', '        {'];
+  const out = [
+    '        /// <summary>The message as the msgpack map that goes on the wire.</summary>',
+    '        public static MsgValue ToValue(Message message)',
+    '        {',
+  ];
   out.push('            MsgValue map = MsgValue.NewMap().Set("type", message.Type);', '            switch (message.Type)', '            {');
-  for (const type of Object.keys(MESSAGES)) out.push(`                case ${csString(type)}: Write${messageClass(type)}((${messageClass(type)})message, map); return map;`);
+  for (const type of Object.keys(MESSAGES))
+    out.push(`                case ${csString(type)}: Write${messageClass(type)}((${messageClass(type)})message, map); return map;`);
   out.push('                default: throw new ArgumentException("unknown message class " + message.GetType().Name);', '            }', '        }');
   return out;
 }
@@ -281,7 +311,8 @@ function readFields(fields: Fields, target: string, indent: string): string[] {
       if (field.optional) throw new Error(`${name}: a sized or float32 byte field is required`);
       out.push(`${indent}byte[] ${name} = r.Bin(${csString(name)});`);
       if (type.cellsOf) {
-        for (const f of type.cellsOf) if (!(f in fields) || Object.keys(fields).indexOf(f) > Object.keys(fields).indexOf(name)) throw new Error(`${name}: ${f} must come before it`);
+        for (const f of type.cellsOf)
+          if (!(f in fields) || Object.keys(fields).indexOf(f) > Object.keys(fields).indexOf(name)) throw new Error(`${name}: ${f} must come before it`);
         const names = type.cellsOf.map(csString).join(', ');
         const counts = type.cellsOf.map((f) => `${target}.${member(f, fields[f] as Field)}`).join(', ');
         out.push(`${indent}r.CheckCells(${csString(name)}, ${name}, ${type.bytesPerCell ?? 1}, new[] { ${names} }, new[] { ${counts} });`);
@@ -329,7 +360,11 @@ function messageReader(type: string, def: MessageDef): string[] {
 }
 
 function readMessage(): string[] {
-  const out = ['        /// <summary>The fields of a message whose type and sender were checked (FromValue).</summary>', '        private static Message ReadMessage(string type, Reader r)', '        {'];
+  const out = [
+    '        /// <summary>The fields of a message whose type and sender were checked (FromValue).</summary>',
+    '        private static Message ReadMessage(string type, Reader r)',
+    '        {',
+  ];
   out.push('            switch (type)', '            {');
   for (const type of Object.keys(MESSAGES)) out.push(`                case ${csString(type)}: return Read${messageClass(type)}(r);`);
   out.push('                default: throw new ProtocolException("unknown-type", "unknown message type \\"" + type + "\\"");', '            }', '        }');
@@ -337,9 +372,14 @@ function readMessage(): string[] {
 }
 
 function sendersOf(messages: Readonly<Record<string, MessageDef>>): string[] {
-  const out = ['        /// <summary>Which side may send a type; null for unknown types.</summary>', '        public static Side[] SendersOf(string type)', '        {'];
+  const out = [
+    '        /// <summary>Which side may send a type; null for unknown types.</summary>',
+    '        public static Side[] SendersOf(string type)',
+    '        {',
+  ];
   out.push('            switch (type)', '            {');
-  for (const [type, def] of Object.entries(messages)) out.push(`                case ${csString(type)}: return new[] { ${def.senders.map((s) => `Side.${pascal(s)}`).join(', ')} };`);
+  for (const [type, def] of Object.entries(messages))
+    out.push(`                case ${csString(type)}: return new[] { ${def.senders.map((s) => `Side.${pascal(s)}`).join(', ')} };`);
   out.push('                default: return null;', '            }', '        }');
   return out;
 }
@@ -369,7 +409,15 @@ export function generateMessagesCs(messages: Readonly<Record<string, MessageDef>
     ...named.unions.map(unionReader),
     ...Object.entries(messages).map(([type, def]) => messageReader(type, def)),
   ];
-  blocks.push(['    public static partial class Protocol', '    {', ...codec.map((b) => b.join('\n')).join('\n\n').split('\n'), '    }']);
+  blocks.push([
+    '    public static partial class Protocol',
+    '    {',
+    ...codec
+      .map((b) => b.join('\n'))
+      .join('\n\n')
+      .split('\n'),
+    '    }',
+  ]);
   const body = blocks.map((b) => b.join('\n')).join('\n\n');
   return `${HEADER}\n\nusing System;\nusing System.Collections.Generic;\n\nnamespace Sbeval.Bridge\n{\n${body}\n}\n`;
 }

@@ -1,5 +1,5 @@
-import { MESSAGES, type FieldType, type Fields, type WireMessage } from '../bridge/messages.js';
-import { toWire, type Message } from '../bridge/protocol.js';
+import { type Fields, type FieldType, MESSAGES, type WireMessage } from '../bridge/messages.js';
+import { type Message, toWire } from '../bridge/protocol.js';
 
 /**
  * The shared protocol samples (test/bridge/samples.ts) as C# (unity-plugin/Tests/Samples.cs), so the

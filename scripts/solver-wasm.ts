@@ -134,7 +134,10 @@ ${S('by', sub(L('by'), add(mul(ld(K + 8), L('ax')), mul(ld(K + 24), L('ay')))))}
   (if ${ge0('vn1', 'vn2')} (then ${blockApply} (br $done)))
 )`;
 
-const F64_LOCALS = 'mA iA mB iB nx ny tx ty fr ts vAx vAy wA vBx vBy wB dvx dvy dv2x dv2y vt vn vn1 vn2 lambda maxF old newI Px Py ax ay bx by xx xy dx dy P1x P1y P2x P2y'.split(' ');
+const F64_LOCALS =
+  'mA iA mB iB nx ny tx ty fr ts vAx vAy wA vBx vBy wB dvx dvy dv2x dv2y vt vn vn1 vn2 lambda maxF old newI Px Py ax ay bx by xx xy dx dy P1x P1y P2x P2y'.split(
+    ' ',
+  );
 
 export function kernelWat(): string {
   return `(module

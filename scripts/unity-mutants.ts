@@ -8,11 +8,12 @@
  * `killedBy` test. Exits 1 when a mutant survives or an edit does not apply. Each run builds the mutated
  * plugin with mcs and starts the stand-in editor: allow about half a minute per mutant.
  */
-import { execa } from 'execa';
+
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { isMainModule } from '../core/main-module.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,7 +38,10 @@ export function applyMutant(plugin: string, mutant: Mutant): string | undefined 
     const text = readFileSync(path, 'utf8');
     const count = text.split(edit.find).length - 1;
     if (count !== 1) return `${edit.file}: the text to replace occurs ${count} times (expected once): ${JSON.stringify(edit.find.slice(0, 80))}`;
-    writeFileSync(path, text.replace(edit.find, () => edit.replace));
+    writeFileSync(
+      path,
+      text.replace(edit.find, () => edit.replace),
+    );
   }
   return undefined;
 }
@@ -56,8 +60,13 @@ async function unityCheck(plugin: string, work: string, only?: string): Promise<
   const result = await execa('npm', args, { cwd: ROOT, reject: false, all: true, env: { SBEVAL_UNITY_PLUGIN: plugin, TMPDIR: work, FORCE_COLOR: '0' } });
   let failing: string[] = [];
   try {
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { testResults: Array<{ assertionResults: Array<{ status: string; fullName: string }>; message?: string }> };
-    failing = json.testResults.flatMap((f) => [...f.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName), ...(f.message ? [f.message.split('\n')[0] as string] : [])]);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      testResults: Array<{ assertionResults: Array<{ status: string; fullName: string }>; message?: string }>;
+    };
+    failing = json.testResults.flatMap((f) => [
+      ...f.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName),
+      ...(f.message ? [f.message.split('\n')[0] as string] : []),
+    ]);
   } catch {
     failing = ['(no report: the run did not get to the tests)'];
   }
@@ -97,7 +106,11 @@ async function main(): Promise<number> {
         continue;
       }
       const check = await unityCheck(plugin, work, quick ? mutant.killedBy : undefined);
-      outcomes.push({ id: mutant.id, killed: !check.passed, detail: check.passed ? 'SURVIVED: unity:check passed' : `killed by ${check.failing.join('; ') || 'the build'}` });
+      outcomes.push({
+        id: mutant.id,
+        killed: !check.passed,
+        detail: check.passed ? 'SURVIVED: unity:check passed' : `killed by ${check.failing.join('; ') || 'the build'}`,
+      });
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
@@ -105,7 +118,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${last.killed ? 'killed  ' : 'SURVIVED'} ${last.id}: ${last.detail}\n`);
   }
   const survived = outcomes.filter((o) => !o.killed);
-  process.stdout.write(`${outcomes.length - survived.length}/${outcomes.length} mutants killed by npm run unity:check${quick ? ' (each by its killedBy test)' : ''}\n`);
+  process.stdout.write(
+    `${outcomes.length - survived.length}/${outcomes.length} mutants killed by npm run unity:check${quick ? ' (each by its killedBy test)' : ''}\n`,
+  );
   return survived.length > 0 ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -36,7 +36,12 @@ function sources(folder: string): string[] {
 /** Every relative module specifier in a file: static imports and re-exports, dynamic imports, `new URL(…, import.meta.url)`. */
 function specifiers(text: string): string[] {
   const found: string[] = [];
-  const patterns = [/\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bnew URL\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /siblingModule\([^,]+,\s*['"](\.{1,2}\/[^'"]+)['"]/g];
+  const patterns = [
+    /\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /\bnew URL\(\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /siblingModule\([^,]+,\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+  ];
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.push(match[1]!);
   return found;
 }

@@ -3,11 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describeError, SbevalError } from '../core/errors.js';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
+import { describeError, SbevalError } from '../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
-import { simulateTrialData, viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from './trial.js';
+import { simulateTrialData, type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from './trial.js';
 
 /**
  * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)
@@ -92,7 +92,11 @@ function staticDir(): string {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(`${dir}index.html`)) return dir;
   }
-  throw new SbevalError('launch', 'the viewer page (viewer/static/index.html) is missing from this installation', 'reinstall sbeval: the package ships the page beside the code');
+  throw new SbevalError(
+    'launch',
+    'the viewer page (viewer/static/index.html) is missing from this installation',
+    'reinstall sbeval: the package ships the page beside the code',
+  );
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -311,7 +315,11 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
     };
     run().catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
-      res.writeHead(viewerErrorStatus(error), { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.writeHead(viewerErrorStatus(error), {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
       res.end(JSON.stringify({ error: describeError(error) }));
     });
   });

@@ -1,12 +1,12 @@
 import { DEFAULT_SIMULATION, type Engine, type EngineIdentity, type SimulationSettings } from '../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
-import { groundTiles, planObjects, type ObjectPlan } from '../bridge/headless/objects.js';
+import { groundTiles, type ObjectPlan, planObjects } from '../bridge/headless/objects.js';
 import { memorySink } from '../bridge/memory-sink.js';
-import { explainFrames, type Explanation } from '../scoring/explain.js';
 import { mergeBatches } from '../scoring/explain/series.js';
-import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
 import { localShape } from '../scoring/explain/shapes.js';
+import { type Explanation, explainFrames } from '../scoring/explain.js';
+import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
 
 /**
  * One trial as the viewer shows it: the body table, every frame and event, the capture, and the
@@ -37,11 +37,29 @@ export async function simulateTrialData(levelId: string, xml: string, settings: 
   } finally {
     if (!engine) await own.close();
   }
-  return { levelId, dt: data.dt, bodies: data.bodies, frames: data.frames, events: data.events, settings: full, xml, capture: data.png, engine: own.identity, source: 'simulated' };
+  return {
+    levelId,
+    dt: data.dt,
+    bodies: data.bodies,
+    frames: data.frames,
+    events: data.events,
+    settings: full,
+    xml,
+    capture: data.png,
+    engine: own.identity,
+    source: 'simulated',
+  };
 }
 
 export function explainTrial(trial: TrialData): Explanation {
-  return explainFrames({ levelId: trial.levelId, dt: trial.dt, bodies: trial.bodies, frames: trial.frames, events: trial.events, windowSteps: trial.settings.windowSteps });
+  return explainFrames({
+    levelId: trial.levelId,
+    dt: trial.dt,
+    bodies: trial.bodies,
+    frames: trial.frames,
+    events: trial.events,
+    windowSteps: trial.settings.windowSteps,
+  });
 }
 
 // --- What the browser receives --------------------------------------------------------------------

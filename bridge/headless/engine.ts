@@ -1,22 +1,25 @@
 import { createHash } from 'node:crypto';
-import { parseLevelXml } from '../../levels/xml-read.js';
-import type { Level } from '../../levels/level.js';
-import { SbevalError, describeError } from '../../core/errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { Recent } from '../../core/recent.js';
+import type { Level } from '../../levels/level.js';
+import { parseLevelXml } from '../../levels/xml-read.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import type { FrameMemory } from './frame-memory.js';
 import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
 import { maskToRgba, type RgbImage } from './render.js';
 import { levelSeed, simulateTrial } from './run.js';
-import { checkBox2dOverrides, physicsDigestSource, withBox2dConstants, type Box2dOverrides } from './settings.js';
+import { type Box2dOverrides, checkBox2dOverrides, physicsDigestSource, withBox2dConstants } from './settings.js';
 
 /** Version of the headless engine's behaviour: bump when results can change (part of cache digests). */
 export const HEADLESS_ENGINE_VERSION = '1.1.0';
 
 /** Digest of the physics settings, the simulation budget and the engine version (cache keys, engine identity). */
 export function headlessDigest(): string {
-  return createHash('sha256').update(`${HEADLESS_ENGINE_VERSION}\n${physicsDigestSource()}\n${JSON.stringify(SIMULATION_BUDGET)}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${HEADLESS_ENGINE_VERSION}\n${physicsDigestSource()}\n${JSON.stringify(SIMULATION_BUDGET)}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A level the engine cannot load: the pool does not retry it elsewhere (`levelError`). */

@@ -2,7 +2,7 @@ import type { Level } from '../../levels/level.js';
 import { FIELD_COUNT } from '../frames.js';
 import { transformPoints, type Vec } from './geometry.js';
 import { planObjects } from './objects.js';
-import { boundOf, renderMask, viewOf, type MaskImage } from './render.js';
+import { boundOf, type MaskImage, renderMask, viewOf } from './render.js';
 
 /** One step of a frame stream: every body's state (x, y, angle, … per body) and alive flag. */
 export interface FrameRow {

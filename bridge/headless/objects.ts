@@ -1,21 +1,21 @@
-import type { Level, LevelObject, Material } from '../../levels/level.js';
+import { SbevalError } from '../../core/errors.js';
 import {
   BLOCK_BODY,
+  type BodySpec,
+  blockSpec,
+  type Collider,
   DEFAULT_MATERIAL,
+  isMaterial,
   LANDSCAPE,
   LAYERS,
   MATERIALS,
   PLATFORM,
-  TNT,
-  blockSpec,
-  isMaterial,
   pigSpec,
-  type BodySpec,
-  type Collider,
   type Size,
+  TNT,
 } from '../../levels/catalog.js';
+import type { Level, LevelObject, Material } from '../../levels/level.js';
 import type { BodyInfo, BodyKind } from '../frames.js';
-import { SbevalError } from '../../core/errors.js';
 import { boxPoints, convexPieces, counterClockwise, massProperties, type Vec } from './geometry.js';
 import { BOX2D_CONSTANTS } from './settings.js';
 
@@ -117,7 +117,8 @@ function planObject(object: LevelObject, id: number): ObjectPlan {
 function planBlock(object: Extract<LevelObject, { kind: 'block' }>, base: PlanBase): ObjectPlan {
   const id = base.id;
   const spec = blockSpec(object.type);
-  if (!spec) throw new SbevalError('input', `object ${id}: unknown block type "${object.type}"`, 'the evaluator has no prefab of that name (ABWorldAssets.BLOCKS)');
+  if (!spec)
+    throw new SbevalError('input', `object ${id}: unknown block type "${object.type}"`, 'the evaluator has no prefab of that name (ABWorldAssets.BLOCKS)');
   if (!isMaterial(object.material)) throw new SbevalError('input', `object ${id}: unknown material "${String(object.material)}"`, 'use wood, stone or ice');
   const { outline, holes } = colliderOutline(spec.collider);
   const material = MATERIALS[object.material];

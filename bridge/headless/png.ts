@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
-import { IMAGE_SIZE, type MaskImage, type RgbImage } from './render.js';
 import { crc32 } from '../../core/crc32.js';
+import { IMAGE_SIZE, type MaskImage, type RgbImage } from './render.js';
 
 /**
  * PNG files of the headless engine's images.

@@ -1,12 +1,12 @@
 import type { Level } from '../../levels/level.js';
 import type { SimulationSettings } from '../engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../frames.js';
+import { evaluatorWindow, stepsToSimulate } from '../window.js';
+import { CostMeter, SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
+import { FRESH_FRAME_MEMORY, type FrameMemory } from './frame-memory.js';
 import { transformPoints, type Vec } from './geometry.js';
 import { fnv1a } from './order.js';
-import { CostMeter, SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
-import { BLACK, RAW_COLOURS, boundOf, renderMask, renderRgb, viewOf, type Bound, type MaskImage, type RgbImage, type Shape } from './render.js';
-import { evaluatorWindow, stepsToSimulate } from '../window.js';
-import { FRESH_FRAME_MEMORY, type FrameMemory } from './frame-memory.js';
+import { BLACK, type Bound, boundOf, type MaskImage, RAW_COLOURS, type RgbImage, renderMask, renderRgb, type Shape, viewOf } from './render.js';
 import { LevelWorld } from './world.js';
 
 /**

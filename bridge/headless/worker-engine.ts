@@ -1,9 +1,9 @@
-import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
+import { Worker } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
+import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
-import { HEADLESS_ENGINE_VERSION, LevelLoadError, headlessDigest, type HeadlessEngineOptions } from './engine.js';
+import { HEADLESS_ENGINE_VERSION, type HeadlessEngineOptions, headlessDigest, LevelLoadError } from './engine.js';
 import { batchBuffers } from './frame-memory.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
@@ -69,9 +69,14 @@ export class WorkerEngine implements Engine {
   constructor(id?: string, options: HeadlessEngineOptions = {}, pipeline: WorkerEngineOptions = {}) {
     this.id = id ?? `headless-worker-${process.pid}-${nextEngine++}`;
     const capacity = pipeline.capacity ?? WORKER_CAPACITY;
-    if (!(Number.isInteger(capacity) && capacity >= 1)) throw new SbevalError('config', `a worker engine's capacity must be a whole number ≥ 1, got ${capacity}`);
+    if (!(Number.isInteger(capacity) && capacity >= 1))
+      throw new SbevalError('config', `a worker engine's capacity must be a whole number ≥ 1, got ${capacity}`);
     this.capacity = capacity;
-    this.identity = { kind: 'headless', description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
+    this.identity = {
+      kind: 'headless',
+      description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`,
+      version: HEADLESS_ENGINE_VERSION,
+    };
     this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'), options);
     this.ready = new Promise((resolve, reject) => {
       const onMessage = (message: FromWorker) => {

@@ -3,7 +3,7 @@ import { SbevalError } from '../../core/errors.js';
 import type { LevelJob } from '../engine.js';
 import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
-import { RecycledFrameMemory, batchBuffers } from './frame-memory.js';
+import { batchBuffers, RecycledFrameMemory } from './frame-memory.js';
 import { useIslandSolver } from './solver.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 

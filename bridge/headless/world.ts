@@ -1,11 +1,11 @@
-import { AABB, Box, Polygon, Settings, Vec2, World, testOverlap, Circle, Transform, type Body, type Contact, type Fixture } from 'planck';
-import type { Level } from '../../levels/level.js';
+import { AABB, type Body, Box, Circle, type Contact, type Fixture, Polygon, Settings, Transform, testOverlap, Vec2, World } from 'planck';
 import { DEFAULT_MATERIAL, TNT } from '../../levels/catalog.js';
+import type { Level } from '../../levels/level.js';
 import type { DamageFormula, Perturbation } from '../engine.js';
-import { FIELD_COUNT, type BodyInfo, type SimEvent } from '../frames.js';
-import { bodyInfos, groundTiles, planObjects, worldHalfWidth, type ObjectPlan } from './objects.js';
+import { type BodyInfo, FIELD_COUNT, type SimEvent } from '../frames.js';
+import { bodyInfos, groundTiles, type ObjectPlan, planObjects, worldHalfWidth } from './objects.js';
 import { creationOrder, mulberry32, shuffledOrder } from './order.js';
-import { WORLD_SETTINGS, secondsToSteps } from './settings.js';
+import { secondsToSteps, WORLD_SETTINGS } from './settings.js';
 // Installs the typed-array island solver (same bits as planck's, faster): solver.ts.
 import './solver.js';
 import type { Vec } from './geometry.js';
@@ -113,7 +113,10 @@ export class LevelWorld {
   private pending: PendingEnter[] = [];
   private events: SimEvent[] = [];
 
-  constructor(level: Level, private readonly options: TrialOptions) {
+  constructor(
+    level: Level,
+    private readonly options: TrialOptions,
+  ) {
     this.plans = plansOf(level);
     this.bodies = bodyInfos(this.plans);
     this.halfWidth = worldHalfWidth(level.width);

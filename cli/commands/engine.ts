@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { readTokenFile } from '../../bridge/listen.js';
 import { runHeadlessWorker } from '../../bridge/worker-process.js';
 import { SbevalError } from '../../core/errors.js';

@@ -1,14 +1,14 @@
-import type { Command } from 'commander';
-import { option, wholeNumber } from '../options.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
-import { explainFrames } from '../../scoring/explain.js';
-import { formatExplanation } from '../../scoring/explain/format.js';
-import { SbevalError } from '../../core/errors.js';
+import type { Command } from 'commander';
 import { TraceFormatError } from '../../bridge/trace.js';
+import { SbevalError } from '../../core/errors.js';
+import { formatExplanation } from '../../scoring/explain/format.js';
+import { explainFrames } from '../../scoring/explain.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import { simulateTrialData, type TrialData } from '../../viewer/trial.js';
+import { option, wholeNumber } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /** `sbeval explain <trace | level.xml>`: why a level collapsed, as a readable timeline or JSON. */
@@ -29,7 +29,11 @@ async function loadTrialFor(target: string): Promise<TrialData> {
     if (error instanceof SbevalError && !(error instanceof TraceFormatError)) throw error;
     // A `.txt` is a drop program or an LLM response more often than a misnamed trace: say so, and the way from it to a trace.
     const what = extname(path).toLowerCase() === '.txt' ? ' (a .txt is a drop program or an LLM response, not a trace)' : '';
-    throw new SbevalError('input', `${target} is not a trace explain can read${what}: ${(error as Error).message}`, 'explain takes a trace file (sbeval level --trace, sbeval record, simulate --traces) or a level .xml; from a .txt: sbeval level <file> --trace <out.sbtrace>, then sbeval explain <out.sbtrace>');
+    throw new SbevalError(
+      'input',
+      `${target} is not a trace explain can read${what}: ${(error as Error).message}`,
+      'explain takes a trace file (sbeval level --trace, sbeval record, simulate --traces) or a level .xml; from a .txt: sbeval level <file> --trace <out.sbtrace>, then sbeval explain <out.sbtrace>',
+    );
   }
 }
 
@@ -39,7 +43,9 @@ export function registerExplainCommands(program: Command): void {
     .description(COMMAND_SUMMARIES.explain)
     .argument('<trace>', 'a trace file (sbeval level --trace, sbeval record, simulate --traces), or a level .xml (simulated once, headless)')
     .option('--json', 'print the full analysis as JSON (per-block series, reasons, contacts, timeline)')
-    .addOption(option('--sample-every <steps>', 'keep every n-th step of the displacement series in --json (5 steps = 0.1 s)', { parse: wholeNumber(1), default: 5 }))
+    .addOption(
+      option('--sample-every <steps>', 'keep every n-th step of the displacement series in --json (5 steps = 0.1 s)', { parse: wholeNumber(1), default: 5 }),
+    )
     .addOption(option('--max-timeline <n>', 'timeline lines in the text output', { parse: wholeNumber(1), default: 80 }))
     .addHelpText(
       'after',

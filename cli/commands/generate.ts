@@ -1,22 +1,22 @@
-import type { Command } from 'commander';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { SbevalError } from '../../core/errors.js';
+import { requireProgramConsent } from '../../llm/generate/consent.js';
+import { DEFAULT_POOL_SETTINGS, type HostEvent } from '../../llm/generate/host-pool.js';
+import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../llm/generate/limits.js';
+import type { CallLine } from '../../llm/generate/run-log.js';
+import { configuredSubmissions, generateOptions } from '../../llm/generate/run-stage.js';
+import { OFFICIAL_MASTER_SEED_2025 } from '../../llm/generate/seeds.js';
+import { type GenerateOptions, type GenerateSummary, type LayoutChoice, runGenerate, stageName } from '../../llm/generate/stage.js';
+import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle, type Submission } from '../../llm/generate/submission.js';
+import { TokenMeter } from '../../llm/generate/token-meter.js';
+import { DEFAULTS, resolveSettings, type Settings, settingsLine } from '../../orchestrator/config/index.js';
 import { formatSummary } from '../../orchestrator/layout/stage-log.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
-import { SbevalError } from '../../core/errors.js';
-import { DEFAULTS, resolveSettings, settingsLine, type Settings } from '../../orchestrator/config/index.js';
-import { DEFAULT_POOL_SETTINGS, type HostEvent } from '../../llm/generate/host-pool.js';
-import type { CallLine } from '../../llm/generate/run-log.js';
+import { OBJECT_STYLES } from '../../scoring/score/rules.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { list, nonNegativeNumber, option, wholeNumber } from '../options.js';
 import { addSettingsOptions } from '../settings-options.js';
-import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../llm/generate/limits.js';
-import { TokenMeter } from '../../llm/generate/token-meter.js';
-import { OFFICIAL_MASTER_SEED_2025 } from '../../llm/generate/seeds.js';
-import { runGenerate, stageName, type GenerateOptions, type GenerateSummary, type LayoutChoice } from '../../llm/generate/stage.js';
-import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle, type Submission } from '../../llm/generate/submission.js';
-import { requireProgramConsent } from '../../llm/generate/consent.js';
-import { EXIT_CHECK_FAILED } from '../exit-codes.js';
-import { configuredSubmissions, generateOptions } from '../../llm/generate/run-stage.js';
-import { OBJECT_STYLES } from '../../scoring/score/rules.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -75,7 +75,18 @@ type GenerateRun = { team: string; summary: GenerateSummary };
 function generateSettings(root: string, flags: GenerateFlags): Settings {
   const settings = resolveSettings(
     root,
-    { trials: flags.trials, chars: flags.chars, models: flags.models, hosts: flags.hosts, seed: flags.seed, api: flags.api, timeLimit: flags.timeLimit, tokenLimit: flags.tokenLimit, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes },
+    {
+      trials: flags.trials,
+      chars: flags.chars,
+      models: flags.models,
+      hosts: flags.hosts,
+      seed: flags.seed,
+      api: flags.api,
+      timeLimit: flags.timeLimit,
+      tokenLimit: flags.tokenLimit,
+      callTimeout: flags.callTimeout,
+      maxAnswerBytes: flags.maxAnswerBytes,
+    },
     { command: 'generate', allowEmpty: true, allowMissing: true },
   );
   process.stderr.write(`${settingsLine(settings, 'generate')}\n`);
@@ -85,12 +96,21 @@ function generateSettings(root: string, flags: GenerateFlags): Settings {
 
 /** One truth with `sbeval run`: without --submission, the config's submissions, each as run asks them. */
 function generateJobs(settings: Settings, flags: GenerateFlags): Job[] {
-  if ((flags.submission === undefined) !== (flags.team === undefined)) throw new SbevalError('input', '--submission and --team go together', 'give both, or neither to use the submissions of the root config');
+  if ((flags.submission === undefined) !== (flags.team === undefined))
+    throw new SbevalError('input', '--submission and --team go together', 'give both, or neither to use the submissions of the root config');
   const overrides = { objectStyle: flags.objectStyle, newlines: flags.newlines };
-  const jobs = flags.submission !== undefined ? [{ team: flags.team!, submission: loadSubmission(flags.submission, overrides) }] : configuredSubmissions(settings.submissions, overrides);
+  const jobs =
+    flags.submission !== undefined
+      ? [{ team: flags.team!, submission: loadSubmission(flags.submission, overrides) }]
+      : configuredSubmissions(settings.submissions, overrides);
   // A program the config names runs only with consent; one named with --submission is the user's own choice.
   if (flags.submission === undefined) requireProgramConsent(jobs, flags.allowPrograms === true);
-  if (jobs.length === 0) throw new SbevalError('config', 'no submission to generate from', "pass --submission <spec> --team <name>, or set submissions in the root's sbeval.config.yaml");
+  if (jobs.length === 0)
+    throw new SbevalError(
+      'config',
+      'no submission to generate from',
+      "pass --submission <spec> --team <name>, or set submissions in the root's sbeval.config.yaml",
+    );
   return jobs;
 }
 
@@ -121,7 +141,13 @@ function hostNote(event: HostEvent): string {
 }
 
 /** Every job in turn, until Ctrl-C (again to quit at once); the token meter notes each call. */
-async function generateAll(settings: Settings, flags: GenerateFlags, jobs: readonly Job[], display: ReturnType<typeof createProgressDisplay>, meter: TokenMeter): Promise<GenerateRun[]> {
+async function generateAll(
+  settings: Settings,
+  flags: GenerateFlags,
+  jobs: readonly Job[],
+  display: ReturnType<typeof createProgressDisplay>,
+  meter: TokenMeter,
+): Promise<GenerateRun[]> {
   const cancel = new AbortController();
   const onSigint = () => {
     if (cancel.signal.aborted) process.exit(130);
@@ -134,7 +160,11 @@ async function generateAll(settings: Settings, flags: GenerateFlags, jobs: reado
     for (const job of jobs) {
       if (cancel.signal.aborted) break;
       if (!flags.json) process.stderr.write(`generate: ${job.team}: ${describeSubmission(job.submission)}\n`);
-      const events = { call: (line: CallLine) => meter.call(line), host: (event: HostEvent) => display.note('generate', hostNote(event)), note: (message: string) => display.note('generate', message) };
+      const events = {
+        call: (line: CallLine) => meter.call(line),
+        host: (event: HostEvent) => display.note('generate', hostNote(event)),
+        note: (message: string) => display.note('generate', message),
+      };
       runs.push({ team: job.team, summary: await runGenerate(jobOptions(settings, flags, job), display, events, cancel.signal) });
     }
   } finally {
@@ -172,7 +202,14 @@ async function generateAction(root: string, flags: GenerateFlags): Promise<void>
     display.close();
   }
   if (!flags.json) for (const line of meter.summary()) process.stdout.write(`${line}\n`);
-  for (const run of runs) process.stdout.write(flags.json ? `${summaryJson(run, jobs.length > 1)}\n` : summaryLines(run.summary, run.team).map((line) => `${line}\n`).join(''));
+  for (const run of runs)
+    process.stdout.write(
+      flags.json
+        ? `${summaryJson(run, jobs.length > 1)}\n`
+        : summaryLines(run.summary, run.team)
+            .map((line) => `${line}\n`)
+            .join(''),
+    );
   const later = trialsLaterNote(root, settings);
   if (later) process.stderr.write(`note: ${later}\n`);
   const unfinished = runs.length < jobs.length || runs.some(({ summary }) => summary.stopped || summary.models.some((m) => m.unfinished > 0));
@@ -183,11 +220,33 @@ async function generateAction(root: string, flags: GenerateFlags): Promise<void>
 function callOptions(command: Command): Command {
   return command
     .addOption(option('--concurrency <n>', 'trials in flight at once', { parse: wholeNumber(1, 1024), defaultText: 'one per host' }))
-    .addOption(option('--stall-timeout <s>', 'retry a call when the host sends nothing for this long (0 = never)', { parse: nonNegativeNumber, default: DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000 }))
-    .addOption(option('--max-attempts <n>', 'failed attempts (network errors, 5xx, dropped streams) before a call gives up', { parse: wholeNumber(1, 1000), default: DEFAULT_POOL_SETTINGS.maxAttempts }))
-    .addOption(option('--backoff <ms>', 'first back-off of a failing host; doubles per consecutive failure (max 30 s)', { parse: wholeNumber(0), default: DEFAULT_POOL_SETTINGS.backoffMs }))
-    .addOption(option('--host-failures <n>', 'consecutive failures that set a host aside', { parse: wholeNumber(1, 1000), default: DEFAULT_POOL_SETTINGS.hostFailures }))
-    .addOption(option('--host-cooldown <s>', 'how long a host stays aside (doubles each time, up to 8×)', { parse: nonNegativeNumber, default: DEFAULT_POOL_SETTINGS.cooldownMs / 1000 }));
+    .addOption(
+      option('--stall-timeout <s>', 'retry a call when the host sends nothing for this long (0 = never)', {
+        parse: nonNegativeNumber,
+        default: DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000,
+      }),
+    )
+    .addOption(
+      option('--max-attempts <n>', 'failed attempts (network errors, 5xx, dropped streams) before a call gives up', {
+        parse: wholeNumber(1, 1000),
+        default: DEFAULT_POOL_SETTINGS.maxAttempts,
+      }),
+    )
+    .addOption(
+      option('--backoff <ms>', 'first back-off of a failing host; doubles per consecutive failure (max 30 s)', {
+        parse: wholeNumber(0),
+        default: DEFAULT_POOL_SETTINGS.backoffMs,
+      }),
+    )
+    .addOption(
+      option('--host-failures <n>', 'consecutive failures that set a host aside', { parse: wholeNumber(1, 1000), default: DEFAULT_POOL_SETTINGS.hostFailures }),
+    )
+    .addOption(
+      option('--host-cooldown <s>', 'how long a host stays aside (doubles each time, up to 8×)', {
+        parse: nonNegativeNumber,
+        default: DEFAULT_POOL_SETTINGS.cooldownMs / 1000,
+      }),
+    );
 }
 
 export function registerGenerateCommands(program: Command): void {
@@ -195,20 +254,65 @@ export function registerGenerateCommands(program: Command): void {
     .command('generate')
     .description(COMMAND_SUMMARIES.generate)
     .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
-    .addOption(option('--submission <spec>', 'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn', { defaultText: 'every submission of the root config, as sbeval run' }))
+    .addOption(
+      option(
+        '--submission <spec>',
+        'a prompt file, a chat script (.json/.yaml), a program spec (.json/.yaml with "program"), exec:<program>, or builtin:zero-shot | builtin:zero-shot-multi-turn',
+        { defaultText: 'every submission of the root config, as sbeval run' },
+      ),
+    )
     .addOption(option('--team <name>', 'team name (folder and file prefix), with --submission'))
     .addOption(option('--models <a,b,c>', 'model names (comma-separated, repeatable)', { parse: list, defaultText: "the root config's models" }))
-    .addOption(option('--hosts <url,url>', 'model hosts sharing the work; with --api openai each is a base URL like http://host:8000/v1', { parse: list, defaultText: "the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434" }))
-    .addOption(option('--trials <n>', 'trials per letter, T', { parse: wholeNumber(1, 100_000), defaultText: `the root config's trials, else ${DEFAULTS.trials}` }))
+    .addOption(
+      option('--hosts <url,url>', 'model hosts sharing the work; with --api openai each is a base URL like http://host:8000/v1', {
+        parse: list,
+        defaultText: "the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434",
+      }),
+    )
+    .addOption(
+      option('--trials <n>', 'trials per letter, T', { parse: wholeNumber(1, 100_000), defaultText: `the root config's trials, else ${DEFAULTS.trials}` }),
+    )
     .addOption(option('--chars <letters>', 'letters: ranges and lists, e.g. A-Z, A,I,L, A-C,X', { defaultText: "the root config's characters, else A-Z" }))
-    .addOption(option('--seed <n>', 'master seed; trial seed = master + 26·(trial−1) + letter index (A=0)', { parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1), defaultText: `the root config's seed, else ${OFFICIAL_MASTER_SEED_2025}` }))
-    .addOption(option('--time-limit <s>', 'per-trial time limit in seconds, checked before each call (0 = none)', { parse: nonNegativeNumber, defaultText: `the root config's limits.timeSeconds, else ${OFFICIAL_TIME_LIMIT_S}` }))
-    .addOption(option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', { parse: wholeNumber(0), defaultText: `the root config's limits.tokens, else ${OFFICIAL_TOKEN_LIMIT}` }))
+    .addOption(
+      option('--seed <n>', 'master seed; trial seed = master + 26·(trial−1) + letter index (A=0)', {
+        parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1),
+        defaultText: `the root config's seed, else ${OFFICIAL_MASTER_SEED_2025}`,
+      }),
+    )
+    .addOption(
+      option('--time-limit <s>', 'per-trial time limit in seconds, checked before each call (0 = none)', {
+        parse: nonNegativeNumber,
+        defaultText: `the root config's limits.timeSeconds, else ${OFFICIAL_TIME_LIMIT_S}`,
+      }),
+    )
+    .addOption(
+      option('--token-limit <n>', 'per-trial prompt+completion token limit, checked after each call (0 = none)', {
+        parse: wholeNumber(0),
+        defaultText: `the root config's limits.tokens, else ${OFFICIAL_TOKEN_LIMIT}`,
+      }),
+    )
     .addOption(option('--temperature <t>', 'sampling temperature of every call', { parse: nonNegativeNumber, default: OFFICIAL_TEMPERATURE }))
-    .addOption(option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", { parse: nonNegativeNumber, default: OFFICIAL_TOP_P }))
-    .addOption(option('--object-style <style>', '<OBJECT> becomes "A" (quoted, 2023) or A (bare, 2024+)', { choices: OBJECT_STYLES, defaultText: "a chat script's object key, else bare" }))
-    .addOption(option('--newlines <mode>', 'prompt line ends: lf (as Python text mode) or keep', { choices: ['lf', 'keep'], defaultText: 'lf for bare, keep for quoted' }))
-    .addOption(option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several', { choices: ['auto', 'flat', 'per-model'], default: 'auto' }))
+    .addOption(
+      option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", { parse: nonNegativeNumber, default: OFFICIAL_TOP_P }),
+    )
+    .addOption(
+      option('--object-style <style>', '<OBJECT> becomes "A" (quoted, 2023) or A (bare, 2024+)', {
+        choices: OBJECT_STYLES,
+        defaultText: "a chat script's object key, else bare",
+      }),
+    )
+    .addOption(
+      option('--newlines <mode>', 'prompt line ends: lf (as Python text mode) or keep', {
+        choices: ['lf', 'keep'],
+        defaultText: 'lf for bare, keep for quoted',
+      }),
+    )
+    .addOption(
+      option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several', {
+        choices: ['auto', 'flat', 'per-model'],
+        default: 'auto',
+      }),
+    )
     .option('--retry-failed', 'run again the trials that failed a limit in an earlier run')
     .option('--no-stream', 'ask for whole answers instead of streamed ones');
   callOptions(command)

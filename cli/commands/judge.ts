@@ -1,24 +1,24 @@
-import type { Command } from 'commander';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import { SbevalError } from '../../core/errors.js';
-import { VIEWS, type ViewKind } from '../../llm/judges/scoring/views.js';
-import { PERSPECTIVES } from '../../llm/judges/scoring/order-prompt.js';
-import { RANK_SCORES, type RankScores } from '../../llm/judges/scoring/order.js';
-import { LOW_TIERS, reachableScores } from '../../llm/judges/scoring/rubric.js';
-import type { Interval } from '../../llm/judges/scoring/bootstrap.js';
-import { DEFAULTS, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../llm/generate/host-pool.js';
-import { list, nonNegativeNumber, option, share, wholeNumber, wrapHelp } from '../options.js';
-import { addSettingsOptions } from '../settings-options.js';
-import { DEFAULT_MAX_REFUSAL_RATE, refusalProblem, type BackendOptions, type FailureCounts } from '../../llm/judges/judge-run.js';
-import { runOrderJudge, ORDER_STAGE, type OrderJudgeSummary } from '../../llm/judges/order-stage.js';
+import { type BackendOptions, DEFAULT_MAX_REFUSAL_RATE, type FailureCounts, refusalProblem } from '../../llm/judges/judge-run.js';
+import type { LevelFilter } from '../../llm/judges/levels.js';
+import { ORDER_STAGE, type OrderJudgeSummary, runOrderJudge } from '../../llm/judges/order-stage.js';
 import { judgeId } from '../../llm/judges/paths.js';
 import { loadPromptTemplate, loadRubric } from '../../llm/judges/rubric-file.js';
-import { runRubricJudge, RUBRIC_STAGE, type RubricJudgeSummary } from '../../llm/judges/rubric-stage.js';
+import { RUBRIC_STAGE, type RubricJudgeSummary, runRubricJudge } from '../../llm/judges/rubric-stage.js';
 import type { JudgeSettings } from '../../llm/judges/runner.js';
-import type { LevelFilter } from '../../llm/judges/levels.js';
+import type { Interval } from '../../llm/judges/scoring/bootstrap.js';
+import { RANK_SCORES, type RankScores } from '../../llm/judges/scoring/order.js';
+import { PERSPECTIVES } from '../../llm/judges/scoring/order-prompt.js';
+import { LOW_TIERS, reachableScores } from '../../llm/judges/scoring/rubric.js';
+import { VIEWS, type ViewKind } from '../../llm/judges/scoring/views.js';
+import { DEFAULTS, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
+import { list, nonNegativeNumber, option, share, wholeNumber, wrapHelp } from '../options.js';
+import { addSettingsOptions } from '../settings-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -57,21 +57,57 @@ function commonOptions(command: Command): Command {
   return addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
     .addOption(option('--judge <model>', 'the model that judges (a vision model for --view image, e.g. llava:13b, qwen2.5vl:7b, gpt-4o)', { required: true }))
     .addOption(option('--label <name>', "the judge's folder name: keeps two settings of one model side by side", { defaultText: 'the model name' }))
-    .addOption(option('--protocol <protocol>', "sbeval's protocol, or the document's taken literally (docs/judges.md)", { choices: ['sbeval', 'document'], default: 'sbeval' }))
-    .addOption(option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai', { parse: list, defaultText: "the config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434" }))
-    .addOption(option('--team <name>', 'only these teams (repeatable or comma-separated)', { parse: list, defaultText: "the config's teams, else every team folder" }))
+    .addOption(
+      option('--protocol <protocol>', "sbeval's protocol, or the document's taken literally (docs/judges.md)", {
+        choices: ['sbeval', 'document'],
+        default: 'sbeval',
+      }),
+    )
+    .addOption(
+      option('--hosts <url,url>', 'hosts sharing the calls: Ollama hosts, or OpenAI-style base URLs (…/v1) with --api openai', {
+        parse: list,
+        defaultText: "the config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434",
+      }),
+    )
+    .addOption(
+      option('--team <name>', 'only these teams (repeatable or comma-separated)', { parse: list, defaultText: "the config's teams, else every team folder" }),
+    )
     .addOption(option('--chars <letters>', 'only these letters, e.g. A-Z or A,I,L', { defaultText: "the config's characters, else the letters found" }))
-    .addOption(option('--trials <n>', 'only trials 1…n of each letter', { parse: wholeNumber(1, 100_000), defaultText: "the config's trials, else every trial found" }))
-    .addOption(option('--seed <n>', 'seed of the first attempt (a retry k uses seed + k) and of the intervals', { parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1), defaultText: `the config's seed, else ${DEFAULTS.seed}` }))
+    .addOption(
+      option('--trials <n>', 'only trials 1…n of each letter', { parse: wholeNumber(1, 100_000), defaultText: "the config's trials, else every trial found" }),
+    )
+    .addOption(
+      option('--seed <n>', 'seed of the first attempt (a retry k uses seed + k) and of the intervals', {
+        parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1),
+        defaultText: `the config's seed, else ${DEFAULTS.seed}`,
+      }),
+    )
     .addOption(option('--temperature <t>', 'sampling temperature of the judge', { parse: nonNegativeNumber, default: 0 }))
-    .addOption(option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', { parse: wholeNumber(0, 20), default: 2 }))
+    .addOption(
+      option('--retries <n>', 'further attempts after an answer that does not parse (missing tags, out of range …)', { parse: wholeNumber(0, 20), default: 2 }),
+    )
     .addOption(option('--max-tokens <n>', "cap on the judge's answer in tokens", { parse: wholeNumber(16, 1_000_000), default: 2048 }))
-    .addOption(option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', { parse: share, default: DEFAULT_MAX_REFUSAL_RATE }))
+    .addOption(
+      option('--max-refusal-rate <share>', 'exit 1 when more than this share of the answers were refused after the retries', {
+        parse: share,
+        default: DEFAULT_MAX_REFUSAL_RATE,
+      }),
+    )
     .addOption(option('--concurrency <n>', 'calls in flight at once', { parse: wholeNumber(1, 1024), defaultText: 'one per host' }))
     .option('--retry-failed', 'ask again the levels whose answers never parsed in an earlier run (with new seeds)')
     .option('--force', 'replace results this judge (--label) wrote with other settings')
-    .addOption(option('--stall-timeout <s>', 'retry a call on another host when the host sends nothing for this long (0 = never)', { parse: nonNegativeNumber, default: DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000 }))
-    .addOption(option('--max-attempts <n>', 'failed attempts (network errors, 5xx) before a call gives up', { parse: wholeNumber(1, 1000), default: DEFAULT_POOL_SETTINGS.maxAttempts }))
+    .addOption(
+      option('--stall-timeout <s>', 'retry a call on another host when the host sends nothing for this long (0 = never)', {
+        parse: nonNegativeNumber,
+        default: DEFAULT_POOL_SETTINGS.call.stallTimeoutMs / 1000,
+      }),
+    )
+    .addOption(
+      option('--max-attempts <n>', 'failed attempts (network errors, 5xx) before a call gives up', {
+        parse: wholeNumber(1, 1000),
+        default: DEFAULT_POOL_SETTINGS.maxAttempts,
+      }),
+    )
     .option('--json', 'progress and summary as JSON lines on stdout');
 }
 
@@ -99,7 +135,19 @@ function rubricAnswerHelp(): string {
 
 /** The settings every command resolves (orchestrator/config/settings.ts), printed in one line. */
 function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' | 'judge order') {
-  const config = resolveSettings(root, { teams: flags.team, chars: flags.chars, trials: flags.trials, hosts: flags.hosts, api: flags.api, callTimeout: flags.callTimeout, maxAnswerBytes: flags.maxAnswerBytes }, { command });
+  const config = resolveSettings(
+    root,
+    {
+      teams: flags.team,
+      chars: flags.chars,
+      trials: flags.trials,
+      hosts: flags.hosts,
+      api: flags.api,
+      callTimeout: flags.callTimeout,
+      maxAnswerBytes: flags.maxAnswerBytes,
+    },
+    { command },
+  );
   process.stderr.write(`${settingsLine(config, command)}\n`);
   const filter: LevelFilter = {
     teams: config.teams,
@@ -117,7 +165,14 @@ function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' 
     concurrency: flags.concurrency ?? hosts.length,
     retryFailed: flags.retryFailed === true,
   };
-  const pool = withModelCalls({ ...DEFAULT_POOL_SETTINGS, maxAttempts: flags.maxAttempts, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 } }, config.modelCalls);
+  const pool = withModelCalls(
+    {
+      ...DEFAULT_POOL_SETTINGS,
+      maxAttempts: flags.maxAttempts,
+      call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 },
+    },
+    config.modelCalls,
+  );
   const backend: BackendOptions = { hosts, pool };
   return { config, filter, judge, backend, id: judgeId(flags.judge, flags.label) };
 }
@@ -132,7 +187,9 @@ function cancelOnSignals(onStop: () => void): { signal: AbortSignal; dispose: ()
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return { signal: controller.signal, dispose: () => {
+  return {
+    signal: controller.signal,
+    dispose: () => {
       process.off('SIGINT', handler);
       process.off('SIGTERM', handler);
     },
@@ -153,7 +210,11 @@ function finish(summary: { stopped: string | undefined; failures: FailureCounts 
   if (summary.stopped || summary.failures.unfinished > 0 || problem) process.exitCode = EXIT_CHECK_FAILED;
 }
 
-async function withProgress<T>(stage: string, json: boolean, run: (display: ReturnType<typeof createProgressDisplay>, signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withProgress<T>(
+  stage: string,
+  json: boolean,
+  run: (display: ReturnType<typeof createProgressDisplay>, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const display = createProgressDisplay({ json });
   const stop = cancelOnSignals(() => display.note(stage, 'interrupted: stopping the calls in flight (again to quit at once)'));
   try {
@@ -171,9 +232,23 @@ function registerRubric(judge: Command): void {
       .description('judge every level with the tiered rubric (100 → n×50 → n×25 → 0) into <root>/<team>/judge-rubric/<judge>/<C>.json')
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
-    .addOption(option('--view <view>', 'what the judge sees: the final image (vision models), the drop grid as text, or the level XML', { choices: [...VIEWS], default: 'image' }))
-    .addOption(option('--rubric <file.yaml>', 'criteria per score level: a template with {letter} and/or per-letter rubrics', { defaultText: 'the shipped rubric for letter-shaped levels' }))
-    .addOption(option('--low-tier <rule>', "points per item met at the 25 level: n × 25 (the document's note) or n × 20 (its prompt)", { choices: Object.keys(LOW_TIERS), default: 'n25' }))
+    .addOption(
+      option('--view <view>', 'what the judge sees: the final image (vision models), the drop grid as text, or the level XML', {
+        choices: [...VIEWS],
+        default: 'image',
+      }),
+    )
+    .addOption(
+      option('--rubric <file.yaml>', 'criteria per score level: a template with {letter} and/or per-letter rubrics', {
+        defaultText: 'the shipped rubric for letter-shaped levels',
+      }),
+    )
+    .addOption(
+      option('--low-tier <rule>', "points per item met at the 25 level: n × 25 (the document's note) or n × 20 (its prompt)", {
+        choices: Object.keys(LOW_TIERS),
+        default: 'n25',
+      }),
+    )
     .addOption(option('--prompt-template <file>', "your own prompt (e.g. a paper's exact text) with {question} {answer} {criteria} … placeholders"))
     .addHelpText('after', rubricAnswerHelp)
     .action(async (rootArg: string, flags: CommonFlags & { rubric?: string; lowTier: keyof typeof LOW_TIERS; promptTemplate?: string }) => {
@@ -182,13 +257,35 @@ function registerRubric(judge: Command): void {
       const rubric = loadRubric(flags.rubric === undefined ? undefined : resolve(flags.rubric));
       const template = flags.promptTemplate === undefined ? undefined : loadPromptTemplate(resolve(flags.promptTemplate));
       const summary: RubricJudgeSummary = await withProgress(RUBRIC_STAGE, flags.json === true, (display, signal) =>
-        runRubricJudge({ root, filter, view: flags.view, rubric, protocol: flags.protocol, lowTier: LOW_TIERS[flags.lowTier], template, id, prefix: config.prefix, judge: settings, backend, force: flags.force === true }, display, signal),
+        runRubricJudge(
+          {
+            root,
+            filter,
+            view: flags.view,
+            rubric,
+            protocol: flags.protocol,
+            lowTier: LOW_TIERS[flags.lowTier],
+            template,
+            id,
+            prefix: config.prefix,
+            judge: settings,
+            backend,
+            force: flags.force === true,
+          },
+          display,
+          signal,
+        ),
       );
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: RUBRIC_STAGE, judge: id, ...summary.counts, failures: summary.failures, inconsistent: summary.inconsistent, teams: summary.teams, files: summary.files, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ type: 'summary', stage: RUBRIC_STAGE, judge: id, ...summary.counts, failures: summary.failures, inconsistent: summary.inconsistent, teams: summary.teams, files: summary.files, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`,
+        );
       } else {
-        process.stdout.write(`${RUBRIC_STAGE} (${id}): ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}${summary.inconsistent > 0 ? `; ${summary.inconsistent} scores disagree with the judge's own item verdicts` : ''}\n`);
-        for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} mean ${t.mean === null ? '–' : t.mean.toFixed(1)}${interval(t.interval, 1)}  (${t.levels} levels)\n`);
+        process.stdout.write(
+          `${RUBRIC_STAGE} (${id}): ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}${summary.inconsistent > 0 ? `; ${summary.inconsistent} scores disagree with the judge's own item verdicts` : ''}\n`,
+        );
+        for (const t of summary.teams)
+          process.stdout.write(`  ${t.team.padEnd(24)} mean ${t.mean === null ? '–' : t.mean.toFixed(1)}${interval(t.interval, 1)}  (${t.levels} levels)\n`);
         process.stdout.write(`  ${summary.files.length} letter file(s) in <team>/judge-rubric/${id}/; calls: ${summary.logFile}\n`);
         if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
       }
@@ -200,13 +297,23 @@ function registerOrder(judge: Command): void {
   commonOptions(
     judge
       .command('order')
-      .description('order the teams\' levels per letter and trial (Assistant 1..4, ties allowed) into <root>/result/judge-order/<judge>/<perspective>/')
+      .description("order the teams' levels per letter and trial (Assistant 1..4, ties allowed) into <root>/result/judge-order/<judge>/<perspective>/")
       .argument('<root>', 'competition folder (levels, images from sbeval run)'),
   )
-    .addOption(option('--view <view>', 'what the judge sees: the final images (vision models), the drop grids as text, or the level XML', { choices: [...VIEWS], default: 'image' }))
+    .addOption(
+      option('--view <view>', 'what the judge sees: the final images (vision models), the drop grids as text, or the level XML', {
+        choices: [...VIEWS],
+        default: 'image',
+      }),
+    )
     .addOption(option('--reference <team>', 'the baseline team: in every group, and win / tie / lose of every other team against it in metric.json'))
     .addOption(option('--perspective <name>', 'what the judge compares', { choices: Object.keys(PERSPECTIVES), default: 'general' }))
-    .addOption(option('--rank-scores <scale>', "rank → score: the document's table 10/7.5/5/2.5, or 10/rank as its compute script", { choices: [...RANK_SCORES], default: 'table' }))
+    .addOption(
+      option('--rank-scores <scale>', "rank → score: the document's table 10/7.5/5/2.5, or 10/rank as its compute script", {
+        choices: [...RANK_SCORES],
+        default: 'table',
+      }),
+    )
     .addHelpText(
       'after',
       `
@@ -224,16 +331,44 @@ Example: sbeval judge order competition --judge llava:13b --reference zero_shot`
     .action(async (rootArg: string, flags: CommonFlags & { reference?: string; perspective: string; rankScores: RankScores }) => {
       const root = resolve(rootArg);
       const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge order');
-      if (flags.reference === 'tie' || flags.reference === 'model') throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
+      if (flags.reference === 'tie' || flags.reference === 'model')
+        throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
       const summary: OrderJudgeSummary = await withProgress(ORDER_STAGE, flags.json === true, (display, signal) =>
-        runOrderJudge({ root, filter, view: flags.view, perspective: flags.perspective, reference: flags.reference, protocol: flags.protocol, rankScores: flags.rankScores, id, prefix: config.prefix, judge: settings, backend, force: flags.force === true }, display, signal),
+        runOrderJudge(
+          {
+            root,
+            filter,
+            view: flags.view,
+            perspective: flags.perspective,
+            reference: flags.reference,
+            protocol: flags.protocol,
+            rankScores: flags.rankScores,
+            id,
+            prefix: config.prefix,
+            judge: settings,
+            backend,
+            force: flags.force === true,
+          },
+          display,
+          signal,
+        ),
       );
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, judge: id, ...summary.counts, failures: summary.failures, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, judge: id, ...summary.counts, failures: summary.failures, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`,
+        );
       } else {
-        process.stdout.write(`${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`);
-        for (const t of summary.teams) process.stdout.write(`  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`);
-        for (const v of summary.versus) process.stdout.write(`  ${v.team.padEnd(24)} vs ${flags.reference}: win ${v.teamWins}, tie ${v.ties}, lose ${v.referenceWins}${v.winShare === null ? '' : `, share won ${v.winShare.toFixed(3)}${interval(v.winShareInterval, 3)}`}\n`);
+        process.stdout.write(
+          `${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`,
+        );
+        for (const t of summary.teams)
+          process.stdout.write(
+            `  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`,
+          );
+        for (const v of summary.versus)
+          process.stdout.write(
+            `  ${v.team.padEnd(24)} vs ${flags.reference}: win ${v.teamWins}, tie ${v.ties}, lose ${v.referenceWins}${v.winShare === null ? '' : `, share won ${v.winShare.toFixed(3)}${interval(v.winShareInterval, 3)}`}\n`,
+          );
         process.stdout.write(`  results: ${summary.outDir}; calls: ${summary.logFile}\n`);
         if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
       }

@@ -1,18 +1,17 @@
-import type { Command } from 'commander';
 import { relative } from 'node:path';
+import type { Command } from 'commander';
 import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
-import { stageFilter, type Settings } from '../../orchestrator/config/index.js';
-import { formatSummary, type StageSummary } from '../../orchestrator/layout/stage-log.js';
-import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { type Settings, stageFilter } from '../../orchestrator/config/index.js';
+import { formatSummary, type StageSummary, summaryToJson } from '../../orchestrator/layout/stage-log.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
-import { runExtractStage } from '../../orchestrator/stages/extract.js';
+import type { ProgressSink } from '../../orchestrator/progress/types.js';
 import { runConvertStage } from '../../orchestrator/stages/convert.js';
+import { runExtractStage } from '../../orchestrator/stages/extract.js';
 import { failureReason, runQualifyStage } from '../../orchestrator/stages/qualify.js';
-import { summaryToJson } from '../../orchestrator/layout/stage-log.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { option } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
-import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { didNothing, modelLabel, nothingToDo } from '../stage-output.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -67,16 +66,14 @@ function addStageFlags(command: Command): Command {
 /** Runs a folder stage on every competition folder of the root (one per model in the 2025 layout). */
 async function eachCompetition(settings: Settings, stage: (root: string, sink: ProgressSink) => Promise<StageSummary>): Promise<FolderSummary[]> {
   const summaries: FolderSummary[] = [];
-  for (const competition of settings.competitions) summaries.push({ model: competition.model, root: competition.root, summary: await withDisplay((sink) => stage(competition.root, sink)) });
+  for (const competition of settings.competitions)
+    summaries.push({ model: competition.model, root: competition.root, summary: await withDisplay((sink) => stage(competition.root, sink)) });
   return summaries;
 }
 
 function registerExtract(program: Command): void {
   addStageFlags(
-    program
-      .command('extract')
-      .description(COMMAND_SUMMARIES.extract)
-      .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)'),
+    program.command('extract').description(COMMAND_SUMMARIES.extract).argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)'),
   )
     .addHelpText(
       'after',
@@ -90,7 +87,9 @@ Example: sbeval extract examples/competition --team BlockSmith --chars I,L`,
     )
     .action(async (root: string, flags: StageFlags) => {
       const settings = commandSettings('extract', root, flags);
-      const summaries = await eachCompetition(settings, (folder, sink) => runExtractStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
+      const summaries = await eachCompetition(settings, (folder, sink) =>
+        runExtractStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink),
+      );
       printSummaries(summaries, settings, flags.json);
     });
 }
@@ -114,7 +113,9 @@ Example: sbeval convert examples/competition`,
     )
     .action(async (root: string, flags: StageFlags) => {
       const settings = commandSettings('convert', root, flags);
-      const summaries = await eachCompetition(settings, (folder, sink) => runConvertStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink));
+      const summaries = await eachCompetition(settings, (folder, sink) =>
+        runConvertStage({ root: folder, prefix: settings.prefix, filter: stageFilter(settings), force: flags.force === true }, sink),
+      );
       printSummaries(summaries, settings, flags.json);
     });
 }
@@ -143,7 +144,9 @@ Example: sbeval qualify prompts/ --json`,
       } else {
         for (const p of result.prompts) {
           const v = p.verdict;
-          const chars = v.disallowedCharacters.map((c) => `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ');
+          const chars = v.disallowedCharacters
+            .map((c) => `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`)
+            .join(', ');
           const details = [`${v.words}/${v.maxWords} words`, `<OBJECT> ×${v.objectTokens}`, chars ? `disallowed: ${chars}` : 'characters ok'].join(', ');
           const name = relative(process.cwd(), p.file) || p.file;
           process.stdout.write(`${v.qualified ? 'qualified   ' : 'DISQUALIFIED'}  ${name}  ${v.qualified ? '' : `[${failureReason(v)}] `}${details}\n`);

@@ -1,8 +1,16 @@
-import type { Command } from 'commander';
-import { copyFileSync, renameSync, rmSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
-import { COMPETITION_MODEL, HF_BASE_URL, convertModelFolder, defaultCacheDir, fetchModel, offlineRoutes, type FetchResult } from '../../orchestrator/stages/model.js';
+import {
+  COMPETITION_MODEL,
+  convertModelFolder,
+  defaultCacheDir,
+  type FetchResult,
+  fetchModel,
+  HF_BASE_URL,
+  offlineRoutes,
+} from '../../orchestrator/stages/model.js';
 import { option, wholeNumber, wrapHelp } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -10,7 +18,10 @@ import { COMMAND_SUMMARIES } from './summaries.js';
  * `sbeval model convert <hf-dir> --out <file.onnx>` and `sbeval model fetch [repo]`: the competition's ViT
  * (or any ViTForImageClassification) as one ONNX file, without Python.
  */
-function describeModel(path: string, r: { config: { numLayers: number; hiddenSize: number; numHeads: number; imageSize: number; patchSize: number; numLabels: number }; bytes: number }): string {
+function describeModel(
+  path: string,
+  r: { config: { numLayers: number; hiddenSize: number; numHeads: number; imageSize: number; patchSize: number; numLabels: number }; bytes: number },
+): string {
   const c = r.config;
   return `${path}: ViT ${c.numLayers} layers × ${c.hiddenSize} hidden × ${c.numHeads} heads, ${c.imageSize}px / patch ${c.patchSize}, ${c.numLabels} labels, ${(r.bytes / 2 ** 20).toFixed(1)} MiB`;
 }
@@ -28,7 +39,15 @@ interface FetchFlags {
 async function fetchWithProgress(repo: string, opts: FetchFlags): Promise<FetchResult> {
   const display = createProgressDisplay({ intervalMs: 2000 });
   try {
-    return await fetchModel({ repo, revision: opts.revision, baseUrl: opts.baseUrl, cacheDir: resolve(opts.cache ?? defaultCacheDir()), refresh: opts.refresh === true, retries: opts.retries, progress: display });
+    return await fetchModel({
+      repo,
+      revision: opts.revision,
+      baseUrl: opts.baseUrl,
+      cacheDir: resolve(opts.cache ?? defaultCacheDir()),
+      refresh: opts.refresh === true,
+      retries: opts.retries,
+      progress: display,
+    });
   } finally {
     display.close();
   }
@@ -56,8 +75,12 @@ async function fetchAction(repo: string, opts: FetchFlags): Promise<void> {
     process.stdout.write(`${JSON.stringify({ ...result.manifest, onnxPath: onnx, cacheHit: result.cacheHit }, null, 2)}\n`);
     return;
   }
-  const files = Object.entries(result.manifest.files).map(([n, f]) => `  ${n}: ${f.size} bytes, sha256 ${f.sha256} (${f.verified === 'none' ? 'not verifiable' : `verified: ${f.verified}`})`);
-  process.stdout.write(`${result.cacheHit ? 'cached' : 'fetched'} ${result.manifest.repo}@${result.manifest.revision}${result.manifest.commit ? ` (${result.manifest.commit})` : ''}\n${files.join('\n')}\nmodel: ${onnx}\n`);
+  const files = Object.entries(result.manifest.files).map(
+    ([n, f]) => `  ${n}: ${f.size} bytes, sha256 ${f.sha256} (${f.verified === 'none' ? 'not verifiable' : `verified: ${f.verified}`})`,
+  );
+  process.stdout.write(
+    `${result.cacheHit ? 'cached' : 'fetched'} ${result.manifest.repo}@${result.manifest.revision}${result.manifest.commit ? ` (${result.manifest.commit})` : ''}\n${files.join('\n')}\nmodel: ${onnx}\n`,
+  );
 }
 
 export function registerModelCommands(program: Command): void {

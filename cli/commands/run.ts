@@ -1,16 +1,16 @@
+import type { Command } from 'commander';
+import { printable } from '../../core/printable.js';
 import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
-import type { Command } from 'commander';
 import { CONFIG_FILES, configSchema, limitsSchema, settingsRecord, submissionSchema } from '../../orchestrator/config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../orchestrator/progress/index.js';
-import type { ScoreWarning } from '../../scoring/score/checks.js';
-import { isUnfinished, MODEL_HINT, runCompetition, unfinishedLines, type RunReport } from '../../orchestrator/run/index.js';
+import { isUnfinished, MODEL_HINT, type RunReport, runCompetition, unfinishedLines } from '../../orchestrator/run/index.js';
 import { rankingLines } from '../../orchestrator/stages/score-report.js';
+import type { ScoreWarning } from '../../scoring/score/checks.js';
 import { option, wrapHelp } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
 import { modelLabel } from '../stage-output.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
-import { printable } from '../../core/printable.js';
 
 /**
  * `sbeval run <root>`: the whole competition, raw responses (or submissions) → `result/`, resumable.
@@ -28,7 +28,13 @@ interface RunCommandFlags extends SharedFlags {
 
 /** The config file's keys as the schema has them (orchestrator/config/schema.ts), wrapped for --help. */
 function configKeysHelp(): string {
-  const keys = Object.keys(configSchema.shape).map((key) => (key === 'limits' ? `limits {${Object.keys(limitsSchema.shape).join(', ')}}` : key === 'submissions' ? `submissions [{${Object.keys(submissionSchema.shape).join(', ')}}]` : key));
+  const keys = Object.keys(configSchema.shape).map((key) =>
+    key === 'limits'
+      ? `limits {${Object.keys(limitsSchema.shape).join(', ')}}`
+      : key === 'submissions'
+        ? `submissions [{${Object.keys(submissionSchema.shape).join(', ')}}]`
+        : key,
+  );
   return wrapHelp(`  ${keys.join(', ')}`, 100).replace(/\n {4}/g, '\n  ');
 }
 
@@ -39,9 +45,20 @@ export function registerRunCommands(program: Command): void {
     .argument('<root>', 'competition folder (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt; or levels/, intermediate/ …)');
   addSettingsOptions(run, ['rules', 'trials', 'chars', 'team', 'model', 'engine', 'workers', 'traces', 'eol', 'robustness', 'uncertainty'])
     .option('--json', 'machine-readable progress: one JSON object per line on stdout')
-    .addOption(option('--listen <host:port>', 'engine bridge: where engines dial in (0.0.0.0:8765 for other machines, which needs a shared token)', { defaultText: "the config's listen, else 127.0.0.1:0, this machine only" }))
-    .addOption(option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file', { defaultText: "the config's tokenFile, else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token" }))
-    .option('--allow-programs', "run the program submissions the root's config lists (without it a run that would start one stops at once, exit 2, and names them)")
+    .addOption(
+      option('--listen <host:port>', 'engine bridge: where engines dial in (0.0.0.0:8765 for other machines, which needs a shared token)', {
+        defaultText: "the config's listen, else 127.0.0.1:0, this machine only",
+      }),
+    )
+    .addOption(
+      option('--token-file <file>', 'engine bridge: the token engines must present, first line of this file', {
+        defaultText: "the config's tokenFile, else SBEVAL_TOKEN; on loopback a fresh one is written to <root>/.sbeval/bridge-token",
+      }),
+    )
+    .option(
+      '--allow-programs',
+      "run the program submissions the root's config lists (without it a run that would start one stops at once, exit 2, and names them)",
+    )
     .addHelpText(
       'after',
       `
@@ -80,7 +97,14 @@ async function runAction(root: string, flags: RunCommandFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   let report: RunReport;
   try {
-    report = await runCompetition({ config, progress: display, signal: controller.signal, allowPrograms: flags.allowPrograms === true, generate: GENERATE_STAGE, contributors: LLM_RESULT_CONTRIBUTORS });
+    report = await runCompetition({
+      config,
+      progress: display,
+      signal: controller.signal,
+      allowPrograms: flags.allowPrograms === true,
+      generate: GENERATE_STAGE,
+      contributors: LLM_RESULT_CONTRIBUTORS,
+    });
   } finally {
     display.close();
     process.off('SIGINT', onSignal);
@@ -128,7 +152,8 @@ function closingLines(report: RunReport): string[] {
     const where = report.stages.some((s) => s.stage === 'report') ? ', also listed in result/report.md' : '';
     lines.push(`${report.warnings.length} warning(s), as printed above${where}:`, ...report.warnings.map((w) => `  - ${warningText(w)}`));
   }
-  if (report.ranking && report.winners) lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners));
+  if (report.ranking && report.winners)
+    lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners));
   else if (report.cancelled) lines.push('ranking: none — the run was cancelled before scoring');
   else if (!report.similarity) lines.push(`ranking: none — no similarity model, so no scores (\`${MODEL_HINT}\`, then run again)`);
   else lines.push('ranking: none — the score stage did not run');
@@ -159,7 +184,8 @@ function formatReport(report: RunReport, tallies: string[]): string {
   // On a 2025 root every folder stage runs once per model folder: each row names its model.
   for (const stage of report.stages) lines.push(`${modelLabel(stage.model)}${stage.stage.padEnd(12)} ${stage.status.padEnd(11)} ${stage.detail}`);
   lines.push('', levelsLine(report));
-  if (report.levels.outside > 0) lines.push(`${report.levels.outside} trial(s) outside --team/--chars were not worked on: result/trials.csv shows them as the folder has them`);
+  if (report.levels.outside > 0)
+    lines.push(`${report.levels.outside} trial(s) outside --team/--chars were not worked on: result/trials.csv shows them as the folder has them`);
   const { retired, replaced, replaceFailed } = report.engines;
   if (retired > 0) lines.push(`engines: ${retired} retired, ${replaced} replaced${replaceFailed > 0 ? `, ${replaceFailed} could not be replaced` : ''}`);
   lines.push(...unfinishedLines(report.unfinished));

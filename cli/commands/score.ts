@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
-import type { ScoreWarning } from '../../scoring/score/checks.js';
-import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
-import { rankingLines } from '../../orchestrator/stages/score-report.js';
-import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
-import { stageResult, type ScoreStageResult } from '../../orchestrator/stages/score-stage.js';
 import { SbevalError } from '../../core/errors.js';
+import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
 import type { Settings } from '../../orchestrator/config/index.js';
 import { teamsFound } from '../../orchestrator/config/subset.js';
 import { scoreSettingsRecord, writeResults } from '../../orchestrator/result/step.js';
+import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
+import { rankingLines } from '../../orchestrator/stages/score-report.js';
+import { type ScoreStageResult, stageResult } from '../../orchestrator/stages/score-stage.js';
+import { cachedPhysics, prestartUncertainty } from '../../orchestrator/stages/uncertainty.js';
+import type { ScoreWarning } from '../../scoring/score/checks.js';
+import { CHARACTERS } from '../../scoring/score/rules.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { list, option, wholeNumber } from '../options.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
-import { cachedPhysics, prestartUncertainty } from '../../orchestrator/stages/uncertainty.js';
-import { CHARACTERS } from '../../scoring/score/rules.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -29,7 +29,9 @@ interface ScoreFlags extends SharedFlags {
 }
 
 function summary(result: ScoreStageResult): string {
-  const lines = [`score (${result.rules} rules): competition score ${result.competitionScore}${result.models ? `, ${result.models.length} models (${result.models.join(', ')})` : ''}`];
+  const lines = [
+    `score (${result.rules} rules): competition score ${result.competitionScore}${result.models ? `, ${result.models.length} models (${result.models.join(', ')})` : ''}`,
+  ];
   lines.push(...rankingLines(result.ranking, result.winners));
   lines.push(`  uncertainty: ${result.uncertainty.message}`);
   lines.push(`  ${result.warnings.length} warning(s); results in ${result.resultDir} (report.md, report.html)`);
@@ -43,7 +45,10 @@ function warningLine(w: ScoreWarning): string {
 /** The options of the score stage from the settings and the flags. */
 async function scoreOptions(settings: Settings, flags: ScoreFlags): Promise<ScoreStageOptions> {
   const physics = await cachedPhysics(settings);
-  if (physics && physics.levels.length === 0) process.stderr.write(`score: note: no perturbed runs (${physics.runs} per level) in the cache: the bootstrap varies the trials only (make them with sbeval simulate --robustness ${physics.runs})\n`);
+  if (physics && physics.levels.length === 0)
+    process.stderr.write(
+      `score: note: no perturbed runs (${physics.runs} per level) in the cache: the bootstrap varies the trials only (make them with sbeval simulate --robustness ${physics.runs})\n`,
+    );
   return {
     root: settings.root,
     rules: settings.rules,
@@ -102,7 +107,10 @@ async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
     return;
   }
   const scored = outcome.scored;
-  const staged = stageResult(scored, outcome.files.filter((f) => !scored.files.includes(f)));
+  const staged = stageResult(
+    scored,
+    outcome.files.filter((f) => !scored.files.includes(f)),
+  );
   const result = { ...staged, warnings: [...staged.warnings, ...outcome.reportWarnings, ...outcome.accountingWarnings] };
   for (const w of [...staged.warnings, ...outcome.reportWarnings]) process.stderr.write(warningLine(w));
   if (removed) process.stderr.write(`score: ${removed.slice(2)}\n`);
@@ -120,12 +128,26 @@ export function registerScoreCommands(program: Command): void {
     .argument('<root>', 'competition folder (2025: a folder holding one competition folder per model)');
   addSettingsOptions(score, ['rules', 'trials', 'eol', 'models', 'uncertainty', 'engine', 'simTrials', 'damage'])
     .addOption(
-      option('--robustness <n>', 'the uncertainty bootstrap also draws each level\'s stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here), and result/robustness.csv lists them', { parse: wholeNumber(1, 10_000) }),
+      option(
+        '--robustness <n>',
+        "the uncertainty bootstrap also draws each level's stability from its N perturbed runs, as `sbeval simulate --robustness N` or `sbeval run --robustness N` cached them (nothing is simulated here), and result/robustness.csv lists them",
+        { parse: wholeNumber(1, 10_000) },
+      ),
     )
     .addOption(option('--baseline <team>', 'zero-shot baseline team folder: never wins; under 2025 rules the winner must beat it'))
-    .addOption(option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', { parse: list }))
-    .addOption(option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)'))
-    .addOption(option('--team-order <order>', 'team order in the CSV files: name = case-insensitive (published 2024, 2023 character scores), bytes = code points (2023 trial scores)', { choices: ['name', 'bytes'], default: 'name' }))
+    .addOption(
+      option('--not-competing <teams>', 'more entries that count in P but cannot win, e.g. the strong baseline (comma-separated, repeatable)', { parse: list }),
+    )
+    .addOption(
+      option('--prompts <dir>', 'folder of <team>.txt (or any <team>.<ext>) prompt/program files: equal scores go to the shorter prompt (2023 word count)'),
+    )
+    .addOption(
+      option(
+        '--team-order <order>',
+        'team order in the CSV files: name = case-insensitive (published 2024, 2023 character scores), bytes = code points (2023 trial scores)',
+        { choices: ['name', 'bytes'], default: 'name' },
+      ),
+    )
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
@@ -154,8 +176,12 @@ const EXIT_NOT_SCORED = 1;
  */
 function assertNamedTeams(settings: Settings, options: ScoreStageOptions): void {
   const known = teamsFound(settings.root, settings.layout);
-  const named = [...(options.baseline !== undefined ? [['--baseline', options.baseline]] : []), ...(options.nonCompeting ?? []).map((t) => ['--not-competing', t])];
+  const named = [
+    ...(options.baseline !== undefined ? [['--baseline', options.baseline]] : []),
+    ...(options.nonCompeting ?? []).map((t) => ['--not-competing', t]),
+  ];
   for (const [flag, team] of named) {
-    if (!known.includes(team!)) throw new SbevalError('config', `${flag} ${team}: no such team folder in ${settings.root}`, `the teams are ${known.join(', ')}`);
+    if (!known.includes(team!))
+      throw new SbevalError('config', `${flag} ${team}: no such team folder in ${settings.root}`, `the teams are ${known.join(', ')}`);
   }
 }

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { stageFilter, type Settings } from '../../orchestrator/config/index.js';
+import { type Settings, stageFilter } from '../../orchestrator/config/index.js';
 import { formatSummary } from '../../orchestrator/layout/stage-log.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { type RobustnessSummary, runRobustnessStage } from '../../orchestrator/stages/robustness.js';
 import { ruleFrom, runSimulateStage, type SimulateSummary } from '../../orchestrator/stages/simulate.js';
-import { runRobustnessStage, type RobustnessSummary } from '../../orchestrator/stages/robustness.js';
 import { formatMovingRange, formatStableShare } from '../../scoring/robustness.js';
+import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { stopOnInterrupt } from '../interrupt.js';
 import { addSettingsOptions, commandSettings, type SharedFlags } from '../settings-options.js';
-import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { didNothing, modelLabel, nothingToDo } from '../stage-output.js';
 import { physicsOptions, simTrialsOf } from './physics-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
@@ -78,7 +78,8 @@ async function simulateFolders(settings: Settings, flags: SimulateFlags, signal:
       workers: settings.workers,
     };
     const summary = await runSimulateStage({ ...stage, signal }, terminalProgress());
-    const robustness = settings.robustness === undefined || signal.aborted ? undefined : await runRobustnessStage({ ...stage, runs: settings.robustness }, terminalProgress());
+    const robustness =
+      settings.robustness === undefined || signal.aborted ? undefined : await runRobustnessStage({ ...stage, runs: settings.robustness }, terminalProgress());
     results.push({ model: competition.model, root: competition.root, summary, robustness });
   }
   return results;
@@ -137,10 +138,7 @@ async function simulateAction(root: string, flags: SimulateFlags): Promise<void>
 
 export function registerSimulateCommands(program: Command): void {
   const simulate = physicsOptions(
-    program
-      .command('simulate')
-      .description(COMMAND_SUMMARIES.simulate)
-      .argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
+    program.command('simulate').description(COMMAND_SUMMARIES.simulate).argument('<root>', 'competition folder (<root>/<team>/levels/<C>/<team>_<C>_<n>.xml)'),
   );
   addSettingsOptions(simulate, ['rules', 'engine', 'workers', 'team', 'chars', 'robustness'])
     .option('--raw-images', 'also write <name>_raw.png (flat colours per material, before the OCR swap)')
@@ -178,7 +176,9 @@ function formatRobustness(r: RobustnessSummary): string {
   ];
   if (r.withoutVerdict > 0) lines.push(`  ${r.withoutVerdict} level(s) without a verdict were not perturbed`);
   for (const f of r.fragile) {
-    lines.push(`  fragile: ${f.team}/${f.character}/${f.base}  official ${f.robustness.officialStable ? 'stable' : 'moving'}, stable in ${formatStableShare(f.robustness)} of the runs, moving ${formatMovingRange(f.robustness)}`);
+    lines.push(
+      `  fragile: ${f.team}/${f.character}/${f.base}  official ${f.robustness.officialStable ? 'stable' : 'moving'}, stable in ${formatStableShare(f.robustness)} of the runs, moving ${formatMovingRange(f.robustness)}`,
+    );
   }
   for (const failure of r.failed) lines.push(`  not perturbed (engine failure): ${failure}`);
   return lines.join('\n');

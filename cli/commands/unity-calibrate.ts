@@ -1,11 +1,11 @@
-import type { Command } from 'commander';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import type { Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { SbevalError } from '../../core/errors.js';
 import { loadReference, REFERENCE_LEVELS } from '../../orchestrator/stages/agreement.js';
-import { CALIBRATION_THRESHOLDS, calibrationMarkdown, runCalibration, type Calibration } from '../../orchestrator/stages/calibrate.js';
-import { loadRuler, readEvaluatorResults, rulerMarkdown, rulerTracks, rulerVerdict, type Ruler, type RulerVerdict } from '../../orchestrator/stages/ruler.js';
+import { CALIBRATION_THRESHOLDS, type Calibration, calibrationMarkdown, runCalibration } from '../../orchestrator/stages/calibrate.js';
+import { loadRuler, type Ruler, type RulerVerdict, readEvaluatorResults, rulerMarkdown, rulerTracks, rulerVerdict } from '../../orchestrator/stages/ruler.js';
 import { option, wholeNumber } from '../options.js';
 import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
 
@@ -41,7 +41,8 @@ async function calibrateUnity(flags: CalibrateFlags & { unity: string; project: 
   const fleet = await startUnityFleet(flags, log);
   let headless: Engine[] = [];
   try {
-    for (const engine of fleet.engines) log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);
+    for (const engine of fleet.engines)
+      log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);
     headless = await createEngines('headless', flags.workers ?? defaultEngineCount());
     const restartMs = flags.connectTimeout * 1000;
     let last = 0;
@@ -75,7 +76,11 @@ function evaluatorJson(v: RulerVerdict): unknown {
 async function calibrate(flags: CalibrateFlags): Promise<number> {
   if ((flags.unity === undefined) !== (flags.project === undefined)) throw new SbevalError('config', '--unity and --project go together');
   if (flags.unity === undefined && flags.evaluator === undefined) {
-    throw new SbevalError('config', 'nothing to calibrate', 'pass --unity <editor> --project <project> (the plugin in Unity), --evaluator <folder> (the official evaluator\'s ruler results), or both');
+    throw new SbevalError(
+      'config',
+      'nothing to calibrate',
+      "pass --unity <editor> --project <project> (the plugin in Unity), --evaluator <folder> (the official evaluator's ruler results), or both",
+    );
   }
   const ruler = loadRuler();
   let verdict: RulerVerdict | undefined;
@@ -85,13 +90,27 @@ async function calibrate(flags: CalibrateFlags): Promise<number> {
     observedLevels = observed.length;
     verdict = rulerVerdict(ruler, rulerTracks(ruler), observed);
   }
-  const calibration = flags.unity !== undefined && flags.project !== undefined ? await calibrateUnity({ ...flags, unity: flags.unity, project: flags.project }, ruler) : undefined;
+  const calibration =
+    flags.unity !== undefined && flags.project !== undefined
+      ? await calibrateUnity({ ...flags, unity: flags.unity, project: flags.project }, ruler)
+      : undefined;
   const ok = (verdict?.ok ?? true) && (calibration?.ok ?? true);
   if (flags.json) {
-    const unity = calibration ? { thresholds: CALIBRATION_THRESHOLDS, checks: calibration.checks, offset: calibration.offset, rulerFailures: calibration.rulerFailures, unity: calibration.unity, headless: calibration.headless } : {};
+    const unity = calibration
+      ? {
+          thresholds: CALIBRATION_THRESHOLDS,
+          checks: calibration.checks,
+          offset: calibration.offset,
+          rulerFailures: calibration.rulerFailures,
+          unity: calibration.unity,
+          headless: calibration.headless,
+        }
+      : {};
     process.stdout.write(`${JSON.stringify({ ok, ...unity, ...(verdict ? { ruler: evaluatorJson(verdict) } : {}) }, null, 2)}\n`);
   } else {
-    const parts = [calibration && calibrationMarkdown(calibration, flags.allLevels === true), verdict && rulerMarkdown(ruler, verdict, observedLevels)].filter((p) => p !== undefined);
+    const parts = [calibration && calibrationMarkdown(calibration, flags.allLevels === true), verdict && rulerMarkdown(ruler, verdict, observedLevels)].filter(
+      (p) => p !== undefined,
+    );
     process.stdout.write(`${parts.join('\n\n')}\n`);
   }
   return ok ? 0 : 1;
@@ -100,11 +119,22 @@ async function calibrate(flags: CalibrateFlags): Promise<number> {
 export function registerCalibrateCommand(unity: Command): void {
   unity
     .command('calibrate')
-    .description("check a Unity install against the evaluator: the plugin in Unity vs the evaluator's reference results and the headless engine step by step (--unity, --project), and/or the official evaluator's own timing from its results on the ruler levels (--evaluator); exit 1 on any mismatch")
+    .description(
+      "check a Unity install against the evaluator: the plugin in Unity vs the evaluator's reference results and the headless engine step by step (--unity, --project), and/or the official evaluator's own timing from its results on the ruler levels (--evaluator); exit 1 on any mismatch",
+    )
     .addOption(unityEditorOption(false))
     .addOption(unityProjectOption(false))
-    .addOption(option('--evaluator <folder>', "the official evaluator's stability results for the ruler levels: the folder the Batch Stability Test wrote stability/*.json into (see `sbeval unity ruler`)"))
-    .addOption(option('--reference <dir>', "the reference levels with the evaluator's stability JSON and images", { defaultText: 'the 90 shipped with sbeval, calibration/reference-levels' }))
+    .addOption(
+      option(
+        '--evaluator <folder>',
+        "the official evaluator's stability results for the ruler levels: the folder the Batch Stability Test wrote stability/*.json into (see `sbeval unity ruler`)",
+      ),
+    )
+    .addOption(
+      option('--reference <dir>', "the reference levels with the evaluator's stability JSON and images", {
+        defaultText: 'the 90 shipped with sbeval, calibration/reference-levels',
+      }),
+    )
     .addOption(option('--instances <n>', 'Unity editors side by side', { parse: wholeNumber(1), default: 1 }))
     .addOption(option('--workers <n>', 'headless engines', { parse: wholeNumber(1), defaultText: 'one per core' }))
     .addOption(option('--log-dir <dir>', 'one log file per Unity instance here', { defaultText: 'a new temporary folder' }))

@@ -1,20 +1,20 @@
-import type { Command } from 'commander';
-import { option, repeatable, wholeNumber } from '../options.js';
-import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SIMULATION, type CaptureResult, type EngineIdentity, type LevelJob, type LevelSink } from '../../bridge/engine.js';
+import type { Command } from 'commander';
+import { type CaptureResult, DEFAULT_SIMULATION, type EngineIdentity, type LevelJob, type LevelSink } from '../../bridge/engine.js';
 import { PROTOCOL_VERSION } from '../../bridge/protocol.js';
 import { checkUnityProject, UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
-import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
-import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
+import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { EnginePool } from '../../orchestrator/pool/index.js';
 import { loadRuler } from '../../orchestrator/stages/ruler.js';
-import { registerCalibrateCommand } from './unity-calibrate.js';
+import { option, repeatable, wholeNumber } from '../options.js';
+import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
+import { registerCalibrateCommand } from './unity-calibrate.js';
 
 /**
  * `sbeval unity install <project>`: copies the plugin into a Science Birds Unity project.
@@ -144,7 +144,8 @@ async function launch(flags: LaunchFlags): Promise<number> {
   process.once('SIGTERM', onSignal);
   const outcomes: LevelOutcome[] = [];
   try {
-    for (const engine of fleet.engines) log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);
+    for (const engine of fleet.engines)
+      log(`${engine.id} ready: ${engine.identity.kind} ${engine.identity.version} (${engine.identity.description}), log ${engine.logFile}`);
     if (levels.length > 0) {
       const out = resolve(flags.out as string);
       const base = levels.length === 1 ? dirname(levels[0] as string) : commonDir(levels);
@@ -152,7 +153,13 @@ async function launch(flags: LaunchFlags): Promise<number> {
       const restartMs = flags.connectTimeout * 1000;
       // The levels are run to see what Unity does: its level faults are its answer, not claims for the
       // headless referee to overrule (orchestrator/pool/claims.ts), so no referee here.
-      const pool = new EnginePool({ engines: fleet.engines, referee: false, maxAttempts: flags.attempts, stallMs: restartMs + 60_000, jobTimeoutMs: restartMs + 300_000 });
+      const pool = new EnginePool({
+        engines: fleet.engines,
+        referee: false,
+        maxAttempts: flags.attempts,
+        stallMs: restartMs + 60_000,
+        jobTimeoutMs: restartMs + 300_000,
+      });
       try {
         await Promise.all(
           levels.map(async (file) => {
@@ -171,14 +178,26 @@ async function launch(flags: LaunchFlags): Promise<number> {
   }
   outcomes.sort((a, b) => (a.level < b.level ? -1 : a.level > b.level ? 1 : 0));
   const failed = outcomes.filter((o) => !o.ok).length;
-  const summary = { instances: flags.instances, restarts: fleet.restarts, logDir: fleet.logDir, levels: outcomes.length, succeeded: outcomes.length - failed, failed, outcomes };
+  const summary = {
+    instances: flags.instances,
+    restarts: fleet.restarts,
+    logDir: fleet.logDir,
+    levels: outcomes.length,
+    succeeded: outcomes.length - failed,
+    failed,
+    outcomes,
+  };
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     for (const o of outcomes) {
-      process.stdout.write(o.ok ? `ok      ${o.level} (${o.engine}, ${o.attempts} attempt${o.attempts === 1 ? '' : 's'})\n` : `failed  ${o.level}: ${o.reason}\n`);
+      process.stdout.write(
+        o.ok ? `ok      ${o.level} (${o.engine}, ${o.attempts} attempt${o.attempts === 1 ? '' : 's'})\n` : `failed  ${o.level}: ${o.reason}\n`,
+      );
     }
-    process.stdout.write(`${flags.instances} instance(s), ${fleet.restarts} restart(s); ${summary.succeeded} level(s) done, ${failed} failed; logs in ${fleet.logDir}\n`);
+    process.stdout.write(
+      `${flags.instances} instance(s), ${fleet.restarts} restart(s); ${summary.succeeded} level(s) done, ${failed} failed; logs in ${fleet.logDir}\n`,
+    );
   }
   return failed > 0 ? 1 : 0;
 }
@@ -245,10 +264,14 @@ export function registerUnityCommands(program: Command): void {
     .description('start Unity instances in batch mode, connect them to a fresh endpoint, and feed them levels')
     .addOption(unityEditorOption(true))
     .addOption(unityProjectOption(true))
-    .addOption(option('--instances <n>', 'editors to run side by side (instance i > 0 uses a linked clone of the project)', { parse: wholeNumber(1), default: 1 }))
+    .addOption(
+      option('--instances <n>', 'editors to run side by side (instance i > 0 uses a linked clone of the project)', { parse: wholeNumber(1), default: 1 }),
+    )
     .addOption(option('--levels <path>', 'a level XML file or a folder of them (repeatable); without it, start, check and quit', { parse: repeatable }))
     .addOption(option('--out <dir>', "where each level's trace (<name>.sbtrace.gz) and capture (<name>.png) go"))
-    .addOption(option('--window-steps <n>', 'physics steps in the stability window (500 = 10 s)', { parse: wholeNumber(0), default: DEFAULT_SIMULATION.windowSteps }))
+    .addOption(
+      option('--window-steps <n>', 'physics steps in the stability window (500 = 10 s)', { parse: wholeNumber(0), default: DEFAULT_SIMULATION.windowSteps }),
+    )
     .option('--raw', 'also save the textured <name>_raw.png')
     .addOption(option('--log-dir <dir>', 'one log file per instance here', { defaultText: 'a new temporary folder' }))
     .addOption(option('--connect-timeout <seconds>', 'how long an editor may take to start and connect', { parse: wholeNumber(1), default: 300 }))

@@ -1,13 +1,13 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { nonNegativeNumber, option } from '../options.js';
 import { resolve } from 'node:path';
-import { DAMAGE_FORMULAS, DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import { type Command, InvalidArgumentError } from 'commander';
+import { DAMAGE_FORMULAS, type DamageFormula, DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { BOX2D_NAMES, type Box2dName } from '../../bridge/headless/settings.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { recordCorpus } from '../../orchestrator/stages/record.js';
-import { verifyCorpus, type VerifySummary } from '../../orchestrator/stages/verify.js';
+import { type VerifySummary, verifyCorpus } from '../../orchestrator/stages/verify.js';
 import { DEFAULT_TOLERANCE, type Divergence } from '../../scoring/trial-comparison.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
+import { nonNegativeNumber, option } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -36,9 +36,17 @@ function describeDivergence(d: Divergence): string {
 function formatVerify(summary: VerifySummary): string {
   const lines: string[] = [];
   const c = summary.counts;
-  lines.push(`verify ${summary.corpus}: ${summary.levels.length} traces against ${summary.engine.kind} ${summary.engine.version} (tolerance ${summary.tolerance})`);
-  lines.push(`  identical ${c.identical}, within tolerance ${c['within-tolerance']}, diverged ${c.diverged}, failed ${c.failed}; stability verdict changed in ${summary.verdictChanges}; ${(summary.elapsedMs / 1000).toFixed(1)} s`);
-  const engines = new Set(summary.levels.map((l) => (l.recordedEngine ? `${l.recordedEngine.kind} ${l.recordedEngine.version} (${l.recordedEngine.description})` : '')).filter((e) => e));
+  lines.push(
+    `verify ${summary.corpus}: ${summary.levels.length} traces against ${summary.engine.kind} ${summary.engine.version} (tolerance ${summary.tolerance})`,
+  );
+  lines.push(
+    `  identical ${c.identical}, within tolerance ${c['within-tolerance']}, diverged ${c.diverged}, failed ${c.failed}; stability verdict changed in ${summary.verdictChanges}; ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+  );
+  const engines = new Set(
+    summary.levels
+      .map((l) => (l.recordedEngine ? `${l.recordedEngine.kind} ${l.recordedEngine.version} (${l.recordedEngine.description})` : ''))
+      .filter((e) => e),
+  );
   if (engines.size > 0) lines.push(`  recorded with: ${[...engines].join('; ')}`);
   for (const l of summary.levels) {
     if (l.error) {
@@ -53,7 +61,9 @@ function formatVerify(summary: VerifySummary): string {
     if (cmp.agreement === 'diverged') {
       lines.push(`  diverged  ${l.trace}: first divergence at ${describeDivergence(cmp.firstDivergence!)}; ${verdict}`);
     } else {
-      const first = cmp.firstDifference ? `first difference at ${describeDivergence(cmp.firstDifference)}` : `events differ from #${cmp.firstEventDifference?.index}`;
+      const first = cmp.firstDifference
+        ? `first difference at ${describeDivergence(cmp.firstDifference)}`
+        : `events differ from #${cmp.firstEventDifference?.index}`;
       lines.push(`  within    ${l.trace}: max Δ position ${num(cmp.maxPositionDelta)}, angle ${num(cmp.maxAngleDelta)}; ${first}; ${verdict}`);
     }
   }
@@ -94,11 +104,16 @@ Example: sbeval record calibration/reference-levels --out my-corpus`,
       const display = createProgressDisplay({ stream: process.stderr });
       let summary;
       try {
-        summary = await recordCorpus({ levelsDir: resolve(levelsDir), out: resolve(flags.out), settings: { damage: flags.damage, capture: flags.capture === true } }, display);
+        summary = await recordCorpus(
+          { levelsDir: resolve(levelsDir), out: resolve(flags.out), settings: { damage: flags.damage, capture: flags.capture === true } },
+          display,
+        );
       } finally {
         display.close();
       }
-      process.stdout.write(`recorded ${summary.recorded.length} levels into ${flags.out} (${(summary.bytes / 1024).toFixed(1)} KiB of traces)${summary.failed.length ? `, ${summary.failed.length} failed` : ''}\n`);
+      process.stdout.write(
+        `recorded ${summary.recorded.length} levels into ${flags.out} (${(summary.bytes / 1024).toFixed(1)} KiB of traces)${summary.failed.length ? `, ${summary.failed.length} failed` : ''}\n`,
+      );
       for (const f of summary.failed) process.stdout.write(`  failed ${f.level}: ${f.reason}\n`);
       if (summary.failed.length > 0) process.exitCode = EXIT_CHECK_FAILED;
     });
@@ -107,7 +122,12 @@ Example: sbeval record calibration/reference-levels --out my-corpus`,
     .command('verify')
     .description(COMMAND_SUMMARIES.verify)
     .argument('<corpus>', 'folder searched recursively for *.sbtrace[.gz] (sbeval record, sbeval level --trace)')
-    .addOption(option('--tolerance <value>', 'largest difference in x, y (units) and angle (radians) that still agrees', { parse: nonNegativeNumber, default: DEFAULT_TOLERANCE }))
+    .addOption(
+      option('--tolerance <value>', 'largest difference in x, y (units) and angle (radians) that still agrees', {
+        parse: nonNegativeNumber,
+        default: DEFAULT_TOLERANCE,
+      }),
+    )
     .addOption(option('--damage <formula>', 'replay with another damage formula than recorded', { choices: DAMAGE_FORMULAS, defaultText: 'the recorded one' }))
     .addOption(option('--box2d <name=value>', `replay with a Box2D constant changed (repeatable): ${BOX2D_NAMES.join(', ')}`, { parse: box2dSetting }))
     .option('--json', 'print the full comparison as JSON')

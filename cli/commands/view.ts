@@ -1,14 +1,14 @@
-import type { Command } from 'commander';
-import { option, port } from '../options.js';
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { LevelXmlError, parseLevelXml } from '../../levels/xml-read.js';
 import { checkCompetitionRoot } from '../../orchestrator/layout/root-check.js';
 import { competitionSource } from '../../orchestrator/layout/trial-listing.js';
 import { startViewer, type ViewerSource } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
+import { option, port } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 /**
@@ -56,7 +56,10 @@ async function openTrace(path: string, target: string) {
     return await openTraceFile(path);
   } catch (error) {
     const reason = describeError(error).replace(`${path}: `, '');
-    const drop = extname(path).toLowerCase() === '.txt' ? '; a .txt drop program or LLM response: sbeval level <file> --trace <out.sbtrace>, then sbeval view <out.sbtrace>' : '';
+    const drop =
+      extname(path).toLowerCase() === '.txt'
+        ? '; a .txt drop program or LLM response: sbeval level <file> --trace <out.sbtrace>, then sbeval view <out.sbtrace>'
+        : '';
     throw new SbevalError('input', `${target} is not a trace sbeval view can show: ${reason}`, `${WHAT_VIEW_SHOWS}${drop}`);
   }
 }
@@ -83,7 +86,11 @@ Example: sbeval view run.trace --reference unity.png`,
     )
     .action(async (target: string, flags: ViewFlags) => {
       if (flags.reference && !existsSync(resolve(flags.reference))) throw new SbevalError('input', `reference image ${flags.reference} does not exist`);
-      const server = await startViewer({ source: await sourceFor(target), port: flags.port, ...(flags.reference ? { reference: resolve(flags.reference) } : {}) });
+      const server = await startViewer({
+        source: await sourceFor(target),
+        port: flags.port,
+        ...(flags.reference ? { reference: resolve(flags.reference) } : {}),
+      });
       process.stdout.write(`sbeval viewer: ${server.url}\n`);
       process.stderr.write('press Ctrl-C to stop\n');
       await new Promise<void>((resolveStop) => {

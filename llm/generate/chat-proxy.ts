@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LimitExceeded } from './limits.js';
-import { HostsUnavailable } from './host-pool.js';
 import { CallError, type ChatMessage } from '../model-calls/index.js';
+import { HostsUnavailable } from './host-pool.js';
+import { LimitExceeded } from './limits.js';
 import type { TrialSession } from './session.js';
 
 /**

@@ -1,6 +1,6 @@
-import { fillObject, type ConversationSubmission } from './submission.js';
 import type { ChatMessage } from '../model-calls/index.js';
 import type { TrialSession } from './session.js';
+import { type ConversationSubmission, fillObject } from './submission.js';
 
 /**
  * A prompt or chat script for one letter: the (optional) system message, then each user turn sent

@@ -1,20 +1,20 @@
+import { SbevalError } from '../../core/errors.js';
 import {
+  API_KEY_VARIABLES,
+  apiName,
   CallError,
+  type CallSettings,
+  type ChatRequestSpec,
+  type ChatResult,
   chatOnce,
   DEFAULT_CALL_DEADLINE_S,
   DEFAULT_MAX_ANSWER_BYTES,
   hostHasModel,
   listModels,
-  API_KEY_VARIABLES,
-  apiName,
-  ModelEndpoint,
-  type CallSettings,
-  type ChatRequestSpec,
-  type ChatResult,
   type ModelApi,
   type ModelCallSettings,
+  ModelEndpoint,
 } from '../model-calls/index.js';
-import { SbevalError } from '../../core/errors.js';
 
 /**
  * Several model hosts (Ollama, or OpenAI-style with `api: 'openai'`) share the calls. Each call goes
@@ -86,7 +86,11 @@ interface PoolChatResult extends ChatResult {
 /** What to say when no host answers its model list or none has a model, per API. */
 export function hostProblems(api: ModelApi): { unreachable: string; unreachableHint: string; missingHint: (model: string) => string } {
   if (api === 'ollama') {
-    return { unreachable: 'no Ollama host answered /api/tags', unreachableHint: 'start `ollama serve` on the host, or pass the right --hosts', missingHint: (model) => `run \`ollama pull ${model}\` on the hosts` };
+    return {
+      unreachable: 'no Ollama host answered /api/tags',
+      unreachableHint: 'start `ollama serve` on the host, or pass the right --hosts',
+      missingHint: (model) => `run \`ollama pull ${model}\` on the hosts`,
+    };
   }
   return {
     unreachable: `no ${apiName(api)} host answered …/models`,
@@ -162,19 +166,21 @@ export class HostPool {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     if (urls.length === 0) throw new SbevalError('config', 'no model hosts', 'name them with --hosts or `hosts:` in sbeval.config.yaml');
-    this.hosts = urls.map((url, index) => ModelEndpoint.parse(url, settings.api, env, index)).map((endpoint, index) => ({
-      endpoint,
-      url: endpoint.label,
-      index,
-      inFlight: 0,
-      calls: 0,
-      failures: 0,
-      consecutiveFailures: 0,
-      setAsideCount: 0,
-      availableAt: 0,
-      models: undefined,
-      missing: new Set(),
-    }));
+    this.hosts = urls
+      .map((url, index) => ModelEndpoint.parse(url, settings.api, env, index))
+      .map((endpoint, index) => ({
+        endpoint,
+        url: endpoint.label,
+        index,
+        inFlight: 0,
+        calls: 0,
+        failures: 0,
+        consecutiveFailures: 0,
+        setAsideCount: 0,
+        availableAt: 0,
+        models: undefined,
+        missing: new Set(),
+      }));
   }
 
   get size(): number {
@@ -253,7 +259,8 @@ export class HostPool {
         host.calls += 1;
         return host;
       }
-      if (eligible.every((h) => this.isSetAside(h, now))) throw new HostsUnavailable(`every host that has ${model} is set aside after repeated failures`, [], 0, true);
+      if (eligible.every((h) => this.isSetAside(h, now)))
+        throw new HostsUnavailable(`every host that has ${model} is set aside after repeated failures`, [], 0, true);
       const next = Math.min(...eligible.map((h) => h.availableAt));
       await sleep(Math.max(1, next - now), cancel);
     }

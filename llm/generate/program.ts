@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import type { ChatProxy } from './chat-proxy.js';
 import { LimitExceeded } from './limits.js';
-import type { ProgramSubmission } from './submission.js';
 import type { TrialSession } from './session.js';
+import type { ProgramSubmission } from './submission.js';
 
 /**
  * The external-program contract (one process per trial):
@@ -52,7 +52,13 @@ export function programArgs(args: readonly string[], values: Record<'char' | 'tr
   return args.map((arg) => arg.replace(/\{(char|trial|seed|model|team)\}/g, (_, key: keyof typeof values) => values[key]));
 }
 
-export async function runProgram(submission: ProgramSubmission, session: TrialSession, proxy: ChatProxy, cancel: AbortSignal | undefined, graceS = PROGRAM_GRACE_S): Promise<string> {
+export async function runProgram(
+  submission: ProgramSubmission,
+  session: TrialSession,
+  proxy: ChatProxy,
+  cancel: AbortSignal | undefined,
+  graceS = PROGRAM_GRACE_S,
+): Promise<string> {
   const { model, team, character, trial, seed } = session.identity;
   const endpoint = proxy.open(session);
   const limits = session.budget.limits;
@@ -105,7 +111,11 @@ export async function runProgram(submission: ProgramSubmission, session: TrialSe
     if (session.infrastructureFailure) throw session.infrastructureFailure;
     if (result.isCanceled) throw new ProgramFailed('cancelled');
     if (result.failed) {
-      const how = result.signal ? `was killed by ${result.signal}` : result.exitCode !== undefined ? `exited with code ${result.exitCode}` : `could not start (${result.shortMessage})`;
+      const how = result.signal
+        ? `was killed by ${result.signal}`
+        : result.exitCode !== undefined
+          ? `exited with code ${result.exitCode}`
+          : `could not start (${result.shortMessage})`;
       const stderr = String(result.stderr ?? '').trim();
       const tail = stderr.length > STDERR_TAIL ? `…${stderr.slice(-STDERR_TAIL)}` : stderr;
       throw new ProgramFailed(`Program ${how}${tail ? `: ${tail}` : ''}`);

@@ -1,11 +1,11 @@
 import { extname } from 'node:path';
-import { DEFAULT_POOL_SETTINGS, withModelCalls, type HostPoolSettings } from './host-pool.js';
-import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './limits.js';
-import { runGenerate, type GenerateOptions } from './stage.js';
-import { loadSubmission, type SubmissionOverrides } from './submission.js';
-import { requireProgramConsent, type ConfiguredSubmission } from './consent.js';
 import type { ResolvedSubmission, Settings } from '../../orchestrator/config/index.js';
 import type { GenerateStage, RunContext } from '../../orchestrator/run/context.js';
+import { type ConfiguredSubmission, requireProgramConsent } from './consent.js';
+import { DEFAULT_POOL_SETTINGS, type HostPoolSettings, withModelCalls } from './host-pool.js';
+import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './limits.js';
+import { type GenerateOptions, runGenerate } from './stage.js';
+import { loadSubmission, type SubmissionOverrides } from './submission.js';
 
 /** Stage 1 (when submissions are configured): raw responses through the configured model API; a trial whose file exists is done. */
 async function generateStage(ctx: RunContext): Promise<void> {
@@ -20,7 +20,11 @@ async function generateStage(ctx: RunContext): Promise<void> {
  * seed, limits, model-call bounds): `run` takes the official sampling, a trial per host, the automatic
  * layout and the default host pool; `sbeval generate` passes its flags for those.
  */
-export function generateOptions(settings: Settings, job: ConfiguredSubmission, choices: Partial<Pick<GenerateOptions, 'sampling' | 'concurrency' | 'layout' | 'retryFailed'>> & { pool?: HostPoolSettings } = {}): GenerateOptions {
+export function generateOptions(
+  settings: Settings,
+  job: ConfiguredSubmission,
+  choices: Partial<Pick<GenerateOptions, 'sampling' | 'concurrency' | 'layout' | 'retryFailed'>> & { pool?: HostPoolSettings } = {},
+): GenerateOptions {
   return {
     root: settings.root,
     submission: job.submission,

@@ -1,6 +1,6 @@
-import { LimitExceeded, TrialBudget, type TrialLimits } from './limits.js';
-import { HostsUnavailable, type Attempt, type HostPool } from './host-pool.js';
 import { CallError, type ChatMessage } from '../model-calls/index.js';
+import { type Attempt, type HostPool, HostsUnavailable } from './host-pool.js';
+import { LimitExceeded, TrialBudget, type TrialLimits } from './limits.js';
 import type { CallLine, TrialIdentity } from './run-log.js';
 
 /** Sampling options every call of a run uses (the submission cannot change them). */
@@ -97,7 +97,10 @@ export class TrialSession {
       this.budget.excuse(result.excusedMs);
       if (!result.tokensReported && this.budget.limits.tokenLimit > 0) {
         // Counting 0 would let every answer pass the official token limit unchecked.
-        throw new CallError(`${result.host} sent no token counts, so the token limit cannot be checked (an OpenAI-style server streams them only if it supports stream_options.include_usage; try --no-stream, or --token-limit 0)`, false);
+        throw new CallError(
+          `${result.host} sent no token counts, so the token limit cannot be checked (an OpenAI-style server streams them only if it supports stream_options.include_usage; try --no-stream, or --token-limit 0)`,
+          false,
+        );
       }
       this.budget.afterCall(result.promptTokens, result.completionTokens);
       return { content: result.content, promptTokens: result.promptTokens, completionTokens: result.completionTokens, doneReason: result.doneReason };

@@ -1,22 +1,22 @@
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { NON_TEAM_DIRS, stageDir, trialFileBase } from '../../orchestrator/layout/competition.js';
 import { assertSafeName, modelFolderName } from '../../orchestrator/layout/names.js';
 import { StageLog, type StageSummary } from '../../orchestrator/layout/stage-log.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { apiName, CallError, type ModelApi } from '../model-calls/index.js';
 import { ChatProxy } from './chat-proxy.js';
 import { runConversation } from './conversation.js';
-import { hostProblems, HostPool, HostsUnavailable, type HostEvent, type HostPoolSettings, type PreflightReport } from './host-pool.js';
+import { type HostEvent, HostPool, type HostPoolSettings, HostsUnavailable, hostProblems, type PreflightReport } from './host-pool.js';
 import { LimitExceeded, type TrialLimits } from './limits.js';
-import { apiName, CallError, type ModelApi } from '../model-calls/index.js';
 import { ProgramFailed, runProgram } from './program.js';
-import { readFinalFailures, RunLog, type CallLine, type FailureKind, type TrialLine } from './run-log.js';
+import { type CallLine, type FailureKind, RunLog, readFinalFailures, type TrialLine } from './run-log.js';
 import { trialSeed } from './seeds.js';
-import { TrialSession, type Sampling } from './session.js';
+import { type Sampling, TrialSession } from './session.js';
 import { describeSubmission, lacksObjectToken, type Submission } from './submission.js';
 import { removeStaleTemps, writeFileOnce } from './write.js';
-import { sha256 } from '../../core/hash.js';
 
 /**
  * The generate stage: submissions × models × letters × trials → `raw` response files.
@@ -111,7 +111,8 @@ export function competitionRoots(root: string, models: readonly string[], layout
   if (models.length === 0) throw new SbevalError('config', 'no models given', 'pass --models, e.g. --models qwen2.5:32b-instruct-fp16');
   if (new Set(models).size !== models.length) throw new SbevalError('config', 'a model is listed twice in --models');
   const perModel = layout === 'per-model' || (layout === 'auto' && models.length > 1);
-  if (!perModel && models.length > 1) throw new SbevalError('config', '--layout flat takes one model', 'several models need the per-model layout (--layout auto or per-model)');
+  if (!perModel && models.length > 1)
+    throw new SbevalError('config', '--layout flat takes one model', 'several models need the per-model layout (--layout auto or per-model)');
   const roots = new Map<string, string>();
   const seen = new Map<string, string>();
   for (const model of models) {
@@ -143,7 +144,16 @@ export function planTrials(options: Pick<GenerateOptions, 'root' | 'team' | 'mod
       const dir = stageDir(competitionRoot, team, 'raw', character);
       for (let trial = 1; trial <= trials; trial += 1) {
         const file = join(dir, `${trialFileBase(team, character, trial)}.txt`);
-        plan.push({ model, competitionRoot, team, character, trial, seed: trialSeed(options.masterSeed, character, trial), file, relFile: relative(root, file).split(sep).join('/') });
+        plan.push({
+          model,
+          competitionRoot,
+          team,
+          character,
+          trial,
+          seed: trialSeed(options.masterSeed, character, trial),
+          file,
+          relFile: relative(root, file).split(sep).join('/'),
+        });
       }
     }
   }
@@ -199,7 +209,8 @@ interface GenerateRun {
 
 function checkGenerateOptions(options: GenerateOptions, events: GenerateEvents): void {
   const { submission } = options;
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new SbevalError('config', `--concurrency must be a positive integer (got ${options.concurrency})`);
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+    throw new SbevalError('config', `--concurrency must be a positive integer (got ${options.concurrency})`);
   if (submission.kind !== 'program' && lacksObjectToken(submission)) {
     events.note?.(`the submission never mentions <OBJECT>, so the letter is not sent to the model (${submission.source})`);
   }
@@ -256,7 +267,19 @@ function openModelLogs(models: readonly string[], plan: readonly PlannedTrial[],
     const competitionRoot = plan.find((t) => t.model === model)!.competitionRoot;
     const log = new StageLog(competitionRoot, 'raw', startedAt);
     stageLogs.set(model, log);
-    summaries.set(model, { model, root: competitionRoot, total: 0, succeeded: 0, failed: 0, alreadyDone: 0, previouslyFailed: 0, unfinished: 0, promptTokens: 0, completionTokens: 0, stage: log.result() });
+    summaries.set(model, {
+      model,
+      root: competitionRoot,
+      total: 0,
+      succeeded: 0,
+      failed: 0,
+      alreadyDone: 0,
+      previouslyFailed: 0,
+      unfinished: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      stage: log.result(),
+    });
   }
   return { stageLogs, summaries };
 }
@@ -357,10 +380,17 @@ function countTrialOutcome(run: GenerateRun, trial: PlannedTrial, outcome: Outco
 async function runTrial(run: GenerateRun, trial: PlannedTrial): Promise<void> {
   const { options, runLog, events } = run;
   const identity = { model: trial.model, team: trial.team, character: trial.character, trial: trial.trial, seed: trial.seed };
-  const session = new TrialSession(identity, options.limits, options.sampling, run.pool, (line) => {
-    runLog.write({ ...line });
-    events.call?.(line);
-  }, run.runCancel.signal);
+  const session = new TrialSession(
+    identity,
+    options.limits,
+    options.sampling,
+    run.pool,
+    (line) => {
+      runLog.write({ ...line });
+      events.call?.(line);
+    },
+    run.runCancel.signal,
+  );
   const { outcome, response } = await attemptTrial(run, trial, session);
   const summary = run.summaries.get(trial.model)!;
   summary.promptTokens += session.budget.tokens.prompt;
@@ -425,7 +455,12 @@ function finishGenerate(run: GenerateRun): ModelSummary[] {
   return models;
 }
 
-export async function runGenerate(options: GenerateOptions, progress: ProgressSink, events: GenerateEvents = {}, cancel?: AbortSignal): Promise<GenerateSummary> {
+export async function runGenerate(
+  options: GenerateOptions,
+  progress: ProgressSink,
+  events: GenerateEvents = {},
+  cancel?: AbortSignal,
+): Promise<GenerateSummary> {
   const { root, submission } = options;
   const startedAt = options.startedAt ?? new Date();
   const plan = planTrials(options);
@@ -440,9 +475,20 @@ export async function runGenerate(options: GenerateOptions, progress: ProgressSi
   const preflight = await preflightHosts(pool, options, runLog, events);
 
   const earlier = options.retryFailed ? { failures: new Map<string, Set<string>>(), corrupt: [] } : readFinalFailures(root);
-  if (earlier.corrupt.length > 0) events.note?.(`${earlier.corrupt.length} line(s) of earlier generate logs are not JSON and were not read (${earlier.corrupt.slice(0, 3).join(', ')})`);
+  if (earlier.corrupt.length > 0)
+    events.note?.(`${earlier.corrupt.length} line(s) of earlier generate logs are not JSON and were not read (${earlier.corrupt.slice(0, 3).join(', ')})`);
   const finalFailures = earlier.failures;
-  const run: GenerateRun = { options, progress, events, runLog, pool, proxy: undefined, runCancel: new AbortController(), ...openModelLogs(options.models, plan, startedAt), stopped: undefined };
+  const run: GenerateRun = {
+    options,
+    progress,
+    events,
+    runLog,
+    pool,
+    proxy: undefined,
+    runCancel: new AbortController(),
+    ...openModelLogs(options.models, plan, startedAt),
+    stopped: undefined,
+  };
   const pending = await pendingTrials(run, plan, finalFailures);
 
   run.proxy = submission.kind === 'program' ? new ChatProxy() : undefined;

@@ -139,7 +139,13 @@ export function loadSubmission(spec: string, overrides: SubmissionOverrides = {}
     const name = spec.slice('builtin:'.length);
     const file = BUILTIN_SUBMISSIONS[name];
     if (!file) {
-      throw new SbevalError('config', `unknown built-in submission "${name}"`, `choose one of: ${Object.keys(BUILTIN_SUBMISSIONS).map((n) => `builtin:${n}`).join(', ')}`);
+      throw new SbevalError(
+        'config',
+        `unknown built-in submission "${name}"`,
+        `choose one of: ${Object.keys(BUILTIN_SUBMISSIONS)
+          .map((n) => `builtin:${n}`)
+          .join(', ')}`,
+      );
     }
     const loaded = loadSubmissionFile(resolve(builtinDir(), file), overrides);
     return { ...loaded, source: spec };
@@ -162,7 +168,15 @@ function loadSubmissionFile(path: string, overrides: SubmissionOverrides): Submi
   const newlines = overrides.newlines ?? defaultNewlines(objectStyle);
   const raw = readText(path);
   const turn = normaliseNewlines(raw, newlines);
-  return { kind: 'prompt', source: path, system: undefined, turns: [turn], objectStyle, newlines, sha256: sha256(JSON.stringify({ turns: [turn], objectStyle })) };
+  return {
+    kind: 'prompt',
+    source: path,
+    system: undefined,
+    turns: [turn],
+    objectStyle,
+    newlines,
+    sha256: sha256(JSON.stringify({ turns: [turn], objectStyle })),
+  };
 }
 
 function loadStructured(path: string, ext: string, overrides: SubmissionOverrides): Submission {
@@ -177,7 +191,12 @@ function loadStructured(path: string, ext: string, overrides: SubmissionOverride
   if (Array.isArray(data)) data = { turns: data };
   if (data && typeof data === 'object' && 'program' in data) {
     const parsed = programSchema.safeParse(data);
-    if (!parsed.success) throw new SbevalError('input', `${path}: ${z.prettifyError(parsed.error)}`, 'a program spec is `program: [command, arg…]` or `program: {command, args, cwd, env}`');
+    if (!parsed.success)
+      throw new SbevalError(
+        'input',
+        `${path}: ${z.prettifyError(parsed.error)}`,
+        'a program spec is `program: [command, arg…]` or `program: {command, args, cwd, env}`',
+      );
     const program = parsed.data.program;
     const [command, ...args] = Array.isArray(program) ? program : [program.command, ...program.args];
     const cwd = !Array.isArray(program) && program.cwd ? resolve(base, program.cwd) : base;
@@ -188,7 +207,11 @@ function loadStructured(path: string, ext: string, overrides: SubmissionOverride
   }
   const parsed = chatScriptSchema.safeParse(data);
   if (!parsed.success) {
-    throw new SbevalError('input', `${path}: ${z.prettifyError(parsed.error)}`, 'a chat script is a list of user turns, or {turns: [...], system?, object?, newlines?}; a turn is text or {file: path}');
+    throw new SbevalError(
+      'input',
+      `${path}: ${z.prettifyError(parsed.error)}`,
+      'a chat script is a list of user turns, or {turns: [...], system?, object?, newlines?}; a turn is text or {file: path}',
+    );
   }
   const script = parsed.data;
   const objectStyle = overrides.objectStyle ?? script.object ?? 'bare';

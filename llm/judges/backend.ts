@@ -1,8 +1,8 @@
 import { SbevalError } from '../../core/errors.js';
-import { hostProblems, HostPool, type Attempt, type HostPoolSettings } from '../generate/host-pool.js';
-import { listModels, ModelEndpoint, type ChatMessage, type ModelApi } from '../model-calls/index.js';
-import type { RunLog } from '../generate/run-log.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { type Attempt, HostPool, type HostPoolSettings, hostProblems } from '../generate/host-pool.js';
+import type { RunLog } from '../generate/run-log.js';
+import { type ChatMessage, listModels, type ModelApi, ModelEndpoint } from '../model-calls/index.js';
 
 /**
  * Where a judge's questions go: the model hosts of `--hosts`, speaking Ollama's API or an
@@ -67,9 +67,14 @@ export class PoolBackend implements JudgeBackend {
     const report = await this.pool.preflight([model]);
     const problems = hostProblems(this.api);
     if (report.reachable.length === 0) {
-      throw new SbevalError('judge', `${problems.unreachable} (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`, `${problems.unreachableHint} (tried ${this.endpoints.map((e) => e.label).join(', ')})`);
+      throw new SbevalError(
+        'judge',
+        `${problems.unreachable} (${report.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ')})`,
+        `${problems.unreachableHint} (tried ${this.endpoints.map((e) => e.label).join(', ')})`,
+      );
     }
-    if (report.missing.length > 0 && report.unreachable.length === 0) throw new SbevalError('judge', `no host has the judge model ${model}`, problems.missingHint(model));
+    if (report.missing.length > 0 && report.unreachable.length === 0)
+      throw new SbevalError('judge', `no host has the judge model ${model}`, problems.missingHint(model));
     return { digest: await this.digest(report.reachable[0]!, model) };
   }
 
@@ -88,8 +93,19 @@ export class PoolBackend implements JudgeBackend {
   }
 
   async chat(call: JudgeCall, cancel: AbortSignal, onAttempt: (attempt: Attempt) => void): Promise<JudgeAnswer> {
-    const result = await this.pool.chat({ model: call.model, messages: call.messages, options: { temperature: call.temperature, top_p: 1, seed: call.seed, num_predict: call.maxTokens } }, cancel, onAttempt);
-    return { content: result.content, promptTokens: result.promptTokens, completionTokens: result.completionTokens, doneReason: result.doneReason, durationMs: result.durationMs, host: result.host };
+    const result = await this.pool.chat(
+      { model: call.model, messages: call.messages, options: { temperature: call.temperature, top_p: 1, seed: call.seed, num_predict: call.maxTokens } },
+      cancel,
+      onAttempt,
+    );
+    return {
+      content: result.content,
+      promptTokens: result.promptTokens,
+      completionTokens: result.completionTokens,
+      doneReason: result.doneReason,
+      durationMs: result.durationMs,
+      host: result.host,
+    };
   }
 
   exhausted(): boolean {

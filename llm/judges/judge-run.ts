@@ -1,11 +1,11 @@
+import type { ProgressSink } from '../../orchestrator/progress/types.js';
 import type { HostPoolSettings } from '../generate/host-pool.js';
 import { RunLog } from '../generate/run-log.js';
-import type { ProgressSink } from '../../orchestrator/progress/types.js';
-import type { ViewKind } from './scoring/views.js';
-import { hostEvents, PoolBackend, type JudgeBackend } from './backend.js';
+import { hostEvents, type JudgeBackend, PoolBackend } from './backend.js';
 import type { Attempt, Journal } from './journal.js';
 import type { LevelFilter } from './levels.js';
-import { needsCalls, runJudgeTasks, type JudgeSettings, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
+import { type JudgeSettings, type JudgeTask, needsCalls, type RunnerCounts, runJudgeTasks, type TaskResult } from './runner.js';
+import type { ViewKind } from './scoring/views.js';
 
 /**
  * What both judge stages share around the runner: the backend (`--api`), its preflight only when
@@ -71,7 +71,14 @@ export async function runJudge(
   kind: 'judge-rubric' | 'judge-order',
   stage: string,
   start: Record<string, unknown>,
-  work: { tasks: readonly JudgeTask[]; journal: Journal; previous: Map<string, Attempt[]>; judge: JudgeSettings; backend: BackendOptions; startedAt?: Date | undefined },
+  work: {
+    tasks: readonly JudgeTask[];
+    journal: Journal;
+    previous: Map<string, Attempt[]>;
+    judge: JudgeSettings;
+    backend: BackendOptions;
+    startedAt?: Date | undefined;
+  },
   progress: ProgressSink,
   onResult: (result: TaskResult) => void | Promise<void>,
   cancel?: AbortSignal,
@@ -81,7 +88,12 @@ export async function runJudge(
   const backend = work.backend.backend ?? makeBackend(work.judge, work.backend, hostEvents(log, progress, stage));
   let digest: string | undefined;
   if (needsCalls(work.tasks, work.previous, work.judge)) digest = (await backend.preflight(work.judge.model)).digest;
-  const result = await runJudgeTasks(work.tasks, { settings: work.judge, backend, journal: work.journal, log, progress, stage, digest, cancel }, work.previous, onResult);
+  const result = await runJudgeTasks(
+    work.tasks,
+    { settings: work.judge, backend, journal: work.journal, log, progress, stage, digest, cancel },
+    work.previous,
+    onResult,
+  );
   log.write({ type: 'end', time: new Date().toISOString(), counts: result.counts, stopped: result.stopped ?? null });
   return { ...result, digest, logFile: log.file };
 }

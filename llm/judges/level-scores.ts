@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listFiles, listTeams, stageDir, trialBaseName } from '../../orchestrator/layout/competition.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { listFiles, listTeams, stageDir, trialBaseName } from '../../orchestrator/layout/competition.js';
 
 /**
  * The official per-level numbers the folder holds, keyed `team/C/name`: stability and similarity,
@@ -40,11 +40,13 @@ export function readLevelScores(root: string): Map<string, LevelScores> {
   for (const team of listTeams(root)) {
     for (const file of listFiles(stageDir(root, team, 'stability'), '.json')) {
       const character = trialBaseName(file);
-      for (const raw of tryRead(join(stageDir(root, team, 'stability'), file), parseStabilityJson)?.raws ?? []) entry(team, character, trialBaseName(lastPart(raw.tag))).stability = raw.score;
+      for (const raw of tryRead(join(stageDir(root, team, 'stability'), file), parseStabilityJson)?.raws ?? [])
+        entry(team, character, trialBaseName(lastPart(raw.tag))).stability = raw.score;
     }
     for (const file of listFiles(stageDir(root, team, 'similarity'), '.json')) {
       const character = trialBaseName(file);
-      for (const t of tryRead(join(stageDir(root, team, 'similarity'), file), parseSimilarityJson)?.trials ?? []) entry(team, character, trialBaseName(lastPart(t.id))).similarity = t.similarity;
+      for (const t of tryRead(join(stageDir(root, team, 'similarity'), file), parseSimilarityJson)?.trials ?? [])
+        entry(team, character, trialBaseName(lastPart(t.id))).similarity = t.similarity;
     }
   }
   return scores;

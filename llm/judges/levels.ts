@@ -1,9 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import { SbevalError } from '../../core/errors.js';
 import { convertProgram, responseToLevel } from '../../levels/pipeline.js';
+import {
+  compareNames,
+  compareTrialFiles,
+  listTeams,
+  listTrialFiles,
+  type TrialStage,
+  trialBaseName,
+  trialIndexFromName,
+} from '../../orchestrator/layout/competition.js';
 import { gridView } from './scoring/grid-view.js';
 import type { LevelView, ViewKind } from './scoring/views.js';
-import { SbevalError } from '../../core/errors.js';
-import { compareNames, compareTrialFiles, listTeams, listTrialFiles, trialBaseName, trialIndexFromName, type TrialStage } from '../../orchestrator/layout/competition.js';
 
 /**
  * The levels of a competition folder as the judges see them: every trial that has any file in a

@@ -1,16 +1,27 @@
 import { join } from 'node:path';
-import { csvText } from '../../scoring/formats/text-escape.js';
-import { documentMetrics, type DocumentReview } from './scoring/document-metrics.js';
-import { rankScore } from './scoring/order.js';
-import { combineQuestion, metricJson, num, orderingText, positionBias, presentedRank, teamSummaries, versusReference, type Question, type QuestionResult } from './scoring/order-metrics.js';
-import type { Interval } from './scoring/bootstrap.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { compareNames } from '../../orchestrator/layout/competition.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
 import type { Attempt, Journal } from './journal.js';
-import { callRecord } from './runner.js';
 import type { FailureCounts } from './judge-run.js';
-import { questionText, type OrderJudgeOptions, type PlannedQuestion } from './order-plan.js';
+import { type OrderJudgeOptions, type PlannedQuestion, questionText } from './order-plan.js';
 import { orderRoot } from './paths.js';
+import { callRecord } from './runner.js';
+import type { Interval } from './scoring/bootstrap.js';
+import { type DocumentReview, documentMetrics } from './scoring/document-metrics.js';
+import { rankScore } from './scoring/order.js';
+import {
+  combineQuestion,
+  metricJson,
+  num,
+  orderingText,
+  positionBias,
+  presentedRank,
+  type Question,
+  type QuestionResult,
+  teamSummaries,
+  versusReference,
+} from './scoring/order-metrics.js';
 
 /**
  * The ordering judge's files in `<root>/result/judge-order/<judge>/<perspective>/`:
@@ -96,13 +107,39 @@ interface VersusRow {
 
 function scoreRows(teams: OrderOutputSummary['teams'], reference: string | undefined, versus: ReadonlyMap<string, VersusRow>): Row[] {
   const head: Row = ['team', 'questions', 'mean_score', 'score_low', 'score_high', 'mean_rank'];
-  if (reference) head.push('reference', 'compared', 'reference_wins', 'ties', 'team_wins', 'share_won', 'share_won_low', 'share_won_high', 'score_ratio', 'score_ratio_low', 'score_ratio_high');
+  if (reference)
+    head.push(
+      'reference',
+      'compared',
+      'reference_wins',
+      'ties',
+      'team_wins',
+      'share_won',
+      'share_won_low',
+      'share_won_high',
+      'score_ratio',
+      'score_ratio_low',
+      'score_ratio_high',
+    );
   const rows: Row[] = [head];
   for (const t of teams) {
     const row: Row = [t.team, t.questions, t.meanScore, low(t.interval), high(t.interval), t.meanRank];
     const v = versus.get(t.team);
     if (reference) {
-      if (v) row.push(reference, v.compared, v.referenceWins, v.ties, v.teamWins, v.winShare, low(v.winShareInterval), high(v.winShareInterval), v.scoreRatio, low(v.scoreRatioInterval), high(v.scoreRatioInterval));
+      if (v)
+        row.push(
+          reference,
+          v.compared,
+          v.referenceWins,
+          v.ties,
+          v.teamWins,
+          v.winShare,
+          low(v.winShareInterval),
+          high(v.winShareInterval),
+          v.scoreRatio,
+          low(v.scoreRatioInterval),
+          high(v.scoreRatioInterval),
+        );
       else row.push(reference, null, null, null, null, null, null, null, null, null, null);
     }
     rows.push(row);
@@ -110,15 +147,46 @@ function scoreRows(teams: OrderOutputSummary['teams'], reference: string | undef
   return rows;
 }
 
-async function writeCommon(input: OutputInput, files: { metric: unknown; summaries: OrderOutputSummary['teams']; scores: Row[]; levels: Row[]; scaleMin: number; extra: Record<string, unknown> }): Promise<void> {
+async function writeCommon(
+  input: OutputInput,
+  files: { metric: unknown; summaries: OrderOutputSummary['teams']; scores: Row[]; levels: Row[]; scaleMin: number; extra: Record<string, unknown> },
+): Promise<void> {
   const { outDir, options } = input;
   await writeFileAtomic(join(outDir, 'metric.json'), `${JSON.stringify(files.metric, null, 4)}\n`);
-  await writeFileAtomic(join(outDir, 'ordering.txt'), orderingText(files.summaries.map((s) => ({ team: s.team, questions: s.questions, meanRank: s.meanRank ?? NaN }))));
+  await writeFileAtomic(
+    join(outDir, 'ordering.txt'),
+    orderingText(files.summaries.map((s) => ({ team: s.team, questions: s.questions, meanRank: s.meanRank ?? NaN }))),
+  );
   await writeFileAtomic(join(outDir, 'scores.csv'), csvText(files.scores));
   await writeFileAtomic(join(outDir, 'levels.csv'), csvText(files.levels));
   // Levels with no level file: scored by the failure rule; agreement leaves them out when every judge has them missing (judge-agreement.ts).
-  const missing = new Set(input.planned.flatMap((q) => [...q.levels.values()].filter((l) => l.level === undefined).map((l) => `${l.team}/${q.letter}/${q.trial}`)));
-  const summary = { judge: 'order', id: options.id, model: options.judge.model, perspective: options.perspective, protocol: options.protocol, rankScores: options.rankScores, reference: options.reference ?? null, scale: { min: files.scaleMin, max: 10 }, complete: input.failures.unfinished === 0, failures: input.failures, teams: files.summaries, levels: files.levels.slice(1).map(([team, letter, trial, name, questions, score, rank]) => ({ team, letter, trial, name, questions, score, rank, ...(missing.has(`${team}/${letter}/${trial}`) ? { missing: true } : {}) })), ...files.extra };
+  const missing = new Set(
+    input.planned.flatMap((q) => [...q.levels.values()].filter((l) => l.level === undefined).map((l) => `${l.team}/${q.letter}/${q.trial}`)),
+  );
+  const summary = {
+    judge: 'order',
+    id: options.id,
+    model: options.judge.model,
+    perspective: options.perspective,
+    protocol: options.protocol,
+    rankScores: options.rankScores,
+    reference: options.reference ?? null,
+    scale: { min: files.scaleMin, max: 10 },
+    complete: input.failures.unfinished === 0,
+    failures: input.failures,
+    teams: files.summaries,
+    levels: files.levels.slice(1).map(([team, letter, trial, name, questions, score, rank]) => ({
+      team,
+      letter,
+      trial,
+      name,
+      questions,
+      score,
+      rank,
+      ...(missing.has(`${team}/${letter}/${trial}`) ? { missing: true } : {}),
+    })),
+    ...files.extra,
+  };
   await writeFileAtomic(join(outDir, 'summary.json'), json(summary));
 }
 
@@ -141,7 +209,13 @@ async function writeSbeval(input: OutputInput): Promise<OrderOutputSummary> {
   const scale = options.rankScores;
   const seed = options.judge.seed;
   const results: QuestionResult[] = questions.map((q) => combineQuestion(q, scale));
-  const summaries = teamSummaries(results, teams, seed).map((s) => ({ team: s.team, meanScore: num(s.meanScore), meanRank: num(s.meanRank), questions: s.questions, interval: s.scoreInterval }));
+  const summaries = teamSummaries(results, teams, seed).map((s) => ({
+    team: s.team,
+    meanScore: num(s.meanScore),
+    meanRank: num(s.meanRank),
+    questions: s.questions,
+    interval: s.scoreInterval,
+  }));
   const versus = new Map<string, VersusRow>();
   if (options.reference) {
     for (const team of teams.filter((t) => t !== options.reference)) {
@@ -163,14 +237,39 @@ async function writeSbeval(input: OutputInput): Promise<OrderOutputSummary> {
       const attempts = key === undefined ? [] : (input.attemptsOf.get(key) ?? []);
       if (attempts.length === 0) return;
       const settled = questions.find((x) => x.id === q.id)?.presentations[p];
-      lines.push(JSON.stringify({ question_id: q.id, letter: q.letter, trial: q.trial, group: q.teams, presentation: p + 1, model_ids: order, answer_ids: order.map((t) => q.levels.get(t)!.name), order: settled?.ranks ?? order.map(() => -1), ...callFields(attempts, journal) }));
+      lines.push(
+        JSON.stringify({
+          question_id: q.id,
+          letter: q.letter,
+          trial: q.trial,
+          group: q.teams,
+          presentation: p + 1,
+          model_ids: order,
+          answer_ids: order.map((t) => q.levels.get(t)!.name),
+          order: settled?.ranks ?? order.map(() => -1),
+          ...callFields(attempts, journal),
+        }),
+      );
     });
   }
   await writeFileAtomic(join(input.outDir, 'presentations.jsonl'), lines.length === 0 ? '' : `${lines.join('\n')}\n`);
   const bias = positionBias(questions, scale);
-  await writeFileAtomic(join(input.outDir, 'position-bias.json'), json({ ...bias, note: 'paired: questions with two or more presentations that gave an ordering; pairDisagreement: mean share of team pairs ordered differently by two presentations of one question; byPosition: per number of teams shown, the mean score of each position minus the mean of its presentation (0 everywhere: no position bias)' }));
+  await writeFileAtomic(
+    join(input.outDir, 'position-bias.json'),
+    json({
+      ...bias,
+      note: 'paired: questions with two or more presentations that gave an ordering; pairDisagreement: mean share of team pairs ordered differently by two presentations of one question; byPosition: per number of teams shown, the mean score of each position minus the mean of its presentation (0 everywhere: no position bias)',
+    }),
+  );
   const maxGroup = Math.max(2, ...input.planned.map((q) => q.teams.length));
-  await writeCommon(input, { metric: metricJson(results, teams, options.reference), summaries, scores: scoreRows(summaries, options.reference, versus), levels, scaleMin: rankScore(maxGroup, scale), extra: { versus: Object.fromEntries(versus), positionBias: bias } });
+  await writeCommon(input, {
+    metric: metricJson(results, teams, options.reference),
+    summaries,
+    scores: scoreRows(summaries, options.reference, versus),
+    levels,
+    scaleMin: rankScore(maxGroup, scale),
+    extra: { versus: Object.fromEntries(versus), positionBias: bias },
+  });
   return { teams: summaries, versus: [...versus].map(([team, v]) => ({ team, ...v })) };
 }
 
@@ -182,11 +281,19 @@ async function writeDocument(input: OutputInput): Promise<OrderOutputSummary> {
     return { ranks: p.ranks === undefined ? undefined : teams.map((t) => presentedRank(p, t, n)) };
   });
   const metrics = documentMetrics(reviews, teams, options.reference !== undefined, options.rankScores, options.judge.seed);
-  const summaries = metrics.teams.map((t) => ({ team: t.team, meanScore: num(t.meanScore), meanRank: num(t.meanRank), questions: t.questions, interval: t.scoreInterval }));
-  const versus = new Map<string, VersusRow>(metrics.versus.map((v) => {
-    const { referenceWins, ties, teamWins, winShare, winShareInterval, scoreRatio, scoreRatioInterval } = v;
-    return [v.team, { compared: questions.length, referenceWins, ties, teamWins, winShare, winShareInterval, scoreRatio, scoreRatioInterval }];
+  const summaries = metrics.teams.map((t) => ({
+    team: t.team,
+    meanScore: num(t.meanScore),
+    meanRank: num(t.meanRank),
+    questions: t.questions,
+    interval: t.scoreInterval,
   }));
+  const versus = new Map<string, VersusRow>(
+    metrics.versus.map((v) => {
+      const { referenceWins, ties, teamWins, winShare, winShareInterval, scoreRatio, scoreRatioInterval } = v;
+      return [v.team, { compared: questions.length, referenceWins, ties, teamWins, winShare, winShareInterval, scoreRatio, scoreRatioInterval }];
+    }),
+  );
   const index = new Map(questions.map((q, i) => [q.id, i]));
   const levels = levelRows(input, (q, team) => {
     const r = reviews[index.get(q.id)!]!;
@@ -194,7 +301,9 @@ async function writeDocument(input: OutputInput): Promise<OrderOutputSummary> {
     return { score: rank === undefined ? 0 : rankScore(rank, options.rankScores), rank: rank ?? null };
   });
   const planned = new Map(input.planned.map((q) => [q.id, q]));
-  const questionLines = questions.map((q) => JSON.stringify({ question_id: q.id, text: questionText(q.letter), category: q.letter, lang: 'en', trial: q.trial }));
+  const questionLines = questions.map((q) =>
+    JSON.stringify({ question_id: q.id, text: questionText(q.letter), category: q.letter, lang: 'en', trial: q.trial }),
+  );
   const reviewLines = questions.map((q, i) => {
     const plan = planned.get(q.id)!;
     const key = plan.orders[0]!.key;
@@ -215,6 +324,13 @@ async function writeDocument(input: OutputInput): Promise<OrderOutputSummary> {
   });
   await writeFileAtomic(join(input.outDir, 'questions.jsonl'), questionLines.length === 0 ? '' : `${questionLines.join('\n')}\n`);
   await writeFileAtomic(join(input.outDir, 'review.jsonl'), reviewLines.length === 0 ? '' : `${reviewLines.join('\n')}\n`);
-  await writeCommon(input, { metric: metrics.metric, summaries, scores: scoreRows(summaries, options.reference, versus), levels, scaleMin: 0, extra: { versus: Object.fromEntries(versus) } });
+  await writeCommon(input, {
+    metric: metrics.metric,
+    summaries,
+    scores: scoreRows(summaries, options.reference, versus),
+    levels,
+    scaleMin: 0,
+    extra: { versus: Object.fromEntries(versus) },
+  });
   return { teams: summaries, versus: [...versus].map(([team, v]) => ({ team, ...v })) };
 }

@@ -1,12 +1,12 @@
 import { SbevalError } from '../../core/errors.js';
-import { parseOrder, TABLE_MAX_RANK, type ChainPick, type RankScores } from './scoring/order.js';
+import { compareNames } from '../../orchestrator/layout/competition.js';
+import type { JudgeStageOptions } from './judge-run.js';
+import { type JudgedLevel, loadView } from './levels.js';
+import { type JudgeSettings, type JudgeTask, promptDigest, requestFingerprint } from './runner.js';
+import { type ChainPick, parseOrder, type RankScores, TABLE_MAX_RANK } from './scoring/order.js';
 import { buildOrderPrompt } from './scoring/order-prompt.js';
 import { balancedOrders, coveringGroups, mixSeed, referenceGroups } from './scoring/schedule.js';
 import type { LevelView, ViewKind } from './scoring/views.js';
-import { compareNames } from '../../orchestrator/layout/competition.js';
-import type { JudgeStageOptions } from './judge-run.js';
-import { loadView, type JudgedLevel } from './levels.js';
-import { promptDigest, requestFingerprint, type JudgeSettings, type JudgeTask } from './runner.js';
 
 /**
  * The ordering judge's questions and calls, per protocol (`--protocol`):
@@ -74,11 +74,19 @@ function groupsOf(teams: readonly string[], options: OrderPlanOptions, letter: s
 
 export function checkRankScale(options: Pick<OrderPlanOptions, 'protocol' | 'rankScores'>, teams: number): void {
   if (options.protocol === 'document' && options.rankScores === 'table' && teams > TABLE_MAX_RANK) {
-    throw new SbevalError('config', `--rank-scores table scores ranks 1–${TABLE_MAX_RANK}, and the document's protocol shows all ${teams} teams in one question`, 'use --rank-scores reciprocal (10 / rank, the document\'s compute script), or --protocol sbeval (groups of 4)');
+    throw new SbevalError(
+      'config',
+      `--rank-scores table scores ranks 1–${TABLE_MAX_RANK}, and the document's protocol shows all ${teams} teams in one question`,
+      "use --rank-scores reciprocal (10 / rank, the document's compute script), or --protocol sbeval (groups of 4)",
+    );
   }
 }
 
-export async function planQuestions(levels: readonly JudgedLevel[], teams: readonly string[], options: OrderPlanOptions): Promise<{ questions: PlannedQuestion[]; tasks: JudgeTask[] }> {
+export async function planQuestions(
+  levels: readonly JudgedLevel[],
+  teams: readonly string[],
+  options: OrderPlanOptions,
+): Promise<{ questions: PlannedQuestion[]; tasks: JudgeTask[] }> {
   const byCell = new Map(levels.map((l) => [`${l.team}/${l.character}/${l.trial}`, l] as const));
   const cells = [...new Set(levels.map((l) => `${l.character}/${l.trial}`))]
     .map((c) => ({ letter: c.split('/')[0]!, trial: Number(c.split('/')[1]) }))
@@ -115,7 +123,12 @@ export async function planQuestions(levels: readonly JudgedLevel[], teams: reado
 }
 
 function orderTask(key: string, order: string[], views: ReadonlyMap<string, LevelView>, options: OrderPlanOptions, letter: string, trial: number): JudgeTask {
-  const prompt = buildOrderPrompt(options.perspectiveText, questionText(letter), letter, order.map((t) => views.get(t)!));
+  const prompt = buildOrderPrompt(
+    options.perspectiveText,
+    questionText(letter),
+    letter,
+    order.map((t) => views.get(t)!),
+  );
   const pick = chainPick(options.protocol);
   return {
     key,

@@ -1,20 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { parseOrder } from './scoring/order.js';
-import { PERSPECTIVES, ORDER_PROMPT_VERSION } from './scoring/order-prompt.js';
-import type { Presentation, Question } from './scoring/order-metrics.js';
-import { removeStaleTemps } from '../generate/write.js';
 import { compareNames, listTeams } from '../../orchestrator/layout/competition.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { removeStaleTemps } from '../generate/write.js';
 import { fingerprint } from './fingerprint.js';
-import { Journal, journalPath, type Attempt } from './journal.js';
-import { failureCounts, runJudge, type FailureCounts } from './judge-run.js';
+import { type Attempt, Journal, journalPath } from './journal.js';
+import { type FailureCounts, failureCounts, runJudge } from './judge-run.js';
 import { listJudgedLevels } from './levels.js';
-import { chainPick, checkRankScale, planQuestions, teamOrder, type OrderJudgeOptions, type OrderProtocol, type PlannedQuestion } from './order-plan.js';
-import { writeOrderOutputs, type OrderOutputSummary } from './order-outputs.js';
+import { type OrderOutputSummary, writeOrderOutputs } from './order-outputs.js';
+import { chainPick, checkRankScale, type OrderJudgeOptions, type OrderProtocol, type PlannedQuestion, planQuestions, teamOrder } from './order-plan.js';
 import { orderDir, storePrompt } from './paths.js';
 import type { RunnerCounts } from './runner.js';
+import { parseOrder } from './scoring/order.js';
+import type { Presentation, Question } from './scoring/order-metrics.js';
+import { ORDER_PROMPT_VERSION, PERSPECTIVES } from './scoring/order-prompt.js';
 
 /**
  * `sbeval judge order`: the teams' levels ordered by an LLM judge per letter and trial, after the
@@ -45,12 +45,21 @@ function checkSettings(outDir: string, print: string, id: string, force: boolean
     // unreadable: replaced below
   }
   if (earlier.fingerprint !== undefined && earlier.fingerprint !== print) {
-    throw new SbevalError('config', `${outDir} holds an ordering by "${id}" with other settings (model ${earlier.model}, protocol ${earlier.protocol ?? 'sbeval'})`, 'pass --label <name> to keep both judges side by side, --force to replace it, or use another --perspective');
+    throw new SbevalError(
+      'config',
+      `${outDir} holds an ordering by "${id}" with other settings (model ${earlier.model}, protocol ${earlier.protocol ?? 'sbeval'})`,
+      'pass --label <name> to keep both judges side by side, --force to replace it, or use another --perspective',
+    );
   }
 }
 
 /** Each planned question with its settled presentations (answered or refused). */
-function settledQuestions(planned: readonly PlannedQuestion[], attemptsOf: ReadonlyMap<string, Attempt[]>, journal: Journal, protocol: OrderProtocol): Question[] {
+function settledQuestions(
+  planned: readonly PlannedQuestion[],
+  attemptsOf: ReadonlyMap<string, Attempt[]>,
+  journal: Journal,
+  protocol: OrderProtocol,
+): Question[] {
   const pick = chainPick(protocol);
   const out: Question[] = [];
   for (const q of planned) {
@@ -75,16 +84,31 @@ function settledQuestions(planned: readonly PlannedQuestion[], attemptsOf: Reado
 export async function runOrderJudge(options: OrderJudgeOptions, progress: ProgressSink, cancel?: AbortSignal): Promise<OrderJudgeSummary> {
   const { root, judge } = options;
   const perspectiveText = PERSPECTIVES[options.perspective];
-  if (!perspectiveText) throw new SbevalError('config', `unknown perspective "${options.perspective}"`, `choose one of ${Object.keys(PERSPECTIVES).join(', ')}`);
+  if (!perspectiveText)
+    throw new SbevalError('config', `unknown perspective "${options.perspective}"`, `choose one of ${Object.keys(PERSPECTIVES).join(', ')}`);
   const found = (options.filter.teams && options.filter.teams.length > 0 ? [...options.filter.teams] : listTeams(root)).sort(compareNames);
   if (found.length < 2) throw new SbevalError('input', `the ordering judge compares teams: ${root} has ${found.length}`, 'it needs at least two team folders');
-  if (options.reference !== undefined && !found.includes(options.reference)) throw new SbevalError('config', `--reference ${options.reference} is not one of the teams (${found.join(', ')})`);
+  if (options.reference !== undefined && !found.includes(options.reference))
+    throw new SbevalError('config', `--reference ${options.reference} is not one of the teams (${found.join(', ')})`);
   checkRankScale(options, found.length);
   const teams = teamOrder(found, options.reference, options.protocol);
   const levels = listJudgedLevels(root, { ...options.filter, teams });
   if (levels.length === 0) throw new SbevalError('input', `no levels to judge in ${root}`, 'run `sbeval run` (or extract, convert, simulate) first');
 
-  const settings = { api: judge.api, model: judge.model, view: options.view, perspective: options.perspective, protocol: options.protocol, rankScores: options.rankScores, reference: options.reference ?? null, temperature: judge.temperature, seed: judge.seed, maxTokens: judge.maxTokens, prompt: ORDER_PROMPT_VERSION, teams };
+  const settings = {
+    api: judge.api,
+    model: judge.model,
+    view: options.view,
+    perspective: options.perspective,
+    protocol: options.protocol,
+    rankScores: options.rankScores,
+    reference: options.reference ?? null,
+    temperature: judge.temperature,
+    seed: judge.seed,
+    maxTokens: judge.maxTokens,
+    prompt: ORDER_PROMPT_VERSION,
+    teams,
+  };
   const settingsPrint = fingerprint(settings);
   const outDir = orderDir(root, options.id, options.perspective);
   checkSettings(outDir, settingsPrint, options.id, options.force);
@@ -96,10 +120,28 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
   const prints = new Map(tasks.map((t) => [t.key, t.fingerprint]));
   const previous = journal.read((key) => prints.get(key)).attempts;
   const attemptsOf = new Map<string, Attempt[]>();
-  const start = { judge: 'order', id: options.id, view: options.view, perspective: options.perspective, protocol: options.protocol, reference: options.reference ?? null, teams, questions: planned.length };
-  const run = await runJudge(root, 'judge-order', ORDER_STAGE, start, { tasks, journal, previous, judge, backend: options.backend, startedAt: options.startedAt }, progress, (r) => {
-    attemptsOf.set(r.task.key, r.attempts);
-  }, cancel);
+  const start = {
+    judge: 'order',
+    id: options.id,
+    view: options.view,
+    perspective: options.perspective,
+    protocol: options.protocol,
+    reference: options.reference ?? null,
+    teams,
+    questions: planned.length,
+  };
+  const run = await runJudge(
+    root,
+    'judge-order',
+    ORDER_STAGE,
+    start,
+    { tasks, journal, previous, judge, backend: options.backend, startedAt: options.startedAt },
+    progress,
+    (r) => {
+      attemptsOf.set(r.task.key, r.attempts);
+    },
+    cancel,
+  );
 
   const questions = settledQuestions(planned, attemptsOf, journal, options.protocol);
   const calls = [...attemptsOf.values()];
@@ -110,6 +152,17 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
     unfinished: run.counts.unfinished,
   });
   const complete = run.counts.unfinished === 0;
-  const written = await writeOrderOutputs({ root, outDir, options, teams, planned, questions, attemptsOf, journal, settings: { ...settings, retries: judge.retries, fingerprint: settingsPrint, complete, questions: planned.length }, failures });
+  const written = await writeOrderOutputs({
+    root,
+    outDir,
+    options,
+    teams,
+    planned,
+    questions,
+    attemptsOf,
+    journal,
+    settings: { ...settings, retries: judge.retries, fingerprint: settingsPrint, complete, questions: planned.length },
+    failures,
+  });
   return { ...written, counts: run.counts, failures, questions: planned.length, outDir, logFile: run.logFile, stopped: run.stopped };
 }

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { resultDir } from '../../orchestrator/layout/competition.js';
 import { assertSafeName, modelFolderName } from '../../orchestrator/layout/names.js';
 import type { ChatPrompt } from './scoring/rubric-prompt.js';
-import { sha256 } from '../../core/hash.js';
 
 /**
  * Where the judges' results live, keyed by judge so several judges share one folder without

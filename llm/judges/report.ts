@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { listTeams } from '../../orchestrator/layout/competition.js';
+import { loadCompetition } from '../../orchestrator/stages/score.js';
 import type { ReportSection } from '../../scoring/report/build.js';
-import { meanInterval } from './scoring/bootstrap.js';
-import { agreementTable, type ScoredSource } from './scoring/judge-agreement.js';
-import { buildJudgesSection, type JudgeColumn, type JudgedLevelRow, type TeamValue } from './scoring/report-section.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { plain } from '../../scoring/score/decimal.js';
 import { RULE_SETS, type RuleSetName } from '../../scoring/score/rules.js';
-import { listTeams } from '../../orchestrator/layout/competition.js';
-import { loadCompetition } from '../../orchestrator/stages/score.js';
 import { defaultSurveyDir } from '../survey/build.js';
 import { loadSurveyRatings, meanRatings, type SurveyRatings } from '../survey/ratings.js';
 import { readLevelScores } from './level-scores.js';
 import { loadJudgeResults, scoredSource } from './results.js';
+import { meanInterval } from './scoring/bootstrap.js';
+import { agreementTable, type ScoredSource } from './scoring/judge-agreement.js';
+import { buildJudgesSection, type JudgeColumn, type JudgedLevelRow, type TeamValue } from './scoring/report-section.js';
 
 /**
  * The "Judges" report section of a competition folder, from whatever judge results it holds, read
@@ -83,7 +83,8 @@ export function judgesReportSection(root: string, options: JudgesReportOptions =
   if (judges.length === 0 && fromSurvey.columns.length === 0 && warnings.length === 0) return undefined;
 
   const levels = new Map<string, JudgedLevelRow>();
-  for (const [key, s] of readLevelScores(root)) levels.set(key, { team: s.team, letter: s.character, name: s.name, stability: s.stability, similarity: s.similarity, judges: {} });
+  for (const [key, s] of readLevelScores(root))
+    levels.set(key, { team: s.team, letter: s.character, name: s.name, stability: s.stability, similarity: s.similarity, judges: {} });
   const sources = [...judges.map(scoredSource), ...fromSurvey.sources];
   for (const source of sources) {
     for (const [key, score] of source.scores) {

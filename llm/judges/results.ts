@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { meanInterval, type Interval } from './scoring/bootstrap.js';
-import type { ScoredSource } from './scoring/judge-agreement.js';
 import { describeIssue } from '../../orchestrator/config/load.js';
 import { compareNames, listFiles, listTeams } from '../../orchestrator/layout/competition.js';
 import { defaultSurveyDir } from '../survey/build.js';
 import { orderRoot, promptsDir } from './paths.js';
-import { readRubricFile, type RubricTrialRecord } from './rubric-record.js';
+import { type RubricTrialRecord, readRubricFile } from './rubric-record.js';
+import { type Interval, meanInterval } from './scoring/bootstrap.js';
+import type { ScoredSource } from './scoring/judge-agreement.js';
 
 /**
  * The judges' results as every reader takes them — the report's Judges section, `survey collect`,
@@ -49,7 +49,13 @@ export interface JudgeResults {
 
 const key = (l: { team: string; letter: string; name: string }) => `${l.team}/${l.letter}/${l.name}`;
 const isDir = (path: string) => existsSync(path) && statSync(path).isDirectory();
-const subdirs = (dir: string) => (isDir(dir) ? readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort(compareNames) : []);
+const subdirs = (dir: string) =>
+  isDir(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .map((e) => e.name)
+        .sort(compareNames)
+    : [];
 
 function rubricJudges(root: string, warnings: string[]): JudgeResult[] {
   const byJudge = new Map<string, JudgeResult>();
@@ -66,9 +72,30 @@ function rubricJudges(root: string, warnings: string[]): JudgeResult[] {
         }
         const file = read.file;
         let result = byJudge.get(judge);
-        if (!result) byJudge.set(judge, (result = { name: `rubric:${judge}`, kind: 'rubric', judge, model: file.settings.model, complete: true, seed: file.settings.seed, scale: { min: 0, max: 100 }, levels: new Map(), teams: new Map() }));
+        if (!result)
+          byJudge.set(
+            judge,
+            (result = {
+              name: `rubric:${judge}`,
+              kind: 'rubric',
+              judge,
+              model: file.settings.model,
+              complete: true,
+              seed: file.settings.seed,
+              scale: { min: 0, max: 100 },
+              levels: new Map(),
+              teams: new Map(),
+            }),
+          );
         result.complete &&= file.complete;
-        for (const t of file.trials as RubricTrialRecord[]) result.levels.set(key({ team, letter: file.character, name: t.name }), { team, letter: file.character, name: t.name, score: t.score, ...(t.status === 'missing' ? { missing: true } : {}) });
+        for (const t of file.trials as RubricTrialRecord[])
+          result.levels.set(key({ team, letter: file.character, name: t.name }), {
+            team,
+            letter: file.character,
+            name: t.name,
+            score: t.score,
+            ...(t.status === 'missing' ? { missing: true } : {}),
+          });
       }
     }
   }
@@ -85,7 +112,9 @@ const orderSummarySchema = z.object({
   protocol: z.string(),
   scale: z.object({ min: z.number(), max: z.number() }),
   complete: z.boolean(),
-  teams: z.array(z.object({ team: z.string(), meanScore: nullableNumber, questions: z.number(), interval: z.object({ low: z.number(), high: z.number() }).nullable() })),
+  teams: z.array(
+    z.object({ team: z.string(), meanScore: nullableNumber, questions: z.number(), interval: z.object({ low: z.number(), high: z.number() }).nullable() }),
+  ),
   levels: z.array(z.object({ team: z.string(), letter: z.string(), name: z.string(), score: z.number(), missing: z.boolean().optional() })),
 });
 
@@ -114,7 +143,18 @@ function orderJudges(root: string, warnings: string[], seed: number): JudgeResul
       const s = parsed.data;
       const levels = new Map(s.levels.map((l) => [key(l), l] as const));
       const teams = new Map(s.teams.map((t) => [t.team, { mean: t.meanScore, interval: t.interval, levels: t.questions }] as const));
-      out.push({ name: `order:${judge}:${perspective}`, kind: 'order', judge, model: s.model, perspective, complete: s.complete, seed, scale: s.scale, levels, teams });
+      out.push({
+        name: `order:${judge}:${perspective}`,
+        kind: 'order',
+        judge,
+        model: s.model,
+        perspective,
+        complete: s.complete,
+        seed,
+        scale: s.scale,
+        levels,
+        teams,
+      });
     }
   }
   return out;

@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
-import { checkRubric, rubricForLetter, type Rubric } from './scoring/rubric.js';
-import { checkTemplate, type PromptTemplate } from './scoring/prompt-template.js';
 import { issueDescriber } from '../../orchestrator/config/load.js';
+import { checkTemplate, type PromptTemplate } from './scoring/prompt-template.js';
+import { checkRubric, type Rubric, rubricForLetter } from './scoring/rubric.js';
 
 /**
  * Rubric files (YAML or JSON): one template for every letter (`{letter}` replaced), per-letter
@@ -55,7 +55,8 @@ export function parseRubricText(text: string, source: string): RubricSpec {
   const question = file.question ?? 'Build a Science Birds level whose structure looks like the upper-case letter "{letter}".';
   const spec: RubricSpec = { source, template: file.levels ? { question, levels: file.levels } : undefined, letters: new Map() };
   for (const [letter, r] of Object.entries(file.letters ?? {})) spec.letters.set(letter, { question: r.question ?? question, levels: r.levels });
-  if (!spec.template && spec.letters.size === 0) throw new SbevalError('config', `${source}: no rubric: give \`levels\` (a template for every letter) or \`letters\``);
+  if (!spec.template && spec.letters.size === 0)
+    throw new SbevalError('config', `${source}: no rubric: give \`levels\` (a template for every letter) or \`letters\``);
   for (const [name, rubric] of [['the template', spec.template] as const, ...[...spec.letters].map(([l, r]) => [`letter ${l}`, r] as const)]) {
     const problem = rubric && checkRubric(rubric);
     if (problem) throw new SbevalError('config', `${source}: ${name}: ${problem}`);
@@ -72,7 +73,8 @@ export function loadRubric(path: string | undefined): RubricSpec {
 /** The rubric of one letter, `{letter}` filled in; throws when the file has none for it. */
 export function rubricOf(spec: RubricSpec, letter: string): Rubric {
   const rubric = spec.letters.get(letter) ?? spec.template;
-  if (!rubric) throw new SbevalError('config', `${spec.source}: no rubric for letter ${letter}`, `add letters.${letter} or a template (levels) to the rubric file`);
+  if (!rubric)
+    throw new SbevalError('config', `${spec.source}: no rubric for letter ${letter}`, `add letters.${letter} or a template (levels) to the rubric file`);
   return rubricForLetter(rubric, letter);
 }
 
@@ -91,10 +93,18 @@ export function loadPromptTemplate(path: string): { source: string; template: Pr
     try {
       data = path.toLowerCase().endsWith('.json') ? JSON.parse(text) : parseYaml(text);
     } catch (error) {
-      throw new SbevalError('config', `${path}: not valid ${path.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
+      throw new SbevalError(
+        'config',
+        `${path}: not valid ${path.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`,
+      );
     }
     const parsed = templateFile.safeParse(data ?? {});
-    if (!parsed.success) throw new SbevalError('config', `${path}: ${parsed.error.issues.map(issueDescriber(templateFile, data)).join('; ')}`, 'a template file holds `user:` (the user message) and optionally `system:`');
+    if (!parsed.success)
+      throw new SbevalError(
+        'config',
+        `${path}: ${parsed.error.issues.map(issueDescriber(templateFile, data)).join('; ')}`,
+        'a template file holds `user:` (the user message) and optionally `system:`',
+      );
     template = parsed.data;
   } else {
     template = { user: text };

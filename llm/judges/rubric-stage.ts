@@ -1,23 +1,23 @@
 import { dirname } from 'node:path';
-import { removeStaleTemps } from '../generate/write.js';
 import { SbevalError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
-import { buildRubricPrompt, RUBRIC_PROMPT_VERSION, type RubricProtocol } from './scoring/rubric-prompt.js';
-import { parseRubricAnswer } from './scoring/rubric-answer.js';
-import type { PromptTemplate } from './scoring/prompt-template.js';
-import type { LowTier, Rubric } from './scoring/rubric.js';
-import type { LevelView } from './scoring/views.js';
-import { meanInterval, type Interval } from './scoring/bootstrap.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
+import { removeStaleTemps } from '../generate/write.js';
 import { fingerprint } from './fingerprint.js';
-import { Journal, journalPath, type Attempt } from './journal.js';
-import { failureCounts, runJudge, type FailureCounts, type JudgeStageOptions } from './judge-run.js';
-import { levelKey, listJudgedLevels, loadView, type JudgedLevel } from './levels.js';
+import { type Attempt, Journal, journalPath } from './journal.js';
+import { type FailureCounts, failureCounts, type JudgeStageOptions, runJudge } from './judge-run.js';
+import { type JudgedLevel, levelKey, listJudgedLevels, loadView } from './levels.js';
 import { rubricFile, storePrompt } from './paths.js';
-import { rubricOf, type RubricSpec } from './rubric-file.js';
-import { readRubricFile, summarise, type RubricLetterFile, type RubricTrialRecord } from './rubric-record.js';
-import { callRecord, promptDigest, requestFingerprint, type JudgeTask, type RunnerCounts, type TaskResult } from './runner.js';
+import { type RubricSpec, rubricOf } from './rubric-file.js';
+import { type RubricLetterFile, type RubricTrialRecord, readRubricFile, summarise } from './rubric-record.js';
+import { callRecord, type JudgeTask, promptDigest, type RunnerCounts, requestFingerprint, type TaskResult } from './runner.js';
+import { type Interval, meanInterval } from './scoring/bootstrap.js';
+import type { PromptTemplate } from './scoring/prompt-template.js';
+import type { LowTier, Rubric } from './scoring/rubric.js';
+import { parseRubricAnswer } from './scoring/rubric-answer.js';
+import { buildRubricPrompt, RUBRIC_PROMPT_VERSION, type RubricProtocol } from './scoring/rubric-prompt.js';
+import type { LevelView } from './scoring/views.js';
 
 /**
  * `sbeval judge rubric`: every level of a competition folder judged by an LLM with the tiered
@@ -97,7 +97,17 @@ function record(own: Owned, attempts: readonly Attempt[], journal: Journal, lowT
   const good = attempts.find((a) => a.ok);
   const parsed = good ? parseRubricAnswer(journal.content(good), group.rubric, lowTier) : undefined;
   if (good && parsed?.ok) {
-    return { ...base, status: 'judged', score: parsed.score, analysis: parsed.analysis, seed: good.seed, ...common, verdicts: parsed.verdicts ?? null, itemsScore: parsed.itemsScore ?? null, consistent: parsed.consistent ?? null };
+    return {
+      ...base,
+      status: 'judged',
+      score: parsed.score,
+      analysis: parsed.analysis,
+      seed: good.seed,
+      ...common,
+      verdicts: parsed.verdicts ?? null,
+      itemsScore: parsed.itemsScore ?? null,
+      consistent: parsed.consistent ?? null,
+    };
   }
   const last = good ?? attempts.at(-1)!;
   // A good attempt that no longer parses means the parser changed since it was journaled.
@@ -136,7 +146,11 @@ function refuseOtherSettings(options: RubricJudgeOptions, groups: Iterable<Lette
   }
 }
 
-async function planTasks(options: RubricJudgeOptions, groups: Iterable<LetterGroup>, owner: Map<string, Owned>): Promise<{ tasks: JudgeTask[]; missing: number }> {
+async function planTasks(
+  options: RubricJudgeOptions,
+  groups: Iterable<LetterGroup>,
+  owner: Map<string, Owned>,
+): Promise<{ tasks: JudgeTask[]; missing: number }> {
   const tasks: JudgeTask[] = [];
   let missing = 0;
   for (const group of groups) {
@@ -188,22 +202,45 @@ export async function runRubricJudge(options: RubricJudgeOptions, progress: Prog
     const trials = group.levels.filter((l) => group.records.has(l.name)).map((l) => group.records.get(l.name)!);
     if (trials.length === 0) return;
     const digests = [...new Set(trials.flatMap((t) => (t.calls ?? []).map((c) => c.digest).filter((d): d is string => d !== undefined)))].sort();
-    const file: RubricLetterFile = { judge: 'rubric', id: options.id, team: group.team, character: group.character, settings: { ...group.settings, digests }, complete: group.open === 0, summary: summarise(trials), trials };
+    const file: RubricLetterFile = {
+      judge: 'rubric',
+      id: options.id,
+      team: group.team,
+      character: group.character,
+      settings: { ...group.settings, digests },
+      complete: group.open === 0,
+      summary: summarise(trials),
+      trials,
+    };
     const path = rubricFile(root, group.team, options.id, group.character);
     await writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
     if (!files.includes(path)) files.push(path);
   };
   const start = { judge: 'rubric', id: options.id, view: options.view, protocol: options.protocol, rubric: options.rubric.source, levels: levels.length };
-  const run = await runJudge(root, 'judge-rubric', RUBRIC_STAGE, start, { tasks, journal, previous, judge: options.judge, backend: options.backend, startedAt: options.startedAt }, progress, async (r: TaskResult) => {
-    if (r.status === 'unfinished') return;
-    const own = owner.get(r.task.key)!;
-    own.group.records.set(own.level.name, record(own, r.attempts, journal, options.lowTier));
-    own.group.open -= 1;
-    if (own.group.open === 0 && !r.cached) await writeGroup(own.group);
-  }, cancel);
+  const run = await runJudge(
+    root,
+    'judge-rubric',
+    RUBRIC_STAGE,
+    start,
+    { tasks, journal, previous, judge: options.judge, backend: options.backend, startedAt: options.startedAt },
+    progress,
+    async (r: TaskResult) => {
+      if (r.status === 'unfinished') return;
+      const own = owner.get(r.task.key)!;
+      own.group.records.set(own.level.name, record(own, r.attempts, journal, options.lowTier));
+      own.group.open -= 1;
+      if (own.group.open === 0 && !r.cached) await writeGroup(own.group);
+    },
+    cancel,
+  );
   for (const group of groups.values()) await writeGroup(group);
   const records = [...groups.values()].flatMap((g) => [...g.records.values()]);
-  const failures = failureCounts({ judged: records.filter((r) => r.status === 'judged').length, refused: records.filter((r) => r.status === 'refused').length, missing, unfinished: run.counts.unfinished });
+  const failures = failureCounts({
+    judged: records.filter((r) => r.status === 'judged').length,
+    refused: records.filter((r) => r.status === 'refused').length,
+    missing,
+    unfinished: run.counts.unfinished,
+  });
   const byTeam = new Map<string, number[]>();
   for (const g of groups.values()) {
     const list = byTeam.get(g.team) ?? [];
@@ -211,5 +248,13 @@ export async function runRubricJudge(options: RubricJudgeOptions, progress: Prog
     byTeam.set(g.team, list);
   }
   const teams = [...byTeam].map(([team, scores]) => ({ team, levels: scores.length, ...meanInterval(scores, { seed: options.judge.seed }) }));
-  return { counts: run.counts, teams, failures, files, logFile: run.logFile, stopped: run.stopped, inconsistent: records.filter((r) => r.consistent === false).length };
+  return {
+    counts: run.counts,
+    teams,
+    failures,
+    files,
+    logFile: run.logFile,
+    stopped: run.stopped,
+    inconsistent: records.filter((r) => r.consistent === false).length,
+  };
 }

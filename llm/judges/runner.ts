@@ -1,13 +1,13 @@
-import type { ChatPrompt } from './scoring/rubric-prompt.js';
-import { keepRaw } from './scoring/answer-text.js';
 import { sha256 } from '../../core/hash.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
 import { HostsUnavailable } from '../generate/host-pool.js';
-import { CallError, type ChatMessage } from '../model-calls/index.js';
 import type { RunLog } from '../generate/run-log.js';
 import type { ModelApi } from '../model-calls/index.js';
+import { CallError, type ChatMessage } from '../model-calls/index.js';
 import type { JudgeBackend } from './backend.js';
 import type { Attempt, AttemptLine, Journal } from './journal.js';
+import { keepRaw } from './scoring/answer-text.js';
+import type { ChatPrompt } from './scoring/rubric-prompt.js';
 
 /**
  * Asking a judge, shared by the rubric and the ordering judge: each task is one question to the
@@ -99,7 +99,12 @@ function toMessages(prompt: ChatPrompt): ChatMessage[] {
  * (`logs/judge-*.jsonl`), so a resumed run writes the same result files as an uninterrupted one.
  */
 export function callRecord(a: Attempt): { seed: number; promptTokens?: number; completionTokens?: number; digest?: string } {
-  return { seed: a.seed, ...(a.promptTokens !== undefined ? { promptTokens: a.promptTokens } : {}), ...(a.completionTokens !== undefined ? { completionTokens: a.completionTokens } : {}), ...(a.digest ? { digest: a.digest } : {}) };
+  return {
+    seed: a.seed,
+    ...(a.promptTokens !== undefined ? { promptTokens: a.promptTokens } : {}),
+    ...(a.completionTokens !== undefined ? { completionTokens: a.completionTokens } : {}),
+    ...(a.digest ? { digest: a.digest } : {}),
+  };
 }
 
 function settled(attempts: readonly Attempt[], settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>): boolean {
@@ -107,7 +112,11 @@ function settled(attempts: readonly Attempt[], settings: Pick<JudgeSettings, 're
 }
 
 /** Whether any task still needs a call (else the backend is not even checked). */
-export function needsCalls(tasks: readonly JudgeTask[], previous: ReadonlyMap<string, Attempt[]>, settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>): boolean {
+export function needsCalls(
+  tasks: readonly JudgeTask[],
+  previous: ReadonlyMap<string, Attempt[]>,
+  settings: Pick<JudgeSettings, 'retries' | 'retryFailed'>,
+): boolean {
   return tasks.some((t) => !settled(previous.get(t.key) ?? [], settings));
 }
 
@@ -218,10 +227,26 @@ async function askOnce(task: JudgeTask, messages: ChatMessage[], attempt: number
   const { settings, log } = context;
   const seed = settings.seed + attempt;
   let tries = 0;
-  const result = await context.backend.chat({ model: settings.model, messages, temperature: settings.temperature, seed, maxTokens: settings.maxTokens }, signal, (a) => {
-    tries += 1;
-    log.write({ type: 'call', time: a.startedAt.toISOString(), key: task.key, model: settings.model, seed, attempt, try: tries, host: a.host, ok: a.ok, durationMs: Math.round(a.durationMs), ...(a.error ? { error: a.error } : {}) });
-  });
+  const result = await context.backend.chat(
+    { model: settings.model, messages, temperature: settings.temperature, seed, maxTokens: settings.maxTokens },
+    signal,
+    (a) => {
+      tries += 1;
+      log.write({
+        type: 'call',
+        time: a.startedAt.toISOString(),
+        key: task.key,
+        model: settings.model,
+        seed,
+        attempt,
+        try: tries,
+        host: a.host,
+        ok: a.ok,
+        durationMs: Math.round(a.durationMs),
+        ...(a.error ? { error: a.error } : {}),
+      });
+    },
+  );
   const bytes = Buffer.byteLength(result.content, 'utf8');
   const parsed = task.parse(result.content);
   const cut = result.doneReason === 'length' ? ` (the answer was cut at ${settings.maxTokens} tokens)` : '';

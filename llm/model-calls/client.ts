@@ -1,5 +1,5 @@
-import { AnswerText, lineCap, parseJson, record, type ChatProtocol } from './answer.js';
 import type { ModelApi } from '../../orchestrator/config/model-calls.js';
+import { AnswerText, type ChatProtocol, lineCap, parseJson, record } from './answer.js';
 import type { ModelEndpoint } from './endpoint.js';
 import { Exchange, type ExchangeBounds } from './exchange.js';
 import { OLLAMA_CHAT, ollamaHasModel, ollamaModels } from './ollama-api.js';
@@ -35,7 +35,9 @@ export async function chatOnce(endpoint: ModelEndpoint, request: ChatRequestSpec
   let exchange: Exchange | undefined;
   try {
     exchange = await Exchange.open(endpoint, protocol.chatPath, { method: 'POST', body: protocol.body(request, settings.stream) }, settings, cancel);
-    const tally = settings.stream ? await protocol.stream(exchange.lines(maxLine), answer) : protocol.whole(parseJson(await exchange.text(maxLine), 'the answer'), answer);
+    const tally = settings.stream
+      ? await protocol.stream(exchange.lines(maxLine), answer)
+      : protocol.whole(parseJson(await exchange.text(maxLine), 'the answer'), answer);
     return { content: answer.value, ...tally };
   } catch (error) {
     throw scrubbed(endpoint, error);

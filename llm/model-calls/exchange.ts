@@ -39,7 +39,13 @@ class Guard {
     private readonly cancel: AbortSignal | undefined,
   ) {
     if (bounds.deadlineMs > 0) {
-      this.deadline = setTimeout(() => this.abort(new CallError(`no complete answer from ${endpoint.label} within the call deadline of ${seconds(bounds.deadlineMs)} (--call-timeout)`, true)), bounds.deadlineMs);
+      this.deadline = setTimeout(
+        () =>
+          this.abort(
+            new CallError(`no complete answer from ${endpoint.label} within the call deadline of ${seconds(bounds.deadlineMs)} (--call-timeout)`, true),
+          ),
+        bounds.deadlineMs,
+      );
     }
     this.activity();
     cancel?.addEventListener('abort', this.onCancel, { once: true });
@@ -50,7 +56,10 @@ class Guard {
   activity(): void {
     if (this.bounds.stallTimeoutMs <= 0) return;
     if (this.stall) clearTimeout(this.stall);
-    this.stall = setTimeout(() => this.abort(new CallError(`no data from ${this.endpoint.label} for ${seconds(this.bounds.stallTimeoutMs)} (--stall-timeout)`, true)), this.bounds.stallTimeoutMs);
+    this.stall = setTimeout(
+      () => this.abort(new CallError(`no data from ${this.endpoint.label} for ${seconds(this.bounds.stallTimeoutMs)} (--stall-timeout)`, true)),
+      this.bounds.stallTimeoutMs,
+    );
   }
 
   abort(reason: CallError): void {
@@ -84,14 +93,24 @@ export class Exchange {
   ) {}
 
   /** Sends the request; resolves once a 2xx answer's headers are in. Throws `CallError`. */
-  static async open(endpoint: ModelEndpoint, path: string, request: { method: 'GET' | 'POST'; body?: unknown }, bounds: ExchangeBounds, cancel?: AbortSignal): Promise<Exchange> {
+  static async open(
+    endpoint: ModelEndpoint,
+    path: string,
+    request: { method: 'GET' | 'POST'; body?: unknown },
+    bounds: ExchangeBounds,
+    cancel?: AbortSignal,
+  ): Promise<Exchange> {
     const guard = new Guard(endpoint, bounds, cancel);
     let response: Response;
     try {
       if (guard.controller.signal.aborted) throw guard.controller.signal.reason;
       response = await fetch(endpoint.url(path), {
         method: request.method,
-        headers: { ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json, application/x-ndjson, text/event-stream', ...endpoint.headers() },
+        headers: {
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          accept: 'application/json, application/x-ndjson, text/event-stream',
+          ...endpoint.headers(),
+        },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         redirect: 'manual',
         signal: guard.controller.signal,
@@ -104,7 +123,11 @@ export class Exchange {
     guard.activity();
     if (response.status >= 300 && response.status < 400) {
       exchange.close();
-      throw new CallError(endpoint.redact(`redirect refused: ${endpoint.label} answered ${response.status} ${response.statusText} to ${target(response, endpoint)}`), true, response.status);
+      throw new CallError(
+        endpoint.redact(`redirect refused: ${endpoint.label} answered ${response.status} ${response.statusText} to ${target(response, endpoint)}`),
+        true,
+        response.status,
+      );
     }
     if (!response.ok) {
       const detail = await exchange.errorDetail();

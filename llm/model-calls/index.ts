@@ -3,7 +3,8 @@
  * OpenAI-style API, every call under hard bounds (deadline, stall timer, answer byte cap, no
  * redirects) with credentials kept out of every message.
  */
-export { API_KEY_VARIABLES, ModelEndpoint, apiName, hostLabel } from './endpoint.js';
+
 export { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS, type ModelApi, type ModelCallSettings } from '../../orchestrator/config/model-calls.js';
 export { chatOnce, describeModel, hostHasModel, listModels, type ModelDetails, type ModelListing } from './client.js';
+export { API_KEY_VARIABLES, apiName, hostLabel, ModelEndpoint } from './endpoint.js';
 export { CallError, type CallSettings, type ChatMessage, type ChatRequestSpec, type ChatResult } from './types.js';

@@ -1,4 +1,4 @@
-import { count, parseJson, record, type AnswerText, type ChatProtocol, type Tally } from './answer.js';
+import { type AnswerText, type ChatProtocol, count, parseJson, record, type Tally } from './answer.js';
 import { CallError, type ChatRequestSpec } from './types.js';
 
 /**
@@ -10,7 +10,9 @@ import { CallError, type ChatRequestSpec } from './types.js';
 function body(request: ChatRequestSpec, stream: boolean): unknown {
   const options: Record<string, number> = { temperature: request.options.temperature, top_p: request.options.top_p, seed: request.options.seed };
   if (request.options.num_predict !== undefined) options.num_predict = request.options.num_predict;
-  const messages = request.messages.map((m) => (m.images && m.images.length > 0 ? { role: m.role, content: m.content, images: m.images } : { role: m.role, content: m.content }));
+  const messages = request.messages.map((m) =>
+    m.images && m.images.length > 0 ? { role: m.role, content: m.content, images: m.images } : { role: m.role, content: m.content },
+  );
   return { model: request.model, messages, options, stream };
 }
 

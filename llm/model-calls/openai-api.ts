@@ -1,4 +1,4 @@
-import { count, lineCap, parseJson, record, type AnswerText, type ChatProtocol, type Tally } from './answer.js';
+import { type AnswerText, type ChatProtocol, count, lineCap, parseJson, record, type Tally } from './answer.js';
 import { CallError, type ChatMessage, type ChatRequestSpec } from './types.js';
 
 /**
@@ -19,7 +19,10 @@ function imageType(base64: string): string {
 
 function message(m: ChatMessage): unknown {
   if (!m.images || m.images.length === 0) return { role: m.role, content: m.content };
-  const parts = [{ type: 'text', text: m.content }, ...m.images.map((b64) => ({ type: 'image_url', image_url: { url: `data:${imageType(b64)};base64,${b64}` } }))];
+  const parts = [
+    { type: 'text', text: m.content },
+    ...m.images.map((b64) => ({ type: 'image_url', image_url: { url: `data:${imageType(b64)};base64,${b64}` } })),
+  ];
   return { role: m.role, content: parts };
 }
 

@@ -62,4 +62,3 @@ export class CallError extends Error {
     this.name = 'CallError';
   }
 }
-

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
-import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
 import { describeIssue } from '../../orchestrator/config/load.js';
+import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
 import type { SurveyFile } from './build.js';
 
 /**
@@ -91,7 +91,9 @@ function readRaterDir(dir: string, rater: string): { file: RaterFile; warnings: 
   const answers: Record<string, ItemAnswer> = {};
   const warnings: string[] = [];
   if (!existsSync(dir)) return { file: { rater, answers }, warnings };
-  for (const name of readdirSync(dir).filter((f) => !f.startsWith('.')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .sort()) {
     const shown = join('answers', rater, name);
     const itemId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
     const answer = ITEM_ID.test(itemId) ? readAnswerFile(join(dir, name)) : { problem: 'the file name is not <item>.json' };
@@ -112,7 +114,9 @@ export function listRaters(out: string): { raters: RaterFile[]; warnings: string
   const raters: RaterFile[] = [];
   const warnings: string[] = [];
   if (!existsSync(dir)) return { raters, warnings, entries: 0 };
-  const names = readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+  const names = readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .sort();
   for (const name of names) {
     const path = join(dir, name);
     if (!statSync(path).isDirectory()) {
@@ -150,8 +154,10 @@ export function checkAnswer(survey: SurveyFile, itemId: string, answer: { values
   for (const [metricId, value] of Object.entries(answer.values as Record<string, unknown>)) {
     const metric = survey.metrics.find((m) => m.id === metricId);
     if (!metric) return `no metric ${metricId}`;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < metric.scale.min || value > metric.scale.max) return `${metricId}: ${String(value)} is not a whole number from ${metric.scale.min} to ${metric.scale.max}`;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < metric.scale.min || value > metric.scale.max)
+      return `${metricId}: ${String(value)} is not a whole number from ${metric.scale.min} to ${metric.scale.max}`;
   }
-  if (answer.comment !== undefined && (typeof answer.comment !== 'string' || answer.comment.length > MAX_COMMENT)) return `comment must be text of at most ${MAX_COMMENT} characters`;
+  if (answer.comment !== undefined && (typeof answer.comment !== 'string' || answer.comment.length > MAX_COMMENT))
+    return `comment must be text of at most ${MAX_COMMENT} characters`;
   return undefined;
 }

@@ -3,15 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { convertProgram } from '../../levels/pipeline.js';
-import { RULE_SETS, type RuleSetName } from '../../scoring/score/rules.js';
-import { gridView } from '../judges/scoring/grid-view.js';
-import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
 import type { ResolvedSubmission } from '../../orchestrator/config/index.js';
-import { fillObject, loadSubmission } from '../generate/submission.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { compareNames, listFiles, resultDir } from '../../orchestrator/layout/competition.js';
-import { listJudgedLevels, type JudgedLevel, type LevelFilter } from '../judges/levels.js';
+import { RULE_SETS, type RuleSetName } from '../../scoring/score/rules.js';
+import { fillObject, loadSubmission } from '../generate/submission.js';
 import { readLevelScores } from '../judges/level-scores.js';
+import { type JudgedLevel, type LevelFilter, listJudgedLevels } from '../judges/levels.js';
+import { gridView } from '../judges/scoring/grid-view.js';
+import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
 import type { SurveyMetrics } from './metrics.js';
 import { startImagePng } from './start-image.js';
 
@@ -82,16 +82,24 @@ function historyFor(team: string, letter: string, options: SurveyBuildOptions): 
   const configured = options.submissions.find((s) => s.team === team);
   if (configured) {
     const submission = loadSubmission(configured.file);
-    if (submission.kind === 'program') return { messages: [], note: `The team's program (${submission.source}) talked to the model; its conversation was not recorded. Only its final response is shown.` };
+    if (submission.kind === 'program')
+      return {
+        messages: [],
+        note: `The team's program (${submission.source}) talked to the model; its conversation was not recorded. Only its final response is shown.`,
+      };
     const messages = [
       ...(submission.system ? [{ role: 'system', content: fillObject(submission.system, letter, submission.objectStyle) }] : []),
       ...submission.turns.map((t) => ({ role: 'user', content: fillObject(t, letter, submission.objectStyle) })),
     ];
-    return { messages, note: submission.turns.length > 1 ? 'A multi-turn chat: the model answered every turn; only its last answer was kept, shown below.' : null };
+    return {
+      messages,
+      note: submission.turns.length > 1 ? 'A multi-turn chat: the model answered every turn; only its last answer was kept, shown below.' : null,
+    };
   }
   if (options.promptsDir) {
     const files = listFiles(options.promptsDir).filter((f) => f === `${team}.txt`);
-    if (files.length > 0) return { messages: [{ role: 'user', content: fillObject(readFileSync(join(options.promptsDir, files[0]!), 'utf8'), letter, style) }], note: null };
+    if (files.length > 0)
+      return { messages: [{ role: 'user', content: fillObject(readFileSync(join(options.promptsDir, files[0]!), 'utf8'), letter, style) }], note: null };
   }
   return { messages: [], note: 'The prompt is not recorded in this folder; only the response is shown.' };
 }
@@ -100,7 +108,11 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
   const { root, out } = options;
   const surveyFile = join(out, 'survey.json');
   if (existsSync(surveyFile) && !options.force) {
-    throw new SbevalError('survey', `${surveyFile} exists`, 'a survey that raters may have started is never replaced silently: pass --force, or --out another folder');
+    throw new SbevalError(
+      'survey',
+      `${surveyFile} exists`,
+      'a survey that raters may have started is never replaced silently: pass --force, or --out another folder',
+    );
   }
   const all = listJudgedLevels(root, options.filter).filter((l): l is JudgedLevel & { level: string } => l.level !== undefined);
   if (all.length === 0) throw new SbevalError('input', `no levels in ${root}`, 'run `sbeval run` (or extract and convert) first');
@@ -144,7 +156,15 @@ export async function buildSurvey(options: SurveyBuildOptions): Promise<{ file: 
       similarity: s?.similarity ?? null,
     });
   }
-  const survey: SurveyFile = { version: 1, title: options.metrics.title, instructions: options.metrics.instructions, seed: options.seed, root: relative(out, root).split('\\').join('/') || '.', metrics: options.metrics.metrics, items };
+  const survey: SurveyFile = {
+    version: 1,
+    title: options.metrics.title,
+    instructions: options.metrics.instructions,
+    seed: options.seed,
+    root: relative(out, root).split('\\').join('/') || '.',
+    metrics: options.metrics.metrics,
+    items,
+  };
   await writeFileAtomic(surveyFile, `${JSON.stringify(survey, null, 2)}\n`);
   return { file: surveyFile, items: items.length, available: all.length };
 }
@@ -181,6 +201,7 @@ export function readSurvey(out: string): SurveyFile {
   const path = join(out, 'survey.json');
   if (!existsSync(path)) throw new SbevalError('survey', `no survey at ${path}`, 'build one first: sbeval survey build <root>');
   const survey = JSON.parse(readFileSync(path, 'utf8')) as SurveyFile;
-  if (survey.version !== 1 || !Array.isArray(survey.items) || !Array.isArray(survey.metrics)) throw new SbevalError('survey', `${path} is not an sbeval survey`);
+  if (survey.version !== 1 || !Array.isArray(survey.items) || !Array.isArray(survey.metrics))
+    throw new SbevalError('survey', `${path} is not an sbeval survey`);
   return survey;
 }

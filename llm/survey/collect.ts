@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
+import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
+import { compareNames } from '../../orchestrator/layout/competition.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
+import { readLevelScores } from '../judges/level-scores.js';
+import { loadJudgeResults, scoredSource } from '../judges/results.js';
 import { finitePairs, intervalAlpha, krippendorffAlpha, pearson, spearman } from '../judges/scoring/agreement.js';
 import { bootstrapInterval, type Interval } from '../judges/scoring/bootstrap.js';
 import { agreementTable, type PairAgreement } from '../judges/scoring/judge-agreement.js';
-import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
-import { compareNames } from '../../orchestrator/layout/competition.js';
-import { readLevelScores } from '../judges/level-scores.js';
-import { loadJudgeResults, scoredSource } from '../judges/results.js';
-import { csvText } from '../../scoring/formats/text-escape.js';
 import { loadSurveyRatings, meanRatings, type Rating, type SurveyRatings } from './ratings.js';
 
 /**
@@ -36,7 +36,15 @@ interface CollectResult {
   comments: number;
   skipped: string[];
   warnings: string[];
-  agreement: Array<{ metric: string; interval: number | null; low: number | null; high: number | null; ordinal: number | null; units: number; pairable: number }>;
+  agreement: Array<{
+    metric: string;
+    interval: number | null;
+    low: number | null;
+    high: number | null;
+    ordinal: number | null;
+    units: number;
+    pairable: number;
+  }>;
   judges: PairAgreement[];
   files: string[];
 }
@@ -57,7 +65,9 @@ function aggregateRows(data: SurveyRatings): Row[] {
     cells.set(key, c);
   }
   const metricIndex = new Map(data.survey.metrics.map((m, i) => [m.id, i]));
-  for (const c of [...cells.values()].sort((a, b) => compareNames(a.team, b.team) || compareNames(a.letter, b.letter) || metricIndex.get(a.metric)! - metricIndex.get(b.metric)!)) {
+  for (const c of [...cells.values()].sort(
+    (a, b) => compareNames(a.team, b.team) || compareNames(a.letter, b.letter) || metricIndex.get(a.metric)! - metricIndex.get(b.metric)!,
+  )) {
     rows.push([c.team, c.letter, c.metric, c.values.length, c.items.size, mean(c.values), sd(c.values)]);
   }
   return rows;
@@ -80,7 +90,11 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
   const { survey, ratings } = data;
   // Answers that are there but none readable is not "0 raters": it is a survey whose answers were lost to the reader.
   if (ratings.length === 0 && data.warnings.length > 0) {
-    throw new SbevalError('survey', `no rating could be read from ${join(out, 'answers')}: ${data.warnings.length} entr${data.warnings.length === 1 ? 'y' : 'ies'} skipped, the first: ${data.warnings[0]!}`, 'answers are answers/<rater>/<item>.json as `sbeval survey serve` writes them');
+    throw new SbevalError(
+      'survey',
+      `no rating could be read from ${join(out, 'answers')}: ${data.warnings.length} entr${data.warnings.length === 1 ? 'y' : 'ies'} skipped, the first: ${data.warnings[0]!}`,
+      'answers are answers/<rater>/<item>.json as `sbeval survey serve` writes them',
+    );
   }
   const agreement: CollectResult['agreement'] = [];
   const agreementRows: Row[] = [['metric', 'alpha_interval', 'alpha_low', 'alpha_high', 'alpha_ordinal', 'units', 'pairable_values', 'raters']];
@@ -89,14 +103,36 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
     const interval = krippendorffAlpha(units, 'interval');
     const ordinal = krippendorffAlpha(units, 'ordinal');
     const ci = bootstrapInterval(units.length, (s) => intervalAlpha(s.map((i) => units[i]!)), { seed: survey.seed });
-    agreement.push({ metric: metric.id, interval: interval.alpha, low: bound(ci, 'low'), high: bound(ci, 'high'), ordinal: ordinal.alpha, units: interval.units, pairable: interval.pairable });
-    agreementRows.push([metric.id, interval.alpha, bound(ci, 'low'), bound(ci, 'high'), ordinal.alpha, interval.units, interval.pairable, new Set(ratings.filter((r) => r.metric === metric.id).map((r) => r.rater)).size]);
+    agreement.push({
+      metric: metric.id,
+      interval: interval.alpha,
+      low: bound(ci, 'low'),
+      high: bound(ci, 'high'),
+      ordinal: ordinal.alpha,
+      units: interval.units,
+      pairable: interval.pairable,
+    });
+    agreementRows.push([
+      metric.id,
+      interval.alpha,
+      bound(ci, 'low'),
+      bound(ci, 'high'),
+      ordinal.alpha,
+      interval.units,
+      interval.pairable,
+      new Set(ratings.filter((r) => r.metric === metric.id).map((r) => r.rater)).size,
+    ]);
   }
 
   const { judges, warnings: judgeWarnings } = loadJudgeResults(data.root, survey.seed);
-  const sources = survey.metrics.map((m) => ({ name: `survey:${m.id}`, scale: { min: m.scale.min, max: m.scale.max }, scores: meanRatings(ratings, m.id) })).filter((s) => s.scores.size > 0);
+  const sources = survey.metrics
+    .map((m) => ({ name: `survey:${m.id}`, scale: { min: m.scale.min, max: m.scale.max }, scores: meanRatings(ratings, m.id) }))
+    .filter((s) => s.scores.size > 0);
   const judgeAgreement = agreementTable(judges.map(scoredSource), sources, survey.seed);
-  const judgeRows: Row[] = [['a', 'b', 'levels', 'statistic', 'value', 'low', 'high'], ...judgeAgreement.map((a) => [a.a, a.b, a.units, a.statistic, a.value, bound(a.interval, 'low'), bound(a.interval, 'high')])];
+  const judgeRows: Row[] = [
+    ['a', 'b', 'levels', 'statistic', 'value', 'low', 'high'],
+    ...judgeAgreement.map((a) => [a.a, a.b, a.units, a.statistic, a.value, bound(a.interval, 'low'), bound(a.interval, 'high')]),
+  ];
 
   const scores = readLevelScores(data.root);
   const against: Array<[string, (key: string) => number | undefined]> = [
@@ -117,8 +153,14 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
     }
   }
 
-  const ratingRows: Row[] = [['rater', 'item', 'team', 'letter', 'trial', 'metric', 'value'], ...ratings.map((r) => [r.rater, r.item.id, r.item.team, r.item.letter, r.item.trial, r.metric, r.value])];
-  const commentRows: Row[] = [['rater', 'item', 'team', 'letter', 'trial', 'comment'], ...data.comments.map((c) => [c.rater, c.item.id, c.item.team, c.item.letter, c.item.trial, c.comment])];
+  const ratingRows: Row[] = [
+    ['rater', 'item', 'team', 'letter', 'trial', 'metric', 'value'],
+    ...ratings.map((r) => [r.rater, r.item.id, r.item.team, r.item.letter, r.item.trial, r.metric, r.value]),
+  ];
+  const commentRows: Row[] = [
+    ['rater', 'item', 'team', 'letter', 'trial', 'comment'],
+    ...data.comments.map((c) => [c.rater, c.item.id, c.item.team, c.item.letter, c.item.trial, c.comment]),
+  ];
   const aggregates = aggregateRows(data);
   const names = ['ratings.csv', 'comments.csv', 'aggregates.csv', 'agreement.csv', 'judge-agreement.csv', 'correlations.csv'];
   const contents = [ratingRows, commentRows, aggregates, agreementRows, judgeRows, correlationRows];
@@ -134,10 +176,28 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
     agreement,
     judgeAgreement,
     correlations,
-    comments: data.comments.map((c) => ({ rater: c.rater, item: c.item.id, team: c.item.team, letter: c.item.letter, trial: c.item.trial, comment: c.comment })),
-    aggregates: aggregates.slice(1).map(([team, letter, metric, count, itemsRated, m, s]) => ({ team, letter, metric, ratings: count, items: itemsRated, mean: m, sd: s })),
+    comments: data.comments.map((c) => ({
+      rater: c.rater,
+      item: c.item.id,
+      team: c.item.team,
+      letter: c.item.letter,
+      trial: c.item.trial,
+      comment: c.comment,
+    })),
+    aggregates: aggregates
+      .slice(1)
+      .map(([team, letter, metric, count, itemsRated, m, s]) => ({ team, letter, metric, ratings: count, items: itemsRated, mean: m, sd: s })),
   };
   files.push(join(out, 'results.json'));
   await writeFileAtomic(files.at(-1)!, `${JSON.stringify(results, null, 2)}\n`);
-  return { raters: data.raters.length, ratings: ratings.length, comments: data.comments.length, skipped: data.skipped, warnings, agreement, judges: judgeAgreement, files };
+  return {
+    raters: data.raters.length,
+    ratings: ratings.length,
+    comments: data.comments.length,
+    skipped: data.skipped,
+    warnings,
+    agreement,
+    judges: judgeAgreement,
+    files,
+  };
 }

@@ -20,7 +20,10 @@ export interface Invite {
   created: string;
 }
 
-const file = z.object({ version: z.literal(1), invites: z.array(z.object({ rater: z.string(), tokenSha256: z.string().regex(/^[0-9a-f]{64}$/), created: z.string() })) });
+const file = z.object({
+  version: z.literal(1),
+  invites: z.array(z.object({ rater: z.string(), tokenSha256: z.string().regex(/^[0-9a-f]{64}$/), created: z.string() })),
+});
 
 const TOKEN_BYTES = 32;
 
@@ -55,7 +58,8 @@ export function raterOfToken(invites: readonly Invite[], token: string): string 
 
 /** N new invitations (rater ids continue the numbering); returns their tokens, which are not stored. */
 export async function createInvites(out: string, count: number): Promise<Array<{ rater: string; token: string }>> {
-  if (!existsSync(join(out, 'survey.json'))) throw new SbevalError('survey', `no survey at ${join(out, 'survey.json')}`, 'build one first: sbeval survey build <root>');
+  if (!existsSync(join(out, 'survey.json')))
+    throw new SbevalError('survey', `no survey at ${join(out, 'survey.json')}`, 'build one first: sbeval survey build <root>');
   const invites = readInvites(out);
   const taken = new Set(invites.map((i) => i.rater));
   const created: Array<{ rater: string; token: string }> = [];

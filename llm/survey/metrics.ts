@@ -36,7 +36,11 @@ function defaultMetricsPath(): string {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(path)) return path;
   }
-  throw new SbevalError('config', 'the default survey metrics (llm/judges/defaults/survey-metrics.yaml) are missing from this installation', 'pass --metrics <file.yaml>');
+  throw new SbevalError(
+    'config',
+    'the default survey metrics (llm/judges/defaults/survey-metrics.yaml) are missing from this installation',
+    'pass --metrics <file.yaml>',
+  );
 }
 
 export function loadMetrics(path: string | undefined): SurveyMetrics {

@@ -7,11 +7,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
-import { createViewerHandler, viewerErrorStatus, type ViewerHandler } from '../../viewer/server.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
-import { answerPath, answerText, checkAnswer, itemOrder, levelOf, MAX_COMMENT, readRater, type ItemAnswer } from './answers.js';
+import { createViewerHandler, type ViewerHandler, viewerErrorStatus } from '../../viewer/server.js';
+import { answerPath, answerText, checkAnswer, type ItemAnswer, itemOrder, levelOf, MAX_COMMENT, readRater } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
-import { readInvites, raterOfToken, type Invite } from './invites.js';
+import { type Invite, raterOfToken, readInvites } from './invites.js';
 
 /**
  * `sbeval survey serve`: the survey page (llm/survey/page/, static, no CDN) and its API, for raters on
@@ -64,10 +64,19 @@ function surveyStaticDir(): string {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(join(dir, 'index.html'))) return dir;
   }
-  throw new SbevalError('launch', 'the survey page (llm/survey/page/index.html) is missing from this installation', 'reinstall sbeval: the package ships the page beside the code');
+  throw new SbevalError(
+    'launch',
+    'the survey page (llm/survey/page/index.html) is missing from this installation',
+    'reinstall sbeval: the package ships the page beside the code',
+  );
 }
 
-const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', png: 'image/png' };
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  png: 'image/png',
+};
 /** Nothing served by the survey may be framed by another page (clickjacking). */
 const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
 /** The replay viewer is framed by the survey page itself, and by nothing else. */
@@ -101,9 +110,20 @@ function hostsFor(host: string, port: number, publicUrl: URL | undefined): Set<s
 }
 
 function checkBinding(host: string, publicUrl: URL | undefined, invites: readonly Invite[]): void {
-  if (WILDCARDS.has(host) && !publicUrl) throw new SbevalError('config', `--host ${host} listens on every interface: raters need one address to use`, 'pass --public-url with the address raters open (e.g. http://survey.example.org/)');
-  if (invites.length === 0) throw new SbevalError('survey', 'the survey has no invitations yet: raters come by invitation only', 'create them first: sbeval survey invite <root> <number of raters>');
-  if (!LOOPBACKS.has(host) && publicUrl === undefined) process.stderr.write(`note: serving on ${host}: raters on other machines reach it with their invite links\n`);
+  if (WILDCARDS.has(host) && !publicUrl)
+    throw new SbevalError(
+      'config',
+      `--host ${host} listens on every interface: raters need one address to use`,
+      'pass --public-url with the address raters open (e.g. http://survey.example.org/)',
+    );
+  if (invites.length === 0)
+    throw new SbevalError(
+      'survey',
+      'the survey has no invitations yet: raters come by invitation only',
+      'create them first: sbeval survey invite <root> <number of raters>',
+    );
+  if (!LOOPBACKS.has(host) && publicUrl === undefined)
+    process.stderr.write(`note: serving on ${host}: raters on other machines reach it with their invite links\n`);
 }
 
 /** What a rater may see of an answer: the values and the comment (never the level it belongs to). */
@@ -163,14 +183,22 @@ class AnswerFiles {
       // An answer to another level under the same item id (the survey was rebuilt) is not merged into.
       const previous = stored && (stored.level === undefined || stored.level === levelOf(item)) ? stored : undefined;
       const comment = answer.comment ?? previous?.comment;
-      const next: ItemAnswer = { level: levelOf(item), values: { ...(previous?.values ?? {}), ...answer.values }, ...(comment !== undefined ? { comment } : {}), at: new Date().toISOString() };
+      const next: ItemAnswer = {
+        level: levelOf(item),
+        values: { ...(previous?.values ?? {}), ...answer.values },
+        ...(comment !== undefined ? { comment } : {}),
+        at: new Date().toISOString(),
+      };
       const text = answerText(next);
       if ('problem' in text) throw new HttpError(413, `${text.problem}: not saved`);
       await writeFileAtomic(path, text.text);
       return next;
     };
     const next = (this.queues.get(rater) ?? Promise.resolve()).then(run, run);
-    this.queues.set(rater, next.catch(() => undefined));
+    this.queues.set(
+      rater,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -196,7 +224,10 @@ class Replays {
     const key = randomBytes(16).toString('hex');
     const title = `${itemId} (letter ${item.letter})`;
     // Simulated in the viewer's worker, within the engine's simulation budget (viewer/server.ts).
-    const handler = createViewerHandler({ source: { kind: 'trial', title, load: async (viewer) => viewer.simulate(itemId, await readFile(join(this.root, item.level), 'utf8')) }, headers: SAME_ORIGIN_FRAMING });
+    const handler = createViewerHandler({
+      source: { kind: 'trial', title, load: async (viewer) => viewer.simulate(itemId, await readFile(join(this.root, item.level), 'utf8')) },
+      headers: SAME_ORIGIN_FRAMING,
+    });
     this.open.set(key, { item: itemId, handler });
     while (this.open.size > REPLAYS_KEPT) {
       const [oldest, r] = this.open.entries().next().value as [string, { handler: ViewerHandler }];
@@ -236,12 +267,14 @@ interface Parts {
 async function api(p: Parts, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const rater = p.invitations.raterOf(req);
   if (req.method === 'GET' && path === '/api/survey') return json(res, p.publicSurvey);
-  if (req.method === 'GET' && path === '/api/me') return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(raterAnswers(p.out, rater), p.survey) });
+  if (req.method === 'GET' && path === '/api/me')
+    return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(raterAnswers(p.out, rater), p.survey) });
   const put = /^\/api\/me\/([^/]+)$/.exec(path);
   if (put && req.method === 'PUT') {
     const itemId = decodeSegment(put[1]!, 'item id');
     const answer = (await body(req)) as { values?: Record<string, number>; comment?: string } | null;
-    if (typeof answer?.comment === 'string' && answer.comment.length > MAX_COMMENT) throw new HttpError(413, `a comment holds at most ${MAX_COMMENT} characters, this one has ${answer.comment.length}: not saved`);
+    if (typeof answer?.comment === 'string' && answer.comment.length > MAX_COMMENT)
+      throw new HttpError(413, `a comment holds at most ${MAX_COMMENT} characters, this one has ${answer.comment.length}: not saved`);
     const problem = checkAnswer(p.survey, itemId, { values: answer?.values, comment: answer?.comment });
     if (problem) throw new HttpError(400, problem);
     const saved = await p.answers.save(rater, itemId, { values: answer!.values!, ...(answer!.comment !== undefined ? { comment: answer!.comment } : {}) });
@@ -301,7 +334,15 @@ export async function startSurveyServer(options: SurveyServerOptions): Promise<S
       title: survey.title,
       instructions: survey.instructions,
       metrics: survey.metrics,
-      items: survey.items.map((i) => ({ id: i.id, letter: i.letter, start: i.start, final: i.final, grid: i.grid, history: i.history, historyNote: i.historyNote })),
+      items: survey.items.map((i) => ({
+        id: i.id,
+        letter: i.letter,
+        start: i.start,
+        final: i.final,
+        grid: i.grid,
+        history: i.history,
+        historyNote: i.historyNote,
+      })),
     },
     invitations: new Invitations(out, invites),
     answers: new AnswerFiles(out, survey),

@@ -1,18 +1,18 @@
-export { configSchema, limitsSchema, submissionSchema, keyChoices, RULES, ENGINES, type ConfigFile, type Rules, type EngineKind } from './schema.js';
-export { loadConfigFile, parseConfigText, CONFIG_FILES } from './load.js';
+export { CONFIG_FILES, loadConfigFile, parseConfigText } from './load.js';
+export { type ConfigFile, configSchema, ENGINES, type EngineKind, keyChoices, limitsSchema, RULES, type Rules, submissionSchema } from './schema.js';
 export {
-  resolveSettings,
-  resolveRunConfig,
+  type CompetitionFolder,
   checkRootForCommand,
-  settingsLine,
-  settingsRecord,
-  stageFilter,
   DEFAULTS,
+  type ResolvedSubmission,
+  type RunConfig,
+  type RunFlags,
+  resolveRunConfig,
+  resolveSettings,
   type Settings,
   type SettingsCommand,
   type SettingsFlags,
-  type CompetitionFolder,
-  type RunConfig,
-  type RunFlags,
-  type ResolvedSubmission,
+  settingsLine,
+  settingsRecord,
+  stageFilter,
 } from './settings.js';

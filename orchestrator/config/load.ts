@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
 import { closestName } from '../../core/suggest.js';
-import { configSchema, type ConfigFile } from './schema.js';
+import { type ConfigFile, configSchema } from './schema.js';
 
 /** Looked up at the competition root, in this order; two at once is an error (which one would win?). */
 export const CONFIG_FILES = ['sbeval.config.json', 'sbeval.config.yaml', 'sbeval.config.yml'] as const;
@@ -38,7 +38,11 @@ export function parseConfigText(text: string, file: string): ConfigFile {
   if (!result.success) {
     const describe = issueDescriber(configSchema, data);
     const lines = result.error.issues.map((issue) => `  ${describe(issue)}`);
-    throw new SbevalError('config', `${file}: ${lines.length === 1 ? 'invalid setting' : `${lines.length} invalid settings`}\n${lines.join('\n')}`, 'see `sbeval run --help` for every key');
+    throw new SbevalError(
+      'config',
+      `${file}: ${lines.length === 1 ? 'invalid setting' : `${lines.length} invalid settings`}\n${lines.join('\n')}`,
+      'see `sbeval run --help` for every key',
+    );
   }
   return result.data;
 }
@@ -70,8 +74,12 @@ export function valueProblem(issue: z.core.$ZodIssue, schema: z.core.$ZodType | 
   if (range) return got.found ? `must be ${range}, got ${shown(got.value)}` : `expected ${range}`;
   const expected = expectation(issue);
   if (!expected) return undefined;
-  const near = got.found && typeof got.value === 'string' ? closestName(got.value, expected.values.filter((v) => typeof v === 'string') as string[]) : undefined;
-  const allowed = expected.kinds.length === 0 ? `one of ${expected.values.map(String).join(', ')}` : orList([...(expected.values.length > 0 ? [`one of ${expected.values.map(String).join(', ')}`] : []), ...expected.kinds]);
+  const near =
+    got.found && typeof got.value === 'string' ? closestName(got.value, expected.values.filter((v) => typeof v === 'string') as string[]) : undefined;
+  const allowed =
+    expected.kinds.length === 0
+      ? `one of ${expected.values.map(String).join(', ')}`
+      : orList([...(expected.values.length > 0 ? [`one of ${expected.values.map(String).join(', ')}`] : []), ...expected.kinds]);
   const said = got.found ? `${shown(got.value)} is not ${expected.kinds.length === 0 ? allowed : `allowed: expected ${allowed}`}` : `expected ${allowed}`;
   return `${said}${near ? ` — did you mean "${near}"?` : ''}`;
 }
@@ -79,7 +87,9 @@ export function valueProblem(issue: z.core.$ZodIssue, schema: z.core.$ZodType | 
 /** What a number schema at `path` allows, read from its own checks: `a whole number from 1 to 3`, `a number > 0`. */
 function numberRange(schema: z.core.$ZodType, path: readonly PropertyKey[]): string | undefined {
   const node = schemaAt(schema, path);
-  const def = node?._zod.def as { type: string; checks?: Array<{ _zod: { def: { check: string; format?: string; value?: number; inclusive?: boolean } } }> } | undefined;
+  const def = node?._zod.def as
+    | { type: string; checks?: Array<{ _zod: { def: { check: string; format?: string; value?: number; inclusive?: boolean } } }> }
+    | undefined;
   if (def?.type !== 'number') return undefined;
   const checks = (def.checks ?? []).map((c) => c._zod.def);
   const whole = checks.some((c) => c.check === 'number_format' && (c.format === 'safeint' || c.format === 'int32' || c.format === 'uint32'));
@@ -87,7 +97,9 @@ function numberRange(schema: z.core.$ZodType, path: readonly PropertyKey[]): str
   const high = checks.find((c) => c.check === 'less_than');
   const kind = whole ? 'a whole number' : 'a number';
   if (low?.inclusive && high?.inclusive) return `${kind} from ${low.value} to ${high.value}`;
-  const bounds = [low ? `${low.inclusive ? '≥' : '>'} ${low.value}` : undefined, high ? `${high.inclusive ? '≤' : '<'} ${high.value}` : undefined].filter((b) => b !== undefined);
+  const bounds = [low ? `${low.inclusive ? '≥' : '>'} ${low.value}` : undefined, high ? `${high.inclusive ? '≤' : '<'} ${high.value}` : undefined].filter(
+    (b) => b !== undefined,
+  );
   return bounds.length > 0 ? `${kind} ${bounds.join(' and ')}` : kind;
 }
 
@@ -140,7 +152,7 @@ function expectation(issue: z.core.$ZodIssue): { values: unknown[]; kinds: strin
 
 /** `a, b or c`. */
 const orList = (items: readonly string[]): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
-const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value));
+const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value)));
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): { found: boolean; value?: unknown } {
   let node = data;
@@ -174,6 +186,11 @@ function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core
 
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let node = schema;
-  for (let def = node._zod.def as { type: string; innerType?: z.core.$ZodType }; def.innerType && ['optional', 'default', 'nullable', 'prefault', 'readonly'].includes(def.type); def = node._zod.def as typeof def) node = def.innerType;
+  for (
+    let def = node._zod.def as { type: string; innerType?: z.core.$ZodType };
+    def.innerType && ['optional', 'default', 'nullable', 'prefault', 'readonly'].includes(def.type);
+    def = node._zod.def as typeof def
+  )
+    node = def.innerType;
   return node;
 }

@@ -67,7 +67,10 @@ export const configSchema = z.strictObject({
   /** Trials per character (official 10): the diversity denominator and the scoring's T. */
   trials: z.number().int().min(1).max(1000).optional(),
   /** Function name override (`drop_block` / `ab_drop`). */
-  prefix: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name: letters, digits, underscore').optional(),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a function name: letters, digits, underscore')
+    .optional(),
   /** Submissions to generate responses for (needs `models`). */
   submissions: z.array(submissionSchema).min(1).optional(),
   /** Ollama models; with more than one, each model gets its own competition folder `<root>/<model>/`. */

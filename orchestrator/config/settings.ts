@@ -1,20 +1,20 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism, EOL } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula } from '../../bridge/engine.js';
+import type { z } from 'zod';
+import { type DamageFormula, DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
 import { DEFAULT_RULES, RULE_SETS, ruleSetChoice } from '../../scoring/score/rules.js';
-import { parseCharacters } from './characters.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
-import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, type ModelApi, type ModelCallSettings } from './model-calls.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
-import { checkCompetitionRoot, lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
+import { checkCompetitionRoot, lettersFound, type RootLayout, shownPath } from '../layout/root-check.js';
+import { COMPETITION_MODEL, cachedModelPath } from '../stages/model.js';
+import { parseCharacters } from './characters.js';
+import { type LoadedConfig, loadConfigFile, valueProblem } from './load.js';
+import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, type ModelApi, type ModelCallSettings } from './model-calls.js';
+import { type ConfigFile, configSchema, type EngineKind, limitsSchema, type Rules, type Source } from './schema.js';
 import { assertSubsetMatches } from './subset.js';
-import { cachedModelPath, COMPETITION_MODEL } from '../stages/model.js';
-import type { z } from 'zod';
-import { loadConfigFile, valueProblem, type LoadedConfig } from './load.js';
-import { configSchema, limitsSchema, type ConfigFile, type EngineKind, type Rules, type Source } from './schema.js';
 
 /**
  * The one settings resolution every command uses (`run`, every stage command, and anything else that
@@ -377,7 +377,8 @@ function pickPhysics(sources: Record<string, Source>, flags: SettingsFlags, file
   const robustness = pick<number | undefined>(sources, 'robustness', flags.robustness, file.robustness, undefined);
   if (robustness !== undefined) {
     // Only the headless engine can perturb a run (bridge/engine.ts `perturbation`): refused before anything runs.
-    if (engineText !== 'headless') throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
+    if (engineText !== 'headless')
+      throw new SbevalError('config', `--robustness needs the headless engine (the ${engineText} engine cannot perturb a run)`, 'use --engine headless');
   }
   return { simulationTrials, damage: damage as DamageFormula, robustness };
 }
@@ -389,14 +390,20 @@ function pickWork(root: string, layout: RootLayout, sources: Record<string, Sour
     file: s.file.startsWith('builtin:') ? s.file : pathInsideRoot(root, s.file, `submissions.${i}.file`),
     kind: s.kind,
   }));
-  const models = resolveModels(pick<readonly string[] | undefined>(sources, 'models', flags.models?.length ? flags.models : undefined, file.models, undefined) ?? []);
+  const models = resolveModels(
+    pick<readonly string[] | undefined>(sources, 'models', flags.models?.length ? flags.models : undefined, file.models, undefined) ?? [],
+  );
   if (submissions.length > 0 && models.length === 0) {
     throw new SbevalError('config', `${where}: submissions are configured but no models`, 'add `models: [<ollama model>]` to the config');
   }
   const competitions = competitionFolders(root, layout, models);
   if (competitions.length > 1 && !RULE_SETS[rules].multiModel) {
     const multiModel = ruleSetChoice((r) => r.multiModel);
-    throw new SbevalError('config', `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the ${multiModel} rules score`, `use --rules ${multiModel}, or give one model folder as the root`);
+    throw new SbevalError(
+      'config',
+      `${shownPath(root)} holds one competition folder per model (${competitions.map((c) => c.model).join(', ')}), which only the ${multiModel} rules score`,
+      `use --rules ${multiModel}, or give one model folder as the root`,
+    );
   }
   return { submissions, models, competitions };
 }
@@ -429,7 +436,8 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     teams: teams ? [...teams] : undefined,
     characters,
     charactersFound: lettersFound(root, layout),
-    competitionLetters: file.characters === undefined ? undefined : parseCharacters(Array.isArray(file.characters) ? file.characters.join(',') : file.characters),
+    competitionLetters:
+      file.characters === undefined ? undefined : parseCharacters(Array.isArray(file.characters) ? file.characters.join(',') : file.characters),
     trials,
     submissions,
     models,
@@ -446,7 +454,12 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
     robustness,
     uncertainty,
     listen: listenSetting(pick(sources, 'listen', flags.listen, file.listen, undefined)),
-    tokenFile: tokenFilePath(root, pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined), flags.tokenFile !== undefined, options.cwd),
+    tokenFile: tokenFilePath(
+      root,
+      pick<string | undefined>(sources, 'tokenFile', flags.tokenFile, file.tokenFile, undefined),
+      flags.tokenFile !== undefined,
+      options.cwd,
+    ),
     limits: {
       timeSeconds,
       tokens,
@@ -468,7 +481,11 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
  * (cli/main.ts): the same rules as `resolveSettings` (configured submissions or `generate` may start
  * from an empty or new root; model folders the config or `--models` names count as the 2025 layout).
  */
-export function checkRootForCommand(rootArg: string, command: string, options: { allowEmpty?: boolean; allowMissing?: boolean; models?: readonly string[] } = {}): RootLayout {
+export function checkRootForCommand(
+  rootArg: string,
+  command: string,
+  options: { allowEmpty?: boolean; allowMissing?: boolean; models?: readonly string[] } = {},
+): RootLayout {
   const root = resolve(rootArg);
   const file = existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root).config : {};
   return checkCompetitionRoot(root, {
@@ -484,7 +501,13 @@ export function resolveRunConfig(rootArg: string, flags: SettingsFlags = {}, loa
   return resolveSettings(rootArg, flags, loaded ? { loaded } : {});
 }
 
-function resolveModel(root: string, flag: string | undefined, configured: string | undefined, options: ResolveOptions, sources: Record<string, Source>): { model: string | undefined; modelSource: ModelSource } {
+function resolveModel(
+  root: string,
+  flag: string | undefined,
+  configured: string | undefined,
+  options: ResolveOptions,
+  sources: Record<string, Source>,
+): { model: string | undefined; modelSource: ModelSource } {
   let model: string | undefined;
   let modelSource: ModelSource;
   if (flag !== undefined) {
@@ -538,7 +561,6 @@ function competitionFolders(root: string, layout: RootLayout, models: ReadonlyAr
   return [{ root, model: undefined }];
 }
 
-
 /** The `--team`/`--chars` filter of the folder stages: no characters configured means every folder found. */
 export function stageFilter(settings: Settings): StageFilter {
   return { teams: settings.teams, characters: settings.sources.characters === 'default' ? undefined : settings.characters };
@@ -587,7 +609,8 @@ export type SettingsCommand = keyof typeof SETTINGS_SHOWN;
  * (every letter folder)`; `sbeval similarity: …, model none (get it: sbeval model fetch)`.
  */
 export function settingsLine(settings: Settings, command: SettingsCommand): string {
-  const from = (key: string) => (settings.sources[key] === 'flag' ? 'flag' : settings.sources[key] === 'config' ? basename(settings.configFile ?? 'config') : 'default');
+  const from = (key: string) =>
+    settings.sources[key] === 'flag' ? 'flag' : settings.sources[key] === 'config' ? basename(settings.configFile ?? 'config') : 'default';
   const part: Record<ShownSetting, () => string | undefined> = {
     rules: () => `rules ${settings.rules} (${from('rules')})`,
     prefix: () => `calls ${settings.prefix}() (${settings.sources.prefix === 'default' ? 'by the rules' : from('prefix')})`,
@@ -600,13 +623,15 @@ export function settingsLine(settings: Settings, command: SettingsCommand): stri
     // generate asks for letters that have no folder yet: its default is every letter, A–Z.
     lettersToAsk: () => `characters ${compactLetters(settings.characters)} (${from('characters')})`,
     teams: () => (settings.teams ? `teams ${settings.teams.join(',')} (${from('teams')})` : undefined),
-    modelFolders: () => (settings.competitions.length > 1 ? `${settings.competitions.length} model folders (${settings.competitions.map((c) => c.model).join(', ')})` : undefined),
+    modelFolders: () =>
+      settings.competitions.length > 1 ? `${settings.competitions.length} model folders (${settings.competitions.map((c) => c.model).join(', ')})` : undefined,
     models: () => `models ${settings.models.length > 0 ? settings.models.map((m) => m.name).join(', ') : 'none'} (${from('models')})`,
     model: () =>
       settings.model === undefined
         ? 'model none (get it: sbeval model fetch)'
         : `model ${shownPath(settings.model)} (${settings.modelSource === 'cache' ? 'cached by sbeval model fetch' : from('model')})`,
-    physics: () => `engine ${settings.engine} (${from('engine')}), ${settings.simulationTrials} stability trial(s) per level (${from('simulationTrials')}), damage ${settings.damage} (${from('damage')})`,
+    physics: () =>
+      `engine ${settings.engine} (${from('engine')}), ${settings.simulationTrials} stability trial(s) per level (${from('simulationTrials')}), damage ${settings.damage} (${from('damage')})`,
   };
   const parts = SETTINGS_SHOWN[command].map((name) => part[name]()).filter((p) => p !== undefined);
   return `sbeval ${command}: ${parts.join(', ')}`;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { CHARACTER_STAGES, listDirs, listFiles, NON_TEAM_DIRS } from '../layout/competition.js';
-import { lettersFound, shownPath, type RootLayout } from '../layout/root-check.js';
+import { lettersFound, type RootLayout, shownPath } from '../layout/root-check.js';
 import type { Source } from './schema.js';
 
 /**
@@ -37,7 +37,8 @@ function lettersWithFiles(root: string, layout: RootLayout): string[] {
   const letters = new Set(lettersFound(root, layout));
   for (const dir of competitionDirs(root, layout)) {
     for (const team of listDirs(dir, NON_TEAM_DIRS)) {
-      for (const stage of CHARACTER_STAGES) for (const file of listFiles(join(dir, team, stage), '.json')) if (/^[A-Z]\.json$/.test(file)) letters.add(file[0]!);
+      for (const stage of CHARACTER_STAGES)
+        for (const file of listFiles(join(dir, team, stage), '.json')) if (/^[A-Z]\.json$/.test(file)) letters.add(file[0]!);
     }
   }
   return [...letters].sort();

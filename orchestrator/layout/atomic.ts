@@ -1,6 +1,19 @@
-import { renameSync, rmSync, writeFileSync, writeSync, openSync, fsyncSync, closeSync, open as openCb, write as writeCb, fsync as fsyncCb, close as closeCb, rename as renameCb } from 'node:fs';
+import {
+  close as closeCb,
+  closeSync,
+  fsync as fsyncCb,
+  fsyncSync,
+  open as openCb,
+  openSync,
+  rename as renameCb,
+  renameSync,
+  rmSync,
+  write as writeCb,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
 

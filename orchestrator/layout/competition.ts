@@ -1,8 +1,8 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { join, basename, extname } from 'node:path';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { assertSafeName, checkName } from './names.js';
 import { isAtomicTemp } from './atomic.js';
+import { assertSafeName, checkName } from './names.js';
 
 /**
  * The official competition folder layout: `<root>/<team>/<stage>/<C>/<team>_<C>_<n>.<ext>` for the
@@ -98,7 +98,11 @@ function assertRealFolder(path: string): string {
     return path;
   }
   if (stat.isSymbolicLink()) {
-    throw new SbevalError('input', `${path} is a symbolic link`, 'sbeval reads and writes only real folders inside the competition root: replace the link with a folder');
+    throw new SbevalError(
+      'input',
+      `${path} is a symbolic link`,
+      'sbeval reads and writes only real folders inside the competition root: replace the link with a folder',
+    );
   }
   return path;
 }

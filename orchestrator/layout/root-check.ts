@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { CHARACTER_STAGES, NON_TEAM_DIRS, TRIAL_STAGES, listCharacters, listDirs } from './competition.js';
+import { CHARACTER_STAGES, listCharacters, listDirs, NON_TEAM_DIRS, TRIAL_STAGES } from './competition.js';
 
 /**
  * What a folder given as a competition root holds, decided before any command writes into it.
@@ -129,7 +129,9 @@ export function shownPath(path: string): string {
 }
 
 function suggestion(root: string | undefined, command: string): string {
-  return root === undefined ? `a competition root holds one folder per team: ${EXPECTED_LAYOUT}` : `the competition root is probably ${shownPath(root)}: sbeval ${command} ${shownPath(root)}`;
+  return root === undefined
+    ? `a competition root holds one folder per team: ${EXPECTED_LAYOUT}`
+    : `the competition root is probably ${shownPath(root)}: sbeval ${command} ${shownPath(root)}`;
 }
 
 interface RootCheckOptions {
@@ -170,7 +172,11 @@ export function checkCompetitionRoot(rootArg: string, options: RootCheckOptions 
       // One folder holding teams, not named as a model: the root is most likely that folder.
       if (shape.models.length === 1 && !(options.modelFolders ?? []).includes(shape.models[0]!)) {
         const inner = join(root, shape.models[0]!);
-        throw new SbevalError('input', `${shownPath(root)} holds one competition folder, ${shape.models[0]}/, and no team folders`, `${suggestion(inner, command)}; a 2025 root holds one such folder per model, named by the config's models`);
+        throw new SbevalError(
+          'input',
+          `${shownPath(root)} holds one competition folder, ${shape.models[0]}/, and no team folders`,
+          `${suggestion(inner, command)}; a 2025 root holds one such folder per model, named by the config's models`,
+        );
       }
       assertPlainModels(root, shape.models);
       return shape;
@@ -213,17 +219,31 @@ function assertPlainTeams(competition: string, teams: readonly string[], root: s
     const inner = nested[0];
     if (inner === undefined) continue;
     const where = shownPath(join(dir, inner));
-    const holds = stageFoldersIn(join(dir, inner)).map((s) => `${s}/`).join(', ');
+    const holds = stageFoldersIn(join(dir, inner))
+      .map((s) => `${s}/`)
+      .join(', ');
     if (stages.length > 0) {
-      throw new SbevalError('input', `${where}/ inside the team folder ${shownPath(dir)}/ holds ${holds} too: a team inside a team is read differently by different tools`, `move ${where} out of ${shownPath(dir)} (to ${shownPath(join(root, '..'))} if it is another competition), then run again`);
+      throw new SbevalError(
+        'input',
+        `${where}/ inside the team folder ${shownPath(dir)}/ holds ${holds} too: a team inside a team is read differently by different tools`,
+        `move ${where} out of ${shownPath(dir)} (to ${shownPath(join(root, '..'))} if it is another competition), then run again`,
+      );
     }
     const beside = others(team);
-    const besideText = beside.length > 0 ? ` beside the team folders ${beside.slice(0, 3).map((t) => `${t}/`).join(', ')}${beside.length > 3 ? ' …' : ''}` : '';
+    const besideText =
+      beside.length > 0
+        ? ` beside the team folders ${beside
+            .slice(0, 3)
+            .map((t) => `${t}/`)
+            .join(', ')}${beside.length > 3 ? ' …' : ''}`
+        : '';
     if (inner === team || nested.length === 1) {
       throw new SbevalError(
         'input',
         `${shownPath(dir)}/ holds no stage folder but ${where}/ does (${holds})${besideText}: ${inner === team ? 'a team folder one level too deep (a zip unpacked into a folder of its own?)' : 'a team folder inside another folder'} would be a team to one command and a model folder to another`,
-        inner === team ? `move the contents of ${where}/ up into ${shownPath(dir)}/, then run again` : `if ${inner} is a team, move ${where} up to ${shownPath(competition)}/; otherwise move ${shownPath(dir)}/ out of the competition root or rename it .${team} (hidden folders are ignored)`,
+        inner === team
+          ? `move the contents of ${where}/ up into ${shownPath(dir)}/, then run again`
+          : `if ${inner} is a team, move ${where} up to ${shownPath(competition)}/; otherwise move ${shownPath(dir)}/ out of the competition root or rename it .${team} (hidden folders are ignored)`,
       );
     }
     throw new SbevalError(

@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
+import { type Dirent, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { ensureDirSync, storageFault } from '../../core/storage.js';
@@ -103,7 +103,11 @@ export function guardRoot(rootArg: string, command: string, options: GuardOption
   const scan = scanRoot(root);
   if (scan.links.length > 0) {
     const more = scan.links.length > 1 ? ` (and ${scan.links.length - 1} more)` : '';
-    throw new SbevalError('input', `${scan.links[0]} is a symbolic link${more}`, 'sbeval reads and writes only real folders inside the competition root: replace the link with a folder');
+    throw new SbevalError(
+      'input',
+      `${scan.links[0]} is a symbolic link${more}`,
+      'sbeval reads and writes only real folders inside the competition root: replace the link with a folder',
+    );
   }
 
   // From here on every write under the root passes the write guard (core/write-guard.ts).

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
-import { listDirs, stateDir, STATE_DIR } from './competition.js';
+import { listDirs, STATE_DIR, stateDir } from './competition.js';
 
 /**
  * One writer per competition root: `<root>/.sbeval/lock` holds the pid, host, command and start time
@@ -119,9 +119,7 @@ function describeOwner(owner: LockOwner): string {
 
 function inUse(root: string, owner: LockOwner, file: string, state: 'live' | 'unknown'): SbevalError {
   const hint =
-    state === 'unknown'
-      ? `wait for it to finish; if that process is gone, remove ${file}`
-      : `wait for it to finish, or stop it with kill ${owner.pid}`;
+    state === 'unknown' ? `wait for it to finish; if that process is gone, remove ${file}` : `wait for it to finish, or stop it with kill ${owner.pid}`;
   return new SbevalError('storage', `${root} is in use by ${describeOwner(owner)}`, hint);
 }
 
@@ -188,7 +186,8 @@ export function acquireRootLock(root: string, command: string): RootLock {
   try {
     guardWrite(file);
     for (let attempt = 0; ; attempt += 1) {
-      if (attempt > 50) throw new SbevalError('storage', `cannot take the lock ${file}: other processes keep changing it`, 'run one sbeval at a time on a folder');
+      if (attempt > 50)
+        throw new SbevalError('storage', `cannot take the lock ${file}: other processes keep changing it`, 'run one sbeval at a time on a folder');
       if (createExclusive(file, text, owner.nonce)) break;
       const seen = readText(file);
       if (seen === undefined) continue; // released meanwhile: try again

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
+import { printable } from '../../core/printable.js';
 import { logsDir } from './competition.js';
 import { LineFile } from './line-file.js';
-import { printable } from '../../core/printable.js';
 
 /**
  * One log file per stage and run, in the official helpers' naming and line format
@@ -40,7 +40,12 @@ export class StageLog {
   private readonly lines: LineFile;
   private written: WrittenLine[] = [];
 
-  constructor(root: string, stage: string, startedAt: Date = new Date(), private readonly now: () => Date = () => new Date()) {
+  constructor(
+    root: string,
+    stage: string,
+    startedAt: Date = new Date(),
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.file = join(logsDir(root), `${stage}_log_${logFileStamp(startedAt)}.txt`);
     this.lines = new LineFile(this.file);
     this.lines.open();

@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { parseStabilityJson } from '../../scoring/formats/stability.js';
+import { restoreCsvText } from '../../scoring/formats/text-escape.js';
+import type { CompetitionTrial, ViewerSource } from '../../viewer/server.js';
+import { openTraceFile } from '../../viewer/trace-source.js';
 import { resolveSettings } from '../config/index.js';
+import { folderFates, type TrialFate } from '../report/fates.js';
 import {
   compareNames,
   compareTrialFiles,
@@ -13,12 +19,6 @@ import {
   trialFileBase,
   trialIndexFromName,
 } from './competition.js';
-import { folderFates, type TrialFate } from '../report/fates.js';
-import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
-import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { restoreCsvText } from '../../scoring/formats/text-escape.js';
-import type { CompetitionTrial, ViewerSource } from '../../viewer/server.js';
-import { openTraceFile } from '../../viewer/trace-source.js';
 
 /**
  * Trace files by convention (bridge/trace.ts): `.sbtrace`, `.sbtrace.gz` (`.trace[.gz]` accepted too),
@@ -58,7 +58,20 @@ export function listCompetition(root: string): CompetitionTrial[] {
     const key = `${team}/${character}/${name}`;
     let t = byKey.get(key);
     if (!t) {
-      t = { key, team, character, trial: trialIndexFromName(name), name, levelPath: undefined, tracePath: undefined, traces: [], imagePath: undefined, stability: undefined, similarity: undefined, reason: undefined };
+      t = {
+        key,
+        team,
+        character,
+        trial: trialIndexFromName(name),
+        name,
+        levelPath: undefined,
+        tracePath: undefined,
+        traces: [],
+        imagePath: undefined,
+        stability: undefined,
+        similarity: undefined,
+        reason: undefined,
+      };
       byKey.set(key, t);
     }
     return t;
@@ -97,9 +110,7 @@ export function listCompetition(root: string): CompetitionTrial[] {
     const base = /^\d+$/.test(fate.trial) ? trialFileBase(fate.team, fate.letter, Number(fate.trial)) : fate.trial;
     entry(fate.team, fate.letter, base).reason = fate.reason;
   }
-  return [...byKey.values()].sort(
-    (a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareTrialFiles(a.name, b.name),
-  );
+  return [...byKey.values()].sort((a, b) => compareNames(a.team, b.team) || compareNames(a.character, b.character) || compareTrialFiles(a.name, b.name));
 }
 
 /**
@@ -136,7 +147,9 @@ export function trialFates(root: string): TrialFate[] {
   const csv = join(resultDir(root), 'trials.csv');
   if (existsSync(csv)) {
     try {
-      const [header, ...lines] = readFileSync(csv, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
+      const [header, ...lines] = readFileSync(csv, 'utf8')
+        .split(/\r?\n/)
+        .filter((l) => l.length > 0);
       const columns = csvFields(header ?? '');
       const at = (name: string) => columns.indexOf(name);
       if ([at('team'), at('letter'), at('trial'), at('reason')].every((i) => i >= 0)) {

@@ -1,11 +1,18 @@
+import type { DamageFormula } from '../../bridge/engine.js';
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { SbevalError } from '../../core/errors.js';
-import { OFFICIAL_WINDOW_STEPS, type LevelStability, type ObjectMeasure, type StabilityRule, type TrialMeasure, type TrialStability } from '../../scoring/stability.js';
-import type { DamageFormula } from '../../bridge/engine.js';
+import {
+  type LevelStability,
+  type ObjectMeasure,
+  OFFICIAL_WINDOW_STEPS,
+  type StabilityRule,
+  type TrialMeasure,
+  type TrialStability,
+} from '../../scoring/stability.js';
 import type { EnginePool } from '../pool/index.js';
 import type { LevelEffects } from './actors.js';
-import { provideLevelMachine, startLevel } from './start.js';
 import { runPoolTrial, type TrialResult, type TrialSettings } from './pool-trial.js';
+import { provideLevelMachine, startLevel } from './start.js';
 import { trialEffects } from './trial-effects.js';
 import type { LevelInput } from './types.js';
 
@@ -54,7 +61,11 @@ export interface LevelEvaluationOptions {
 const UNBOUNDED_MS = 2 ** 31 - 1;
 
 function limitsFor(trials: number): LevelInput['limits'] {
-  return { maxTrials: trials, maxEngineRetries: 0, timeouts: { extract: UNBOUNDED_MS, convert: UNBOUNDED_MS, simulate: UNBOUNDED_MS, capture: UNBOUNDED_MS, commit: UNBOUNDED_MS } };
+  return {
+    maxTrials: trials,
+    maxEngineRetries: 0,
+    timeouts: { extract: UNBOUNDED_MS, convert: UNBOUNDED_MS, simulate: UNBOUNDED_MS, capture: UNBOUNDED_MS, commit: UNBOUNDED_MS },
+  };
 }
 
 /**
@@ -62,7 +73,13 @@ function limitsFor(trials: number): LevelInput['limits'] {
  * faults past the attempts), or the effect's own error.
  */
 export async function evaluateLevel(pool: EnginePool, levelId: string, xml: string, options: LevelEvaluationOptions): Promise<LevelEvaluation> {
-  const settings: TrialSettings = { damage: options.damage, rule: options.rule, windowSteps: options.windowSteps ?? OFFICIAL_WINDOW_STEPS, rawImages: options.rawImages, ...(options.tee ? { tee: options.tee } : {}) };
+  const settings: TrialSettings = {
+    damage: options.damage,
+    rule: options.rule,
+    windowSteps: options.windowSteps ?? OFFICIAL_WINDOW_STEPS,
+    rawImages: options.rawImages,
+    ...(options.tee ? { tee: options.tee } : {}),
+  };
   const results: TrialResult[] = [];
   let png: Uint8Array | undefined;
   let raw: Uint8Array | undefined;
@@ -93,7 +110,11 @@ export async function evaluateLevel(pool: EnginePool, levelId: string, xml: stri
     }),
     commit: async () => ({ status: 'ok', cached: false }),
   };
-  const outcome = await startLevel(provideLevelMachine(effects), { level: levelRef(levelId), limits: limitsFor(options.trials) }, options.signal ? { signal: options.signal } : {});
+  const outcome = await startLevel(
+    provideLevelMachine(effects),
+    { level: levelRef(levelId), limits: limitsFor(options.trials) },
+    options.signal ? { signal: options.signal } : {},
+  );
   if (outcome.status !== 'done' || !outcome.stability) {
     throw thrown ?? new SbevalError('simulate', `level ${levelId}: ${outcome.failure?.reason ?? 'failed'}`);
   }
@@ -115,4 +136,3 @@ export async function evaluateLevel(pool: EnginePool, levelId: string, xml: stri
 function levelRef(id: string): LevelInput['level'] {
   return { id, team: '', model: undefined, character: '', trial: Number.NaN, base: id };
 }
-

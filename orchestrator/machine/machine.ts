@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { MACHINE_ID } from './events.js';
 import type { LevelEvent } from './events.js';
+import { MACHINE_ID } from './events.js';
 import { levelStability, trialStops } from './trials.js';
 import type {
   CaptureInput,
@@ -147,7 +147,8 @@ export const levelMachine = setup({
       const reason = 'reason' in output ? output.reason : 'failed';
       const stage = context.stage === 'queued' ? 'extract' : context.stage;
       if (output.status === 'engine-fault') {
-        const retried = context.engineRetries > 0 ? ` (after ${context.engineRetries} ${context.engineRetries === 1 ? 'retry' : 'retries'} on other engines)` : '';
+        const retried =
+          context.engineRetries > 0 ? ` (after ${context.engineRetries} ${context.engineRetries === 1 ? 'retry' : 'retries'} on other engines)` : '';
         return { failure: { stage, kind: 'engine' as const, reason: `${reason}${retried}` } };
       }
       return { failure: { stage, kind: params.kind, reason } };
@@ -197,7 +198,14 @@ export const levelMachine = setup({
         src: 'extract',
         input: ({ context }) => ({ level: context.level }),
         onDone: [
-          { guard: 'stepOk', target: 'converting', actions: [{ type: 'noteCached', params: { stage: 'extract' } }, { type: 'reach', params: { reached: 'intermediate' } }] },
+          {
+            guard: 'stepOk',
+            target: 'converting',
+            actions: [
+              { type: 'noteCached', params: { stage: 'extract' } },
+              { type: 'reach', params: { reached: 'intermediate' } },
+            ],
+          },
           { target: 'failed', actions: ['reachAfterExtractFailure', { type: 'failFromOutput', params: { kind: 'level' } }] },
         ],
         onError: { target: 'failed', actions: 'failFromError' },
@@ -211,7 +219,14 @@ export const levelMachine = setup({
         src: 'convert',
         input: ({ context }) => ({ level: context.level }),
         onDone: [
-          { guard: 'stepOk', target: 'simulating', actions: [{ type: 'noteCached', params: { stage: 'convert' } }, { type: 'reach', params: { reached: 'level' } }] },
+          {
+            guard: 'stepOk',
+            target: 'simulating',
+            actions: [
+              { type: 'noteCached', params: { stage: 'convert' } },
+              { type: 'reach', params: { reached: 'level' } },
+            ],
+          },
           { target: 'failed', actions: { type: 'failFromOutput', params: { kind: 'level' } } },
         ],
         onError: { target: 'failed', actions: 'failFromError' },
@@ -246,7 +261,14 @@ export const levelMachine = setup({
         src: 'capture',
         input: ({ context }) => ({ level: context.level, captured: context.captured, avoidEngines: context.failedEngines }),
         onDone: [
-          { guard: 'stepOk', target: 'scoringReady', actions: [{ type: 'noteCached', params: { stage: 'capture' } }, { type: 'reach', params: { reached: 'image' } }] },
+          {
+            guard: 'stepOk',
+            target: 'scoringReady',
+            actions: [
+              { type: 'noteCached', params: { stage: 'capture' } },
+              { type: 'reach', params: { reached: 'image' } },
+            ],
+          },
           { guard: 'canRetryEngine', target: 'capturing', reenter: true, actions: { type: 'recordRetry', params: { stage: 'capture' } } },
           { target: 'failed', actions: { type: 'failFromOutput', params: { kind: 'level' } } },
         ],
@@ -260,7 +282,10 @@ export const levelMachine = setup({
         id: 'commit',
         src: 'commit',
         input: ({ context }) => ({ level: context.level, stability: context.stability!, trials: context.trials }),
-        onDone: [{ guard: 'stepOk', target: 'done' }, { target: 'failed', actions: { type: 'failFromOutput', params: { kind: 'error' } } }],
+        onDone: [
+          { guard: 'stepOk', target: 'done' },
+          { target: 'failed', actions: { type: 'failFromOutput', params: { kind: 'error' } } },
+        ],
         onError: { target: 'failed', actions: 'failFromError' },
       },
       after: { commitTimeout: { target: 'failed', actions: 'failTimeout' } },

@@ -1,9 +1,9 @@
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
+import { type DamageFormula, DEFAULT_SIMULATION, type Engine, type LevelJob, type LevelSink, type SimulationSettings } from '../../bridge/engine.js';
 import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { SbevalError } from '../../core/errors.js';
-import { StabilityTracker, type ObjectMeasure, type StabilityRule, type TrialMeasure, type TrialStability } from '../../scoring/stability.js';
-import { ENGINE_FAULTS, PoolJobError, type EnginePool } from '../pool/index.js';
+import { type ObjectMeasure, type StabilityRule, StabilityTracker, type TrialMeasure, type TrialStability } from '../../scoring/stability.js';
+import { ENGINE_FAULTS, type EnginePool, PoolJobError } from '../pool/index.js';
 import type { EngineFaultKind, SimulateOutput } from './types.js';
 
 /**
@@ -83,7 +83,15 @@ export async function runPoolTrial(pool: EnginePool, request: TrialRequest, sett
   const job: LevelJob = {
     levelId,
     xml,
-    settings: { ...DEFAULT_SIMULATION, windowSteps: settings.windowSteps, trial, damage: settings.damage, capture, captureRaw: capture && settings.rawImages, ...settings.job },
+    settings: {
+      ...DEFAULT_SIMULATION,
+      windowSteps: settings.windowSteps,
+      trial,
+      damage: settings.damage,
+      capture,
+      captureRaw: capture && settings.rawImages,
+      ...settings.job,
+    },
   };
   let collected: Collected = { tracker: undefined, bodies: [], events: [], png: undefined, raw: undefined };
   const tees: TrialTee[] = [];
@@ -116,7 +124,13 @@ export async function runPoolTrial(pool: EnginePool, request: TrialRequest, sett
   };
   let result;
   try {
-    result = await pool.run({ job, sink, ...(request.signal ? { signal: request.signal } : {}), ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}), ...(request.avoidEngines ? { avoidEngines: request.avoidEngines } : {}) });
+    result = await pool.run({
+      job,
+      sink,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
+      ...(request.avoidEngines ? { avoidEngines: request.avoidEngines } : {}),
+    });
   } catch (error) {
     await Promise.all(tees.map((t) => t.drop(error)));
     throw error;

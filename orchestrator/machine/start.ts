@@ -1,4 +1,4 @@
-import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { createActor, type InspectionEvent, toPromise } from 'xstate';
 import { createLevelActors, type LevelEffects } from './actors.js';
 import { levelMachine } from './machine.js';
 import type { LevelInput, LevelOutcome } from './types.js';

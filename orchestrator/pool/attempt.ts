@@ -59,8 +59,11 @@ export class Attempt {
   /** Hands the job to the engine behind the stream guard and watches its run. */
   start(job: LevelJob, liveSink: LevelSink | undefined): void {
     const { member, engineId } = this;
-    const guard = new GuardedSink(job, liveSink, () => this.watchdogs.progress(), (violation) =>
-      this.finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
+    const guard = new GuardedSink(
+      job,
+      liveSink,
+      () => this.watchdogs.progress(),
+      (violation) => this.finish({ kind: 'garbage', reason: `engine ${engineId} sent an invalid stream: ${violation.message}` }),
     );
     this.guard = guard;
     this.pending.cancelAttempt = (reason: string) => this.finish({ kind: 'cancelled', reason });

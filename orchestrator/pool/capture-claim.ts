@@ -1,11 +1,11 @@
 import type { CaptureResult } from '../../bridge/engine.js';
-import { renderFrameImage, type FrameRow } from '../../bridge/headless/frame-image.js';
+import { type FrameRow, renderFrameImage } from '../../bridge/headless/frame-image.js';
 import { encodeMaskPng, encodeRgbPng } from '../../bridge/headless/png.js';
 import type { MaskImage } from '../../bridge/headless/render.js';
 import type { Level } from '../../levels/level.js';
 import { decodePngToRgb, MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
-import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import type { Image8 } from '../../scoring/similarity/pil-resample.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 
 /**
  * An engine's image is a claim too ("no engine decides alone", docs/engines-and-claims.md). For an
@@ -118,9 +118,15 @@ async function decode(png: Uint8Array): Promise<Image8> {
  * again. `level` undefined (sbeval cannot read the XML) or a level whose objects cannot be planned:
  * nothing to draw, the capture is only encoded again.
  */
-export async function checkCapture(capture: CaptureResult, level: Level | undefined, rows: { bound: FrameRow; image: FrameRow } | undefined, engineId: string): Promise<CaptureVerdict> {
+export async function checkCapture(
+  capture: CaptureResult,
+  level: Level | undefined,
+  rows: { bound: FrameRow; image: FrameRow } | undefined,
+  engineId: string,
+): Promise<CaptureVerdict> {
   const sizes = [capture.png.byteLength, capture.raw?.byteLength ?? 0];
-  if (sizes.some((n) => n > MAX_CAPTURE_BYTES)) return { ok: false, reason: `engine ${engineId} sent a capture of ${Math.max(...sizes)} bytes (at most ${MAX_CAPTURE_BYTES})` };
+  if (sizes.some((n) => n > MAX_CAPTURE_BYTES))
+    return { ok: false, reason: `engine ${engineId} sent a capture of ${Math.max(...sizes)} bytes (at most ${MAX_CAPTURE_BYTES})` };
   let pixels: Image8;
   let raw: Image8 | undefined;
   try {
@@ -140,7 +146,10 @@ export async function checkCapture(capture: CaptureResult, level: Level | undefi
   if (drawn) {
     const share = blackDisagreement(toMask(pixels).mask, drawn);
     if (share > CAPTURE_TOLERANCE) {
-      return { ok: false, reason: `engine ${engineId}'s capture does not show the final state it streamed: ${(share * 100).toFixed(1)} % of the black pixels differ (at most ${CAPTURE_TOLERANCE * 100} %)` };
+      return {
+        ok: false,
+        reason: `engine ${engineId}'s capture does not show the final state it streamed: ${(share * 100).toFixed(1)} % of the black pixels differ (at most ${CAPTURE_TOLERANCE * 100} %)`,
+      };
     }
   }
   const png = encodeAgain(pixels);

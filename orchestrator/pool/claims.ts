@@ -83,7 +83,10 @@ export class Claims {
       return;
     }
     pending.claims.push({ engineId, serial: member.serial, reason: outcome.reason });
-    const reason = outcome.kind === 'capture-lie' ? `${outcome.reason}; running the level on another engine` : `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine`;
+    const reason =
+      outcome.kind === 'capture-lie'
+        ? `${outcome.reason}; running the level on another engine`
+        : `engine ${engineId} says the level cannot run (${outcome.reason}); checking that on another engine`;
     core.emit({ type: 'requeued', levelId: pending.levelId, attempt: attempt + 1, reason });
     core.queue.unshift(pending);
     core.schedule.pump();

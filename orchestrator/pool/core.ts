@@ -1,9 +1,9 @@
 import type { Engine } from '../../bridge/engine.js';
 import type { Pending } from './job.js';
-import { newMember, type Member } from './member.js';
+import { type Member, newMember } from './member.js';
 import type { PoolSettings } from './options.js';
 import { settlesWithin } from './settle.js';
-import { PoolJobError, type EnginePoolOptions, type PoolEvent } from './types.js';
+import { type EnginePoolOptions, type PoolEvent, PoolJobError } from './types.js';
 
 /** What the parts of the pool ask of the whole after they changed something. */
 interface PoolSchedule {

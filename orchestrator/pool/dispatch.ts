@@ -11,7 +11,10 @@ import type { Member } from './member.js';
  * being taken in meanwhile (stream and capture checks, stability, files on the thread pool).
  */
 export function levelsToKeepBusy(engines: readonly Engine[]): number {
-  return Math.max(1, engines.reduce((sum, engine) => sum + Math.max(1, engine.capacity ?? 1) + 2, 0));
+  return Math.max(
+    1,
+    engines.reduce((sum, engine) => sum + Math.max(1, engine.capacity ?? 1) + 2, 0),
+  );
 }
 
 /**

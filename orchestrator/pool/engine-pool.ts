@@ -10,7 +10,7 @@ import { healthOf } from './member.js';
 import { poolSettings } from './options.js';
 import { Replacement } from './replacement.js';
 import { settlesWithin } from './settle.js';
-import { PoolJobError, type EngineHealth, type EnginePoolOptions, type PoolEvent, type PoolRequest, type PoolRunResult } from './types.js';
+import { type EngineHealth, type EnginePoolOptions, type PoolEvent, PoolJobError, type PoolRequest, type PoolRunResult } from './types.js';
 
 /**
  * The engine pool hands level jobs (one trial of one level each) to free engines and makes sure no

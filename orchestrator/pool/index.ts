@@ -1,9 +1,8 @@
-export { EnginePool } from './engine-pool.js';
 export { levelsToKeepBusy } from './dispatch.js';
+export { EnginePool } from './engine-pool.js';
 export { defaultClassifyError } from './options.js';
+export { NOT_KEPT_REASON, ResultLedger, RUNS_PER_LEVEL } from './result-ledger.js';
 export { GuardedSink } from './stream-guard.js';
-export { NOT_KEPT_REASON, RUNS_PER_LEVEL, ResultLedger } from './result-ledger.js';
-export { PoolJobError, ENGINE_FAULTS } from './types.js';
 export type {
   AttemptRecord,
   EngineFactory,
@@ -12,3 +11,4 @@ export type {
   PoolRequest,
   PoolRunResult,
 } from './types.js';
+export { ENGINE_FAULTS, PoolJobError } from './types.js';

@@ -8,7 +8,7 @@ import { claimsDetail, type Pending } from './job.js';
 import type { Member } from './member.js';
 import type { Replacement } from './replacement.js';
 import type { GuardedSink } from './stream-guard.js';
-import { ENGINE_FAULTS, type AttemptFailureKind } from './types.js';
+import { type AttemptFailureKind, ENGINE_FAULTS } from './types.js';
 
 /**
  * A job's attempts, from the engine it was handed to until the job ends: each attempt is started with

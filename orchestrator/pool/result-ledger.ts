@@ -28,9 +28,10 @@ export class ResultLedger {
   private readonly stopListening: () => void;
 
   constructor(private readonly pool: EnginePool | undefined) {
-    this.stopListening = pool?.listen((event) => {
-      if (event.type === 'engine-discredited') this.discredited(event.engineSerial);
-    }) ?? (() => undefined);
+    this.stopListening =
+      pool?.listen((event) => {
+        if (event.type === 'engine-discredited') this.discredited(event.engineSerial);
+      }) ?? (() => undefined);
   }
 
   /** A trial (or the capture) of `key` ran on the engine with this serial (`PoolRunResult.engineSerial`). */

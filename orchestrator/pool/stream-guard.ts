@@ -1,6 +1,6 @@
 import type { CaptureResult, LevelJob, LevelSink } from '../../bridge/engine.js';
-import { bodyMismatch, expectedRun, pngProblem, startMismatch, type ExpectedRun } from '../../bridge/expected-run.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
+import { bodyMismatch, type ExpectedRun, expectedRun, pngProblem, startMismatch } from '../../bridge/expected-run.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import type { FrameRow } from '../../bridge/headless/frame-image.js';
 import { evaluatorWindow } from '../../bridge/window.js';
 import { checkCapture } from './capture-claim.js';
@@ -75,11 +75,23 @@ export class GuardedSink implements LevelSink {
 
   loaded(bodies: BodyInfo[], dt: number): void {
     if (!this.accept()) return;
-    if (this.bodyCount !== undefined) { this.fail('`loaded` arrived twice'); return; }
-    if (!Array.isArray(bodies)) { this.fail('`loaded` without a body table'); return; }
-    if (!(Number.isFinite(dt) && dt > 0)) { this.fail(`\`loaded\` with an invalid time step ${String(dt)}`); return; }
+    if (this.bodyCount !== undefined) {
+      this.fail('`loaded` arrived twice');
+      return;
+    }
+    if (!Array.isArray(bodies)) {
+      this.fail('`loaded` without a body table');
+      return;
+    }
+    if (!(Number.isFinite(dt) && dt > 0)) {
+      this.fail(`\`loaded\` with an invalid time step ${String(dt)}`);
+      return;
+    }
     const mismatch = this.expected.bodies && bodyMismatch(this.expected.bodies, bodies);
-    if (mismatch) { this.fail(`\`loaded\` does not match the level: ${mismatch}`); return; }
+    if (mismatch) {
+      this.fail(`\`loaded\` does not match the level: ${mismatch}`);
+      return;
+    }
     this.bodyCount = bodies.length;
     this.bodies = bodies;
     this.dead = new Uint8Array(bodies.length);
@@ -94,7 +106,10 @@ export class GuardedSink implements LevelSink {
   frames(batch: FrameBatch): void {
     if (!this.accept()) return;
     const problem = this.checkFrames(batch);
-    if (problem) { this.fail(problem); return; }
+    if (problem) {
+      this.fail(problem);
+      return;
+    }
     this.nextStep = batch.firstStep + batch.stepCount;
     this.keepCaptureRows(batch);
     this.deliver({ kind: 'frames', batch });
@@ -102,21 +117,48 @@ export class GuardedSink implements LevelSink {
 
   events(events: SimEvent[]): void {
     if (!this.accept()) return;
-    if (this.bodyCount === undefined) { this.fail('`events` before `loaded`'); return; }
-    if (this.captured) { this.fail('`events` after `capture`'); return; }
-    if (!Array.isArray(events)) { this.fail('`events` is not a list'); return; }
+    if (this.bodyCount === undefined) {
+      this.fail('`events` before `loaded`');
+      return;
+    }
+    if (this.captured) {
+      this.fail('`events` after `capture`');
+      return;
+    }
+    if (!Array.isArray(events)) {
+      this.fail('`events` is not a list');
+      return;
+    }
     const problem = this.checkEvents(events);
-    if (problem) { this.fail(problem); return; }
+    if (problem) {
+      this.fail(problem);
+      return;
+    }
     this.deliver({ kind: 'events', events });
   }
 
   capture(result: CaptureResult): void {
     if (!this.accept()) return;
-    if (this.bodyCount === undefined) { this.fail('`capture` before `loaded`'); return; }
-    if (this.captured) { this.fail('`capture` arrived twice'); return; }
-    if (!this.job.settings.capture) { this.fail('`capture` although none was asked for'); return; }
-    if (!isPng(result?.png)) { this.fail('`capture` is not a PNG image'); return; }
-    if (result.raw !== undefined && !isPng(result.raw)) { this.fail('the `_raw` capture is not a PNG image'); return; }
+    if (this.bodyCount === undefined) {
+      this.fail('`capture` before `loaded`');
+      return;
+    }
+    if (this.captured) {
+      this.fail('`capture` arrived twice');
+      return;
+    }
+    if (!this.job.settings.capture) {
+      this.fail('`capture` although none was asked for');
+      return;
+    }
+    if (!isPng(result?.png)) {
+      this.fail('`capture` is not a PNG image');
+      return;
+    }
+    if (result.raw !== undefined && !isPng(result.raw)) {
+      this.fail('the `_raw` capture is not a PNG image');
+      return;
+    }
     // Held until the run is over and the capture checked (`settleCapture`): it is the stream's last call.
     this.captured = result;
   }
@@ -130,7 +172,9 @@ export class GuardedSink implements LevelSink {
     else if (this.nextStep !== steps) this.fail(`the engine streamed ${this.nextStep} steps, the window has ${steps} (steps 0…${this.expected.lastStep})`);
     else if (!this.moved && this.expected.fallingBody !== undefined) {
       const body = this.expected.bodies?.[this.expected.fallingBody];
-      this.fail(`frozen frames: no body moved at any step, although body ${this.expected.fallingBody}${body ? ` (${body.kind} "${body.type}")` : ''} starts in the air with nothing beneath it`);
+      this.fail(
+        `frozen frames: no body moved at any step, although body ${this.expected.fallingBody}${body ? ` (${body.kind} "${body.type}")` : ''} starts in the air with nothing beneath it`,
+      );
     } else if (this.job.settings.capture && !this.captured) this.fail('the engine finished without the requested capture');
     return this.violation;
   }
@@ -198,24 +242,30 @@ export class GuardedSink implements LevelSink {
     for (const which of ['bound', 'image'] as const) {
       const s = this.captureSteps[which] - firstStep;
       if (s < 0 || s >= stepCount) continue;
-      this.captureRows[which] = { states: states.slice(s * bodyCount * FIELD_COUNT, (s + 1) * bodyCount * FIELD_COUNT), alive: alive.slice(s * bodyCount, (s + 1) * bodyCount) };
+      this.captureRows[which] = {
+        states: states.slice(s * bodyCount * FIELD_COUNT, (s + 1) * bodyCount * FIELD_COUNT),
+        alive: alive.slice(s * bodyCount, (s + 1) * bodyCount),
+      };
     }
   }
 
   private checkFrames(batch: FrameBatch): string | undefined {
     if (this.bodyCount === undefined) return '`frames` before `loaded`';
     if (this.captured) return '`frames` after `capture`';
-    if (!batch || !(batch.states instanceof Float32Array) || !(batch.alive instanceof Uint8Array)) return '`frames` without float32 states and uint8 alive flags';
+    if (!batch || !(batch.states instanceof Float32Array) || !(batch.alive instanceof Uint8Array))
+      return '`frames` without float32 states and uint8 alive flags';
     const { firstStep, stepCount, bodyCount, states, alive } = batch;
     if (!Number.isInteger(stepCount) || stepCount < 1) return `\`frames\` with step count ${String(stepCount)}`;
     if (bodyCount !== this.bodyCount) return `\`frames\` for ${String(bodyCount)} bodies, \`loaded\` announced ${this.bodyCount}`;
     if (firstStep !== this.nextStep) return `\`frames\` start at step ${String(firstStep)}, expected ${this.nextStep}`;
-    if (states.length !== stepCount * bodyCount * FIELD_COUNT) return `\`frames\` states hold ${states.length} values, expected ${stepCount * bodyCount * FIELD_COUNT}`;
+    if (states.length !== stepCount * bodyCount * FIELD_COUNT)
+      return `\`frames\` states hold ${states.length} values, expected ${stepCount * bodyCount * FIELD_COUNT}`;
     if (alive.length !== stepCount * bodyCount) return `\`frames\` alive flags hold ${alive.length} values, expected ${stepCount * bodyCount}`;
     for (let i = 0; i < states.length; i += 1) {
       if (!Number.isFinite(states[i])) return `\`frames\` hold a non-finite state at step ${firstStep + Math.floor(i / (bodyCount * FIELD_COUNT))}`;
     }
-    if (firstStep + stepCount > this.expected.lastStep + 1) return `\`frames\` go on to step ${firstStep + stepCount - 1}, past the window's last step ${this.expected.lastStep}`;
+    if (firstStep + stepCount > this.expected.lastStep + 1)
+      return `\`frames\` go on to step ${firstStep + stepCount - 1}, past the window's last step ${this.expected.lastStep}`;
     const row = bodyCount * FIELD_COUNT;
     let first = 0;
     if (firstStep === 0) {
@@ -252,14 +302,17 @@ export class GuardedSink implements LevelSink {
     const isBody = (id: unknown) => Number.isInteger(id) && (id as number) >= 0 && (id as number) < bodies;
     for (const e of events) {
       if (!e || typeof e !== 'object') return '`events` holds something that is not an event';
-      if (!Number.isInteger(e.step) || e.step < 1 || e.step > last) return `\`events\`: a ${String(e.kind)} event at step ${String(e.step)}, outside steps 1…${last}`;
+      if (!Number.isInteger(e.step) || e.step < 1 || e.step > last)
+        return `\`events\`: a ${String(e.kind)} event at step ${String(e.step)}, outside steps 1…${last}`;
       switch (e.kind) {
         case 'contact':
-          if (!((isBody(e.a) || e.a === -1 || e.a === -2) && (isBody(e.b) || e.b === -1 || e.b === -2))) return `\`events\`: a contact between ${String(e.a)} and ${String(e.b)}, not bodies of the level`;
+          if (!((isBody(e.a) || e.a === -1 || e.a === -2) && (isBody(e.b) || e.b === -1 || e.b === -2)))
+            return `\`events\`: a contact between ${String(e.a)} and ${String(e.b)}, not bodies of the level`;
           if (!Number.isFinite(e.relativeSpeed)) return '`events`: a contact with a non-finite speed';
           break;
         case 'damage':
-          if (!isBody(e.id) || !Number.isFinite(e.amount) || !Number.isFinite(e.health)) return `\`events\`: damage to body ${String(e.id)} is not about a body of the level or not finite`;
+          if (!isBody(e.id) || !Number.isFinite(e.amount) || !Number.isFinite(e.health))
+            return `\`events\`: damage to body ${String(e.id)} is not about a body of the level or not finite`;
           break;
         case 'destroyed':
         case 'removed':

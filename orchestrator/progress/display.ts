@@ -1,6 +1,6 @@
-import type { ProgressSink, TickOutcome } from './types.js';
-import { countTick, newTally, type StageTally } from './tally.js';
 import { printable } from '../../core/printable.js';
+import { countTick, newTally, type StageTally } from './tally.js';
+import type { ProgressSink, TickOutcome } from './types.js';
 
 /**
  * What every display shares: the tallies per stage (in start order) and the final summary. A

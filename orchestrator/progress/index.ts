@@ -4,10 +4,10 @@ import { PlainProgress } from './plain.js';
 import { TtyProgress } from './tty.js';
 
 export type { ProgressDisplay } from './display.js';
-export { PlainProgress } from './plain.js';
 export { JsonProgress } from './json.js';
-export { TtyProgress } from './tty.js';
+export { PlainProgress } from './plain.js';
 export { formatSummaryLines } from './tally.js';
+export { TtyProgress } from './tty.js';
 
 interface DisplayOptions {
   /** `--json`: JSON lines on stdout. */

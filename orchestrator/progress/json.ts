@@ -1,4 +1,4 @@
-import { TallyingDisplay, type Clock } from './display.js';
+import { type Clock, TallyingDisplay } from './display.js';
 import type { LineWriter } from './plain.js';
 import { done, type StageTally } from './tally.js';
 import type { TickOutcome } from './types.js';

@@ -1,4 +1,4 @@
-import { TallyingDisplay, type Clock } from './display.js';
+import { type Clock, TallyingDisplay } from './display.js';
 import { formatTallyLine, type StageTally } from './tally.js';
 
 /**

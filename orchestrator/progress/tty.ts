@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { TallyingDisplay, type Clock } from './display.js';
+import { type Clock, TallyingDisplay } from './display.js';
 import { eta, formatDuration, rate, type StageTally } from './tally.js';
 
 /**

@@ -14,12 +14,12 @@
  * letters any of those stages has.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
-import { listCharacters, listFiles, stageDir, trialBaseName, trialFileBase, trialIndexFromName, type TrialStage } from '../layout/competition.js';
-import { officialBaseName } from '../stages/trial-transform.js';
+import { listCharacters, listFiles, stageDir, type TrialStage, trialBaseName, trialFileBase, trialIndexFromName } from '../layout/competition.js';
 import { cachePath } from '../stages/level-cache.js';
-import { join } from 'node:path';
+import { officialBaseName } from '../stages/trial-transform.js';
 
 export interface TrialFate {
   team: string;

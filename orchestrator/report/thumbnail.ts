@@ -11,11 +11,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { sha256 } from '../../core/hash.js';
 import { areaDownsampleGrey } from '../../scoring/report/area-downscale.js';
 import { MAX_INPUT_PIXELS } from '../../scoring/similarity/decode.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { sha256 } from '../../core/hash.js';
 
 /** Thumbnail side in pixels: 80 px shows a 1024-px evaluator image's letter (824 px) at about 64 px. */
 export const THUMBNAIL_SIZE = 80;
@@ -34,7 +34,9 @@ export async function makeThumbnail(image: Uint8Array, size: number = THUMBNAIL_
     const { data, info } = await sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
     grey = areaDownsampleGrey(data, info.width, info.height, info.channels, size);
   }
-  return sharp(grey, { raw: { width: size, height: size, channels: 1 } }).png({ palette: true, colours: PALETTE_COLOURS, dither: 0, compressionLevel: 9 }).toBuffer();
+  return sharp(grey, { raw: { width: size, height: size, channels: 1 } })
+    .png({ palette: true, colours: PALETTE_COLOURS, dither: 0, compressionLevel: 9 })
+    .toBuffer();
 }
 
 function thumbnailCachePath(dir: string, image: Uint8Array, size: number = THUMBNAIL_SIZE): string {

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
-import { ACCOUNTING_FILES, resultFolders, ROBUSTNESS_FILE, SCORE_FILES } from './files.js';
+import type { Settings } from '../config/index.js';
 import type { ResultContributor } from './contributors.js';
+import { ACCOUNTING_FILES, ROBUSTNESS_FILE, resultFolders, SCORE_FILES } from './files.js';
 import { inputFiles, kindOfPath } from './inputs.js';
-import { folderIdentity, rankingFolders, readManifest, versionsRecord, type Manifest } from './manifest.js';
+import { folderIdentity, type Manifest, rankingFolders, readManifest, versionsRecord } from './manifest.js';
 import { blockerLine, scoreBlockers } from './readiness.js';
 import { readinessOf } from './step.js';
-import type { Settings } from '../config/index.js';
 
 /**
  * `sbeval check <root>`: does `result/` still describe the folder? The manifest (manifest.ts) is compared
@@ -33,9 +33,9 @@ export interface CheckResult {
    * What the folder supports now, asked as `score` and `run` ask it (readiness.ts, with the simulation
    * settings of the config): differs when the ranking would now be written or refused otherwise.
    */
-  readiness: { then: Manifest['score']; now: Manifest['score'] } | undefined;
+  readiness: { recorded: Manifest['score']; now: Manifest['score'] } | undefined;
   /** The engines' and similarity model's records of the stage files (manifest.ts `identity`), when they changed. */
-  identity: { then: Manifest['identity']; now: Manifest['identity'] } | undefined;
+  identity: { recorded: Manifest['identity']; now: Manifest['identity'] } | undefined;
   /** Result files vouched for by the manifest that were edited or removed. */
   outputs: { changed: string[]; missing: string[]; unlisted: string[] };
   /** `name: then → now` for each software version that differs. */
@@ -74,15 +74,25 @@ export function checkResults(settings: Settings, contributors: readonly ResultCo
   // The one readiness `run` and `score` ask (step.ts `readinessOf`), and the records it reads.
   const blockers = scoreBlockers({ root, competitions: settings.competitions, ...readinessOf(settings) });
   const score: Manifest['score'] = blockers.length > 0 ? { written: false, reason: blockerLine(blockers) } : { written: true };
-  const readiness = manifest && JSON.stringify(manifest.score) !== JSON.stringify(score) ? { then: manifest.score, now: score } : undefined;
+  const readiness = manifest && JSON.stringify(manifest.score) !== JSON.stringify(score) ? { recorded: manifest.score, now: score } : undefined;
   const identityNow = folderIdentity(root, now);
-  const identity = manifest && JSON.stringify(manifest.identity) !== JSON.stringify(identityNow) ? { then: manifest.identity, now: identityNow } : undefined;
+  const identity =
+    manifest && JSON.stringify(manifest.identity) !== JSON.stringify(identityNow) ? { recorded: manifest.identity, now: identityNow } : undefined;
   const current = versionsRecord();
   const versions = Object.entries(manifest?.versions ?? {})
     .filter(([name, value]) => current[name] !== undefined && current[name] !== value)
     .map(([name, value]) => `${name}: ${value} → ${current[name]}`);
   const changes =
-    inputs.changed.length + inputs.added.length + inputs.removed.length + outputs.changed.length + outputs.missing.length + outputs.unlisted.length + folders.added.length + folders.removed.length + (readiness ? 1 : 0) + (identity ? 1 : 0);
+    inputs.changed.length +
+    inputs.added.length +
+    inputs.removed.length +
+    outputs.changed.length +
+    outputs.missing.length +
+    outputs.unlisted.length +
+    folders.added.length +
+    folders.removed.length +
+    (readiness ? 1 : 0) +
+    (identity ? 1 : 0);
   return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, folders, readiness, identity, versions, kinds };
 }
 
@@ -121,7 +131,9 @@ export function checkLines(result: CheckResult, shown = 5): string[] {
     ];
   }
   const total = Object.keys(manifest.inputs).length;
-  const head = result.current ? `result/ describes the folder: ${total} input file(s) unchanged since sbeval ${manifest.command} wrote it` : `result/ does not describe the folder any more (written by sbeval ${manifest.command}); run sbeval ${manifest.command === 'run' ? 'run' : 'score'} to bring it up to date`;
+  const head = result.current
+    ? `result/ describes the folder: ${total} input file(s) unchanged since sbeval ${manifest.command} wrote it`
+    : `result/ does not describe the folder any more (written by sbeval ${manifest.command}); run sbeval ${manifest.command === 'run' ? 'run' : 'score'} to bring it up to date`;
   const lines = [head];
   for (const [label, list] of [
     ['changed', inputs.changed],
@@ -132,7 +144,10 @@ export function checkLines(result: CheckResult, shown = 5): string[] {
   }
   if (result.folders.added.length > 0) lines.push(`  folders added: ${some(result.folders.added, shown)}`);
   if (result.folders.removed.length > 0) lines.push(`  folders removed: ${some(result.folders.removed, shown)}`);
-  if (result.identity) lines.push(`  the levels' or similarity files' records changed (other simulation settings or model): ${result.identity.then.simulation.join(', ') || 'none'} → ${result.identity.now.simulation.join(', ') || 'none'}`);
+  if (result.identity)
+    lines.push(
+      `  the levels' or similarity files' records changed (other simulation settings or model): ${result.identity.recorded.simulation.join(', ') || 'none'} → ${result.identity.now.simulation.join(', ') || 'none'}`,
+    );
   if (result.readiness) {
     const { now } = result.readiness;
     lines.push(now.written ? '  the folder can be scored now' : `  the folder cannot be scored now: ${now.reason}`);

@@ -21,6 +21,10 @@ interface ContributedInput {
 }
 
 /** The report sections of the contributors that have one for this folder, in their order. */
-export function contributedSections(contributors: readonly ResultContributor[], root: string, options: { rules: RuleSetName; trials: number }): ReportSection[] {
+export function contributedSections(
+  contributors: readonly ResultContributor[],
+  root: string,
+  options: { rules: RuleSetName; trials: number },
+): ReportSection[] {
   return contributors.map((c) => c.section(root, options)).filter((s): s is ReportSection => s !== undefined);
 }

@@ -46,7 +46,8 @@ export const MANIFEST_FILE = 'manifest.json';
 
 /** Writes one score file into `<dir>/result/`; a name outside `SCORE_FILES` is a bug, refused. */
 export async function writeScoreFile(dir: string, name: string, text: string): Promise<string> {
-  if (!(SCORE_FILES as readonly string[]).includes(name)) throw new SbevalError('score', `${name} is not one of the result files (orchestrator/result/files.ts SCORE_FILES)`);
+  if (!(SCORE_FILES as readonly string[]).includes(name))
+    throw new SbevalError('score', `${name} is not one of the result files (orchestrator/result/files.ts SCORE_FILES)`);
   const path = join(resultDir(dir), name);
   await writeFileAtomic(path, text);
   return path;

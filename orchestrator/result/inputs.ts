@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
-import { CHARACTER_STAGES, listCharacters, listFiles, listTeams, stageDir, type Stage } from '../layout/competition.js';
+import { CHARACTER_STAGES, listCharacters, listFiles, listTeams, type Stage, stageDir } from '../layout/competition.js';
 import type { ResultContributor } from './contributors.js';
 
 /**
@@ -41,7 +41,12 @@ export function changedSinceRead(root: string, recorded: Readonly<Record<string,
 }
 
 /** Every input file of the root, in path order. */
-export function inputFiles(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[]): InputFile[] {
+export function inputFiles(
+  root: string,
+  competitions: readonly string[],
+  configFile: string | undefined,
+  contributors: readonly ResultContributor[],
+): InputFile[] {
   const found: InputFile[] = [];
   const add = (kind: InputKind, path: string) => found.push({ kind, path: manifestPath(root, path) });
   if (configFile !== undefined && existsSync(configFile)) add('config', join(root, basename(configFile)));
@@ -55,7 +60,12 @@ export function inputFiles(root: string, competitions: readonly string[], config
 }
 
 /** The input files with their sha256, keyed by path (sorted). */
-export function hashInputs(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[]): Record<string, string> {
+export function hashInputs(
+  root: string,
+  competitions: readonly string[],
+  configFile: string | undefined,
+  contributors: readonly ResultContributor[],
+): Record<string, string> {
   const hashes: Record<string, string> = {};
   for (const file of inputFiles(root, competitions, configFile, contributors)) hashes[file.path] = fileSha256Sync(join(root, file.path)) ?? '';
   return hashes;

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { listCharacters, listTeams, resultDir, stageDir } from '../layout/competition.js';
-import { LEVEL_STAGES } from '../run/levels.js';
 import { softwareVersions } from '../report/versions.js';
+import { LEVEL_STAGES } from '../run/levels.js';
 import { readDerivation } from '../stages/derivation.js';
 import { readLevelCache } from '../stages/level-cache.js';
-import { MANIFEST_FILE } from './files.js';
 import type { ResultContributor } from './contributors.js';
+import { MANIFEST_FILE } from './files.js';
 import { hashInputs, manifestPath as relativePath } from './inputs.js';
 
 /**
@@ -65,7 +65,17 @@ const sorted = (record: Record<string, string>) => Object.fromEntries(Object.ent
 
 /** The manifest's text: fixed key order, paths sorted, two-space indent, final newline. */
 function manifestText(m: Manifest): string {
-  const ordered: Manifest = { format: 1, command: m.command, settings: m.settings, identity: m.identity, versions: m.versions, score: m.score, folders: m.folders, inputs: sorted(m.inputs), outputs: sorted(m.outputs) };
+  const ordered: Manifest = {
+    format: 1,
+    command: m.command,
+    settings: m.settings,
+    identity: m.identity,
+    versions: m.versions,
+    score: m.score,
+    folders: m.folders,
+    inputs: sorted(m.inputs),
+    outputs: sorted(m.outputs),
+  };
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
@@ -126,9 +136,23 @@ export function rankingFolders(root: string, competitions: readonly string[]): M
 }
 
 /** A manifest of the folder as it is now, without outputs yet. */
-export function currentManifest(root: string, competitions: readonly string[], configFile: string | undefined, contributors: readonly ResultContributor[], parts: Pick<Manifest, 'command' | 'settings' | 'score'>): Manifest {
+export function currentManifest(
+  root: string,
+  competitions: readonly string[],
+  configFile: string | undefined,
+  contributors: readonly ResultContributor[],
+  parts: Pick<Manifest, 'command' | 'settings' | 'score'>,
+): Manifest {
   const inputs = hashInputs(root, competitions, configFile, contributors);
-  return { format: 1, ...parts, identity: folderIdentity(root, inputs), versions: versionsRecord(), folders: rankingFolders(root, competitions), inputs, outputs: {} };
+  return {
+    format: 1,
+    ...parts,
+    identity: folderIdentity(root, inputs),
+    versions: versionsRecord(),
+    folders: rankingFolders(root, competitions),
+    inputs,
+    outputs: {},
+  };
 }
 
 /** Same basis: everything but the outputs is equal. */

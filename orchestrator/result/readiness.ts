@@ -6,11 +6,11 @@ import { convertProgram } from '../../levels/pipeline.js';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import type { Rules } from '../config/schema.js';
-import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type Stage } from '../layout/competition.js';
-import { diversitySettings } from '../stages/diversity.js';
+import { listCharacters, listFiles, listTeams, type Stage, stageDir, trialBaseName } from '../layout/competition.js';
 import { readDerivation } from '../stages/derivation.js';
-import { isRawImage } from '../stages/similarity.js';
+import { diversitySettings } from '../stages/diversity.js';
 import { levelCacheFolder, readLevelCacheIn, type SimulationIdentity } from '../stages/level-cache.js';
+import { isRawImage } from '../stages/similarity.js';
 import { stabilityFileText } from '../stages/simulate.js';
 import { transformDigest } from '../stages/transform-memo.js';
 import { officialBaseName } from '../stages/trial-transform.js';
@@ -80,7 +80,13 @@ interface LetterContext {
 
 function letterContext(dir: string, team: string, character: string, add: Add, options: ReadinessOptions): LetterContext {
   const folder = (stage: Stage) => stageDir(dir, team, stage, character);
-  const folders = { raw: folder('raw'), intermediate: folder('intermediate'), levels: folder('levels'), images: folder('images'), caches: levelCacheFolder(dir, team, character) };
+  const folders = {
+    raw: folder('raw'),
+    intermediate: folder('intermediate'),
+    levels: folder('levels'),
+    images: folder('images'),
+    caches: levelCacheFolder(dir, team, character),
+  };
   return { dir, team, character, add, options, folders };
 }
 
@@ -104,7 +110,11 @@ function checkTransforms(c: LetterContext): void {
     if (base === undefined) continue;
     const code = transformDigest('extract', prefix, readText(path(c, 'raw', file)) ?? '', (text) => extractCode(text, prefix));
     const program = textSha(path(c, 'intermediate', `${base}.txt`));
-    if (program !== (code ?? undefined)) c.add(path(c, 'raw', file), program === undefined ? 'responses not extracted yet (run sbeval extract)' : 'responses changed since they were extracted (run sbeval extract)');
+    if (program !== (code ?? undefined))
+      c.add(
+        path(c, 'raw', file),
+        program === undefined ? 'responses not extracted yet (run sbeval extract)' : 'responses changed since they were extracted (run sbeval extract)',
+      );
   }
   for (const file of listFiles(path(c, 'intermediate'))) {
     const base = officialBaseName(file);
@@ -114,7 +124,11 @@ function checkTransforms(c: LetterContext): void {
       return converted.ok ? converted.xml : null;
     });
     const level = textSha(path(c, 'levels', `${base}.xml`));
-    if (level !== (xml ?? undefined)) c.add(path(c, 'intermediate', file), level === undefined ? 'programs not converted yet (run sbeval convert)' : 'programs changed since they were converted (run sbeval convert)');
+    if (level !== (xml ?? undefined))
+      c.add(
+        path(c, 'intermediate', file),
+        level === undefined ? 'programs not converted yet (run sbeval convert)' : 'programs changed since they were converted (run sbeval convert)',
+      );
   }
 }
 
@@ -124,7 +138,8 @@ function checkLevels(c: LetterContext): void {
   const stability = join(stageDir(c.dir, c.team, 'stability'), `${c.character}.json`);
   const caches = levels.map((file) => ({ file, cache: readLevelCacheIn(c.folders.caches, file) }));
   if (levels.length === 0) {
-    if (existsSync(stageDir(c.dir, c.team, 'levels')) && existsSync(stability)) c.add(stability, 'stability files of letters without levels (run sbeval simulate)');
+    if (existsSync(stageDir(c.dir, c.team, 'levels')) && existsSync(stability))
+      c.add(stability, 'stability files of letters without levels (run sbeval simulate)');
     return;
   }
   // Results from elsewhere (the Unity evaluator): the stability file must be there; sbeval cannot judge it.
@@ -143,12 +158,25 @@ function checkLevels(c: LetterContext): void {
       complete = false;
       c.add(level, `levels simulated with other simulation settings than these (${simulation.label}) (run sbeval simulate with these settings)`);
     } else if (cache.outcome.ok !== existsSync(path(c, 'images', `${trialBaseName(file)}.png`))) {
-      c.add(path(c, 'images', `${trialBaseName(file)}.png`), cache.outcome.ok ? 'images of simulated levels missing (run sbeval simulate)' : 'images left from before their level failed to load (run sbeval simulate)');
+      c.add(
+        path(c, 'images', `${trialBaseName(file)}.png`),
+        cache.outcome.ok
+          ? 'images of simulated levels missing (run sbeval simulate)'
+          : 'images left from before their level failed to load (run sbeval simulate)',
+      );
     }
   }
   if (!complete) return;
-  const expected = stabilityFileText(c.team, c.character, caches.map(({ file, cache }) => ({ file, outcome: cache!.outcome })));
-  if (readText(stability) !== expected) c.add(stability, existsSync(stability) ? "stability files that do not match their levels' results (run sbeval simulate)" : 'stability files missing (run sbeval simulate)');
+  const expected = stabilityFileText(
+    c.team,
+    c.character,
+    caches.map(({ file, cache }) => ({ file, outcome: cache!.outcome })),
+  );
+  if (readText(stability) !== expected)
+    c.add(
+      stability,
+      existsSync(stability) ? "stability files that do not match their levels' results (run sbeval simulate)" : 'stability files missing (run sbeval simulate)',
+    );
 }
 
 /** Images → the letter's similarity file. */
@@ -157,9 +185,11 @@ function checkSimilarity(c: LetterContext): boolean {
   const levels = new Set(listFiles(path(c, 'levels'), '.xml').map(trialBaseName));
   const hasLevels = existsSync(stageDir(c.dir, c.team, 'levels'));
   const images = listFiles(path(c, 'images')).filter((f) => !isRawImage(f) && extname(f).toLowerCase() === '.png');
-  for (const image of images) if (hasLevels && !levels.has(trialBaseName(image))) c.add(path(c, 'images', image), 'images whose level is gone (run sbeval simulate)');
+  for (const image of images)
+    if (hasLevels && !levels.has(trialBaseName(image))) c.add(path(c, 'images', image), 'images whose level is gone (run sbeval simulate)');
   if (images.length === 0) {
-    if (existsSync(file) && (hasLevels || existsSync(stageDir(c.dir, c.team, 'images')))) c.add(file, 'similarity files of letters without images (run sbeval similarity)');
+    if (existsSync(file) && (hasLevels || existsSync(stageDir(c.dir, c.team, 'images'))))
+      c.add(file, 'similarity files of letters without images (run sbeval similarity)');
     return existsSync(file);
   }
   if (!existsSync(file)) {
@@ -174,8 +204,11 @@ function checkSimilarity(c: LetterContext): boolean {
     return true;
   }
   try {
-    const ids = parseSimilarityJson(readText(file) ?? '', file).similarities.map((s) => s.id).sort();
-    if (ids.join('\n') !== [...images].sort().join('\n')) c.add(file, 'similarity files that list other images than the folder holds (run sbeval similarity with a model)');
+    const ids = parseSimilarityJson(readText(file) ?? '', file)
+      .similarities.map((s) => s.id)
+      .sort();
+    if (ids.join('\n') !== [...images].sort().join('\n'))
+      c.add(file, 'similarity files that list other images than the folder holds (run sbeval similarity with a model)');
   } catch {
     // An unreadable file is the score's own warning (it counts as missing there).
   }
@@ -208,7 +241,8 @@ function lettersOf(dir: string, team: string, letters: readonly string[] | undef
   if (letters) return [...letters];
   const found = new Set<string>();
   for (const stage of ['raw', 'intermediate', 'levels', 'images'] as const) for (const letter of listCharacters(dir, team, stage)) found.add(letter);
-  for (const stage of ['stability', 'similarity', 'diversity'] as const) for (const file of listFiles(stageDir(dir, team, stage))) if (letterOf(file)) found.add(letterOf(file)!);
+  for (const stage of ['stability', 'similarity', 'diversity'] as const)
+    for (const file of listFiles(stageDir(dir, team, stage))) if (letterOf(file)) found.add(letterOf(file)!);
   return [...found].sort();
 }
 
@@ -229,12 +263,18 @@ export function scoreBlockers(options: ReadinessOptions): Blocker[] {
       }
     }
   }
-  if (similarityFiles === 0 && blockers.length === 0) blockers.push({ path: '.', reason: 'no similarity file in any team: nothing to score (run sbeval similarity with a model)' });
+  if (similarityFiles === 0 && blockers.length === 0)
+    blockers.push({ path: '.', reason: 'no similarity file in any team: nothing to score (run sbeval similarity with a model)' });
   return blockers;
 }
 
 /** Whether a letter's similarity file is there and current for its images (the trial accounting's similarity column). */
-export function similarityIsCurrent(dir: string, team: string, character: string, options: Omit<ReadinessOptions, 'root' | 'competitions' | 'letters' | 'simulation'>): boolean {
+export function similarityIsCurrent(
+  dir: string,
+  team: string,
+  character: string,
+  options: Omit<ReadinessOptions, 'root' | 'competitions' | 'letters' | 'simulation'>,
+): boolean {
   let current = true;
   // The similarity file's check reads no level result: the simulation settings play no part in it.
   const c = letterContext(dir, team, character, () => (current = false), { ...options, root: dir, competitions: [], simulation: { digest: '', label: '' } });

@@ -3,24 +3,24 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
 import { fileSha256Sync, sha256 } from '../../core/hash.js';
-import { listFiles, resultDir } from '../layout/competition.js';
-import { writeFileAtomic } from '../layout/atomic.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { Settings } from '../config/index.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { listFiles, resultDir } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
 import { runSettingsFacts } from '../report/settings.js';
 import type { TrialRow } from '../run/accounting.js';
 import { robustnessSection } from '../run/robustness-report.js';
 import { simulationIdentity } from '../stages/level-cache.js';
-import { robustnessTables, type LevelRobustnessResult } from '../stages/robustness.js';
+import { type LevelRobustnessResult, robustnessTables } from '../stages/robustness.js';
+import { assertReadAsRecorded, type ReadFolder, readScoreFolder, type Scored, type ScoreStageOptions } from '../stages/score.js';
 import { writeScoreReports } from '../stages/score-report.js';
-import { assertReadAsRecorded, readScoreFolder, type ReadFolder, type Scored, type ScoreStageOptions } from '../stages/score.js';
 import { contributedSections, type ResultContributor } from './contributors.js';
-import { commitScoreFiles, resultFolders, ROBUSTNESS_FILE } from './files.js';
-import { trialAccounting, type TrialAccounting } from './trial-accounting.js';
+import { commitScoreFiles, ROBUSTNESS_FILE, resultFolders } from './files.js';
 import { manifestPath } from './inputs.js';
-import { currentManifest, outputsIntact, readManifest, removeManifest, sameBasis, writeManifest, type Manifest } from './manifest.js';
-import { blockerLine, scoreBlockers, type Blocker, type ReadinessOptions } from './readiness.js';
+import { currentManifest, type Manifest, outputsIntact, readManifest, removeManifest, sameBasis, writeManifest } from './manifest.js';
+import { type Blocker, blockerLine, type ReadinessOptions, scoreBlockers } from './readiness.js';
+import { type TrialAccounting, trialAccounting } from './trial-accounting.js';
 
 /**
  * The one writer of `result/`: `sbeval run` and `sbeval score` both go through it, so they refuse the
@@ -83,7 +83,13 @@ interface ResultStepOutcome {
  * vouched for again, only while the last manifest vouched for it and every input is as it was;
  * otherwise it is removed (and named). `paths` are absolute.
  */
-async function keepOrRemove(root: string, old: Manifest | undefined, candidate: Manifest, paths: readonly string[], removed: string[]): Promise<Record<string, string>> {
+async function keepOrRemove(
+  root: string,
+  old: Manifest | undefined,
+  candidate: Manifest,
+  paths: readonly string[],
+  removed: string[],
+): Promise<Record<string, string>> {
   const kept: Record<string, string> = {};
   const sameInputs = old !== undefined && JSON.stringify(old.inputs) === JSON.stringify(candidate.inputs);
   for (const path of paths) {
@@ -106,7 +112,9 @@ function givenFiles(step: ResultStep, accounting: TrialAccounting): Map<string, 
   const root = step.settings.root;
   const given = new Map<string, string>();
   for (const [name, text] of accounting.files) given.set(manifestPath(root, join(resultDir(root), name)), text);
-  if (step.robustness) for (const [dir, text] of robustnessTables(step.settings.competitions, step.robustness.levels)) given.set(manifestPath(root, join(resultDir(dir), ROBUSTNESS_FILE)), text);
+  if (step.robustness)
+    for (const [dir, text] of robustnessTables(step.settings.competitions, step.robustness.levels))
+      given.set(manifestPath(root, join(resultDir(dir), ROBUSTNESS_FILE)), text);
   return given;
 }
 
@@ -117,7 +125,13 @@ function droppedTables(step: ResultStep): string[] {
 }
 
 /** Writes the given files, removes the dropped tables, keeps (or removes) the tables it was not given; their outputs. */
-async function writeStepFiles(step: ResultStep, old: Manifest | undefined, candidate: Manifest, given: ReadonlyMap<string, string>, removed: string[]): Promise<Record<string, string>> {
+async function writeStepFiles(
+  step: ResultStep,
+  old: Manifest | undefined,
+  candidate: Manifest,
+  given: ReadonlyMap<string, string>,
+  removed: string[],
+): Promise<Record<string, string>> {
   const outputs: Record<string, string> = {};
   for (const [key, text] of given) {
     await writeFileAtomic(join(step.settings.root, key), text);
@@ -136,7 +150,9 @@ async function writeStepFiles(step: ResultStep, old: Manifest | undefined, candi
 function contributedHashes(step: ResultStep): Map<string, string> {
   const root = step.settings.root;
   const competitions = step.settings.competitions.map((c) => c.root);
-  return new Map(step.contributors.flatMap((c) => c.inputs(root, competitions)).map((input) => [manifestPath(root, input.path), fileSha256Sync(input.path) ?? ''] as const));
+  return new Map(
+    step.contributors.flatMap((c) => c.inputs(root, competitions)).map((input) => [manifestPath(root, input.path), fileSha256Sync(input.path) ?? ''] as const),
+  );
 }
 
 /**
@@ -152,11 +168,20 @@ function assertContributedAsRecorded(step: ResultStep, basis: Manifest, before: 
   const named = [...changed, ...gone];
   if (named.length === 0) return;
   read.cancel();
-  throw new SbevalError('input', `the folder changed while it was scored: ${named.slice(0, 3).join(', ')}${named.length > 3 ? ` and ${named.length - 3} more` : ''}`, 'another process wrote these files meanwhile; run the command again');
+  throw new SbevalError(
+    'input',
+    `the folder changed while it was scored: ${named.slice(0, 3).join(', ')}${named.length > 3 ? ` and ${named.length - 3} more` : ''}`,
+    'another process wrote these files meanwhile; run the command again',
+  );
 }
 
 /** Scores the folder as read and writes the report with every section and settings row; returns what scoring found. */
-async function scoreAndReport(step: ResultStep, basis: Manifest, accounting: TrialAccounting, contributedPaths: ReadonlySet<string>): Promise<{ scored: Scored; files: string[]; warnings: ScoreWarning[] }> {
+async function scoreAndReport(
+  step: ResultStep,
+  basis: Manifest,
+  accounting: TrialAccounting,
+  contributedPaths: ReadonlySet<string>,
+): Promise<{ scored: Scored; files: string[]; warnings: ScoreWarning[] }> {
   const { settings } = step;
   step.onScoring?.();
   const read = step.read ?? readScoreFolder(step.options);
@@ -217,7 +242,13 @@ export async function writeResults(step: ResultStep): Promise<ResultStepOutcome>
 
 /** What the readiness check needs of a command's settings (one answer for run, score and check). */
 export function readinessOf(settings: Settings): Omit<ReadinessOptions, 'root' | 'competitions'> {
-  return { letters: settings.competitionLetters, prefix: settings.prefix, rules: settings.rules, trials: settings.trials, simulation: simulationIdentity(settings) };
+  return {
+    letters: settings.competitionLetters,
+    prefix: settings.prefix,
+    rules: settings.rules,
+    trials: settings.trials,
+    simulation: simulationIdentity(settings),
+  };
 }
 
 /** sha256 of the prompt files the score's tie-break reads (`--prompts`), or null. */
@@ -227,7 +258,16 @@ function promptsDigest(dir: string | undefined): string | null {
 }
 
 /** The settings of a scoring, as the manifest records them (no paths: the prompts by their content). */
-export function scoreSettingsRecord(o: { rules: string; trials: number; eol: string; models?: readonly string[] | undefined; baseline?: string | undefined; nonCompeting?: readonly string[] | undefined; promptsDir?: string | undefined; teamOrder?: string | undefined }): Record<string, unknown> {
+export function scoreSettingsRecord(o: {
+  rules: string;
+  trials: number;
+  eol: string;
+  models?: readonly string[] | undefined;
+  baseline?: string | undefined;
+  nonCompeting?: readonly string[] | undefined;
+  promptsDir?: string | undefined;
+  teamOrder?: string | undefined;
+}): Record<string, unknown> {
   return {
     rules: o.rules,
     trials: o.trials,

@@ -1,19 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import type { ReportSection } from '../../scoring/report/build.js';
+import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { CompetitionFolder, Settings } from '../config/index.js';
 import { listFiles, stageDir, trialBaseName } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
-import { failureSection, sortRows, trialRow, trialsCsv, type SimilarityLookup, type TrialRow } from '../run/accounting.js';
+import { failureSection, type SimilarityLookup, sortRows, type TrialRow, trialRow, trialsCsv } from '../run/accounting.js';
 import { accountedLevels, fewerTrialsMessage } from '../run/levels.js';
 import { observeLevel } from '../run/observe.js';
 import { robustnessLookup } from '../run/robustness-stage.js';
-import type { LevelRobustnessResult } from '../stages/robustness.js';
 import { simulationIdentity } from '../stages/level-cache.js';
+import type { LevelRobustnessResult } from '../stages/robustness.js';
 import { ACCOUNTING_FILES } from './files.js';
 import { similarityIsCurrent } from './readiness.js';
-import type { ReportSection } from '../../scoring/report/build.js';
-import type { ScoreWarning } from '../../scoring/score/checks.js';
 
 /**
  * Every trial's fate, from the folder as it is (`result/trials.csv`, `result/failures.md` and the
@@ -54,7 +54,14 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
     if (fewer !== undefined) warnings.push({ code: 'run', message: `accounting: ${competition.model ? `${competition.model}: ` : ''}${fewer}` });
     // A trial numbered beyond T is not a trial of the competition (docs/result-folder.md "Trials beyond T").
     const beyond = levels.filter((l) => Number.isFinite(l.ref.trial) && l.ref.trial > settings.trials);
-    if (beyond.length > 0) warnings.push({ code: 'run', message: `accounting: ${beyondTMessage(beyond.map((l) => l.ref.id), settings.trials)}` });
+    if (beyond.length > 0)
+      warnings.push({
+        code: 'run',
+        message: `accounting: ${beyondTMessage(
+          beyond.map((l) => l.ref.id),
+          settings.trials,
+        )}`,
+      });
     for (const level of levels) {
       if (Number.isFinite(level.ref.trial) && level.ref.trial > settings.trials) continue;
       const observed = await observeLevel(competition.root, level, settings.prefix, digest);
@@ -93,7 +100,11 @@ function similarityLookup(competition: CompetitionFolder, settings: Settings): S
     if (byBase === undefined) {
       byBase = null;
       const file = join(stageDir(root, team, 'similarity'), `${character}.json`);
-      if (existsSync(file) && listFiles(stageDir(root, team, 'similarity')).includes(`${character}.json`) && similarityIsCurrent(root, team, character, options)) {
+      if (
+        existsSync(file) &&
+        listFiles(stageDir(root, team, 'similarity')).includes(`${character}.json`) &&
+        similarityIsCurrent(root, team, character, options)
+      ) {
         byBase = new Map();
         try {
           for (const t of parseSimilarityJson(readFileSync(file, 'utf8'), file).trials) byBase.set(trialBaseName(t.id), t.similarity);

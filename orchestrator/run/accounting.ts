@@ -70,10 +70,21 @@ export function trialRow(outcome: LevelOutcome, similarity: SimilarityLookup): T
  */
 export function trialsCsv(rows: readonly TrialRow[], options: { robustness?: boolean } = {}): string {
   const extra = options.robustness === true;
-  const robustnessCells = (x: LevelRobustness | undefined) => (x ? [String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.fragile ? 'yes' : 'no'] : ['', '', '', '', '']);
+  const robustnessCells = (x: LevelRobustness | undefined) =>
+    x ? [String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.fragile ? 'yes' : 'no'] : ['', '', '', '', ''];
   return csvText([
     [...TRIAL_COLUMNS, ...(extra ? ROBUSTNESS_TRIAL_COLUMNS : [])],
-    ...rows.map((r) => [r.team, r.model, r.letter, r.trial, r.stageReached, r.reason, r.stability, r.similarity, ...(extra ? robustnessCells(r.robustness) : [])]),
+    ...rows.map((r) => [
+      r.team,
+      r.model,
+      r.letter,
+      r.trial,
+      r.stageReached,
+      r.reason,
+      r.stability,
+      r.similarity,
+      ...(extra ? robustnessCells(r.robustness) : []),
+    ]),
   ]);
 }
 
@@ -137,7 +148,13 @@ export function failureSection(rows: readonly TrialRow[]): { id: string; title: 
   const complete = rows.filter((r) => r.stageReached === 'image').length;
   const withModel = teams.some((t) => t.model !== '');
   const header = [...(withModel ? ['model'] : []), 'team', 'trials', 'complete', 'never a level', 'reasons'];
-  const cells = teams.map((t) => [...(withModel ? [t.model] : []), t.team, String(t.trials), String(t.complete), `${t.neverALevel} (${percent(t.neverALevel, t.trials)})`]);
+  const cells = teams.map((t) => [
+    ...(withModel ? [t.model] : []),
+    t.team,
+    String(t.trials),
+    String(t.complete),
+    `${t.neverALevel} (${percent(t.neverALevel, t.trials)})`,
+  ]);
   const reasons = teams.map((t) => t.reasons.map(([reason, count]) => `${count} × ${reason}`));
   const summary = (code: (text: string) => string) =>
     `${total} trials; ${never} (${percent(never, total)}) never became a level; ${complete} complete. Every trial is a row of ${code('result/trials.csv')}.`;

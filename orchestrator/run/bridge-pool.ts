@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EngineEndpoint } from '../../bridge/endpoint.js';
+import { dialUrls, parseListen, readTokenFile, sharedToken } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
 import { storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
-import { EngineEndpoint } from '../../bridge/endpoint.js';
-import { dialUrls, parseListen, readTokenFile, sharedToken } from '../../bridge/listen.js';
 import type { RunConfig } from '../config/index.js';
 import { EnginePool, type EnginePoolOptions, type PoolEvent } from '../pool/index.js';
 import type { ProgressSink } from '../progress/types.js';
@@ -24,7 +24,13 @@ import type { RunLog } from './run-log.js';
  */
 const GENERATED_TOKEN_FILE = join('.sbeval', 'bridge-token');
 
-export async function bridgePool(config: RunConfig, common: Omit<EnginePoolOptions, 'engines'>, log: RunLog, progress: ProgressSink, warn: (message: string) => void): Promise<EnginePool> {
+export async function bridgePool(
+  config: RunConfig,
+  common: Omit<EnginePoolOptions, 'engines'>,
+  log: RunLog,
+  progress: ProgressSink,
+  warn: (message: string) => void,
+): Promise<EnginePool> {
   const address = parseListen(config.listen ?? '127.0.0.1:0');
   const source = sharedToken(address, { tokenFile: config.tokenFile });
   for (const warning of source?.warnings ?? []) warn(warning);
@@ -85,7 +91,12 @@ function generatedToken(file: string, note: (line: string) => void): string {
     const token = randomBytes(32).toString('hex');
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
-    if (readFileSync(file, 'utf8').trim() !== token) throw new SbevalError('storage', `could not write the token file ${file}: it reads back different`, 'check that nothing else writes that file, or name another with --token-file');
+    if (readFileSync(file, 'utf8').trim() !== token)
+      throw new SbevalError(
+        'storage',
+        `could not write the token file ${file}: it reads back different`,
+        'check that nothing else writes that file, or name another with --token-file',
+      );
     return token;
   } catch (error) {
     throw storageFault(error, file) ?? error;

@@ -1,19 +1,19 @@
 import { join } from 'node:path';
 import { OFF_MACHINE_ENGINES } from '../../bridge/engine-kinds.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
-import { describeError, SbevalError } from '../../core/errors.js';
-import { settingsRecord, type Settings } from '../config/index.js';
+import { type Settings, settingsRecord } from '../config/index.js';
 import { resultDir } from '../layout/competition.js';
 import type { LevelOutcome } from '../machine/index.js';
-import type { ResultContributor } from '../result/contributors.js';
 import type { EngineFactory, EnginePool } from '../pool/index.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
+import type { ResultContributor } from '../result/contributors.js';
+import { ImageClassifier } from '../similarity/image-classifier.js';
+import { SimilarityPrefetch } from '../similarity/prefetch.js';
 import { COMPETITION_MODEL, readModelInfo } from '../stages/model.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
 import type { RankedRow } from '../stages/score.js';
-import { ImageClassifier } from '../similarity/image-classifier.js';
-import { SimilarityPrefetch } from '../similarity/prefetch.js';
 import type { TrialRow } from './accounting.js';
 import { StorageFaultLatch } from './fault.js';
 import { RunLog } from './run-log.js';
@@ -163,7 +163,13 @@ export function createRunContext(outer: RunOptions): RunContext {
     unfinished: { levels: 0, reasons: [], stages: [] },
     engines: { retired: 0, replaced: 0, replaceFailed: 0 },
   };
-  log.write({ type: 'run-start', root: settings.root, settings: settingsRecord(settings), config: { ...settings, root: undefined, layout: undefined }, node: process.version });
+  log.write({
+    type: 'run-start',
+    root: settings.root,
+    settings: settingsRecord(settings),
+    config: { ...settings, root: undefined, layout: undefined },
+    node: process.version,
+  });
   const ctx: RunContext = {
     settings,
     options,

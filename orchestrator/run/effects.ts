@@ -3,17 +3,27 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DamageFormula } from '../../bridge/engine.js';
 import { TraceRecorder } from '../../bridge/trace.js';
+import { describeError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS } from '../../scoring/stability.js';
-import { describeError } from '../../core/errors.js';
-import { sha256 } from '../../core/hash.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { NEVER_GENERATED } from '../report/fates.js';
 import { stageDir } from '../layout/competition.js';
-import { asTrialStability, runPoolTrial, trialEffects, type LevelRef, type CommitInput, type LevelEffects, type StepInput, type StepOutput, type TrialSettings } from '../machine/index.js';
-import { ResultLedger, type EnginePool } from '../pool/index.js';
-import { cachePath, readCache, type CachedLevel } from '../stages/level-cache.js';
+import {
+  asTrialStability,
+  type CommitInput,
+  type LevelEffects,
+  type LevelRef,
+  runPoolTrial,
+  type StepInput,
+  type StepOutput,
+  type TrialSettings,
+  trialEffects,
+} from '../machine/index.js';
+import { type EnginePool, ResultLedger } from '../pool/index.js';
+import { NEVER_GENERATED } from '../report/fates.js';
+import { type CachedLevel, cachePath, readCache } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
 /**
@@ -109,7 +119,14 @@ function traceTee(state: EffectsState, level: LevelRef, trial: number): TrialSet
 async function runTrial(state: EffectsState, level: LevelRef, trial: number, capture: boolean, avoidEngines: readonly string[], signal: AbortSignal) {
   const xml = await xmlOf(state, level.id);
   const tee = traceTee(state, level, trial);
-  const settings: TrialSettings = { damage: state.options.damage, rule: OFFICIAL_RULE, windowSteps: state.windowSteps, rawImages: false, maxAttempts: 1, ...(tee ? { tee } : {}) };
+  const settings: TrialSettings = {
+    damage: state.options.damage,
+    rule: OFFICIAL_RULE,
+    windowSteps: state.windowSteps,
+    rawImages: false,
+    maxAttempts: 1,
+    ...(tee ? { tee } : {}),
+  };
   const result = await runPoolTrial(state.options.pool, { levelId: level.id, xml, trial, capture, avoidEngines, signal }, settings);
   state.ledger.used(level.id, result.engineSerial);
   return result;
@@ -190,7 +207,15 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
 }
 
 /** A level's cached result when it is still valid for its XML and the settings (and its image exists). */
-export async function readValidCache(root: string, team: string, character: string, base: string, xmlPath: string, imagePath: string, digest: string): Promise<CachedLevel | undefined> {
+export async function readValidCache(
+  root: string,
+  team: string,
+  character: string,
+  base: string,
+  xmlPath: string,
+  imagePath: string,
+  digest: string,
+): Promise<CachedLevel | undefined> {
   if (!existsSync(xmlPath)) return undefined;
   const entry = readCache(cachePath(root, team, character, `${base}.xml`));
   if (!entry || entry.settings !== digest) return undefined;

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { storageFault, type StorageError } from '../../core/storage.js';
+import { type StorageError, storageFault } from '../../core/storage.js';
 import type { LevelEffects } from '../machine/index.js';
 
 /**

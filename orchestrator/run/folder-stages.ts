@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { RULE_SETS } from '../../scoring/score/rules.js';
-import { stageFilter, type CompetitionFolder } from '../config/index.js';
+import { type CompetitionFolder, stageFilter } from '../config/index.js';
 import { ignoredLine, type StageSummary } from '../layout/stage-log.js';
 import { SILENT_PROGRESS } from '../progress/types.js';
 import { runConvertStage } from '../stages/convert.js';
@@ -52,7 +52,11 @@ export async function stabilityStage(ctx: RunContext, competition: CompetitionFo
   const written = new Set(summary.characters);
   const withLevel = planned.filter((l) => existsSync(l.paths.level));
   const held = [...new Set(withLevel.map((l) => `${l.ref.team}/${l.ref.character}`))].filter((key) => !written.has(key));
-  for (const key of held) ctx.warn('stability', `${competition.model ? `${competition.model}/` : ''}${key}: not every level is done, so its stability file is not written; run again to retry them`);
+  for (const key of held)
+    ctx.warn(
+      'stability',
+      `${competition.model ? `${competition.model}/` : ''}${key}: not every level is done, so its stability file is not written; run again to retry them`,
+    );
   ctx.record(
     {
       stage: 'stability',
@@ -68,12 +72,24 @@ export async function stabilityStage(ctx: RunContext, competition: CompetitionFo
 export async function similarityStage(ctx: RunContext, competition: CompetitionFolder): Promise<boolean> {
   const { settings } = ctx;
   if (settings.model === undefined) {
-    ctx.record({ stage: 'similarity', model: competition.model, status: 'unavailable', detail: `no similarity model; get one with \`${MODEL_HINT}\`, then run again` });
+    ctx.record({
+      stage: 'similarity',
+      model: competition.model,
+      status: 'unavailable',
+      detail: `no similarity model; get one with \`${MODEL_HINT}\`, then run again`,
+    });
     return false;
   }
   ctx.log.write({ type: 'stage-start', stage: 'similarity', model: competition.model });
   const summary = await runSimilarityStage(
-    { root: competition.root, model: settings.model, rules: RULE_SETS[settings.rules].similarityFormat, filter: stageFilter(settings), now: ctx.now, classifier: ctx.similarityPrefetch ? () => ctx.similarityPrefetch!.classifier() : undefined },
+    {
+      root: competition.root,
+      model: settings.model,
+      rules: RULE_SETS[settings.rules].similarityFormat,
+      filter: stageFilter(settings),
+      now: ctx.now,
+      classifier: ctx.similarityPrefetch ? () => ctx.similarityPrefetch!.classifier() : undefined,
+    },
     ctx.progress,
   );
   recordStage(ctx, 'similarity', competition, summary);

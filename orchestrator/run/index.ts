@@ -1,5 +1,5 @@
-export { runCompetition, MODEL_HINT, type GenerateStage, type RunOptions, type RunReport, type RunStageReport } from './run.js';
-export { RunLog } from './run-log.js';
+export { breakdown, failureSection, type TeamBreakdown, TRIAL_COLUMNS, type TrialRow, trialsCsv } from './accounting.js';
 export { planLevels } from './levels.js';
-export { trialsCsv, breakdown, failureSection, TRIAL_COLUMNS, type TrialRow, type TeamBreakdown } from './accounting.js';
-export { unfinishedLines, isUnfinished } from './unfinished.js';
+export { type GenerateStage, MODEL_HINT, type RunOptions, type RunReport, type RunStageReport, runCompetition } from './run.js';
+export { RunLog } from './run-log.js';
+export { isUnfinished, unfinishedLines } from './unfinished.js';

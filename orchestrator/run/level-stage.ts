@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { stageFilter, type CompetitionFolder } from '../config/index.js';
+import { type CompetitionFolder, stageFilter } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
-import { provideLevelMachine, startLevel, type LevelInput } from '../machine/index.js';
-import { NOT_KEPT_REASON, RUNS_PER_LEVEL, ResultLedger, type EnginePool } from '../pool/index.js';
+import { type LevelInput, provideLevelMachine, startLevel } from '../machine/index.js';
+import { type EnginePool, NOT_KEPT_REASON, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
 import { simulationIdentity } from '../stages/level-cache.js';
 import type { RunContext } from './context.js';
-import { createRunEffects, readValidCache, type RunEffects } from './effects.js';
+import { createRunEffects, type RunEffects, readValidCache } from './effects.js';
 import { accountedLevels, type LevelPaths, type PlannedLevel } from './levels.js';
 import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
@@ -118,7 +118,10 @@ async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: 
       if (run >= RUNS_PER_LEVEL) {
         for (const l of pass) stabilityLog.trial(l.ref.team, l.ref.character, `${l.ref.base}.xml`, { ok: false, reason: NOT_KEPT_REASON });
         for (const id of names) replaceOutcome(ctx, id, 'unfinished');
-        ctx.warn('simulate', `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`);
+        ctx.warn(
+          'simulate',
+          `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`,
+        );
         break;
       }
       for (const id of names) replaceOutcome(ctx, id, 'forget');
@@ -193,15 +196,20 @@ async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effec
       if (outcome.status === 'failed') report.levels.failed += 1;
       if (willSimulate) {
         report.levels.simulated += 1;
-        stabilityLog.trial(level.ref.team, level.ref.character, `${level.ref.base}.xml`, outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' });
+        stabilityLog.trial(
+          level.ref.team,
+          level.ref.character,
+          `${level.ref.base}.xml`,
+          outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' },
+        );
         if (outcome.status === 'done') progress.tick('simulate', 'ok', level.ref.id);
         else progress.tick('simulate', 'failed', level.ref.id, outcome.failure?.reason);
       }
-      for (const retry of outcome.retries) progress.note('simulate', `${level.ref.id}: ${retry.stage} of trial ${retry.trial} retried on another engine (${retry.reason})`);
+      for (const retry of outcome.retries)
+        progress.note('simulate', `${level.ref.id}: ${retry.stage} of trial ${retry.trial} retried on another engine (${retry.reason})`);
       ctx.log.write({ type: outcome.status === 'done' ? 'level-done' : 'level-failed', level: level.ref.id, outcome: { ...outcome, level: undefined } });
     }
   };
   const inFlight = Math.max(4, (ctx.pool?.size ?? 1) * 4);
   await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, todo.length)) }, () => worker()));
 }
-

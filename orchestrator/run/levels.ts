@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, trialFileBase, trialIndexFromName, type TrialStage } from '../layout/competition.js';
+import type { CompetitionFolder, Settings } from '../config/index.js';
+import { listCharacters, listFiles, listTeams, stageDir, type TrialStage, trialBaseName, trialFileBase, trialIndexFromName } from '../layout/competition.js';
 import { assertSafeName } from '../layout/names.js';
 import type { LevelRef } from '../machine/index.js';
 import { officialBaseName } from '../stages/trial-transform.js';
-import type { CompetitionFolder, Settings } from '../config/index.js';
 
 /**
  * The trials a run accounts for: every trial file found in `raw`, `intermediate` or `levels` of the
@@ -52,7 +52,10 @@ export function accountedLevels(settings: Pick<Settings, 'competitionLetters' | 
  * the result step (orchestrator/result/trial-accounting.ts), so `run` and `score` list it alike.
  */
 export function fewerTrialsMessage(settings: Pick<Settings, 'trials' | 'sources'>, planned: readonly PlannedLevel[]): string | undefined {
-  const highest = Math.max(0, ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)));
+  const highest = Math.max(
+    0,
+    ...planned.filter((l) => l.paths.raw !== undefined || existsSync(l.paths.level)).map((l) => (Number.isFinite(l.ref.trial) ? l.ref.trial : 0)),
+  );
   if (settings.sources.trials !== 'default' || highest === 0 || highest >= settings.trials) return undefined;
   return `expecting ${settings.trials} trials per character (the official T), found at most ${highest}: the others count as never generated; set \`trials: ${highest}\` in sbeval.config.yaml if that is intended`;
 }

@@ -3,8 +3,8 @@ import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import type { LevelOutcome, LevelStage, StageReached } from '../machine/index.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../report/fates.js';
-import { readValidCache } from './effects.js';
 import type { CachedLevel } from '../stages/level-cache.js';
+import { readValidCache } from './effects.js';
 import type { PlannedLevel } from './levels.js';
 
 /**
@@ -35,7 +35,13 @@ export function outcomeFromCache(level: PlannedLevel, cached: CachedLevel): Leve
     const { score, startingObjects, movingObjects, trialsRun } = cached.outcome;
     return { ...base, status: 'done', stageReached: 'image', stability: { score, startingObjects, movingObjects, trialsRun }, failure: undefined };
   }
-  return { ...base, status: 'failed', stageReached: 'level', stability: undefined, failure: { stage: 'simulate', kind: 'level', reason: cached.outcome.reason } };
+  return {
+    ...base,
+    status: 'failed',
+    stageReached: 'level',
+    stability: undefined,
+    failure: { stage: 'simulate', kind: 'level', reason: cached.outcome.reason },
+  };
 }
 
 export async function observeLevel(root: string, level: PlannedLevel, prefix: string, digest: string): Promise<LevelOutcome> {
@@ -47,9 +53,13 @@ export async function observeLevel(root: string, level: PlannedLevel, prefix: st
   const program = readText(paths.intermediate);
   if (program !== undefined) {
     const converted = convertProgram(program, { prefix });
-    return converted.ok ? failed(level, 'convert', 'intermediate', NOT_CONVERTED, 'pending') : failed(level, 'convert', 'intermediate', converted.reason, 'level');
+    return converted.ok
+      ? failed(level, 'convert', 'intermediate', NOT_CONVERTED, 'pending')
+      : failed(level, 'convert', 'intermediate', converted.reason, 'level');
   }
   const response = readText(paths.raw);
   if (response === undefined) return failed(level, 'extract', 'none', NEVER_GENERATED, 'level');
-  return extractCode(response, prefix) === null ? failed(level, 'extract', 'raw', CODE_NOT_FOUND, 'level') : failed(level, 'extract', 'raw', NOT_EXTRACTED, 'pending');
+  return extractCode(response, prefix) === null
+    ? failed(level, 'extract', 'raw', CODE_NOT_FOUND, 'level')
+    : failed(level, 'extract', 'raw', NOT_EXTRACTED, 'pending');
 }

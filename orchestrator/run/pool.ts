@@ -1,7 +1,7 @@
 import { createEngines } from '../../bridge/engines.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Settings } from '../config/index.js';
-import { EnginePool, type EngineFactory, type PoolEvent } from '../pool/index.js';
+import { type EngineFactory, EnginePool, type PoolEvent } from '../pool/index.js';
 import type { ProgressSink } from '../progress/types.js';
 import { bridgePool } from './bridge-pool.js';
 import type { RunLog } from './run-log.js';
@@ -11,7 +11,13 @@ import type { RunLog } from './run-log.js';
  * `warn` makes a warning of the run (printed now, repeated in its summary and report): an engine
  * retired for a lie, a token file others can read.
  */
-export async function createPool(settings: Settings, injected: EngineFactory | undefined, log: RunLog, progress: ProgressSink, warn: (message: string) => void): Promise<EnginePool> {
+export async function createPool(
+  settings: Settings,
+  injected: EngineFactory | undefined,
+  log: RunLog,
+  progress: ProgressSink,
+  warn: (message: string) => void,
+): Promise<EnginePool> {
   const discredited = new Set<string>();
   const common = {
     stallMs: settings.limits.stallMs,
@@ -25,7 +31,8 @@ export async function createPool(settings: Settings, injected: EngineFactory | u
       }
       // Engines retired because the pool closes at the end are not news; a liar was announced above
       // (its retirement follows its discredit at once: the id is forgotten, a replacement may reuse it).
-      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && !discredited.delete(event.engineId)) progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
+      if (event.type === 'engine-retired' && event.reason !== 'the engine pool closed' && !discredited.delete(event.engineId))
+        progress.note('simulate', `engine ${event.engineId} retired: ${event.reason}`);
       if (event.type === 'engine-replace-failed') progress.note('simulate', `engine slot ${event.slot} not replaced: ${event.reason}`);
     },
   };

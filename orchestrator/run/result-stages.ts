@@ -15,7 +15,12 @@ import type { RunContext } from './context.js';
 /** What the manifest records of a run's settings: the score's, then the stages' before it (no paths). */
 function runSettingsRecord(settings: Settings): Record<string, unknown> {
   return {
-    ...scoreSettingsRecord({ rules: settings.rules, trials: settings.trials, eol: settings.eol, models: settings.models.length > 1 ? settings.models.map((m) => m.name) : [] }),
+    ...scoreSettingsRecord({
+      rules: settings.rules,
+      trials: settings.trials,
+      eol: settings.eol,
+      models: settings.models.length > 1 ? settings.models.map((m) => m.name) : [],
+    }),
     letters: settings.competitionLetters ?? null,
     prefix: settings.prefix,
     engine: settings.engine,
@@ -57,26 +62,45 @@ export async function resultsStage(ctx: RunContext): Promise<void> {
   report.warnings = [...outcome.accountingWarnings, ...report.warnings];
   ctx.record({ stage: 'accounting', status: 'done', detail: `${report.trials.length} trials in result/trials.csv and result/failures.md` });
   report.scored = outcome.status !== 'blocked';
-  const removed = outcome.removed.length > 0 ? `; removed ${outcome.removed.length} result file(s) of an earlier state (${outcome.removed.slice(0, 3).join(', ')}${outcome.removed.length > 3 ? ', …' : ''})` : '';
+  const removed =
+    outcome.removed.length > 0
+      ? `; removed ${outcome.removed.length} result file(s) of an earlier state (${outcome.removed.slice(0, 3).join(', ')}${outcome.removed.length > 3 ? ', …' : ''})`
+      : '';
   if (outcome.status === 'unchanged') {
     ctx.record({ stage: 'score', status: 'skipped', detail: 'up to date: nothing the results were computed from has changed (result/manifest.json)' });
   } else if (outcome.status === 'blocked') {
     const reason = outcome.manifest.score.written ? '' : outcome.manifest.score.reason;
-    ctx.record({ stage: 'score', status: 'unavailable', detail: `not written, the folder cannot be scored as it is: ${reason}${removed}` }, { blockers: outcome.blockers.length });
+    ctx.record(
+      { stage: 'score', status: 'unavailable', detail: `not written, the folder cannot be scored as it is: ${reason}${removed}` },
+      { blockers: outcome.blockers.length },
+    );
   } else {
     const scored = outcome.scored as Scored;
     ctx.report.ranking = scored.ranking;
     ctx.report.winners = scored.winners;
     // Printed where they arise; the report lists them with the run's own.
-    for (const w of scored.warnings) ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
+    for (const w of scored.warnings)
+      ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);
     for (const w of outcome.reportWarnings) ctx.progress.note('report', `warning [${w.code}] ${w.message}`);
     const runWarnings = report.warnings.length;
     report.warnings = [...scored.warnings, ...outcome.reportWarnings, ...report.warnings];
-    ctx.record({ stage: 'score', status: 'done', detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${join(settings.root, 'result')}${removed}` });
+    ctx.record({
+      stage: 'score',
+      status: 'done',
+      detail: `competition score ${scored.competitionScore}; ${scored.warnings.length} warning(s); ${join(settings.root, 'result')}${removed}`,
+    });
     // The ranking's uncertainty: its sentence, or why there are no intervals (stages/uncertainty.ts).
     const uncertainty = scored.uncertainty;
-    ctx.record({ stage: 'uncertainty', status: uncertainty.status === 'done' ? 'done' : uncertainty.status === 'off' ? 'skipped' : 'unavailable', detail: uncertainty.message });
+    ctx.record({
+      stage: 'uncertainty',
+      status: uncertainty.status === 'done' ? 'done' : uncertainty.status === 'off' ? 'skipped' : 'unavailable',
+      detail: uncertainty.message,
+    });
     const reportFiles = outcome.files.length - scored.files.length;
-    ctx.record({ stage: 'report', status: 'done', detail: `${reportFiles} file(s); ${scored.warnings.length + outcome.reportWarnings.length + runWarnings} warning(s) listed` });
+    ctx.record({
+      stage: 'report',
+      status: 'done',
+      detail: `${reportFiles} file(s); ${scored.warnings.length + outcome.reportWarnings.length + runWarnings} warning(s) listed`,
+    });
   }
 }

@@ -1,7 +1,7 @@
-import { FRAGILE_AGREEMENT, ROBUSTNESS_POSITION_NOISE, formatMovingRange, formatStableShare } from '../../scoring/robustness.js';
+import { markdownText } from '../../scoring/formats/text-escape.js';
 import type { ReportSection } from '../../scoring/report/build.js';
 import { escapeXml } from '../../scoring/report/index.js';
-import { markdownText } from '../../scoring/formats/text-escape.js';
+import { FRAGILE_AGREEMENT, formatMovingRange, formatStableShare, ROBUSTNESS_POSITION_NOISE } from '../../scoring/robustness.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { LevelRobustness } from '../../scoring/robustness.js';
-import { stageFilter, type CompetitionFolder } from '../config/index.js';
-import { robustnessOptions, runRobustnessStage, type LevelRobustnessResult } from '../stages/robustness.js';
+import { type CompetitionFolder, stageFilter } from '../config/index.js';
+import { type LevelRobustnessResult, robustnessOptions, runRobustnessStage } from '../stages/robustness.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -25,7 +25,8 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
     ctx.progress,
   );
   ctx.robustness.push(...summary.levels);
-  for (const failure of summary.failed) ctx.warn('robustness', `${competition.model ? `${competition.model}/` : ''}${failure}: no perturbed runs (run again to retry)`);
+  for (const failure of summary.failed)
+    ctx.warn('robustness', `${competition.model ? `${competition.model}/` : ''}${failure}: no perturbed runs (run again to retry)`);
   ctx.record({
     stage: 'robustness',
     model: competition.model,
@@ -36,7 +37,9 @@ export async function robustnessStage(ctx: RunContext, competition: CompetitionF
 }
 
 /** A level's robustness by model folder, team, letter and trial base name (for `result/trials.csv`). */
-export function robustnessLookup(results: readonly LevelRobustnessResult[]): (level: { model?: string | undefined; team: string; character: string; base: string }) => LevelRobustness | undefined {
+export function robustnessLookup(
+  results: readonly LevelRobustnessResult[],
+): (level: { model?: string | undefined; team: string; character: string; base: string }) => LevelRobustness | undefined {
   const key = (model: string | undefined, team: string, character: string, base: string) => JSON.stringify([model ?? '', team, character, base]);
   const byLevel = new Map(results.map((r) => [key(r.model, r.team, r.character, r.base), r.robustness]));
   return (level) => byLevel.get(key(level.model, level.team, level.character, level.base));

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
-import { storageFault, type StorageError } from '../../core/storage.js';
+import { type StorageError, storageFault } from '../../core/storage.js';
 import { guardWrite } from '../../core/write-guard.js';
 import { logsDir } from '../layout/competition.js';
 import { logFileStamp } from '../layout/stage-log.js';

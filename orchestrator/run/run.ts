@@ -4,11 +4,11 @@ import { listFiles, listTeams, stageDir } from '../layout/competition.js';
 import { createRunContext, MODEL_HINT, type RunContext, type RunOptions, type RunReport } from './context.js';
 import { convertStage, diversityStage, extractStage, similarityStage, stabilityStage } from './folder-stages.js';
 import { levelStage } from './level-stage.js';
-import { robustnessStage } from './robustness-stage.js';
 import { resultsStage } from './result-stages.js';
+import { robustnessStage } from './robustness-stage.js';
 import { unfinishedWork } from './unfinished.js';
 
-export { MODEL_HINT, type GenerateStage, type RunOptions, type RunReport, type RunStageReport } from './context.js';
+export { type GenerateStage, MODEL_HINT, type RunOptions, type RunReport, type RunStageReport } from './context.js';
 
 /**
  * `sbeval run`: a whole competition from raw responses (or submissions) to `result/`, headless,
@@ -39,7 +39,11 @@ export { MODEL_HINT, type GenerateStage, type RunOptions, type RunReport, type R
 export async function runCompetition(options: RunOptions): Promise<RunReport> {
   const { generate } = options;
   if (options.config.submissions.length > 0 && !generate) {
-    throw new SbevalError('config', 'the config lists submissions, but this caller gave runCompetition no generate stage', 'pass `generate: GENERATE_STAGE` (exported by the package), or generate the responses first');
+    throw new SbevalError(
+      'config',
+      'the config lists submissions, but this caller gave runCompetition no generate stage',
+      'pass `generate: GENERATE_STAGE` (exported by the package), or generate the responses first',
+    );
   }
   // Before anything is written: the config's programs run only with the caller's consent.
   generate?.check(options.config, options.allowPrograms === true);
@@ -63,7 +67,13 @@ export async function runCompetition(options: RunOptions): Promise<RunReport> {
     await ctx.similarityPrefetch?.close();
     await ctx.closePool();
     ctx.report.unfinished = unfinishedWork(ctx.outcomes, ctx.report.stages);
-    ctx.log.write({ type: 'run-end', levels: ctx.report.levels, cancelled: ctx.report.cancelled, unfinished: ctx.report.unfinished, engines: ctx.report.engines });
+    ctx.log.write({
+      type: 'run-end',
+      levels: ctx.report.levels,
+      cancelled: ctx.report.cancelled,
+      unfinished: ctx.report.unfinished,
+      engines: ctx.report.engines,
+    });
     ctx.log.close();
   }
   return ctx.report;
@@ -106,9 +116,12 @@ async function vitStages(ctx: RunContext): Promise<void> {
     // Diversity needs only the similarity files: without a model, those of an earlier run still count.
     if (ctx.settings.model !== undefined || hasSimilarityFiles(competition.root)) await diversityStage(ctx, competition);
   }
-  if (ctx.settings.model === undefined) ctx.progress.note('similarity', `no similarity model: similarity is not computed, and the score needs similarity files that match the images. Get the model with \`${MODEL_HINT}\``);
+  if (ctx.settings.model === undefined)
+    ctx.progress.note(
+      'similarity',
+      `no similarity model: similarity is not computed, and the score needs similarity files that match the images. Get the model with \`${MODEL_HINT}\``,
+    );
 }
-
 
 function hasSimilarityFiles(root: string): boolean {
   return listTeams(root).some((team) => listFiles(stageDir(root, team, 'similarity'), '.json').length > 0);

@@ -18,7 +18,10 @@ export interface UnfinishedWork {
 
 const UNFINISHED_KINDS: ReadonlySet<string> = new Set(['engine', 'timeout', 'error']);
 
-export function unfinishedWork(outcomes: readonly LevelOutcome[], stages: ReadonlyArray<{ stage: string; model?: string | undefined; status: string }>): UnfinishedWork {
+export function unfinishedWork(
+  outcomes: readonly LevelOutcome[],
+  stages: ReadonlyArray<{ stage: string; model?: string | undefined; status: string }>,
+): UnfinishedWork {
   const counts = new Map<string, number>();
   let levels = 0;
   for (const outcome of outcomes) {

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import type { VitModelInfo } from '../../scoring/similarity/convert.js';
-import { VitClassifier, type Classification, type ClassifierStats } from '../../scoring/similarity/classifier.js';
-import { PreparePool, PreprocessError } from './prepare-pool.js';
 import { sha256 } from '../../core/hash.js';
+import { type Classification, type ClassifierStats, VitClassifier } from '../../scoring/similarity/classifier.js';
+import type { VitModelInfo } from '../../scoring/similarity/convert.js';
+import { PreparePool, PreprocessError } from './prepare-pool.js';
 
 /**
  * The similarity stage's engine: PNG bytes → classification, at the rate of the ONNX session.

@@ -42,7 +42,12 @@ function fetchRecords(cacheDir: string): ModelManifest[] {
 export function modelIdentity(sha256: string, cacheDir: string = defaultCacheDir()): ModelIdentity {
   const short = `sha256 ${sha256.slice(0, 16)}…`;
   const record = fetchRecords(cacheDir).find((m) => m.onnx?.sha256 === sha256);
-  if (!record) return { sha256, competition: false, text: `${short}: not verifiable (no \`sbeval model fetch\` on this machine produced it; a --model file or a hand conversion can hold any weights)` };
+  if (!record)
+    return {
+      sha256,
+      competition: false,
+      text: `${short}: not verifiable (no \`sbeval model fetch\` on this machine produced it; a --model file or a hand conversion can hold any weights)`,
+    };
   const weights = Object.entries(record.files ?? {}).find(([name]) => /\.(safetensors|bin)$/.test(name))?.[1];
   const weightsVerified = weights?.verified === 'sha256';
   const fromHub = record.baseUrl.replace(/\/+$/, '') === HF_BASE_URL;

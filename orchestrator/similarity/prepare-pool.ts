@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
 import { siblingModule, startModuleWorker } from '../../core/node-entry.js';
-import type { PreprocessorConfig } from '../../scoring/similarity/preprocess.js';
 import { pngToModelInput } from '../../scoring/similarity/prepare.js';
+import type { PreprocessorConfig } from '../../scoring/similarity/preprocess.js';
 import type { FromPrepareWorker, ToPrepareWorker } from './prepare-protocol.js';
 
 /**

@@ -12,7 +12,8 @@ if (!port) throw new Error('prepare-worker.ts must run in a worker thread');
 port.on('message', (message: ToPrepareWorker) => {
   pngToModelInput(message.png, message.config).then(
     (tensor) => port.postMessage({ type: 'done', id: message.id, tensor } satisfies FromPrepareWorker, [tensor.buffer as ArrayBuffer]),
-    (error: unknown) => port.postMessage({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) } satisfies FromPrepareWorker),
+    (error: unknown) =>
+      port.postMessage({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) } satisfies FromPrepareWorker),
   );
 });
 

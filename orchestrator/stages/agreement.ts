@@ -1,15 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
-import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
+import { type DamageFormula, DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
+import { type CollectedTrial, memorySink } from '../../bridge/memory-sink.js';
 import { SbevalError } from '../../core/errors.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
-import { EnginePool, PoolJobError, levelsToKeepBusy, type EngineFactory, type EnginePoolOptions } from '../pool/index.js';
-import { REFERENCE_LEVELS } from './calibration-data.js';
 import { evaluateLevel, type LevelEvaluation, type LevelEvaluationOptions } from '../machine/index.js';
+import { type EngineFactory, EnginePool, type EnginePoolOptions, levelsToKeepBusy, PoolJobError } from '../pool/index.js';
+import { REFERENCE_LEVELS } from './calibration-data.js';
 
 /**
  * Agreement of an engine with the Unity evaluator's own results on reference levels: the evaluator's
@@ -73,7 +73,11 @@ export interface Agreement {
 /** `<root>/<version>/levels/<C>/*.xml` with `<version>/stability/<C>.json` and `<version>/images/<C>/<name>.png`. */
 export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[] {
   if (!existsSync(root)) {
-    throw new SbevalError('input', `no reference levels at ${root}`, 'pass --reference <dir> (a folder of <version>/levels/<C>/*.xml with <version>/stability/<C>.json and <version>/images/<C>/*.png)');
+    throw new SbevalError(
+      'input',
+      `no reference levels at ${root}`,
+      'pass --reference <dir> (a folder of <version>/levels/<C>/*.xml with <version>/stability/<C>.json and <version>/images/<C>/*.png)',
+    );
   }
   const out: ReferenceLevel[] = [];
   for (const version of readdirSync(root).sort(compareNames)) {
@@ -81,9 +85,12 @@ export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[]
     if (!existsSync(levelsDir)) continue;
     for (const character of readdirSync(levelsDir).sort(compareNames)) {
       const stabilityFile = join(root, version, 'stability', `${character}.json`);
-      if (!existsSync(stabilityFile)) throw new SbevalError('input', `${stabilityFile} is missing (the evaluator's results for ${version}/levels/${character})`);
+      if (!existsSync(stabilityFile))
+        throw new SbevalError('input', `${stabilityFile} is missing (the evaluator's results for ${version}/levels/${character})`);
       const evaluator = JSON.parse(readFileSync(stabilityFile, 'utf8')) as { raws: EvaluatorEntry[] };
-      const files = readdirSync(join(levelsDir, character)).filter((f) => f.endsWith('.xml')).sort(compareNames);
+      const files = readdirSync(join(levelsDir, character))
+        .filter((f) => f.endsWith('.xml'))
+        .sort(compareNames);
       for (const file of files) {
         const entry = evaluator.raws.find((r) => r.tag.split(/[\\/]/).at(-1) === file);
         if (!entry) throw new SbevalError('input', `${version}/${character}/${file}: no result in ${stabilityFile}`);
@@ -155,7 +162,14 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
         const e = job.evaluator;
         let evaluation: LevelEvaluation;
         try {
-          evaluation = await evaluateLevel(pool, job.level, job.xml, { trials: 3, damage, rule: OFFICIAL_RULE, capture: true, rawImages: false, ...(tee ? { tee } : {}) });
+          evaluation = await evaluateLevel(pool, job.level, job.xml, {
+            trials: 3,
+            damage,
+            rule: OFFICIAL_RULE,
+            capture: true,
+            rawImages: false,
+            ...(tee ? { tee } : {}),
+          });
         } catch (error) {
           // One level without a result is recorded as such; the other levels go on (a bad
           // result or a lost engine fails one level, never the whole measurement).
@@ -183,7 +197,7 @@ export async function measureAgreement(options: AgreementOptions): Promise<Agree
           level: job.level,
           evaluator: { score: e.score, startingObjects: e.startingObjects, movingObjects: e.movingObjects },
           engine: { score: s.score, startingObjects: s.startingObjects, movingObjects: s.movingObjects, trialsRun: s.trialsRun },
-          stableAgrees: (s.score >= 1) === (e.score >= 1),
+          stableAgrees: s.score >= 1 === e.score >= 1,
           movingEqual: s.movingObjects === e.movingObjects && s.startingObjects === e.startingObjects,
           scoreEqual: Math.fround(s.score) === Math.fround(e.score),
           iou: blackIou(ours, theirs),

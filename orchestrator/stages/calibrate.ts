@@ -1,8 +1,8 @@
 import { DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
-import { memorySink, type CollectedTrial } from '../../bridge/memory-sink.js';
-import { describeOffset, measureStepOffset, type LevelStreams, type StepOffset } from '../../scoring/step-offset.js';
-import { PoolJobError, type EnginePool, type EnginePoolOptions } from '../pool/index.js';
-import { differs, headlessFactory, measureAgreement, type Agreement, type AgreementSummary, type LevelAgreement, type ReferenceLevel } from './agreement.js';
+import { type CollectedTrial, memorySink } from '../../bridge/memory-sink.js';
+import { describeOffset, type LevelStreams, measureStepOffset, type StepOffset } from '../../scoring/step-offset.js';
+import { type EnginePool, type EnginePoolOptions, PoolJobError } from '../pool/index.js';
+import { type Agreement, type AgreementSummary, differs, headlessFactory, type LevelAgreement, measureAgreement, type ReferenceLevel } from './agreement.js';
 import type { Ruler } from './ruler.js';
 
 /**
@@ -142,7 +142,11 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
     if (tested) pairs.push({ level, reference: { batches: reference.frames, events: reference.events }, tested: { batches: tested.frames } });
   }
   const offset = measureStepOffset(pairs);
-  const checks = [...calibrationChecks(unity.summary, headless.summary), offsetCheck(offset), ...(options.ruler ? [rulerRunCheck(rulerFailures, options.ruler.levels.length)] : [])];
+  const checks = [
+    ...calibrationChecks(unity.summary, headless.summary),
+    offsetCheck(offset),
+    ...(options.ruler ? [rulerRunCheck(rulerFailures, options.ruler.levels.length)] : []),
+  ];
   return { unity, headless, offset, rulerFailures, checks, ok: checks.every((c) => c.ok) };
 }
 
@@ -150,7 +154,12 @@ function offsetCheck(offset: StepOffset): CalibrationCheck {
   const best = offset.best;
   return {
     measure: `step offset against the headless engine (collision-free motion of ${offset.bodies} bodies in ${offset.levels} levels)`,
-    unity: offset.offset !== undefined ? `${offset.offset} (largest difference ${f4(best?.error ?? 0)})` : best ? `none fits (best ${best.offset}: ${f4(best.error)})` : 'nothing to compare',
+    unity:
+      offset.offset !== undefined
+        ? `${offset.offset} (largest difference ${f4(best?.error ?? 0)})`
+        : best
+          ? `none fits (best ${best.offset}: ${f4(best.error)})`
+          : 'nothing to compare',
     headless: '0 (the reference)',
     threshold: `0, within ${offset.tolerance}`,
     ok: offset.offset === 0,
@@ -168,7 +177,10 @@ async function runTrialOne(pool: EnginePool, ruler: Ruler): Promise<Map<string, 
     ruler.levels.map(async ({ name, xml }) => {
       let kept = memorySink();
       try {
-        await pool.run({ job: { levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } }, sink: () => (kept = memorySink()).sink });
+        await pool.run({
+          job: { levelId: name, xml, settings: { ...DEFAULT_SIMULATION, windowSteps: ruler.windowSteps, trial: 1, capture: false } },
+          sink: () => (kept = memorySink()).sink,
+        });
         out.set(name, kept.data);
       } catch (error) {
         if (!(error instanceof PoolJobError)) throw error;
@@ -195,7 +207,9 @@ export function calibrationMarkdown(c: Calibration, allLevels = false): string {
   if (shown.length === 0) {
     lines.push('Every level agrees with the evaluator (verdict, moving count, image IoU ≥ 0.99).');
   } else {
-    lines.push(allLevels ? 'Every level:' : `Levels where the Unity engine differs from the evaluator (verdict, moving count, or image IoU < 0.99): ${shown.length}`);
+    lines.push(
+      allLevels ? 'Every level:' : `Levels where the Unity engine differs from the evaluator (verdict, moving count, or image IoU < 0.99): ${shown.length}`,
+    );
     lines.push('');
     lines.push('| level | evaluator moving | Unity moving | headless moving | evaluator score | Unity score | headless score | Unity IoU | headless IoU |');
     lines.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');

@@ -1,7 +1,7 @@
-import { DROP_BLOCK, assertFunctionName } from '../../levels/extract.js';
+import { assertFunctionName, DROP_BLOCK } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import type { StageSummary } from '../layout/stage-log.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 import { rememberTransform } from './transform-memo.js';
 import { runTrialTransform, type TrialTransformOptions } from './trial-transform.js';
 

@@ -50,14 +50,20 @@ export async function removeDerivation(root: string, stage: DerivedStage, team: 
   await rm(derivationPath(root, stage, team, character), { force: true });
 }
 
-const sameInputs = (a: ReadonlyArray<readonly [string, string]>, b: ReadonlyArray<readonly [string, string]>) => a.length === b.length && a.every(([name, sha], i) => b[i]![0] === name && b[i]![1] === sha);
+const sameInputs = (a: ReadonlyArray<readonly [string, string]>, b: ReadonlyArray<readonly [string, string]>) =>
+  a.length === b.length && a.every(([name, sha], i) => b[i]![0] === name && b[i]![1] === sha);
 
 /**
  * Whether `output` is what its record says it was computed from: the same inputs, the same settings
  * (skipped when `settings` is undefined, e.g. checking a similarity file without the model at hand) and
  * the recorded bytes still in the file.
  */
-export function isCurrent(record: Derivation | undefined, inputs: ReadonlyArray<readonly [string, string]>, settings: string | undefined, output: string): boolean {
+export function isCurrent(
+  record: Derivation | undefined,
+  inputs: ReadonlyArray<readonly [string, string]>,
+  settings: string | undefined,
+  output: string,
+): boolean {
   if (!record) return false;
   if (settings !== undefined && record.settings !== settings) return false;
   return sameInputs(record.inputs, inputs) && fileSha256Sync(output) === record.output;

@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { sha256 } from '../../core/hash.js';
-import { removeDerivation, writeDerivation } from './derivation.js';
 import { extname, join } from 'node:path';
 import { describeError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
 import { throwIfStorageFault } from '../../core/storage.js';
+import { computeDiversity, type DiversityRules, diversityJson } from '../../scoring/diversity/diversity.js';
+import { DEFAULT_DIVERSITY_TRIALS } from '../../scoring/formats/diversity.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { DEFAULT_RULES, RULE_SETS } from '../../scoring/score/rules.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
+import { listFiles, listTeams, type StageFilter, stageDir } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import type { ProgressSink } from '../progress/types.js';
-import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
-import { DEFAULT_DIVERSITY_TRIALS } from '../../scoring/formats/diversity.js';
-import { computeDiversity, diversityJson, type DiversityRules } from '../../scoring/diversity/diversity.js';
-import { DEFAULT_RULES, RULE_SETS } from '../../scoring/score/rules.js';
+import { removeDerivation, writeDerivation } from './derivation.js';
 
 /**
  * `sbeval diversity <root>`: the official diversity script (chatgpt4pcg/diversity-checking-script
@@ -102,7 +102,8 @@ export async function runDiversityStage(options: DiversityStageOptions, progress
     }
   }
 
-  for (const team of listTeams(root)) if (wanted(options.filter?.teams, team)) await removeOrphans(root, team, work, (c) => wanted(options.filter?.characters, c), progress);
+  for (const team of listTeams(root))
+    if (wanted(options.filter?.teams, team)) await removeOrphans(root, team, work, (c) => wanted(options.filter?.characters, c), progress);
   const settings = diversitySettings(rules, trials);
   progress.start(DIVERSITY_STAGE, work.length);
   let lastTeam = '';

@@ -1,6 +1,6 @@
-import { CODE_NOT_FOUND, DROP_BLOCK, assertFunctionName, extractCode } from '../../levels/extract.js';
+import { assertFunctionName, CODE_NOT_FOUND, DROP_BLOCK, extractCode } from '../../levels/extract.js';
 import type { StageSummary } from '../layout/stage-log.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 import { rememberTransform } from './transform-memo.js';
 import { runTrialTransform, type TrialTransformOptions } from './trial-transform.js';
 

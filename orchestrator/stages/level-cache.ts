@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { OWN_HEADLESS_ENGINES } from '../../bridge/engine-kinds.js';
 import { join } from 'node:path';
 import type { DamageFormula } from '../../bridge/engine.js';
+import { OWN_HEADLESS_ENGINES } from '../../bridge/engine-kinds.js';
 import { headlessDigest } from '../../bridge/headless/engine.js';
 import { OFFICIAL_WINDOW } from '../../bridge/window.js';
-import { OFFICIAL_RULE, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import { sha256 } from '../../core/hash.js';
+import { OFFICIAL_RULE, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import { stateDir, trialBaseName } from '../layout/competition.js';
 
 /**
@@ -17,7 +17,9 @@ export interface CachedLevel {
   format: 1;
   xmlSha256: string;
   settings: string;
-  outcome: { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: TrialStability[] } | { ok: false; reason: string };
+  outcome:
+    | { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: TrialStability[] }
+    | { ok: false; reason: string };
 }
 
 export function cachePath(root: string, team: string, character: string, file: string): string {

@@ -5,15 +5,29 @@
  * manifest — then convert it.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, readSync, fstatSync, createReadStream } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { writeFileAtomicSync } from '../layout/atomic.js';
 import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, torchWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
-import { onnxByteLength } from '../../scoring/similarity/onnx-writer.js';
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
+import { onnxByteLength } from '../../scoring/similarity/onnx-writer.js';
 import type { VitConfig } from '../../scoring/similarity/vit-config.js';
+import { writeFileAtomicSync } from '../layout/atomic.js';
 import type { ProgressSink } from '../progress/types.js';
 import { SILENT_PROGRESS } from '../progress/types.js';
 
@@ -74,7 +88,11 @@ export function readModelInfo(path: string): VitModelInfo {
   try {
     fd = openSync(path, 'r');
   } catch (error) {
-    throw new SbevalError('similarity', `cannot open model ${path}: ${(error as Error).message}`, 'convert one with `sbeval model convert` or `sbeval model fetch`');
+    throw new SbevalError(
+      'similarity',
+      `cannot open model ${path}: ${(error as Error).message}`,
+      'convert one with `sbeval model convert` or `sbeval model fetch`',
+    );
   }
   try {
     const size = fstatSync(fd).size;
@@ -203,7 +221,11 @@ async function head(url: string, baseUrl: string, token: string | undefined): Pr
   let size: number | null = null;
   let commit: string | null = null;
   for (let hop = 0; hop < 5; hop++) {
-    const res = await fetch(current, { method: 'HEAD', redirect: 'manual', headers: { ...authHeaders(current, baseUrl, token), 'accept-encoding': 'identity' } });
+    const res = await fetch(current, {
+      method: 'HEAD',
+      redirect: 'manual',
+      headers: { ...authHeaders(current, baseUrl, token), 'accept-encoding': 'identity' },
+    });
     etag ??= res.headers.get('x-linked-etag') ?? res.headers.get('etag');
     const linked = res.headers.get('x-linked-size');
     size ??= linked !== null ? Number(linked) : null;
@@ -221,7 +243,12 @@ async function head(url: string, baseUrl: string, token: string | undefined): Pr
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** GET into `<dest>.part`, resuming with Range after a dropped connection; renames to `dest` when complete. */
-async function download(url: string, dest: string, expectedSize: number | null, o: { baseUrl: string; token: string | undefined; retries: number; retryDelayMs: number; progress: ProgressSink; label: string }): Promise<void> {
+async function download(
+  url: string,
+  dest: string,
+  expectedSize: number | null,
+  o: { baseUrl: string; token: string | undefined; retries: number; retryDelayMs: number; progress: ProgressSink; label: string },
+): Promise<void> {
   const part = `${dest}.part`;
   for (let attempt = 0; attempt <= o.retries; attempt++) {
     let have = existsSync(part) ? statSync(part).size : 0;
@@ -255,7 +282,11 @@ async function download(url: string, dest: string, expectedSize: number | null, 
     } catch (error) {
       if (error instanceof SbevalError) throw error;
       if (attempt === o.retries) {
-        throw new SbevalError('network', `download of ${url} failed after ${o.retries + 1} attempts: ${(error as Error).message}`, 'run the same command again: it resumes where it stopped');
+        throw new SbevalError(
+          'network',
+          `download of ${url} failed after ${o.retries + 1} attempts: ${(error as Error).message}`,
+          'run the same command again: it resumes where it stopped',
+        );
       }
       o.progress.note('model', `${o.label}: ${(error as Error).message}; retrying`);
       await sleep(o.retryDelayMs * (attempt + 1));
@@ -270,11 +301,21 @@ async function verify(path: string, etag: string | null, label: string): Promise
   const expected = parseEtag(etag);
   let verified: FetchedFile['verified'] = 'none';
   if (expected?.kind === 'sha256') {
-    if (sha256 !== expected.hex) throw new SbevalError('network', `${label}: checksum mismatch (sha256 ${sha256}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
+    if (sha256 !== expected.hex)
+      throw new SbevalError(
+        'network',
+        `${label}: checksum mismatch (sha256 ${sha256}, the hub says ${expected.hex})`,
+        'the download is corrupt; run again with --refresh',
+      );
     verified = 'sha256';
   } else if (expected?.kind === 'git-blob-sha1') {
     const sha1 = await hashFile(path, 'sha1', Buffer.from(`blob ${size}\0`));
-    if (sha1 !== expected.hex) throw new SbevalError('network', `${label}: checksum mismatch (git blob sha1 ${sha1}, the hub says ${expected.hex})`, 'the download is corrupt; run again with --refresh');
+    if (sha1 !== expected.hex)
+      throw new SbevalError(
+        'network',
+        `${label}: checksum mismatch (git blob sha1 ${sha1}, the hub says ${expected.hex})`,
+        'the download is corrupt; run again with --refresh',
+      );
     verified = 'git-blob-sha1';
   }
   return { size, sha256, verified, etag };
@@ -339,7 +380,8 @@ async function fetchOne(f: ModelFetch, name: string): Promise<FetchedFile | 'mis
     rmSync(dest, { force: true });
     return 'missing';
   }
-  if (h.status === 401 || h.status === 403) throw new SbevalError('network', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
+  if (h.status === 401 || h.status === 403)
+    throw new SbevalError('network', `${url}: access denied (${h.status})`, 'set HF_TOKEN for a gated or private repository');
   if (h.status >= 400) throw new SbevalError('network', `HEAD ${url} answered ${h.status}`);
   f.commit ??= h.commit;
   const old = f.previous?.files[name];
@@ -348,7 +390,14 @@ async function fetchOne(f: ModelFetch, name: string): Promise<FetchedFile | 'mis
     rmSync(dest, { force: true });
     // A leftover .part from another ETag would be resumed into the wrong file: keep it only if the ETag matches.
     if (old?.etag !== undefined && old.etag !== h.etag) rmSync(`${dest}.part`, { force: true });
-    await download(h.location, dest, h.size, { baseUrl, token, retries: options.retries ?? 5, retryDelayMs: options.retryDelayMs ?? 500, progress: f.progress, label: name });
+    await download(h.location, dest, h.size, {
+      baseUrl,
+      token,
+      retries: options.retries ?? 5,
+      retryDelayMs: options.retryDelayMs ?? 500,
+      progress: f.progress,
+      label: name,
+    });
   }
   try {
     return await verify(dest, h.etag, `${f.repo}/${name}`);
@@ -375,7 +424,12 @@ async function fetchFiles(f: ModelFetch, files: Record<string, FetchedFile>): Pr
     for (const other of WEIGHT_FILES) if (other !== name) rmSync(join(f.folder, other), { force: true });
     break;
   }
-  if (!weightsFile) throw new SbevalError('config', `${repo}@${revision} has neither ${WEIGHT_FILES.join(' nor ')} (404)`, 'is this a PyTorch ViTForImageClassification repository?');
+  if (!weightsFile)
+    throw new SbevalError(
+      'config',
+      `${repo}@${revision} has neither ${WEIGHT_FILES.join(' nor ')} (404)`,
+      'is this a PyTorch ViTForImageClassification repository?',
+    );
   progress.tick('model', 'ok', weightsFile);
   for (const name of OPTIONAL) {
     const got = await fetchOne(f, name);

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listCharacters, listFiles, listTeams, stageDir, trialBaseName, type StageFilter } from '../layout/competition.js';
-import type { ProgressSink } from '../progress/types.js';
 import { sha256 } from '../../core/hash.js';
+import { listCharacters, listFiles, listTeams, type StageFilter, stageDir, trialBaseName } from '../layout/competition.js';
+import type { ProgressSink } from '../progress/types.js';
 import { readLevelCache } from './level-cache.js';
 
 /**

@@ -1,13 +1,13 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { qualify, type QualificationVerdict } from '../../levels/rules-2023.js';
 import { SbevalError } from '../../core/errors.js';
 import { confineWrites } from '../../core/write-guard.js';
+import { type QualificationVerdict, qualify } from '../../levels/rules-2023.js';
 import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames } from '../layout/competition.js';
 import { LineFile } from '../layout/line-file.js';
 import { logFileStamp, type StageSummary } from '../layout/stage-log.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 
 /**
  * The 2023 qualification check (chatgpt4pcg/qualification-checking-script; reference/official-pipeline.md

@@ -2,14 +2,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { DEFAULT_SIMULATION, type Engine, type SimulationSettings } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { teeSinks, TraceRecorder } from '../../bridge/trace.js';
-import { trialStability } from '../../scoring/stability.js';
 import { memorySink } from '../../bridge/memory-sink.js';
-import { writeFileAtomic } from '../layout/atomic.js';
+import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { throwIfStorageFault } from '../../core/storage.js';
 import { confineWrites, guardWrite } from '../../core/write-guard.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { trialStability } from '../../scoring/stability.js';
+import { writeFileAtomic } from '../layout/atomic.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 
 /**
  * `sbeval record <levels-dir> --out <corpus>`: runs every level XML under a folder once (trial 1) and

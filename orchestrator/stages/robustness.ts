@@ -1,21 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
+import { type DamageFormula, DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { levelSeed } from '../../bridge/headless/run.js';
-import { SbevalError, describeError } from '../../core/errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { throwIfStorageFault } from '../../core/storage.js';
-import { perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness, type LevelRobustness } from '../../scoring/robustness.js';
+import { csvText } from '../../scoring/formats/text-escape.js';
+import { type LevelRobustness, perturbationFor, ROBUSTNESS_POSITION_NOISE, summarizeRobustness } from '../../scoring/robustness.js';
 import { OFFICIAL_RULE, OFFICIAL_TRIALS, OFFICIAL_WINDOW_STEPS, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
 import type { CompetitionFolder, Settings } from '../config/settings.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { compareNames, listTrialFiles, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { compareNames, listTrialFiles, type StageFilter, type TrialFile, trialBaseName } from '../layout/competition.js';
 import { runPoolTrial } from '../machine/index.js';
 import { EnginePool } from '../pool/index.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 import { cachePath, readCache, settingsDigest } from './level-cache.js';
-import { csvText } from '../../scoring/formats/text-escape.js';
 
 /**
  * `sbeval simulate --robustness N` (and `sbeval run --robustness N`): every level that has an official
@@ -110,7 +110,11 @@ function officialScore(root: string, level: TrialFile, xml: string, digest: stri
 /** One perturbed trial: no image, frames batched large (nobody keeps them). */
 async function perturbedTrial(pool: EnginePool, levelId: string, xml: string, k: number, damage: DamageFormula, rule: StabilityRule): Promise<TrialStability> {
   const job = { framesPerBatch: 1024, perturbation: perturbationFor(levelSeed(xml), k) };
-  const result = await runPoolTrial(pool, { levelId: `${levelId}#robustness${k + 1}`, xml, trial: 1, capture: false }, { damage, rule, windowSteps: OFFICIAL_WINDOW_STEPS, rawImages: false, job });
+  const result = await runPoolTrial(
+    pool,
+    { levelId: `${levelId}#robustness${k + 1}`, xml, trial: 1, capture: false },
+    { damage, rule, windowSteps: OFFICIAL_WINDOW_STEPS, rawImages: false, job },
+  );
   return result.stability;
 }
 
@@ -126,7 +130,8 @@ interface CollectedLevels {
 /** Every level of the folder: cached results (valid for the level's XML, the simulate settings and N), and the levels still to run. */
 async function collectLevels(options: RobustnessStageOptions): Promise<CollectedLevels> {
   const { root, runs } = options;
-  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new SbevalError('config', `--robustness must be a whole number of runs from 1 to 10000, got ${runs}`);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000)
+    throw new SbevalError('config', `--robustness must be a whole number of runs from 1 to 10000, got ${runs}`);
   const engineKind = options.engine ?? 'headless';
   if (!options.pool && !options.engines && engineKind !== 'headless') {
     throw new SbevalError('config', `--robustness needs the headless engine (the ${engineKind} engine cannot perturb a run)`, 'use --engine headless');
@@ -154,7 +159,10 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
       continue;
     }
     const xmlSha256 = sha256(xml);
-    const cached = options.force && inWork.has(level.path) ? undefined : await readCached(robustnessCachePath(root, level.team, level.character, level.file), { key, xmlSha256, official, runs });
+    const cached =
+      options.force && inWork.has(level.path)
+        ? undefined
+        : await readCached(robustnessCachePath(root, level.team, level.character, level.file), { key, xmlSha256, official, runs });
     if (cached) slots.set(level, resultOf(level, options.model, official, cached));
     else if (inWork.has(level.path)) todo.push({ level, xml, xmlSha256, official });
   }
@@ -165,7 +173,11 @@ async function collectLevels(options: RobustnessStageOptions): Promise<Collected
  * The options that find a competition folder's perturbed runs as `sbeval run` and `sbeval simulate`
  * made them: the run count and the simulate settings of the official verdicts (their cache digest).
  */
-export function robustnessOptions(settings: Pick<Settings, 'simulationTrials' | 'damage' | 'engine'>, competition: CompetitionFolder, runs: number): RobustnessStageOptions {
+export function robustnessOptions(
+  settings: Pick<Settings, 'simulationTrials' | 'damage' | 'engine'>,
+  competition: CompetitionFolder,
+  runs: number,
+): RobustnessStageOptions {
   return {
     root: competition.root,
     runs,
@@ -245,7 +257,14 @@ async function readCached(path: string, want: { key: string; xmlSha256: string; 
   const { key, official, runs } = want;
   try {
     const entry = JSON.parse(await readFile(path, 'utf8')) as CachedRobustness;
-    const valid = entry.format === 1 && entry.key === key && entry.xmlSha256 === want.xmlSha256 && entry.officialScore === official && Array.isArray(entry.moving) && entry.moving.length === runs && entry.moving.every((m) => Number.isInteger(m) && m >= 0);
+    const valid =
+      entry.format === 1 &&
+      entry.key === key &&
+      entry.xmlSha256 === want.xmlSha256 &&
+      entry.officialScore === official &&
+      Array.isArray(entry.moving) &&
+      entry.moving.length === runs &&
+      entry.moving.every((m) => Number.isInteger(m) && m >= 0);
     return valid ? entry : undefined;
   } catch {
     return undefined;
@@ -253,7 +272,16 @@ async function readCached(path: string, want: { key: string; xmlSha256: string; 
 }
 
 function resultOf(level: TrialFile, model: string | undefined, official: number, entry: CachedRobustness): LevelRobustnessResult {
-  return { team: level.team, character: level.character, file: level.file, base: trialBaseName(level.file), model, officialScore: official, robustness: summarizeRobustness(entry.moving, official), moving: entry.moving };
+  return {
+    team: level.team,
+    character: level.character,
+    file: level.file,
+    base: trialBaseName(level.file),
+    model,
+    officialScore: official,
+    robustness: summarizeRobustness(entry.moving, official),
+    moving: entry.moving,
+  };
 }
 
 /**
@@ -273,7 +301,18 @@ function robustnessCsv(rows: readonly LevelRobustnessResult[]): string {
     [...ROBUSTNESS_COLUMNS],
     ...rows.map((r) => {
       const x = r.robustness;
-      return [r.team, r.character, r.base, String(r.officialScore), String(x.runs), String(x.stableRuns), String(x.moving.min), String(x.moving.max), x.moving.mean.toFixed(2), x.fragile ? 'yes' : 'no'];
+      return [
+        r.team,
+        r.character,
+        r.base,
+        String(r.officialScore),
+        String(x.runs),
+        String(x.stableRuns),
+        String(x.moving.min),
+        String(x.moving.max),
+        x.moving.mean.toFixed(2),
+        x.fragile ? 'yes' : 'no',
+      ];
     }),
   ]);
 }

@@ -8,7 +8,7 @@ import { loopIterations, OFFICIAL_WINDOW } from '../../bridge/window.js';
 import { SbevalError } from '../../core/errors.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { parseStabilityJson, parseWith } from '../../scoring/formats/stability.js';
-import { inferWindow, rulerTrack, stepSpan, type ObservedLevel, type RulerTrack, type WindowInference, type WindowRange } from '../../scoring/ruler.js';
+import { inferWindow, type ObservedLevel, type RulerTrack, rulerTrack, stepSpan, type WindowInference, type WindowRange } from '../../scoring/ruler.js';
 import { compareNames } from '../layout/competition.js';
 import { RULER_DIR } from './calibration-data.js';
 
@@ -65,11 +65,16 @@ export function recordTrial(xml: string, windowSteps: number, trial = 1): { bodi
   let bodies: BodyInfo[] = [];
   const frames: FrameBatch[] = [];
   const events: SimEvent[] = [];
-  simulateTrial(parseLevelXml(xml), levelSeed(xml), { ...DEFAULT_SIMULATION, windowSteps, trial, capture: false, framesPerBatch: windowSteps + 16 }, {
-    loaded: (b) => (bodies = b),
-    frames: (b) => frames.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
-    events: (e) => events.push(...e),
-  });
+  simulateTrial(
+    parseLevelXml(xml),
+    levelSeed(xml),
+    { ...DEFAULT_SIMULATION, windowSteps, trial, capture: false, framesPerBatch: windowSteps + 16 },
+    {
+      loaded: (b) => (bodies = b),
+      frames: (b) => frames.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
+      events: (e) => events.push(...e),
+    },
+  );
   return { bodies, frames, events };
 }
 
@@ -89,8 +94,15 @@ export function rulerTracks(ruler: Ruler, trial = 1): RulerTrack[] {
 export function readEvaluatorResults(folder: string): ObservedLevel[] {
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new SbevalError('input', `--evaluator ${folder}: no such folder`);
   const dir = existsSync(join(folder, 'stability')) ? join(folder, 'stability') : folder;
-  const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.json')).sort(compareNames);
-  if (files.length === 0) throw new SbevalError('input', `no stability JSON in ${dir}`, "run the evaluator's Batch Stability Test on the ruler levels first (docs/unity.md, \"The timing ruler\")");
+  const files = readdirSync(dir)
+    .filter((f) => f.toLowerCase().endsWith('.json'))
+    .sort(compareNames);
+  if (files.length === 0)
+    throw new SbevalError(
+      'input',
+      `no stability JSON in ${dir}`,
+      'run the evaluator\'s Batch Stability Test on the ruler levels first (docs/unity.md, "The timing ruler")',
+    );
   const out: ObservedLevel[] = [];
   for (const file of files) {
     const parsed = parseStabilityJson(readFileSync(join(dir, file), 'utf8'), join(dir, file));
@@ -147,12 +159,19 @@ export function rulerVerdict(ruler: Ruler, tracks: readonly RulerTrack[], observ
 function windowChange(start: number, end: number, stepsPerFrame: readonly number[]): string {
   const twin = 'unity-plugin/Runtime/EvaluatorWindow.cs';
   if (stepsPerFrame.length === 1 && stepsPerFrame[0] === 1) {
-    return `bridge/window.ts: LOAD_SETTLE_STEPS = ${start} (was ${OFFICIAL_WINDOW.startStep}); ${twin}: LoadSettleSteps = ${start} (was ${OFFICIAL_WINDOW.startStep}). ` +
-      `The window then reads start positions on step ${start} and last positions on steps ${start + 1} … ${end - 2} and ${end}.`;
+    return (
+      `bridge/window.ts: LOAD_SETTLE_STEPS = ${start} (was ${OFFICIAL_WINDOW.startStep}); ${twin}: LoadSettleSteps = ${start} (was ${OFFICIAL_WINDOW.startStep}). ` +
+      `The window then reads start positions on step ${start} and last positions on steps ${start + 1} … ${end - 2} and ${end}.`
+    );
   }
-  const k = stepsPerFrame.length === 1 ? `ran ${stepsPerFrame[0]} physics steps per frame` : `read over a span of ${end - start} steps, which no whole number of steps per frame from 1 to 10 gives (one step per frame gives ${OFFICIAL_WINDOW.endStep - OFFICIAL_WINDOW.startStep})`;
-  return `bridge/window.ts and ${twin}: the evaluator ${k}, reading start positions on step ${start} and last positions on step ${end}; evaluatorWindow() assumes one step per frame (start ${OFFICIAL_WINDOW.startStep}, end ${OFFICIAL_WINDOW.endStep}). ` +
-    `Give it the steps per frame so that startStep = ${start}, endStep = ${end} and isReadStep() reads every ${stepsPerFrame[0] ?? '?'} steps in between, and the C# twin the same, before either engine's verdicts are the evaluator's.`;
+  const k =
+    stepsPerFrame.length === 1
+      ? `ran ${stepsPerFrame[0]} physics steps per frame`
+      : `read over a span of ${end - start} steps, which no whole number of steps per frame from 1 to 10 gives (one step per frame gives ${OFFICIAL_WINDOW.endStep - OFFICIAL_WINDOW.startStep})`;
+  return (
+    `bridge/window.ts and ${twin}: the evaluator ${k}, reading start positions on step ${start} and last positions on step ${end}; evaluatorWindow() assumes one step per frame (start ${OFFICIAL_WINDOW.startStep}, end ${OFFICIAL_WINDOW.endStep}). ` +
+    `Give it the steps per frame so that startStep = ${start}, endStep = ${end} and isReadStep() reads every ${stepsPerFrame[0] ?? '?'} steps in between, and the C# twin the same, before either engine's verdicts are the evaluator's.`
+  );
 }
 
 /** A step the ruler inferred, with the edges of its range read as open ("or later", "or earlier"). */
@@ -165,7 +184,11 @@ function shownStep(step: number, range: readonly [number, number], lowerOpen: bo
 /** The report of `calibrate --evaluator`. */
 export function rulerMarkdown(ruler: Ruler, v: RulerVerdict, observedLevels: number): string {
   const shown = (r: readonly [number, number] | undefined, edges: readonly [number, number], lowerOpen: boolean) =>
-    r === undefined ? 'none' : r[0] === r[1] ? shownStep(r[0], edges, lowerOpen) : `${shownStep(r[0], edges, lowerOpen)} … ${shownStep(r[1], edges, lowerOpen)}`;
+    r === undefined
+      ? 'none'
+      : r[0] === r[1]
+        ? shownStep(r[0], edges, lowerOpen)
+        : `${shownStep(r[0], edges, lowerOpen)} … ${shownStep(r[1], edges, lowerOpen)}`;
   const range = (r: readonly [number, number] | undefined) => (r === undefined ? 'none' : r[0] === r[1] ? `${r[0]}` : `${r[0]} … ${r[1]}`);
   const lines = [
     `Timing ruler: the evaluator's own stability results for ${observedLevels} ruler level${observedLevels === 1 ? '' : 's'} against every read window the ruler tells apart (headless engine's per-step states)`,
@@ -177,12 +200,23 @@ export function rulerMarkdown(ruler: Ruler, v: RulerVerdict, observedLevels: num
     `| physics steps per frame (from the span) | ${v.stepsPerFrame.length > 0 ? v.stepsPerFrame.join(' or ') : 'none from 1 to 10 fits'} | 1 |`,
     '',
   ];
-  if (v.inference.missing.length > 0) lines.push(`The evaluator's results do not mention ${v.inference.missing.length} ruler level(s): ${v.inference.missing.join(', ')} (run the Batch Stability Test on the whole ruler folder).`, '');
+  if (v.inference.missing.length > 0)
+    lines.push(
+      `The evaluator's results do not mention ${v.inference.missing.length} ruler level(s): ${v.inference.missing.join(', ')} (run the Batch Stability Test on the whole ruler folder).`,
+      '',
+    );
   if (v.inference.windows.length === 0 && v.inference.closest) {
     const c = v.inference.closest;
     lines.push(`No window in the ruler's range fits every level. Closest: start ${c.start}, end ${c.end}, where ${c.disagreeing.length} level(s) disagree:`);
-    for (const d of c.disagreeing.slice(0, 10)) lines.push(`- ${d.level}: evaluator ${d.observed.movingObjects}/${d.observed.startingObjects} moving, predicted ${d.predicted.movingObjects}/${d.predicted.startingObjects}`);
-    lines.push('', "Either Unity moved the ruler's objects otherwise than the headless engine predicts (the step offset of `sbeval unity calibrate --unity …` compares their free fall), or these results are not of this ruler's levels.", '');
+    for (const d of c.disagreeing.slice(0, 10))
+      lines.push(
+        `- ${d.level}: evaluator ${d.observed.movingObjects}/${d.observed.startingObjects} moving, predicted ${d.predicted.movingObjects}/${d.predicted.startingObjects}`,
+      );
+    lines.push(
+      '',
+      "Either Unity moved the ruler's objects otherwise than the headless engine predicts (the step offset of `sbeval unity calibrate --unity …` compares their free fall), or these results are not of this ruler's levels.",
+      '',
+    );
   } else if (v.inference.windows.length > 1) {
     lines.push(`${v.inference.windows.length} windows fit (start ${range(v.start)}, end ${range(v.end)}): the ruler cannot tell them apart there.`, '');
   }

@@ -1,20 +1,28 @@
 import { relative } from 'node:path';
-import { buildReport, rankingBars, type ReportCompetition, type ReportFact, type ReportInput, type ReportSection, type ReportTable } from '../../scoring/report/build.js';
+import {
+  buildReport,
+  type ReportCompetition,
+  type ReportFact,
+  type ReportInput,
+  type ReportSection,
+  type ReportTable,
+  rankingBars,
+} from '../../scoring/report/build.js';
 import { averageKey, type Gallery } from '../../scoring/report/index.js';
 import type { AggregateResult } from '../../scoring/score/aggregate.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import { plain, ZERO } from '../../scoring/score/decimal.js';
 import type { Eol } from '../../scoring/score/outputs.js';
+import { DEFAULT_TRIALS, type RuleSet } from '../../scoring/score/rules.js';
 import type { ScoreResult } from '../../scoring/score/types.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
-import { DEFAULT_TRIALS, type RuleSet } from '../../scoring/score/rules.js';
 import { functionPrefix } from '../config/settings.js';
-import { writeScoreFile } from '../result/files.js';
 import { resultDir } from '../layout/competition.js';
-import { collectGallery, rebaseGallery } from '../report/gallery.js';
 import type { TrialFate } from '../report/fates.js';
+import { collectGallery, rebaseGallery } from '../report/gallery.js';
 import { softwareVersions } from '../report/versions.js';
-import { rankingRows, roleOf, type RankedRow, type Scored, type ScoredModel, type ScoreStageOptions } from './score.js';
+import { writeScoreFile } from '../result/files.js';
+import { type RankedRow, rankingRows, roleOf, type Scored, type ScoredModel, type ScoreStageOptions } from './score.js';
 import { withUncertainty } from './uncertainty.js';
 
 /**
@@ -68,7 +76,10 @@ export function rankingLines(rows: readonly RankedRow[], winners: WinnerDecision
 }
 
 function commonFacts(rules: RuleSet, p: number, t: number, eol: Eol, options: ScoreStageOptions): string[] {
-  const published = rules.publishedEol === eol ? 'as published' : `the published ${rules.name} files are ${eolName(rules.publishedEol)}: --eol ${eolName(rules.publishedEol).toLowerCase()}`;
+  const published =
+    rules.publishedEol === eol
+      ? 'as published'
+      : `the published ${rules.name} files are ${eolName(rules.publishedEol)}: --eol ${eolName(rules.publishedEol).toLowerCase()}`;
   return [
     `Rules: ${rules.name} (${rules.diversity ? 'weight = w_sta·w_sim·w_div, character score = div·Σtrial/T' : 'weight = w_sta·w_sim, character score = Σtrial/T'}; every division to 20 decimals HALF_UP)`,
     `Teams (P): ${p} — every team folder counts, baselines and teams without files included`,
@@ -95,11 +106,23 @@ function settingsTable(scored: Scored, extras: ReportExtras): ReportFact[] {
 
 /** The scoring's per-letter averages (the official Σ/T ones) for the gallery's rows. */
 function averagesOf(result: ScoreResult): Map<string, { stability: number; similarity: number }> {
-  return new Map(result.characters.map((c) => [averageKey(c.team, c.character), { stability: Number(plain(c.averageStability)), similarity: Number(plain(c.averageSimilarity)) }]));
+  return new Map(
+    result.characters.map((c) => [
+      averageKey(c.team, c.character),
+      { stability: Number(plain(c.averageStability)), similarity: Number(plain(c.averageSimilarity)) },
+    ]),
+  );
 }
 
 /** The gallery of one competition folder; unreadable images become warnings (and blanks in the gallery). */
-async function pictures(scored: Scored, extras: ReportExtras, dir: string, teams: readonly string[], model: string | undefined, result: ScoreResult): Promise<{ gallery: Gallery; warnings: ScoreWarning[] }> {
+async function pictures(
+  scored: Scored,
+  extras: ReportExtras,
+  dir: string,
+  teams: readonly string[],
+  model: string | undefined,
+  result: ScoreResult,
+): Promise<{ gallery: Gallery; warnings: ScoreWarning[] }> {
   const { options, rules } = scored;
   const root = options.root;
   const fates = (extras.trialFates ?? options.trialFates)?.filter((f) => (f.model ?? '') === (model ?? ''));
@@ -111,11 +134,20 @@ async function pictures(scored: Scored, extras: ReportExtras, dir: string, teams
     cacheRoot: root,
     ...(fates ? { fates } : {}),
   });
-  const warnings: ScoreWarning[] = unreadable.map((u) => ({ code: 'unreadable', message: `image ${relative(root, u.path) || u.path} cannot be read (${u.message}): a blank in the report's gallery`, file: relative(root, u.path) || u.path }));
+  const warnings: ScoreWarning[] = unreadable.map((u) => ({
+    code: 'unreadable',
+    message: `image ${relative(root, u.path) || u.path} cannot be read (${u.message}): a blank in the report's gallery`,
+    file: relative(root, u.path) || u.path,
+  }));
   return { gallery: { ...gallery, averages: averagesOf(result) }, warnings };
 }
 
-function aggregateTable(agg: AggregateResult, models: readonly ScoredModel[], roles: (team: string) => string, words?: ReadonlyMap<string, number>): ReportTable {
+function aggregateTable(
+  agg: AggregateResult,
+  models: readonly ScoredModel[],
+  roles: (team: string) => string,
+  words?: ReadonlyMap<string, number>,
+): ReportTable {
   const labelOf = (folder: string) => models.find((m) => m.folder === folder)?.label ?? folder;
   const header = ['rank', 'team', 'normalizedPromptScore', 'totalPromptScore', ...agg.models.map((m) => `promptScore ${labelOf(m)}`), 'role'];
   if (words && words.size > 0) header.push('words');
@@ -138,7 +170,10 @@ function aggregateBars(agg: AggregateResult, models: readonly ScoredModel[], rol
       rank: r.rank,
       normalizedPromptScore: plain(r.normalized),
       role: roles(r.team),
-      segments: agg.models.map((m) => ({ name: labelOf(m), value: agg.grandTotal.isZero() ? 0 : Number(plain((r.perModel.get(m) ?? ZERO).dividedBy(agg.grandTotal).times(100))) })),
+      segments: agg.models.map((m) => ({
+        name: labelOf(m),
+        value: agg.grandTotal.isZero() ? 0 : Number(plain((r.perModel.get(m) ?? ZERO).dividedBy(agg.grandTotal).times(100))),
+      })),
     })),
     winners,
   );
@@ -148,14 +183,28 @@ function aggregateBars(agg: AggregateResult, models: readonly ScoredModel[], rol
 function topReportInput(scored: Scored, extras: ReportExtras, competitions: ReportCompetition[], warnings: readonly ScoreWarning[]): ReportInput {
   const { rules, eol, options } = scored;
   const roles = roleOf(options);
-  const common = { winners: scored.winners, competitions, warnings, settings: settingsTable(scored, extras), versions: softwareVersions(), sections: extras.sections ?? [] };
+  const common = {
+    winners: scored.winners,
+    competitions,
+    warnings,
+    settings: settingsTable(scored, extras),
+    versions: softwareVersions(),
+    sections: extras.sections ?? [],
+  };
   if (scored.single) {
     const result = scored.single;
     return {
       title: `sbeval score — ${rules.name} rules`,
-      facts: [...commonFacts(rules, scored.teams.length, result.trialsPerCharacter, eol, options), ...scored.notes, `Competition score: ${plain(result.competitionScore)}`],
+      facts: [
+        ...commonFacts(rules, scored.teams.length, result.trialsPerCharacter, eol, options),
+        ...scored.notes,
+        `Competition score: ${plain(result.competitionScore)}`,
+      ],
       ranking: rankingTable(scored.ranking, roles, scored.promptWords),
-      rankingBars: rankingBars(scored.ranking.map((r) => ({ ...r, role: roles(r.team) })), scored.winners.winners),
+      rankingBars: rankingBars(
+        scored.ranking.map((r) => ({ ...r, role: roles(r.team) })),
+        scored.winners.winners,
+      ),
       ...common,
     };
   }
@@ -187,7 +236,10 @@ function modelReportInput(scored: Scored, extras: ReportExtras, model: ScoredMod
       `Competition score of this model: ${plain(model.result.competitionScore)} (normalised here by this model's own total, as the official script does per folder)`,
     ],
     ranking: rankingTable(rows, roles),
-    rankingBars: rankingBars(rows.map((r) => ({ ...r, role: roles(r.team) })), model.winners.winners),
+    rankingBars: rankingBars(
+      rows.map((r) => ({ ...r, role: roles(r.team) })),
+      model.winners.winners,
+    ),
     winners: model.winners,
     competitions: [{ label: model.label, result: model.result, input: model.input, gallery, ...lettersOf(scored, extras) }],
     warnings,
@@ -215,7 +267,13 @@ export async function writeScoreReports(scored: Scored, extras: ReportExtras = {
   if (scored.single) {
     const pics = await pictures(scored, extras, scored.dir, scored.teams, undefined, scored.single);
     own.push(...pics.warnings);
-    competitions.push({ label: '', result: scored.single, ...(scored.input ? { input: scored.input } : {}), gallery: pics.gallery, ...lettersOf(scored, extras) });
+    competitions.push({
+      label: '',
+      result: scored.single,
+      ...(scored.input ? { input: scored.input } : {}),
+      gallery: pics.gallery,
+      ...lettersOf(scored, extras),
+    });
   }
   for (const model of scored.models ?? []) {
     // One gallery per model folder, linked from its own report and (rebased) from the aggregate one.
@@ -223,8 +281,19 @@ export async function writeScoreReports(scored: Scored, extras: ReportExtras = {
     own.push(...pics.warnings.map((w) => ({ ...w, message: `[${model.label}] ${w.message}` })));
     // Its own ranking's intervals (from the same resamples as the aggregate's), or why there are none.
     const uncertainty = scored.uncertainty.perModel?.find((m) => m.key === model.folder) ?? { message: scored.uncertainty.message };
-    files.push(...(await writeReport(model.dir, withUncertainty(modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]), uncertainty))));
-    competitions.push({ label: model.label, result: model.result, input: model.input, gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)), ...lettersOf(scored, extras) });
+    files.push(
+      ...(await writeReport(
+        model.dir,
+        withUncertainty(modelReportInput(scored, extras, model, pics.gallery, [...model.warnings, ...pics.warnings]), uncertainty),
+      )),
+    );
+    competitions.push({
+      label: model.label,
+      result: model.result,
+      input: model.input,
+      gallery: rebaseGallery(pics.gallery, resultDir(model.dir), resultDir(scored.dir)),
+      ...lettersOf(scored, extras),
+    });
   }
   const top = withUncertainty(topReportInput(scored, extras, competitions, [...scored.warnings, ...own, ...(extras.warnings ?? [])]), scored.uncertainty);
   files.push(...(await writeReport(scored.dir, top)));

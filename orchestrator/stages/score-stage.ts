@@ -2,7 +2,7 @@ import type { ScoreWarning } from '../../scoring/score/checks.js';
 import type { RuleSetName } from '../../scoring/score/rules.js';
 import type { WinnerDecision } from '../../scoring/score/winner.js';
 import { resultDir } from '../layout/competition.js';
-import { readScoreFolder, type RankedRow, type ReadFolder, type Scored, type ScoreStageOptions } from './score.js';
+import { type RankedRow, type ReadFolder, readScoreFolder, type Scored, type ScoreStageOptions } from './score.js';
 import { writeScoreReports } from './score-report.js';
 import type { UncertaintyOutcome } from './uncertainty.js';
 

@@ -23,30 +23,30 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { EOL } from 'node:os';
 import { join, relative } from 'node:path';
+import { SbevalError } from '../../core/errors.js';
+import { sha256 } from '../../core/hash.js';
+import { throwIfStorageFault } from '../../core/storage.js';
 import { countWords } from '../../levels/rules-2023.js';
 import { parseDiversityJson, parseSimilarityJson, parseStabilityJson } from '../../scoring/formats/index.js';
-import { aggregateModels, type AggregateResult } from '../../scoring/score/aggregate.js';
+import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
+import { type AggregateResult, aggregateModels } from '../../scoring/score/aggregate.js';
 import { checkInputs, type ScoreWarning } from '../../scoring/score/checks.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { plain, ZERO } from '../../scoring/score/decimal.js';
-import { characterScoresCsv, constantsJson, promptScoresRanksCsv, toCsv, trialScoresCsv, type Eol } from '../../scoring/score/outputs.js';
-import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, ruleSetChoice, type RuleSet, type RuleSetName } from '../../scoring/score/rules.js';
+import { characterScoresCsv, constantsJson, type Eol, promptScoresRanksCsv, toCsv, trialScoresCsv } from '../../scoring/score/outputs.js';
+import { CHARACTERS, DEFAULT_TRIALS, RULE_SETS, type RuleSet, type RuleSetName, ruleSetChoice } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput, ScoreResult, TrialValue, TrialVector } from '../../scoring/score/types.js';
 import { decideWinners, type WinnerDecision } from '../../scoring/score/winner.js';
-import type { ReportFact, ReportSection } from '../../scoring/report/build.js';
-import type { TrialFate } from '../report/fates.js';
-import { SbevalError } from '../../core/errors.js';
-import { throwIfStorageFault } from '../../core/storage.js';
-import { sha256 } from '../../core/hash.js';
-import { changedSinceRead } from '../result/inputs.js';
-import { writeScoreFile } from '../result/files.js';
-import { compareNames, listFiles, listTeams, trialIndexFromName } from '../layout/competition.js';
-import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
-import { modelFolderName } from '../layout/names.js';
-import { StageLog } from '../layout/stage-log.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
-import { startUncertainty, type PendingUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
 import { DEFAULTS, type UncertaintySettings } from '../config/settings.js';
+import { compareNames, listFiles, listTeams, trialIndexFromName } from '../layout/competition.js';
+import { modelFolderName } from '../layout/names.js';
+import { checkCompetitionRoot, type RootLayout } from '../layout/root-check.js';
+import { StageLog } from '../layout/stage-log.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
+import type { TrialFate } from '../report/fates.js';
+import { writeScoreFile } from '../result/files.js';
+import { changedSinceRead } from '../result/inputs.js';
+import { type PendingUncertainty, startUncertainty, type UncertaintyInput, type UncertaintyOutcome } from './uncertainty.js';
 
 /** `name`: case-insensitive alphabetical (the published files' order); `bytes`: code-point order. */
 export type TeamOrder = 'name' | 'bytes';
@@ -153,7 +153,11 @@ interface LoadedCompetition {
 }
 
 /** Reads every per-character file of one competition folder. Problems become warnings, never silence. */
-export function loadCompetition(dir: string, rules: RuleSet, options: { trials?: number; teamOrder?: TeamOrder; progress?: ProgressSink; root?: string } = {}): LoadedCompetition {
+export function loadCompetition(
+  dir: string,
+  rules: RuleSet,
+  options: { trials?: number; teamOrder?: TeamOrder; progress?: ProgressSink; root?: string } = {},
+): LoadedCompetition {
   const root = options.root ?? dir;
   const show = (path: string) => relative(root, path) || path;
   const teams = orderTeams(listTeams(dir), options.teamOrder ?? 'name');
@@ -172,7 +176,12 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
       counts.set(stage, files.length);
       for (const file of files) {
         if (!/^[A-Z]\.json$/.test(file)) {
-          warnings.push({ code: 'extra-file', message: `${show(join(stageDir, file))} is not a <A-Z>.json result file: ignored (the official script counts it when comparing file counts)`, file: show(join(stageDir, file)), team });
+          warnings.push({
+            code: 'extra-file',
+            message: `${show(join(stageDir, file))} is not a <A-Z>.json result file: ignored (the official script counts it when comparing file counts)`,
+            file: show(join(stageDir, file)),
+            team,
+          });
         }
       }
       for (const character of CHARACTERS) {
@@ -188,10 +197,17 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
           const text = bytes.toString('utf8');
           if (stage === 'stability') {
             c.stability = parseStabilityJson(text, label).raws.map(
-              (r): TrialValue => ({ trial: trialIndexFromName(r.tag), name: r.tag, value: r.score, ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}) }),
+              (r): TrialValue => ({
+                trial: trialIndexFromName(r.tag),
+                name: r.tag,
+                value: r.score,
+                ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}),
+              }),
             );
           } else if (stage === 'similarity') {
-            c.similarity = parseSimilarityJson(text, label).trials.map((t): TrialValue => ({ trial: trialIndexFromName(t.id), name: t.id, value: t.similarity }));
+            c.similarity = parseSimilarityJson(text, label).trials.map(
+              (t): TrialValue => ({ trial: trialIndexFromName(t.id), name: t.id, value: t.similarity }),
+            );
           } else {
             const diversity = parseDiversityJson(text, label);
             c.diversityRate = diversity.diversityRate;
@@ -200,7 +216,13 @@ export function loadCompetition(dir: string, rules: RuleSet, options: { trials?:
           }
         } catch (error) {
           throwIfStorageFault(error); // a forbidden or failing disk must not count as a team's zero
-          warnings.push({ code: 'unreadable', message: `${(error as Error).message} — the file is treated as missing (its values count as 0)`, file: label, team, character });
+          warnings.push({
+            code: 'unreadable',
+            message: `${(error as Error).message} — the file is treated as missing (its values count as 0)`,
+            file: label,
+            team,
+            character,
+          });
         }
       }
     }
@@ -230,7 +252,9 @@ function readPromptWords(promptsDir: string, teams: readonly string[]): { words:
   if (!existsSync(promptsDir)) throw new SbevalError('input', `prompts folder ${promptsDir} does not exist`);
   const files = listFiles(promptsDir);
   for (const team of teams) {
-    const candidates = files.filter((f) => f === team || f.startsWith(`${team}.`)).sort((a, b) => Number(!a.endsWith('.txt')) - Number(!b.endsWith('.txt')) || compareNames(a, b));
+    const candidates = files
+      .filter((f) => f === team || f.startsWith(`${team}.`))
+      .sort((a, b) => Number(!a.endsWith('.txt')) - Number(!b.endsWith('.txt')) || compareNames(a, b));
     const file = candidates[0];
     if (file === undefined) {
       warnings.push({ code: 'missing-file', message: `no prompt file for ${team} in ${promptsDir}: its prompt length is unknown for tie-breaks`, team });
@@ -244,18 +268,25 @@ function readPromptWords(promptsDir: string, teams: readonly string[]): { words:
 function logResult(log: StageLog, result: ScoreResult, warnings: readonly ScoreWarning[]): void {
   for (const w of warnings) log.line(`Warning - ${w.code} - ${w.file ? `${w.file} - ` : ''}${w.message}`);
   for (const w of result.weights) {
-    log.line(`character: ${w.character} - weight: ${plain(w.weight)} - weightStability: ${plain(w.weightStability)} - weightSimilarity: ${plain(w.weightSimilarity)} - weightDiversity: ${plain(w.weightDiversity)}`);
+    log.line(
+      `character: ${w.character} - weight: ${plain(w.weight)} - weightStability: ${plain(w.weightStability)} - weightSimilarity: ${plain(w.weightSimilarity)} - weightDiversity: ${plain(w.weightDiversity)}`,
+    );
   }
   for (const t of result.trials) {
-    log.line(`Calculating trial score - prompt: ${t.team} - character: ${t.character} - trial: ${t.trial} - stability: ${plain(t.stability)} - similarity: ${plain(t.similarity)} - trial_score: ${plain(t.trialScore)}`);
+    log.line(
+      `Calculating trial score - prompt: ${t.team} - character: ${t.character} - trial: ${t.trial} - stability: ${plain(t.stability)} - similarity: ${plain(t.similarity)} - trial_score: ${plain(t.trialScore)}`,
+    );
   }
   for (const c of result.characters) {
-    log.line(`Calculating average stability and similarity - prompt: ${c.team} - character: ${c.character} - stability: ${plain(c.averageStability)} - similarity: ${plain(c.averageSimilarity)}`);
+    log.line(
+      `Calculating average stability and similarity - prompt: ${c.team} - character: ${c.character} - stability: ${plain(c.averageStability)} - similarity: ${plain(c.averageSimilarity)}`,
+    );
     log.line(`Calculating character score - prompt: ${c.team} - character: ${c.character} - character_score: ${plain(c.characterScore)}`);
   }
   for (const [team, score] of result.prompts) log.line(`Calculating prompt score - prompt: ${team} - prompt_score: ${plain(score)}`);
   log.line(`Calculating competition score - competition_score: ${plain(result.competitionScore)}`);
-  for (const r of result.ranking) log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalizedPromptScore)} - rank: ${r.rank}`);
+  for (const r of result.ranking)
+    log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalizedPromptScore)} - rank: ${r.rank}`);
 }
 
 export function rankingRows(result: ScoreResult): RankedRow[] {
@@ -284,7 +315,8 @@ export function roleOf(options: ScoreStageOptions): (team: string) => string {
 
 function checkNamedTeams(options: ScoreStageOptions, teams: readonly string[], warnings: ScoreWarning[]): void {
   for (const name of [...(options.baseline !== undefined ? [options.baseline] : []), ...(options.nonCompeting ?? [])]) {
-    if (!teams.includes(name)) warnings.push({ code: 'missing-file', message: `"${name}" was named as a baseline/non-competing entry but there is no such team folder`, team: name });
+    if (!teams.includes(name))
+      warnings.push({ code: 'missing-file', message: `"${name}" was named as a baseline/non-competing entry but there is no such team folder`, team: name });
   }
 }
 
@@ -357,12 +389,16 @@ function readSingle(options: ScoreStageOptions, rules: RuleSet, eol: Eol, warnin
   const loaded = loadCompetition(root, rules, { ...options, root });
   warnings.push(...loaded.warnings);
   const { input } = loaded;
-  if (input.teams.length === 0) throw new SbevalError('input', `no team folders in ${root}`, 'the root must hold one folder per team (<root>/<team>/stability/<C>.json ...)');
+  if (input.teams.length === 0)
+    throw new SbevalError('input', `no team folders in ${root}`, 'the root must hold one folder per team (<root>/<team>/stability/<C>.json ...)');
   const promptWords = options.promptsDir ? readPromptWords(options.promptsDir, input.teams) : undefined;
   if (promptWords) warnings.push(...promptWords.warnings);
   checkNamedTeams(options, input.teams, warnings);
   // Beside the official files, never changing them: result/score_intervals.csv, result/rank_probabilities.csv.
-  const pending = startUncertainty({ ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words), competitions: [{ key: undefined, label: '', input, rules }] });
+  const pending = startUncertainty({
+    ...uncertaintyCommon(options, rules, eol, input.teams, promptWords?.words),
+    competitions: [{ key: undefined, label: '', input, rules }],
+  });
   return readFolder(pending, loaded.read, () => scoreSingle({ options, rules, eol, warnings, input, promptWords: promptWords?.words, pending }));
 }
 
@@ -418,7 +454,12 @@ function modelFolders(options: ScoreStageOptions, layout: RootLayout): { folders
     const folders = options.models.map((model) => {
       const folder = modelFolderName(model);
       labels.set(folder, model);
-      if (!existsSync(join(root, folder))) throw new SbevalError('input', `model folder ${join(root, folder)} (model "${model}") does not exist`, 'each model needs its own competition folder <root>/<model-folder>/<team>/...');
+      if (!existsSync(join(root, folder)))
+        throw new SbevalError(
+          'input',
+          `model folder ${join(root, folder)} (model "${model}") does not exist`,
+          'each model needs its own competition folder <root>/<model-folder>/<team>/...',
+        );
       return folder;
     });
     return { folders, labels };
@@ -449,7 +490,12 @@ function loadModelFolder(options: ScoreStageOptions, rules: RuleSet, folder: str
 }
 
 /** One model folder: its own official files, its own (per-model) ranking. */
-async function scoreModelFolder(options: ScoreStageOptions, rules: RuleSet, eol: Eol, model: LoadedModel): Promise<{ scored: ScoredModel; files: string[]; logFile: string }> {
+async function scoreModelFolder(
+  options: ScoreStageOptions,
+  rules: RuleSet,
+  eol: Eol,
+  model: LoadedModel,
+): Promise<{ scored: ScoredModel; files: string[]; logFile: string }> {
   const result = scoreCompetition(model.input, rules);
   const written = await writeOfficial(model.dir, result, model.warnings, eol);
   const winners = decideWinners(result.teams, result.prompts, winnerOptions(options, false, undefined));
@@ -458,15 +504,23 @@ async function scoreModelFolder(options: ScoreStageOptions, rules: RuleSet, eol:
 }
 
 /** The aggregate result folder: the official rank file over totals, constants, and the detailed table. */
-async function writeAggregate(root: string, agg: AggregateResult, models: readonly ScoredModel[], scored: Pick<Scored, 'warnings' | 'winners' | 'promptWords' | 'eol' | 'options'>): Promise<{ files: string[]; logFile: string; rows: RankedRow[] }> {
+async function writeAggregate(
+  root: string,
+  agg: AggregateResult,
+  models: readonly ScoredModel[],
+  scored: Pick<Scored, 'warnings' | 'winners' | 'promptWords' | 'eol' | 'options'>,
+): Promise<{ files: string[]; logFile: string; rows: RankedRow[] }> {
   const labelOf = (folder: string) => models.find((m) => m.folder === folder)?.label ?? folder;
   const log = new StageLog(root, 'result');
   for (const w of scored.warnings) log.line(`Warning - ${w.code} - ${w.file ? `${w.file} - ` : ''}${w.message}`);
   for (const r of agg.ranking) {
-    log.line(`Calculating total prompt score - prompt: ${r.team} - ${agg.models.map((m) => `${labelOf(m)}: ${plain(r.perModel.get(m) ?? ZERO)}`).join(' - ')} - total_prompt_score: ${plain(r.total)}`);
+    log.line(
+      `Calculating total prompt score - prompt: ${r.team} - ${agg.models.map((m) => `${labelOf(m)}: ${plain(r.perModel.get(m) ?? ZERO)}`).join(' - ')} - total_prompt_score: ${plain(r.total)}`,
+    );
   }
   log.line(`Calculating competition score - competition_score: ${plain(agg.grandTotal)}`);
-  for (const r of agg.ranking) log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalized)} - rank: ${r.rank}`);
+  for (const r of agg.ranking)
+    log.line(`Calculating normalized prompt score - prompt: ${r.team} - normalized_prompt_score: ${plain(r.normalized)} - rank: ${r.rank}`);
   const rows: RankedRow[] = agg.ranking.map((r) => ({ team: r.team, normalizedPromptScore: plain(r.normalized), promptScore: plain(r.total), rank: r.rank }));
   const constants = JSON.stringify({
     competitionScore: plain(agg.grandTotal),
@@ -489,7 +543,14 @@ async function writeAggregate(root: string, agg: AggregateResult, models: readon
   const files: string[] = [];
   const aggregateFiles: Array<[string, string]> = [
     ['constants.json', constants],
-    ['prompt_scores_ranks.csv', toCsv(['team', 'normalizedPromptScore', 'promptScore', 'rank'], rows.map((r) => [r.team, r.normalizedPromptScore, r.promptScore, r.rank]), scored.eol)],
+    [
+      'prompt_scores_ranks.csv',
+      toCsv(
+        ['team', 'normalizedPromptScore', 'promptScore', 'rank'],
+        rows.map((r) => [r.team, r.normalizedPromptScore, r.promptScore, r.rank]),
+        scored.eol,
+      ),
+    ],
     ['final_team_rankings.csv', detail],
   ];
   for (const [name, text] of aggregateFiles) files.push(await writeScoreFile(root, name, text));
@@ -502,20 +563,28 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
   const warnings: ScoreWarning[] = [];
   const { folders, labels } = modelFolders(options, layout);
   if (folders.length === 0) {
-    if (layout.kind !== 'teams') throw new SbevalError('input', `no model or team folders in ${root}`, `for --rules ${rules.name} use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json`);
+    if (layout.kind !== 'teams')
+      throw new SbevalError(
+        'input',
+        `no model or team folders in ${root}`,
+        `for --rules ${rules.name} use <root>/<model-folder>/<team>/{stability,similarity,diversity}/<C>.json`,
+      );
     // One competition folder without a model level: one model (the 2025 competition summed three).
     const single = readSingle(options, rules, eol, warnings);
     return {
       read: single.read,
       score: async () => {
         const scored = await single.score();
-        scored.notes.push('One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)');
+        scored.notes.push(
+          'One competition folder, no model folders: scored as one model (the 2025 competition summed the prompt scores of three, <root>/<model>/<team>/…)',
+        );
         return scored;
       },
       cancel: () => single.cancel(),
     };
   }
-  if (folders.length !== 3) warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
+  if (folders.length !== 3)
+    warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
 
   const loaded = folders.map((folder) => loadModelFolder(options, rules, folder, labels.get(folder) ?? folder, warnings)).filter((m) => m !== undefined);
   const teams = orderTeams([...new Set(loaded.flatMap((m) => m.input.teams))], options.teamOrder ?? 'name');
@@ -527,7 +596,9 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
     ...uncertaintyCommon(options, rules, eol, teams, promptWords?.words),
     competitions: loaded.map((m) => ({ key: m.folder, dir: m.dir, label: m.label, input: m.input, rules })),
   });
-  return readFolder(pending, new Map(loaded.flatMap((m) => [...m.read])), () => scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords: promptWords?.words, pending }));
+  return readFolder(pending, new Map(loaded.flatMap((m) => [...m.read])), () =>
+    scoreModels({ options, rules, eol, warnings, loaded, teams, labels, promptWords: promptWords?.words, pending }),
+  );
 }
 
 /** What `readModels` read, and the bootstrap it started. */
@@ -555,7 +626,12 @@ async function scoreModels({ options, rules, eol, warnings, loaded, teams, label
       promptWords ? { words: promptWords } : {},
     );
     for (const { team, model } of agg.missing) {
-      warnings.push({ code: 'missing-file', message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`, file: join(model, team), team });
+      warnings.push({
+        code: 'missing-file',
+        message: `team ${team} has no folder in model ${labels.get(model) ?? model}: its prompt score there counts 0`,
+        file: join(model, team),
+        team,
+      });
     }
     const winners = decideWinners(agg.teams, new Map(agg.ranking.map((r) => [r.team, r.total])), winnerOptions(options, rules.mustBeatBaseline, promptWords));
     const written = await writeAggregate(root, agg, models, { warnings, winners, promptWords: promptWords, eol, options });
@@ -627,7 +703,11 @@ function readRoot(options: ScoreStageOptions): ReadFolder {
   const layout = checkCompetitionRoot(options.root, { command: 'score', modelFolders: (options.models ?? []).map(modelFolderName) });
   if (!rules.multiModel && layout.kind === 'models') {
     const multiModel = ruleSetChoice((r) => r.multiModel);
-    throw new SbevalError('config', `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the ${multiModel} rules score`, `use --rules ${multiModel}, or give one model folder as the root`);
+    throw new SbevalError(
+      'config',
+      `${options.root} holds one competition folder per model (${layout.models.join(', ')}), which only the ${multiModel} rules score`,
+      `use --rules ${multiModel}, or give one model folder as the root`,
+    );
   }
   return rules.multiModel ? readModels(options, rules, eol, layout) : readSingle(options, rules, eol);
 }

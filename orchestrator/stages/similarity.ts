@@ -1,20 +1,20 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { largeFileSha256, sha256 } from '../../core/hash.js';
 import { extname, join } from 'node:path';
 import { describeError, SbevalError } from '../../core/errors.js';
+import { largeFileSha256, sha256 } from '../../core/hash.js';
 import { throwIfStorageFault } from '../../core/storage.js';
+import { type ImageClassification, similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
+import { DEFAULT_RULES, RULE_SETS, ruleSetChoice, SIMILARITY_FORMATS, type SimilarityFormat } from '../../scoring/score/rules.js';
+import { type Classification, type ClassifierStats, letterProbabilities } from '../../scoring/similarity/classifier.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { listCharacters, listFiles, listTeams, stageDir, type StageFilter } from '../layout/competition.js';
+import { listCharacters, listFiles, listTeams, type StageFilter, stageDir } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import type { ProgressSink } from '../progress/types.js';
-import { letterProbabilities, type Classification, type ClassifierStats } from '../../scoring/similarity/classifier.js';
 import { ImageClassifier } from '../similarity/image-classifier.js';
 import { PreprocessError } from '../similarity/prepare-pool.js';
-import { similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
-import { DEFAULT_RULES, RULE_SETS, ruleSetChoice, SIMILARITY_FORMATS, type SimilarityFormat } from '../../scoring/score/rules.js';
-import { readModelInfo } from './model.js';
 import { isCurrent, readDerivation, removeDerivation, writeDerivation } from './derivation.js';
+import { readModelInfo } from './model.js';
 
 /**
  * `sbeval similarity <root>`: the official similarity script (chatgpt4pcg/similarity-checking-script
@@ -95,7 +95,13 @@ async function imageInputs(dir: string, images: readonly string[]): Promise<Arra
  * images come from sbeval's own stages (it has `levels/` or `images/`); a folder of official per-letter files
  * alone is left as it is.
  */
-async function removeImageless(root: string, team: string, withImages: ReadonlySet<string>, wanted: (c: string) => boolean, progress: ProgressSink): Promise<void> {
+async function removeImageless(
+  root: string,
+  team: string,
+  withImages: ReadonlySet<string>,
+  wanted: (c: string) => boolean,
+  progress: ProgressSink,
+): Promise<void> {
   if (!existsSync(stageDir(root, team, 'levels')) && !existsSync(stageDir(root, team, 'images'))) return;
   for (const file of listFiles(stageDir(root, team, 'similarity'), '.json')) {
     const character = file.slice(0, -'.json'.length);
@@ -139,7 +145,13 @@ function letterImages(root: string, team: string, character: string, log: StageL
 }
 
 /** Every letter (of the filter) that has images, team by team; letters' similarity files left without images are removed. */
-async function collectWork(options: SimilarityStageOptions, teams: readonly string[], log: StageLog, progress: ProgressSink, ignored: string[]): Promise<CharacterWork[]> {
+async function collectWork(
+  options: SimilarityStageOptions,
+  teams: readonly string[],
+  log: StageLog,
+  progress: ProgressSink,
+  ignored: string[],
+): Promise<CharacterWork[]> {
   const { root } = options;
   const work: CharacterWork[] = [];
   for (const team of teams) {
@@ -150,7 +162,13 @@ async function collectWork(options: SimilarityStageOptions, teams: readonly stri
       const images = letterImages(root, team, character, log, progress, ignored);
       if (images.length === 0) continue;
       withImages.add(character);
-      work.push({ team, character, dir: stageDir(root, team, 'images', character), images, output: join(stageDir(root, team, 'similarity'), `${character}.json`) });
+      work.push({
+        team,
+        character,
+        dir: stageDir(root, team, 'images', character),
+        images,
+        output: join(stageDir(root, team, 'similarity'), `${character}.json`),
+      });
     }
     await removeImageless(root, team, withImages, (c) => wanted(options.filter?.characters, c), progress);
   }
@@ -199,7 +217,11 @@ async function writeLetter(run: SimilarityRun, w: CharacterWork, prepared: reado
       continue;
     }
     const r = p.result;
-    classified.push({ id: p.image, probabilities: letterProbabilities(run.info.labels, r.probabilities), ...(SIMILARITY_FORMATS[run.rules].clsEmbedding ? { clsEmbedding: r.cls! } : {}) });
+    classified.push({
+      id: p.image,
+      probabilities: letterProbabilities(run.info.labels, r.probabilities),
+      ...(SIMILARITY_FORMATS[run.rules].clsEmbedding ? { clsEmbedding: r.cls! } : {}),
+    });
   }
   try {
     const text = writeSimilarityJson(similarityFile(w.character, classified));
@@ -227,7 +249,11 @@ async function writeLetter(run: SimilarityRun, w: CharacterWork, prepared: reado
 async function classifyLetters(run: SimilarityRun, classifier: ImageClassifier, todo: readonly CharacterWork[]): Promise<void> {
   if (SIMILARITY_FORMATS[run.rules].clsEmbedding && !classifier.hasCls) {
     const withCls = (r: { similarityFormat: SimilarityFormat }) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding;
-    throw new SbevalError('similarity', `the model has no "${run.info.clsName}" output, which the ${ruleSetChoice(withCls)} rules store as cls_embedding`, `convert the model with \`sbeval model convert\`, or use --rules ${ruleSetChoice((r) => !withCls(r))}`);
+    throw new SbevalError(
+      'similarity',
+      `the model has no "${run.info.clsName}" output, which the ${ruleSetChoice(withCls)} rules store as cls_embedding`,
+      `convert the model with \`sbeval model convert\`, or use --rules ${ruleSetChoice((r) => !withCls(r))}`,
+    );
   }
   const limit = new Window(Math.max(16, classifier.batchSize * 4));
   const outcomes = todo.map((w) => w.images.map((image) => limit.run(() => classifyFile(classifier, w, image))));
@@ -250,7 +276,8 @@ export async function runSimilarityStage(options: SimilarityStageOptions, progre
   const rules = options.rules ?? RULE_SETS[DEFAULT_RULES].similarityFormat;
   const now = options.now ?? (() => new Date());
   const teams = listTeams(root);
-  if (!existsSync(options.model)) throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');
+  if (!existsSync(options.model))
+    throw new SbevalError('similarity', `model ${options.model} not found`, 'create it with `sbeval model fetch` or `sbeval model convert`');
   const info = readModelInfo(options.model);
   const log = new StageLog(root, SIMILARITY_STAGE, now(), now);
   const ignored: string[] = [];

@@ -1,21 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_SIMULATION, type DamageFormula, type Engine } from '../../bridge/engine.js';
+import { type DamageFormula, DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
-import { writeStabilityJson, stabilityTag, type StabilityEntry } from '../../scoring/formats/stability.js';
-import { DEFAULT_VELOCITY_RULE, OFFICIAL_RULE, OFFICIAL_TRIALS, type StabilityRule } from '../../scoring/stability.js';
-import { SbevalError, describeError } from '../../core/errors.js';
-import { storageFault, type StorageError } from '../../core/storage.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
+import { type StorageError, storageFault } from '../../core/storage.js';
+import { type StabilityEntry, stabilityTag, writeStabilityJson } from '../../scoring/formats/stability.js';
+import { DEFAULT_VELOCITY_RULE, OFFICIAL_RULE, OFFICIAL_TRIALS, type StabilityRule } from '../../scoring/stability.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { compareNames, listTrialFiles, stageDir, stateDir, trialBaseName, type StageFilter, type TrialFile } from '../layout/competition.js';
+import { compareNames, listTrialFiles, type StageFilter, stageDir, stateDir, type TrialFile, trialBaseName } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
-import { EnginePool, NOT_KEPT_REASON, PoolJobError, RUNS_PER_LEVEL, ResultLedger, levelsToKeepBusy, type PoolEvent } from '../pool/index.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { EnginePool, levelsToKeepBusy, NOT_KEPT_REASON, type PoolEvent, PoolJobError, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
+import { type CachedLevel, cacheIn, readCache, settingsDigest } from './level-cache.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
-import { cacheIn, readCache, settingsDigest, type CachedLevel } from './level-cache.js';
 
 /**
  * `levels` → `stability` + `images`: the Science Birds evaluator's batch stability and similarity
@@ -164,7 +164,13 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
 }
 
 /** Which levels still need work: those without a cache entry for their XML and settings (and images, when it succeeded). */
-function sortOutCached(levels: readonly TrialFile[], paths: LevelPaths, digest: string, options: Pick<SimulateOptions, 'force'> & { rawImages: boolean }, log: StageLog): { todo: TrialFile[]; cached: Map<string, CachedLevel> } {
+function sortOutCached(
+  levels: readonly TrialFile[],
+  paths: LevelPaths,
+  digest: string,
+  options: Pick<SimulateOptions, 'force'> & { rawImages: boolean },
+  log: StageLog,
+): { todo: TrialFile[]; cached: Map<string, CachedLevel> } {
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
   for (const level of levels) {
@@ -220,7 +226,12 @@ async function openStagePool(options: SimulateOptions, engineKind: string, level
  * a stop left unstarted; the first storage fault stops every worker (no more levels are started) and is
  * then thrown.
  */
-async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool: StagePool, signal: AbortSignal | undefined): Promise<{ unfinished: number; notRun: number }> {
+async function runLevels(
+  todo: readonly TrialFile[],
+  work: LevelWork,
+  stagePool: StagePool,
+  signal: AbortSignal | undefined,
+): Promise<{ unfinished: number; notRun: number }> {
   const { pool, engines } = stagePool;
   const { ledger, cached, progress } = work;
   let unfinished = 0;
@@ -254,7 +265,11 @@ async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool:
     for (const level of again) cached.delete(level.path);
     // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
     work.log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
-    if (again.length > 0) progress.note('simulate', `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`);
+    if (again.length > 0)
+      progress.note(
+        'simulate',
+        `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`,
+      );
     if (run >= RUNS_PER_LEVEL) {
       for (const level of again) work.log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
       unfinished += again.length;
@@ -268,7 +283,12 @@ async function runLevels(todo: readonly TrialFile[], work: LevelWork, stagePool:
 }
 
 /** Character files from the caches, once every level of the character is done; returns the `<team>/<C>` written. */
-async function writeCharacterFiles(root: string, levels: readonly TrialFile[], cached: ReadonlyMap<string, CachedLevel>, progress: ProgressSink): Promise<string[]> {
+async function writeCharacterFiles(
+  root: string,
+  levels: readonly TrialFile[],
+  cached: ReadonlyMap<string, CachedLevel>,
+  progress: ProgressSink,
+): Promise<string[]> {
   const characters: string[] = [];
   const groups = new Map<string, TrialFile[]>();
   for (const level of levels) {
@@ -281,7 +301,11 @@ async function writeCharacterFiles(root: string, levels: readonly TrialFile[], c
       continue;
     }
     const [team, character] = key.split('/') as [string, string];
-    const text = stabilityFileText(team, character, group.map((level) => ({ file: level.file, outcome: (cached.get(level.path) as CachedLevel).outcome })));
+    const text = stabilityFileText(
+      team,
+      character,
+      group.map((level) => ({ file: level.file, outcome: (cached.get(level.path) as CachedLevel).outcome })),
+    );
     await writeFileAtomic(join(stageDir(root, team, 'stability'), `${character}.json`), text);
     characters.push(key);
   }
@@ -309,7 +333,16 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const ledger = new ResultLedger(pool);
   let counts: { unfinished: number; notRun: number };
   try {
-    const work: LevelWork = { pool: pool as EnginePool, ledger, paths, digest, evaluation: { trials, damage, rule, capture: true, rawImages }, log, progress, cached };
+    const work: LevelWork = {
+      pool: pool as EnginePool,
+      ledger,
+      paths,
+      digest,
+      evaluation: { trials, damage, rule, capture: true, rawImages },
+      log,
+      progress,
+      cached,
+    };
     counts = await runLevels(todo, work, stagePool, options.signal);
   } finally {
     stagePool.closing = true;
@@ -334,7 +367,12 @@ export function stabilityFileText(team: string, character: string, levels: Reado
   const entries: StabilityEntry[] = [];
   for (const { file, outcome } of [...levels].sort((a, b) => compareNames(a.file, b.file))) {
     if (!outcome.ok) continue;
-    entries.push({ tag: stabilityTag(team, character, file), score: outcome.score, startingObjects: outcome.startingObjects, movingObjects: outcome.movingObjects });
+    entries.push({
+      tag: stabilityTag(team, character, file),
+      score: outcome.score,
+      startingObjects: outcome.startingObjects,
+      movingObjects: outcome.movingObjects,
+    });
   }
   return writeStabilityJson(entries);
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describeError } from '../../core/errors.js';
 import { storageFault, throwIfStorageFault } from '../../core/storage.js';
 import { writeFileAtomic } from '../layout/atomic.js';
-import { listCharacters, listFiles, listTeams, stageDir, type StageFilter, type TrialStage } from '../layout/competition.js';
+import { listCharacters, listFiles, listTeams, type StageFilter, stageDir, type TrialStage } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import type { ProgressSink } from '../progress/types.js';
 

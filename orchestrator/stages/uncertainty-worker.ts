@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { lowerThreadPriority } from '../../core/thread-priority.js';
 import { sampleBootstrap } from '../../scoring/uncertainty/bootstrap.js';
-import { samplesBuffers, type FromSampler, type ToSampler } from './uncertainty-thread.js';
+import { type FromSampler, samplesBuffers, type ToSampler } from './uncertainty-thread.js';
 
 /** The bootstrap's worker thread (uncertainty-thread.ts): per job the model in, the samples out, once; it waits for the next job. */
 const port = parentPort;

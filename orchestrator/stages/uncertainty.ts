@@ -3,29 +3,29 @@ import type { ReportInput, ReportSection } from '../../scoring/report/build.js';
 import type { RuleSet } from '../../scoring/score/rules.js';
 import type { ScoreInput } from '../../scoring/score/types.js';
 import {
+  type BootstrapResult,
   buildModel,
   finishBootstrap,
-  intervalsCsv,
   INTERVALS_FILE,
+  intervalsCsv,
+  type OfficialRow,
   RANK_PROBABILITIES_FILE,
+  type Rankings,
   rankProbabilitiesCsv,
   runBootstrap,
-  storedPerResample,
-  summarize,
-  uncertaintySection,
-  withIntervals,
-  type BootstrapResult,
-  type OfficialRow,
-  type Rankings,
   type SampleOptions,
   type SectionContext,
+  storedPerResample,
+  summarize,
   type UncertaintyModel,
   type UncertaintySummary,
+  uncertaintySection,
+  withIntervals,
 } from '../../scoring/uncertainty/index.js';
 import type { Settings, UncertaintySettings } from '../config/settings.js';
 import { trialIndexFromName } from '../layout/competition.js';
 import { writeScoreFile } from '../result/files.js';
-import { cachedRobustness, robustnessOptions, type LevelRobustnessResult } from './robustness.js';
+import { cachedRobustness, type LevelRobustnessResult, robustnessOptions } from './robustness.js';
 import { prestartSampler, sampleInThread } from './uncertainty-thread.js';
 
 /**
@@ -114,7 +114,9 @@ export const THREAD_MIN_WORK = 250_000;
 const THREAD_MAX_STORED = 2 ** 22;
 
 /** Moving counts of a level's perturbed runs by model folder, team, letter and trial index. */
-function physicsLookup(levels: readonly LevelRobustnessResult[]): (model: string | undefined, team: string, character: string, trial: number) => readonly number[] | undefined {
+function physicsLookup(
+  levels: readonly LevelRobustnessResult[],
+): (model: string | undefined, team: string, character: string, trial: number) => readonly number[] | undefined {
   const key = (model: string | undefined, team: string, character: string, trial: number) => JSON.stringify([model ?? '', team, character, trial]);
   const runs = new Map(levels.map((l) => [key(l.model, l.team, l.character, trialIndexFromName(l.base)), l.moving]));
   return (model, team, character, trial) => runs.get(key(model, team, character, trial));
@@ -177,14 +179,21 @@ function settled(outcome: UncertaintyOutcome): PendingUncertainty {
 export function startUncertainty(input: UncertaintyInput): PendingUncertainty {
   if (!input.settings.enabled) return settled({ status: 'off', message: 'uncertainty off (--uncertainty off): no intervals', files: [] });
   if (input.trials < 2) {
-    return settled({ status: 'unavailable', message: `with T = ${input.trials} trial per letter there is nothing to resample: intervals cannot be computed (none written)`, files: [] });
+    return settled({
+      status: 'unavailable',
+      message: `with T = ${input.trials} trial per letter there is nothing to resample: intervals cannot be computed (none written)`,
+      files: [],
+    });
   }
   const model = modelOf(input);
   const options = sampleOptions(input);
   const thread = threadWorthIt(model, options.resamples) ? sampleInThread({ model, options }) : undefined;
   return {
     async finish(official) {
-      const rankings: Rankings = { ranking: official.ranking.map((r) => r.team), ...(official.perModel ? { perCompetitionRanking: official.perModel.map((rows) => rows.map((r) => r.team)) } : {}) };
+      const rankings: Rankings = {
+        ranking: official.ranking.map((r) => r.team),
+        ...(official.perModel ? { perCompetitionRanking: official.perModel.map((rows) => rows.map((r) => r.team)) } : {}),
+      };
       const samples = await thread?.samples.catch(() => undefined);
       // Without a thread (or when it could not run), the same numbers here (tested).
       const result = samples ? finishBootstrap(model, samples, rankings) : runBootstrap(model, { ...options, ...rankings });
@@ -195,7 +204,12 @@ export function startUncertainty(input: UncertaintyInput): PendingUncertainty {
 }
 
 /** The files, report sections and sentence of a finished bootstrap. */
-async function writeOutcome(input: UncertaintyInput, model: UncertaintyModel, result: BootstrapResult, official: OfficialRankings): Promise<UncertaintyOutcome> {
+async function writeOutcome(
+  input: UncertaintyInput,
+  model: UncertaintyModel,
+  result: BootstrapResult,
+  official: OfficialRankings,
+): Promise<UncertaintyOutcome> {
   const { settings } = input;
   const context = (notes: readonly string[], perModel?: string): SectionContext => ({
     ...(input.physics ? { physics: { runs: input.physics.runs, trials: model.physicsTrials, simulationTrials: model.simulationTrials } } : {}),
@@ -211,7 +225,13 @@ async function writeOutcome(input: UncertaintyInput, model: UncertaintyModel, re
     if (!competition?.key || !competition.dir || !rows) continue;
     const ownSummary = summarize(own, rows, { competing: input.competing });
     const notes = model.notes.filter((n) => n.startsWith(`${competition.label}/`));
-    perModel.push({ key: competition.key, message: ownSummary.sentence, summary: ownSummary, section: uncertaintySection(ownSummary, context(notes, competition.label)), files: await writeIntervalFiles(competition.dir, ownSummary, input.eol) });
+    perModel.push({
+      key: competition.key,
+      message: ownSummary.sentence,
+      summary: ownSummary,
+      section: uncertaintySection(ownSummary, context(notes, competition.label)),
+      files: await writeIntervalFiles(competition.dir, ownSummary, input.eol),
+    });
   }
   return {
     status: 'done',
@@ -224,7 +244,10 @@ async function writeOutcome(input: UncertaintyInput, model: UncertaintyModel, re
 }
 
 async function writeIntervalFiles(dir: string, summary: UncertaintySummary, eol: string): Promise<string[]> {
-  return [await writeScoreFile(dir, INTERVALS_FILE, intervalsCsv(summary, eol)), await writeScoreFile(dir, RANK_PROBABILITIES_FILE, rankProbabilitiesCsv(summary, eol))];
+  return [
+    await writeScoreFile(dir, INTERVALS_FILE, intervalsCsv(summary, eol)),
+    await writeScoreFile(dir, RANK_PROBABILITIES_FILE, rankProbabilitiesCsv(summary, eol)),
+  ];
 }
 
 /**
@@ -238,7 +261,9 @@ export function withUncertainty(report: ReportInput, outcome: Pick<UncertaintyOu
     ...report,
     // Done: the sentence goes under the winner; otherwise the facts say why there are no intervals.
     facts: summary ? report.facts : [...report.facts, `Uncertainty: ${outcome.message}`],
-    ...(summary && report.winners ? { winners: { ...report.winners, notes: [...report.winners.notes, `Ranking uncertainty: ${summary.sentence} (see "Uncertainty of the ranking").`] } } : {}),
+    ...(summary && report.winners
+      ? { winners: { ...report.winners, notes: [...report.winners.notes, `Ranking uncertainty: ${summary.sentence} (see "Uncertainty of the ranking").`] } }
+      : {}),
     ...(summary && report.rankingBars ? { rankingBars: withIntervals(report.rankingBars, summary) } : {}),
     sections: [...(section ? [section] : []), ...(report.sections ?? [])],
   };

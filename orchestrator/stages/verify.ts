@@ -4,11 +4,11 @@ import { join, relative, sep } from 'node:path';
 import type { Engine, EngineIdentity, LevelSink, SimulationSettings } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import type { Box2dOverrides } from '../../bridge/headless/settings.js';
-import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
 import { memorySink } from '../../bridge/memory-sink.js';
+import { checkTrialFrameBytes, traceFromBytes } from '../../bridge/trace.js';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { compareTrials, DEFAULT_TOLERANCE, type Agreement, type TrialComparison } from '../../scoring/trial-comparison.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../progress/types.js';
+import { type Agreement, compareTrials, DEFAULT_TOLERANCE, type TrialComparison } from '../../scoring/trial-comparison.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
 
 /**
  * `sbeval verify <corpus>`: re-runs every recorded level (the trace carries its XML and settings) and
@@ -83,7 +83,12 @@ export async function verifyCorpus(options: VerifyOptions, progress: ProgressSin
   } catch (error) {
     throw new SbevalError('input', `cannot read the corpus ${options.corpus}: ${describeError(error)}`);
   }
-  if (files.length === 0) throw new SbevalError('input', `no traces (*.sbtrace, *.sbtrace.gz) under ${options.corpus}`, 'record some with: sbeval record <levels-dir> --out <corpus>');
+  if (files.length === 0)
+    throw new SbevalError(
+      'input',
+      `no traces (*.sbtrace, *.sbtrace.gz) under ${options.corpus}`,
+      'record some with: sbeval record <levels-dir> --out <corpus>',
+    );
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   const engine = options.engine ?? new HeadlessEngine(undefined, { box2d: options.box2d ?? {} });
   if (options.engine && Object.keys(options.box2d ?? {}).length > 0) {
@@ -103,7 +108,8 @@ export async function verifyCorpus(options: VerifyOptions, progress: ProgressSin
         const recorded = traceFromBytes(await readFile(file), file);
         entry.levelId = recorded.header.levelId;
         entry.recordedEngine = recorded.header.engine;
-        if (!recorded.complete || recorded.error) throw new Error(`the recording is ${recorded.error ? `of a failed run (${recorded.error.message})` : 'incomplete'}`);
+        if (!recorded.complete || recorded.error)
+          throw new Error(`the recording is ${recorded.error ? `of a failed run (${recorded.error.message})` : 'incomplete'}`);
         const settings: SimulationSettings = { ...recorded.header.settings, ...options.settings };
         // The replay holds its frames as a trace would: bodies × steps bounded before the run and again when the engine names its bodies.
         checkTrialFrameBytes(recorded.bodies.length, settings, file);

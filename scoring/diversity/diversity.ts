@@ -9,7 +9,14 @@
  *   a fixed denominator, so missing trials lower the rate.
  * File shape and writer: scoring/formats/diversity.ts.
  */
-import { diversityFile, diversityTrialId, writeDiversityJson, DEFAULT_DIVERSITY_TRIALS, type DiversityFile, type DiversityTrial } from '../formats/diversity.js';
+import {
+  DEFAULT_DIVERSITY_TRIALS,
+  type DiversityFile,
+  type DiversityTrial,
+  diversityFile,
+  diversityTrialId,
+  writeDiversityJson,
+} from '../formats/diversity.js';
 import type { SimilarityFile } from '../formats/similarity.js';
 import { ruleSetChoice, SIMILARITY_FORMATS, type SimilarityFormat } from '../score/rules.js';
 import { cosineDistance } from './cosine.js';
@@ -40,7 +47,10 @@ export function diversityTrials(similarity: SimilarityFile, rules: DiversityRule
         .sort((a, b) => (a.r.label < b.r.label ? -1 : a.r.label > b.r.label ? 1 : a.index - b.index))
         .map(({ r }) => r.softmax_prob);
     } else {
-      if (!image.cls_embedding) throw new DiversityInputError(`${image.id} has no cls_embedding (run \`sbeval similarity --rules ${ruleSetChoice((r) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding)}\`)`);
+      if (!image.cls_embedding)
+        throw new DiversityInputError(
+          `${image.id} has no cls_embedding (run \`sbeval similarity --rules ${ruleSetChoice((r) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding)}\`)`,
+        );
       vector = image.cls_embedding;
     }
     trials.push({ trial: diversityTrialId(image.id), vector });

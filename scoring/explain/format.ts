@@ -52,7 +52,9 @@ export function formatExplanation(e: Explanation, options: FormatOptions = {}): 
     for (const d of e.deaths) {
       const b = byId.get(d.id)!;
       const removed = d.removedStep === null ? 'not removed within the window' : `removed at step ${d.removedStep}`;
-      lines.push(`  ${pad(name(b), 16)} ${d.cause} at step ${d.step} (${seconds(d.step, e.dt)}), ${d.damage.toFixed(2)} damage in ${d.hits} hit(s), ${removed}`);
+      lines.push(
+        `  ${pad(name(b), 16)} ${d.cause} at step ${d.step} (${seconds(d.step, e.dt)}), ${d.damage.toFixed(2)} damage in ${d.hits} hit(s), ${removed}`,
+      );
     }
   }
 
@@ -68,7 +70,10 @@ export function formatExplanation(e: Explanation, options: FormatOptions = {}): 
   const perSecond = Math.max(1, Math.round(1 / (e.dt * e.sampleEvery)));
   const marks: number[] = [];
   for (let i = 0; i * e.sampleEvery <= e.windowEnd; i += perSecond) marks.push(i);
-  lines.push('', `Displacement from the start positions (step ${e.windowStart}) at each second (${marks.map((i) => `${Math.round(i * e.sampleEvery * e.dt)}`).join(' ')} s):`);
+  lines.push(
+    '',
+    `Displacement from the start positions (step ${e.windowStart}) at each second (${marks.map((i) => `${Math.round(i * e.sampleEvery * e.dt)}`).join(' ')} s):`,
+  );
   for (const b of e.bodies) {
     const values = marks.map((i) => {
       const v = b.displacement[Math.min(i, b.displacement.length - 1)] ?? 0;

@@ -1,5 +1,5 @@
-import { displacementFrom, OFFICIAL_MOVEMENT_THRESHOLD, type ObjectMeasure } from '../stability.js';
-import { angleDelta, field, isAlive, ANGLE, OMEGA, VX, VY, X, Y, type FrameSeries } from './series.js';
+import { displacementFrom, type ObjectMeasure, OFFICIAL_MOVEMENT_THRESHOLD } from '../stability.js';
+import { ANGLE, angleDelta, type FrameSeries, field, isAlive, OMEGA, VX, VY, X, Y } from './series.js';
 
 /**
  * How each body moved over the window: its displacement from the start at every step, when it started
@@ -53,7 +53,13 @@ export interface BodyMotion {
  * position (on `startStep`) and its last read step within the window (its removal ends it; a destroyed
  * body still falls with its collider off until removed, and Unity keeps its last position).
  */
-export function bodyMotion(series: FrameSeries, body: number, measured: Pick<ObjectMeasure, 'start' | 'lastStep'>, startStep: number, threshold = OFFICIAL_MOVEMENT_THRESHOLD): BodyMotion {
+export function bodyMotion(
+  series: FrameSeries,
+  body: number,
+  measured: Pick<ObjectMeasure, 'start' | 'lastStep'>,
+  startStep: number,
+  threshold = OFFICIAL_MOVEMENT_THRESHOLD,
+): BodyMotion {
   const end = Math.min(measured.lastStep, series.stepCount - 1);
   const [x0, y0] = measured.start;
   const a0 = field(series, Math.min(startStep, series.stepCount - 1), body, ANGLE);
@@ -73,7 +79,10 @@ export function bodyMotion(series: FrameSeries, body: number, measured: Pick<Obj
     if (crossStep === undefined && d >= threshold) crossStep = s;
     if (
       onsetStep === undefined &&
-      (Math.abs(x - x0) >= ONSET_SHIFT || Math.abs(angleDelta(a0, field(series, s, body, ANGLE))) >= ONSET_TURN || crossStep !== undefined || deathStep !== undefined)
+      (Math.abs(x - x0) >= ONSET_SHIFT ||
+        Math.abs(angleDelta(a0, field(series, s, body, ANGLE))) >= ONSET_TURN ||
+        crossStep !== undefined ||
+        deathStep !== undefined)
     ) {
       onsetStep = s;
     }
@@ -83,7 +92,9 @@ export function bodyMotion(series: FrameSeries, body: number, measured: Pick<Obj
   if (failure !== undefined && onsetStep !== undefined) {
     for (let s = failure - 1; s > onsetStep; s--) {
       const atRest =
-        Math.hypot(field(series, s, body, VX), field(series, s, body, VY)) < REST_SPEED && Math.abs(field(series, s, body, OMEGA)) < REST_SPIN && isAlive(series, s, body);
+        Math.hypot(field(series, s, body, VX), field(series, s, body, VY)) < REST_SPEED &&
+        Math.abs(field(series, s, body, OMEGA)) < REST_SPIN &&
+        isAlive(series, s, body);
       if (atRest) {
         onsetStep = s + 1;
         break;
@@ -94,7 +105,17 @@ export function bodyMotion(series: FrameSeries, body: number, measured: Pick<Obj
   const dx = field(series, at, body, X) - x0;
   const dy = field(series, at, body, Y) - y0;
   const turn = angleDelta(a0, field(series, at, body, ANGLE));
-  return { displacement, maxDisplacement, onsetStep, crossStep, deathStep, kind: classify(dx, dy, turn, deathStep !== undefined && deathStep <= at, crossStep !== undefined), dx, dy, turn };
+  return {
+    displacement,
+    maxDisplacement,
+    onsetStep,
+    crossStep,
+    deathStep,
+    kind: classify(dx, dy, turn, deathStep !== undefined && deathStep <= at, crossStep !== undefined),
+    dx,
+    dy,
+    turn,
+  };
 }
 
 function classify(dx: number, dy: number, turn: number, dead: boolean, crossed: boolean): MotionKind {

@@ -1,9 +1,8 @@
-import type { SimEvent } from '../../bridge/frames.js';
+import type { BodyInfo, SimEvent } from '../../bridge/frames.js';
 import { TNT } from '../../levels/catalog.js';
 import { ONSET_SHIFT, ONSET_TURN } from './motion.js';
-import { angleDelta, field, ANGLE, X, Y, type FrameSeries } from './series.js';
+import { ANGLE, angleDelta, type FrameSeries, field, X, Y } from './series.js';
 import { GROUND } from './support.js';
-import type { BodyInfo } from '../../bridge/frames.js';
 import type { ContactReport, Reason, Work } from './types.js';
 
 /**
@@ -77,7 +76,13 @@ const destroyedByImpact: ReasonCheck = (w, ctx, onset) => {
   const text = worst
     ? `destroyed by impact at step ${w.destroyedStep}: ${f2(total)} damage in ${w.hits} hit(s), most from ${nameOf(worst[0], ctx.byId)} (${f2(worst[1].damage)}, up to ${f2(worst[1].maxSpeed)} u/s at step ${worst[1].step})`
     : `destroyed at step ${w.destroyedStep} (${f2(total)} damage in ${w.hits} hit(s))`;
-  return { kind: 'destroyed', step: w.destroyedStep, damage: round(total), ...(worst ? { cause: worst[0], relativeSpeed: round(worst[1].maxSpeed) } : {}), text };
+  return {
+    kind: 'destroyed',
+    step: w.destroyedStep,
+    damage: round(total),
+    ...(worst ? { cause: worst[0], relativeSpeed: round(worst[1].maxSpeed) } : {}),
+    text,
+  };
 };
 
 const placedInside: ReasonCheck = (w, ctx) => {
@@ -102,7 +107,12 @@ const thrownByExplosion: ReasonCheck = (w, ctx, onset) => {
       Math.hypot(e.x - w.support.load.x, e.y - (w.support.aabb.minY + w.support.aabb.maxY) / 2) <= TNT.explosion.area + 0.5,
   );
   if (!explosion) return undefined;
-  return { kind: 'explosion', cause: explosion.id, step: explosion.step, text: `thrown by the explosion of ${nameOf(explosion.id, ctx.byId)} at step ${explosion.step}` };
+  return {
+    kind: 'explosion',
+    cause: explosion.id,
+    step: explosion.step,
+    text: `thrown by the explosion of ${nameOf(explosion.id, ctx.byId)} at step ${explosion.step}`,
+  };
 };
 
 /** Sinking straight down into the start gaps under it (a tall stack closing its 0.2401-grid gaps). */
@@ -180,8 +190,18 @@ const supportMovedOrDestroyed: ReasonCheck = (w, ctx, onset) => {
   const dead = support.destroyedStep !== undefined && support.destroyedStep <= onset;
   const when = sOnset >= onset ? 'together with it' : `at step ${sOnset}`;
   return dead
-    ? { kind: 'support-destroyed', cause: support.info.id, step: support.destroyedStep!, text: `lost its support: ${nameOf(support.info.id, byId)} under it was destroyed at step ${support.destroyedStep}` }
-    : { kind: 'support-moved', cause: support.info.id, step: sOnset, text: `carried off by its support ${nameOf(support.info.id, byId)}, which started to move ${when}` };
+    ? {
+        kind: 'support-destroyed',
+        cause: support.info.id,
+        step: support.destroyedStep!,
+        text: `lost its support: ${nameOf(support.info.id, byId)} under it was destroyed at step ${support.destroyedStep}`,
+      }
+    : {
+        kind: 'support-moved',
+        cause: support.info.id,
+        step: sOnset,
+        text: `carried off by its support ${nameOf(support.info.id, byId)}, which started to move ${when}`,
+      };
 };
 
 /** The level's own static issue: nothing under it, or an overhang that tips. */
@@ -211,7 +231,12 @@ const draggedByLoad: ReasonCheck = (w, ctx, onset) => {
   for (const other of ctx.byId.values()) {
     if (other === w || other.motion.onsetStep === undefined || other.motion.onsetStep > onset) continue;
     if (!other.support.contacts.some((c) => c.by === w.info.id)) continue;
-    return { kind: 'dragged', cause: other.info.id, step: other.motion.onsetStep, text: `dragged by ${nameOf(other.info.id, ctx.byId)} resting on it, which started to move at step ${other.motion.onsetStep}` };
+    return {
+      kind: 'dragged',
+      cause: other.info.id,
+      step: other.motion.onsetStep,
+      text: `dragged by ${nameOf(other.info.id, ctx.byId)} resting on it, which started to move at step ${other.motion.onsetStep}`,
+    };
   }
   return undefined;
 };
@@ -222,9 +247,16 @@ function slidOrUnknown(w: Work, ctx: Context): Reason {
   if (m.kind === 'slid') {
     const on = w.support.contacts.find((c) => c.by !== GROUND);
     const where = w.support.contacts.some((c) => c.by === GROUND) ? 'on the ground' : on ? `on ${nameOf(on.by, ctx.byId)}` : 'sideways';
-    return { kind: 'slid', cause: on?.by ?? GROUND, text: `slid ${f2(Math.abs(m.dx))} ${m.dx < 0 ? 'left' : 'right'} ${where} with no hit or support change found` };
+    return {
+      kind: 'slid',
+      cause: on?.by ?? GROUND,
+      text: `slid ${f2(Math.abs(m.dx))} ${m.dx < 0 ? 'left' : 'right'} ${where} with no hit or support change found`,
+    };
   }
-  return { kind: 'unknown', text: `${m.kind === 'still' ? 'moved' : m.kind} (dx ${f2(m.dx)}, dy ${f2(m.dy)}, turn ${f2((m.turn * 180) / Math.PI)}°) with no hit, support change or static cause found` };
+  return {
+    kind: 'unknown',
+    text: `${m.kind === 'still' ? 'moved' : m.kind} (dx ${f2(m.dx)}, dy ${f2(m.dy)}, turn ${f2((m.turn * 180) / Math.PI)}°) with no hit, support change or static cause found`,
+  };
 }
 
 /** The candidate reasons in order of precedence: the first that applies is the body's reason. */
@@ -259,4 +291,3 @@ function unstableBelow(w: Work, byId: Map<number, Work>, seen = new Set<number>(
     return s !== undefined && unstableBelow(s, byId, seen);
   });
 }
-

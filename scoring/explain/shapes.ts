@@ -1,5 +1,5 @@
 import type { BodyInfo } from '../../bridge/frames.js';
-import { blockSpec, pigSpec, PLATFORM, TNT, type Collider, type Point } from '../../levels/catalog.js';
+import { blockSpec, type Collider, PLATFORM, type Point, pigSpec, TNT } from '../../levels/catalog.js';
 
 /**
  * The outline of a body in its own frame, enough to reason about who rests on whom, taken from the

@@ -1,6 +1,6 @@
 import type { BodyInfo } from '../../bridge/frames.js';
 import { LANDSCAPE } from '../../levels/catalog.js';
-import { localShape, worldAabb, type Aabb } from './shapes.js';
+import { type Aabb, localShape, worldAabb } from './shapes.js';
 
 /**
  * Who rests on whom at the start, and whether each body's load is carried: a static reading of the
@@ -121,7 +121,10 @@ function findOverlaps(placed: readonly PlacedBody[], result: readonly BodySuppor
       const b = result[j]!.aabb;
       const depth = Math.min(Math.min(a.maxX, b.maxX) - Math.max(a.minX, b.minX), Math.min(a.maxY, b.maxY) - Math.max(a.minY, b.minY));
       if (depth <= OVERLAP_DEPTH) continue;
-      for (const [u, v] of [[result[i]!, result[j]!], [result[j]!, result[i]!]] as const) {
+      for (const [u, v] of [
+        [result[i]!, result[j]!],
+        [result[j]!, result[i]!],
+      ] as const) {
         const o = overlaps.get(u.id) ?? { with: [], depth: 0 };
         o.with.push(v.id);
         o.depth = Math.max(o.depth, depth);

@@ -29,18 +29,38 @@ export function buildTimeline(work: Work[], events: readonly SimEvent[], byId: M
       entries.push({ step: w.motion.onsetStep, kind: 'onset', ids: [w.info.id], text: `${name} ${MOTION_VERB[w.motion.kind]} — ${w.reason.text}` });
     }
     if (w.motion.crossStep !== undefined) {
-      entries.push({ step: w.motion.crossStep, kind: 'cross', ids: [w.info.id], text: `${name} passes the movement threshold (${w.motion.kind === 'still' ? 'moved' : w.motion.kind}${w.reason.kind === 'settled' ? ', settling' : ''})` });
+      entries.push({
+        step: w.motion.crossStep,
+        kind: 'cross',
+        ids: [w.info.id],
+        text: `${name} passes the movement threshold (${w.motion.kind === 'still' ? 'moved' : w.motion.kind}${w.reason.kind === 'settled' ? ', settling' : ''})`,
+      });
     }
   }
   for (const e of events) {
     if (e.kind === 'contact' && e.relativeSpeed >= NOTABLE_CONTACT_SPEED) {
       const ids = [e.a, e.b].filter((i) => i >= 0);
-      entries.push({ step: e.step, kind: 'contact', ids, text: `${nameOf(e.a, byId)} hits ${nameOf(e.b, byId)} at ${f2(e.relativeSpeed)} u/s (${f2(e.relativeSpeed)} damage)` });
+      entries.push({
+        step: e.step,
+        kind: 'contact',
+        ids,
+        text: `${nameOf(e.a, byId)} hits ${nameOf(e.b, byId)} at ${f2(e.relativeSpeed)} u/s (${f2(e.relativeSpeed)} damage)`,
+      });
     } else if (e.kind === 'destroyed') {
       const w = byId.get(e.id);
-      entries.push({ step: e.step, kind: 'destroyed', ids: [e.id], text: `${nameOf(e.id, byId)} destroyed (${f2(w?.damage ?? 0)} damage in ${w?.hits ?? 0} hit(s)); it falls with its collider off until removed` });
+      entries.push({
+        step: e.step,
+        kind: 'destroyed',
+        ids: [e.id],
+        text: `${nameOf(e.id, byId)} destroyed (${f2(w?.damage ?? 0)} damage in ${w?.hits ?? 0} hit(s)); it falls with its collider off until removed`,
+      });
     } else if (e.kind === 'removed') {
-      entries.push({ step: e.step, kind: 'removed', ids: [e.id], text: `${nameOf(e.id, byId)} removed (${e.reason === 'death' ? 'after its death' : 'out of the world'})` });
+      entries.push({
+        step: e.step,
+        kind: 'removed',
+        ids: [e.id],
+        text: `${nameOf(e.id, byId)} removed (${e.reason === 'death' ? 'after its death' : 'out of the world'})`,
+      });
     } else if (e.kind === 'explosion') {
       entries.push({ step: e.step, kind: 'explosion', ids: [e.id], text: `${nameOf(e.id, byId)} explodes at (${f2(e.x)}, ${f2(e.y)})` });
     }

@@ -156,4 +156,3 @@ export interface Work {
   hits: number;
   reason: Reason | null;
 }
-

@@ -7,9 +7,10 @@
  *
  * Writers return the file text; callers write it atomically (orchestrator/layout/atomic.ts).
  */
-export * from './stability.js';
-export * from './similarity.js';
+
 export * from './diversity.js';
-export { formatUnityFloat, formatUnityDouble } from './unity-float.js';
+export type { PythonDumpOptions, PythonJsonValue } from './python-json.js';
 export { formatPythonFloat, pythonJsonDumps, pythonJsonString } from './python-json.js';
-export type { PythonJsonValue, PythonDumpOptions } from './python-json.js';
+export * from './similarity.js';
+export * from './stability.js';
+export { formatUnityDouble, formatUnityFloat } from './unity-float.js';

@@ -14,7 +14,7 @@
  * Written by `json.dumps(output, indent=2)` (python-json.ts).
  */
 import { z } from 'zod';
-import { pythonJsonDumps, type PythonJsonValue } from './python-json.js';
+import { type PythonJsonValue, pythonJsonDumps } from './python-json.js';
 import { jsonNumber, parseWith } from './stability.js';
 
 /** Class labels of the classifier: index = `ord(letter) − 65` (the script's `LETTERS_LIST`). */

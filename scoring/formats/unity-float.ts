@@ -132,7 +132,7 @@ function grisuRound(digits: number[], delta: bigint, restIn: bigint, tenKappa: b
     const next = (rest + tenKappa) & MASK64;
     return next < wpW || wpW - rest > ((next - wpW) & MASK64);
   };
-  while (rest < wpW && delta - rest >= tenKappa && closer()  ) {
+  while (rest < wpW && delta - rest >= tenKappa && closer()) {
     const last = digits.length - 1;
     digits[last] = (digits[last] ?? 0) - 1;
     rest = (rest + tenKappa) & MASK64;

@@ -33,7 +33,8 @@ function axisWeights(source: number, size: number): { index: Int32Array; first: 
  * smaller than `size` on an axis is stretched by repeating pixels.
  */
 export function areaDownsampleGrey(pixels: Uint8Array, width: number, height: number, channels: number, size: number): Uint8Array {
-  if (width < 1 || height < 1 || pixels.length < width * height * channels) throw new RangeError(`thumbnail: ${width}×${height}×${channels} needs ${width * height * channels} bytes, got ${pixels.length}`);
+  if (width < 1 || height < 1 || pixels.length < width * height * channels)
+    throw new RangeError(`thumbnail: ${width}×${height}×${channels} needs ${width * height * channels} bytes, got ${pixels.length}`);
   if (width < size || height < size) {
     // Tiny images: nearest neighbour (only odd inputs get here; evaluator images are 1024 px).
     const out = new Uint8Array(size * size);

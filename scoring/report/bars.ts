@@ -73,12 +73,19 @@ export function rankingBarsSvg(bars: readonly RankingBar[], title: string): stri
       for (const segment of bar.segments) {
         const w = scale(segment.value);
         const shade = bar.role === 'team' ? SEGMENT_COLOURS[segmentNames.indexOf(segment.name) % SEGMENT_COLOURS.length] : COLOURS.other;
-        out.push(`<rect class="segment" x="${x}" y="${y}" width="${w}" height="${BAR_H}" fill="${shade}" stroke="#fff" stroke-width="0.5"><title>${escapeXml(`${bar.team} · ${segment.name}: ${segment.value}`)}</title></rect>`);
+        out.push(
+          `<rect class="segment" x="${x}" y="${y}" width="${w}" height="${BAR_H}" fill="${shade}" stroke="#fff" stroke-width="0.5"><title>${escapeXml(`${bar.team} · ${segment.name}: ${segment.value}`)}</title></rect>`,
+        );
         x += w;
       }
-      if (bar.winner) out.push(`<rect class="winner-outline" x="${labelW - 1}" y="${y - 1}" width="${scale(bar.value) + 2}" height="${BAR_H + 2}" fill="none" stroke="${COLOURS.winner}" stroke-width="2"/>`);
+      if (bar.winner)
+        out.push(
+          `<rect class="winner-outline" x="${labelW - 1}" y="${y - 1}" width="${scale(bar.value) + 2}" height="${BAR_H + 2}" fill="none" stroke="${COLOURS.winner}" stroke-width="2"/>`,
+        );
     } else {
-      out.push(`<rect class="bar-fill" x="${labelW}" y="${y}" width="${scale(bar.value)}" height="${BAR_H}" fill="${colour}"><title>${escapeXml(`${bar.team}: ${bar.label} (${bar.role}${bar.winner ? ', winner' : ''})`)}</title></rect>`);
+      out.push(
+        `<rect class="bar-fill" x="${labelW}" y="${y}" width="${scale(bar.value)}" height="${BAR_H}" fill="${colour}"><title>${escapeXml(`${bar.team}: ${bar.label} (${bar.role}${bar.winner ? ', winner' : ''})`)}</title></rect>`,
+      );
     }
     if (bar.interval) out.push(whisker(bar, labelW, y, scale));
     const suffix = suffixOf(bar);
@@ -86,16 +93,23 @@ export function rankingBarsSvg(bars: readonly RankingBar[], title: string): stri
     out.push(`<text class="bar-value" x="${labelW + end + 6}" y="${y + BAR_H - 5}">${escapeXml(bar.label + suffix)}</text>`, '</g>');
   });
   const legendY = bars.length * (BAR_H + GAP) + GAP + 4;
-  const items: Array<[string, string]> = segmentNames.length > 1 ? segmentNames.map((n, k) => [SEGMENT_COLOURS[k % SEGMENT_COLOURS.length] as string, n]) : [[COLOURS.team, 'team']];
+  const items: Array<[string, string]> =
+    segmentNames.length > 1 ? segmentNames.map((n, k) => [SEGMENT_COLOURS[k % SEGMENT_COLOURS.length] as string, n]) : [[COLOURS.team, 'team']];
   items.push([COLOURS.winner, 'winner'], [COLOURS.other, 'baseline / not competing']);
   let x = labelW;
   for (const [colour, name] of items) {
-    out.push(`<rect class="legend" x="${x}" y="${legendY}" width="12" height="12" fill="${colour}"/>`, `<text class="legend" x="${x + 16}" y="${legendY + 10}">${escapeXml(name)}</text>`);
+    out.push(
+      `<rect class="legend" x="${x}" y="${legendY}" width="12" height="12" fill="${colour}"/>`,
+      `<text class="legend" x="${x + 16}" y="${legendY + 10}">${escapeXml(name)}</text>`,
+    );
     x += 16 + name.length * CHAR_W + 18;
   }
   if (bars.some((b) => b.interval)) {
     const name = '95 % interval (bootstrap)';
-    out.push(`<line class="legend" x1="${x}" y1="${legendY + 6}" x2="${x + 14}" y2="${legendY + 6}" stroke="${WHISKER}" stroke-width="1.5"/>`, `<text class="legend" x="${x + 18}" y="${legendY + 10}">${escapeXml(name)}</text>`);
+    out.push(
+      `<line class="legend" x1="${x}" y1="${legendY + 6}" x2="${x + 14}" y2="${legendY + 6}" stroke="${WHISKER}" stroke-width="1.5"/>`,
+      `<text class="legend" x="${x + 18}" y="${legendY + 10}">${escapeXml(name)}</text>`,
+    );
   }
   out.push('</svg>');
   return out.join('\n');

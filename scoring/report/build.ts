@@ -15,16 +15,17 @@
  * fragment is trusted: its author escapes its own data (`escapeXml`) and must keep the page
  * self-contained (no scripts, no external URLs).
  */
+
+import { markdownText } from '../formats/text-escape.js';
+import type { ScoreWarning } from '../score/checks.js';
 import { plain } from '../score/decimal.js';
 import { CHARACTERS } from '../score/rules.js';
-import type { ScoreWarning } from '../score/checks.js';
 import type { CharacterInput, ScoreInput, ScoreResult } from '../score/types.js';
 import type { WinnerDecision } from '../score/winner.js';
-import { rankingBarsSvg, type RankingBar } from './bars.js';
-import { GALLERY_HELP, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery } from './gallery.js';
-import { compactNumber, escapeXml, heatMapSvg, scaleOf, type HeatMap } from './heatmap.js';
+import { type RankingBar, rankingBarsSvg } from './bars.js';
+import { GALLERY_HELP, type Gallery, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml } from './gallery.js';
+import { compactNumber, escapeXml, type HeatMap, heatMapSvg, scaleOf } from './heatmap.js';
 import { AVERAGE_NAMES } from './names.js';
-import { markdownText } from '../formats/text-escape.js';
 
 export interface ReportSection {
   /** Anchor id (letters, digits, `-`). */
@@ -137,19 +138,55 @@ export function competitionGrids(result: ScoreResult, input?: ScoreInput, letter
     result.teams.map((team) => letters.map((ch) => (input ? !which.some((m) => hasData(input.inputs.get(team)?.get(ch), m)) : false)));
   const fixed = (v: number) => (v !== 0 && Math.abs(v) < 0.001 ? v.toExponential(3) : v.toFixed(4));
   const grids: Grid[] = [
-    { metric: 'stability', title: `Stability: ${AVERAGE_NAMES.stability.name} = ${AVERAGE_NAMES.stability.definition}`, values: grid((c) => Number(plain(c.averageStability))), missing: missing(['stability']), format: fixed },
-    { metric: 'similarity', title: `Similarity: ${AVERAGE_NAMES.similarity.name} = ${AVERAGE_NAMES.similarity.definition}`, values: grid((c) => Number(plain(c.averageSimilarity))), missing: missing(['similarity']), format: fixed },
+    {
+      metric: 'stability',
+      title: `Stability: ${AVERAGE_NAMES.stability.name} = ${AVERAGE_NAMES.stability.definition}`,
+      values: grid((c) => Number(plain(c.averageStability))),
+      missing: missing(['stability']),
+      format: fixed,
+    },
+    {
+      metric: 'similarity',
+      title: `Similarity: ${AVERAGE_NAMES.similarity.name} = ${AVERAGE_NAMES.similarity.definition}`,
+      values: grid((c) => Number(plain(c.averageSimilarity))),
+      missing: missing(['similarity']),
+      format: fixed,
+    },
   ];
-  if (result.rules.diversity) grids.push({ metric: 'diversity', title: 'Diversity (diversityRate)', values: grid((c) => Number(plain(c.diversity))), missing: missing(['diversity']), format: fixed });
-  grids.push({ metric: 'character-score', title: 'Character score', values: grid((c) => Number(plain(c.characterScore))), missing: missing(metrics), format: (v) => v.toPrecision(4) });
+  if (result.rules.diversity)
+    grids.push({
+      metric: 'diversity',
+      title: 'Diversity (diversityRate)',
+      values: grid((c) => Number(plain(c.diversity))),
+      missing: missing(['diversity']),
+      format: fixed,
+    });
+  grids.push({
+    metric: 'character-score',
+    title: 'Character score',
+    values: grid((c) => Number(plain(c.characterScore))),
+    missing: missing(metrics),
+    format: (v) => v.toPrecision(4),
+  });
   return grids;
 }
 
 /** The ranking chart's bars from ranked rows: value = normalised prompt score, label = it rounded. */
-export function rankingBars(rows: ReadonlyArray<{ team: string; rank: number; normalizedPromptScore: string; role: RankingBar['role']; segments?: RankingBar['segments'] }>, winners: readonly string[]): RankingBar[] {
+export function rankingBars(
+  rows: ReadonlyArray<{ team: string; rank: number; normalizedPromptScore: string; role: RankingBar['role']; segments?: RankingBar['segments'] }>,
+  winners: readonly string[],
+): RankingBar[] {
   return rows.map((r) => {
     const value = Number(r.normalizedPromptScore);
-    return { team: r.team, rank: r.rank, value, label: Number.isFinite(value) ? value.toFixed(2) : r.normalizedPromptScore, role: r.role, winner: winners.includes(r.team), ...(r.segments ? { segments: r.segments } : {}) };
+    return {
+      team: r.team,
+      rank: r.rank,
+      value,
+      label: Number.isFinite(value) ? value.toFixed(2) : r.normalizedPromptScore,
+      role: r.role,
+      winner: winners.includes(r.team),
+      ...(r.segments ? { segments: r.segments } : {}),
+    };
   });
 }
 
@@ -176,12 +213,22 @@ function warningText(w: ScoreWarning): string {
 }
 
 function winnerLines(winners: WinnerDecision): string[] {
-  const head = winners.winners.length === 0 ? 'No winner.' : winners.winners.length === 1 ? `Winner: ${winners.winners[0]}.` : `Co-winners: ${winners.winners.join(', ')}.`;
+  const head =
+    winners.winners.length === 0
+      ? 'No winner.'
+      : winners.winners.length === 1
+        ? `Winner: ${winners.winners[0]}.`
+        : `Co-winners: ${winners.winners.join(', ')}.`;
   return [head, ...winners.notes];
 }
 
 function slug(text: string): string {
-  return text.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase() || 'x';
+  return (
+    text
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase() || 'x'
+  );
 }
 
 const STYLE = [
@@ -238,7 +285,10 @@ function markdownLetters(competition: ReportCompetition, names: CompetitionNames
     md.push(
       mdTable({
         header: ['team', ...letters],
-        rows: competition.result.teams.map((team, i) => [team, ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v)))]),
+        rows: competition.result.teams.map((team, i) => [
+          team,
+          ...(grid.values[i] ?? []).map((v, j) => (grid.missing[i]?.[j] || !Number.isFinite(v) ? '–' : compactNumber(v))),
+        ]),
       }),
       '',
     );
@@ -258,8 +308,10 @@ function reportMarkdown(input: ReportInput, names: CompetitionNames): string {
     if (competition.gallery) md.push('', `## Levels${names.suffixOf(competition)}`, '', galleryMarkdown(competition.gallery));
   }
   for (const section of input.sections ?? []) md.push('', `## ${section.title}`, '', section.markdown.trimEnd());
-  if (input.settings && input.settings.length > 0) md.push('', '## Settings', '', mdTable({ header: ['setting', 'value'], rows: input.settings.map((f) => [f.name, f.value]) }));
-  if (input.versions && input.versions.length > 0) md.push('', '## Software versions', '', mdTable({ header: ['software', 'version'], rows: input.versions.map((f) => [f.name, f.value]) }));
+  if (input.settings && input.settings.length > 0)
+    md.push('', '## Settings', '', mdTable({ header: ['setting', 'value'], rows: input.settings.map((f) => [f.name, f.value]) }));
+  if (input.versions && input.versions.length > 0)
+    md.push('', '## Software versions', '', mdTable({ header: ['software', 'version'], rows: input.versions.map((f) => [f.name, f.value]) }));
   return `${md.join('\n').trimEnd()}\n`;
 }
 
@@ -303,7 +355,9 @@ function htmlCompetition(page: HtmlBody, competition: ReportCompetition, names: 
     const note = lettersNote(letters);
     page.push(page.h2(`letters-${slug(competition.label)}`, `Per letter${suffix}`));
     if (note) page.push(`<p class="letters">${escapeXml(note)}</p>`);
-    page.push('<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>');
+    page.push(
+      '<p>Each map has its own colour scale, from its lowest value (light) to its highest (dark), shown under it. Hatched cells with a dash have no data: the file is missing or unreadable, and the score counts it as 0.</p>',
+    );
     for (const grid of competitionGrids(competition.result, competition.input, letters)) {
       const map: HeatMap = {
         metric: grid.metric,
@@ -321,7 +375,11 @@ function htmlCompetition(page: HtmlBody, competition: ReportCompetition, names: 
   }
   if (competition.gallery) {
     page.push(page.h2(`trials-${anchor}`, `Every trial by letter${suffix}`), `<p class="gallery-help">${escapeXml(GALLERY_HELP)}</p>`);
-    page.push(`<div class="gallery" data-competition="${escapeXml(competition.label)}">`, galleryLettersHtml(competition.gallery, `letter-${anchor}`), '</div>');
+    page.push(
+      `<div class="gallery" data-competition="${escapeXml(competition.label)}">`,
+      galleryLettersHtml(competition.gallery, `letter-${anchor}`),
+      '</div>',
+    );
   }
   page.push('</section>');
 }
@@ -329,20 +387,33 @@ function htmlCompetition(page: HtmlBody, competition: ReportCompetition, names: 
 function htmlSettings(page: HtmlBody, input: ReportInput): void {
   if (!((input.settings && input.settings.length > 0) || (input.versions && input.versions.length > 0))) return;
   page.push(page.h2('settings', 'Settings and software versions'));
-  for (const [list, className, title] of [[input.settings, 'settings', 'Settings'], [input.versions, 'versions', 'Software versions']] as const) {
+  for (const [list, className, title] of [
+    [input.settings, 'settings', 'Settings'],
+    [input.versions, 'versions', 'Software versions'],
+  ] as const) {
     if (!list || list.length === 0) continue;
     page.push(`<h3>${title}</h3>`);
-    page.push(`<table class="facts ${className}"><tbody>${list.map((f) => `<tr><td>${escapeXml(f.name)}</td><td>${escapeXml(f.value)}</td></tr>`).join('')}</tbody></table>`);
+    page.push(
+      `<table class="facts ${className}"><tbody>${list.map((f) => `<tr><td>${escapeXml(f.name)}</td><td>${escapeXml(f.value)}</td></tr>`).join('')}</tbody></table>`,
+    );
   }
 }
 
 function htmlBody(input: ReportInput, names: CompetitionNames): HtmlBody {
   const page = new HtmlBody();
-  if (input.winners) page.push(page.h2('winner', 'Winner'), `<ul class="winner">${winnerLines(input.winners).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>`);
+  if (input.winners)
+    page.push(
+      page.h2('winner', 'Winner'),
+      `<ul class="winner">${winnerLines(input.winners)
+        .map((l) => `<li>${escapeXml(l)}</li>`)
+        .join('')}</ul>`,
+    );
   // The first screen: who won, the ranking as bars, and the levels themselves; the exact table after.
-  if (input.rankingBars && input.rankingBars.length > 0) page.push(page.h2('ranking', 'Ranking'), rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
+  if (input.rankingBars && input.rankingBars.length > 0)
+    page.push(page.h2('ranking', 'Ranking'), rankingBarsSvg(input.rankingBars, 'Normalised prompt score per team, in rank order'));
   for (const competition of input.competitions) htmlOverview(page, competition, names);
-  if (input.ranking) page.push(page.h2('scores', input.rankingBars && input.rankingBars.length > 0 ? 'Scores' : 'Ranking'), htmlTable(input.ranking, 'ranking'));
+  if (input.ranking)
+    page.push(page.h2('scores', input.rankingBars && input.rankingBars.length > 0 ? 'Scores' : 'Ranking'), htmlTable(input.ranking, 'ranking'));
   page.push(
     page.h2('warnings', `Warnings (${input.warnings.length})`),
     input.warnings.length === 0

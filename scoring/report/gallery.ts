@@ -11,9 +11,10 @@
  *
  * Pure: the caller (orchestrator/report/gallery.ts) reads the folders and makes the thumbnails.
  */
+
+import { markdownText } from '../formats/text-escape.js';
 import { escapeXml } from './heatmap.js';
 import { AVERAGE_NAMES } from './names.js';
-import { markdownText } from '../formats/text-escape.js';
 
 export interface GalleryTrial {
   team: string;
@@ -141,7 +142,9 @@ export function galleryOverviewHtml(gallery: Gallery, anchor: string): string {
   if (letters.length === 0) return '<p class="gallery-empty">No trials found in the folder.</p>';
   const size = overviewSize(letters.length);
   const out: string[] = [];
-  out.push(`<table class="gallery-overview"><thead><tr><th>team</th>${letters.map((l) => `<th><a href="#${anchor}-${escapeXml(l)}">${escapeXml(l)}</a></th>`).join('')}</tr></thead><tbody>`);
+  out.push(
+    `<table class="gallery-overview"><thead><tr><th>team</th>${letters.map((l) => `<th><a href="#${anchor}-${escapeXml(l)}">${escapeXml(l)}</a></th>`).join('')}</tr></thead><tbody>`,
+  );
   for (const team of gallery.teams) {
     const cells = letters.map((letter) => {
       const trials = cellTrials(gallery, team, letter);
@@ -149,7 +152,8 @@ export function galleryOverviewHtml(gallery: Gallery, anchor: string): string {
       const best = bestTrial(trials);
       const images = trials.filter((t) => t.thumbnail !== undefined).length;
       const count = `<span class="count">${images}/${trials.length}</span>`;
-      if (!best) return `<td class="no-image" data-team="${escapeXml(team)}" data-letter="${escapeXml(letter)}" title="${escapeXml(`${team} · ${letter}: no trial became an image`)}"><a href="#${anchor}-${escapeXml(letter)}"><span class="blank-small" style="width:${size}px;height:${size}px;line-height:${size}px">✕</span></a>${count}</td>`;
+      if (!best)
+        return `<td class="no-image" data-team="${escapeXml(team)}" data-letter="${escapeXml(letter)}" title="${escapeXml(`${team} · ${letter}: no trial became an image`)}"><a href="#${anchor}-${escapeXml(letter)}"><span class="blank-small" style="width:${size}px;height:${size}px;line-height:${size}px">✕</span></a>${count}</td>`;
       const tip = `${team} · ${letter}: best of ${trials.length} (trial ${best.trial}, sta ${fixed2(best.stability)}, sim ${fixed2(best.similarity)})`;
       return `<td class="best" ${dataAttributes(best)} title="${escapeXml(tip)}"><a href="#${anchor}-${escapeXml(letter)}"><img src="${best.thumbnail}" width="${size}" height="${size}" style="width:${size}px;height:${size}px" alt="${escapeXml(tip)}"></a>${count}</td>`;
     });
@@ -180,7 +184,9 @@ export function galleryLettersHtml(gallery: Gallery, anchor: string): string {
 export function galleryMarkdown(gallery: Gallery): string {
   const letters = galleryLetters(gallery);
   if (letters.length === 0) return 'No trials found in the folder.';
-  const lines: string[] = ['Per letter, each team’s trials: `sta` stability, `sim` similarity (linked to the image); ✕ a trial that never became an image, with the reason.'];
+  const lines: string[] = [
+    'Per letter, each team’s trials: `sta` stability, `sim` similarity (linked to the image); ✕ a trial that never became an image, with the reason.',
+  ];
   for (const letter of letters) {
     const rows = gallery.teams.map((team) => [team, cellTrials(gallery, team, letter)] as const).filter(([, trials]) => trials.length > 0);
     const width = Math.max(0, ...rows.map(([, trials]) => trials.length));

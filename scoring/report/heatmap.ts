@@ -132,7 +132,9 @@ export function heatMapSvg(map: HeatMap): string {
       const missing = isMissing(i, j);
       const x = labelW + j * CELL_W;
       const fill = missing ? `url(#${id})` : heatColor(value, scale);
-      const tip = missing ? `${row} · ${column}: no data${Number.isFinite(value) ? ` (counted as ${format(value)})` : ''}` : `${row} · ${column}: ${format(value)}`;
+      const tip = missing
+        ? `${row} · ${column}: no data${Number.isFinite(value) ? ` (counted as ${format(value)})` : ''}`
+        : `${row} · ${column}: ${format(value)}`;
       const dark = !missing && scalePosition(value, scale) > 0.55;
       out.push(
         `<g class="cell${missing ? ' missing' : ''}"><rect x="${x}" y="${y}" width="${CELL_W - 1}" height="${CELL_H - 1}" fill="${fill}" data-team="${escapeXml(row)}" data-char="${escapeXml(column)}" data-value="${Number.isFinite(value) ? value : ''}" data-missing="${missing}"><title>${escapeXml(tip)}</title></rect>` +
@@ -150,7 +152,9 @@ export function heatMapSvg(map: HeatMap): string {
   out.push(`<text class="legend" x="${afterRamp + 4}" y="${legendY + 10}">${escapeXml(format(scale.max))}</text>`);
   if (anyMissing) {
     const missingX = afterRamp + 4 + format(scale.max).length * CHAR_W + 24;
-    out.push(`<rect class="legend-missing" x="${missingX}" y="${legendY}" width="${LEGEND_W}" height="12" fill="url(#${id})" stroke="${MISSING_HATCH}" stroke-width="0.5"/>`);
+    out.push(
+      `<rect class="legend-missing" x="${missingX}" y="${legendY}" width="${LEGEND_W}" height="12" fill="url(#${id})" stroke="${MISSING_HATCH}" stroke-width="0.5"/>`,
+    );
     out.push(`<text class="legend" x="${missingX + LEGEND_W + 4}" y="${legendY + 10}">no data (counts as 0)</text>`);
   }
   out.push('</svg>');

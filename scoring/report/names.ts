@@ -5,6 +5,12 @@
  * value, which would show two numbers for one letter.
  */
 export const AVERAGE_NAMES = {
-  stability: { name: 'average stability', definition: 'Σ over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageStabilityScore in character_scores.csv)' },
-  similarity: { name: 'average similarity', definition: 'Σ of the target-letter probability over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageSimilarityScore in character_scores.csv)' },
+  stability: {
+    name: 'average stability',
+    definition: 'Σ over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageStabilityScore in character_scores.csv)',
+  },
+  similarity: {
+    name: 'average similarity',
+    definition: 'Σ of the target-letter probability over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageSimilarityScore in character_scores.csv)',
+  },
 } as const;

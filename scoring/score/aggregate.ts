@@ -5,8 +5,9 @@
  * over all programs including the baselines. The published per-model normalised scores use the same
  * grand total as denominator. The official script has no multi-model mode; this is the published rule.
  */
-import { ZERO, type Decimal } from './decimal.js';
-import { normalize, rankTeams, type RankingOptions } from './compute.js';
+
+import { normalize, type RankingOptions, rankTeams } from './compute.js';
+import { type Decimal, ZERO } from './decimal.js';
 import type { ScoreResult } from './types.js';
 
 export interface ModelScores {

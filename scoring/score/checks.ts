@@ -84,8 +84,15 @@ export function checkInputs(input: ScoreInput, rules: RuleSet): ScoreWarning[] {
       const missing = stages.filter((s) => !has(s));
       if (missing.length > 0 && missing.length < stages.length) {
         for (const s of missing) {
-          const consequence = s === 'diversity' ? `diversity taken as 0, so every ${character} score of ${team} is 0` : `every ${s} value of ${team} ${character} taken as 0`;
-          warnings.push({ code: 'missing-file', message: `${label(c, s, team, character)} is missing: ${consequence}`, file: label(c, s, team, character), team, character });
+          const consequence =
+            s === 'diversity' ? `diversity taken as 0, so every ${character} score of ${team} is 0` : `every ${s} value of ${team} ${character} taken as 0`;
+          warnings.push({
+            code: 'missing-file',
+            message: `${label(c, s, team, character)} is missing: ${consequence}`,
+            file: label(c, s, team, character),
+            team,
+            character,
+          });
         }
       }
       for (const s of ['stability', 'similarity'] as const) {
@@ -94,8 +101,16 @@ export function checkInputs(input: ScoreInput, rules: RuleSet): ScoreWarning[] {
       }
       if (rules.diversity && c?.diversityRate !== undefined) {
         const file = label(c, 'diversity', team, character);
-        if (!Number.isFinite(c.diversityRate)) warnings.push({ code: 'not-finite', message: `diversityRate is ${c.diversityRate}: taken as 0`, file, team, character });
-        else if (c.diversityRate < 0 || c.diversityRate > 2) warnings.push({ code: 'out-of-range', message: `diversityRate ${c.diversityRate} is outside [0, 2] (cosine distances): used as is`, file, team, character });
+        if (!Number.isFinite(c.diversityRate))
+          warnings.push({ code: 'not-finite', message: `diversityRate is ${c.diversityRate}: taken as 0`, file, team, character });
+        else if (c.diversityRate < 0 || c.diversityRate > 2)
+          warnings.push({
+            code: 'out-of-range',
+            message: `diversityRate ${c.diversityRate} is outside [0, 2] (cosine distances): used as is`,
+            file,
+            team,
+            character,
+          });
       }
     }
   }

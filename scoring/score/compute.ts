@@ -16,7 +16,7 @@
  */
 import { Decimal, decimalOf, ONE, ZERO } from './decimal.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from './rules.js';
-import type { CharacterInput, CharacterWeight, CharacterScore, RankedTeam, ScoreInput, ScoreResult, TrialScore, TrialValue } from './types.js';
+import type { CharacterInput, CharacterScore, CharacterWeight, RankedTeam, ScoreInput, ScoreResult, TrialScore, TrialValue } from './types.js';
 
 function finite(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) ? value : 0;

@@ -60,9 +60,42 @@ export interface RuleSet {
 }
 
 export const RULE_SETS: Readonly<Record<RuleSetName, RuleSet>> = {
-  '2023': { name: '2023', diversity: false, trialScoreHeader: 'trial_Score', constants: 'python-floats-2023', multiModel: false, mustBeatBaseline: false, publishedEol: '\n', functionName: 'ab_drop', objectStyle: 'quoted', similarityFormat: 2024 },
-  '2024': { name: '2024', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: false, mustBeatBaseline: false, publishedEol: '\r\n', functionName: 'drop_block', objectStyle: 'bare', similarityFormat: 2024 },
-  '2025': { name: '2025', diversity: true, trialScoreHeader: 'trial_score', constants: 'compact-strings', multiModel: true, mustBeatBaseline: true, publishedEol: '\r\n', functionName: 'drop_block', objectStyle: 'bare', similarityFormat: 2025 },
+  '2023': {
+    name: '2023',
+    diversity: false,
+    trialScoreHeader: 'trial_Score',
+    constants: 'python-floats-2023',
+    multiModel: false,
+    mustBeatBaseline: false,
+    publishedEol: '\n',
+    functionName: 'ab_drop',
+    objectStyle: 'quoted',
+    similarityFormat: 2024,
+  },
+  '2024': {
+    name: '2024',
+    diversity: true,
+    trialScoreHeader: 'trial_score',
+    constants: 'compact-strings',
+    multiModel: false,
+    mustBeatBaseline: false,
+    publishedEol: '\r\n',
+    functionName: 'drop_block',
+    objectStyle: 'bare',
+    similarityFormat: 2024,
+  },
+  '2025': {
+    name: '2025',
+    diversity: true,
+    trialScoreHeader: 'trial_score',
+    constants: 'compact-strings',
+    multiModel: true,
+    mustBeatBaseline: true,
+    publishedEol: '\r\n',
+    functionName: 'drop_block',
+    objectStyle: 'bare',
+    similarityFormat: 2025,
+  },
 };
 
 /** The rule sets, oldest first. */

@@ -4,7 +4,7 @@
  * still equal are co-winners. Since 2025 the winner must also score more than the zero-shot baseline.
  * Baselines and other non-competing entries never win, but they count in P and in the normalisation.
  */
-import { ZERO, plain, type Decimal } from './decimal.js';
+import { type Decimal, plain, ZERO } from './decimal.js';
 
 export interface WinnerOptions {
   /** The zero-shot baseline's team folder. */
@@ -34,7 +34,11 @@ export function decideWinners(teams: readonly string[], scores: ReadonlyMap<stri
   if (options.baseline !== undefined && teams.includes(options.baseline)) baselineScore = scores.get(options.baseline) ?? ZERO;
   if (options.mustBeatBaseline) {
     if (baselineScore === undefined) {
-      notes.push(options.baseline === undefined ? 'No zero-shot baseline given: the "must beat the baseline" rule was not applied.' : `Zero-shot baseline "${options.baseline}" not found: the "must beat the baseline" rule was not applied.`);
+      notes.push(
+        options.baseline === undefined
+          ? 'No zero-shot baseline given: the "must beat the baseline" rule was not applied.'
+          : `Zero-shot baseline "${options.baseline}" not found: the "must beat the baseline" rule was not applied.`,
+      );
     } else {
       const base = baselineScore;
       const beaten = eligible.filter((team) => (scores.get(team) ?? ZERO).gt(base));

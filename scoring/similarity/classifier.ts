@@ -67,7 +67,9 @@ export function softmax(logits: ArrayLike<number>): Float32Array {
 }
 
 function tensorDigest(tensor: Float32Array): string {
-  return createHash('sha256').update(new Uint8Array(tensor.buffer, tensor.byteOffset, tensor.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(tensor.buffer, tensor.byteOffset, tensor.byteLength))
+    .digest('hex');
 }
 
 export class VitClassifier {
@@ -91,7 +93,8 @@ export class VitClassifier {
   static async create(model: string | Uint8Array, info: VitModelInfo, options: ClassifierOptions = {}): Promise<VitClassifier> {
     const threads = options.threads ?? 0;
     const batchSize = options.batchSize ?? defaultBatchSize();
-    if (!Number.isInteger(threads) || threads < 0) throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
+    if (!Number.isInteger(threads) || threads < 0)
+      throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new ClassifierError(`batch size must be a positive integer, got ${batchSize}`);
     const sessionOptions: ort.InferenceSession.SessionOptions = {
       graphOptimizationLevel: 'all',
@@ -114,7 +117,9 @@ export class VitClassifier {
     const logitsName = session.outputNames.includes(info.logitsName) ? info.logitsName : undefined;
     if (!inputName || !logitsName) {
       await session.release();
-      throw new ClassifierError(`the model needs an input and a "${info.logitsName}" output; it has inputs [${session.inputNames}] and outputs [${session.outputNames}]`);
+      throw new ClassifierError(
+        `the model needs an input and a "${info.logitsName}" output; it has inputs [${session.inputNames}] and outputs [${session.outputNames}]`,
+      );
     }
     const clsName = session.outputNames.includes(info.clsName) ? info.clsName : undefined;
     const p = info.preprocessor;
@@ -136,7 +141,8 @@ export class VitClassifier {
   classify(tensor: Float32Array): Promise<Classification> {
     this.stats.requested += 1;
     const expected = this.inputDims[0] * this.inputDims[1] * this.inputDims[2];
-    if (tensor.length !== expected) return Promise.reject(new ClassifierError(`input has ${tensor.length} values, the model takes ${this.inputDims.join('×')}`));
+    if (tensor.length !== expected)
+      return Promise.reject(new ClassifierError(`input has ${tensor.length} values, the model takes ${this.inputDims.join('×')}`));
     const key = tensorDigest(tensor);
     const known = this.cache.get(key);
     if (known) return known;
@@ -221,7 +227,8 @@ export function letterProbabilities(labels: readonly string[], probabilities: Fl
   const out = new Float32Array(26);
   for (let i = 0; i < 26; i++) {
     const index = letterIndex(labels, String.fromCharCode(65 + i));
-    if (index < 0 || index >= probabilities.length) throw new ClassifierError(`the model has ${probabilities.length} labels; letter ${String.fromCharCode(65 + i)} has none`);
+    if (index < 0 || index >= probabilities.length)
+      throw new ClassifierError(`the model has ${probabilities.length} labels; letter ${String.fromCharCode(65 + i)} has none`);
     out[i] = probabilities[index]!;
   }
   return out;

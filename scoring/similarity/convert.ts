@@ -4,12 +4,13 @@
  * whole model: the class labels (`id2label`), the resolved preprocessing (`preprocessor_config.json` with
  * ViTImageProcessor's defaults), the output names and the source checkpoint.
  */
-import { parsePreprocessorConfig, VIT_DEFAULT_PREPROCESSOR, type PreprocessorConfig } from './preprocess.js';
-import { parseVitConfig, type VitConfig } from './vit-config.js';
-import { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS, type WeightSource } from './vit-graph.js';
+
 import { encodeOnnxModel } from './onnx-writer.js';
+import { type PreprocessorConfig, parsePreprocessorConfig, VIT_DEFAULT_PREPROCESSOR } from './preprocess.js';
 import { parseSafetensors, toFloat32 } from './safetensors.js';
 import { readTorchCheckpoint } from './torch-checkpoint.js';
+import { parseVitConfig, type VitConfig } from './vit-config.js';
+import { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS, type WeightSource } from './vit-graph.js';
 
 /** Metadata keys (namespaced so they cannot clash with other producers'). */
 const META = {
@@ -51,7 +52,8 @@ interface HfVitCheckpoint {
 }
 
 function resolvePreprocessor(config: VitConfig, preprocessor: unknown): PreprocessorConfig {
-  const p = preprocessor === undefined ? { ...VIT_DEFAULT_PREPROCESSOR, height: config.imageSize, width: config.imageSize } : parsePreprocessorConfig(preprocessor);
+  const p =
+    preprocessor === undefined ? { ...VIT_DEFAULT_PREPROCESSOR, height: config.imageSize, width: config.imageSize } : parsePreprocessorConfig(preprocessor);
   if (p.doResize && (p.height !== config.imageSize || p.width !== config.imageSize)) {
     throw new ModelConversionError(
       `preprocessor resizes to ${p.width}×${p.height} but the model takes ${config.imageSize}×${config.imageSize} (ViT would refuse that input)`,
@@ -118,7 +120,8 @@ export function modelInfoFromMetadata(meta: Record<string, string>): VitModelInf
       source: undefined,
     };
   }
-  if (meta[META.format] !== MODEL_FORMAT) throw new ModelConversionError(`model format ${meta[META.format]} is not ${MODEL_FORMAT}; convert it again with this sbeval`);
+  if (meta[META.format] !== MODEL_FORMAT)
+    throw new ModelConversionError(`model format ${meta[META.format]} is not ${MODEL_FORMAT}; convert it again with this sbeval`);
   try {
     return {
       labels: JSON.parse(meta[META.labels] ?? '[]') as string[],

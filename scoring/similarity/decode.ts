@@ -11,8 +11,9 @@
  * Only PNG is accepted: the images come from the evaluator as PNG, and other formats' decoders (JPEG IDCT)
  * need not agree between libvips and PIL.
  */
-import sharp from 'sharp';
+
 import type { Metadata, OutputInfo } from 'sharp';
+import sharp from 'sharp';
 import type { Image8 } from './pil-resample.js';
 import { decodeGreyPng } from './png-grey.js';
 

@@ -9,11 +9,10 @@
  * decoder gives the same pixels.
  */
 import { inflateSync } from 'node:zlib';
-import type { Image8 } from './pil-resample.js';
 import { crc32 } from '../../core/crc32.js';
+import type { Image8 } from './pil-resample.js';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
 
 /** 8 output bytes (0 or 255) for each packed byte of a 1-bit row. */
 const BITS = (() => {

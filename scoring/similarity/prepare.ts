@@ -5,7 +5,7 @@
  * The one function the similarity stage's preprocessing workers run.
  */
 import { decodePngForModel } from './decode.js';
-import { preprocessRgb, type PreprocessorConfig } from './preprocess.js';
+import { type PreprocessorConfig, preprocessRgb } from './preprocess.js';
 
 export async function pngToModelInput(png: Uint8Array, config: PreprocessorConfig): Promise<Float32Array> {
   return preprocessRgb(await decodePngForModel(png), config).tensor;

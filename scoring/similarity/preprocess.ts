@@ -7,7 +7,7 @@
  *
  * Pure functions over pixel buffers; decoding the PNG is in `decode.ts`.
  */
-import { pilResize, isSupportedResample, PIL_RESAMPLE, type Image8 } from './pil-resample.js';
+import { type Image8, isSupportedResample, PIL_RESAMPLE, pilResize } from './pil-resample.js';
 
 /** What `preprocessor_config.json` controls, with ViTImageProcessor's defaults filled in. */
 export interface PreprocessorConfig {

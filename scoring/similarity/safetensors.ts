@@ -65,7 +65,8 @@ export function parseSafetensors(file: Uint8Array): Safetensors {
     const [begin, end] = offsets as [number, number];
     const shape = e.shape as number[];
     const expected = shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype];
-    if (end < begin || end - begin !== expected) throw new SafetensorsError(`${name}: ${end - begin} bytes for shape [${shape}] ${dtype} (expected ${expected})`);
+    if (end < begin || end - begin !== expected)
+      throw new SafetensorsError(`${name}: ${end - begin} bytes for shape [${shape}] ${dtype} (expected ${expected})`);
     if (end > data.byteLength) throw new SafetensorsError(`${name}: data runs past the end of the file (truncated download?)`);
     spans.push([begin, end, name]);
     tensors.set(name, { name, dtype, shape, bytes: data.subarray(begin, end) });
@@ -120,7 +121,10 @@ export function toFloat32(t: TensorInfo): Float32Array {
  * Encodes float32 tensors as a safetensors file (names sorted, 8-byte aligned data as the reference
  * implementation writes it). Used by the random-weights model maker; returns the pieces to write in order.
  */
-export function encodeSafetensors(tensors: ReadonlyMap<string, { shape: number[]; data: Float32Array }>, metadata: Record<string, string> = { format: 'pt' }): Uint8Array[] {
+export function encodeSafetensors(
+  tensors: ReadonlyMap<string, { shape: number[]; data: Float32Array }>,
+  metadata: Record<string, string> = { format: 'pt' },
+): Uint8Array[] {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = { __metadata__: metadata };
   let offset = 0;

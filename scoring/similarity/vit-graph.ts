@@ -13,8 +13,8 @@
  * transposed for MatMul; query/key/value are packed into one [H, 3H] MatMul (same per-element arithmetic).
  * Opset 17 (LayerNormalization); GELU is spelled with Erf/Tanh so any runtime with opset 17 runs it.
  */
-import { float32Tensor, int64Tensor, type OnnxModel, type OnnxNode, type OnnxTensor, ONNX_FLOAT } from './onnx-writer.js';
-import { sequenceLength, vitParameterShapes, type VitConfig } from './vit-config.js';
+import { float32Tensor, int64Tensor, ONNX_FLOAT, type OnnxModel, type OnnxNode, type OnnxTensor } from './onnx-writer.js';
+import { sequenceLength, type VitConfig, vitParameterShapes } from './vit-config.js';
 
 export const VIT_INPUT = 'pixel_values';
 export const VIT_LOGITS = 'logits';

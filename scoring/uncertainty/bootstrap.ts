@@ -17,9 +17,9 @@
  * character scores, from which `finishBootstrap` sums the pairs once the rankings are known.
  */
 import type { CompetitionModel, UncertaintyModel } from './model.js';
-import { addRankShares, addWinShares, rankWork, tied, type RankWork, type WinnerRule } from './ranks.js';
 import { MAX_DIGIT_BASE } from './random.js';
-import { allocateDraws, allocateScores, identityInto, normalizeInto, resampler, scoreInto, type ResampleScores } from './resample.js';
+import { addRankShares, addWinShares, type RankWork, rankWork, tied, type WinnerRule } from './ranks.js';
+import { allocateDraws, allocateScores, identityInto, normalizeInto, type ResampleScores, resampler, scoreInto } from './resample.js';
 
 const LETTER_COUNT = 26;
 
@@ -153,8 +153,10 @@ class RankingSampler {
 function checkOptions(model: UncertaintyModel, options: SampleOptions): void {
   const { resamples } = options;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a whole number ≥ 1, got ${resamples}`);
-  if (model.competitions.some((c) => c.trials < 2 || c.trials > MAX_DIGIT_BASE)) throw new RangeError(`the bootstrap needs 2 to ${MAX_DIGIT_BASE} trials per letter`);
-  if (options.perCompetition && options.perCompetition.length !== model.competitions.length) throw new RangeError('perCompetition needs one entry per competition');
+  if (model.competitions.some((c) => c.trials < 2 || c.trials > MAX_DIGIT_BASE))
+    throw new RangeError(`the bootstrap needs 2 to ${MAX_DIGIT_BASE} trials per letter`);
+  if (options.perCompetition && options.perCompetition.length !== model.competitions.length)
+    throw new RangeError('perCompetition needs one entry per competition');
 }
 
 /** Every resample drawn and scored, its rankings sampled; `each` sees its scores (the pairs' letters). */
@@ -204,16 +206,27 @@ function officialCharacters(model: UncertaintyModel): Float64Array[] {
 }
 
 /** The adjacent pairs of a ranking of `teams`, over every competition or (`only`) one. */
-function pairPlans(model: UncertaintyModel, teams: readonly string[], ranking: readonly string[], official: readonly Float64Array[], only?: number): PairPlan[] {
+function pairPlans(
+  model: UncertaintyModel,
+  teams: readonly string[],
+  ranking: readonly string[],
+  official: readonly Float64Array[],
+  only?: number,
+): PairPlan[] {
   const plans: PairPlan[] = [];
   const size = model.competitions.length * LETTER_COUNT;
   for (let r = 0; r + 1 < ranking.length; r++) {
     const above = teams.indexOf(ranking[r] as string);
     const below = teams.indexOf(ranking[r + 1] as string);
     if (above < 0 || below < 0) continue;
-    const local = Int32Array.from(model.competitions.flatMap((c, m) => (only === undefined || only === m ? [c.teams.indexOf(ranking[r] as string), c.teams.indexOf(ranking[r + 1] as string)] : [-1, -1])));
+    const local = Int32Array.from(
+      model.competitions.flatMap((c, m) =>
+        only === undefined || only === m ? [c.teams.indexOf(ranking[r] as string), c.teams.indexOf(ranking[r + 1] as string)] : [-1, -1],
+      ),
+    );
     const plan: PairPlan = { above, below, local, shift: new Float64Array(size), sum: new Float64Array(size), squares: new Float64Array(size) };
-    for (let m = 0; m < model.competitions.length; m++) for (let l = 0; l < LETTER_COUNT; l++) plan.shift[m * LETTER_COUNT + l] = letterDifference(plan, model, official, m, l);
+    for (let m = 0; m < model.competitions.length; m++)
+      for (let l = 0; l < LETTER_COUNT; l++) plan.shift[m * LETTER_COUNT + l] = letterDifference(plan, model, official, m, l);
     plans.push(plan);
   }
   return plans;
@@ -259,7 +272,13 @@ function pairOutcome(plan: PairPlan, model: UncertaintyModel, samples: RankingSa
       const at = m * LETTER_COUNT + l;
       const sum = plan.sum[at] as number;
       const variance = resamples > 1 ? Math.max(0, ((plan.squares[at] as number) - (sum * sum) / resamples) / (resamples - 1)) : 0;
-      letters.push({ competition: c.label, character: letter.character, variance, mean: (plan.shift[at] as number) + sum / resamples, official: letterDifference(plan, model, official, m, l) });
+      letters.push({
+        competition: c.label,
+        character: letter.character,
+        variance,
+        mean: (plan.shift[at] as number) + sum / resamples,
+        official: letterDifference(plan, model, official, m, l),
+      });
     });
   });
   letters.sort((x, y) => y.variance - x.variance || x.competition.localeCompare(y.competition) || x.character.localeCompare(y.character));
@@ -287,7 +306,11 @@ function resultOf(samples: RankingSamples, resamples: number, seed: number, tria
 }
 
 /** The rankings' pair plans: the overall one, then each competition's own (with `perCompetition`). */
-function allPlans(model: UncertaintyModel, rankings: Rankings, perCompetition: boolean): { overall: PairPlan[]; own: PairPlan[][] | undefined; official: Float64Array[] } {
+function allPlans(
+  model: UncertaintyModel,
+  rankings: Rankings,
+  perCompetition: boolean,
+): { overall: PairPlan[]; own: PairPlan[][] | undefined; official: Float64Array[] } {
   const official = officialCharacters(model);
   const overall = pairPlans(model, model.teams, rankings.ranking, official);
   if (!perCompetition) return { overall, own: undefined, official };

@@ -35,7 +35,18 @@ function formatShare(share: number): string {
 
 export function intervalsCsv(summary: UncertaintySummary, eol = '\n'): string {
   return csvText(
-    [[...INTERVAL_COLUMNS], ...summary.teams.map((t) => [t.team, t.promptScore, formatBound(t.low, t.mcError), formatBound(t.high, t.mcError), t.normalizedPromptScore, formatBound(t.normLow, t.normMcError), formatBound(t.normHigh, t.normMcError)])],
+    [
+      [...INTERVAL_COLUMNS],
+      ...summary.teams.map((t) => [
+        t.team,
+        t.promptScore,
+        formatBound(t.low, t.mcError),
+        formatBound(t.high, t.mcError),
+        t.normalizedPromptScore,
+        formatBound(t.normLow, t.normMcError),
+        formatBound(t.normHigh, t.normMcError),
+      ]),
+    ],
     eol,
   );
 }

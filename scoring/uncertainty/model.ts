@@ -13,9 +13,9 @@
 import { dot, scipyCosineOfDots } from '../diversity/cosine.js';
 import { unityStabilityScore } from '../formats/stability.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from '../score/rules.js';
+import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 import { OFFICIAL_TRIALS } from '../stability.js';
 import { textWord } from './random.js';
-import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 
 /** One team × letter of one competition; arrays are indexed by trial − 1. */
 interface Cell {
@@ -289,7 +289,9 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
     const denominator = (t * (t + 1)) / 2 - t;
     const letters = CHARACTERS.map((character): LetterModel | undefined => {
       if (!input.teams.some((team) => hasAnyFile(input.inputs.get(team)?.get(character)))) return undefined;
-      const cells = input.teams.map((team) => cellOf(input.inputs.get(team)?.get(character), { index, label, team, character, t, denominator, options, tries, notes, counts }));
+      const cells = input.teams.map((team) =>
+        cellOf(input.inputs.get(team)?.get(character), { index, label, team, character, t, denominator, options, tries, notes, counts }),
+      );
       return { character, cells };
     });
     const packed = pack(letters, input.teams.length, t, rules.diversity);
@@ -306,6 +308,9 @@ export function buildModel(competitions: readonly CompetitionData[], options: Mo
       packed,
     };
   });
-  if (counts.noCounts > 0) notes.push(`${counts.noCounts} level(s) have perturbed runs but their stability entry has no startingObjects (an older evaluator file): their official stability is used in every resample`);
+  if (counts.noCounts > 0)
+    notes.push(
+      `${counts.noCounts} level(s) have perturbed runs but their stability entry has no startingObjects (an older evaluator file): their official stability is used in every resample`,
+    );
   return { teams, competitions: models, simulationTrials: tries, physicsTrials: counts.physics, notes };
 }

@@ -9,8 +9,8 @@ import { markdownText } from '../formats/text-escape.js';
 import type { RankingBar } from '../report/bars.js';
 import { htmlTable, mdTable, type ReportSection } from '../report/build.js';
 import { escapeXml, heatMapSvg } from '../report/heatmap.js';
-import { CLEAR_WINNER, INTERVAL_LEVEL, percent, type PairSummary, type UncertaintySummary } from './summary.js';
 import { INTERVALS_FILE, RANK_PROBABILITIES_FILE } from './csv.js';
+import { CLEAR_WINNER, INTERVAL_LEVEL, type PairSummary, percent, type UncertaintySummary } from './summary.js';
 
 export interface SectionContext {
   /** Perturbed runs per level when the physics varied too (`--robustness N`), and how many trials had them. */
@@ -68,7 +68,16 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
 function tables(summary: UncertaintySummary) {
   const ranks = summary.teams.map((_, r) => String(r + 1));
   const intervals = {
-    header: ['rank', 'team', `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`, 'simultaneous interval', 'rank set', 'prompt score [interval]', 'P(rank 1)', 'P(wins)'],
+    header: [
+      'rank',
+      'team',
+      `normalised score [${Math.round(INTERVAL_LEVEL * 100)} % interval]`,
+      'simultaneous interval',
+      'rank set',
+      'prompt score [interval]',
+      'P(rank 1)',
+      'P(wins)',
+    ],
     rows: summary.teams.map((t) => [
       String(t.rank),
       t.team,

@@ -309,7 +309,8 @@ function diversities(competition: CompetitionModel, trial: Int32Array, out: Floa
   const d = competition.denominator;
   let c = 0;
   for (; c + 4 <= out.length; c += 4) {
-    if ((diversity[c] as number) + (diversity[c + 1] as number) + (diversity[c + 2] as number) + (diversity[c + 3] as number) === 4) fourDiversities(distance, trial, c, t, d, out);
+    if ((diversity[c] as number) + (diversity[c + 1] as number) + (diversity[c + 2] as number) + (diversity[c + 3] as number) === 4)
+      fourDiversities(distance, trial, c, t, d, out);
     else for (let k = c; k < c + 4; k++) out[k] = diversity[k] === 1 ? cellDiversity(distance, trial, k, t, d) : 0;
   }
   for (; c < out.length; c++) out[c] = diversity[c] === 1 ? cellDiversity(distance, trial, c, t, d) : 0;
@@ -373,7 +374,8 @@ function scratchFor(model: UncertaintyModel): Scratch {
 /** Scores the drawn resample into `out` (scratch memory is the caller's to reuse, see `resampler`). */
 function scoreWith(model: UncertaintyModel, draws: Draws, out: ResampleScores, scratch: Scratch, corrected: boolean): void {
   out.prompt.fill(0);
-  for (let m = 0; m < model.competitions.length; m++) scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums, corrected);
+  for (let m = 0; m < model.competitions.length; m++)
+    scoreCompetition(model.competitions[m] as CompetitionModel, m, draws.packed[m] as PackedDraws, out, scratch[m] as CellSums, corrected);
   normalizeInto(out.prompt, out.normalized);
 }
 

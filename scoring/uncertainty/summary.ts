@@ -168,7 +168,11 @@ function pairLetters(spreads: readonly LetterSpread[], above: string, below: str
     covered += share;
     // Equal letters differ only by the doubles' rounding noise, far below the letter's own spread.
     const even = Math.abs(l.official) <= TIE_TOLERANCE * Math.sqrt(l.variance);
-    out.push({ label: labelled && l.competition ? `${l.competition}/${l.character}` : l.character, share, leader: even ? undefined : l.official > 0 ? above : below });
+    out.push({
+      label: labelled && l.competition ? `${l.competition}/${l.character}` : l.character,
+      share,
+      leader: even ? undefined : l.official > 0 ? above : below,
+    });
   }
   return out;
 }
@@ -179,7 +183,10 @@ function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, no
   const top = candidates[0];
   if (!top) return { sentence: `no team wins in any of ${resamples} resamples`, clear: false };
   if (top.win >= CLEAR_WINNER) {
-    return { sentence: `${top.team} ranks first${competingOnly ? ' among the competing teams' : ''} in ${percent(top.win)} of ${resamples} resamples`, clear: true };
+    return {
+      sentence: `${top.team} ranks first${competingOnly ? ' among the competing teams' : ''} in ${percent(top.win)} of ${resamples} resamples`,
+      clear: true,
+    };
   }
   const shown = candidates.filter((t) => t.win >= 0.005).slice(0, 5);
   const entries: Array<[string, number]> = shown.map((t) => [t.team, t.win]);
@@ -188,7 +195,9 @@ function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, no
   if (noWinner > 0) entries.push(['no winner', noWinner]);
   const whole = wholePercents(entries.map(([, share]) => share));
   // Whole percents that sum to 100 when the shares allow it; otherwise each rounded share says it is one.
-  const parts = entries.map(([label, share], i) => (whole ? `${label} ${whole[i]} %` : `${label} ${/^[<>]/.test(percent(share)) ? '' : '≈ '}${percent(share)}`));
+  const parts = entries.map(([label, share], i) =>
+    whole ? `${label} ${whole[i]} %` : `${label} ${/^[<>]/.test(percent(share)) ? '' : '≈ '}${percent(share)}`,
+  );
   return { sentence: `no clear winner: ${parts.join(', ')}`, clear: false };
 }
 
@@ -245,7 +254,10 @@ export function summarize(
     if (i === undefined) throw new RangeError(`team ${row.team} is not in the bootstrap`);
     return i;
   });
-  const joint = jointIntervals(order.map((i) => result.normalized[i] as Float64Array), widen);
+  const joint = jointIntervals(
+    order.map((i) => result.normalized[i] as Float64Array),
+    widen,
+  );
   const ranks = rankSets(joint);
   const teams = official.map((row, o): TeamUncertainty => {
     const i = order[o] as number;
@@ -254,13 +266,48 @@ export function summarize(
     const [low, high] = prompt.bounds;
     const [normLow, normHigh] = normalized.bounds;
     const [jointLow, jointHigh] = joint[o] as [number, number];
-    return { ...row, low, high, normLow, normHigh, jointLow, jointHigh, mcError: prompt.error, normMcError: normalized.error, rankSet: ranks[o] as [number, number], rankProbability: Array.from(result.rank[i] as Float64Array), win: result.win[i] as number };
+    return {
+      ...row,
+      low,
+      high,
+      normLow,
+      normHigh,
+      jointLow,
+      jointHigh,
+      mcError: prompt.error,
+      normMcError: normalized.error,
+      rankSet: ranks[o] as [number, number],
+      rankProbability: Array.from(result.rank[i] as Float64Array),
+      win: result.win[i] as number,
+    };
   });
   const rankOf = new Map(official.map((r) => [r.team, r.rank]));
   const labelled = new Set(result.pairs.flatMap((p) => p.letters.map((l) => l.competition))).size > 1;
-  const pairs = result.pairs.map((p): PairSummary => ({ above: p.above, below: p.below, aboveRank: rankOf.get(p.above) ?? 0, probability: p.probability, letters: pairLetters(p.letters, p.above, p.below, labelled) }));
+  const pairs = result.pairs.map(
+    (p): PairSummary => ({
+      above: p.above,
+      below: p.below,
+      aboveRank: rankOf.get(p.above) ?? 0,
+      probability: p.probability,
+      letters: pairLetters(p.letters, p.above, p.below, labelled),
+    }),
+  );
   const competing = options.competing ? new Set(options.competing) : undefined;
-  const { sentence, clear } = winnerSentence(teams, result.resamples, result.noWinner, teams.some((t) => competing?.has(t.team) === false));
+  const { sentence, clear } = winnerSentence(
+    teams,
+    result.resamples,
+    result.noWinner,
+    teams.some((t) => competing?.has(t.team) === false),
+  );
   const winnerSet = winnerSetOf(teams, (team) => competing?.has(team) ?? true, options.mustBeat);
-  return { resamples: result.resamples, seed: result.seed, teams, pairs, clearWinner: clear, winnerSet, sentence: `${sentence}; ${winnerSetText(winnerSet)}`, noWinner: result.noWinner };
+  return {
+    resamples: result.resamples,
+    seed: result.seed,
+    teams,
+    pairs,
+    clearWinner: clear,
+    winnerSet,
+    sentence: `${sentence}; ${winnerSetText(winnerSet)}`,
+    noWinner: result.noWinner,
+  };
 }

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BenchSuite } from './suite.js';
-import { envInteger } from './env.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { groundTiles, planObjects } from '../../bridge/headless/objects.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
@@ -11,7 +9,9 @@ import { DEFAULT_MATERIAL } from '../../levels/catalog.js';
 import type { Level } from '../../levels/level.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { OFFICIAL_RULE, StabilityTracker } from '../../scoring/stability.js';
+import { envInteger } from './env.js';
 import { benchMix, hardSet, referenceLevels } from './mix.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * How fast can the evaluator's physics go at all? The same worlds stepped by an independent, compiled
@@ -33,7 +33,9 @@ type Box2dModule = any; // box2d-wasm's typings need @types/emscripten; the few 
 const require = createRequire(import.meta.url);
 
 async function loadBox2d(): Promise<{ b2: Box2dModule; build: string }> {
-  const simd = WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]));
+  const simd = WebAssembly.validate(
+    new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]),
+  );
   const dir = join(dirname(require.resolve('box2d-wasm/package.json')), 'dist', 'umd');
   const build = simd ? 'Box2D.simd' : 'Box2D';
   // The factory would fetch() the .wasm by path under Node 20; handing it the bytes avoids that.
@@ -125,18 +127,24 @@ function box2dTrial(b2: Box2dModule, level: Level): { moving: number; counted: n
 
 function sbevalTrial(level: Level, seed: number): { moving: number; counted: number } {
   let tracker: StabilityTracker | undefined;
-  simulateTrial(level, seed, { ...DEFAULT_SIMULATION, trial: 1, capture: false }, {
-    loaded: (bodies) => (tracker = new StabilityTracker(bodies, DEFAULT_SIMULATION.windowSteps, OFFICIAL_RULE)),
-    frames: (batch) => tracker?.frames(batch),
-    events: (events) => tracker?.events(events),
-  });
+  simulateTrial(
+    level,
+    seed,
+    { ...DEFAULT_SIMULATION, trial: 1, capture: false },
+    {
+      loaded: (bodies) => (tracker = new StabilityTracker(bodies, DEFAULT_SIMULATION.windowSteps, OFFICIAL_RULE)),
+      frames: (batch) => tracker?.frames(batch),
+      events: (events) => tracker?.events(events),
+    },
+  );
   const result = (tracker as StabilityTracker).result();
   return { moving: result.movingObjects, counted: result.startingObjects };
 }
 
 export const box2dSuite: BenchSuite = {
   name: 'box2d',
-  description: 'the evaluator physics in compiled Box2D 2.4.1 (box2d-wasm, SIMD WebAssembly) vs sbeval\'s engine: trial 1 without image on the bench mix, in this thread, alternating rounds (SBEVAL_BENCH_ROUNDS, default 3)',
+  description:
+    "the evaluator physics in compiled Box2D 2.4.1 (box2d-wasm, SIMD WebAssembly) vs sbeval's engine: trial 1 without image on the bench mix, in this thread, alternating rounds (SBEVAL_BENCH_ROUNDS, default 3)",
   async run() {
     const { b2, build } = await loadBox2d();
     const parse = (xml: string) => ({ level: parseLevelXml(xml), seed: levelSeed(xml) });
@@ -174,9 +182,30 @@ export const box2dSuite: BenchSuite = {
       }
       const ratio = round2(median(sbevalMs) / median(box2dMs));
       rows.push(
-        { set: name, engine: `box2d-wasm 7.0.0 (Box2D 2.4.1, ${build}, float32, no damage)`, levels: levels.length, msPerTrial: round2(median(box2dMs)), rounds: box2dMs.map(round2).join(' / '), stableInTrial1: verdicts.box2dStable },
-        { set: name, engine: 'sbeval headless (planck.js + WebAssembly kernel, whole trial without image)', levels: levels.length, msPerTrial: round2(median(sbevalMs)), rounds: sbevalMs.map(round2).join(' / '), stableInTrial1: verdicts.sbevalStable },
-        { set: name, engine: 'ratio (median rounds)', levels: levels.length, msPerTrial: ratio, rounds: `sbeval time ÷ Box2D time per trial`, stableInTrial1: `same verdict on ${verdicts.agree}/${levels.length}` },
+        {
+          set: name,
+          engine: `box2d-wasm 7.0.0 (Box2D 2.4.1, ${build}, float32, no damage)`,
+          levels: levels.length,
+          msPerTrial: round2(median(box2dMs)),
+          rounds: box2dMs.map(round2).join(' / '),
+          stableInTrial1: verdicts.box2dStable,
+        },
+        {
+          set: name,
+          engine: 'sbeval headless (planck.js + WebAssembly kernel, whole trial without image)',
+          levels: levels.length,
+          msPerTrial: round2(median(sbevalMs)),
+          rounds: sbevalMs.map(round2).join(' / '),
+          stableInTrial1: verdicts.sbevalStable,
+        },
+        {
+          set: name,
+          engine: 'ratio (median rounds)',
+          levels: levels.length,
+          msPerTrial: ratio,
+          rounds: `sbeval time ÷ Box2D time per trial`,
+          stableInTrial1: `same verdict on ${verdicts.agree}/${levels.length}`,
+        },
       );
     }
     return rows;

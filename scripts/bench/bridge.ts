@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suite.js';
-import { DEFAULT_SIMULATION, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
+import { DEFAULT_SIMULATION, type Engine, type LevelJob, type LevelSink } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { decodeMessage, encodeMessage } from '../../bridge/protocol.js';
 import { EngineFleet } from '../../bridge/remote-fleet.js';
@@ -12,6 +11,7 @@ import { headlessWorkerLauncher } from '../../bridge/remote-launchers.js';
 import { runRecorded } from '../../bridge/trace.js';
 import { headlessCapabilities, runEngineWorker } from '../../bridge/worker.js';
 import { programToXml } from '../../levels/pipeline.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * The bridge's costs: msgpack codec throughput on a typical `frames` message, the time per level of
@@ -25,7 +25,9 @@ const NULL_SINK: LevelSink = { loaded: () => {}, frames: () => {}, events: () =>
 function referenceJobs(): LevelJob[] {
   const jobs: LevelJob[] = [];
   for (const c of ['I', 'L', 'U']) {
-    for (const f of readdirSync(join(REFERENCE, c)).filter((n) => n.endsWith('.xml')).sort()) {
+    for (const f of readdirSync(join(REFERENCE, c))
+      .filter((n) => n.endsWith('.xml'))
+      .sort()) {
       jobs.push({ levelId: `${c}/${f}`, xml: readFileSync(join(REFERENCE, c, f), 'utf8'), settings: { ...DEFAULT_SIMULATION } });
     }
   }
@@ -58,7 +60,11 @@ export const bridgeSuite: BenchSuite = {
 
     // Codec: a frames batch of 50 steps × 30 bodies (the default batch of a 30-block level).
     const states = new Float32Array(50 * 30 * 6).map((_, i) => Math.sin(i) * 3);
-    const frames = { type: 'frames' as const, runId: 'bench', batch: { firstStep: 0, stepCount: 50, bodyCount: 30, states, alive: new Uint8Array(50 * 30).fill(1) } };
+    const frames = {
+      type: 'frames' as const,
+      runId: 'bench',
+      batch: { firstStep: 0, stepCount: 50, bodyCount: 30, states, alive: new Uint8Array(50 * 30).fill(1) },
+    };
     const bytes = encodeMessage(frames);
     const n = 2000;
     let t = performance.now();
@@ -67,14 +73,25 @@ export const bridgeSuite: BenchSuite = {
     t = performance.now();
     for (let i = 0; i < n; i += 1) decodeMessage(bytes, { from: 'engine' });
     const decodeMs = (performance.now() - t) / n;
-    rows.push({ measure: 'frames message 50 steps × 30 bodies', bytes: bytes.length, 'encode µs': Math.round(encodeMs * 1000), 'decode+validate µs': Math.round(decodeMs * 1000) });
+    rows.push({
+      measure: 'frames message 50 steps × 30 bodies',
+      bytes: bytes.length,
+      'encode µs': Math.round(encodeMs * 1000),
+      'decode+validate µs': Math.round(decodeMs * 1000),
+    });
 
     // Per level: in process vs the same engine behind the protocol.
     const jobs = referenceJobs();
     const inProcess = await timePerLevel(new HeadlessEngine(), jobs);
     const endpoint = await EngineEndpoint.listen();
     const stop = new AbortController();
-    const worker = runEngineWorker({ url: endpoint.url, token: endpoint.token, engine: new HeadlessEngine(), capabilities: headlessCapabilities(), signal: stop.signal });
+    const worker = runEngineWorker({
+      url: endpoint.url,
+      token: endpoint.token,
+      engine: new HeadlessEngine(),
+      capabilities: headlessCapabilities(),
+      signal: stop.signal,
+    });
     const [remote] = await endpoint.waitForEngines(1);
     const overSocket = await timePerLevel(remote as Engine, jobs);
     stop.abort();
@@ -83,7 +100,13 @@ export const bridgeSuite: BenchSuite = {
     const fleet = await EngineFleet.start({ launcher: headlessWorkerLauncher(), count: 1 });
     const childProcess = await timePerLevel(fleet.engines[0] as Engine, jobs);
     await fleet.close();
-    rows.push({ measure: `ms per level (${jobs.length} reference levels, 1 trial + image)`, 'in process': inProcess.toFixed(1), 'loopback socket': overSocket.toFixed(1), 'sbeval engine process': childProcess.toFixed(1), 'socket overhead %': (((overSocket - inProcess) / inProcess) * 100).toFixed(1) });
+    rows.push({
+      measure: `ms per level (${jobs.length} reference levels, 1 trial + image)`,
+      'in process': inProcess.toFixed(1),
+      'loopback socket': overSocket.toFixed(1),
+      'sbeval engine process': childProcess.toFixed(1),
+      'socket overhead %': (((overSocket - inProcess) / inProcess) * 100).toFixed(1),
+    });
 
     // Trace sizes for a busy level.
     const dir = mkdtempSync(join(tmpdir(), 'sbeval-bench-trace-'));

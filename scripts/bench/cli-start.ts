@@ -40,7 +40,12 @@ export const cliStartSuite: BenchSuite = {
         cli.push(wallMs([BIN, ...command]));
       }
       const ratios = cli.map((ms, i) => ms / node[i]!);
-      rows.push({ command: `sbeval ${command.join(' ')}`, 'sbeval ms': Math.round(median(cli)), 'node -e 0 ms': Math.round(median(node)), ratio: Number(median(ratios).toFixed(2)) });
+      rows.push({
+        command: `sbeval ${command.join(' ')}`,
+        'sbeval ms': Math.round(median(cli)),
+        'node -e 0 ms': Math.round(median(node)),
+        ratio: Number(median(ratios).toFixed(2)),
+      });
     }
     return rows;
   },

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suite.js';
 import { traceFromBytes } from '../../bridge/trace.js';
 import { findTraceFiles, verifyCorpus } from '../../orchestrator/stages/verify.js';
 import { explainFrames } from '../../scoring/explain.js';
 import { viewerFrames, viewerMeta } from '../../viewer/trial.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * The trace tools on the committed corpus (test/fixtures/corpus: 90 reference levels + 10 hard
@@ -43,7 +43,18 @@ export const explainSuite: BenchSuite = {
       explainFrames({ dt: trace.dt, bodies: trace.bodies, frames: [trace.frames], events: trace.events, windowSteps: trace.header.settings.windowSteps });
       explain.push(performance.now() - t);
       t = performance.now();
-      const trial = { levelId: trace.header.levelId, dt: trace.dt, bodies: trace.bodies, frames: [trace.frames], events: trace.events, settings: trace.header.settings, xml: trace.header.xml, capture: undefined, engine: trace.header.engine, source: file };
+      const trial = {
+        levelId: trace.header.levelId,
+        dt: trace.dt,
+        bodies: trace.bodies,
+        frames: [trace.frames],
+        events: trace.events,
+        settings: trace.header.settings,
+        xml: trace.header.xml,
+        capture: undefined,
+        engine: trace.header.engine,
+        source: file,
+      };
       viewerMeta(trial);
       viewerFrames(trial);
       payload.push(performance.now() - t);
@@ -59,7 +70,14 @@ export const explainSuite: BenchSuite = {
       row('read trace (gzip msgpack)', read),
       row('explain', explain),
       row('viewer meta + frames', payload),
-      { measure: 'sbeval verify (whole corpus)', traces: files.length, total_s: ms(verifyMs / 1000), per_trace_ms: ms(verifyMs / files.length), identical: summary.counts.identical, corpus_kib: Math.round(bytes / 1024) },
+      {
+        measure: 'sbeval verify (whole corpus)',
+        traces: files.length,
+        total_s: ms(verifyMs / 1000),
+        per_trace_ms: ms(verifyMs / files.length),
+        identical: summary.counts.identical,
+        corpus_kib: Math.round(bytes / 1024),
+      },
     ];
   },
 };

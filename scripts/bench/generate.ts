@@ -45,7 +45,17 @@ async function measure(label: string, submission: Submission, hosts: number, con
     const seconds = (performance.now() - started) / 1000;
     const done = summary.models[0]!.succeeded;
     const calls = servers.reduce((n, s) => n + s.calls.length, 0);
-    return { case: label, hosts, concurrency, stream: stream ? 'yes' : 'no', trials: done, calls, seconds: Number(seconds.toFixed(2)), 'trials/s': Number((done / seconds).toFixed(1)), 'ms/trial': Number(((seconds * 1000) / done).toFixed(2)) };
+    return {
+      case: label,
+      hosts,
+      concurrency,
+      stream: stream ? 'yes' : 'no',
+      trials: done,
+      calls,
+      seconds: Number(seconds.toFixed(2)),
+      'trials/s': Number((done / seconds).toFixed(1)),
+      'ms/trial': Number(((seconds * 1000) / done).toFixed(2)),
+    };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(root, { recursive: true, force: true });

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
-import type { BenchSuite } from './suite.js';
 import { unpackValues } from '../../bridge/codec.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { runRecorded } from '../../bridge/trace.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { verifyCorpus } from '../../orchestrator/stages/verify.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * Hostile input bounded: `sbeval verify` on the red team's trace — a 4-block level whose
@@ -37,7 +37,13 @@ export const hostileSuite: BenchSuite = {
         const started = performance.now();
         const summary = await verifyCorpus({ corpus: dir });
         const ms = performance.now() - started;
-        rows.push({ run, trace_bytes: bytes.length, refused: summary.counts.failed, refuse_ms: Math.round(ms * 100) / 100, rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) });
+        rows.push({
+          run,
+          trace_bytes: bytes.length,
+          refused: summary.counts.failed,
+          refuse_ms: Math.round(ms * 100) / 100,
+          rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        });
       }
       return rows;
     } finally {

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal, type AttemptLine } from '../../llm/judges/journal.js';
+import { type AttemptLine, Journal } from '../../llm/judges/journal.js';
 import { parseOrder } from '../../llm/judges/scoring/order.js';
-import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
 import type { Rubric } from '../../llm/judges/scoring/rubric.js';
+import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
 import type { BenchSuite } from './suite.js';
 
 /**
@@ -41,7 +41,17 @@ function resume(): Record<string, string | number> {
   try {
     const file = join(dir, 'rubric.jsonl');
     const journal = new Journal(file);
-    const line = (key: string, content: string): AttemptLine => ({ type: 'attempt', key, fingerprint: 'f', attempt: 0, seed: 1, model: 'm', ok: true, content, time: '' });
+    const line = (key: string, content: string): AttemptLine => ({
+      type: 'attempt',
+      key,
+      fingerprint: 'f',
+      attempt: 0,
+      seed: 1,
+      model: 'm',
+      ok: true,
+      content,
+      time: '',
+    });
     writeFileSync(file, `${JSON.stringify(line('old', 'x'.repeat(48 * MiB)))}\n`);
     for (let i = 0; i < 64; i += 1) journal.append(line(`k${i}`, `${i}`.padEnd(MiB, 'y')));
     global.gc?.();
@@ -50,7 +60,14 @@ function resume(): Record<string, string | number> {
     const read = new Journal(file, 4 * MiB).read(() => 'f');
     const ms = performance.now() - t;
     const growth = (process.memoryUsage().rss - before) / MiB;
-    return { case: 'resume: 64 × 1 MiB answers + one 48 MiB line', parser: 'Journal.read', ms: Math.round(ms), 'attempts kept': read.attempts.size, 'lines skipped': read.oversized, 'rss growth MB': Number(growth.toFixed(1)) };
+    return {
+      case: 'resume: 64 × 1 MiB answers + one 48 MiB line',
+      parser: 'Journal.read',
+      ms: Math.round(ms),
+      'attempts kept': read.attempts.size,
+      'lines skipped': read.oversized,
+      'rss growth MB': Number(growth.toFixed(1)),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,8 +79,22 @@ export const judgesSuite: BenchSuite = {
   async run() {
     const rows: Array<Record<string, string | number>> = [];
     for (const [name, text] of Object.entries(SHAPES)) {
-      rows.push({ case: name, parser: 'parseOrder', ms: Number(median(() => parseOrder(text, 3)).toFixed(1)), 'attempts kept': '', 'lines skipped': '', 'rss growth MB': '' });
-      rows.push({ case: name, parser: 'parseRubricAnswer', ms: Number(median(() => parseRubricAnswer(text, RUBRIC)).toFixed(1)), 'attempts kept': '', 'lines skipped': '', 'rss growth MB': '' });
+      rows.push({
+        case: name,
+        parser: 'parseOrder',
+        ms: Number(median(() => parseOrder(text, 3)).toFixed(1)),
+        'attempts kept': '',
+        'lines skipped': '',
+        'rss growth MB': '',
+      });
+      rows.push({
+        case: name,
+        parser: 'parseRubricAnswer',
+        ms: Number(median(() => parseRubricAnswer(text, RUBRIC)).toFixed(1)),
+        'attempts kept': '',
+        'lines skipped': '',
+        'rss growth MB': '',
+      });
     }
     rows.push(resume());
     return rows;

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSuite } from './suite.js';
-import { Gen, program, response } from '../../test/levels/generators.js';
 import { extractCode } from '../../levels/extract.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { runExtractStage } from '../../orchestrator/stages/extract.js';
 import { runConvertStage } from '../../orchestrator/stages/convert.js';
+import { runExtractStage } from '../../orchestrator/stages/extract.js';
+import { Gen, program, response } from '../../test/levels/generators.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * The level pipeline's throughput: pure functions in memory (ours next to the official package, when
@@ -40,9 +40,9 @@ export const levelsSuite: BenchSuite = {
     const g = new Gen(1);
     const responses = Array.from({ length: 20_000 }, () => response(g, 'drop_block'));
     const programs = Array.from({ length: 20_000 }, () => program(g));
-    const references = readdirSync(new URL('../../calibration/reference-levels/v1/levels/I/', import.meta.url)).filter((f) => f.endsWith('.xml')).map((f) =>
-      readFileSync(new URL(`../../calibration/reference-levels/v1/levels/I/${f}`, import.meta.url), 'utf8'),
-    );
+    const references = readdirSync(new URL('../../calibration/reference-levels/v1/levels/I/', import.meta.url))
+      .filter((f) => f.endsWith('.xml'))
+      .map((f) => readFileSync(new URL(`../../calibration/reference-levels/v1/levels/I/${f}`, import.meta.url), 'utf8'));
     const convert = (text: string) => {
       try {
         programToXml(text);
@@ -51,11 +51,32 @@ export const levelsSuite: BenchSuite = {
       }
     };
     const rows: Array<Record<string, string | number>> = [];
-    rows.push({ what: 'extractCode (sbeval)', items: responses.length, perSecond: rate(responses.length, time(() => responses.forEach((r) => extractCode(r)))) });
-    rows.push({ what: 'convert program → XML (sbeval)', items: programs.length, perSecond: rate(programs.length, time(() => programs.forEach(convert))) });
+    rows.push({
+      what: 'extractCode (sbeval)',
+      items: responses.length,
+      perSecond: rate(
+        responses.length,
+        time(() => responses.forEach((r) => extractCode(r))),
+      ),
+    });
+    rows.push({
+      what: 'convert program → XML (sbeval)',
+      items: programs.length,
+      perSecond: rate(
+        programs.length,
+        time(() => programs.forEach(convert)),
+      ),
+    });
     const official = tryOfficial();
     if (official) {
-      rows.push({ what: 'extractCode (official 1.4.1)', items: responses.length, perSecond: rate(responses.length, time(() => responses.forEach((r) => official.extractCode(r)))) });
+      rows.push({
+        what: 'extractCode (official 1.4.1)',
+        items: responses.length,
+        perSecond: rate(
+          responses.length,
+          time(() => responses.forEach((r) => official.extractCode(r))),
+        ),
+      });
       const officialConvert = (text: string) => {
         try {
           official.convertTextToXML(text);
@@ -63,10 +84,24 @@ export const levelsSuite: BenchSuite = {
           /* same */
         }
       };
-      rows.push({ what: 'convertTextToXML (official 1.4.1)', items: programs.length, perSecond: rate(programs.length, time(() => programs.forEach(officialConvert))) });
+      rows.push({
+        what: 'convertTextToXML (official 1.4.1)',
+        items: programs.length,
+        perSecond: rate(
+          programs.length,
+          time(() => programs.forEach(officialConvert)),
+        ),
+      });
     }
     const xmls = Array.from({ length: 2_000 }, (_, k) => references[k % references.length]!);
-    rows.push({ what: 'parseLevelXml (reference levels)', items: xmls.length, perSecond: rate(xmls.length, time(() => xmls.forEach((x) => parseLevelXml(x)))) });
+    rows.push({
+      what: 'parseLevelXml (reference levels)',
+      items: xmls.length,
+      perSecond: rate(
+        xmls.length,
+        time(() => xmls.forEach((x) => parseLevelXml(x))),
+      ),
+    });
 
     const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-levels-'));
     try {
@@ -80,7 +115,11 @@ export const levelsSuite: BenchSuite = {
       }
       let t0 = performance.now();
       const ex = await runExtractStage({ root });
-      rows.push({ what: 'sbeval extract stage (2,600 files)', items: ex.succeeded + ex.failed, perSecond: rate(ex.succeeded + ex.failed, performance.now() - t0) });
+      rows.push({
+        what: 'sbeval extract stage (2,600 files)',
+        items: ex.succeeded + ex.failed,
+        perSecond: rate(ex.succeeded + ex.failed, performance.now() - t0),
+      });
       t0 = performance.now();
       const cv = await runConvertStage({ root });
       rows.push({ what: 'sbeval convert stage', items: cv.succeeded + cv.failed, perSecond: rate(cv.succeeded + cv.failed, performance.now() - t0) });

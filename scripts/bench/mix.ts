@@ -22,7 +22,7 @@
  * `MIX_SLOPPINESS`, fitted on this generator's default seed (the bench reports the measured share on
  * every run; the test checks it on a different seed).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../../bridge/headless/order.js';
@@ -194,9 +194,13 @@ export interface NamedLevel {
 export function referenceLevels(): NamedLevel[] {
   const root = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
   const out: NamedLevel[] = [];
-  for (const team of readdirSync(root).filter((d) => /^v\d$/.test(d)).sort()) {
+  for (const team of readdirSync(root)
+    .filter((d) => /^v\d$/.test(d))
+    .sort()) {
     for (const character of readdirSync(join(root, team, 'levels')).sort()) {
-      for (const file of readdirSync(join(root, team, 'levels', character)).filter((f) => f.endsWith('.xml')).sort()) {
+      for (const file of readdirSync(join(root, team, 'levels', character))
+        .filter((f) => f.endsWith('.xml'))
+        .sort()) {
         out.push({ team, character, name: file.replace(/\.xml$/, ''), xml: readFileSync(join(root, team, 'levels', character, file), 'utf8') });
       }
     }

@@ -1,4 +1,4 @@
-import { CallError, chatOnce, ModelEndpoint, type CallSettings, type ChatRequestSpec, type ModelApi } from '../../llm/model-calls/index.js';
+import { CallError, type CallSettings, type ChatRequestSpec, chatOnce, type ModelApi, ModelEndpoint } from '../../llm/model-calls/index.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { HostileHost, type HostileMode } from '../../test/helpers/hostile-host.js';
 import type { BenchSuite } from './suite.js';
@@ -9,7 +9,11 @@ import type { BenchSuite } from './suite.js';
  * bounds end the call — time to the end, bytes the host managed to send, and the growth of this
  * process's RSS (the client holds at most the answer cap plus one line).
  */
-const REQUEST: ChatRequestSpec = { model: 'm', messages: [{ role: 'user', content: 'Build the letter A.' }], options: { temperature: 1, top_p: 1, seed: 6280 } };
+const REQUEST: ChatRequestSpec = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'Build the letter A.' }],
+  options: { temperature: 1, top_p: 1, seed: 6280 },
+};
 const BOUNDS: CallSettings = { stream: true, stallTimeoutMs: 5000, deadlineMs: 5000, maxAnswerBytes: 1024 * 1024 };
 
 async function normal(api: ModelApi, stream: boolean, calls: number) {
@@ -19,7 +23,15 @@ async function normal(api: ModelApi, stream: boolean, calls: number) {
     const started = performance.now();
     for (let i = 0; i < calls; i += 1) await chatOnce(endpoint, { ...REQUEST, options: { ...REQUEST.options, seed: i } }, { ...BOUNDS, stream });
     const ms = performance.now() - started;
-    return { case: `answer (${stream ? 'streamed' : 'whole'})`, api, calls, 'ms/call': Number((ms / calls).toFixed(3)), ended: 'ok', 'host sent MB': '', 'rss growth MB': '' };
+    return {
+      case: `answer (${stream ? 'streamed' : 'whole'})`,
+      api,
+      calls,
+      'ms/call': Number((ms / calls).toFixed(3)),
+      ended: 'ok',
+      'host sent MB': '',
+      'rss growth MB': '',
+    };
   } finally {
     await server.stop();
   }
@@ -38,7 +50,15 @@ async function hostile(api: ModelApi, mode: HostileMode) {
     );
     const ms = performance.now() - started;
     const growth = (process.memoryUsage().rss - before) / 2 ** 20;
-    return { case: mode, api, calls: 1, 'ms/call': Math.round(ms), ended: reason, 'host sent MB': Number((host.bytesSent / 2 ** 20).toFixed(2)), 'rss growth MB': Number(growth.toFixed(1)) };
+    return {
+      case: mode,
+      api,
+      calls: 1,
+      'ms/call': Math.round(ms),
+      ended: reason,
+      'host sent MB': Number((host.bytesSent / 2 ** 20).toFixed(2)),
+      'rss growth MB': Number(growth.toFixed(1)),
+    };
   } finally {
     await host.stop();
     await target?.stop();

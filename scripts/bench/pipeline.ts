@@ -12,22 +12,23 @@
  * `drop_block` calls over the 20-slot grid, with ~6% answers without code and towers that sometimes
  * break the height boundary, so every stage sees realistic failures.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
 import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { BenchSuite } from './suite.js';
+import { mulberry32 as prng } from '../../bridge/headless/order.js';
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import { listTrialFiles } from '../../orchestrator/layout/competition.js';
 import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
-import { mulberry32 as prng } from '../../bridge/headless/order.js';
-import { modelPath } from './vit.js';
-import { listTrialFiles } from '../../orchestrator/layout/competition.js';
 import { readModelInfo } from '../../orchestrator/stages/model.js';
 import { VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
 import { envInteger } from './env.js';
+import type { BenchSuite } from './suite.js';
+import { modelPath } from './vit.js';
 
 /**
  * Teams in the generated competition: 10 (the 2,600-response bench) unless `SBEVAL_BENCH_TEAMS` says
@@ -52,7 +53,6 @@ function benchOrders(value: string | undefined): Array<boolean | undefined> {
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const TRIALS = 10;
 const BLOCKS = ['b11', 'b31', 'b13'] as const;
-
 
 function response(random: () => number, letter: string): string {
   if (random() < 0.06) return `I would build the letter ${letter} as a tall structure with a wide base, but I cannot write code for it.`;
@@ -104,12 +104,15 @@ class StageClock implements ProgressSink {
   }
 }
 
-
 async function timedRun(root: string, model: string, label: string, overlapSimilarity?: boolean): Promise<Array<Record<string, string | number>>> {
   const clock = new StageClock();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: availableParallelism() }), progress: clock, ...(overlapSimilarity !== undefined ? { overlapSimilarity } : {}) });
+  const report = await runCompetition({
+    config: resolveRunConfig(root, { model, workers: availableParallelism() }),
+    progress: clock,
+    ...(overlapSimilarity !== undefined ? { overlapSimilarity } : {}),
+  });
   const cpuSeconds = (() => {
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / 1e6;
@@ -136,7 +139,17 @@ async function timedRun(root: string, model: string, label: string, overlapSimil
     .split('\n')
     .filter((line) => line.includes('"similarity-prefetch"'))
     .map((line) => JSON.parse(line) as { started: number; classified: number });
-  for (const p of prefetch) rows.push({ run: label, stage: 'similarity during the levels', items: p.started, ok: p.classified, failed: '-', alreadyDone: '-', seconds: '-', perSecond: '-' });
+  for (const p of prefetch)
+    rows.push({
+      run: label,
+      stage: 'similarity during the levels',
+      items: p.started,
+      ok: p.classified,
+      failed: '-',
+      alreadyDone: '-',
+      seconds: '-',
+      perSecond: '-',
+    });
   // Where the time went: each stage's end from the run log, as seconds since the run began.
   const log = readFileSync(report.runLog, 'utf8')
     .split('\n')
@@ -147,12 +160,39 @@ async function timedRun(root: string, model: string, label: string, overlapSimil
   for (const entry of log) {
     if (entry.type !== 'stage-end' && entry.type !== 'run-end') continue;
     const at = Date.parse(entry.time);
-    rows.push({ run: label, stage: `${entry.type === 'run-end' ? 'run end' : `${entry.stage} ended`} (+s since the previous)`, items: '-', ok: '-', failed: '-', alreadyDone: '-', seconds: Number(((at - begin) / 1000).toFixed(2)), perSecond: Number(((at - previous) / 1000).toFixed(2)) });
+    rows.push({
+      run: label,
+      stage: `${entry.type === 'run-end' ? 'run end' : `${entry.stage} ended`} (+s since the previous)`,
+      items: '-',
+      ok: '-',
+      failed: '-',
+      alreadyDone: '-',
+      seconds: Number(((at - begin) / 1000).toFixed(2)),
+      perSecond: Number(((at - previous) / 1000).toFixed(2)),
+    });
     previous = at;
   }
-  rows.push({ run: label, stage: 'CPU seconds of the process (all threads)', items: '-', ok: '-', failed: '-', alreadyDone: '-', seconds: Number(cpuSeconds.toFixed(1)), perSecond: '-' });
+  rows.push({
+    run: label,
+    stage: 'CPU seconds of the process (all threads)',
+    items: '-',
+    ok: '-',
+    failed: '-',
+    alreadyDone: '-',
+    seconds: Number(cpuSeconds.toFixed(1)),
+    perSecond: '-',
+  });
   const score = report.stages.find((s) => s.stage === 'score');
-  rows.push({ run: label, stage: 'whole run', items: report.levels.total, ok: report.levels.total - report.levels.failed, failed: report.levels.failed, alreadyDone: report.levels.cached, seconds: Number(total.toFixed(2)), perSecond: Number((report.levels.total / total).toFixed(1)) });
+  rows.push({
+    run: label,
+    stage: 'whole run',
+    items: report.levels.total,
+    ok: report.levels.total - report.levels.failed,
+    failed: report.levels.failed,
+    alreadyDone: report.levels.cached,
+    seconds: Number(total.toFixed(2)),
+    perSecond: Number((report.levels.total / total).toFixed(1)),
+  });
   if (score?.status !== 'done') throw new Error(`the score stage did not run: ${score?.detail ?? 'missing'}`);
   return rows;
 }
@@ -228,8 +268,35 @@ async function againstSession(root: string, model: string, fresh: Array<Record<s
   const seconds = Number(whole?.seconds ?? 0);
   const bound = (1.2 * images) / rate + 60;
   return [
-    { run: 'bare session', stage: `ViT on ${tensors.length} of the run's images`, items: tensors.length, ok: '-', failed: '-', alreadyDone: '-', seconds: Number((tensors.length / rate).toFixed(2)), perSecond: Number(rate.toFixed(2)) },
-    { run: 'target', stage: `1.2 × ${images} images ÷ ${rate.toFixed(2)}/s + 60 s`, items: images, ok: '-', failed: '-', alreadyDone: '-', seconds: Number(bound.toFixed(1)), perSecond: '-' },
-    { run: `${label} / target`, stage: seconds <= bound ? 'met' : 'missed', items: '-', ok: '-', failed: '-', alreadyDone: '-', seconds: `${((100 * seconds) / bound).toFixed(1)}%`, perSecond: '-' },
+    {
+      run: 'bare session',
+      stage: `ViT on ${tensors.length} of the run's images`,
+      items: tensors.length,
+      ok: '-',
+      failed: '-',
+      alreadyDone: '-',
+      seconds: Number((tensors.length / rate).toFixed(2)),
+      perSecond: Number(rate.toFixed(2)),
+    },
+    {
+      run: 'target',
+      stage: `1.2 × ${images} images ÷ ${rate.toFixed(2)}/s + 60 s`,
+      items: images,
+      ok: '-',
+      failed: '-',
+      alreadyDone: '-',
+      seconds: Number(bound.toFixed(1)),
+      perSecond: '-',
+    },
+    {
+      run: `${label} / target`,
+      stage: seconds <= bound ? 'met' : 'missed',
+      items: '-',
+      ok: '-',
+      failed: '-',
+      alreadyDone: '-',
+      seconds: `${((100 * seconds) / bound).toFixed(1)}%`,
+      perSecond: '-',
+    },
   ];
 }

@@ -17,5 +17,12 @@ if (mode === 'run') {
   await runConvertStage({ root });
 }
 const started = performance.now();
-const blockers = scoreBlockers({ root, competitions: [{ root }], prefix: 'drop_block', rules: '2024', trials: 10, simulation: simulationIdentity({ engine: 'headless', simulationTrials: 3, damage: 'contact-point' }) });
+const blockers = scoreBlockers({
+  root,
+  competitions: [{ root }],
+  prefix: 'drop_block',
+  rules: '2024',
+  trials: 10,
+  simulation: simulationIdentity({ engine: 'headless', simulationTrials: 3, damage: 'contact-point' }),
+});
 process.stdout.write(`${JSON.stringify({ ms: performance.now() - started, blockers: blockers.length })}\n`);

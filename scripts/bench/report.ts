@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
-import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { makeThumbnail } from '../../orchestrator/report/thumbnail.js';
+import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { similarityFile, stabilityTag, writeDiversityJson, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
 import { unityStabilityScore } from '../../scoring/formats/stability.js';
 import type { BenchSuite } from './suite.js';
@@ -32,7 +32,8 @@ function goldenImages(): string[] {
   for (const version of readdirSync(GOLDEN).sort()) {
     const images = join(GOLDEN, version, 'images');
     for (const letter of readdirSync(images).sort()) {
-      for (const file of readdirSync(join(images, letter)).sort()) if (file.endsWith('.png') && !file.endsWith('_raw.png')) out.push(join(images, letter, file));
+      for (const file of readdirSync(join(images, letter)).sort())
+        if (file.endsWith('.png') && !file.endsWith('_raw.png')) out.push(join(images, letter, file));
     }
   }
   return out;
@@ -82,7 +83,12 @@ export function writeReportCompetition(root: string, seed = 2024): number {
         written++;
         const starting = 2 + Math.floor(random() * 20);
         const moving = Math.floor(random() * (starting + 1) * random());
-        stability.push({ tag: stabilityTag(team, letter, `${name}.xml`), score: unityStabilityScore(starting, moving), startingObjects: starting, movingObjects: moving });
+        stability.push({
+          tag: stabilityTag(team, letter, `${name}.xml`),
+          score: unityStabilityScore(starting, moving),
+          startingObjects: starting,
+          movingObjects: moving,
+        });
         const p = Math.fround(random() ** 2);
         const rest = Math.fround((1 - p) / 25);
         sims.push({ id: `${name}.png`, probabilities: Array.from({ length: 26 }, (_, k) => (k === letter.charCodeAt(0) - 65 ? p : rest)) });
@@ -94,7 +100,12 @@ export function writeReportCompetition(root: string, seed = 2024): number {
       writeFileSync(join(root, team, 'similarity', `${letter}.json`), writeSimilarityJson(similarityFile(letter, sims)));
       writeFileSync(
         join(root, team, 'diversity', `${letter}.json`),
-        writeDiversityJson({ diversityRate: random() * 0.01, trials: sims.map((s) => ({ trial: s.id.split('.')[0]!, vector: s.probabilities })), diversities: [], count: sims.length }),
+        writeDiversityJson({
+          diversityRate: random() * 0.01,
+          trials: sims.map((s) => ({ trial: s.id.split('.')[0]!, vector: s.probabilities })),
+          diversities: [],
+          count: sims.length,
+        }),
       );
     }
   }
@@ -124,10 +135,15 @@ export const reportSuite: BenchSuite = {
       rows.push({ measure: 'one thumbnail (ms)', value: Number(((performance.now() - start) / sample.length).toFixed(1)) });
       rows.push({ measure: 'one thumbnail (bytes)', value: Math.round(bytes / sample.length) });
       // The same images as plain 8-bit grey PNGs (decoded without libvips, one channel).
-      const greys = await Promise.all(sample.map(async (png) => {
-        const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
-        return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }).toColourspace('b-w').png().toBuffer();
-      }));
+      const greys = await Promise.all(
+        sample.map(async (png) => {
+          const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+          return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+            .toColourspace('b-w')
+            .png()
+            .toBuffer();
+        }),
+      );
       const greyStart = performance.now();
       for (const png of greys) await makeThumbnail(png);
       rows.push({ measure: 'one thumbnail from a grey PNG (ms)', value: Number(((performance.now() - greyStart) / greys.length).toFixed(1)) });

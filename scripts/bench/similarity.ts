@@ -15,22 +15,22 @@
  * default (no spinning) buys.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, cpSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suite.js';
-import { envInteger } from './env.js';
-import { modelPath } from './vit.js';
-import { readModelInfo } from '../../orchestrator/stages/model.js';
-import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
-import { runSimilarityStage } from '../../orchestrator/stages/similarity.js';
 import { listTrialFiles } from '../../orchestrator/layout/competition.js';
-import { ImageClassifier, defaultPrepareWorkers } from '../../orchestrator/similarity/image-classifier.js';
-import { VitClassifier, defaultBatchSize } from '../../scoring/similarity/classifier.js';
+import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
+import { defaultPrepareWorkers, ImageClassifier } from '../../orchestrator/similarity/image-classifier.js';
+import { readModelInfo } from '../../orchestrator/stages/model.js';
+import { runSimilarityStage } from '../../orchestrator/stages/similarity.js';
+import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
+import { defaultBatchSize, VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
-import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
+import { envInteger } from './env.js';
+import type { BenchSuite } from './suite.js';
+import { modelPath } from './vit.js';
 
 const REFERENCE = fileURLToPath(new URL('../../calibration/reference-levels/', import.meta.url));
 /**
@@ -59,7 +59,9 @@ async function timed(images: number, work: () => Promise<unknown>): Promise<Time
 /** A white 1024² PNG: warms the session and the workers up without touching the measured images. */
 async function warmUpPng(): Promise<Uint8Array> {
   const sharp = (await import('sharp')).default;
-  return sharp({ create: { width: 1024, height: 1024, channels: 3, background: '#fff' } }).png().toBuffer();
+  return sharp({ create: { width: 1024, height: 1024, channels: 3, background: '#fff' } })
+    .png()
+    .toBuffer();
 }
 
 /** The reference levels rendered by sbeval; levels whose picture equals an earlier one's are removed (distinct images only). */
@@ -81,7 +83,8 @@ export async function renderReferenceImages(root: string): Promise<string[]> {
 
 export const similaritySuite: BenchSuite = {
   name: 'similarity',
-  description: 'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, distinct renders of the reference levels, alternating rounds',
+  description:
+    'similarity stage (files → JSON) vs the bare onnxruntime session (tensors in memory): ViT-B/16-sized model, same threads and batch, distinct renders of the reference levels, alternating rounds',
   async run() {
     const model = modelPath();
     const info = readModelInfo(model);
@@ -128,7 +131,9 @@ export const similaritySuite: BenchSuite = {
             }),
           );
           if (summary?.succeeded !== files.length || summary.classifier.inferred !== files.length) {
-            throw new Error(`the stage classified ${summary?.succeeded} images with ${summary?.classifier.inferred} inferences, expected ${files.length} distinct`);
+            throw new Error(
+              `the stage classified ${summary?.succeeded} images with ${summary?.classifier.inferred} inferences, expected ${files.length} distinct`,
+            );
           }
         } finally {
           await classifier.close();
@@ -152,7 +157,7 @@ export const similaritySuite: BenchSuite = {
       // The middle round's ratio: a round disturbed by the machine weighs no more than any other.
       const ratios = stages.map((st, i) => st.rate / bares[i]!.rate).sort((a, b) => a - b);
       const median = ratios.length % 2 === 1 ? ratios[(ratios.length - 1) / 2]! : (ratios[ratios.length / 2 - 1]! + ratios[ratios.length / 2]!) / 2;
-      rows.push({ round: 'median of the rounds\' stage / bare', ...fixed, 'stage / bare': `${(100 * median).toFixed(1)}%` });
+      rows.push({ round: "median of the rounds' stage / bare", ...fixed, 'stage / bare': `${(100 * median).toFixed(1)}%` });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSuite } from './suite.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { encodeMaskPng, encodePng } from '../../bridge/headless/png.js';
 import { maskToRgba } from '../../bridge/headless/render.js';
@@ -10,7 +9,8 @@ import { useIslandSolver } from '../../bridge/headless/solver.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
-import { MIX_BANDS, benchMix, hardSet, referenceLevels, type NamedLevel } from './mix.js';
+import { benchMix, hardSet, MIX_BANDS, type NamedLevel, referenceLevels } from './mix.js';
+import type { BenchSuite } from './suite.js';
 
 /**
  * `sbeval simulate` throughput (the evaluator's up-to-3 trials + image + PNG, files on disk), every
@@ -80,7 +80,15 @@ async function timeStage(levels: readonly NamedLevel[], workers: number, shortcu
     const mainCpuMs = ((mainThreadCpu() - cpu0) * 1000) / levels.length;
     // The verdicts, to check both engines agree (stability files of every team, in name order).
     const teams = [...new Set(levels.map((l) => l.team))].sort();
-    const stability = teams.map((team) => summary.characters.filter((c) => c.startsWith(`${team}/`)).sort().map((c) => readFileSync(join(root, team, 'stability', `${c.split('/')[1]}.json`), 'utf8')).join('')).join('');
+    const stability = teams
+      .map((team) =>
+        summary.characters
+          .filter((c) => c.startsWith(`${team}/`))
+          .sort()
+          .map((c) => readFileSync(join(root, team, 'stability', `${c.split('/')[1]}.json`), 'utf8'))
+          .join(''),
+      )
+      .join('');
     return { load, seconds, levels: summary.succeeded, mainCpuMs, stability };
   } finally {
     await Promise.all(engines.map((e) => e.close()));
@@ -94,7 +102,9 @@ function levelSets(): Array<{ name: string; levels: NamedLevel[] }> {
   const hard = hardSet();
   const generated = mix.filter((l) => l.team === 'mix');
   const blocks = (l: NamedLevel) => parseLevelXml(l.xml).objects.length;
-  const shares = MIX_BANDS.map((b) => `${Math.round((100 * generated.filter((l) => blocks(l) >= b.min && blocks(l) <= b.max).length) / generated.length)}% ${b.min}–${b.max}`).join(', ');
+  const shares = MIX_BANDS.map(
+    (b) => `${Math.round((100 * generated.filter((l) => blocks(l) >= b.min && blocks(l) <= b.max).length) / generated.length)}% ${b.min}–${b.max}`,
+  ).join(', ');
   const hardBlocks = hard.map(blocks);
   return [
     { name: `mix (${generated.length} generated: ${shares}; + ${mix.length - generated.length} reference)`, levels: mix },
@@ -108,7 +118,8 @@ function unity(perSecond: number): string {
 
 export const simulateSuite: BenchSuite = {
   name: 'simulate',
-  description: 'sbeval simulate on the bench mix (500 generated + 90 reference levels) and the hard set (20–60 blocks): 1 vs 2 engines, with vs without the exact shortcuts, vs Unity at 3–5 s/level',
+  description:
+    'sbeval simulate on the bench mix (500 generated + 90 reference levels) and the hard set (20–60 blocks): 1 vs 2 engines, with vs without the exact shortcuts, vs Unity at 3–5 s/level',
   async run() {
     const sets = levelSets();
     const mix = sets[0]!.levels;
@@ -151,7 +162,9 @@ export const simulateSuite: BenchSuite = {
       for (const l of sample) {
         const level = parseLevelXml(l.xml);
         const t0 = performance.now();
-        const images = simulateTrial(level, levelSeed(l.xml), { ...DEFAULT_SIMULATION }, { loaded() {}, frames() {}, events() {} }, undefined, undefined, { stopWhenResting: shortcuts });
+        const images = simulateTrial(level, levelSeed(l.xml), { ...DEFAULT_SIMULATION }, { loaded() {}, frames() {}, events() {} }, undefined, undefined, {
+          stopWhenResting: shortcuts,
+        });
         const t1 = performance.now();
         if (shortcuts) encodeMaskPng(images!.image);
         else await encodePng(maskToRgba(images!.image));
@@ -174,7 +187,8 @@ export const simulateSuite: BenchSuite = {
 
 export const simulateScalingSuite: BenchSuite = {
   name: 'simulate-scaling',
-  description: 'sbeval simulate with the default engine: levels/s with 1 and 2 engines on the bench mix and on the hard set (20–60 blocks), and the scaling; best of 2 alternated rounds',
+  description:
+    'sbeval simulate with the default engine: levels/s with 1 and 2 engines on the bench mix and on the hard set (20–60 blocks), and the scaling; best of 2 alternated rounds',
   onlyWhenNamed: true,
   async run() {
     const rows: Array<Record<string, string | number>> = [];
@@ -204,7 +218,8 @@ export const simulateScalingSuite: BenchSuite = {
           load: Number(r.load.toFixed(2)),
         });
       }
-      if (two.levels !== set.levels.length) rows.push({ what: set.name, engines: 2, levels: two.levels, verdicts: `${set.levels.length - two.levels} level(s) failed` });
+      if (two.levels !== set.levels.length)
+        rows.push({ what: set.name, engines: 2, levels: two.levels, verdicts: `${set.levels.length - two.levels} level(s) failed` });
     }
     return rows;
   },

@@ -21,18 +21,18 @@
  *   of the interval's width, the worst team): the Monte-Carlo noise the default leaves.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCompetition } from '../../orchestrator/stages/score.js';
 import type { LevelRobustnessResult } from '../../orchestrator/stages/robustness.js';
+import { loadCompetition } from '../../orchestrator/stages/score.js';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
 import { parseSimilarityJson } from '../../scoring/formats/index.js';
 import { summarizeRobustness } from '../../scoring/robustness.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, runBootstrap, summarize } from '../../scoring/uncertainty/index.js';
-import { randomCompetition, writeCompetition, type CompetitionSpec } from '../../test/scoring/uncertainty-folder.js';
+import { type CompetitionSpec, randomCompetition, writeCompetition } from '../../test/scoring/uncertainty-folder.js';
 import { writeReportCompetition } from './report.js';
 import type { BenchSuite } from './suite.js';
 
@@ -174,11 +174,18 @@ export const uncertaintySuite: BenchSuite = {
       folderWithImages(withImages);
       const cli = async (enabled: boolean) => cliCost(['score', withImages, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
       await offOn('sbeval score (the command; images, warm thumbnail cache)', cli, rows);
-      await offOn('score stage in this process (images, warm cache)', (enabled) => cost(() => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } })), rows);
+      await offOn(
+        'score stage in this process (images, warm cache)',
+        (enabled) => cost(() => runScoreStage({ root: withImages, rules: '2024', trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 } })),
+        rows,
+      );
     } finally {
       rmSync(withImages, { recursive: true, force: true });
     }
-    for (const { rules, cls } of [{ rules: '2024' as const, cls: undefined }, { rules: '2025' as const, cls: 768 }]) {
+    for (const { rules, cls } of [
+      { rules: '2024' as const, cls: undefined },
+      { rules: '2025' as const, cls: 768 },
+    ]) {
       const root = mkdtempSync(join(tmpdir(), 'sbeval-bench-uncertainty-'));
       try {
         const spec = randomCompetition({ teams: TEAMS, letters: LETTERS, trials: TRIALS, seed: 2024, failed: 0.1, noImage: 0.05, ...(cls ? { cls } : {}) });
@@ -188,15 +195,27 @@ export const uncertaintySuite: BenchSuite = {
           const command = async (enabled: boolean) => cliCost(['score', root, '--rules', '2024', ...(enabled ? [] : ['--uncertainty', 'off'])]);
           await offOn('sbeval score (the command; no images)', command, rows);
         }
-        const score = (enabled: boolean, withPhysics = false) => cost(() => runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) }));
+        const score = (enabled: boolean, withPhysics = false) =>
+          cost(() =>
+            runScoreStage({ root, rules, trials: TRIALS, uncertainty: { enabled, resamples: RESAMPLES, seed: 1 }, ...(withPhysics ? { physics } : {}) }),
+          );
         const vectors = cls ? `${cls}-d CLS vectors` : '26-d softmax vectors';
-        await offOn(`score stage in this process, no images, ${rules} rules (${vectors})`, score, rows, rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined);
+        await offOn(
+          `score stage in this process, no images, ${rules} rules (${vectors})`,
+          score,
+          rows,
+          rules === '2024' ? { name: `on, physics from ${RUNS} perturbed runs`, run: () => score(true, true) } : undefined,
+        );
         if (rules === '2024') {
           const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
           const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
           const alone: Cost[] = [];
           for (let k = 0; k < REPS; k++) alone.push(await cost(async () => runBootstrap(model, { resamples: RESAMPLES, seed: 1, ranking: input.teams })));
-          rows.push({ case: `the bootstrap alone, ${RESAMPLES} resamples (this thread, warm)`, 'on wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)), 'on CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)) });
+          rows.push({
+            case: `the bootstrap alone, ${RESAMPLES} resamples (this thread, warm)`,
+            'on wall (s)': Number(median(alone.map((c) => c.wall)).toFixed(3)),
+            'on CPU (s)': Number(median(alone.map((c) => c.cpu)).toFixed(3)),
+          });
           // What a worker thread costs by itself (uncertainty.ts THREAD_MIN_WORK): start, this model in, 1 resample, samples back.
           const thread: Cost[] = [];
           for (let k = 0; k < REPS; k++) {
@@ -204,7 +223,11 @@ export const uncertaintySuite: BenchSuite = {
             thread.push(await cost(() => (started = sampleInThread({ model, options: { resamples: 1, seed: 1 } })).samples));
             started?.cancel(); // the next one starts its own thread (the score stage's is kept between bootstraps)
           }
-          rows.push({ case: 'a worker thread alone: start, this model in, 1 resample, back', 'on wall (s)': Number(median(thread.map((c) => c.wall)).toFixed(3)), 'on CPU (s)': Number(median(thread.map((c) => c.cpu)).toFixed(3)) });
+          rows.push({
+            case: 'a worker thread alone: start, this model in, 1 resample, back',
+            'on wall (s)': Number(median(thread.map((c) => c.wall)).toFixed(3)),
+            'on CPU (s)': Number(median(thread.map((c) => c.cpu)).toFixed(3)),
+          });
           rows.push({ case: '95 % bounds between seeds 1–5: worst move / interval width (%)', value: Number((seedSpread(root) * 100).toFixed(1)) });
         }
       } finally {

@@ -11,12 +11,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchSuite } from './suite.js';
-import { VIT_B16, defaultRandomVitDir, writeRandomVit } from '../make-random-vit.js';
 import { readModelInfo } from '../../orchestrator/stages/model.js';
 import { VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
+import { defaultRandomVitDir, VIT_B16, writeRandomVit } from '../make-random-vit.js';
+import type { BenchSuite } from './suite.js';
 
 const IMAGE = fileURLToPath(new URL('../../calibration/reference-levels/v1/images/L/V1_L_1.png', import.meta.url));
 
@@ -70,7 +70,14 @@ export const vitSuite: BenchSuite = {
     const reps = 20;
     let tensor: Float32Array = new Float32Array(0);
     for (let i = 0; i < reps; i++) tensor = preprocessRgb(await decodePngToRgb(png)).tensor;
-    rows.push({ case: 'preprocess 1024² PNG → 3×224×224', threads: '-', batch: '-', 'ms/image': Number((Number(process.hrtime.bigint() - t0) / 1e6 / reps).toFixed(2)), 'images/s': Number((reps / (Number(process.hrtime.bigint() - t0) / 1e9)).toFixed(1)), 'cpu ms/image': '-' });
+    rows.push({
+      case: 'preprocess 1024² PNG → 3×224×224',
+      threads: '-',
+      batch: '-',
+      'ms/image': Number((Number(process.hrtime.bigint() - t0) / 1e6 / reps).toFixed(2)),
+      'images/s': Number((reps / (Number(process.hrtime.bigint() - t0) / 1e9)).toFixed(1)),
+      'cpu ms/image': '-',
+    });
 
     const model = modelPath();
     const threadOptions = [...new Set([1, Math.min(2, cpus().length)])];
@@ -80,9 +87,23 @@ export const vitSuite: BenchSuite = {
         const images = Math.max(8, batch * 2);
         const { rate, cpuMs } = await measure(model, threads, batch, images, tensor);
         if (rate > best.rate) best = { batch, rate };
-        rows.push({ case: `ViT-B/16 inference, ${images} images`, threads, batch, 'ms/image': Number((1000 / rate).toFixed(1)), 'images/s': Number(rate.toFixed(2)), 'cpu ms/image': Number(cpuMs.toFixed(0)) });
+        rows.push({
+          case: `ViT-B/16 inference, ${images} images`,
+          threads,
+          batch,
+          'ms/image': Number((1000 / rate).toFixed(1)),
+          'images/s': Number(rate.toFixed(2)),
+          'cpu ms/image': Number(cpuMs.toFixed(0)),
+        });
       }
-      rows.push({ case: `best batch (${threads} thread${threads > 1 ? 's' : ''})`, threads, batch: best.batch, 'ms/image': Number((1000 / best.rate).toFixed(1)), 'images/s': Number(best.rate.toFixed(2)), 'cpu ms/image': '-' });
+      rows.push({
+        case: `best batch (${threads} thread${threads > 1 ? 's' : ''})`,
+        threads,
+        batch: best.batch,
+        'ms/image': Number((1000 / best.rate).toFixed(1)),
+        'images/s': Number(best.rate.toFixed(2)),
+        'cpu ms/image': '-',
+      });
     }
     return rows;
   },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MIX_BANDS, MIX_LETTERS, bandQuotas, benchMix, hardCorpusLevels, hardSet, referenceLevels } from '../../scripts/bench/mix.js';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { evaluateLevel } from '../../orchestrator/machine/index.js';
 import { EnginePool } from '../../orchestrator/pool/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import { bandQuotas, benchMix, hardCorpusLevels, hardSet, MIX_BANDS, MIX_LETTERS, referenceLevels } from '../../scripts/bench/mix.js';
 
 describe('the bench mix', () => {
   const mix = benchMix();
@@ -22,7 +22,7 @@ describe('the bench mix', () => {
     }
   });
 
-  it('every level is the official converter\'s XML of its drop program, with as many blocks as calls', () => {
+  it("every level is the official converter's XML of its drop program, with as many blocks as calls", () => {
     for (const level of mix) {
       const converted = convertProgram(level.program);
       expect(converted.ok).toBe(true);
@@ -45,7 +45,13 @@ describe('the bench mix', () => {
     const pool = new EnginePool({ engines: [new HeadlessEngine()] });
     let collapsed = 0;
     for (const level of sample) {
-      const result = await evaluateLevel(pool, level.name, level.xml, { trials: 3, damage: 'contact-point', rule: OFFICIAL_RULE, capture: false, rawImages: false });
+      const result = await evaluateLevel(pool, level.name, level.xml, {
+        trials: 3,
+        damage: 'contact-point',
+        rule: OFFICIAL_RULE,
+        capture: false,
+        rawImages: false,
+      });
       if (result.stability.score < 1) collapsed += 1;
     }
     await pool.close();

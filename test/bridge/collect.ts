@@ -1,5 +1,5 @@
 import type { CaptureResult, LevelSink } from '../../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 
 /** Keeps everything a run streams, in order: the test's independent copy of a run. */
 export class Collected {

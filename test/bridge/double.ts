@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
-import { UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
+import { FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
+import { UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 
 /**
@@ -127,16 +127,26 @@ export function headlessPasses(xmls: readonly string[], windowSteps = DEFAULT_SI
   const out: HeadlessPass[] = [];
   for (const xml of xmls) {
     const level = parseLevelXml(xml);
-    const passes: Array<[string, number]> = [['stability-1', 1], ['stability-2', 2], ['stability-3', 3], ['similarity', 1]];
+    const passes: Array<[string, number]> = [
+      ['stability-1', 1],
+      ['stability-2', 2],
+      ['stability-3', 3],
+      ['similarity', 1],
+    ];
     for (const [pass, trial] of passes) {
       const batches: FrameBatch[] = [];
       const events: SimEvent[] = [];
       let bodies = 0;
-      simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION, windowSteps, trial, capture: true }, {
-        loaded: (b) => (bodies = b.length),
-        frames: (b) => batches.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
-        events: (e) => events.push(...e),
-      });
+      simulateTrial(
+        level,
+        levelSeed(xml),
+        { ...DEFAULT_SIMULATION, windowSteps, trial, capture: true },
+        {
+          loaded: (b) => (bodies = b.length),
+          frames: (b) => batches.push({ ...b, states: b.states.slice(), alive: b.alive.slice() }),
+          events: (e) => events.push(...e),
+        },
+      );
       out.push({ xml, pass, bodies, frames: joinBatches(batches, bodies), events });
     }
   }
@@ -148,7 +158,11 @@ export function headlessPasses(xmls: readonly string[], windowSteps = DEFAULT_SI
  * recorded). Replaying the headless trials unchanged, a calibration's Unity column equals the headless
  * one — up to the double's own rendering.
  */
-export function writeScripts(dir: string, passes: readonly HeadlessPass[], transform: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] = (f, e) => [f, e]): void {
+export function writeScripts(
+  dir: string,
+  passes: readonly HeadlessPass[],
+  transform: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]] = (f, e) => [f, e],
+): void {
   for (const p of passes) {
     const [frames, kept] = transform(p.frames, p.events);
     writeScript(dir, p.xml, p.pass, scriptFromTrial(p.bodies, frames, kept));
@@ -156,7 +170,11 @@ export function writeScripts(dir: string, passes: readonly HeadlessPass[], trans
 }
 
 /** Scripts replaying the headless engine's trials of `xmls` (headlessPasses + writeScripts). */
-export function scriptsFromHeadless(dir: string, xmls: readonly string[], transform?: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]]): void {
+export function scriptsFromHeadless(
+  dir: string,
+  xmls: readonly string[],
+  transform?: (trial: FrameBatch, events: SimEvent[]) => [FrameBatch, SimEvent[]],
+): void {
   writeScripts(dir, headlessPasses(xmls), transform);
 }
 

@@ -1,13 +1,13 @@
-import fc from 'fast-check';
 import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { packValue } from '../../bridge/codec.js';
 import { EngineEndpoint, MAX_UNAUTHENTICATED, PRE_AUTH_BYTES } from '../../bridge/endpoint.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { CLOSE, PROTOCOL_VERSION, encodeMessage } from '../../bridge/protocol.js';
+import { CLOSE, encodeMessage, PROTOCOL_VERSION } from '../../bridge/protocol.js';
 import { closeReason, MAX_CLOSE_REASON_BYTES } from '../../bridge/remote-socket.js';
 import { headlessCapabilities, runEngineWorker } from '../../bridge/worker.js';
-import { packValue } from '../../bridge/codec.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
 import { RawClient } from './raw-client.js';
@@ -41,7 +41,14 @@ const closedTcp = (socket: Socket) => new Promise<void>((resolve) => (socket.des
 /** A real engine behind the protocol, proving the endpoint still serves after the abuse. */
 async function servesAnEngine(ep: EngineEndpoint): Promise<void> {
   const stop = new AbortController();
-  const done = runEngineWorker({ url: ep.url, token: ep.token, engine: new HeadlessEngine(), capabilities: headlessCapabilities(), signal: stop.signal, reconnect: { maxAttempts: 5, initialDelayMs: 50 } });
+  const done = runEngineWorker({
+    url: ep.url,
+    token: ep.token,
+    engine: new HeadlessEngine(),
+    capabilities: headlessCapabilities(),
+    signal: stop.signal,
+    reconnect: { maxAttempts: 5, initialDelayMs: 50 },
+  });
   cleanups.push(async () => {
     stop.abort();
     await done.catch(() => undefined);

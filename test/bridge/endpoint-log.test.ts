@@ -82,7 +82,10 @@ describe('sbeval run --engine bridge against 3,000 strangers', () => {
     const port = await portFromHint(run);
     const [log] = runLogs(root);
     // Read while the run is writing: a line still being written is not counted yet (readRunLog).
-    const endpointLines = () => readRunLog(log!).filter((l) => l.type === 'endpoint').map((l) => JSON.stringify(l));
+    const endpointLines = () =>
+      readRunLog(log!)
+        .filter((l) => l.type === 'endpoint')
+        .map((l) => JSON.stringify(l));
     const before = endpointLines().length;
     await strangers(`ws://127.0.0.1:${port}`, 3000);
     const engine = sbeval(['engine', '--connect', `ws://127.0.0.1:${port}`, '--token-file', join(root, '.sbeval', 'bridge-token')]);

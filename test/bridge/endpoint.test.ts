@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LevelSink } from '../../bridge/engine.js';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
+import type { LevelSink } from '../../bridge/engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { CLOSE, type FramesMessage } from '../../bridge/protocol.js';
-import { EngineLostError, RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js';
+import { EngineLostError, type RemoteEngine, RemoteRunError } from '../../bridge/remote-engine.js';
 import { headlessCapabilities, runEngineWorker } from '../../bridge/worker.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
@@ -85,7 +85,7 @@ describe('endpoint and remote engine over a real socket', () => {
     }
   });
 
-  it('reports a bad level as a level error (not the engine\'s fault)', async () => {
+  it("reports a bad level as a level error (not the engine's fault)", async () => {
     const ep = await endpoint();
     startWorker(ep);
     const [remote] = (await ep.waitForEngines(1)) as [RemoteEngine];
@@ -131,7 +131,12 @@ describe('endpoint and remote engine over a real socket', () => {
     const ep = await endpoint({ maxMessageBytes: 64 * 1024 });
     const cases: Array<[string, (c: RawClient) => void, number, RegExp]> = [
       ['not msgpack', (c) => c.sendBytes(new Uint8Array([0xc1, 0x00])), CLOSE.malformed, /not valid msgpack/],
-      ['unknown type', (c) => c.sendBytes(new Uint8Array([0x81, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x66, 0x6f, 0x6f])), CLOSE.unknownType, /unknown message type "foo"/],
+      [
+        'unknown type',
+        (c) => c.sendBytes(new Uint8Array([0x81, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x66, 0x6f, 0x6f])),
+        CLOSE.unknownType,
+        /unknown message type "foo"/,
+      ],
       ['text frame', (c) => c.sendBytes('{"type":"hello"}'), CLOSE.malformed, /text frames/],
       ['before hello', (c) => c.send({ type: 'bye', reason: 'x' }), CLOSE.unexpected, /first message must be "hello"/],
     ];
@@ -203,15 +208,23 @@ describe('endpoint and remote engine over a real socket', () => {
   it('checks frame contiguity and the capture the level asked for', async () => {
     const ep = await endpoint();
     for (const [name, script, pattern] of [
-      ['gap', (c: RawClient, runId: string) => {
-        c.send({ type: 'loaded', runId, dt: 0.02, bodies: [BODY] });
-        c.send(framesMessage(runId, 0, 1));
-        c.send(framesMessage(runId, 2, 1));
-      }, /start at step 2, expected 1/],
-      ['no capture', (c: RawClient, runId: string) => {
-        c.send({ type: 'loaded', runId, dt: 0.02, bodies: [BODY] });
-        c.send({ type: 'done', runId, summary: { steps: 0, bodies: 1, events: 0, elapsedMs: 1 } });
-      }, /"done" without the capture/],
+      [
+        'gap',
+        (c: RawClient, runId: string) => {
+          c.send({ type: 'loaded', runId, dt: 0.02, bodies: [BODY] });
+          c.send(framesMessage(runId, 0, 1));
+          c.send(framesMessage(runId, 2, 1));
+        },
+        /start at step 2, expected 1/,
+      ],
+      [
+        'no capture',
+        (c: RawClient, runId: string) => {
+          c.send({ type: 'loaded', runId, dt: 0.02, bodies: [BODY] });
+          c.send({ type: 'done', runId, summary: { steps: 0, bodies: 1, events: 0, elapsedMs: 1 } });
+        },
+        /"done" without the capture/,
+      ],
     ] as const) {
       const client = await RawClient.ready(ep.url, ep.token);
       const remote = (await ep.waitForEngines(1)).find((e) => e.alive && !e.busy) as RemoteEngine;

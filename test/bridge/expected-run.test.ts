@@ -81,11 +81,29 @@ describe('fallingBody: the bodies gravity must move at step 1', () => {
     // On the ground (top at y = −3.5): no fall.
     expect(fallingBody(level('<Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />'))).toBeUndefined();
     // In the air, alone: it falls.
-    expect(fallingBody(level('<Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />\n<Block type="RectSmall" material="stone" x="3" y="-1.39" rotation="0" />'))).toBe(1);
+    expect(
+      fallingBody(
+        level(
+          '<Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />\n<Block type="RectSmall" material="stone" x="3" y="-1.39" rotation="0" />',
+        ),
+      ),
+    ).toBe(1);
     // Above another block with a gap: something is beneath it, so it is not named (conservative).
-    expect(fallingBody(level('<Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />\n<Block type="RectSmall" material="stone" x="1" y="-1.39" rotation="0" />'))).toBeUndefined();
+    expect(
+      fallingBody(
+        level(
+          '<Block type="SquareSmall" material="wood" x="1" y="-3.285" rotation="0" />\n<Block type="RectSmall" material="stone" x="1" y="-1.39" rotation="0" />',
+        ),
+      ),
+    ).toBeUndefined();
     // Beside a platform at its height (it could be wedged): not named.
-    expect(fallingBody(level('<Platform type="Platform" x="3.6" y="-1.39" scaleX="1" scaleY="1" rotation="0" />\n<Block type="RectSmall" material="stone" x="3" y="-1.39" rotation="0" />'))).toBeUndefined();
+    expect(
+      fallingBody(
+        level(
+          '<Platform type="Platform" x="3.6" y="-1.39" scaleX="1" scaleY="1" rotation="0" />\n<Block type="RectSmall" material="stone" x="3" y="-1.39" rotation="0" />',
+        ),
+      ),
+    ).toBeUndefined();
     // A platform in the air is kinematic: it never falls.
     expect(fallingBody(level('<Platform type="Platform" x="3" y="0" scaleX="1" scaleY="1" rotation="0" />'))).toBeUndefined();
     // Outside the world (it may be removed before it moves): not named.

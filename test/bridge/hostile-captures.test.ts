@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
-import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
+import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { BLOAT_BYTES, runSession, type SessionKind } from './hostile/sessions.js';
 
 /**

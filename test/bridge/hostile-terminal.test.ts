@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
-import { exampleCopy } from '../orchestrator/helpers/competition.js';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
+import { exampleCopy } from '../orchestrator/helpers/competition.js';
 import { FAKE_VERDICT, runSession } from './hostile/sessions.js';
 
 /**
@@ -14,11 +14,16 @@ import { FAKE_VERDICT, runSession } from './hostile/sessions.js';
  * retired; then an honest engine finishes the run. Nothing the run prints or logs line by line holds
  * a control character or the fake line as a line of its own, and its text is shown, escaped.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function lineLogs(root: string): string[] {
   const dir = join(root, 'logs');
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => readFileSync(join(dir, f), 'utf8')) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.txt'))
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+    : [];
 }
 
 describe('a terminal-escape engine', () => {

@@ -5,9 +5,20 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
 import { MAX_CLOSE_REASON_BYTES } from '../../bridge/remote-socket.js';
-import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
-import { ALOFT_LEVEL, AUTH_KINDS, EXPECTED, LIE_KINDS, PRE_AUTH_KINDS, runSession, SLOW_KINDS, type Outcome, type SessionKind, type SessionResult } from './hostile/sessions.js';
+import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
+import {
+  ALOFT_LEVEL,
+  AUTH_KINDS,
+  EXPECTED,
+  LIE_KINDS,
+  type Outcome,
+  PRE_AUTH_KINDS,
+  runSession,
+  type SessionKind,
+  type SessionResult,
+  SLOW_KINDS,
+} from './hostile/sessions.js';
 
 /**
  * The hostile WebSocket suite: seeded sessions of every kind a stranger or a lying token
@@ -42,13 +53,19 @@ function peakRssMb(pid: number): number | undefined {
  * authenticated sessions (garbage after the handshake, lying engines) mixed into its first part.
  */
 function plan(total: number, rng: () => number): SessionKind[] {
-  const opening: SessionKind[] = [...Array.from({ length: 16 }, () => 'oversized-32mib' as const), ...SLOW_KINDS.flatMap((k) => Array.from({ length: 4 }, () => k))];
+  const opening: SessionKind[] = [
+    ...Array.from({ length: 16 }, () => 'oversized-32mib' as const),
+    ...SLOW_KINDS.flatMap((k) => Array.from({ length: 4 }, () => k)),
+  ];
   // One authenticated session of each kind: 10 in all, so no level can reach the run's limit of 10
   // retries (`engineRetries` in the test's config) however the sessions happen to pile onto one level — every refused
   // attempt is requeued first, and the level nobody may finish during the flood (Aloft's) draws them.
   // (A frame over the size limit after the handshake is endpoint.test.ts's.)
   const authenticated: SessionKind[] = [...AUTH_KINDS, ...LIE_KINDS];
-  const flood = Array.from({ length: Math.max(0, total - opening.length - authenticated.length) }, () => PRE_AUTH_KINDS[Math.floor(rng() * PRE_AUTH_KINDS.length)] as SessionKind);
+  const flood = Array.from(
+    { length: Math.max(0, total - opening.length - authenticated.length) },
+    () => PRE_AUTH_KINDS[Math.floor(rng() * PRE_AUTH_KINDS.length)] as SessionKind,
+  );
   const out: SessionKind[] = [...opening];
   for (const kind of flood) {
     if (authenticated.length > 0 && rng() < 0.2) out.push(authenticated.shift() as SessionKind);
@@ -111,7 +128,8 @@ describe('hostile WebSocket suite', () => {
     expect(results).toHaveLength(kinds.length);
     expect(result.exitCode, result.all).toBe(0);
     for (const r of results) {
-      const allowed: readonly Outcome[] = PRE_AUTH_KINDS.includes(r.kind) || SLOW_KINDS.includes(r.kind) || r.kind === 'oversized-32mib' ? [...EXPECTED[r.kind], 'capped'] : EXPECTED[r.kind];
+      const allowed: readonly Outcome[] =
+        PRE_AUTH_KINDS.includes(r.kind) || SLOW_KINDS.includes(r.kind) || r.kind === 'oversized-32mib' ? [...EXPECTED[r.kind], 'capped'] : EXPECTED[r.kind];
       expect(allowed, `${r.kind} ended with ${r.outcome}`).toContain(r.outcome);
       expect(r.reasonBytes).toBeLessThanOrEqual(MAX_CLOSE_REASON_BYTES);
     }

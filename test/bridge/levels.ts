@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { programToXml } from '../../levels/pipeline.js';
 import { DEFAULT_SIMULATION, type LevelJob, type SimulationSettings } from '../../bridge/engine.js';
+import { programToXml } from '../../levels/pipeline.js';
 import { GOLDEN } from '../helpers/cli.js';
 
 /** A golden competition level (official XML). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -7,11 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { MIN_SHARED_TOKEN_LENGTH, parseListen, sharedToken } from '../../bridge/listen.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
+import { PROJECT_ROOT } from '../helpers/cli.js';
+import { otherSide } from '../helpers/netns.js';
+import { sbevalArgv } from '../helpers/sbeval-bin.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from '../orchestrator/helpers/competition.js';
 import { descendants } from '../orchestrator/helpers/processes.js';
-import { PROJECT_ROOT } from '../helpers/cli.js';
-import { sbevalArgv } from '../helpers/sbeval-bin.js';
-import { otherSide } from '../helpers/netns.js';
 
 /**
  * `sbeval run --engine bridge --listen host:port`: engines on other machines can
@@ -94,7 +94,9 @@ describe('--listen and tokens', () => {
     expect(() => sharedToken(open, { tokenFile: file, env: { SBEVAL_TOKEN: 'x'.repeat(40) } })).toThrow(
       `the token file ${file} can be read by other users, and listening on 0.0.0.0 lets other machines connect with it`,
     );
-    expect(sharedToken(parseListen('127.0.0.1:0'), { tokenFile: file, env: {} })?.warnings).toEqual([`the token file ${file} can be read by other users (chmod 600 ${file})`]);
+    expect(sharedToken(parseListen('127.0.0.1:0'), { tokenFile: file, env: {} })?.warnings).toEqual([
+      `the token file ${file} can be read by other users (chmod 600 ${file})`,
+    ]);
     chmodSync(file, 0o600);
     const fromFile = sharedToken(open, { tokenFile: file, env: { SBEVAL_TOKEN: 'x'.repeat(40) } });
     expect(fromFile?.token).toBe(token);

@@ -1,9 +1,9 @@
-import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 
 /**
@@ -65,7 +65,13 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
   const system = ['-r:System.dll', '-r:System.Core.dll', '-r:System.Xml.dll'];
   const engineSources = csFiles(join(DOUBLE, 'UnityEngine'), true);
   await step('double UnityEngine', ['-target:library', `-out:${out('UnityEngine.dll')}`, ...system, ...engineSources]);
-  await step('double UnityEditor', ['-target:library', `-out:${out('UnityEditor.dll')}`, `-r:${out('UnityEngine.dll')}`, ...system, ...csFiles(join(DOUBLE, 'UnityEditor'), true)]);
+  await step('double UnityEditor', [
+    '-target:library',
+    `-out:${out('UnityEditor.dll')}`,
+    `-r:${out('UnityEngine.dll')}`,
+    ...system,
+    ...csFiles(join(DOUBLE, 'UnityEditor'), true),
+  ]);
   await step('double Science Birds', [
     '-target:library',
     `-out:${out('Assembly-CSharp-Game.dll')}`,
@@ -81,7 +87,15 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
   // The protocol core alone, with no Unity assembly available: it must not need one.
   await step('protocol core (no UnityEngine)', ['-target:library', `-out:${out('Sbeval.Bridge.Core.dll')}`, ...system, ...runtime]);
   // As Unity compiles it in the editor (UNITY_EDITOR defined, editor scripts in their own assembly).
-  await step('plugin, editor', ['-target:library', '-define:UNITY_EDITOR', `-out:${out('Sbeval.Plugin.Editor.dll')}`, `-r:${out('UnityEditor.dll')}`, ...refs, ...runtime, ...unity]);
+  await step('plugin, editor', [
+    '-target:library',
+    '-define:UNITY_EDITOR',
+    `-out:${out('Sbeval.Plugin.Editor.dll')}`,
+    `-r:${out('UnityEditor.dll')}`,
+    ...refs,
+    ...runtime,
+    ...unity,
+  ]);
   await step('plugin editor scripts', [
     '-target:library',
     '-define:UNITY_EDITOR',
@@ -93,7 +107,13 @@ export async function buildPlugin(dir: string): Promise<PluginBuild> {
   ]);
   // As a player build compiles it (no UNITY_EDITOR, no editor scripts).
   await step('plugin, player', ['-target:library', `-out:${out('Sbeval.Plugin.Player.dll')}`, ...refs, ...runtime, ...unity]);
-  await step('mono test program', ['-target:exe', `-out:${out('ProtocolCheck.exe')}`, `-r:${out('Sbeval.Bridge.Core.dll')}`, ...system, ...csFiles(join(PLUGIN, 'Tests'))]);
+  await step('mono test program', [
+    '-target:exe',
+    `-out:${out('ProtocolCheck.exe')}`,
+    `-r:${out('Sbeval.Bridge.Core.dll')}`,
+    ...system,
+    ...csFiles(join(PLUGIN, 'Tests')),
+  ]);
 
   // The stand-in editor, next to exactly the assemblies a project with the plugin installed loads.
   const standInDir = out('standin');

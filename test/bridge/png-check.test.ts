@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import sharp from 'sharp';
 import { deflateSync } from 'node:zlib';
-import { checkPngDecodes } from '../../bridge/png-check.js';
-import { crc32 } from '../../core/crc32.js';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
 import { encodeMaskPng } from '../../bridge/headless/png.js';
 import { renderMask } from '../../bridge/headless/render.js';
+import { checkPngDecodes } from '../../bridge/png-check.js';
+import { crc32 } from '../../core/crc32.js';
 
 /** sharp's verdict, as the pool used to check captures: decodes with no warning at all. */
 async function sharpDecodes(png: Uint8Array): Promise<boolean> {
@@ -47,10 +47,22 @@ function withIdat(png: Uint8Array, data: Uint8Array): Uint8Array {
   return Buffer.concat([png.subarray(0, at), chunk, png.subarray(at + 12 + length)]);
 }
 
-describe('checkPngDecodes (the pool\'s check that a capture decodes)', () => {
+describe("checkPngDecodes (the pool's check that a capture decodes)", () => {
   it('accepts what sharp decodes and refuses what it does not, on real and damaged files', async () => {
     // Real files: the engine's 1-bit capture, sharp's 8-bit RGBA (Unity's layout), grey+alpha, palette, interlaced, 16-bit.
-    const mask = renderMask([[[[-1, -1], [1, -1], [1, 1], [-1, 1]]]], { cx: 0, cy: 0, scale: 200 });
+    const mask = renderMask(
+      [
+        [
+          [
+            [-1, -1],
+            [1, -1],
+            [1, 1],
+            [-1, 1],
+          ],
+        ],
+      ],
+      { cx: 0, cy: 0, scale: 200 },
+    );
     const capture = encodeMaskPng(mask);
     const pixels = Buffer.alloc(64 * 48 * 4);
     for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 37) % 251;

@@ -1,8 +1,8 @@
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { MESSAGES, type Fields, type MessageDef } from '../../bridge/messages.js';
 import { lengthProblem, messageSchema } from '../../bridge/message-validators.js';
+import { type Fields, MESSAGES, type MessageDef } from '../../bridge/messages.js';
 import { decodeMessage, encodeMessage, toWire } from '../../bridge/protocol.js';
 import { firstDifference, generateMessagesCs, MESSAGES_CS, SAMPLES_CS } from '../../scripts/protocol-cs.js';
 import { generateSamplesCs } from '../../scripts/protocol-samples-cs.js';
@@ -41,7 +41,7 @@ describe('the C# messages are generated from the definition', () => {
   it('a field added to the definition only fails: the C# is no longer what it generates', () => {
     const withField = generateMessagesCs(planted('ping', (f) => ({ ...f, sentAt: { type: { kind: 'int', min: 0 } } })));
     const difference = firstDifference(withField, checkedIn);
-    expect(difference).toMatch(/generated "        public long SentAt;"/);
+    expect(difference).toMatch(/generated " {8}public long SentAt;"/);
     // The generated encoder and decoder carry it too.
     expect(withField).toContain('map.Set("sentAt", MsgValue.Of(message.SentAt));');
     expect(withField).toContain('message.SentAt = r.Int("sentAt", 0, long.MaxValue);');
@@ -50,10 +50,10 @@ describe('the C# messages are generated from the definition', () => {
   it('a field added to the C# by hand only fails', () => {
     const edited = checkedIn.replace('        public long Nonce;\n', '        public long Nonce;\n        public long SentAt;\n');
     expect(edited).not.toBe(checkedIn);
-    expect(firstDifference(generateMessagesCs(), edited)).toMatch(/checked in "        public long SentAt;"/);
+    expect(firstDifference(generateMessagesCs(), edited)).toMatch(/checked in " {8}public long SentAt;"/);
   });
 
-  it('the mono tests\' samples are generated from the TypeScript ones', () => {
+  it("the mono tests' samples are generated from the TypeScript ones", () => {
     const samplesCs = readFileSync(SAMPLES_CS, 'utf8');
     expect(firstDifference(generateSamplesCs(sampleMessages()), samplesCs)).toBeUndefined();
     expect(samplesCs.match(/^ {16}new \w+Message \{/gm)).toHaveLength(sampleMessages().length);
@@ -74,7 +74,10 @@ describe('the TypeScript validators follow the definition', () => {
     for (const m of sampleMessages()) {
       const keys = Object.keys(toWire(m)).filter((k) => k !== 'type');
       const defined = Object.keys(MESSAGES[m.type].fields);
-      expect(keys.filter((k) => !defined.includes(k)), `${m.type}: written but not defined`).toEqual([]);
+      expect(
+        keys.filter((k) => !defined.includes(k)),
+        `${m.type}: written but not defined`,
+      ).toEqual([]);
       const set = seen.get(m.type) ?? new Set<string>();
       for (const k of keys) set.add(k);
       seen.set(m.type, set);

@@ -7,10 +7,10 @@ import {
   decodeMessage,
   encodeMessage,
   MESSAGE_TYPES,
+  type Message,
   PROTOCOL_VERSION,
   ProtocolError,
   SENDERS,
-  type Message,
 } from '../../bridge/protocol.js';
 import { sampleMessages, toHex } from './samples.js';
 
@@ -115,8 +115,9 @@ describe('validation on receipt', () => {
     expect(decodeError(plain.pack({ type: 'events', runId: 'r', events: [{ kind: 'contact', step: 1, a: 0 }] })).message).toMatch(/events\.0/);
     expect(decodeError(plain.pack({ type: 'events', runId: 'r', events: [{ kind: 'melted', step: 1, id: 0 }] })).message).toMatch(/events\.0/);
     expect(
-      decodeError(plain.pack({ type: 'loaded', runId: 'r', dt: 0.02, bodies: [{ id: 0, kind: 'bird', type: 'BirdRed', counted: false, x: 0, y: 0, angle: 0 }] }))
-        .message,
+      decodeError(
+        plain.pack({ type: 'loaded', runId: 'r', dt: 0.02, bodies: [{ id: 0, kind: 'bird', type: 'BirdRed', counted: false, x: 0, y: 0, angle: 0 }] }),
+      ).message,
     ).toMatch(/bodies\.0\.kind/);
   });
 
@@ -139,7 +140,11 @@ describe('validation on receipt', () => {
   it('decodes float32 frames from an unaligned bin exactly', () => {
     const values = new Float32Array([Math.fround(0.1), -3.37995, 1e-30, 7]);
     const m = decodeMessage(
-      encodeMessage({ type: 'frames', runId: 'rr', batch: { firstStep: 3, stepCount: 1, bodyCount: 1, states: new Float32Array([...values, 0, 0]), alive: new Uint8Array([1]) } }),
+      encodeMessage({
+        type: 'frames',
+        runId: 'rr',
+        batch: { firstStep: 3, stepCount: 1, bodyCount: 1, states: new Float32Array([...values, 0, 0]), alive: new Uint8Array([1]) },
+      }),
       { from: 'engine' },
     );
     if (m.type !== 'frames') throw new Error('not frames');

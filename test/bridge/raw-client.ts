@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { decodeMessage, encodeMessage, PROTOCOL_VERSION, type HelloMessage, type Message } from '../../bridge/protocol.js';
+import { decodeMessage, encodeMessage, type HelloMessage, type Message, PROTOCOL_VERSION } from '../../bridge/protocol.js';
 
 /**
  * A hand-driven engine connection for tests: a real WebSocket that sends exactly what the test says

@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION, type Message } from '../../bridge/protocol.js';
+import { type Message, PROTOCOL_VERSION } from '../../bridge/protocol.js';
 
 /**
  * One sample of every message type, with values chosen to hit each msgpack format boundary (fixint,

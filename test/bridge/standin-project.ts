@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadRuler } from '../../orchestrator/stages/ruler.js';
-import { runSbeval, type CliResult } from '../helpers/cli.js';
 import { loadReference } from '../../orchestrator/stages/agreement.js';
+import { loadRuler } from '../../orchestrator/stages/ruler.js';
+import { type CliResult, runSbeval } from '../helpers/cli.js';
 import { runShared } from '../helpers/run-cache.js';
-import { headlessPasses, writeScripts, type HeadlessPass } from './double.js';
+import { type HeadlessPass, headlessPasses, writeScripts } from './double.js';
 
 /**
  * What a `sbeval unity calibrate` test needs around the stand-in editor: a folder that looks like the
@@ -24,7 +24,10 @@ export async function scienceBirdsProject(at: string, sbeval: (args: string[]) =
 /** The headless passes of the ruler levels, as long as `calibrate` runs them. */
 export function rulerPasses(): HeadlessPass[] {
   const ruler = loadRuler();
-  return headlessPasses(ruler.levels.map((l) => l.xml), ruler.windowSteps);
+  return headlessPasses(
+    ruler.levels.map((l) => l.xml),
+    ruler.windowSteps,
+  );
 }
 
 /**

@@ -5,7 +5,15 @@ import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackValues } from '../../bridge/codec.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { checkTrialFrameBytes, MAX_TRACE_BYTES, parseTraceHeader, runRecorded, traceFromBytes, TraceFormatError, TraceTooLargeError } from '../../bridge/trace.js';
+import {
+  checkTrialFrameBytes,
+  MAX_TRACE_BYTES,
+  parseTraceHeader,
+  runRecorded,
+  TraceFormatError,
+  TraceTooLargeError,
+  traceFromBytes,
+} from '../../bridge/trace.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { runSbeval } from '../helpers/cli.js';
@@ -43,7 +51,7 @@ function tampered(edit: (header: Record<string, any>) => void): Uint8Array {
   return Buffer.concat([header, ...records].map((v) => plain.pack(v)));
 }
 
-describe('a trace header is held to the wire protocol\'s limits', () => {
+describe("a trace header is held to the wire protocol's limits", () => {
   it('the recorded trace itself is a 4-block level within every limit', () => {
     const trace = traceFromBytes(tampered(() => undefined));
     expect(trace.bodies.length).toBe(4);
@@ -69,17 +77,21 @@ describe('a trace header is held to the wire protocol\'s limits', () => {
     });
     expect(() => parseTraceHeader(unpackValues(header).values[0], 'big.sbtrace')).toThrow(TraceTooLargeError);
     const steps = stepsToSimulate({ windowSteps: 1_000_000, capture: true }) + 1;
-    expect(() => parseTraceHeader(unpackValues(header).values[0], 'big.sbtrace')).toThrow(new RegExp(`${steps} steps × 10000 bodies would take \\d+ MiB of frames, more than the 256 MiB a trace may hold`));
+    expect(() => parseTraceHeader(unpackValues(header).values[0], 'big.sbtrace')).toThrow(
+      new RegExp(`${steps} steps × 10000 bodies would take \\d+ MiB of frames, more than the 256 MiB a trace may hold`),
+    );
     // The largest level at the evaluator's window fits.
     expect(() => checkTrialFrameBytes(10_000, { windowSteps: 500, capture: true }, 'largest')).not.toThrow();
     expect(() => checkTrialFrameBytes(1, { windowSteps: 1_000_000, capture: false }, 'long', MAX_TRACE_BYTES)).not.toThrow();
   });
 
-  it('refuses frames past the last step of the header\'s window', () => {
+  it("refuses frames past the last step of the header's window", () => {
     // The recording streams steps 0 … stepsToSimulate; a header that claims a shorter window is a lie about its frames.
     const short = tampered((h) => (h.settings.windowSteps = 10));
     expect(() => traceFromBytes(short, 'short.sbtrace')).toThrow(TraceFormatError);
-    expect(() => traceFromBytes(short, 'short.sbtrace')).toThrow(new RegExp(`past the last step ${stepsToSimulate({ windowSteps: 10, capture: true })} of the header's window`));
+    expect(() => traceFromBytes(short, 'short.sbtrace')).toThrow(
+      new RegExp(`past the last step ${stepsToSimulate({ windowSteps: 10, capture: true })} of the header's window`),
+    );
   });
 });
 
@@ -87,8 +99,14 @@ describe('sbeval verify on the 20,000,000-step trace', () => {
   it('refuses it with the field and the limit, without replaying (the command ends at once, exit 1)', async () => {
     const corpus = join(dir, 'corpus');
     mkdirSync(corpus);
-    writeFileSync(join(corpus, 'hostile.sbtrace'), tampered((h) => (h.settings.windowSteps = 20_000_000)));
-    writeFileSync(join(corpus, 'honest.sbtrace'), tampered(() => undefined));
+    writeFileSync(
+      join(corpus, 'hostile.sbtrace'),
+      tampered((h) => (h.settings.windowSteps = 20_000_000)),
+    );
+    writeFileSync(
+      join(corpus, 'honest.sbtrace'),
+      tampered(() => undefined),
+    );
     // Before the fix the replay ran for over a minute at gigabytes: the deadline ends it (and the test) long before.
     const result = await runSbeval(['verify', corpus, '--json'], { timeout: 60_000 });
     expect(result.exitCode, result.stderr).toBe(1);

@@ -1,26 +1,26 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { FIELD_COUNT } from '../../bridge/frames.js';
+import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import {
+  MAX_TRACE_BYTES,
   openTrace,
   readTrace,
   runRecorded,
-  traceFromBytes,
-  MAX_TRACE_BYTES,
+  TRACE_VERSION,
   TraceFormatError,
   TraceRecorder,
   TraceTooLargeError,
   TraceVersionError,
-  TRACE_VERSION,
+  traceFromBytes,
 } from '../../bridge/trace.js';
+import { type TraceUpgrade, upgradeHeader, upgradeRecord } from '../../bridge/trace-versions.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import { DEFAULT_MAX_LEVEL_OBJECTS, DEFAULT_MAX_LEVEL_SIZE } from '../../levels/xml-read.js';
-import { upgradeHeader, upgradeRecord, type TraceUpgrade } from '../../bridge/trace-versions.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job, thirtyBlockLevel } from './levels.js';
 

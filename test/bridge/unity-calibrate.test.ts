@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
-import { headlessPasses, settleAfterFirstStep, shiftSteps, standInExecutable, writeScripts, type HeadlessPass } from './double.js';
+import { type HeadlessPass, headlessPasses, settleAfterFirstStep, shiftSteps, standInExecutable, writeScripts } from './double.js';
 import { sharedPluginBuild } from './mcs.js';
 import { defaultCalibrationScripts, rulerPasses, scienceBirdsProject } from './standin-project.js';
 
@@ -73,7 +73,9 @@ describe('sbeval unity calibrate (the stand-in editor runs the plugin on the tes
       const cells = row.split('|').map((c) => c.trim());
       expect(cells[2], row).toBe(cells[3]);
     }
-    expect(stdout).toMatch(/\| step offset against the headless engine \(collision-free motion of \d+ bodies in \d+ levels\) \| 0 \(largest difference 0\.0000\) \|/);
+    expect(stdout).toMatch(
+      /\| step offset against the headless engine \(collision-free motion of \d+ bodies in \d+ levels\) \| 0 \(largest difference 0\.0000\) \|/,
+    );
     expect(stdout).toMatch(/\| ruler levels without a stream \| 0\/12 \|/);
     expect(stdout).toMatch(/Step offset: 0: Unity's step k is the headless engine's step k/);
     // It ran the real plugin on every level: the logs name each scripted stability and image load.
@@ -87,22 +89,34 @@ describe('sbeval unity calibrate (the stand-in editor runs the plugin on the tes
     it(`names a stream shifted by ${offset > 0 ? '+' : '−'}${Math.abs(offset)} step${Math.abs(offset) === 1 ? '' : 's'} and exits 1, although verdicts and counts still agree`, async () => {
       const scripts = join(dir, `scripts-shift${offset}`);
       writeScripts(scripts, subsetPasses, shiftSteps(offset));
-      const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', pair], { env: { SBEVAL_DOUBLE_SCRIPTS: scripts } });
+      const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', pair], {
+        env: { SBEVAL_DOUBLE_SCRIPTS: scripts },
+      });
       expect(result.exitCode, result.stderr).toBe(1);
       const n = Math.abs(offset);
-      expect(result.stdout).toContain(`Step offset: ${offset > 0 ? '+' : '−'}${n}: Unity's step k shows the headless engine's step k ${offset > 0 ? '+' : '−'} ${n} — its stream runs ${n} physics step${n === 1 ? '' : 's'} ${offset > 0 ? 'ahead of' : 'behind'} its labels (largest difference 0.0000`);
+      expect(result.stdout).toContain(
+        `Step offset: ${offset > 0 ? '+' : '−'}${n}: Unity's step k shows the headless engine's step k ${offset > 0 ? '+' : '−'} ${n} — its stream runs ${n} physics step${n === 1 ? '' : 's'} ${offset > 0 ? 'ahead of' : 'behind'} its labels (largest difference 0.0000`,
+      );
       // What the step offset adds: the evaluator's verdicts alone do not see the shift — it is the only check that fails.
       expect(result.stdout).toMatch(/\| stable\/unstable verdict \| 2\/2 \| 2\/2 \| ≥ 2\/2 \| ok \|/);
       expect(result.stdout).toMatch(/\| moving count equal \| 2\/2 \| 2\/2 \| ≥ 2\/2 \| ok \|/);
       const below = result.stdout.split('\n').filter((l) => l.endsWith('| BELOW |'));
-      expect(below).toEqual([expect.stringMatching(new RegExp(`^\\| step offset against the headless engine \\(collision-free motion of \\d+ bodies in \\d+ levels\\) \\| ${offset} \\(largest difference 0\\.0000\\) \\|`))]);
+      expect(below).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\| step offset against the headless engine \\(collision-free motion of \\d+ bodies in \\d+ levels\\) \\| ${offset} \\(largest difference 0\\.0000\\) \\|`,
+          ),
+        ),
+      ]);
     }, 300_000);
   }
 
   it('exits 1 and names the levels that differ when the Unity results do not match the evaluator', async () => {
     const settled = join(dir, 'scripts-settled');
     writeScripts(settled, subsetPasses, settleAfterFirstStep);
-    const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', reference, '--json'], { env: { SBEVAL_DOUBLE_SCRIPTS: settled } });
+    const result = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', reference, '--json'], {
+      env: { SBEVAL_DOUBLE_SCRIPTS: settled },
+    });
     expect(result.exitCode, result.stderr).toBe(1);
     const report = JSON.parse(result.stdout) as {
       ok: boolean;
@@ -115,7 +129,12 @@ describe('sbeval unity calibrate (the stand-in editor runs the plugin on the tes
     // Every body settles after its first step: the two collapsing levels come out stable.
     expect(report.unity.summary.stableAgreement).toBe(2);
     expect(report.headless.summary.stableAgreement).toBe(4);
-    expect(report.unity.levels.filter((l) => !l.stableAgrees).map((l) => l.level).sort()).toEqual(['V1_L_2', 'V3_I_3']);
+    expect(
+      report.unity.levels
+        .filter((l) => !l.stableAgrees)
+        .map((l) => l.level)
+        .sort(),
+    ).toEqual(['V1_L_2', 'V3_I_3']);
 
     const text = await runSbeval(['unity', 'calibrate', '--unity', unity, '--project', project, '--reference', join(reference, 'v1')]);
     expect(text.exitCode).toBe(2);

@@ -38,11 +38,20 @@ describe('sbeval unity install', () => {
     const result = await runSbeval(['unity', 'install', project]);
     expect(result.exitCode, result.stderr).toBe(0);
     const target = join(project, 'Assets', 'Sbeval');
-    for (const file of ['Runtime/Protocol.cs', 'Runtime/MsgPack.cs', 'Runtime/Unity/LevelRun.cs', 'Editor/SbevalBatchEntry.cs', 'README.md', 'SBEVAL-PLUGIN.txt']) {
+    for (const file of [
+      'Runtime/Protocol.cs',
+      'Runtime/MsgPack.cs',
+      'Runtime/Unity/LevelRun.cs',
+      'Editor/SbevalBatchEntry.cs',
+      'README.md',
+      'SBEVAL-PLUGIN.txt',
+    ]) {
       expect(existsSync(join(target, file)), file).toBe(true);
     }
     expect(readdirSync(target).sort()).toEqual(['Editor', 'README.md', 'Runtime', 'SBEVAL-PLUGIN.txt']);
-    expect(readFileSync(join(target, 'Runtime', 'Protocol.cs'), 'utf8')).toBe(readFileSync(new URL('../../unity-plugin/Runtime/Protocol.cs', import.meta.url), 'utf8'));
+    expect(readFileSync(join(target, 'Runtime', 'Protocol.cs'), 'utf8')).toBe(
+      readFileSync(new URL('../../unity-plugin/Runtime/Protocol.cs', import.meta.url), 'utf8'),
+    );
     expect(result.stdout).toMatch(/sbeval unity launch --unity <editor binary>/);
 
     const again = await runSbeval(['unity', 'install', project]);
@@ -80,11 +89,31 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
     const out = join(dir, 'out');
     const logDir = join(dir, 'logs');
     const result = await runSbeval([
-      'unity', 'launch', '--unity', FAKE_UNITY, '--project', project, '--instances', '2', '--levels', levels, '--out', out,
-      '--log-dir', logDir, '--window-steps', '50', '--json',
+      'unity',
+      'launch',
+      '--unity',
+      FAKE_UNITY,
+      '--project',
+      project,
+      '--instances',
+      '2',
+      '--levels',
+      levels,
+      '--out',
+      out,
+      '--log-dir',
+      logDir,
+      '--window-steps',
+      '50',
+      '--json',
     ]);
     expect(result.exitCode, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { restarts: number; succeeded: number; failed: number; outcomes: Array<{ level: string; ok: boolean; attempts: number }> };
+    const summary = JSON.parse(result.stdout) as {
+      restarts: number;
+      succeeded: number;
+      failed: number;
+      outcomes: Array<{ level: string; ok: boolean; attempts: number }>;
+    };
     expect(summary).toMatchObject({ succeeded: 7, failed: 0, restarts: 1 });
     expect(summary.outcomes.find((o) => o.level === 'a')?.attempts).toBe(2);
     expect(summary.outcomes.filter((o) => o.level !== 'a').every((o) => o.attempts === 1)).toBe(true);
@@ -95,7 +124,11 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
       expect(trace.complete).toBe(true);
       expect(trace.frames.stepCount).toBe(50 + 14 + 1);
       expect(trace.header.engine.version).toBe('2019.4.40f1-stand-in');
-      expect(readFileSync(join(out, `${n}.png`)).subarray(1, 4).toString()).toBe('PNG');
+      expect(
+        readFileSync(join(out, `${n}.png`))
+          .subarray(1, 4)
+          .toString(),
+      ).toBe('PNG');
     }
     // One log per instance; the crashed one started twice.
     const logs = readdirSync(logDir).sort();
@@ -108,7 +141,9 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
     expect(restarted.slice(restarted.indexOf('=== sbeval: start 2'))).toMatch(/level [b-g] \(run/);
     const all = texts.join('\n');
     expect(all).toMatch(/crashing in the middle of a/);
-    expect(all).toMatch(/-batchmode -projectPath .* -executeMethod Sbeval\.Bridge\.EditorTools\.SbevalBatchEntry\.Run -logFile .* -sbevalUrl ws:\/\/127\.0\.0\.1:\d+ -sbevalInstance unity-/);
+    expect(all).toMatch(
+      /-batchmode -projectPath .* -executeMethod Sbeval\.Bridge\.EditorTools\.SbevalBatchEntry\.Run -logFile .* -sbevalUrl ws:\/\/127\.0\.0\.1:\d+ -sbevalInstance unity-/,
+    );
     expect(all).not.toMatch(/-sbevalToken/);
     expect(all.match(/bye: orchestrator finished/g)).toHaveLength(2);
     expect(result.stderr).toMatch(/unity-\d exited with code 3/);
@@ -121,7 +156,18 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
 
   it('says which instance failed to start, with its log', async () => {
     const broken = fakeProject('not-installed');
-    const result = await runSbeval(['unity', 'launch', '--unity', FAKE_UNITY, '--project', broken, '--log-dir', join(dir, 'broken-logs'), '--max-restarts', '0']);
+    const result = await runSbeval([
+      'unity',
+      'launch',
+      '--unity',
+      FAKE_UNITY,
+      '--project',
+      broken,
+      '--log-dir',
+      join(dir, 'broken-logs'),
+      '--max-restarts',
+      '0',
+    ]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/\[launch\] unity-0 exited with code 1 before connecting to ws:\/\/127\.0\.0\.1:\d+/);
     expect(result.stderr).toMatch(/the sbeval plugin is not installed in/);

@@ -1,18 +1,18 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, createConnection, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { FIELD_COUNT, type SimEvent } from '../../bridge/frames.js';
 import { decodePng } from '../../bridge/headless/png.js';
-import { EngineLostError, RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js';
+import { EngineLostError, type RemoteEngine, RemoteRunError } from '../../bridge/remote-engine.js';
 import { OFFICIAL_WINDOW, stepsToSimulate } from '../../bridge/window.js';
 import { trialStability } from '../../scoring/stability.js';
 import { Collected } from './collect.js';
-import { startStandIn, writeScript, type DoubleScript } from './double.js';
+import { type DoubleScript, startStandIn, writeScript } from './double.js';
 import { job } from './levels.js';
-import { sharedPluginBuild, type PluginBuild } from './mcs.js';
+import { type PluginBuild, sharedPluginBuild } from './mcs.js';
 
 /**
  * The plugin's Unity half — SbevalEngineHost → LevelRun → BodyTracker → CaptureRenderer, and the
@@ -190,7 +190,8 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
   const bodies = run.bodies ?? [];
   // `loaded`: XML ids (creation order per kind), kinds, the creation pose.
   const expectKinds = ['block', 'pig', 'block', 'block', 'tnt', 'platform', 'block', 'block', 'block', 'block', 'block'];
-  if (JSON.stringify(bodies.map((b) => [b.id, b.kind])) !== JSON.stringify(expectKinds.map((k, i) => [i, k]))) problems.push(`body table ${JSON.stringify(bodies.map((b) => [b.id, b.kind]))}`);
+  if (JSON.stringify(bodies.map((b) => [b.id, b.kind])) !== JSON.stringify(expectKinds.map((k, i) => [i, k])))
+    problems.push(`body table ${JSON.stringify(bodies.map((b) => [b.id, b.kind]))}`);
   bodies.forEach((b, i) => {
     if (b.x !== f32(OBJECTS[i]!.x) || b.y !== f32(OBJECTS[i]!.y)) problems.push(`body ${i} announced at (${b.x}, ${b.y})`);
   });
@@ -212,9 +213,16 @@ function problemsWithScriptedRun(run: Collected, error: unknown, capture: boolea
       const want = expected.state.map(f32);
       const got = Array.from(frames.states.subarray(o, o + FIELD_COUNT));
       // x, y, vx, vy travel as the same float32; angle and ω go through Unity's degrees (one rounding each way).
-      const ok = got[0] === want[0] && got[1] === want[1] && got[3] === want[3] && got[4] === want[4] && Math.abs(got[2]! - want[2]!) < 1e-6 && Math.abs(got[5]! - want[5]!) < 1e-6;
+      const ok =
+        got[0] === want[0] &&
+        got[1] === want[1] &&
+        got[3] === want[3] &&
+        got[4] === want[4] &&
+        Math.abs(got[2]! - want[2]!) < 1e-6 &&
+        Math.abs(got[5]! - want[5]!) < 1e-6;
       const aliveWant = expected.alive;
-      if (!ok || frames.alive[k * n + i] !== aliveWant) diffs.push(`step ${k} body ${i}: ${got.join(',')} alive ${frames.alive[k * n + i]} (script ${want.join(',')} alive ${aliveWant})`);
+      if (!ok || frames.alive[k * n + i] !== aliveWant)
+        diffs.push(`step ${k} body ${i}: ${got.join(',')} alive ${frames.alive[k * n + i]} (script ${want.join(',')} alive ${aliveWant})`);
     }
   }
   if (diffs.length > 0) problems.push(`${diffs.length} frame values differ from the script, first: ${diffs[0]}`);
@@ -278,7 +286,8 @@ async function imageProblems(png: Uint8Array): Promise<string[]> {
     maxY = Math.max(maxY, Math.floor(i / width));
   }
   if (other > 0) problems.push(`${other} pixels are neither black nor white`);
-  if (minX !== 100 || maxX > 923 || minY < 100 || maxY > 923) problems.push(`black box x ${minX}…${maxX}, y ${minY}…${maxY}: not inside the render at 100…923 from its left edge`);
+  if (minX !== 100 || maxX > 923 || minY < 100 || maxY > 923)
+    problems.push(`black box x ${minX}…${maxX}, y ${minY}…${maxY}: not inside the render at 100…923 from its left edge`);
   return problems;
 }
 
@@ -317,7 +326,12 @@ function boundAt(k: number): { cx: number; cy: number; half: number } {
   return { cx: (minX + maxX) / 2, cy: (minY + maxY) / 2, half: Math.max(maxX - minX, maxY - minY) / 2 };
 }
 
-async function runLevel(engine: RemoteEngine, levelId: string, xml: string, settings: Parameters<typeof job>[2] = {}): Promise<{ run: Collected; error: unknown }> {
+async function runLevel(
+  engine: RemoteEngine,
+  levelId: string,
+  xml: string,
+  settings: Parameters<typeof job>[2] = {},
+): Promise<{ run: Collected; error: unknown }> {
   const run = new Collected();
   try {
     await engine.run(job(levelId, xml, settings), run.sink);
@@ -379,7 +393,15 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     endpoint = await EngineEndpoint.listen({ heartbeatMs: 1_000 });
     relay = await Relay.start(Number(new URL(endpoint.url).port));
     logFile = join(dir, 'unity-main.log');
-    standIn = startStandIn(build.standIn, { project, url: `ws://127.0.0.1:${relay.port}`, instance: 'double-0', token: endpoint.token, logFile, scripts, extraArgs: ['-sbevalLoadTimeout', String(LOAD_TIMEOUT_S)] });
+    standIn = startStandIn(build.standIn, {
+      project,
+      url: `ws://127.0.0.1:${relay.port}`,
+      instance: 'double-0',
+      token: endpoint.token,
+      logFile,
+      scripts,
+      extraArgs: ['-sbevalLoadTimeout', String(LOAD_TIMEOUT_S)],
+    });
     [engine] = (await endpoint.waitForEngines(1, 60_000)) as [RemoteEngine];
   }, 120_000);
 
@@ -429,7 +451,9 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     // The two passes ran in their scenes at their time scales, in this order.
     const log = readFileSync(logFile, 'utf8');
     const tail = log.slice(log.lastIndexOf('Time.timeScale = 10', log.lastIndexOf('StabilityGameWorld.unity')));
-    expect(tail).toMatch(/Time.timeScale = 10[\s\S]*scene loaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*Time.timeScale = 5[\s\S]*scene loaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity/);
+    expect(tail).toMatch(
+      /Time.timeScale = 10[\s\S]*scene loaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/StabilityGameWorld.unity[\s\S]*Time.timeScale = 5[\s\S]*scene loaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity[\s\S]*scene unloaded: Assets\/ICE\/Scenes\/SimilarityGameWorld.unity/,
+    );
     // The image: black OCR sprites of every material on white, inside the 824 px render at (100, 100).
     expect(await imageProblems(run.captures[0]!.png)).toEqual([]);
     // Rendered after the frame's game logic: block 10 left the world in the Update of frame 514 and is
@@ -476,13 +500,17 @@ describe('the Unity half, run by the test double against the real endpoint', () 
   it('ends a cancelled level with an error, unloads its scene, and serves the next level exactly', async () => {
     const abort = new AbortController();
     const slow = new Collected();
-    const cancelled = engine.run(job('long', xml, { windowSteps: 50_000, capture: false, framesPerBatch: 10 }), {
-      ...slow.sink,
-      frames: (batch) => {
-        slow.sink.frames(batch);
-        if (batch.firstStep >= 20) abort.abort();
+    const cancelled = engine.run(
+      job('long', xml, { windowSteps: 50_000, capture: false, framesPerBatch: 10 }),
+      {
+        ...slow.sink,
+        frames: (batch) => {
+          slow.sink.frames(batch);
+          if (batch.firstStep >= 20) abort.abort();
+        },
       },
-    }, abort.signal);
+      abort.signal,
+    );
     await expect(cancelled).rejects.toThrow(/cancelled/);
     const { run, error } = await runLevel(engine, 'after-cancel', xml, { capture: false });
     expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
@@ -568,7 +596,15 @@ describe('an editor without a graphics device (-nographics)', () => {
     const xml = levelXml();
     writeScript(scripts, xml, 'any', makeScript());
     const logFile = join(dir, 'unity-nographics.log');
-    const child = startStandIn(build.standIn, { project, url: endpoint.url, instance: 'nographics', token: endpoint.token, logFile, scripts, extraArgs: ['-nographics'] });
+    const child = startStandIn(build.standIn, {
+      project,
+      url: endpoint.url,
+      instance: 'nographics',
+      token: endpoint.token,
+      logFile,
+      scripts,
+      extraArgs: ['-nographics'],
+    });
     const engine = (await endpoint.waitForEngines(1, 60_000)).find((e) => e.id === 'nographics') as RemoteEngine;
     expect(engine.capabilities).toMatchObject({ capture: false, captureRaw: false, frames: true });
     expect(engine.identity.description).toMatch(/no capture: no graphics device \(the editor runs with -nographics\)/);
@@ -611,7 +647,16 @@ describe('batch-mode entry: the editor command line', () => {
 
   it('takes the token from -sbevalToken, the name from -sbevalInstance, and the stability time scale from -sbevalTimeScale', async () => {
     const xml = levelXml();
-    const child = startStandIn(build.standIn, { project, url: endpoint.url, instance: 'named', token: endpoint.token, tokenOnCommandLine: true, logFile: logOf('named'), scripts, extraArgs: ['-sbevalTimeScale', '4'] });
+    const child = startStandIn(build.standIn, {
+      project,
+      url: endpoint.url,
+      instance: 'named',
+      token: endpoint.token,
+      tokenOnCommandLine: true,
+      logFile: logOf('named'),
+      scripts,
+      extraArgs: ['-sbevalTimeScale', '4'],
+    });
     const engine = (await endpoint.waitForEngines(1, 60_000)).find((e) => e.id === 'named') as RemoteEngine;
     expect(engine).toBeDefined();
     const { error } = await runLevel(engine, 'time-scale', xml, { windowSteps: 20 });

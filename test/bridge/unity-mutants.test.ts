@@ -18,7 +18,9 @@ describe('the Unity mutant list', () => {
   const mutants = loadMutants();
 
   it('holds the faults a review found surviving, each with the test that catches it', () => {
-    expect(mutants.map((m) => m.id)).toEqual(expect.arrayContaining(['readpixels-origin', 'probes-on-blocks-only', 'load-limit-2-frames', 'ocr-sprites-wood-only', 'sample-at-late-update']));
+    expect(mutants.map((m) => m.id)).toEqual(
+      expect.arrayContaining(['readpixels-origin', 'probes-on-blocks-only', 'load-limit-2-frames', 'ocr-sprites-wood-only', 'sample-at-late-update']),
+    );
     expect(new Set(mutants.map((m) => m.id)).size).toBe(mutants.length);
     const tests = ['test/bridge/unity-plugin.test.ts', 'test/bridge/unity-double.test.ts'].map((f) => readFileSync(join(PROJECT_ROOT, f), 'utf8')).join('\n');
     for (const m of mutants) expect(tests, `${m.id}: killedBy "${m.killedBy}"`).toContain(m.killedBy);
@@ -28,6 +30,7 @@ describe('the Unity mutant list', () => {
     const plugin = join(work, mutant.id, 'unity-plugin');
     cpSync(join(PROJECT_ROOT, 'unity-plugin'), plugin, { recursive: true });
     expect(applyMutant(plugin, mutant)).toBeUndefined();
-    for (const edit of mutant.edits) expect(readFileSync(join(plugin, edit.file), 'utf8')).not.toBe(readFileSync(join(PROJECT_ROOT, 'unity-plugin', edit.file), 'utf8'));
+    for (const edit of mutant.edits)
+      expect(readFileSync(join(plugin, edit.file), 'utf8')).not.toBe(readFileSync(join(PROJECT_ROOT, 'unity-plugin', edit.file), 'utf8'));
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedInstall, type PackedInstall } from '../helpers/packed.js';
+import { type PackedInstall, packedInstall } from '../helpers/packed.js';
 import { standInExecutable } from './double.js';
 import { sharedPluginBuild } from './mcs.js';
 import { defaultCalibrationScripts, scienceBirdsProject } from './standin-project.js';

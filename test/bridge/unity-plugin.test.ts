@@ -1,20 +1,20 @@
-import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { decodeMessage, encodeMessage, PROTOCOL_VERSION, type ProtocolError } from '../../bridge/protocol.js';
-import { RemoteRunError, type RemoteEngine } from '../../bridge/remote-engine.js';
+import { type RemoteEngine, RemoteRunError } from '../../bridge/remote-engine.js';
+import { evaluatorWindow, stepsToSimulate } from '../../bridge/window.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job } from './levels.js';
-import { PLUGIN, sharedPluginBuild, type PluginBuild } from './mcs.js';
-import { evaluatorWindow, stepsToSimulate } from '../../bridge/window.js';
+import { PLUGIN, type PluginBuild, sharedPluginBuild } from './mcs.js';
 import { sampleMessages, toHex } from './samples.js';
 
 /**
@@ -54,13 +54,23 @@ describe('the plugin compiles with mcs against the test double', () => {
     ]);
   });
 
-  it("uses the same evaluator window as bridge/window.ts (EvaluatorWindow.cs, the C# twin)", async () => {
+  it('uses the same evaluator window as bridge/window.ts (EvaluatorWindow.cs, the C# twin)', async () => {
     const durations = [500, 0, 1, 10, 40, 50, 120, 1000, 25_000];
     const result = await mono(['window', ...durations.map(String)]);
     expect(result.exitCode, result.all).toBe(0);
     const expected = durations.map((d) => {
       const w = evaluatorWindow(d);
-      return [d, w.startStep, w.loopIterations, w.endStep, w.boundStep, w.rawStep, w.imageStep, stepsToSimulate({ windowSteps: d, capture: true }), stepsToSimulate({ windowSteps: d, capture: false })].join(' ');
+      return [
+        d,
+        w.startStep,
+        w.loopIterations,
+        w.endStep,
+        w.boundStep,
+        w.rawStep,
+        w.imageStep,
+        stepsToSimulate({ windowSteps: d, capture: true }),
+        stepsToSimulate({ windowSteps: d, capture: false }),
+      ].join(' ');
     });
     expect(String(result.stdout).trim().split('\n')).toEqual(expected);
     expect(expected[0]).toBe('500 1 500 503 501 507 514 514 503');
@@ -87,7 +97,7 @@ describe('cross-language: the C# protocol core under mono', () => {
     expect(String(result.stdout).trim().split('\n')).toEqual(table.cases.map((c) => c.expect));
   });
 
-  it('encodes every message type to the same bytes, and each side re-encodes the other\'s bytes unchanged', async () => {
+  it("encodes every message type to the same bytes, and each side re-encodes the other's bytes unchanged", async () => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const port = (server.address() as { port: number }).port;
@@ -104,9 +114,15 @@ describe('cross-language: the C# protocol core under mono', () => {
       ['negative nonce', plain.pack({ type: 'ping', nonce: -1 })],
       ['fractional nonce', plain.pack({ type: 'ping', nonce: 1.5 })],
       ['NaN number', plain.pack({ type: 'loaded', runId: 'r', dt: Number.NaN, bodies: [] })],
-      ['bad body kind', plain.pack({ type: 'loaded', runId: 'r', dt: 0.02, bodies: [{ id: 0, kind: 'bird', type: 'BirdRed', counted: false, x: 0, y: 0, angle: 0 }] })],
+      [
+        'bad body kind',
+        plain.pack({ type: 'loaded', runId: 'r', dt: 0.02, bodies: [{ id: 0, kind: 'bird', type: 'BirdRed', counted: false, x: 0, y: 0, angle: 0 }] }),
+      ],
       ['bad event kind', plain.pack({ type: 'events', runId: 'r', events: [{ kind: 'melted', step: 1, id: 0 }] })],
-      ['frames shape', plain.pack({ type: 'frames', runId: 'r', firstStep: 0, stepCount: 2, bodyCount: 1, states: new Uint8Array(24), alive: new Uint8Array(2) })],
+      [
+        'frames shape',
+        plain.pack({ type: 'frames', runId: 'r', firstStep: 0, stepCount: 2, bodyCount: 1, states: new Uint8Array(24), alive: new Uint8Array(2) }),
+      ],
       ['missing field', plain.pack({ type: 'hello', protocol: '1.0.0', token: 't' })],
       ['bad phase', plain.pack({ type: 'error', phase: 'nope', fault: 'engine', message: 'm' })],
       ['empty run id', plain.pack({ type: 'cancel', runId: '' })],
@@ -127,7 +143,7 @@ describe('cross-language: the C# protocol core under mono', () => {
           const index = echoes.length + verdicts.length;
           if (index >= samples.length && index < samples.length + refused.length) {
             const reply = decodeMessage(data, { from: undefined });
-            verdicts.push(reply.type === 'error' ? reply.message.split(':')[0] ?? '' : `not an error: ${reply.type}`);
+            verdicts.push(reply.type === 'error' ? (reply.message.split(':')[0] ?? '') : `not an error: ${reply.type}`);
           } else {
             echoes.push(data);
           }
@@ -228,8 +244,16 @@ describe('cross-language: a full engine session (C# client ↔ TypeScript endpoi
       expect(Array.from(frames.states)).toEqual(Array.from(expected.states));
       expect(Array.from(frames.alive)).toEqual(Array.from(expected.alive));
       expect(collected.eventList).toEqual(expected.events);
-      expect(Buffer.from(collected.captures[0]?.png ?? []).subarray(8).toString()).toBe('sbeval synthetic golden/V1_L_1');
-      expect(Buffer.from(collected.captures[0]?.raw ?? []).subarray(8).toString()).toBe('raw golden/V1_L_1');
+      expect(
+        Buffer.from(collected.captures[0]?.png ?? [])
+          .subarray(8)
+          .toString(),
+      ).toBe('sbeval synthetic golden/V1_L_1');
+      expect(
+        Buffer.from(collected.captures[0]?.raw ?? [])
+          .subarray(8)
+          .toString(),
+      ).toBe('raw golden/V1_L_1');
       expect(collected.calls.at(-1)).toBe('capture');
 
       // The engine blames the level: not retried elsewhere.
@@ -243,13 +267,17 @@ describe('cross-language: a full engine session (C# client ↔ TypeScript endpoi
       // Cancel mid-level, then the engine serves the next level.
       const abort = new AbortController();
       const slow = new Collected();
-      const cancelled = engine.run(job('slow', `${xml}<!-- sbeval-test:slow -->`, { windowSteps: 5000, capture: false, framesPerBatch: 10 }), {
-        ...slow.sink,
-        frames: (batch) => {
-          slow.sink.frames(batch);
-          abort.abort();
+      const cancelled = engine.run(
+        job('slow', `${xml}<!-- sbeval-test:slow -->`, { windowSteps: 5000, capture: false, framesPerBatch: 10 }),
+        {
+          ...slow.sink,
+          frames: (batch) => {
+            slow.sink.frames(batch);
+            abort.abort();
+          },
         },
-      }, abort.signal);
+        abort.signal,
+      );
       await expect(cancelled).rejects.toThrow(/cancelled/);
       const after = new Collected();
       await engine.run(job('after-cancel', xml, { windowSteps: 3, capture: false }), after.sink);

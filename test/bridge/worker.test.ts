@@ -165,7 +165,13 @@ describe('sbeval simulate --engine headless-ws', () => {
     expect(b.exitCode).toBe(0);
     expect(JSON.parse(b.stdout)).toMatchObject({ succeeded: 4, failed: 0 });
     const expected = outputs(inProcess);
-    expect(Object.keys(expected).sort()).toEqual(['images/L/V1_L_1.png', 'images/L/V1_L_5.png', 'images/L/V1_L_8.png', 'images/L/V1_L_9.png', 'stability/L.json']);
+    expect(Object.keys(expected).sort()).toEqual([
+      'images/L/V1_L_1.png',
+      'images/L/V1_L_5.png',
+      'images/L/V1_L_8.png',
+      'images/L/V1_L_9.png',
+      'stability/L.json',
+    ]);
     expect(outputs(sockets)).toEqual(expected);
     // Two `sbeval engine` processes served it, each with its log, and both left on bye.
     const [fleetDir] = readdirSync(engineLogs);

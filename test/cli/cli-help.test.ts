@@ -1,15 +1,15 @@
-import type { Command, Option } from 'commander';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/main.js';
-import type { RootGuard } from '../../orchestrator/layout/root-guard.js';
-import { settingsFlags, type SharedFlags } from '../../cli/settings-options.js';
-import { resolveSettings } from '../../orchestrator/config/index.js';
+import { type SharedFlags, settingsFlags } from '../../cli/settings-options.js';
 import { loadRubric } from '../../llm/judges/rubric-file.js';
-import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
 import { LOW_TIERS, reachableScores } from '../../llm/judges/scoring/rubric.js';
+import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
+import type { RootGuard } from '../../orchestrator/layout/root-guard.js';
 import { runBuilt } from '../helpers/built-cli.js';
 import { copyExampleSources } from '../helpers/cli.js';
 
@@ -64,13 +64,27 @@ describe('the help of every command', async () => {
           const flags = await parsedFlags(path, option, choice);
           expect(flags[option.attributeName()], `${path.join(' ')} ${option.long} ${choice}`).toBe(choice);
           // A shared setting goes through the one settings resolution (orchestrator/config/settings.ts).
-          if (isSetting(option)) expect(() => resolveSettings(root, settingsFlags(flags as SharedFlags), { command: path.join(' ') }), `${path.join(' ')} ${option.long} ${choice}`).not.toThrow();
+          if (isSetting(option))
+            expect(
+              () => resolveSettings(root, settingsFlags(flags as SharedFlags), { command: path.join(' ') }),
+              `${path.join(' ')} ${option.long} ${choice}`,
+            ).not.toThrow();
           checked.push(`${path.join(' ')} ${option.long} ${choice}`);
         }
       }
     }
     // The settings choices (rules, engine, damage, eol, api, uncertainty) and the judges' are among them.
-    expect(checked).toEqual(expect.arrayContaining(['run --engine bridge', 'run --rules 2023', 'simulate --damage body', 'score --eol crlf', 'judge rubric --low-tier n20', 'judge rubric --api openai', 'judge order --rank-scores reciprocal']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'run --engine bridge',
+        'run --rules 2023',
+        'simulate --damage body',
+        'score --eol crlf',
+        'judge rubric --low-tier n20',
+        'judge rubric --api openai',
+        'judge order --rank-scores reciprocal',
+      ]),
+    );
   });
 });
 
@@ -78,7 +92,13 @@ const SETTINGS = new Set(['rules', 'engine', 'damage', 'eol', 'api', 'uncertaint
 const isSetting = (option: Option) => SETTINGS.has(option.attributeName());
 
 /** Values that pass the parsers of the options a command requires, so a parse reaches the option tested. */
-const REQUIRED: Record<string, string> = { '--judge': 'llava:13b', '--out': 'out', '--connect': 'ws://127.0.0.1:1', '--unity': 'Unity', '--project': 'project' };
+const REQUIRED: Record<string, string> = {
+  '--judge': 'llava:13b',
+  '--out': 'out',
+  '--connect': 'ws://127.0.0.1:1',
+  '--unity': 'Unity',
+  '--project': 'project',
+};
 
 /**
  * Parses `sbeval <path> <args> <flag> <choice>` as the CLI does (the root check and lock of a command
@@ -112,12 +132,16 @@ describe('sbeval judge rubric --help', () => {
     const text = result.stdout.replace(/\s+/g, ' ');
     expect(text).not.toContain('0|25|50|75|100');
     const rubric = loadRubric(undefined).template!;
-    for (const [tier, lowTier] of [['n25', LOW_TIERS.n25], ['n20', LOW_TIERS.n20]] as const) {
+    for (const [tier, lowTier] of [
+      ['n25', LOW_TIERS.n25],
+      ['n20', LOW_TIERS.n20],
+    ] as const) {
       const said = tier === 'n25' ? /with the shipped rubric ([\d, or]+?) \(/.exec(text)?.[1] : /with --low-tier n20: ([\d, or]+?)\)/.exec(text)?.[1];
       expect(said, tier).toBeDefined();
       const scores = said!.split(/, | or /).map(Number);
       expect(scores, tier).toEqual(reachableScores(rubric, lowTier));
-      for (const score of scores) expect(parseRubricAnswer(`<analysis>ok</analysis><score>${score}</score>`, rubric, lowTier).ok, `${tier} ${score}`).toBe(true);
+      for (const score of scores)
+        expect(parseRubricAnswer(`<analysis>ok</analysis><score>${score}</score>`, rubric, lowTier).ok, `${tier} ${score}`).toBe(true);
     }
     // 75 is not a score of the shipped rubric: an answer of 75 is refused.
     expect(parseRubricAnswer('<analysis>ok</analysis><score>75</score>', rubric).ok).toBe(false);
@@ -127,8 +151,12 @@ describe('sbeval judge rubric --help', () => {
   it('verify --help and explain --help say their defaults once (they said "(default 0.0001) (default: 0.0001)")', async () => {
     const [verify, explain] = await Promise.all([runBuilt(['verify', '--help']), runBuilt(['explain', '--help'])]);
     const flat = (s: string) => s.replace(/\s+/g, ' ');
-    expect(flat(verify.stdout)).toMatch(/--tolerance <value> largest difference in x, y \(units\) and angle \(radians\) that still agrees \(default: 0\.0001\) /);
-    expect(flat(explain.stdout)).toMatch(/--sample-every <steps> keep every n-th step of the displacement series in --json \(5 steps = 0\.1 s\) \(default: 5\) /);
+    expect(flat(verify.stdout)).toMatch(
+      /--tolerance <value> largest difference in x, y \(units\) and angle \(radians\) that still agrees \(default: 0\.0001\) /,
+    );
+    expect(flat(explain.stdout)).toMatch(
+      /--sample-every <steps> keep every n-th step of the displacement series in --json \(5 steps = 0\.1 s\) \(default: 5\) /,
+    );
   });
 });
 
@@ -138,7 +166,10 @@ describe('the config keys run --help lists', () => {
     const listed = /every\s+stage command reads the same file[^:]*:\n([\s\S]*?)\nWithout a similarity model/.exec(result.stdout)?.[1];
     expect(listed).toBeDefined();
     // Each listed top-level key is accepted in a config file, and limits' keys inside limits.
-    const keys = listed!.replace(/\{[^}]*\}|\[[^\]]*\]/g, '').split(/[\s,]+/).filter(Boolean);
+    const keys = listed!
+      .replace(/\{[^}]*\}|\[[^\]]*\]/g, '')
+      .split(/[\s,]+/)
+      .filter(Boolean);
     expect(keys).toContain('api');
     for (const key of keys) {
       writeFileSync(join(root, 'sbeval.config.yaml'), `${key}: {}\n`);
@@ -150,7 +181,11 @@ describe('the config keys run --help lists', () => {
       }
       expect(message, key).not.toMatch(/unknown key/);
     }
-    const limits = /limits \{([^}]*)\}/.exec(listed!)?.[1]?.split(/[\s,]+/).filter(Boolean) ?? [];
+    const limits =
+      /limits \{([^}]*)\}/
+        .exec(listed!)?.[1]
+        ?.split(/[\s,]+/)
+        .filter(Boolean) ?? [];
     expect(limits).toEqual(expect.arrayContaining(['callSeconds', 'answerBytes', 'stallSeconds']));
     for (const key of limits) {
       writeFileSync(join(root, 'sbeval.config.yaml'), `limits:\n  ${key}: {}\n`);

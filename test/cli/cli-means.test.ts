@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBuilt, spawnBuilt } from '../helpers/built-cli.js';
 import { copyExampleSources, PROJECT_ROOT, until } from '../helpers/cli.js';
 
@@ -32,7 +32,13 @@ const firstLine = (text: string) => text.split('\n')[0]!;
 describe('the settings line', () => {
   it('names the similarity model only where it is used: not for extract, convert, diversity, judge rubric', async () => {
     const lines: Record<string, string> = {};
-    for (const args of [['extract', comp], ['convert', comp], ['diversity', comp], ['similarity', comp], ['judge', 'rubric', comp, '--judge', 'llava:13b', '--hosts', 'http://127.0.0.1:9']]) {
+    for (const args of [
+      ['extract', comp],
+      ['convert', comp],
+      ['diversity', comp],
+      ['similarity', comp],
+      ['judge', 'rubric', comp, '--judge', 'llava:13b', '--hosts', 'http://127.0.0.1:9'],
+    ]) {
       const result = await runBuilt(args, { env: env() });
       lines[args[0] === 'judge' ? 'judge rubric' : args[0]!] = firstLine(result.stderr);
     }
@@ -66,10 +72,18 @@ describe('errors in the terminal, with the allowed values and a "did you mean"',
     expect(nested.stderr).toContain('  unknown key "limits.stalSeconds" — did you mean "limits.stallSeconds"?');
   }, 120_000);
 
-  it('a flag the command does not take names the commands that take it; a misspelt one gets commander\'s suggestion', async () => {
-    const [elsewhere, misspelt, nested] = await Promise.all([runBuilt(['run', comp, '--sim-trials', '2']), runBuilt(['run', comp, '--wrokers', '2']), runBuilt(['judge', 'order', comp, '--judge', 'j', '--perspectiv', 'general'])]);
+  it("a flag the command does not take names the commands that take it; a misspelt one gets commander's suggestion", async () => {
+    const [elsewhere, misspelt, nested] = await Promise.all([
+      runBuilt(['run', comp, '--sim-trials', '2']),
+      runBuilt(['run', comp, '--wrokers', '2']),
+      runBuilt(['judge', 'order', comp, '--judge', 'j', '--perspectiv', 'general']),
+    ]);
     expect(elsewhere.exitCode).toBe(2);
-    expect(elsewhere.stderr.split('\n')).toEqual(["error: unknown option '--sim-trials'", '(--sim-trials is an option of: sbeval simulate, sbeval level, sbeval score)', '(see: sbeval run --help)']);
+    expect(elsewhere.stderr.split('\n')).toEqual([
+      "error: unknown option '--sim-trials'",
+      '(--sim-trials is an option of: sbeval simulate, sbeval level, sbeval score)',
+      '(see: sbeval run --help)',
+    ]);
     expect(misspelt.stderr.split('\n')).toEqual(["error: unknown option '--wrokers'", '(Did you mean --workers?)', '(see: sbeval run --help)']);
     expect(nested.stderr.split('\n')).toEqual(["error: unknown option '--perspectiv'", '(Did you mean --perspective?)', '(see: sbeval judge order --help)']);
   }, 120_000);
@@ -86,7 +100,9 @@ describe('errors in the terminal, with the allowed values and a "did you mean"',
       expect(r.stdout).toBe('');
       expect(r.stderr.split('\n')).toHaveLength(1);
     }
-    expect(notTrace.stderr).toMatch(/^sbeval: \[input\] .*notes\.txt is not a trace sbeval view can show: not an sbeval trace .*\(give a trace file .*a level \.xml or a competition folder; a \.txt drop program or LLM response: sbeval level <file> --trace <out\.sbtrace>, then sbeval view <out\.sbtrace>\)$/);
+    expect(notTrace.stderr).toMatch(
+      /^sbeval: \[input\] .*notes\.txt is not a trace sbeval view can show: not an sbeval trace .*\(give a trace file .*a level \.xml or a competition folder; a \.txt drop program or LLM response: sbeval level <file> --trace <out\.sbtrace>, then sbeval view <out\.sbtrace>\)$/,
+    );
     expect(notLevel.stderr).toMatch(/^sbeval: \[input\] .*odd\.xml is not a Science Birds level: line 1, column 1: the root element is <x>/);
   }, 240_000);
 });
@@ -95,11 +111,16 @@ describe('a response given where a level or a trace is expected', () => {
   it('level says the official "Code not found."; explain says what the .txt is and what it takes', async () => {
     const response = join(base, 'resp.txt');
     writeFileSync(response, 'I would build the letter with three tall blocks.\n');
-    const [level, explain] = await Promise.all([runBuilt(['level', response], { timeoutMs: 120_000 }), runBuilt(['explain', response], { timeoutMs: 120_000 })]);
+    const [level, explain] = await Promise.all([
+      runBuilt(['level', response], { timeoutMs: 120_000 }),
+      runBuilt(['explain', response], { timeoutMs: 120_000 }),
+    ]);
     expect(level.exitCode).not.toBe(0);
     expect(level.stderr).toMatch(/resp\.txt: Code not found\. \(no drop_block\(\.\.\.\) call\)/);
     expect(explain.exitCode).not.toBe(0);
-    expect(explain.stderr).toMatch(/resp\.txt is not a trace explain can read \(a \.txt is a drop program or an LLM response, not a trace\): .*\(explain takes a trace file .* or a level \.xml; from a \.txt: sbeval level <file> --trace <out\.sbtrace>, then sbeval explain <out\.sbtrace>\)/);
+    expect(explain.stderr).toMatch(
+      /resp\.txt is not a trace explain can read \(a \.txt is a drop program or an LLM response, not a trace\): .*\(explain takes a trace file .* or a level \.xml; from a \.txt: sbeval level <file> --trace <out\.sbtrace>, then sbeval explain <out\.sbtrace>\)/,
+    );
   }, 240_000);
 });
 
@@ -113,10 +134,16 @@ describe('sbeval model fetch without network', () => {
     const result = await runBuilt(['model', 'fetch', '--base-url', `http://127.0.0.1:${port}`, '--retries', '0'], { env: env() });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).not.toContain('[config]');
-    expect(result.stderr).toMatch(new RegExp(`sbeval: \\[network\\] cannot reach http://127\\.0\\.0\\.1:${port}/pittawat/vit-base-uppercase-english-characters/resolve/main/config\\.json: `));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `sbeval: \\[network\\] cannot reach http://127\\.0\\.0\\.1:${port}/pittawat/vit-base-uppercase-english-characters/resolve/main/config\\.json: `,
+      ),
+    );
     expect(result.stderr).toContain('without network, put the model in place by hand (docs/similarity.md#no-network-offline-routes-to-a-model):');
     expect(result.stderr).toContain('--cache <dir>`, copy <dir> here and set SBEVAL_CACHE=<dir>');
-    expect(result.stderr).toContain('run `sbeval model convert <folder> --out vit.onnx`, then pass --model vit.onnx (or set model: vit.onnx in sbeval.config.yaml)');
+    expect(result.stderr).toContain(
+      'run `sbeval model convert <folder> --out vit.onnx`, then pass --model vit.onnx (or set model: vit.onnx in sbeval.config.yaml)',
+    );
     expect(result.stderr).toContain('--base-url <url>');
     // The routes it names exist: the doc section, and the flags.
     expect(existsSync(join(PROJECT_ROOT, 'docs', 'similarity.md'))).toBe(true);
@@ -127,9 +154,15 @@ describe('sbeval model fetch without network', () => {
 
 describe('the root a wrong folder points to', () => {
   it('is suggested only when it is a competition root: not the parent of a source checkout', async () => {
-    const [readme, docs, inside] = await Promise.all([runBuilt(['run', 'README.md']), runBuilt(['run', 'docs']), runBuilt(['run', join(comp, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_1.txt')])]);
+    const [readme, docs, inside] = await Promise.all([
+      runBuilt(['run', 'README.md']),
+      runBuilt(['run', 'docs']),
+      runBuilt(['run', join(comp, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_1.txt')]),
+    ]);
     for (const r of [readme, docs, inside]) expect(r.exitCode).toBe(2);
-    expect(readme.stderr).toBe('sbeval: [input] README.md is a file, not a competition folder (a competition root holds one folder per team: <root>/<team>/raw/<C>/<team>_<C>_<n>.txt (or levels/, images/, stability/ …), or one such folder per model (2025))');
+    expect(readme.stderr).toBe(
+      'sbeval: [input] README.md is a file, not a competition folder (a competition root holds one folder per team: <root>/<team>/raw/<C>/<team>_<C>_<n>.txt (or levels/, images/, stability/ …), or one such folder per model (2025))',
+    );
     expect(docs.stderr).not.toContain('probably');
     expect(docs.stderr).not.toContain(dirname(PROJECT_ROOT.replace(/\/$/, '')));
     // A file inside a real competition still points to it.
@@ -159,8 +192,13 @@ describe('summaries explain every count they print', () => {
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(130);
-    const line = String(result.stdout).split('\n').find((l) => l.startsWith('levels: '));
-    const counts = /^levels: (\d+) trials: (\d+) done now, (\d+) already done by an earlier run, (\d+) failed[^,]*, (\d+) not run: interrupted before they started \(run the same command to do them\); (\d+) simulated now, \d+ engine retries$/.exec(line ?? '');
+    const line = String(result.stdout)
+      .split('\n')
+      .find((l) => l.startsWith('levels: '));
+    const counts =
+      /^levels: (\d+) trials: (\d+) done now, (\d+) already done by an earlier run, (\d+) failed[^,]*, (\d+) not run: interrupted before they started \(run the same command to do them\); (\d+) simulated now, \d+ engine retries$/.exec(
+        line ?? '',
+      );
     expect(counts, line).not.toBeNull();
     const [total, done, cached, failed, notRun] = counts!.slice(1, 6).map(Number) as [number, number, number, number, number];
     expect(total).toBe(3 * 5 * 3); // 3 teams × 5 letters × T 3
@@ -179,6 +217,11 @@ describe('summaries explain every count they print', () => {
       .filter((l) => /^(\[\w+\] )?(extract|convert|stability)\s/.test(l));
     expect(rows.length).toBeGreaterThanOrEqual(6);
     for (const row of rows) expect(row).toMatch(/^\[m[12]\] /);
-    for (const model of ['m1', 'm2']) for (const stage of ['extract', 'convert']) expect(rows.some((r) => r.startsWith(`[${model}] ${stage} `)), `${model} ${stage}`).toBe(true);
+    for (const model of ['m1', 'm2'])
+      for (const stage of ['extract', 'convert'])
+        expect(
+          rows.some((r) => r.startsWith(`[${model}] ${stage} `)),
+          `${model} ${stage}`,
+        ).toBe(true);
   }, 240_000);
 });

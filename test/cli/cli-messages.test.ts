@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources, PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { snapshot, spawnSbeval } from '../orchestrator/helpers/competition.js';
 
@@ -82,7 +82,10 @@ describe('usage messages', () => {
   });
 
   it('make-random-vit --help prints its usage', async () => {
-    const result = await execa(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'scripts', 'make-random-vit.ts'), '--help'], { cwd: PROJECT_ROOT, reject: false });
+    const result = await execa(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'scripts', 'make-random-vit.ts'), '--help'], {
+      cwd: PROJECT_ROOT,
+      reject: false,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npx tsx scripts\/make-random-vit\.ts /);
     expect(result.stdout).toContain('--small');
@@ -134,9 +137,17 @@ describe('Ctrl-C in a stand-alone simulate', () => {
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(levels);
     // The summary accounts for every level: those it did not start are counted as not run, not left out.
-    const counts = /^stability: (\d+) succeeded, (\d+) failed, (\d+) already done\n(?:.*\n)*? {2}(\d+) not run: interrupted before they started \(run the same command to do them\)$/m.exec(String(result.stdout));
+    const counts =
+      /^stability: (\d+) succeeded, (\d+) failed, (\d+) already done\n(?:.*\n)*? {2}(\d+) not run: interrupted before they started \(run the same command to do them\)$/m.exec(
+        String(result.stdout),
+      );
     expect(counts, String(result.stdout)).not.toBeNull();
-    expect(counts!.slice(1, 5).map(Number).reduce((a, b) => a + b, 0)).toBe(levels);
+    expect(
+      counts!
+        .slice(1, 5)
+        .map(Number)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(levels);
   }, 240_000);
 });
 
@@ -151,7 +162,13 @@ describe('npx sbeval', () => {
     const [user, global] = [join(home, 'user-npmrc'), join(home, 'global-npmrc')];
     writeFileSync(user, 'update-notifier=false\n');
     writeFileSync(global, '');
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, NPM_CONFIG_USERCONFIG: user, NPM_CONFIG_GLOBALCONFIG: global, NO_UPDATE_NOTIFIER: '1' };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      NPM_CONFIG_USERCONFIG: user,
+      NPM_CONFIG_GLOBALCONFIG: global,
+      NO_UPDATE_NOTIFIER: '1',
+    };
     return execa('npx', args, { cwd, env, extendEnv: false, reject: false });
   }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeError } from '../../core/errors.js';
 import { StorageError } from '../../core/storage.js';
-import { confineWrites, guardWrite, WRITE_CHANNEL, type GuardedWrite } from '../../core/write-guard.js';
+import { confineWrites, type GuardedWrite, guardWrite, WRITE_CHANNEL } from '../../core/write-guard.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { LineFile } from '../../orchestrator/layout/line-file.js';
 

@@ -65,7 +65,14 @@ function inlineSpans(prose: string[]): Snippet[] {
     if (m[2]!.includes('\n\n')) continue;
     const line = text.slice(0, m.index).split('\n').length;
     // Inside a table cell, `\|` is how markdown writes `|`.
-    out.push({ line, text: m[2]!.replace(/\\\|/g, '|').replace(/\s*\n\s*/g, ' ').trim(), kind: 'inline' });
+    out.push({
+      line,
+      text: m[2]!
+        .replace(/\\\|/g, '|')
+        .replace(/\s*\n\s*/g, ' ')
+        .trim(),
+      kind: 'inline',
+    });
   }
   return out;
 }
@@ -106,7 +113,10 @@ export function shownCommands(snippet: Snippet, tree: CommandTree): ShownCommand
     if (tokens[i] !== 'sbeval') continue;
     const paths = commandPaths(tokens, i + 1, tree);
     const end = commandEnd(tokens, paths.next);
-    const flags = tokens.slice(paths.next, end).map(flagOf).filter((f): f is string => f !== undefined);
+    const flags = tokens
+      .slice(paths.next, end)
+      .map(flagOf)
+      .filter((f): f is string => f !== undefined);
     for (const path of paths.paths) out.push({ line: snippet.line, path, flags, source: snippet.text });
     i = end - 1;
   }

@@ -1,11 +1,11 @@
-import type { Command } from 'commander';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/main.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
-import { anchors, citedPaths, findCommand, links, shownCommands, snippets, type CommandTree, type ShownCommand } from './doc-references.js';
+import { anchors, type CommandTree, citedPaths, findCommand, links, type ShownCommand, shownCommands, snippets } from './doc-references.js';
 
 /**
  * The documentation shows only what the CLI accepts and what the repository holds: every `sbeval
@@ -15,7 +15,12 @@ import { anchors, citedPaths, findCommand, links, shownCommands, snippets, type 
  * repository path the pages cite and every link (with its #anchor) exists; every `npm run <script>`
  * is a script of package.json.
  */
-const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The commander tree as `--help` shows it: visible options only. */
 function commandTree(command: Command): CommandTree {
@@ -48,12 +53,15 @@ function checkShown(page: string, shown: ShownCommand, tree: CommandTree, everyF
   const where = `${page}:${shown.line}`;
   if (shown.path.length === 0 && shown.flags.length > 0 && !shown.source.startsWith('sbeval')) {
     // Only long flags: a single dash may be another program's (Unity's `-nographics`, `openssl -hex`).
-    return shown.flags.filter((f) => f.startsWith('--') && !everyFlag.has(f)).map((f) => `${where}: ${f} is a flag of no sbeval command (in \`${shown.source}\`)`);
+    return shown.flags
+      .filter((f) => f.startsWith('--') && !everyFlag.has(f))
+      .map((f) => `${where}: ${f} is a flag of no sbeval command (in \`${shown.source}\`)`);
   }
   const command = findCommand(tree, shown.path);
   const name = ['sbeval', ...shown.path].join(' ');
   if (!command) return [`${where}: \`${name}\` is no command (in \`${shown.source}\`)`];
-  if (command.subcommands.size > 0 && shown.flags.some((f) => f !== '--help' && f !== '-h')) return [`${where}: \`${name}\` needs a subcommand before its flags (in \`${shown.source}\`)`];
+  if (command.subcommands.size > 0 && shown.flags.some((f) => f !== '--help' && f !== '-h'))
+    return [`${where}: \`${name}\` needs a subcommand before its flags (in \`${shown.source}\`)`];
   return shown.flags.filter((f) => !command.flags.has(f)).map((f) => `${where}: \`${name} --help\` does not list ${f} (in \`${shown.source}\`)`);
 }
 
@@ -61,7 +69,8 @@ function checkShown(page: string, shown: ShownCommand, tree: CommandTree, everyF
 function pathProblems(page: string, markdown: string, root: string, roots: Set<string>): string[] {
   const problems: string[] = [];
   for (const snippet of snippets(markdown)) {
-    for (const path of citedPaths(snippet, roots)) if (!existsSync(join(root, path))) problems.push(`${page}:${snippet.line}: cites ${path}, which does not exist`);
+    for (const path of citedPaths(snippet, roots))
+      if (!existsSync(join(root, path))) problems.push(`${page}:${snippet.line}: cites ${path}, which does not exist`);
   }
   for (const link of links(markdown)) {
     if (/^[a-z]+:/i.test(link.target)) continue;
@@ -82,7 +91,8 @@ function pathProblems(page: string, markdown: string, root: string, roots: Set<s
 function scriptProblems(page: string, markdown: string, scripts: Set<string>): string[] {
   const problems: string[] = [];
   for (const snippet of snippets(markdown)) {
-    for (const m of snippet.text.matchAll(/\bnpm run (?:-s )?([\w:-]+)/g)) if (!scripts.has(m[1]!)) problems.push(`${page}:${snippet.line}: npm run ${m[1]} is no script of package.json`);
+    for (const m of snippet.text.matchAll(/\bnpm run (?:-s )?([\w:-]+)/g))
+      if (!scripts.has(m[1]!)) problems.push(`${page}:${snippet.line}: npm run ${m[1]} is no script of package.json`);
   }
   return problems;
 }
@@ -112,7 +122,7 @@ describe('README.md and docs/*.md show only what the CLI accepts and the reposit
     expect(shown.filter((c) => c.flags.length > 0).length).toBeGreaterThan(40);
   });
 
-  it('every `sbeval <command> … --flag` is listed by that command\'s --help', () => {
+  it("every `sbeval <command> … --flag` is listed by that command's --help", () => {
     expect(PAGES.flatMap((page) => commandProblems(page, read(page), tree))).toEqual([]);
   });
 
@@ -158,7 +168,10 @@ describe('the checks catch what they are for', () => {
   });
 
   it('a missing path, a missing link target and a missing anchor', () => {
-    const page = ['The responses are in `examples/competition/raw` and the engine in `bridge/headless/engine.ts`.', 'See [the engine](docs/headless-engine.md#no-such-heading), [run](docs/run.md) and [gone](docs/gone.md).'].join('\n');
+    const page = [
+      'The responses are in `examples/competition/raw` and the engine in `bridge/headless/engine.ts`.',
+      'See [the engine](docs/headless-engine.md#no-such-heading), [run](docs/run.md) and [gone](docs/gone.md).',
+    ].join('\n');
     expect(pathProblems('README.md', page, PROJECT_ROOT, roots)).toEqual([
       'README.md:1: cites examples/competition/raw, which does not exist',
       'README.md:2: links docs/headless-engine.md#no-such-heading, and docs/headless-engine.md has no heading with that anchor',

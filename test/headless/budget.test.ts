@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
-import { BUDGET_REASONS, SIMULATION_BUDGET, SimulationBudgetError, type SimulationBudget } from '../../bridge/headless/budget.js';
+import { FIELD_COUNT } from '../../bridge/frames.js';
+import { BUDGET_REASONS, SIMULATION_BUDGET, type SimulationBudget, SimulationBudgetError } from '../../bridge/headless/budget.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import { mulberry32 } from '../../bridge/headless/order.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { LevelWorld } from '../../bridge/headless/world.js';
-import { mulberry32 } from '../../bridge/headless/order.js';
-import { FIELD_COUNT } from '../../bridge/frames.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
+import { EnginePool, type PoolEvent, PoolJobError } from '../../orchestrator/pool/index.js';
 import { Collected } from '../bridge/collect.js';
 import { PROJECT_ROOT, runSbeval } from '../helpers/cli.js';
 import { pathologicalXml } from './pathological-levels.js';
@@ -109,7 +109,10 @@ describe('simulation budget', () => {
     const random = mulberry32(20_241);
     const types = ['b11', 'b13', 'b31'];
     while (levels.length < 15) {
-      const calls = Array.from({ length: 15 + Math.floor(random() * 30) }, () => `drop_block('${types[Math.floor(random() * 3)]}', ${1 + Math.floor(random() * 18)})`);
+      const calls = Array.from(
+        { length: 15 + Math.floor(random() * 30) },
+        () => `drop_block('${types[Math.floor(random() * 3)]}', ${1 + Math.floor(random() * 18)})`,
+      );
       try {
         levels.push(programToXml(calls.join('\n')));
       } catch {

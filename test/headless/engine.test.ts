@@ -1,11 +1,11 @@
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob, type LevelSink } from '../../bridge/engine.js';
-import type { FrameBatch, SimEvent } from '../../bridge/frames.js';
 import { createEngines } from '../../bridge/engines.js';
+import type { FrameBatch, SimEvent } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { teeSinks } from '../../bridge/trace.js';
@@ -42,10 +42,15 @@ afterAll(async () => {
 });
 
 describe('HeadlessEngine', () => {
-  it('streams loaded → frames/events → capture that the pool\'s stream guard accepts', async () => {
+  it("streams loaded → frames/events → capture that the pool's stream guard accepts", async () => {
     const { sink, stream } = collector();
     let violation: Error | undefined;
-    const guard = new GuardedSink(job(), sink, () => undefined, (v) => (violation = v));
+    const guard = new GuardedSink(
+      job(),
+      sink,
+      () => undefined,
+      (v) => (violation = v),
+    );
     await new HeadlessEngine().run(job(), guard);
     expect(guard.finish()).toBeUndefined();
     expect(violation).toBeUndefined();
@@ -113,15 +118,40 @@ describe('WorkerEngine (worker thread)', () => {
     expect(sums).toEqual([keptSum, keptSum, keptSum, keptSum]);
     await expect.poll(() => seen.every((b) => b.states.length === 0 && b.states.buffer.byteLength === 0), { timeout: 30_000 }).toBe(true);
     // The kept batches were never handed back: later trials did not write over them.
-    expect(kept.stream.frames.every((f, i) => f.states.length > 0 && Buffer.from(f.states.buffer, f.states.byteOffset, f.states.byteLength).equals(Buffer.from(keptCopy[i]!.buffer)))).toBe(true);
+    expect(
+      kept.stream.frames.every(
+        (f, i) => f.states.length > 0 && Buffer.from(f.states.buffer, f.states.byteOffset, f.states.byteLength).equals(Buffer.from(keptCopy[i]!.buffer)),
+      ),
+    ).toBe(true);
   });
 
   it('the stream guard (and a tee) borrows frames only when it forwards live to a sink that borrows them', () => {
     const borrowing: LevelSink = { ...collector().sink, borrowsFrames: true };
-    expect(new GuardedSink(job(), borrowing, () => undefined, () => undefined).borrowsFrames).toBe(true);
-    expect(new GuardedSink(job(), collector().sink, () => undefined, () => undefined).borrowsFrames).toBe(false);
+    expect(
+      new GuardedSink(
+        job(),
+        borrowing,
+        () => undefined,
+        () => undefined,
+      ).borrowsFrames,
+    ).toBe(true);
+    expect(
+      new GuardedSink(
+        job(),
+        collector().sink,
+        () => undefined,
+        () => undefined,
+      ).borrowsFrames,
+    ).toBe(false);
     // Buffered (no live sink): it keeps every batch for replay.
-    expect(new GuardedSink(job(), undefined, () => undefined, () => undefined).borrowsFrames).toBe(false);
+    expect(
+      new GuardedSink(
+        job(),
+        undefined,
+        () => undefined,
+        () => undefined,
+      ).borrowsFrames,
+    ).toBe(false);
     // A tee borrows only when every sink behind it does.
     expect(teeSinks(borrowing, { ...borrowing }).borrowsFrames).toBe(true);
     expect(teeSinks(borrowing, collector().sink).borrowsFrames).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fidelityMarkdown, runFidelity } from '../../scripts/fidelity.js';
 import { createEngines } from '../../bridge/engines.js';
+import { fidelityMarkdown, runFidelity } from '../../scripts/fidelity.js';
 
 /**
  * The issue's "Done when" targets, measured against the Unity evaluator's own results on the 90

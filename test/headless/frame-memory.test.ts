@@ -60,11 +60,19 @@ describe('RecycledFrameMemory', () => {
     const level = parseLevelXml(xml);
     const run = (memory?: RecycledFrameMemory): FrameBatch[] => {
       const batches: FrameBatch[] = [];
-      simulateTrial(level, levelSeed(xml), { ...DEFAULT_SIMULATION, trial: 2, capture: false }, {
-        loaded() {},
-        frames: (batch) => batches.push({ ...batch, states: batch.states.slice(), alive: batch.alive.slice() }),
-        events() {},
-      }, undefined, undefined, memory ? { frameMemory: memory } : {});
+      simulateTrial(
+        level,
+        levelSeed(xml),
+        { ...DEFAULT_SIMULATION, trial: 2, capture: false },
+        {
+          loaded() {},
+          frames: (batch) => batches.push({ ...batch, states: batch.states.slice(), alive: batch.alive.slice() }),
+          events() {},
+        },
+        undefined,
+        undefined,
+        memory ? { frameMemory: memory } : {},
+      );
       return batches;
     };
     const memory = new RecycledFrameMemory();

@@ -1,7 +1,7 @@
-import type { Level, LevelObject } from '../../levels/level.js';
 import { DEFAULT_SIMULATION, type SimulationSettings } from '../../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import { simulateTrial, type TrialImages } from '../../bridge/headless/run.js';
+import type { Level, LevelObject } from '../../levels/level.js';
 
 /** Builders and a recorder for constructed test levels (world units, ground top at y = −3.5). */
 export const GROUND = -3.5;
@@ -33,18 +33,23 @@ export function record(lvl: Level, settings: Partial<SimulationSettings> = {}, s
   const events: SimEvent[] = [];
   let bodies: BodyInfo[] = [];
   let dt = 0;
-  const images = simulateTrial(lvl, seed, { ...DEFAULT_SIMULATION, capture: false, ...settings }, {
-    loaded(b, d) {
-      bodies = b;
-      dt = d;
+  const images = simulateTrial(
+    lvl,
+    seed,
+    { ...DEFAULT_SIMULATION, capture: false, ...settings },
+    {
+      loaded(b, d) {
+        bodies = b;
+        dt = d;
+      },
+      frames(batch) {
+        batches.push(batch);
+      },
+      events(list) {
+        events.push(...list);
+      },
     },
-    frames(batch) {
-      batches.push(batch);
-    },
-    events(list) {
-      events.push(...list);
-    },
-  });
+  );
   const find = (step: number) => {
     const batch = batches.find((b) => step >= b.firstStep && step < b.firstStep + b.stepCount);
     if (!batch) throw new RangeError(`step ${step} not recorded`);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCKS, PIGS, TNT, PLATFORM, type Collider } from '../../levels/catalog.js';
-import type { LevelObject } from '../../levels/level.js';
 import { convexPieces, isConvex, signedArea, type Vec } from '../../bridge/headless/geometry.js';
 import { groundTiles, planObjects, worldHalfWidth } from '../../bridge/headless/objects.js';
 import { LevelWorld } from '../../bridge/headless/world.js';
+import { BLOCKS, type Collider, PIGS, PLATFORM, TNT } from '../../levels/catalog.js';
+import type { LevelObject } from '../../levels/level.js';
 import { StabilityTracker } from '../../scoring/stability.js';
-import { GROUND, block, level, record } from './helpers.js';
+import { block, GROUND, level, record } from './helpers.js';
 
 /** Shoelace area, computed here independently of the engine's geometry module. */
 function area(points: ReadonlyArray<readonly [number, number]>): number {
@@ -33,9 +33,15 @@ const REST_GAP = 2 * 0.01 - 0.005;
 /** Every object the evaluator can load, resting on the ground 0.005 above it. */
 const RESTING: Array<{ name: string; object: LevelObject }> = [
   ...Object.entries(BLOCKS).flatMap(([type, spec]) =>
-    (['wood', 'stone', 'ice'] as const).map((material) => ({ name: `${type} ${material}`, object: block(type, 3, GROUND - lowestY(spec.collider) + 0.005, { material }) })),
+    (['wood', 'stone', 'ice'] as const).map((material) => ({
+      name: `${type} ${material}`,
+      object: block(type, 3, GROUND - lowestY(spec.collider) + 0.005, { material }),
+    })),
   ),
-  ...Object.entries(PIGS).map(([type, spec]) => ({ name: `pig ${type}`, object: { kind: 'pig', type, x: 3, y: GROUND - lowestY(spec.collider) + 0.005, rotation: 0 } as LevelObject })),
+  ...Object.entries(PIGS).map(([type, spec]) => ({
+    name: `pig ${type}`,
+    object: { kind: 'pig', type, x: 3, y: GROUND - lowestY(spec.collider) + 0.005, rotation: 0 } as LevelObject,
+  })),
   { name: 'TNT', object: { kind: 'tnt', type: '', x: 3, y: GROUND + 0.33 + 0.005, rotation: 0 } },
 ];
 

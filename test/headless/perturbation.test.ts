@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Perturbation } from '../../bridge/engine.js';
-import { GROUND, block, level, record } from './helpers.js';
+import { block, GROUND, level, record } from './helpers.js';
 
 /**
  * The robustness runs' perturbations (`SimulationSettings.perturbation`): seeded and deterministic, the

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { SimEvent } from '../../bridge/frames.js';
+import { evaluatorWindow } from '../../bridge/window.js';
 import { BLOCKS, DEFAULT_MATERIAL, MATERIALS, TNT } from '../../levels/catalog.js';
 import type { LevelObject } from '../../levels/level.js';
-import type { SimEvent } from '../../bridge/frames.js';
 import { DEFAULT_VELOCITY_RULE, StabilityTracker, trialStability } from '../../scoring/stability.js';
-import { evaluatorWindow } from '../../bridge/window.js';
-import { GROUND, block, level, record } from './helpers.js';
+import { block, GROUND, level, record } from './helpers.js';
 
 /** Evaluator constants, restated from the sources (reference/science-birds-evaluator.md §1.3, §2). */
 const DT = 0.02;
@@ -144,7 +144,9 @@ describe('TNT', () => {
 describe('out-of-world rule (x-extent entirely outside ±width·17.5/2)', () => {
   it('width 3: a RectSmall whose left edge is past x = 26.25 dies at once and is removed 0.5 s later; one touching the limit stays', () => {
     const rest = GROUND + 0.11 + 0.005;
-    const rec = record(level([block('RectSmall', 26.25 + 0.35 + 0.01, rest), block('RectSmall', 26.25 + 0.35 - 0.01, rest), block('RectSmall', -(26.25 + 0.36), 0)]));
+    const rec = record(
+      level([block('RectSmall', 26.25 + 0.35 + 0.01, rest), block('RectSmall', 26.25 + 0.35 - 0.01, rest), block('RectSmall', -(26.25 + 0.36), 0)]),
+    );
     expect(ofKind(rec.events, 'destroyed').map((e) => [e.id, e.step])).toEqual([
       [0, 1],
       [2, 1],

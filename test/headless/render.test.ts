@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLevelXml } from '../../levels/xml-read.js';
 import { decodePng, encodeMaskPng, encodePng, encodeRgbPng } from '../../bridge/headless/png.js';
-import { RAW_COLOURS, maskPixel, maskToRgba, type MaskImage, type RgbImage } from '../../bridge/headless/render.js';
+import { type MaskImage, maskPixel, maskToRgba, RAW_COLOURS, type RgbImage } from '../../bridge/headless/render.js';
+import { parseLevelXml } from '../../levels/xml-read.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
-import { GROUND, block, level, record } from './helpers.js';
+import { block, GROUND, level, record } from './helpers.js';
 
 interface Box {
   x0: number;
@@ -18,7 +18,10 @@ interface Box {
 
 /** Bounding box and count of the black pixels of a 1024² image (a mask or RGBA pixels). */
 function blackBox(image: MaskImage | Uint8Array): Box {
-  const black = image instanceof Uint8Array ? (x: number, y: number) => (image[(y * 1024 + x) * 4] as number) < 128 : (x: number, y: number) => maskPixel(image, x, y) === 0;
+  const black =
+    image instanceof Uint8Array
+      ? (x: number, y: number) => (image[(y * 1024 + x) * 4] as number) < 128
+      : (x: number, y: number) => maskPixel(image, x, y) === 0;
   const box: Box = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity, black: 0 };
   for (let y = 0; y < 1024; y++) {
     for (let x = 0; x < 1024; x++) {
@@ -74,7 +77,7 @@ describe('the similarity image', () => {
     expect(topRowFirstX).toBeGreaterThan(512);
   });
 
-  it('matches the evaluator image of V2_L_1 (the reference doc\'s worked check: black x from 256 to 767)', async () => {
+  it("matches the evaluator image of V2_L_1 (the reference doc's worked check: black x from 256 to 767)", async () => {
     const base = join(REFERENCE_LEVELS, 'v2');
     const rec = record(parseLevelXml(readFileSync(join(base, 'levels', 'L', 'V2_L_1.xml'), 'utf8')), { capture: true });
     const unity = await decodePng(readFileSync(join(base, 'images', 'L', 'V2_L_1.png')));
@@ -84,7 +87,7 @@ describe('the similarity image', () => {
     expect(Math.abs(ours.black - theirs.black) / theirs.black).toBeLessThan(0.001);
   });
 
-  it('PNG: 1024 × 1024 1-bit greyscale; decodes (as the similarity stage and PIL read it) to the RGB pixels of Unity\'s 8-bit RGBA layout; same bytes twice', async () => {
+  it("PNG: 1024 × 1024 1-bit greyscale; decodes (as the similarity stage and PIL read it) to the RGB pixels of Unity's 8-bit RGBA layout; same bytes twice", async () => {
     const rec = record(parseLevelXml(readFileSync(join(REFERENCE_LEVELS, 'v1', 'levels', 'U', 'V1_U_3.xml'), 'utf8')), { capture: true });
     const mask = rec.images!.image;
     const png = encodeMaskPng(mask);
@@ -118,7 +121,13 @@ describe('the similarity image', () => {
   });
 
   it('no live block to frame (only a pig and TNT): a white image', () => {
-    const rec = record(level([{ kind: 'pig', type: 'BasicSmall', x: 3, y: GROUND + 0.23, rotation: 0 }, { kind: 'tnt', type: '', x: 5, y: GROUND + 0.335, rotation: 0 }]), { capture: true });
+    const rec = record(
+      level([
+        { kind: 'pig', type: 'BasicSmall', x: 3, y: GROUND + 0.23, rotation: 0 },
+        { kind: 'tnt', type: '', x: 5, y: GROUND + 0.335, rotation: 0 },
+      ]),
+      { capture: true },
+    );
     expect(rec.images!.bound).toBeUndefined();
     expect(blackBox(rec.images!.image).black).toBe(0);
   });
@@ -138,7 +147,10 @@ describe('the similarity image', () => {
   });
 
   it('the _raw image uses a flat colour per material, 7 frames before the capture', () => {
-    const rec = record(level([block('RectSmall', 3, GROUND + 0.115, { material: 'ice' }), block('RectSmall', 4, GROUND + 0.115, { material: 'stone' })]), { capture: true, captureRaw: true });
+    const rec = record(level([block('RectSmall', 3, GROUND + 0.115, { material: 'ice' }), block('RectSmall', 4, GROUND + 0.115, { material: 'stone' })]), {
+      capture: true,
+      captureRaw: true,
+    });
     const set = colours(rec.images!.raw!);
     expect(set).toContain(RAW_COLOURS.ice!.join(','));
     expect(set).toContain(RAW_COLOURS.stone!.join(','));

@@ -4,16 +4,16 @@ import { DEFAULT_SIMULATION, type SimulationSettings } from '../../bridge/engine
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { decodePng } from '../../bridge/headless/png.js';
+import { maskToRgba } from '../../bridge/headless/render.js';
 import { levelSeed, simulateTrial, type TrialRunOptions } from '../../bridge/headless/run.js';
 import { islandSolverInUse, useIslandSolver } from '../../bridge/headless/solver.js';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
-import { maskToRgba } from '../../bridge/headless/render.js';
+import { stepsToSimulate } from '../../bridge/window.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
-import { benchMix, hardCorpusLevels, referenceLevels } from '../../scripts/bench/mix.js';
 import { evaluateLevel } from '../../orchestrator/machine/index.js';
 import { EnginePool } from '../../orchestrator/pool/index.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import { stepsToSimulate } from '../../bridge/window.js';
+import { benchMix, hardCorpusLevels, referenceLevels } from '../../scripts/bench/mix.js';
 
 /**
  * The engine's exact shortcuts change how much work a trial takes, never what it gives: the typed
@@ -28,27 +28,35 @@ import { stepsToSimulate } from '../../bridge/window.js';
 function trialDigest(xml: string, settings: Partial<SimulationSettings>, options: TrialRunOptions, batches = { count: 0 }): string {
   const hash = createHash('sha256');
   let nextStep = 0;
-  const images = simulateTrial(parseLevelXml(xml), levelSeed(xml), { ...DEFAULT_SIMULATION, ...settings }, {
-    loaded(bodies, dt) {
-      hash.update(JSON.stringify({ bodies, dt }));
+  const images = simulateTrial(
+    parseLevelXml(xml),
+    levelSeed(xml),
+    { ...DEFAULT_SIMULATION, ...settings },
+    {
+      loaded(bodies, dt) {
+        hash.update(JSON.stringify({ bodies, dt }));
+      },
+      frames(batch) {
+        batches.count += 1;
+        expect(batch.firstStep).toBe(nextStep);
+        nextStep += batch.stepCount;
+        const stateBytes = batch.bodyCount * FIELD_COUNT * 4;
+        const bytes = new Uint8Array(batch.states.buffer, batch.states.byteOffset, batch.states.byteLength);
+        expect(bytes.length).toBe(batch.stepCount * stateBytes);
+        for (let s = 0; s < batch.stepCount; s++) {
+          hash.update(`${batch.firstStep + s}:${batch.bodyCount}`);
+          hash.update(bytes.subarray(s * stateBytes, (s + 1) * stateBytes));
+          hash.update(batch.alive.subarray(s * batch.bodyCount, (s + 1) * batch.bodyCount));
+        }
+      },
+      events(events) {
+        hash.update(JSON.stringify(events));
+      },
     },
-    frames(batch) {
-      batches.count += 1;
-      expect(batch.firstStep).toBe(nextStep);
-      nextStep += batch.stepCount;
-      const stateBytes = batch.bodyCount * FIELD_COUNT * 4;
-      const bytes = new Uint8Array(batch.states.buffer, batch.states.byteOffset, batch.states.byteLength);
-      expect(bytes.length).toBe(batch.stepCount * stateBytes);
-      for (let s = 0; s < batch.stepCount; s++) {
-        hash.update(`${batch.firstStep + s}:${batch.bodyCount}`);
-        hash.update(bytes.subarray(s * stateBytes, (s + 1) * stateBytes));
-        hash.update(batch.alive.subarray(s * batch.bodyCount, (s + 1) * batch.bodyCount));
-      }
-    },
-    events(events) {
-      hash.update(JSON.stringify(events));
-    },
-  }, undefined, undefined, options);
+    undefined,
+    undefined,
+    options,
+  );
   if (images) {
     hash.update(images.image.scanlines);
     hash.update(JSON.stringify(images.bound));
@@ -67,59 +75,73 @@ const SLOW = 300_000;
 afterEach(() => useIslandSolver('wasm'));
 
 describe('exact shortcuts', () => {
-  it('the typed-array island solver (WebAssembly and JavaScript kernels) gives planck\'s own solver\'s bits (trials 1–3, every frame)', () => {
-    expect(islandSolverInUse()).toBe('wasm');
-    // (All runs end resting trials early: that shortcut is compared on its own below.)
-    const levels = [hard[0]!, hard[5]!, hard[8]!, ...reference, ...mix.slice(0, 6)];
-    const run = () => levels.flatMap((l) => [1, 2, 3].map((trial) => trialDigest(l.xml, { trial, capture: false }, {})));
-    const wasm = run();
-    useIslandSolver('js');
-    const js = run();
-    useIslandSolver('planck');
-    const planck = run();
-    expect(wasm).toEqual(planck);
-    expect(js).toEqual(planck);
-    // The comparison is not between identical constants: the trials differ among themselves.
-    expect(new Set(planck).size).toBeGreaterThan(levels.length);
-  }, SLOW);
+  it(
+    "the typed-array island solver (WebAssembly and JavaScript kernels) gives planck's own solver's bits (trials 1–3, every frame)",
+    () => {
+      expect(islandSolverInUse()).toBe('wasm');
+      // (All runs end resting trials early: that shortcut is compared on its own below.)
+      const levels = [hard[0]!, hard[5]!, hard[8]!, ...reference, ...mix.slice(0, 6)];
+      const run = () => levels.flatMap((l) => [1, 2, 3].map((trial) => trialDigest(l.xml, { trial, capture: false }, {})));
+      const wasm = run();
+      useIslandSolver('js');
+      const js = run();
+      useIslandSolver('planck');
+      const planck = run();
+      expect(wasm).toEqual(planck);
+      expect(js).toEqual(planck);
+      // The comparison is not between identical constants: the trials differ among themselves.
+      expect(new Set(planck).size).toBeGreaterThan(levels.length);
+    },
+    SLOW,
+  );
 
-  it('ending a resting trial early gives the same frames, events, image and bound as stepping to the end', () => {
-    let ended = 0;
-    for (const level of [hard[1]!, hard[3]!, hard[6]!, ...mix]) {
-      const settings = { trial: 1, capture: true };
-      const shortBatches = { count: 0 };
-      const fullBatches = { count: 0 };
-      expect(trialDigest(level.xml, settings, { stopWhenResting: true }, shortBatches)).toBe(trialDigest(level.xml, settings, { stopWhenResting: false }, fullBatches));
-      // The same 50-step batches either way (test/bridge/hostile/sessions.ts cuts a stream by batch).
-      expect(shortBatches.count).toBe(Math.ceil((stepsToSimulate(DEFAULT_SIMULATION) + 1) / DEFAULT_SIMULATION.framesPerBatch));
-      expect(fullBatches.count).toBe(shortBatches.count);
-      ended += 1;
-    }
-    expect(ended).toBe(3 + mix.length);
-  }, SLOW);
-
-  it('an engine without shortcuts in a worker thread (planck\'s solver, every step, RGBA PNG) scores and draws the same', async () => {
-    const old = new WorkerEngine(undefined, { shortcuts: false });
-    const oldPool = new EnginePool({ engines: [old] });
-    const fastPool = new EnginePool({ engines: [new HeadlessEngine()] });
-    try {
-      await old.started();
-      const options = { trials: 3, damage: 'contact-point' as const, rule: OFFICIAL_RULE, capture: true, rawImages: true };
-      for (const level of [...mix.slice(0, 2), hard[6]!]) {
-        const a = await evaluateLevel(oldPool, level.name, level.xml, options);
-        const b = await evaluateLevel(fastPool, level.name, level.xml, options);
-        expect(b.stability).toEqual(a.stability);
-        expect(b.trials).toEqual(a.trials);
-        expect(b.events).toEqual(a.events);
-        expect([a.png![25], b.png![25]]).toEqual([6, 0]); // RGBA vs 1-bit grey
-        expect(Buffer.from((await decodePng(b.png!)).rgba).equals(Buffer.from((await decodePng(a.png!)).rgba))).toBe(true);
-        expect(Buffer.from((await decodePng(b.raw!)).rgba).equals(Buffer.from((await decodePng(a.raw!)).rgba))).toBe(true);
+  it(
+    'ending a resting trial early gives the same frames, events, image and bound as stepping to the end',
+    () => {
+      let ended = 0;
+      for (const level of [hard[1]!, hard[3]!, hard[6]!, ...mix]) {
+        const settings = { trial: 1, capture: true };
+        const shortBatches = { count: 0 };
+        const fullBatches = { count: 0 };
+        expect(trialDigest(level.xml, settings, { stopWhenResting: true }, shortBatches)).toBe(
+          trialDigest(level.xml, settings, { stopWhenResting: false }, fullBatches),
+        );
+        // The same 50-step batches either way (test/bridge/hostile/sessions.ts cuts a stream by batch).
+        expect(shortBatches.count).toBe(Math.ceil((stepsToSimulate(DEFAULT_SIMULATION) + 1) / DEFAULT_SIMULATION.framesPerBatch));
+        expect(fullBatches.count).toBe(shortBatches.count);
+        ended += 1;
       }
-    } finally {
-      await oldPool.close();
-      await fastPool.close();
-    }
-  }, SLOW);
+      expect(ended).toBe(3 + mix.length);
+    },
+    SLOW,
+  );
+
+  it(
+    "an engine without shortcuts in a worker thread (planck's solver, every step, RGBA PNG) scores and draws the same",
+    async () => {
+      const old = new WorkerEngine(undefined, { shortcuts: false });
+      const oldPool = new EnginePool({ engines: [old] });
+      const fastPool = new EnginePool({ engines: [new HeadlessEngine()] });
+      try {
+        await old.started();
+        const options = { trials: 3, damage: 'contact-point' as const, rule: OFFICIAL_RULE, capture: true, rawImages: true };
+        for (const level of [...mix.slice(0, 2), hard[6]!]) {
+          const a = await evaluateLevel(oldPool, level.name, level.xml, options);
+          const b = await evaluateLevel(fastPool, level.name, level.xml, options);
+          expect(b.stability).toEqual(a.stability);
+          expect(b.trials).toEqual(a.trials);
+          expect(b.events).toEqual(a.events);
+          expect([a.png![25], b.png![25]]).toEqual([6, 0]); // RGBA vs 1-bit grey
+          expect(Buffer.from((await decodePng(b.png!)).rgba).equals(Buffer.from((await decodePng(a.png!)).rgba))).toBe(true);
+          expect(Buffer.from((await decodePng(b.raw!)).rgba).equals(Buffer.from((await decodePng(a.raw!)).rgba))).toBe(true);
+        }
+      } finally {
+        await oldPool.close();
+        await fastPool.close();
+      }
+    },
+    SLOW,
+  );
 
   it('the mask renders what the RGBA path rendered: white margin, black structure', () => {
     const level = reference[0]!;

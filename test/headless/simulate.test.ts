@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { GOLDEN, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { evaluateLevel } from '../../orchestrator/machine/index.js';
 import { EnginePool } from '../../orchestrator/pool/index.js';
+import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import { GOLDEN, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
  * `sbeval simulate` over the official layout, with the evaluator's own results as the expectation:
@@ -29,7 +29,10 @@ function outputs(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const stage of ['images', 'stability']) {
     const dir = join(root, 'v1', stage);
-    for (const f of files(dir)) out[`${stage}/${f}`] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+    for (const f of files(dir))
+      out[`${stage}/${f}`] = createHash('sha256')
+        .update(readFileSync(join(dir, f)))
+        .digest('hex');
   }
   return out;
 }
@@ -50,7 +53,7 @@ afterAll(() => {
 describe('sbeval simulate', () => {
   let first: Record<string, string>;
 
-  it('writes the evaluator\'s stability JSON byte for byte and one image per level; logs the broken level', async () => {
+  it("writes the evaluator's stability JSON byte for byte and one image per level; logs the broken level", async () => {
     const result = await runSbeval(['simulate', root, '--workers', '2', '--json']);
     expect(result.exitCode).toBe(0);
     const summary = JSON.parse(result.stdout) as { succeeded: number; failed: number; reasons: Record<string, number>; characters: string[] };
@@ -62,13 +65,21 @@ describe('sbeval simulate', () => {
       expect(parseStabilityJson(ours).dataCount).toBe(10);
     }
     // Exactly the official files: one PNG per loadable level, nothing else in images/ or stability/.
-    expect(files(join(root, 'v1', 'images'))).toEqual(files(join(REFERENCE, 'images')).filter((f) => !f.includes('_raw')).sort());
+    expect(files(join(root, 'v1', 'images'))).toEqual(
+      files(join(REFERENCE, 'images'))
+        .filter((f) => !f.includes('_raw'))
+        .sort(),
+    );
     expect(files(join(root, 'v1', 'stability'))).toEqual(['I.json', 'L.json', 'U.json']);
     const [log] = files(join(root, 'logs'));
     expect(log).toMatch(/^stability_log_.*\.txt$/);
-    const lines = readFileSync(join(root, 'logs', log!), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(root, 'logs', log!), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines).toHaveLength(31);
-    expect(lines.filter((l) => l.includes('Failed'))).toEqual([expect.stringMatching(/team: v1 - character: I - trial: V1_I_11\.xml - Failed - level XML cannot be loaded: /)]);
+    expect(lines.filter((l) => l.includes('Failed'))).toEqual([
+      expect.stringMatching(/team: v1 - character: I - trial: V1_I_11\.xml - Failed - level XML cannot be loaded: /),
+    ]);
     expect(existsSync(join(root, '.sbeval', 'simulate', 'v1', 'I', 'V1_I_1.json'))).toBe(true);
     first = outputs();
     expect(Object.keys(first)).toHaveLength(33);
@@ -104,12 +115,17 @@ describe('sbeval simulate', () => {
 });
 
 describe('sbeval level', () => {
-  it('prints the objects, the moving ones and the evaluator\'s score; writes the image', async () => {
+  it("prints the objects, the moving ones and the evaluator's score; writes the image", async () => {
     const out = join(root, 'one.png');
     const level = join(REFERENCE, 'levels', 'L', 'V1_L_1.xml');
     const result = await runSbeval(['level', level, '--json', '--image', out]);
     expect(result.exitCode).toBe(0);
-    const json = JSON.parse(result.stdout) as { score: number; startingObjects: number; movingObjects: number; objects: Array<{ moving: boolean; type: string }> };
+    const json = JSON.parse(result.stdout) as {
+      score: number;
+      startingObjects: number;
+      movingObjects: number;
+      objects: Array<{ moving: boolean; type: string }>;
+    };
     const unity = parseStabilityJson(readFileSync(join(REFERENCE, 'stability', 'L.json'), 'utf8')).raws.find((r) => r.tag.endsWith('V1_L_1.xml'))!;
     expect(json).toMatchObject({ score: unity.score, startingObjects: unity.startingObjects, movingObjects: unity.movingObjects });
     expect(json.objects.filter((o) => o.moving)).toHaveLength(unity.movingObjects!);
@@ -119,7 +135,7 @@ describe('sbeval level', () => {
     expect(text.stdout).toMatch(/score 0\.3333333432674408 \(4 of 6 moving\)/);
   }, 60_000);
 
-  it('a .txt drop program is converted the official way first (same result as the converter\'s XML)', async () => {
+  it("a .txt drop program is converted the official way first (same result as the converter's XML)", async () => {
     const sample = join(GOLDEN, 'sample-levels');
     const fromText = await runSbeval(['level', join(sample, 'result_22.input.txt'), '--json']);
     expect(fromText.exitCode).toBe(0);

@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SOLVER_KERNEL_WASM } from '../../bridge/headless/solver-kernel.js';
 import { kernelBytes, kernelModuleSource, kernelWat } from '../../scripts/solver-wasm.js';
-import { readFileSync } from 'node:fs';
 
-describe('the island solver\'s WebAssembly kernel', () => {
+describe("the island solver's WebAssembly kernel", () => {
   it('is exactly what scripts/solver-wasm.ts compiles from its text (no hand-edited or stale bytes)', async () => {
     const bytes = await kernelBytes();
     expect(Buffer.from(SOLVER_KERNEL_WASM, 'base64').equals(Buffer.from(bytes))).toBe(true);

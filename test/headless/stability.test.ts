@@ -1,20 +1,29 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch } from '../../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch } from '../../bridge/frames.js';
 import {
-  DEFAULT_VELOCITY_RULE,
-  OFFICIAL_MOVEMENT_THRESHOLD,
   bestScore,
   combineTrials,
+  DEFAULT_VELOCITY_RULE,
   needsAnotherTrial,
+  OFFICIAL_MOVEMENT_THRESHOLD,
+  type TrialStability,
   trialStability,
   unityScore,
-  type TrialStability,
 } from '../../scoring/stability.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
-const body = (id: number, counted = true): BodyInfo => ({ id, kind: counted ? 'block' : 'platform', type: 'SquareTiny', material: 'wood', counted, x: 0, y: 0, angle: 0 });
+const body = (id: number, counted = true): BodyInfo => ({
+  id,
+  kind: counted ? 'block' : 'platform',
+  type: 'SquareTiny',
+  material: 'wood',
+  counted,
+  x: 0,
+  y: 0,
+  angle: 0,
+});
 
 /** A batch from per-step positions/velocities: `paths[b][s] = [x, y, vx, vy]`. */
 function batch(paths: Array<Array<[number, number, number, number]>>, firstStep = 0): FrameBatch {
@@ -124,7 +133,12 @@ describe('velocity rule (option)', () => {
 });
 
 describe("Unity's trial bookkeeping (up to 3, stop at 1.0, score = max, counts from the last trial)", () => {
-  const t = (starting: number, moving: number): TrialStability => ({ startingObjects: starting, movingObjects: moving, score: unityScore(starting, moving), moving: [] });
+  const t = (starting: number, moving: number): TrialStability => ({
+    startingObjects: starting,
+    movingObjects: moving,
+    score: unityScore(starting, moving),
+    moving: [],
+  });
 
   it('runs another trial only while fewer than the maximum ran and none scored 1.0', () => {
     expect(needsAnotherTrial([], 3)).toBe(true);

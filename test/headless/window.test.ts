@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
-import { OFFICIAL_WINDOW, evaluatorWindow, isReadStep, loopIterations, stepsToSimulate } from '../../bridge/window.js';
+import { evaluatorWindow, isReadStep, loopIterations, OFFICIAL_WINDOW, stepsToSimulate } from '../../bridge/window.js';
 
 /**
  * The evaluator's timing (bridge/window.ts), derived from BaseStabilityEvaluator.IE_StableCheck and

@@ -1,7 +1,7 @@
-import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT, type CliResult } from './cli.js';
+import { execa, type ResultPromise } from 'execa';
+import { type CliResult, PROJECT_ROOT } from './cli.js';
 
 /**
  * `sbeval <args>` as a user types it: the published entry point `bin/sbeval.js` on the built `dist/`
@@ -22,7 +22,12 @@ function built(): string {
 }
 
 export async function runBuilt(args: string[], options: BuiltOptions = {}): Promise<CliResult> {
-  const result = await execa(process.execPath, [built(), ...args], { reject: false, cwd: options.cwd ?? PROJECT_ROOT, env: { FORCE_COLOR: '0', ...options.env }, ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) });
+  const result = await execa(process.execPath, [built(), ...args], {
+    reject: false,
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: { FORCE_COLOR: '0', ...options.env },
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+  });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 

@@ -14,5 +14,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export default function setup(): void {
   const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.mjs')], { cwd: ROOT, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`dist/ could not be built from the sources (scripts/build-if-stale.mjs exited ${result.status}):\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`dist/ could not be built from the sources (scripts/build-if-stale.mjs exited ${result.status}):\n${result.stdout}${result.stderr}`);
 }

@@ -1,7 +1,7 @@
-import { execa, type Options, type ResultPromise } from 'execa';
-import { fileURLToPath } from 'node:url';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type Options, type ResultPromise } from 'execa';
 import { sbevalArgv } from './sbeval-bin.js';
 
 /** The project root. */

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { loadRuler, recordTrial } from '../../orchestrator/stages/ruler.js';
-import { unityStabilityScore, writeStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
+import { type StabilityEntry, unityStabilityScore, writeStabilityJson } from '../../scoring/formats/stability.js';
 
 /**
  * What the official evaluator's Batch Stability Test would write for the shipped ruler levels if its
@@ -32,7 +32,12 @@ export function writeEvaluatorRulerResults(dir: string, window: { start: number;
   for (const [group, entries] of groups) writeFileSync(join(dir, 'stability', `${group}.json`), writeStabilityJson(entries));
 }
 
-function evaluatorTrial(xml: string, windowSteps: number, trial: number, w: { start: number; end: number; stepsPerFrame: number }): { startingObjects: number; movingObjects: number } {
+function evaluatorTrial(
+  xml: string,
+  windowSteps: number,
+  trial: number,
+  w: { start: number; end: number; stepsPerFrame: number },
+): { startingObjects: number; movingObjects: number } {
   const { bodies, frames, events } = recordTrial(xml, windowSteps, trial);
   const reads = [w.start];
   for (let step = w.start + w.stepsPerFrame; step <= w.end - 2 * w.stepsPerFrame; step += w.stepsPerFrame) reads.push(step);

@@ -74,7 +74,9 @@ export function fakePromptTokens(messages: readonly FakeMessage[]): number {
 
 /** The fake model's answer: deterministic in (model, messages, seed), a short text with a code block of drop_block calls. */
 export function fakeAnswer(model: string, messages: readonly FakeMessage[], seed: number | undefined): string {
-  const digest = createHash('sha256').update(JSON.stringify([model, messages.map((m) => [m.role, m.content]), seed ?? null])).digest();
+  const digest = createHash('sha256')
+    .update(JSON.stringify([model, messages.map((m) => [m.role, m.content]), seed ?? null]))
+    .digest();
   const count = 2 + (digest[0]! % 5);
   const types = ['b11', 'b13', 'b31'];
   const calls: string[] = [];
@@ -183,7 +185,14 @@ export class FakeOllama {
     }
     if (req.method === 'GET' && path === '/api/tags') {
       return json(res, 200, {
-        models: this.options.models.map((name) => ({ name, model: name, modified_at: '2025-06-01T00:00:00Z', size: 1, digest: 'fake', details: { format: 'gguf' } })),
+        models: this.options.models.map((name) => ({
+          name,
+          model: name,
+          modified_at: '2025-06-01T00:00:00Z',
+          size: 1,
+          digest: 'fake',
+          details: { format: 'gguf' },
+        })),
       });
     }
     if (req.method === 'GET' && path === '/v1/models') {
@@ -194,7 +203,14 @@ export class FakeOllama {
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    const call: FakeCall = { index: this.calls.length, api, authorization, ...(api === 'ollama' ? ollamaRequest(body) : openAiRequest(body)), outcome: 'ok', status: 200 };
+    const call: FakeCall = {
+      index: this.calls.length,
+      api,
+      authorization,
+      ...(api === 'ollama' ? ollamaRequest(body) : openAiRequest(body)),
+      outcome: 'ok',
+      status: 200,
+    };
     this.calls.push(call);
     if (!this.options.models.includes(call.model)) {
       call.outcome = 'unknown-model';
@@ -275,7 +291,12 @@ interface FakeAnswer {
 type RequestFields = Pick<FakeCall, 'model' | 'messages' | 'options' | 'stream'>;
 
 function ollamaRequest(body: Record<string, unknown>): RequestFields {
-  return { model: String(body.model), messages: body.messages as FakeMessage[], options: (body.options ?? {}) as Record<string, unknown>, stream: body.stream !== false };
+  return {
+    model: String(body.model),
+    messages: body.messages as FakeMessage[],
+    options: (body.options ?? {}) as Record<string, unknown>,
+    stream: body.stream !== false,
+  };
 }
 
 /** An OpenAI request in Ollama's terms (text parts joined, data-URL images as base64), so answers match across the APIs. */
@@ -284,7 +305,14 @@ function openAiRequest(body: Record<string, unknown>): RequestFields {
     if (typeof m.content === 'string') return { role: m.role, content: m.content };
     const parts = m.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
     const images = parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url.replace(/^data:[^;]+;base64,/, ''));
-    return { role: m.role, content: parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), ...(images.length > 0 ? { images } : {}) };
+    return {
+      role: m.role,
+      content: parts
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text)
+        .join(''),
+      ...(images.length > 0 ? { images } : {}),
+    };
   });
   const options: Record<string, unknown> = { temperature: body.temperature, top_p: body.top_p, seed: body.seed };
   if (body.max_tokens !== undefined) options.num_predict = body.max_tokens;
@@ -314,7 +342,8 @@ function ollamaFormat(call: FakeCall, answer: FakeAnswer): WireFormat {
   return {
     contentType: 'application/x-ndjson',
     whole: () => ({ ...final, message: { role: 'assistant', content: answer.content } }),
-    part: (text) => `${JSON.stringify({ model: call.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: text }, done: false })}\n`,
+    part: (text) =>
+      `${JSON.stringify({ model: call.model, created_at: new Date().toISOString(), message: { role: 'assistant', content: text }, done: false })}\n`,
     end: () => `${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`,
   };
 }
@@ -323,12 +352,19 @@ function openAiFormat(call: FakeCall, answer: FakeAnswer, sendUsage: boolean): W
   const head = { id: `chatcmpl-${call.index}`, created: 1_700_000_000, model: call.model, system_fingerprint: 'fp_ollama' };
   const usage = { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens, total_tokens: answer.promptTokens + answer.completionTokens };
   const event = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
-  const chunk = (delta: unknown, finish: string | null) => event({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null) =>
+    event({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
   return {
     contentType: 'text/event-stream',
-    whole: () => ({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: answer.doneReason }], usage }),
+    whole: () => ({
+      ...head,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: answer.doneReason }],
+      usage,
+    }),
     part: (text) => chunk({ role: 'assistant', content: text }, null),
-    end: () => `${chunk({ role: 'assistant', content: '' }, answer.doneReason)}${sendUsage ? event({ ...head, object: 'chat.completion.chunk', choices: [], usage }) : ''}data: [DONE]\n\n`,
+    end: () =>
+      `${chunk({ role: 'assistant', content: '' }, answer.doneReason)}${sendUsage ? event({ ...head, object: 'chat.completion.chunk', choices: [], usage }) : ''}data: [DONE]\n\n`,
   };
 }
 

@@ -18,8 +18,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { resolve, sep } from 'node:path';
 import { constants as os } from 'node:os';
+import { resolve, sep } from 'node:path';
 
 /** The fault in force (none: every call goes through untouched). */
 let fault;
@@ -34,7 +34,15 @@ export function setFault(spec) {
     installed = true;
     install();
   }
-  fault = spec ? { code: spec.code, root: resolve(spec.under), afterBytes: spec.afterBytes ?? 0, quotaMode: ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO'].includes(spec.code), written: 0 } : undefined;
+  fault = spec
+    ? {
+        code: spec.code,
+        root: resolve(spec.under),
+        afterBytes: spec.afterBytes ?? 0,
+        quotaMode: ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO'].includes(spec.code),
+        written: 0,
+      }
+    : undefined;
 }
 
 setFault(JSON.parse(process.env.SBEVAL_FS_FAULT ?? 'null'));
@@ -49,13 +57,23 @@ function install() {
   const active = () => fault !== undefined && fault.written >= fault.afterBytes;
   const fail = (syscall, path) => {
     const code = fault.code;
-    const desc = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded', EFBIG: 'file too large', EIO: 'i/o error', EROFS: 'read-only file system', EACCES: 'permission denied', EPERM: 'operation not permitted' }[code] ?? code;
+    const desc =
+      {
+        ENOSPC: 'no space left on device',
+        EDQUOT: 'disk quota exceeded',
+        EFBIG: 'file too large',
+        EIO: 'i/o error',
+        EROFS: 'read-only file system',
+        EACCES: 'permission denied',
+        EPERM: 'operation not permitted',
+      }[code] ?? code;
     const error = new Error(`${code}: ${desc}, ${syscall}${path ? ` '${path}'` : ''}`);
     return Object.assign(error, { errno: -(os.errno[code] ?? 1), code, syscall, ...(path ? { path: String(path) } : {}) });
   };
   const writable = (flags) => {
     if (flags === undefined || flags === null) return false;
-    if (typeof flags === 'number') return (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_APPEND)) !== 0;
+    if (typeof flags === 'number')
+      return (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_APPEND)) !== 0;
     return /[wa+]/.test(flags);
   };
   /** fd → path, FileHandle → path, for files opened under the root. */
@@ -84,7 +102,10 @@ function install() {
   const denyChange = (syscall, path) => {
     if (fault && !fault.quotaMode && active() && inside(path)) throw fail(syscall, path);
   };
-  const bytesOf = (data, encoding) => (typeof data === 'string' ? Buffer.from(data, typeof encoding === 'string' ? encoding : encoding?.encoding ?? 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  const bytesOf = (data, encoding) =>
+    typeof data === 'string'
+      ? Buffer.from(data, typeof encoding === 'string' ? encoding : (encoding?.encoding ?? 'utf8'))
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
   // --- sync ---------------------------------------------------------------------------------------
   const o = { ...fs };

@@ -76,7 +76,8 @@ export class HostileHost {
   }
 
   private line(text: string): string {
-    if (this.options.api === 'ollama') return `${JSON.stringify({ model: this.options.models[0], message: { role: 'assistant', content: text }, done: false })}\n`;
+    if (this.options.api === 'ollama')
+      return `${JSON.stringify({ model: this.options.models[0], message: { role: 'assistant', content: text }, done: false })}\n`;
     return `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
   }
 

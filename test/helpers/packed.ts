@@ -1,8 +1,8 @@
-import { execa, type ResultPromise } from 'execa';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT, type CliResult } from './cli.js';
+import { execa, type ResultPromise } from 'execa';
+import { type CliResult, PROJECT_ROOT } from './cli.js';
 import { runShared } from './run-cache.js';
 
 /**

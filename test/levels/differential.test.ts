@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { Gen, program, promptText, response } from './generators.js';
+import { describe, expect, it } from 'vitest';
+import { dropBlocks } from '../../levels/drop.js';
 import { extractCode } from '../../levels/extract.js';
 import { programToXml } from '../../levels/pipeline.js';
 import { parseDropProgram } from '../../levels/program.js';
-import { dropBlocks } from '../../levels/drop.js';
+import { containsDisallowedCharacters, countObjectTokens, countWords } from '../../levels/rules-2023.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
 import { levelToXml, structureToLevel } from '../../levels/xml-write.js';
-import { containsDisallowedCharacters, countObjectTokens, countWords } from '../../levels/rules-2023.js';
+import { Gen, program, promptText, response } from './generators.js';
 
 /**
  * Differential tests against the official package `chatgpt4pcg@1.4.1` (devDependency, the oracle):
@@ -47,7 +47,9 @@ function ourXml(text: string, prefix: string): { xml: string } | { error: string
 /** Collects mismatches and fails once with the first few, each with its reproduction. */
 function report(kind: string, seed: number, failures: Array<{ index: number; input: string; ours: unknown; theirs: unknown }>) {
   if (failures.length === 0) return;
-  const lines = failures.slice(0, 3).map((f) => `#${f.index} input=${JSON.stringify(f.input)}\n  ours=${JSON.stringify(f.ours)}\n  official=${JSON.stringify(f.theirs)}`);
+  const lines = failures
+    .slice(0, 3)
+    .map((f) => `#${f.index} input=${JSON.stringify(f.input)}\n  ours=${JSON.stringify(f.ours)}\n  official=${JSON.stringify(f.theirs)}`);
   throw new Error(`${failures.length} ${kind} mismatches with seed ${seed} (re-run with SBEVAL_SEED=${seed}):\n${lines.join('\n')}`);
 }
 
@@ -161,7 +163,13 @@ describe('hand-picked corner cases agree with chatgpt4pcg@1.4.1', () => {
     ['plus sign and leading zeros', "drop_block('b11', +007)\n"],
     ['float slot truncates', "drop_block('b11', 12.9)\n"],
     ['2^32 slot', "drop_block('b11', 4294967296)\n"],
-    ['full 20-wide rows', Array.from({ length: 16 }, () => `${[1, 4, 7, 10, 13, 16].map((s) => `drop_block('b31', ${s})`).join('\n')}\ndrop_block('b11', 19)\ndrop_block('b11', 18)`).join('\n')],
+    [
+      'full 20-wide rows',
+      Array.from(
+        { length: 16 },
+        () => `${[1, 4, 7, 10, 13, 16].map((s) => `drop_block('b31', ${s})`).join('\n')}\ndrop_block('b11', 19)\ndrop_block('b11', 18)`,
+      ).join('\n'),
+    ],
     ['shift by the right-most column only', fill(19, 3)],
   ];
   it.each(programs)('%s', (_name, text) => {

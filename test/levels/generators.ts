@@ -6,6 +6,7 @@
 
 /** Seeded PRNG: the engine's own mulberry32 (one implementation in the project). */
 export { mulberry32 as prng } from '../../bridge/headless/order.js';
+
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
 
 export class Gen {
@@ -46,12 +47,29 @@ const PROSE = [
   'Explanation:\n- step one\n- step two',
   '### Output',
   '',
-  'drop_block(\'b11\', 4) is mentioned in prose outside any fence.',
+  "drop_block('b11', 4) is mentioned in prose outside any fence.",
 ];
 
-const QUOTES: ReadonlyArray<readonly [number, string]> = [[10, "'"], [6, '"'], [1, '|'], [1, '`'], [1, '’'], [1, '']];
+const QUOTES: ReadonlyArray<readonly [number, string]> = [
+  [10, "'"],
+  [6, '"'],
+  [1, '|'],
+  [1, '`'],
+  [1, '’'],
+  [1, ''],
+];
 const TYPES: ReadonlyArray<readonly [number, string]> = [
-  [10, 'b11'], [10, 'b13'], [10, 'b31'], [1, 'B11'], [1, 'b33'], [1, 'b1'], [1, 'b111'], [1, 'b|1'], [1, 'b21'], [1, 'b3|'], [1, 'block'],
+  [10, 'b11'],
+  [10, 'b13'],
+  [10, 'b31'],
+  [1, 'B11'],
+  [1, 'b33'],
+  [1, 'b1'],
+  [1, 'b111'],
+  [1, 'b|1'],
+  [1, 'b21'],
+  [1, 'b3|'],
+  [1, 'block'],
 ];
 const SLOTS = (g: Gen): string =>
   g.weighted<() => string>([
@@ -67,7 +85,13 @@ const SLOTS = (g: Gen): string =>
     [1, () => `x_position=${g.int(0, 19)}`],
   ])();
 const PREFIXES: ReadonlyArray<readonly [number, string]> = [
-  [20, 'drop_block'], [3, 'ab_drop'], [1, 'DROP_BLOCK'], [1, 'Drop_Block'], [1, 'my_drop_block'], [1, 'drop_blocks'], [1, 'drop'],
+  [20, 'drop_block'],
+  [3, 'ab_drop'],
+  [1, 'DROP_BLOCK'],
+  [1, 'Drop_Block'],
+  [1, 'my_drop_block'],
+  [1, 'drop_blocks'],
+  [1, 'drop'],
 ];
 
 /** One call in the many shapes LLMs write them. */
@@ -76,7 +100,13 @@ export function call(g: Gen, prefix?: string): string {
   const q1 = g.weighted(QUOTES);
   const q2 = g.chance(0.9) ? q1 : g.weighted(QUOTES);
   const open = g.chance(0.95) ? '(' : '( ';
-  const afterComma = g.weighted([[10, ' '], [4, ''], [2, '  '], [1, '\t'], [1, '   ']]);
+  const afterComma = g.weighted([
+    [10, ' '],
+    [4, ''],
+    [2, '  '],
+    [1, '\t'],
+    [1, '   '],
+  ]);
   const beforeComma = g.chance(0.95) ? '' : ' ';
   const close = g.chance(0.95) ? ')' : ' )';
   const type = g.weighted(TYPES);
@@ -88,7 +118,16 @@ function codeBody(g: Gen, prefix: string | undefined): string {
   const lines: string[] = [];
   const n = g.int(0, 14);
   for (let k = 0; k < n; k++) {
-    const style = g.weighted<string>([[20, 'plain'], [2, 'comment'], [2, 'loop'], [2, 'variable'], [1, 'two'], [1, 'indent'], [1, 'string'], [1, 'blank']]);
+    const style = g.weighted<string>([
+      [20, 'plain'],
+      [2, 'comment'],
+      [2, 'loop'],
+      [2, 'variable'],
+      [1, 'two'],
+      [1, 'indent'],
+      [1, 'string'],
+      [1, 'blank'],
+    ]);
     const c = call(g, prefix);
     if (style === 'plain') lines.push(c);
     else if (style === 'comment') lines.push(g.chance(0.5) ? `# ${c}` : `${c}  # base`);
@@ -105,11 +144,26 @@ function codeBody(g: Gen, prefix: string | undefined): string {
 /** A whole response: prose, fences of several kinds, sometimes none, sometimes broken. */
 export function response(g: Gen, prefix?: string): string {
   const parts: string[] = [];
-  const blocks = g.weighted([[2, 0], [10, 1], [4, 2], [1, 3]]);
+  const blocks = g.weighted([
+    [2, 0],
+    [10, 1],
+    [4, 2],
+    [1, 3],
+  ]);
   if (g.chance(0.7)) parts.push(g.pick(PROSE));
   for (let b = 0; b < blocks; b++) {
-    const fence = g.weighted([[20, '```'], [2, '````'], [1, '~~~'], [1, '``']]);
-    const lang = g.weighted([[6, ''], [6, 'python'], [1, 'py'], [1, 'plaintext']]);
+    const fence = g.weighted([
+      [20, '```'],
+      [2, '````'],
+      [1, '~~~'],
+      [1, '``'],
+    ]);
+    const lang = g.weighted([
+      [6, ''],
+      [6, 'python'],
+      [1, 'py'],
+      [1, 'plaintext'],
+    ]);
     const body = codeBody(g, prefix);
     const inlineTick = g.chance(0.04) ? ' `note` ' : '';
     const closing = g.chance(0.93) ? fence : '';
@@ -124,19 +178,67 @@ export function response(g: Gen, prefix?: string): string {
 /** A drop program as it may sit in an `intermediate` file, clean or hand-edited. */
 export function program(g: Gen, prefix = 'drop_block'): string {
   const lines: string[] = [];
-  const n = g.weighted([[1, 0], [6, g.int(1, 8)], [6, g.int(8, 30)], [1, g.int(30, 80)]]);
+  const n = g.weighted([
+    [1, 0],
+    [6, g.int(1, 8)],
+    [6, g.int(8, 30)],
+    [1, g.int(30, 80)],
+  ]);
   for (let k = 0; k < n; k++) {
-    const kind = g.weighted<string>([[40, 'clean'], [4, 'weird'], [2, 'other'], [1, 'blank']]);
+    const kind = g.weighted<string>([
+      [40, 'clean'],
+      [4, 'weird'],
+      [2, 'other'],
+      [1, 'blank'],
+    ]);
     if (kind === 'clean') {
-      const type = g.weighted([[10, 'b11'], [10, 'b13'], [10, 'b31'], [1, 'b33']]);
-      lines.push(`${prefix}('${type}', ${g.weighted([[40, String(g.int(1, 18))], [4, String(g.int(0, 19))], [1, String(g.int(20, 25))], [1, '']])})`);
+      const type = g.weighted([
+        [10, 'b11'],
+        [10, 'b13'],
+        [10, 'b31'],
+        [1, 'b33'],
+      ]);
+      lines.push(
+        `${prefix}('${type}', ${g.weighted([
+          [40, String(g.int(1, 18))],
+          [4, String(g.int(0, 19))],
+          [1, String(g.int(20, 25))],
+          [1, ''],
+        ])})`,
+      );
     } else if (kind === 'weird') {
-      const type = g.weighted([[6, "'b11'"], [3, '"B31"'], [2, '|b13|'], [1, 'b11'], [1, "'b11"], [1, "''b11''"], [1, ''], [1, "'B1'"]]);
+      const type = g.weighted([
+        [6, "'b11'"],
+        [3, '"B31"'],
+        [2, '|b13|'],
+        [1, 'b11'],
+        [1, "'b11"],
+        [1, "''b11''"],
+        [1, ''],
+        [1, "'B1'"],
+      ]);
       const slot = g.pick(['-0', '+3', ' 7 ', '0x1', '1e3', '3abc', '', '  ', '-1', '19', '0', '007', '12.9', '4294967296', '\u00a05', 'NaN']);
-      const comma = g.weighted([[8, ','], [1, ',,'], [1, '']]);
-      const close = g.weighted([[8, ')'], [1, ''], [1, '))']]);
-      const tail = g.weighted([[8, ''], [1, '\r'], [1, ' # c'], [1, ', 3)']]);
-      const name = g.weighted([[10, prefix], [1, prefix.toUpperCase()], [1, ` ${prefix}`]]);
+      const comma = g.weighted([
+        [8, ','],
+        [1, ',,'],
+        [1, ''],
+      ]);
+      const close = g.weighted([
+        [8, ')'],
+        [1, ''],
+        [1, '))'],
+      ]);
+      const tail = g.weighted([
+        [8, ''],
+        [1, '\r'],
+        [1, ' # c'],
+        [1, ', 3)'],
+      ]);
+      const name = g.weighted([
+        [10, prefix],
+        [1, prefix.toUpperCase()],
+        [1, ` ${prefix}`],
+      ]);
       lines.push(`${name}(${type}${comma}${slot}${close}${tail}`);
     } else if (kind === 'other') {
       lines.push(g.pick(['# comment', 'x = 3', `other_fn('b11', 3)`, '```', 'for i in range(3):']));
@@ -146,9 +248,80 @@ export function program(g: Gen, prefix = 'drop_block'): string {
 }
 
 const PROMPT_CHARS = [
-  'a', 'Z', '0', ' ', ' ', ' ', '\n', '\t', '\r\n', '.', ',', '-', '_', '|', '=', '+', '`', "'", '"', '<OBJECT>', '—', '–', '‘', '’', '“', '”', '…',
-  '\u00a0', '\u3000', '\u2028', 'é', '°', '×', '中', '文', 'か', '한', 'Ж', '😀', '10,000', "don't", 'x_position', 'W-1', '---', '(', ')', '[', ']', '{',
-  '}', ':', ';', '!', '?', '*', '/', '\\', '&', '%', '@', '#', '^', '$', '~', '、', '。', '，', '（', '\uff01', 'ｂ', '\u2000', '\u200b', '\ufeff', '\u000b',
+  'a',
+  'Z',
+  '0',
+  ' ',
+  ' ',
+  ' ',
+  '\n',
+  '\t',
+  '\r\n',
+  '.',
+  ',',
+  '-',
+  '_',
+  '|',
+  '=',
+  '+',
+  '`',
+  "'",
+  '"',
+  '<OBJECT>',
+  '—',
+  '–',
+  '‘',
+  '’',
+  '“',
+  '”',
+  '…',
+  '\u00a0',
+  '\u3000',
+  '\u2028',
+  'é',
+  '°',
+  '×',
+  '中',
+  '文',
+  'か',
+  '한',
+  'Ж',
+  '😀',
+  '10,000',
+  "don't",
+  'x_position',
+  'W-1',
+  '---',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  ';',
+  '!',
+  '?',
+  '*',
+  '/',
+  '\\',
+  '&',
+  '%',
+  '@',
+  '#',
+  '^',
+  '$',
+  '~',
+  '、',
+  '。',
+  '，',
+  '（',
+  '\uff01',
+  'ｂ',
+  '\u2000',
+  '\u200b',
+  '\ufeff',
+  '\u000b',
 ];
 
 /** Prompt-like text mixing words, punctuation, whitespace kinds and non-ASCII characters. */

@@ -1,18 +1,30 @@
-import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOLDEN } from '../helpers/cli.js';
-import { readZip } from './zip.js';
+import { describe, expect, it } from 'vitest';
+import { dropBlocks } from '../../levels/drop.js';
 import { extractCode } from '../../levels/extract.js';
 import { convertProgram, programToXml, responseToLevel } from '../../levels/pipeline.js';
 import { parseDropProgram } from '../../levels/program.js';
-import { dropBlocks } from '../../levels/drop.js';
-import { structureToLevel, structureToXml } from '../../levels/xml-write.js';
-import { parseLevelXml } from '../../levels/xml-read.js';
 import { containsDisallowedCharacters, countObjectTokens, countWords, disallowedCharacters, qualify } from '../../levels/rules-2023.js';
+import { parseLevelXml } from '../../levels/xml-read.js';
+import { structureToLevel, structureToXml } from '../../levels/xml-write.js';
+import { GOLDEN } from '../helpers/cli.js';
+import { readZip } from './zip.js';
 
-interface ExtractCase { name: string; input: string; output: string | null; prefix?: string }
-interface XmlCase { name: string; input: string; prefix: string; output: string | null; error: string | null; blocksBeforeShift: Array<{ id: string; x: string; y: string }> | null }
+interface ExtractCase {
+  name: string;
+  input: string;
+  output: string | null;
+  prefix?: string;
+}
+interface XmlCase {
+  name: string;
+  input: string;
+  prefix: string;
+  output: string | null;
+  error: string | null;
+  blocksBeforeShift: Array<{ id: string; x: string; y: string }> | null;
+}
 interface Cases {
   extract: ExtractCase[];
   xml: XmlCase[];
@@ -64,7 +76,12 @@ describe('golden: 2023 prompt rules', () => {
 
 describe('golden: the 2023 qualification of the 18 published prompts', () => {
   const expected = JSON.parse(readFileSync(join(GOLDEN, 'official-1.4.1/qualification-2023-prompts.json'), 'utf8')) as Array<{
-    file: string; words: number; exceeds900: boolean; disallowed: boolean; hasObject: boolean; leftover: string;
+    file: string;
+    words: number;
+    exceeds900: boolean;
+    disallowed: boolean;
+    hasObject: boolean;
+    leftover: string;
   }>;
   const zip = readZip(readFileSync(join(GOLDEN, 'scoring/2023/prompts.zip')));
   it('has 18 prompts', () => expect(expected).toHaveLength(18));

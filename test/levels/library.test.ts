@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GOLDEN } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import * as sbeval from '../../index.js';
+import { GOLDEN } from '../helpers/cli.js';
 
 /** The level functions are reachable from the library entry (`import { ... } from 'sbeval'`). */
 describe('library entry: levels', () => {

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { GOLDEN, copyExampleSources, runSbeval } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLevelXml } from '../../levels/xml-read.js';
+import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
+import { runConvertStage } from '../../orchestrator/stages/convert.js';
+import { runExtractStage } from '../../orchestrator/stages/extract.js';
+import { copyExampleSources, GOLDEN, runSbeval } from '../helpers/cli.js';
 import { Gen, response } from './generators.js';
 import { readZip } from './zip.js';
-import { runExtractStage } from '../../orchestrator/stages/extract.js';
-import { runConvertStage } from '../../orchestrator/stages/convert.js';
-import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
-import { readLevelXml } from '../../levels/xml-read.js';
 
 /**
  * The level stages through the real CLI (child processes) on generated competition folders, checked
@@ -118,7 +118,11 @@ function logLines(root: string, stage: string): string[] {
   return readdirSync(dir)
     .filter((f) => f.startsWith(`${stage}_log_`))
     .sort()
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l.length > 0));
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 0),
+    );
 }
 
 describe('sbeval extract + convert on a generated competition', () => {
@@ -149,7 +153,9 @@ describe('sbeval extract + convert on a generated competition', () => {
     const trialLines = lines.filter((l) => / - trial: /.test(l));
     expect(trialLines).toHaveLength(expected.intermediate.size);
     for (const line of trialLines) {
-      expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] Processing - team: \S+ - character: [A-Z] - trial: \S+ - (Succeed|Failed - (Height boundary is intruded\.|Width boundary is intruded\.|BlockType does not exist\.))$/);
+      expect(line).toMatch(
+        /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] Processing - team: \S+ - character: [A-Z] - trial: \S+ - (Succeed|Failed - (Height boundary is intruded\.|Width boundary is intruded\.|BlockType does not exist\.))$/,
+      );
     }
     const extractLog = logLines(root, 'intermediate');
     expect(extractLog.filter((l) => l.endsWith(' - Failed - Code not found.'))).toHaveLength(expected.reasons.extract.get('Code not found.')!);
@@ -286,12 +292,18 @@ describe('sbeval qualify', () => {
       if (name.startsWith('prompts/')) writeFileSync(join(dir, name.slice('prompts/'.length)), data);
     }
     const expected = JSON.parse(readFileSync(join(GOLDEN, 'official-1.4.1/qualification-2023-prompts.json'), 'utf8')) as Array<{
-      file: string; words: number; exceeds900: boolean; disallowed: boolean; hasObject: boolean;
+      file: string;
+      words: number;
+      exceeds900: boolean;
+      disallowed: boolean;
+      hasObject: boolean;
     }>;
     const out = join(work, 'prompts2023', 'qualified');
     const result = await runSbeval(['qualify', dir, '--json', '--copy-to', out]);
     expect(result.exitCode).toBe(1); // three prompts fail
-    const json = JSON.parse(result.stdout) as { prompts: Array<{ file: string; words: number; qualified: boolean; disallowedCharacters: string[]; objectTokens: number }> };
+    const json = JSON.parse(result.stdout) as {
+      prompts: Array<{ file: string; words: number; qualified: boolean; disallowedCharacters: string[]; objectTokens: number }>;
+    };
     expect(json.prompts).toHaveLength(18);
     for (const e of expected) {
       const p = json.prompts.find((q) => q.file.endsWith(`/${e.file}`))!;
@@ -300,13 +312,24 @@ describe('sbeval qualify', () => {
       expect(p.objectTokens > 0).toBe(e.hasObject);
       expect(p.qualified).toBe(!e.exceeds900 && !e.disallowed && e.hasObject);
     }
-    const copied = readdirSync(out).filter((f) => f !== 'logs').sort();
-    expect(copied).toEqual(expected.filter((e) => !e.exceeds900 && !e.disallowed && e.hasObject).map((e) => e.file).sort());
+    const copied = readdirSync(out)
+      .filter((f) => f !== 'logs')
+      .sort();
+    expect(copied).toEqual(
+      expected
+        .filter((e) => !e.exceeds900 && !e.disallowed && e.hasObject)
+        .map((e) => e.file)
+        .sort(),
+    );
     const log = readdirSync(join(out, 'logs'));
     expect(log).toHaveLength(1);
-    const lines = readFileSync(join(out, 'logs', log[0]!), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(out, 'logs', log[0]!), 'utf8')
+      .trim()
+      .split('\n');
     // Official: checks stop at the first failure, so a prompt over 900 words has only its maxLength line.
-    expect(lines.filter((l) => l.includes('team: BirdBirdBird '))).toEqual([expect.stringMatching(/^\[[\d-]+T[\d_.]+Z\] Processing - team: BirdBirdBird - maxLength: Failed$/)]);
+    expect(lines.filter((l) => l.includes('team: BirdBirdBird '))).toEqual([
+      expect.stringMatching(/^\[[\d-]+T[\d_.]+Z\] Processing - team: BirdBirdBird - maxLength: Failed$/),
+    ]);
     expect(lines.filter((l) => l.includes('team: pixelArt '))).toHaveLength(2);
     expect(lines.filter((l) => l.endsWith('objectToken: Success'))).toHaveLength(15);
 

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { GOLDEN, PROJECT_ROOT, REFERENCE_LEVELS } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { LevelXmlError, parseLevelXml, readLevelXml } from '../../levels/xml-read.js';
 import { levelToXml } from '../../levels/xml-write.js';
+import { GOLDEN, PROJECT_ROOT, REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /** Every `.xml` under a folder, recursively. */
 function xmlFiles(dir: string): string[] {
@@ -96,7 +96,12 @@ describe('general Science Birds levels', () => {
   });
 
   it('accepts compact XML but warns that Unity would misread it', () => {
-    const compact = `${HEAD}${TAIL}`.replace(/>\s+</g, '><').replace('<GameObjects></GameObjects>', '<GameObjects><Block type="SquareTiny" material="wood" x="1" y="2"/><Block type="SquareTiny" material="wood" x="1" y="3"/></GameObjects>');
+    const compact = `${HEAD}${TAIL}`
+      .replace(/>\s+</g, '><')
+      .replace(
+        '<GameObjects></GameObjects>',
+        '<GameObjects><Block type="SquareTiny" material="wood" x="1" y="2"/><Block type="SquareTiny" material="wood" x="1" y="3"/></GameObjects>',
+      );
     const { level, warnings } = readLevelXml(compact);
     expect(level.objects).toHaveLength(2);
     expect(warnings.some((w) => w.includes('<Birds> layout'))).toBe(true);
@@ -130,13 +135,30 @@ const BAD: Array<{ name: string; xml: string; message: RegExp; line?: number; at
   },
   { name: 'external entity', xml: '<!DOCTYPE Level SYSTEM "file:///etc/passwd">\n<Level/>', message: /DOCTYPE/, line: 1 },
   { name: 'stray ENTITY', xml: '<!ENTITY x "y"><Level/>', message: /ENTITY declarations are not allowed/ },
-  { name: 'undefined entity', xml: withObject('<Block type="&x;" material="wood" x="1" y="1" />'), message: /undefined entity &x;/, attribute: 'type', line: 9 },
+  {
+    name: 'undefined entity',
+    xml: withObject('<Block type="&x;" material="wood" x="1" y="1" />'),
+    message: /undefined entity &x;/,
+    attribute: 'type',
+    line: 9,
+  },
   { name: 'bare ampersand', xml: withObject('<Block type="a&b" material="wood" x="1" y="1" />'), message: /bare "&"/ },
   { name: 'invalid character reference', xml: withObject('<Block type="&#0;" material="wood" x="1" y="1" />'), message: /not a valid XML character/ },
-  { name: 'NaN', xml: withObject('<Block type="SquareTiny" material="wood" x="NaN" y="1" />'), message: /NaN and Infinity are not allowed/, attribute: 'x', line: 9 },
+  {
+    name: 'NaN',
+    xml: withObject('<Block type="SquareTiny" material="wood" x="NaN" y="1" />'),
+    message: /NaN and Infinity are not allowed/,
+    attribute: 'x',
+    line: 9,
+  },
   { name: 'Infinity', xml: withObject('<Pig type="BasicSmall" x="1" y="-Infinity" />'), message: /NaN and Infinity/, attribute: 'y' },
   { name: '1e308', xml: withObject('<Block type="SquareTiny" material="wood" x="1e308" y="1" />'), message: /out of range/, attribute: 'x' },
-  { name: '1e999 (overflows to Infinity)', xml: withObject('<Block type="SquareTiny" material="wood" x="1" y="1e999" />'), message: /out of range/, attribute: 'y' },
+  {
+    name: '1e999 (overflows to Infinity)',
+    xml: withObject('<Block type="SquareTiny" material="wood" x="1" y="1e999" />'),
+    message: /out of range/,
+    attribute: 'y',
+  },
   { name: 'hex number', xml: withObject('<Block type="SquareTiny" material="wood" x="0x1A" y="1" />'), message: /hexadecimal/ },
   { name: 'decimal comma', xml: withObject('<Block type="SquareTiny" material="wood" x="2,5" y="1" />'), message: /decimal separator/ },
   { name: 'empty number', xml: withObject('<Block type="SquareTiny" material="wood" x="" y="1" />'), message: /not a plain decimal/ },
@@ -144,12 +166,21 @@ const BAD: Array<{ name: string; xml: string; message: RegExp; line?: number; at
   { name: 'bad scale', xml: withObject('<Platform x="1" y="1" scaleX="big" />'), message: /not a plain decimal/, attribute: 'scaleX' },
   { name: 'fractional width', xml: '<Level width="3.0"/>', message: /whole number/, attribute: 'width' },
   { name: 'huge width', xml: '<Level width="100000000"/>', message: /between 0 and/, attribute: 'width' },
-  { name: 'unclosed element', xml: `${HEAD}    <Block type="SquareTiny" material="wood" x="1" y="1">\n${TAIL}`, message: /does not match the open element <Block>/ },
+  {
+    name: 'unclosed element',
+    xml: `${HEAD}    <Block type="SquareTiny" material="wood" x="1" y="1">\n${TAIL}`,
+    message: /does not match the open element <Block>/,
+  },
   { name: 'unclosed root', xml: '<Level>\n  <GameObjects>\n  </GameObjects>\n', message: /unclosed element <Level>/, line: 1 },
   { name: 'unclosed start tag', xml: '<Level width="3"', message: /unclosed start tag/ },
   { name: 'unclosed attribute', xml: '<Level width="3>\n</Level>', message: /"<" is not allowed|unclosed attribute/ },
   { name: 'unquoted attribute', xml: '<Level width=3/>', message: /must be quoted/ },
-  { name: 'duplicate attribute', xml: withObject('<Block type="SquareTiny" material="wood" x="1" x="2" y="1" />'), message: /duplicate attribute/, attribute: 'x' },
+  {
+    name: 'duplicate attribute',
+    xml: withObject('<Block type="SquareTiny" material="wood" x="1" x="2" y="1" />'),
+    message: /duplicate attribute/,
+    attribute: 'x',
+  },
   { name: 'mismatched end tag', xml: '<Level></Levels>', message: /does not match/ },
   { name: 'unknown root', xml: '<Map/>', message: /root element is <Map>/ },
   { name: 'unknown element in Level', xml: '<Level>\n  <Score highScore="1" />\n</Level>', message: /unknown element <Score> in <Level>/, line: 2 },
@@ -158,13 +189,26 @@ const BAD: Array<{ name: string; xml: string; message: RegExp; line?: number; at
   { name: 'block type in wrong case', xml: withObject('<Block type="squaretiny" material="wood" x="1" y="1" />'), message: /unknown block type/ },
   { name: 'unknown pig type', xml: withObject('<Pig type="KingPig" x="1" y="1" />'), message: /unknown pig type "KingPig"/ },
   { name: 'unknown bird type', xml: '<Level>\n  <Birds>\n    <Bird type="BirdGreen" />\n  </Birds>\n</Level>', message: /unknown bird type/ },
-  { name: 'bad material', xml: withObject('<Block type="SquareTiny" material="gold" x="1" y="1" />'), message: /unknown material "gold"/, attribute: 'material' },
+  {
+    name: 'bad material',
+    xml: withObject('<Block type="SquareTiny" material="gold" x="1" y="1" />'),
+    message: /unknown material "gold"/,
+    attribute: 'material',
+  },
   { name: 'material in wrong case', xml: withObject('<Block type="SquareTiny" material="Wood" x="1" y="1" />'), message: /unknown material "Wood"/ },
   { name: 'missing coordinate', xml: withObject('<Block type="SquareTiny" material="wood" x="1" />'), message: /missing/, attribute: 'y' },
   { name: 'missing block type', xml: withObject('<Block material="wood" x="1" y="1" />'), message: /missing/, attribute: 'type' },
   { name: 'camera without maxWidth', xml: '<Level>\n  <Camera x="1" y="1" minWidth="1" />\n</Level>', message: /missing/, attribute: 'maxWidth' },
-  { name: 'duplicate Camera', xml: '<Level>\n  <Camera x="1" y="1" minWidth="1" maxWidth="2" />\n  <Camera x="1" y="1" minWidth="1" maxWidth="2" />\n</Level>', message: /more than one <Camera>/ },
-  { name: 'element inside an object', xml: withObject('<Block type="SquareTiny" material="wood" x="1" y="1"><Pig type="BasicSmall" x="1" y="1"/></Block>'), message: /cannot contain elements/ },
+  {
+    name: 'duplicate Camera',
+    xml: '<Level>\n  <Camera x="1" y="1" minWidth="1" maxWidth="2" />\n  <Camera x="1" y="1" minWidth="1" maxWidth="2" />\n</Level>',
+    message: /more than one <Camera>/,
+  },
+  {
+    name: 'element inside an object',
+    xml: withObject('<Block type="SquareTiny" material="wood" x="1" y="1"><Pig type="BasicSmall" x="1" y="1"/></Block>'),
+    message: /cannot contain elements/,
+  },
   { name: 'trailing garbage', xml: `${HEAD}${TAIL}\ngarbage`, message: /unexpected text after the end/ },
   { name: 'second root', xml: '<Level/>\n<Level/>', message: /only one root element/ },
   { name: 'text content', xml: '<Level>hello</Level>', message: /unexpected text inside <Level>/ },
@@ -178,7 +222,11 @@ const BAD: Array<{ name: string; xml: string; message: RegExp; line?: number; at
   { name: 'empty document', xml: '  \n', message: /empty document/ },
   { name: 'not XML at all', xml: 'drop_block("b11", 3)', message: /unexpected text before the root element/ },
   { name: 'end tag first', xml: '</Level>', message: /end tag without a matching start tag/ },
-  { name: '2 MiB file', xml: `${HEAD}${'    <Block type="SquareTiny" material="wood" x="1" y="1" />\n'.repeat(40_000)}${TAIL}`, message: /more than the limit of 1048576/ },
+  {
+    name: '2 MiB file',
+    xml: `${HEAD}${'    <Block type="SquareTiny" material="wood" x="1" y="1" />\n'.repeat(40_000)}${TAIL}`,
+    message: /more than the limit of 1048576/,
+  },
   { name: 'too many objects', xml: `${HEAD}${'    <Pig type="BasicSmall" x="1" y="1" />\n'.repeat(10_001)}${TAIL}`, message: /more than 10000 objects/ },
   { name: 'deep nesting', xml: `${'<Level>'.repeat(5_000)}${'</Level>'.repeat(5_000)}`, message: /nested more than 16 deep/ },
   { name: 'attribute flood', xml: `<Level ${Array.from({ length: 100_000 }, (_, k) => `a${k}=""`).join(' ')}/>`, message: /more than 64 attributes/ },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarize, type LevelAgreement } from '../../orchestrator/stages/agreement.js';
-import { CALIBRATION_THRESHOLDS, calibrationChecks, calibrationMarkdown, type Calibration } from '../../orchestrator/stages/calibrate.js';
+import { type LevelAgreement, summarize } from '../../orchestrator/stages/agreement.js';
+import { CALIBRATION_THRESHOLDS, type Calibration, calibrationChecks, calibrationMarkdown } from '../../orchestrator/stages/calibrate.js';
 import { measureStepOffset } from '../../scoring/step-offset.js';
 
 /** The calibration verdict and table (the pure part of `sbeval unity calibrate`). */
@@ -19,7 +19,14 @@ function level(name: string, evaluatorMoving: number, engineMoving: number, iou:
 
 function calibration(unity: LevelAgreement[], headless: LevelAgreement[]): Calibration {
   const checks = calibrationChecks(summarize(unity), summarize(headless));
-  return { unity: { levels: unity, summary: summarize(unity) }, headless: { levels: headless, summary: summarize(headless) }, offset: measureStepOffset([]), rulerFailures: [], checks, ok: checks.every((c) => c.ok) };
+  return {
+    unity: { levels: unity, summary: summarize(unity) },
+    headless: { levels: headless, summary: summarize(headless) },
+    offset: measureStepOffset([]),
+    rulerFailures: [],
+    checks,
+    ok: checks.every((c) => c.ok),
+  };
 }
 
 describe('calibration thresholds', () => {
@@ -28,7 +35,14 @@ describe('calibration thresholds', () => {
   it('passes when every measure is at or above its share of the levels', () => {
     const c = calibration(good, good);
     expect(c.ok).toBe(true);
-    expect(c.checks.map((k) => k.threshold)).toEqual(['≥ 39/40', '≥ 38/40', '0', '—', `≥ ${CALIBRATION_THRESHOLDS.meanIou}`, `≥ ${CALIBRATION_THRESHOLDS.minStableIou}`]);
+    expect(c.checks.map((k) => k.threshold)).toEqual([
+      '≥ 39/40',
+      '≥ 38/40',
+      '0',
+      '—',
+      `≥ ${CALIBRATION_THRESHOLDS.meanIou}`,
+      `≥ ${CALIBRATION_THRESHOLDS.minStableIou}`,
+    ]);
     expect(calibrationMarkdown(c)).toMatch(/Every level agrees with the evaluator/);
   });
 
@@ -52,7 +66,16 @@ describe('calibration thresholds', () => {
   it('fails when one level has no Unity result, although every share is still met, and says why', () => {
     // 39 of 40 verdicts would pass the shares: a missing result must fail the calibration on its own.
     const lost = good.map((l, i) =>
-      i === 3 ? { ...l, engine: { score: 0, startingObjects: 0, movingObjects: 0, trialsRun: 0 }, stableAgrees: true, movingEqual: true, scoreEqual: true, failure: 'L3: no engine left to run it' } : l,
+      i === 3
+        ? {
+            ...l,
+            engine: { score: 0, startingObjects: 0, movingObjects: 0, trialsRun: 0 },
+            stableAgrees: true,
+            movingEqual: true,
+            scoreEqual: true,
+            failure: 'L3: no engine left to run it',
+          }
+        : l,
     );
     const c = calibration(lost, good);
     expect(c.ok).toBe(false);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { FIELD_COUNT } from '../../bridge/frames.js';
-import type { FrameRow } from '../../bridge/headless/frame-image.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import type { FrameRow } from '../../bridge/headless/frame-image.js';
 import { decodePng, encodePng } from '../../bridge/headless/png.js';
 import { evaluatorWindow } from '../../bridge/window.js';
 import { parseLevelXml } from '../../levels/xml-read.js';
@@ -20,23 +20,35 @@ async function captured(xml: string): Promise<{ png: Uint8Array; rows: { bound: 
   let bodies = 0;
   let png: Uint8Array | undefined;
   const rows: Partial<Record<'bound' | 'image', FrameRow>> = {};
-  await new HeadlessEngine().run({ levelId: 'x', xml, settings: { ...DEFAULT_SIMULATION, trial: 1, capture: true, captureRaw: false } }, {
-    loaded: (b) => (bodies = b.length),
-    events: () => {},
-    capture: (c) => (png = c.png),
-    frames: (batch) => {
-      for (const [which, step] of [['bound', w.boundStep], ['image', w.imageStep]] as const) {
-        const s = step - batch.firstStep;
-        if (s >= 0 && s < batch.stepCount) rows[which] = { states: batch.states.slice(s * bodies * FIELD_COUNT, (s + 1) * bodies * FIELD_COUNT), alive: batch.alive.slice(s * bodies, (s + 1) * bodies) };
-      }
+  await new HeadlessEngine().run(
+    { levelId: 'x', xml, settings: { ...DEFAULT_SIMULATION, trial: 1, capture: true, captureRaw: false } },
+    {
+      loaded: (b) => (bodies = b.length),
+      events: () => {},
+      capture: (c) => (png = c.png),
+      frames: (batch) => {
+        for (const [which, step] of [
+          ['bound', w.boundStep],
+          ['image', w.imageStep],
+        ] as const) {
+          const s = step - batch.firstStep;
+          if (s >= 0 && s < batch.stepCount)
+            rows[which] = {
+              states: batch.states.slice(s * bodies * FIELD_COUNT, (s + 1) * bodies * FIELD_COUNT),
+              alive: batch.alive.slice(s * bodies, (s + 1) * bodies),
+            };
+        }
+      },
     },
-  });
+  );
   return { png: png!, rows: { bound: rows.bound!, image: rows.image! } };
 }
 
 describe('an engine capture checked against its final state', () => {
   it('keeps honest captures as sbeval encodes them and refuses swapped or oversized ones', async () => {
-    const [a, b] = referenceLevels().filter((l) => l.character === 'L').slice(0, 2);
+    const [a, b] = referenceLevels()
+      .filter((l) => l.character === 'L')
+      .slice(0, 2);
     const one = await captured(a!.xml);
     const other = await captured(b!.xml);
     const level = parseLevelXml(a!.xml);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, resultFiles, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * `sbeval check` exits 1 exactly when a fresh `sbeval score` would write other result files. After a
@@ -25,9 +25,25 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('empty-team' as const), name: fc.constantFrom('Ghost', 'zz_empty', '.hidden') }),
-  fc.record({ kind: fc.constant('empty-letter' as const), team: fc.constantFrom(...TEAMS), stage: fc.constantFrom(...STAGES), letter: fc.constantFrom(...LETTERS) }),
-  fc.record({ kind: fc.constant('beyond-t' as const), team: fc.constantFrom(...TEAMS), letter: fc.constantFrom('I', 'L'), stage: fc.constantFrom('raw' as const, 'levels' as const) }),
-  fc.record({ kind: fc.constant('rename' as const), team: fc.constantFrom(...TEAMS), letter: fc.constantFrom('I', 'L'), trial: fc.integer({ min: 1, max: 3 }), to: fc.constantFrom('md' as const, 'trial-9' as const) }),
+  fc.record({
+    kind: fc.constant('empty-letter' as const),
+    team: fc.constantFrom(...TEAMS),
+    stage: fc.constantFrom(...STAGES),
+    letter: fc.constantFrom(...LETTERS),
+  }),
+  fc.record({
+    kind: fc.constant('beyond-t' as const),
+    team: fc.constantFrom(...TEAMS),
+    letter: fc.constantFrom('I', 'L'),
+    stage: fc.constantFrom('raw' as const, 'levels' as const),
+  }),
+  fc.record({
+    kind: fc.constant('rename' as const),
+    team: fc.constantFrom(...TEAMS),
+    letter: fc.constantFrom('I', 'L'),
+    trial: fc.integer({ min: 1, max: 3 }),
+    to: fc.constantFrom('md' as const, 'trial-9' as const),
+  }),
 );
 
 let ws: Workspace;
@@ -79,7 +95,12 @@ describe('check exits 1 exactly when a fresh score would write other result file
       {
         seed: 34,
         numRuns: 20,
-        examples: [[[]], [[{ kind: 'empty-team', name: 'Ghost' }]], [[{ kind: 'empty-letter', team: 'BlockSmith', stage: 'images', letter: 'Z' }]], [[{ kind: 'empty-team', name: '.hidden' }]]],
+        examples: [
+          [[]],
+          [[{ kind: 'empty-team', name: 'Ghost' }]],
+          [[{ kind: 'empty-letter', team: 'BlockSmith', stage: 'images', letter: 'Z' }]],
+          [[{ kind: 'empty-team', name: '.hidden' }]],
+        ],
       },
     );
   }, 600_000);

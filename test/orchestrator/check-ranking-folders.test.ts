@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * `sbeval check` asks what `score` and `run` ask: the manifest records the folders that decide the

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, resolveRunConfig, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
+import { describe, expect, it } from 'vitest';
 import { describeError } from '../../core/errors.js';
+import { loadConfigFile, resolveRunConfig, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 
 /** A competition root (one team with a raw folder) plus the given files. */
 function competition(files: Record<string, string> = {}): string {
@@ -59,13 +59,17 @@ describe('run config', () => {
     expect(overridden.characters).toEqual(['A']);
     expect(overridden.sources.rules).toBe('flag');
 
-    const jsonRoot = competition({ 'sbeval.config.json': JSON.stringify({ rules: '2024', engine: 'headless-ws', teams: ['a', 'b'] }), 'a/raw/A/a_A_1.txt': '', 'b/raw/A/b_A_1.txt': '' });
+    const jsonRoot = competition({
+      'sbeval.config.json': JSON.stringify({ rules: '2024', engine: 'headless-ws', teams: ['a', 'b'] }),
+      'a/raw/A/a_A_1.txt': '',
+      'b/raw/A/b_A_1.txt': '',
+    });
     const fromJson = resolveRunConfig(jsonRoot);
     expect(fromJson.engine).toBe('headless-ws');
     expect(fromJson.teams).toEqual(['a', 'b']);
   });
 
-  it('asks the same Ollama hosts in every command: --hosts, else the config, else $OLLAMA_HOST, else Ollama\'s default', () => {
+  it("asks the same Ollama hosts in every command: --hosts, else the config, else $OLLAMA_HOST, else Ollama's default", () => {
     const bare = competition();
     expect(resolveSettings(bare, {}, { env: {} }).hosts).toEqual(['http://127.0.0.1:11434']);
     expect(resolveSettings(bare, {}, { env: { OLLAMA_HOST: ' http://gpu9:11434 ' } }).hosts).toEqual(['http://gpu9:11434']);
@@ -83,8 +87,14 @@ describe('run config', () => {
     expect(resolveSettings(competition(), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(5000);
     const root = competition({ 'sbeval.config.yaml': 'api: openai\nlimits:\n  timeSeconds: 120\n  answerBytes: 65536\n' });
     expect(resolveSettings(root, {}, { env: {} }).modelCalls).toEqual({ api: 'openai', deadlineMs: 120_000, maxAnswerBytes: 65_536 });
-    expect(resolveSettings(root, { api: 'ollama', callTimeout: 2.5, maxAnswerBytes: 4096 }, { env: {} }).modelCalls).toEqual({ api: 'ollama', deadlineMs: 2500, maxAnswerBytes: 4096 });
-    expect(resolveSettings(competition({ 'sbeval.config.yaml': 'limits:\n  callSeconds: 30\n' }), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(30_000);
+    expect(resolveSettings(root, { api: 'ollama', callTimeout: 2.5, maxAnswerBytes: 4096 }, { env: {} }).modelCalls).toEqual({
+      api: 'ollama',
+      deadlineMs: 2500,
+      maxAnswerBytes: 4096,
+    });
+    expect(resolveSettings(competition({ 'sbeval.config.yaml': 'limits:\n  callSeconds: 30\n' }), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(
+      30_000,
+    );
     expect(errorOf(() => resolveSettings(competition(), { api: 'anthropic' }, { env: {} }))).toBe('--api "anthropic" is not one of ollama, openai');
     expect(errorOf(() => resolveSettings(competition(), { maxAnswerBytes: 10 }, { env: {} }))).toBe('--max-answer-bytes must be a whole number ≥ 1024, got 10');
     // A key has no place in the config: only the environment holds it.
@@ -95,7 +105,9 @@ describe('run config', () => {
     const unknown = competition({ 'sbeval.config.yaml': 'enigne: headless\n' });
     expect(errorOf(() => loadConfigFile(unknown))).toMatch(/unknown key "enigne" — did you mean "engine"\? \(known keys: rules, teams/);
     const nested = competition({ 'sbeval.config.yaml': 'limits:\n  stallSecs: 3\n' });
-    expect(errorOf(() => loadConfigFile(nested))).toMatch(/unknown key "limits.stallSecs" — did you mean "limits.stallSeconds"\? \(known keys of limits: timeSeconds, /);
+    expect(errorOf(() => loadConfigFile(nested))).toMatch(
+      /unknown key "limits.stallSecs" — did you mean "limits.stallSeconds"\? \(known keys of limits: timeSeconds, /,
+    );
     // The name of a CLI flag gets its config key; a name far from every key gets no guess.
     expect(errorOf(() => loadConfigFile(competition({ 'sbeval.config.yaml': 'chars: A-Z\n' })))).toMatch(/unknown key "chars" — did you mean "characters"\?/);
     expect(errorOf(() => loadConfigFile(competition({ 'sbeval.config.yaml': 'colour: blue\n' })))).toMatch(/unknown key "colour" \(known keys: /);
@@ -116,7 +128,9 @@ describe('run config', () => {
     expect(errorOf(() => resolveSettings(competition(), { trials: 0 }))).toBe('--trials must be a whole number from 1 to 1000, got 0');
     expect(errorOf(() => resolveSettings(competition(), { trials: 1001 }))).toBe('--trials must be a whole number from 1 to 1000, got 1001');
     expect(errorOf(() => resolveSettings(competition(), { callTimeout: 0 }, { env: {} }))).toBe('--call-timeout must be a number > 0, got 0');
-    expect(errorOf(() => resolveSettings(competition(), { engine: 'unit' }))).toBe('--engine "unit" is not one of headless, headless-ws, unity, bridge — did you mean "unity"?');
+    expect(errorOf(() => resolveSettings(competition(), { engine: 'unit' }))).toBe(
+      '--engine "unit" is not one of headless, headless-ws, unity, bridge — did you mean "unity"?',
+    );
     expect(errorOf(() => resolveSettings(competition(), { damage: 'bdoy' }))).toBe('--damage "bdoy" is not one of contact-point, body — did you mean "body"?');
   });
 
@@ -147,7 +161,10 @@ describe('run config', () => {
     const linked = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompt.txt' }], models: ['m'] }) });
     symlinkSync(join(outside, 'secret.txt'), join(linked, 'prompt.txt'));
     expect(errorOf(() => resolveRunConfig(linked))).toMatch(/is a link that leads outside the competition root/);
-    const fine = competition({ 'prompts/p.txt': 'Build <OBJECT>', 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompts/p.txt' }], models: ['qwen2.5:32b'] }) });
+    const fine = competition({
+      'prompts/p.txt': 'Build <OBJECT>',
+      'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompts/p.txt' }], models: ['qwen2.5:32b'] }),
+    });
     const config = resolveRunConfig(fine);
     expect(config.submissions[0]!.file).toBe(join(fine, 'prompts', 'p.txt'));
     expect(config.models).toEqual([{ name: 'qwen2.5:32b', folder: 'qwen2.5_32b' }]);
@@ -165,7 +182,7 @@ describe('run config', () => {
     expect(errorOf(() => resolveRunConfig(root))).toMatch(/vit\.onnx does not exist \(sbeval model fetch pittawat\/vit-base-uppercase-english-characters\)/);
   });
 
-  it('finds the model: --model against the working folder, the config\'s against the root, else the cached one, named', () => {
+  it("finds the model: --model against the working folder, the config's against the root, else the cached one, named", () => {
     const root = competition({ 'models/vit.onnx': 'root copy', 'sbeval.config.json': JSON.stringify({ model: 'models/vit.onnx' }) });
     const elsewhere = mkdtempSync(join(tmpdir(), 'sbeval-cwd-'));
     writeFileSync(join(elsewhere, 'mine.onnx'), 'cwd copy');

@@ -1,17 +1,17 @@
-import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { describe, expect, it } from 'vitest';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
-import type { RemoteEngine } from '../../bridge/remote-engine.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import type { RemoteEngine } from '../../bridge/remote-engine.js';
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
-import { PROJECT_ROOT, exampleCopy, readRunLog } from './helpers/competition.js';
+import { exampleCopy, PROJECT_ROOT, readRunLog } from './helpers/competition.js';
 
 /**
  * `sbeval run` on engines that misbehave over real sockets (the bridge endpoint, engine processes that
@@ -21,7 +21,12 @@ import { PROJECT_ROOT, exampleCopy, readRunLog } from './helpers/competition.js'
 const HELPER = fileURLToPath(new URL('./helpers/faulty-engine.ts', import.meta.url));
 const MODES = ['die', 'stall', 'garbage'] as const;
 
-const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')).sort() : []);
+const list = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => !f.startsWith('.'))
+        .sort()
+    : [];
 
 describe('sbeval run with faulty engines', () => {
   it('completes every level when engines die, stall and answer garbage, and logs the retries', async () => {
@@ -45,7 +50,12 @@ describe('sbeval run with faulty engines', () => {
           resolve(engine);
         });
       });
-      children.push(execa(process.execPath, ['--import', 'tsx', HELPER, endpoint.url, endpoint.token, name, mode, mode === 'garbage' ? '1' : '2'], { reject: false, cwd: PROJECT_ROOT }));
+      children.push(
+        execa(process.execPath, ['--import', 'tsx', HELPER, endpoint.url, endpoint.token, name, mode, mode === 'garbage' ? '1' : '2'], {
+          reject: false,
+          cwd: PROJECT_ROOT,
+        }),
+      );
       return connected;
     };
     let report;
@@ -68,7 +78,9 @@ describe('sbeval run with faulty engines', () => {
     await runSimulateStage({ root: clean, engines: [new HeadlessEngine()] });
     for (const team of ['BlockSmith', 'GridThinkers']) {
       for (const file of list(join(clean, team, 'stability'))) {
-        expect(readFileSync(join(root, team, 'stability', file), 'utf8'), `${team}/stability/${file}`).toBe(readFileSync(join(clean, team, 'stability', file), 'utf8'));
+        expect(readFileSync(join(root, team, 'stability', file), 'utf8'), `${team}/stability/${file}`).toBe(
+          readFileSync(join(clean, team, 'stability', file), 'utf8'),
+        );
       }
       for (const letter of list(join(clean, team, 'images'))) {
         for (const png of list(join(clean, team, 'images', letter))) {
@@ -85,13 +97,18 @@ describe('sbeval run with faulty engines', () => {
       const failed = lines.filter((l) => l.type === 'pool.attempt-failed' && l.engineId === id);
       expect(failed.length, `${mode}: failed attempt in the log`).toBeGreaterThan(0);
       if (mode === 'stall') expect(failed[0]!.kind).toBe('stalled');
-      expect(lines.some((l) => l.type === 'pool.engine-retired' && l.engineId === id), `${mode}: retired`).toBe(true);
+      expect(
+        lines.some((l) => l.type === 'pool.engine-retired' && l.engineId === id),
+        `${mode}: retired`,
+      ).toBe(true);
       expect(engineOf.has(`faulty-${slot}-1`), `${mode}: replaced`).toBe(true);
     }
     const retried = lines.filter((l) => l.type === 'level-done' && ((l.outcome as { retries: unknown[] }).retries.length ?? 0) > 0);
     expect(retried.length).toBeGreaterThanOrEqual(MODES.length);
     expect(report.levels.retries).toBeGreaterThanOrEqual(MODES.length);
     // A retry is a transition of the level machine back into `simulating` after an engine fault.
-    expect(lines.some((l) => l.type === 'transition' && l.to === 'simulating' && (l.output as { status?: string } | undefined)?.status === 'engine-fault')).toBe(true);
+    expect(
+      lines.some((l) => l.type === 'transition' && l.to === 'simulating' && (l.output as { status?: string } | undefined)?.status === 'engine-fault'),
+    ).toBe(true);
   }, 240_000);
 });

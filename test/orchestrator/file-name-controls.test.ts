@@ -14,7 +14,11 @@ const FORGED = '[2026-01-01T00:00:00.000Z] Processing - team: BlockSmith - chara
 
 function logsOf(root: string): string {
   const dir = join(root, 'logs');
-  return existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n') : '';
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+        .join('\n')
+    : '';
 }
 
 describe('file names with control characters', () => {
@@ -32,7 +36,11 @@ describe('file names with control characters', () => {
       expect(run.stderr).not.toContain('\u001b');
       // The forged text may show inside the escaped name, never as a line of its own.
       expect(run.stderr.split('\n').filter((l) => l.startsWith(FORGED.slice(0, 10)))).toEqual([]);
-      expect(logsOf(root).split('\n').filter((l) => l.startsWith(FORGED.slice(0, 10)))).toEqual([]);
+      expect(
+        logsOf(root)
+          .split('\n')
+          .filter((l) => l.startsWith(FORGED.slice(0, 10))),
+      ).toEqual([]);
       expect(logsOf(root)).not.toContain('\u001b');
     }, 120_000);
   }

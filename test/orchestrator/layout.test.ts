@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkName, modelFolderName } from '../../orchestrator/layout/names.js';
-import { compareTrialFiles, listFiles, listTeams, trialIndexFromName } from '../../orchestrator/layout/competition.js';
+import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
-import { StageLog, formatSummary } from '../../orchestrator/layout/stage-log.js';
+import { compareTrialFiles, listFiles, listTeams, trialIndexFromName } from '../../orchestrator/layout/competition.js';
+import { checkName, modelFolderName } from '../../orchestrator/layout/names.js';
+import { formatSummary, StageLog } from '../../orchestrator/layout/stage-log.js';
 
 describe('competition layout', () => {
   it('reads the trial index the way the official scoring script does', () => {

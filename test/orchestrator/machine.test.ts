@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, createEmptyActor, getNextSnapshot, type AnyStateNode, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { type AnyStateNode, createActor, createEmptyActor, getNextSnapshot, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph';
+import { machineEvents as ev } from '../../orchestrator/machine/events.js';
 import {
-  levelMachine,
-  provideLevelMachine,
-  startLevel,
   type LevelEffects,
   type LevelInput,
   type LevelRef,
+  levelMachine,
+  provideLevelMachine,
   type SimulateInput,
   type SimulateOutput,
+  startLevel,
 } from '../../orchestrator/machine/index.js';
-import { machineEvents as ev } from '../../orchestrator/machine/events.js';
 
 const LEVEL: LevelRef = { id: 'team/A/team_A_1', team: 'team', model: undefined, character: 'A', trial: 1, base: 'team_A_1' };
 const HOUR = 3_600_000;
@@ -27,7 +27,16 @@ type AnyEvent = { type: string; [key: string]: unknown };
  * The alphabet the graph walks: every event the machine can receive, with every output variant its
  * guards tell apart (success, cached success, each failure reason, each engine fault).
  */
-const ok = (score: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 4, movingObjects: Math.round((1 - score) * 4), moving: [], engineId: 'e0' });
+const ok = (score: number): SimulateOutput => ({
+  status: 'ok',
+  cached: false,
+  captured: true,
+  score,
+  startingObjects: 4,
+  movingObjects: Math.round((1 - score) * 4),
+  moving: [],
+  engineId: 'e0',
+});
 const ALPHABET: AnyEvent[] = [
   ev.start(),
   ev.cancel('user pressed Ctrl-C'),
@@ -61,7 +70,14 @@ const ALPHABET: AnyEvent[] = [
 
 /** States differ by where the level is and the counters guards read; history arrays are left out. */
 const serializeState = (s: Snapshot) =>
-  JSON.stringify({ value: s.value, trial: s.context.trial, retries: s.context.engineRetries, captured: s.context.captured, failure: s.context.failure?.kind, status: s.status });
+  JSON.stringify({
+    value: s.value,
+    trial: s.context.trial,
+    retries: s.context.engineRetries,
+    captured: s.context.captured,
+    failure: s.context.failure?.kind,
+    status: s.status,
+  });
 
 const traversal = {
   input: input(),
@@ -169,7 +185,10 @@ describe('level machine graph', () => {
         const match = /^xstate\.(done|error)\.actor\.(\w+)$/.exec(event.type);
         if (match) {
           const invoked = pending.get(match[2]!);
-          expect(invoked, `${event.type} while the actor is not running; path ${path.steps.map((s) => s.event.type).join(" > ")}; live ${JSON.stringify(actor.getSnapshot().value)}`).toBeDefined();
+          expect(
+            invoked,
+            `${event.type} while the actor is not running; path ${path.steps.map((s) => s.event.type).join(' > ')}; live ${JSON.stringify(actor.getSnapshot().value)}`,
+          ).toBeDefined();
           pending.delete(match[2]!);
           if (match[1] === 'done') invoked!.resolve(event.output);
           else invoked!.reject(new Error((event.error as { message: string }).message));
@@ -179,7 +198,7 @@ describe('level machine graph', () => {
         await flush();
         const live = actor.getSnapshot();
         expect(live.value).toEqual(step.state.value);
-        expect(live.context, path.steps.map((s) => JSON.stringify(s.event)).join(" > ")).toEqual(step.state.context);
+        expect(live.context, path.steps.map((s) => JSON.stringify(s.event)).join(' > ')).toEqual(step.state.context);
         expect(live.status).toBe(step.state.status);
         if (live.value === 'simulating') {
           // The invoked trial asks for the trial the context is on, captures only on trial 1, avoids failed engines.
@@ -191,7 +210,7 @@ describe('level machine graph', () => {
     }
     // The machine's own definitions are the ground truth: every branch of every state was exercised.
     const defined = definedTransitions().map(describeTransition);
-    expect(defined).toContain("level --CANCEL#0--> level.failed");
+    expect(defined).toContain('level --CANCEL#0--> level.failed');
     expect(defined.filter((t) => !taken.has(t))).toEqual([]);
   });
 });
@@ -199,15 +218,13 @@ describe('level machine graph', () => {
 /** Effects from scripted outputs, recording what the machine asked for. */
 function scripted(script: Partial<Record<keyof LevelEffects, unknown[]>>) {
   const calls: Array<{ name: string; input: unknown; signal: AbortSignal }> = [];
-  const effect =
-    (name: keyof LevelEffects, fallback: unknown) =>
-    async (input: unknown, signal: AbortSignal) => {
-      calls.push({ name, input, signal });
-      const next = script[name]?.length ? script[name]!.shift() : fallback;
-      if (next instanceof Error) throw next;
-      if (next === 'never') return new Promise(() => {});
-      return next;
-    };
+  const effect = (name: keyof LevelEffects, fallback: unknown) => async (input: unknown, signal: AbortSignal) => {
+    calls.push({ name, input, signal });
+    const next = script[name]?.length ? script[name]!.shift() : fallback;
+    if (next instanceof Error) throw next;
+    if (next === 'never') return new Promise(() => {});
+    return next;
+  };
   const effects = {
     extract: effect('extract', { status: 'ok', cached: false }),
     convert: effect('convert', { status: 'ok', cached: false }),
@@ -230,7 +247,16 @@ describe('level machine scenarios', () => {
   });
 
   it('keeps the best of up to three trials and the counts of the last one (evaluator bookkeeping)', async () => {
-    const trial = (score: number, moving: number): SimulateOutput => ({ status: 'ok', cached: false, captured: true, score, startingObjects: 5, movingObjects: moving, moving: Array.from({ length: moving }, (_, i) => i), engineId: 'e0' });
+    const trial = (score: number, moving: number): SimulateOutput => ({
+      status: 'ok',
+      cached: false,
+      captured: true,
+      score,
+      startingObjects: 5,
+      movingObjects: moving,
+      moving: Array.from({ length: moving }, (_, i) => i),
+      engineId: 'e0',
+    });
     const { calls, machine } = scripted({ simulate: [trial(0.6, 2), trial(0.8, 1), trial(0.4, 3)] });
     const outcome = await startLevel(machine, input());
     // Unity keeps the score as a float32 (`Mathf.Max` over floats).
@@ -273,18 +299,45 @@ describe('level machine scenarios', () => {
   });
 
   it('does not retry when no engine is left', async () => {
-    const { calls, machine } = scripted({ simulate: [{ status: 'engine-fault', kind: 'no-engines', engineId: undefined, reason: 'no engine left to run it' }] });
+    const { calls, machine } = scripted({
+      simulate: [{ status: 'engine-fault', kind: 'no-engines', engineId: undefined, reason: 'no engine left to run it' }],
+    });
     const outcome = await startLevel(machine, input());
     expect(outcome.failure?.kind).toBe('engine');
     expect(calls.filter((c) => c.name === 'simulate')).toHaveLength(1);
   });
 
   const failures: Array<[string, Partial<Record<keyof LevelEffects, unknown[]>>, object, string]> = [
-    ['no code in the response', { extract: [{ status: 'failed', reason: 'Code not found.' }] }, { stage: 'extract', kind: 'level', reason: 'Code not found.' }, 'raw'],
-    ['no response at all', { extract: [{ status: 'failed', reason: 'no response file', missingInput: true }] }, { stage: 'extract', kind: 'level', reason: 'no response file' }, 'none'],
-    ['a level outside the grid', { convert: [{ status: 'failed', reason: 'Height boundary is intruded.' }] }, { stage: 'convert', kind: 'level', reason: 'Height boundary is intruded.' }, 'intermediate'],
-    ['a level the engine cannot load', { simulate: [{ status: 'level-error', reason: 'unknown block type' }] }, { stage: 'simulate', kind: 'level', reason: 'unknown block type' }, 'level'],
-    ['a capture that cannot be framed', { capture: [{ status: 'level-error', reason: 'no block' }] }, { stage: 'capture', kind: 'level', reason: 'no block' }, 'simulated'],
+    [
+      'no code in the response',
+      { extract: [{ status: 'failed', reason: 'Code not found.' }] },
+      { stage: 'extract', kind: 'level', reason: 'Code not found.' },
+      'raw',
+    ],
+    [
+      'no response at all',
+      { extract: [{ status: 'failed', reason: 'no response file', missingInput: true }] },
+      { stage: 'extract', kind: 'level', reason: 'no response file' },
+      'none',
+    ],
+    [
+      'a level outside the grid',
+      { convert: [{ status: 'failed', reason: 'Height boundary is intruded.' }] },
+      { stage: 'convert', kind: 'level', reason: 'Height boundary is intruded.' },
+      'intermediate',
+    ],
+    [
+      'a level the engine cannot load',
+      { simulate: [{ status: 'level-error', reason: 'unknown block type' }] },
+      { stage: 'simulate', kind: 'level', reason: 'unknown block type' },
+      'level',
+    ],
+    [
+      'a capture that cannot be framed',
+      { capture: [{ status: 'level-error', reason: 'no block' }] },
+      { stage: 'capture', kind: 'level', reason: 'no block' },
+      'simulated',
+    ],
     ['an I/O error', { convert: [new Error('EIO: i/o error')] }, { stage: 'convert', kind: 'error', reason: 'EIO: i/o error' }, 'intermediate'],
     ['a commit that fails', { commit: [{ status: 'failed', reason: 'disk full' }] }, { stage: 'commit', kind: 'error', reason: 'disk full' }, 'image'],
   ];
@@ -321,9 +374,18 @@ describe('level machine scenarios', () => {
     const seen: string[] = [];
     await startLevel(machine, input(), {
       inspect: (e) => {
-        if (e.type === '@xstate.snapshot' && (e.actorRef as { id?: string }).id === `level:${LEVEL.id}`) seen.push(JSON.stringify((e.snapshot as Snapshot).value));
+        if (e.type === '@xstate.snapshot' && (e.actorRef as { id?: string }).id === `level:${LEVEL.id}`)
+          seen.push(JSON.stringify((e.snapshot as Snapshot).value));
       },
     });
-    expect(seen.filter((v, i) => v !== seen[i - 1])).toEqual(['"queued"', '"extracting"', '"converting"', '"simulating"', '"capturing"', '"scoringReady"', '"done"']);
+    expect(seen.filter((v, i) => v !== seen[i - 1])).toEqual([
+      '"queued"',
+      '"extracting"',
+      '"converting"',
+      '"simulating"',
+      '"capturing"',
+      '"scoringReady"',
+      '"done"',
+    ]);
   });
 });

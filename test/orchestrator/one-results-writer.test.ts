@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, resultFiles, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * One writer of `result/` (orchestrator/result/step.ts): `sbeval score` after `sbeval run`, and after a

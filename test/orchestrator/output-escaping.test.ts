@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../helpers/csv.js';
+import { type TeamSpec, writeTeam } from '../scoring/write-team.js';
 import { PROJECT_ROOT, spawnSbeval } from './helpers/competition.js';
-import { writeTeam, type TeamSpec } from '../scoring/write-team.js';
 
 /**
  * Team names are folder names, so they can be anything a file system allows: a spreadsheet must not
@@ -26,7 +26,10 @@ function expectNoFormula(csv: string, file: string): string[][] {
 
 /** Cells of a Markdown table row (split on `|` that is not backslash-escaped). */
 function markdownCells(line: string): string[] {
-  return line.replace(/^\|\s?|\s?\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim());
+  return line
+    .replace(/^\|\s?|\s?\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
 }
 
 describe('text from outside in sbeval outputs', () => {
@@ -57,7 +60,10 @@ describe('text from outside in sbeval outputs', () => {
 
   it('score: the official CSVs neutralize formulas (numbers and ordinary names untouched); the report shows names as text', async () => {
     const root = mkdtempSync(join(tmpdir(), 'sbeval-escape-'));
-    const spec: TeamSpec = { A: { stability: [1, 0.5], similarity: [0.75, 0.25], diversity: 0.5 }, B: { stability: [0, 1], similarity: [0.5, 0.125], diversity: 0.25 } };
+    const spec: TeamSpec = {
+      A: { stability: [1, 0.5], similarity: [0.75, 0.25], diversity: 0.5 },
+      B: { stability: [0, 1], similarity: [0.5, 0.125], diversity: 0.25 },
+    };
     for (const team of [...FORMULAS, MARKUP, 'plain_team']) writeTeam(root, team, spec);
     const score = await spawnSbeval(['score', root, '--rules', '2024', '--trials', '2']);
     expect(score.exitCode, String(score.stderr)).toBe(0);
@@ -72,7 +78,11 @@ describe('text from outside in sbeval outputs', () => {
     }
     // sbeval's own uncertainty files (RFC 4180): the same neutralisation.
     for (const file of ['score_intervals.csv', 'rank_probabilities.csv']) {
-      const names = new Set(expectNoFormula(readFileSync(join(root, 'result', file), 'utf8'), file).slice(1).map((r) => r[0]));
+      const names = new Set(
+        expectNoFormula(readFileSync(join(root, 'result', file), 'utf8'), file)
+          .slice(1)
+          .map((r) => r[0]),
+      );
       for (const team of FORMULAS) expect(names.has(`'${team}`), `${file}: ${team}`).toBe(true);
       expect(names.has(MARKUP), file).toBe(true);
     }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import type { RemoteEngine } from '../../bridge/remote-engine.js';
-import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
+import { EnginePool, type PoolEvent, PoolJobError } from '../../orchestrator/pool/index.js';
 import { Collected } from '../bridge/collect.js';
 import { goldenLevel, job } from '../bridge/levels.js';
 import { RawClient } from '../bridge/raw-client.js';
@@ -41,7 +41,7 @@ async function liar(endpoint: EngineEndpoint): Promise<{ client: RawClient; engi
 }
 
 describe('level faults claimed by an engine over a real socket', () => {
-  it('are checked by the referee: a true claim fails the level with the rules\' reason, a false one discredits the engine', async () => {
+  it("are checked by the referee: a true claim fails the level with the rules' reason, a false one discredits the engine", async () => {
     const endpoint = await EngineEndpoint.listen();
     cleanup.push(() => endpoint.close());
     const { client, engine, loads } = await liar(endpoint);
@@ -76,7 +76,10 @@ describe('level faults claimed by an engine over a real socket', () => {
 
     // The liar is discredited, retired, and told so: its connection closes.
     const discredited = events.find((e) => e.type === 'engine-discredited');
-    expect(discredited).toMatchObject({ engineId: engine.id, reason: expect.stringContaining(`said level V1_L_1 cannot run (${LIE}), but engine ${result.engineId} ran it`) });
+    expect(discredited).toMatchObject({
+      engineId: engine.id,
+      reason: expect.stringContaining(`said level V1_L_1 cannot run (${LIE}), but engine ${result.engineId} ran it`),
+    });
     expect(events.some((e) => e.type === 'engine-retired' && e.engineId === engine.id)).toBe(true);
     expect((await client.closed).code).toBe(1000);
     expect(pool.size).toBe(0);

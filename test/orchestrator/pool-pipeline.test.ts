@@ -8,7 +8,7 @@ import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import { EnginePool, PoolJobError } from '../../orchestrator/pool/index.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
-import { BODIES, CAPTURE_PNG, FAKE_LEVEL_XML, batch } from './helpers/fake-engines.js';
+import { BODIES, batch, CAPTURE_PNG, FAKE_LEVEL_XML } from './helpers/fake-engines.js';
 
 /**
  * Pipelined dispatch: an engine that takes two runs at once (the worker-thread engine) gets

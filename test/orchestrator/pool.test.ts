@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob } from '../../bridge/engine.js';
-import { EnginePool, PoolJobError, type PoolEvent } from '../../orchestrator/pool/index.js';
-import { stepsToSimulate } from '../../bridge/window.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { FAKE_LEVEL_XML, FakeEngine, RecordingSink, type Behaviour } from './helpers/fake-engines.js';
+import { stepsToSimulate } from '../../bridge/window.js';
+import { EnginePool, type PoolEvent, PoolJobError } from '../../orchestrator/pool/index.js';
 import { until } from '../helpers/cli.js';
+import { type Behaviour, FAKE_LEVEL_XML, FakeEngine, RecordingSink } from './helpers/fake-engines.js';
 
 /** A fake with sbeval's own rules (as the headless engine): its level faults are verdicts. */
 class RulesEngine extends FakeEngine {
@@ -80,7 +80,12 @@ describe('engine pool', () => {
     expect(sink.steps).toEqual(allSteps);
     expect(events.some((e) => e.type === 'requeued' && e.levelId === 'L0')).toBe(true);
     // One crash is not yet a dead engine (maxConsecutiveFailures 2): it stays in the pool.
-    expect(pool.health().map((h) => h.engineId).sort()).toEqual(['dying', 'healthy']);
+    expect(
+      pool
+        .health()
+        .map((h) => h.engineId)
+        .sort(),
+    ).toEqual(['dying', 'healthy']);
     await pool.close();
   });
 
@@ -131,9 +136,7 @@ describe('engine pool', () => {
     expect(result.engineId).toBe('s0g1');
     expect(created).toBe(2);
     expect(sink.steps).toEqual(allSteps);
-    expect(events.map((e) => e.type)).toEqual(
-      expect.arrayContaining(['attempt-failed', 'engine-retired', 'requeued', 'engine-added', 'job-done']),
-    );
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['attempt-failed', 'engine-retired', 'requeued', 'engine-added', 'job-done']));
     await pool.close();
   });
 
@@ -179,7 +182,7 @@ describe('engine pool', () => {
     });
   }
 
-  it('fails a level error of an engine with sbeval\'s own rules at once, without retrying, and keeps the engine', async () => {
+  it("fails a level error of an engine with sbeval's own rules at once, without retrying, and keeps the engine", async () => {
     const engine = new RulesEngine('e0', ['level-error', 'ok']);
     const other = new FakeEngine('e1');
     const pool = new EnginePool({ engines: [engine, other] });
@@ -194,7 +197,7 @@ describe('engine pool', () => {
     await pool.close();
   });
 
-  it('checks a level fault claimed by an engine without sbeval\'s rules on another engine, and discredits the claimer when that one runs the level', async () => {
+  it("checks a level fault claimed by an engine without sbeval's rules on another engine, and discredits the claimer when that one runs the level", async () => {
     const claimer = new FakeEngine('claimer', ['level-error']);
     const other = new FakeEngine('other');
     const { events, onEvent } = collect();
@@ -207,7 +210,12 @@ describe('engine pool', () => {
       ['other', undefined],
     ]);
     expect(sink.steps).toEqual(allSteps);
-    expect(events).toContainEqual({ type: 'engine-discredited', engineId: 'claimer', engineSerial: 0, reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/) });
+    expect(events).toContainEqual({
+      type: 'engine-discredited',
+      engineId: 'claimer',
+      engineSerial: 0,
+      reason: expect.stringMatching(/said level L0 cannot run \(L0: unknown block type\), but engine other ran it/),
+    });
     expect(pool.isDiscredited(0)).toBe(true);
     expect(pool.isDiscredited(result.engineSerial)).toBe(false);
     expect(discredited(events)).toEqual(['claimer']);
@@ -228,7 +236,10 @@ describe('engine pool', () => {
     const pool = new EnginePool({ engines: [claimer], onEvent, maxAttempts: 1, referee });
     // A level sbeval's rules cannot load either: the job fails with the rules' reason, not the claim's text.
     const unknown = FAKE_LEVEL_XML.replace('type="RectSmall"', 'type="RectHuge"');
-    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).then(() => new Error('the level loaded'), (e: unknown) => e as Error);
+    const expected = await new HeadlessEngine().run({ levelId: 'BAD', xml: unknown, settings: SETTINGS }, new RecordingSink()).then(
+      () => new Error('the level loaded'),
+      (e: unknown) => e as Error,
+    );
     const error = await rejection(pool.run({ job: { ...job('BAD'), xml: unknown }, sink: new RecordingSink() }));
     expect(error.kind).toBe('level');
     expect(error.message).toBe(expected.message);
@@ -426,7 +437,9 @@ describe('engine pool', () => {
     expect(stranded.kind).toBe('no-engines');
     expect(stranded.message).toMatch(/^L0: no engine left: engine liar was retired for a lie; no engine dialled in within 0\.2 s$/);
     // Jobs asked for after fail at once, until an engine dials in; then they run again.
-    expect((await rejection(pool.run({ job: job('L1'), sink: new RecordingSink() }))).message).toBe('L1: no engine left: engine liar was retired for a lie; no engine dialled in within 0.2 s');
+    expect((await rejection(pool.run({ job: job('L1'), sink: new RecordingSink() }))).message).toBe(
+      'L1: no engine left: engine liar was retired for a lie; no engine dialled in within 0.2 s',
+    );
     pool.add(new FakeEngine('late'));
     expect((await pool.run({ job: job('L2'), sink: new RecordingSink() })).engineId).toBe('late');
     await pool.close();
@@ -473,7 +486,12 @@ describe('engine pool', () => {
       [0, 1],
       [1, 1],
     ]);
-    expect(events.filter((e) => e.type === 'engine-retired').map((e) => (e as { engineId: string }).engineId).sort()).toEqual(['start-0', 'start-1']);
+    expect(
+      events
+        .filter((e) => e.type === 'engine-retired')
+        .map((e) => (e as { engineId: string }).engineId)
+        .sort(),
+    ).toEqual(['start-0', 'start-1']);
     expect(pool.size).toBe(2);
     expect(pool.stats).toEqual({ retired: 2, replaced: 2, replaceFailed: 0 });
     await pool.close();
@@ -498,7 +516,10 @@ describe('engine pool', () => {
     await pool.run({ job: job('L0'), sink, maxAttempts: 2 });
     expect(sink.steps).toEqual(allSteps);
     expect(calls).toBe(3);
-    expect(events.filter((e) => e.type === 'engine-replace-failed').map((e) => (e as { reason: string }).reason)).toEqual(['launch 1 failed', 'launch 2 failed']);
+    expect(events.filter((e) => e.type === 'engine-replace-failed').map((e) => (e as { reason: string }).reason)).toEqual([
+      'launch 1 failed',
+      'launch 2 failed',
+    ]);
     expect(pool.stats).toEqual({ retired: 1, replaced: 1, replaceFailed: 0 });
     await pool.close();
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { JsonProgress, PlainProgress, TtyProgress, createProgressDisplay, formatSummaryLines } from '../../orchestrator/progress/index.js';
+import { describe, expect, it } from 'vitest';
+import { createProgressDisplay, formatSummaryLines, JsonProgress, PlainProgress, TtyProgress } from '../../orchestrator/progress/index.js';
 
 class Collect {
   text = '';
@@ -54,7 +54,10 @@ describe('progress displays', () => {
     display.tick('extract', 'failed', 'a/A/a_A_2.txt', 'Code not found.');
     display.note('extract', 'hello');
     display.end('extract');
-    const records = out.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const records = out.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records.map((r) => r.type)).toEqual(['start', 'tick', 'tick', 'note', 'end']);
     expect(records[2]).toMatchObject({ stage: 'extract', outcome: 'failed', detail: 'Code not found.', done: 2, total: 2 });
     expect(records[4]).toMatchObject({ ok: 1, failed: 1, skipped: 0 });
@@ -62,7 +65,15 @@ describe('progress displays', () => {
   });
 
   it('live bars on a terminal: a bar per stage with its counts, notes above', () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 120, rows: 40, cursorTo() {}, moveCursor() {}, clearLine() {}, clearScreenDown() {} });
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 120,
+      rows: 40,
+      cursorTo() {},
+      moveCursor() {},
+      clearLine() {},
+      clearScreenDown() {},
+    });
     let text = '';
     stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
     const display = new TtyProgress(stream);

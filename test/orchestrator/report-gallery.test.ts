@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
-import { collectGallery } from '../../orchestrator/report/gallery.js';
 import { folderFates, NEVER_GENERATED } from '../../orchestrator/report/fates.js';
+import { collectGallery } from '../../orchestrator/report/gallery.js';
 import { makeThumbnail, thumbnailDataUri } from '../../orchestrator/report/thumbnail.js';
 import { cachePath } from '../../orchestrator/stages/level-cache.js';
 import { areaDownsampleGrey } from '../../scoring/report/area-downscale.js';
@@ -30,8 +30,8 @@ function bruteForce(grey: Uint8Array, w: number, h: number, size: number, sub = 
       let sum = 0;
       for (let sy = 0; sy < sub; sy++) {
         for (let sx = 0; sx < sub; sx++) {
-          const x = Math.floor((((ox + (sx + 0.5) / sub) / size) * w));
-          const y = Math.floor((((oy + (sy + 0.5) / sub) / size) * h));
+          const x = Math.floor(((ox + (sx + 0.5) / sub) / size) * w);
+          const y = Math.floor(((oy + (sy + 0.5) / sub) / size) * h);
           sum += grey[y * w + x]!;
         }
       }
@@ -67,7 +67,7 @@ describe('thumbnails', () => {
     expect(meanAbsDiff(down, reference)).toBeLessThan(2.5);
   });
 
-  it('take the exact one-channel shortcut for power-of-two ratios with the general loop\'s pixels', () => {
+  it("take the exact one-channel shortcut for power-of-two ratios with the general loop's pixels", () => {
     // Grey + opaque alpha goes through the general per-pixel loop; plain grey through the whole-pixel sums.
     let seed = 11;
     const noise = new Uint8Array(1024 * 1024).map(() => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) & 255);
@@ -98,14 +98,20 @@ describe('thumbnails', () => {
   });
 
   it('look like libvips’ own downscale of the same evaluator image, and unlike another one', async () => {
-    const files = readdirSync(IMAGES).filter((f) => f.endsWith('.png')).slice(0, 4);
+    const files = readdirSync(IMAGES)
+      .filter((f) => f.endsWith('.png'))
+      .slice(0, 4);
     for (const [i, file] of files.entries()) {
       const png = readFileSync(join(IMAGES, file));
       const thumb = await decodeGrey(await makeThumbnail(png));
       expect([thumb.width, thumb.height]).toEqual([80, 80]);
       const libvips = await sharp(png).greyscale().resize(80, 80, { kernel: 'lanczos3' }).raw().toBuffer();
       expect(meanAbsDiff(thumb.data, libvips), file).toBeLessThan(6);
-      const other = await sharp(readFileSync(join(IMAGES, files[(i + 1) % files.length]!))).greyscale().resize(80, 80, { kernel: 'lanczos3' }).raw().toBuffer();
+      const other = await sharp(readFileSync(join(IMAGES, files[(i + 1) % files.length]!)))
+        .greyscale()
+        .resize(80, 80, { kernel: 'lanczos3' })
+        .raw()
+        .toBuffer();
       expect(meanAbsDiff(thumb.data, other), file).toBeGreaterThan(10);
     }
   });
@@ -113,7 +119,10 @@ describe('thumbnails', () => {
   it('come out the same from a plain grey PNG (decoded without libvips) as from the RGBA file', async () => {
     const rgbaPng = readFileSync(join(IMAGES, 'V1_L_2.png'));
     const grey = await sharp(rgbaPng).greyscale().raw().toBuffer({ resolveWithObject: true });
-    const greyPng = await sharp(grey.data, { raw: { width: grey.info.width, height: grey.info.height, channels: 1 } }).toColourspace('b-w').png().toBuffer();
+    const greyPng = await sharp(grey.data, { raw: { width: grey.info.width, height: grey.info.height, channels: 1 } })
+      .toColourspace('b-w')
+      .png()
+      .toBuffer();
     expect(decodeGreyPng(greyPng, 1 << 26)?.channels).toBe(1);
     const [a, b] = await Promise.all([decodeGrey(await makeThumbnail(greyPng)), decodeGrey(await makeThumbnail(rgbaPng))]);
     expect(a.data.length).toBe(80 * 80);
@@ -155,7 +164,10 @@ describe('the gallery of a folder without a run accounting', () => {
     put(join(root, 't', 'raw', 'A', 't_A_3.txt'), "```\ndrop_block('b99', 10)\n```");
     put(join(root, 't', 'intermediate', 'A', 't_A_3.txt'), "drop_block('b99', 10)");
     put(join(root, 't', 'levels', 'A', 't_A_4.xml'), '<Level/>');
-    put(cachePath(root, 't', 'A', 't_A_4.xml'), JSON.stringify({ format: 1, xmlSha256: '', settings: '', outcome: { ok: false, reason: 'the level has no blocks' } }));
+    put(
+      cachePath(root, 't', 'A', 't_A_4.xml'),
+      JSON.stringify({ format: 1, xmlSha256: '', settings: '', outcome: { ok: false, reason: 'the level has no blocks' } }),
+    );
     put(join(root, 't', 'levels', 'A', 't_A_5.xml'), '<Level/>');
     writeTeam(root, 't', { A: { stability: [1, null, null, null, null, null], similarity: [0.25, null, null, null, null, null] } });
     const fates = folderFates(root, { teams: ['t'], trials: 6, prefix: 'drop_block' });

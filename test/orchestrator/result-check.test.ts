@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, runCounts, workspace, type RunCounts, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, type RunCounts, resultFiles, runCounts, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * After a scored run, `sbeval check` detects a changed level, image, similarity file
@@ -78,7 +78,7 @@ describe('sbeval check after a scored run, and the run that follows', () => {
   const read = (root: string, path: string) => readFileSync(join(root, path));
   const CHANGES: Change[] = [
     {
-      what: 'a changed level (a team that starts at levels/): that level, its letter\'s images and diversity, the score',
+      what: "a changed level (a team that starts at levels/): that level, its letter's images and diversity, the score",
       change: (root) => writeFileSync(join(root, 'Outsider/levels/I/Outsider_I_1.xml'), read(root, 'BlockSmith/levels/L/BlockSmith_L_1.xml')),
       named: /\n {2}changed: levels \(1\): Outsider\/levels\/I\/Outsider_I_1\.xml\n/,
       redone: { simulated: 1, similarity: [1, 37], diversity: [1, 15], score: 'done' },
@@ -92,7 +92,7 @@ describe('sbeval check after a scored run, and the run that follows', () => {
       resultsAsBefore: true,
     },
     {
-      what: 'a changed image: no level, that letter\'s images classified again, its diversity, the score',
+      what: "a changed image: no level, that letter's images classified again, its diversity, the score",
       change: (root) => writeFileSync(join(root, 'BlockSmith/images/I/BlockSmith_I_1.png'), read(root, 'BlockSmith/images/L/BlockSmith_L_1.png')),
       named: /\n {2}changed: images \(1\): BlockSmith\/images\/I\/BlockSmith_I_1\.png\n/,
       redone: { simulated: 0, similarity: [3, 35], diversity: [1, 15], score: 'done' },
@@ -100,7 +100,13 @@ describe('sbeval check after a scored run, and the run that follows', () => {
     },
     {
       what: 'a similarity file edited by hand: computed again from its images, and the results stand as they were',
-      change: (root) => writeFileSync(join(root, 'GridThinkers/similarity/L.json'), read(root, 'GridThinkers/similarity/L.json').toString('utf8').replace(/"similarity": [0-9.e-]+/, '"similarity": 0.999')),
+      change: (root) =>
+        writeFileSync(
+          join(root, 'GridThinkers/similarity/L.json'),
+          read(root, 'GridThinkers/similarity/L.json')
+            .toString('utf8')
+            .replace(/"similarity": [0-9.e-]+/, '"similarity": 0.999'),
+        ),
       named: /\n {2}changed: similarity \(1\): GridThinkers\/similarity\/L\.json\n/,
       redone: { simulated: 0, similarity: [3, 35], diversity: [0, 16], score: 'skipped' },
       resultsAsBefore: true,

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, RANKING_FILES, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, RANKING_FILES, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * What the result folder may claim (docs/report-truth.md), replayed through the commands a user types on copies of the
@@ -28,11 +28,18 @@ afterAll(() => {
   rmSync(ws.dir, { recursive: true, force: true });
 });
 
-const manifestOf = (root: string) => JSON.parse(readFileSync(join(root, 'result', 'manifest.json'), 'utf8')) as { score: { written: boolean; reason?: string }; identity: { simulation: string[] }; outputs: Record<string, string> };
+const manifestOf = (root: string) =>
+  JSON.parse(readFileSync(join(root, 'result', 'manifest.json'), 'utf8')) as {
+    score: { written: boolean; reason?: string };
+    identity: { simulation: string[] };
+    outputs: Record<string, string>;
+  };
 
 /** Every file under `result/`, relative to the root (`/`-separated). */
 function resultTree(root: string, dir = join(root, 'result')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? resultTree(root, join(dir, e.name)) : [relative(root, join(dir, e.name)).split(sep).join('/')])).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? resultTree(root, join(dir, e.name)) : [relative(root, join(dir, e.name)).split(sep).join('/')]))
+    .sort();
 }
 
 describe('readiness keyed by the simulation settings', () => {
@@ -40,7 +47,9 @@ describe('readiness keyed by the simulation settings', () => {
     const root = copyOf(scored, join(ws.dir, 'subset-damage'));
     writeFileSync(join(root, 'sbeval.config.yaml'), 'trials: 3\ndamage: body\n');
     const run = await ok(['run', root, '--team', 'BlockSmith', '--model', ws.model]);
-    expect(run.stdout).toMatch(/score +unavailable +not written, the folder cannot be scored as it is: levels simulated with other simulation settings than these \(engine headless, 3 stability trial\(s\), damage body\) \(run sbeval simulate with these settings\): GridThinkers\/levels\/I\/GridThinkers_I_1\.xml/);
+    expect(run.stdout).toMatch(
+      /score +unavailable +not written, the folder cannot be scored as it is: levels simulated with other simulation settings than these \(engine headless, 3 stability trial\(s\), damage body\) \(run sbeval simulate with these settings\): GridThinkers\/levels\/I\/GridThinkers_I_1\.xml/,
+    );
     for (const file of RANKING_FILES) expect(existsSync(join(root, 'result', file)), file).toBe(false);
     expect(manifestOf(root).score.written).toBe(false);
     // The accounting agrees: the other teams' levels are not simulated under these settings.
@@ -57,11 +66,15 @@ describe('readiness keyed by the simulation settings', () => {
     await ok(['simulate', root, '--team', 'BlockSmith', '--sim-trials', '1']);
     const refused = await sbeval(['score', root]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/not scored, the folder cannot be scored as it is: levels simulated with other simulation settings than these \(engine headless, 3 stability trial\(s\), damage contact-point\) \(run sbeval simulate with these settings\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml/);
+    expect(refused.stderr).toMatch(
+      /not scored, the folder cannot be scored as it is: levels simulated with other simulation settings than these \(engine headless, 3 stability trial\(s\), damage contact-point\) \(run sbeval simulate with these settings\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml/,
+    );
     // A score with the one-trial settings refuses the other teams' levels in turn: one folder, one set of settings.
     const mixed = await sbeval(['score', root, '--sim-trials', '1']);
     expect(mixed.code).toBe(1);
-    expect(mixed.stderr).toMatch(/levels simulated with other simulation settings than these \(engine headless, 1 stability trial\(s\), damage contact-point\) .*GridThinkers\/levels\/I\/GridThinkers_I_1\.xml/);
+    expect(mixed.stderr).toMatch(
+      /levels simulated with other simulation settings than these \(engine headless, 1 stability trial\(s\), damage contact-point\) .*GridThinkers\/levels\/I\/GridThinkers_I_1\.xml/,
+    );
     await ok(['simulate', root, '--sim-trials', '1']);
     await ok(['score', root, '--sim-trials', '1']);
     expect(manifestOf(root).score.written).toBe(true);
@@ -99,12 +112,20 @@ describe('files a stage ignores are counted in the final summary', () => {
     writeFileSync(join(root, 'PromptPilots', 'similarity', 'notes.md'), 'not a similarity file\n');
     const run = await ok(['run', root, '--model', ws.model]);
     // Repeated at the end with the run's other warnings (the notes per file scroll by during the stage).
-    expect(run.stdout).toMatch(/\n {2}- similarity: 2 file\(s\) ignored: not a PNG image \(BlockSmith\/images\/I\/notes\.txt, GridThinkers\/images\/L\/GridThinkers_L_1\.jpg\) — see .*logs\/similarity_log_[^ ]+\.txt\n/);
-    expect(run.stdout).toMatch(/\n {2}- diversity: 1 file\(s\) ignored: not a JSON file \(PromptPilots\/similarity\/notes\.md\) — see .*logs\/diversity_log_[^ ]+\.txt\n/);
+    expect(run.stdout).toMatch(
+      /\n {2}- similarity: 2 file\(s\) ignored: not a PNG image \(BlockSmith\/images\/I\/notes\.txt, GridThinkers\/images\/L\/GridThinkers_L_1\.jpg\) — see .*logs\/similarity_log_[^ ]+\.txt\n/,
+    );
+    expect(run.stdout).toMatch(
+      /\n {2}- diversity: 1 file\(s\) ignored: not a JSON file \(PromptPilots\/similarity\/notes\.md\) — see .*logs\/diversity_log_[^ ]+\.txt\n/,
+    );
     // The stage commands' summaries count them the same way.
     const similarity = await ok(['similarity', root, '--model', ws.model]);
-    expect(similarity.stdout).toMatch(/\n {2}2 file\(s\) ignored: not a PNG image \(BlockSmith\/images\/I\/notes\.txt, GridThinkers\/images\/L\/GridThinkers_L_1\.jpg\) — see .*logs\/similarity_log_[^ ]+\.txt\n/);
+    expect(similarity.stdout).toMatch(
+      /\n {2}2 file\(s\) ignored: not a PNG image \(BlockSmith\/images\/I\/notes\.txt, GridThinkers\/images\/L\/GridThinkers_L_1\.jpg\) — see .*logs\/similarity_log_[^ ]+\.txt\n/,
+    );
     const diversity = await ok(['diversity', root]);
-    expect(diversity.stdout).toMatch(/\n {2}1 file\(s\) ignored: not a JSON file \(PromptPilots\/similarity\/notes\.md\) — see .*logs\/diversity_log_[^ ]+\.txt\n/);
+    expect(diversity.stdout).toMatch(
+      /\n {2}1 file\(s\) ignored: not a JSON file \(PromptPilots\/similarity\/notes\.md\) — see .*logs\/diversity_log_[^ ]+\.txt\n/,
+    );
   }, 180_000);
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { snapshot } from './helpers/competition.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, RANKING_FILES, resultFiles, trialRows, workspace, type Workspace } from './helpers/result-folder.js';
+import { copyOf, ok, RANKING_FILES, resultFiles, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * The result folder never claims what is not true. Each case is replayed
@@ -40,7 +40,9 @@ describe('case 1: --team and --chars limit the work, never the truth', () => {
     const before = snapshot(root);
     const team = await sbeval(['run', root, '--team', 'Nobody']);
     expect(team.code).toBe(2);
-    expect(team.stderr.trim().split('\n').at(-1)).toBe(`sbeval: [config] --team Nobody: no such team folder in ${root} (the teams are BlockSmith, GridThinkers, PromptPilots)`);
+    expect(team.stderr.trim().split('\n').at(-1)).toBe(
+      `sbeval: [config] --team Nobody: no such team folder in ${root} (the teams are BlockSmith, GridThinkers, PromptPilots)`,
+    );
     const chars = await sbeval(['run', root, '--chars', 'Q']);
     expect(chars.code).toBe(2);
     expect(chars.stderr).toMatch(/--chars Q matches no letter with files in .* \(the letters are I,L,O,T,U\)\n$/);
@@ -84,7 +86,9 @@ describe('case 2: no stale or impossible results', () => {
     expect(score.code).toBe(1);
     const lines = score.stderr.trim().split('\n');
     expect(lines).toHaveLength(2); // the settings line, then the reason
-    expect(lines[1]).toMatch(/^sbeval: \[score\] not scored, the folder cannot be scored as it is: images without a similarity file \(run sbeval similarity with a model\): BlockSmith\/images\/I, BlockSmith\/images\/L and 13 more$/);
+    expect(lines[1]).toMatch(
+      /^sbeval: \[score\] not scored, the folder cannot be scored as it is: images without a similarity file \(run sbeval similarity with a model\): BlockSmith\/images\/I, BlockSmith\/images\/L and 13 more$/,
+    );
     // Every trial's fate is written whatever the folder supports (one writer: orchestrator/result/step.ts).
     expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
     // run, in the same state, refuses the same thing for the same reason.
@@ -107,7 +111,11 @@ describe('case 2: no stale or impossible results', () => {
     // Every other file of the scored state goes: the official results, the report and the interval files.
     const removed = [...truth.keys()].filter((f) => !kept.includes(f)).length;
     expect(removed).toBeGreaterThanOrEqual(6);
-    expect(stale.stdout).toMatch(new RegExp(`score +unavailable +not written, the folder cannot be scored as it is: similarity files computed from other images .*BlockSmith/similarity/I\\.json; removed ${removed} result file\\(s\\) of an earlier state`));
+    expect(stale.stdout).toMatch(
+      new RegExp(
+        `score +unavailable +not written, the folder cannot be scored as it is: similarity files computed from other images .*BlockSmith/similarity/I\\.json; removed ${removed} result file\\(s\\) of an earlier state`,
+      ),
+    );
     expect([...resultFiles(root).keys()]).toEqual(kept);
     const rows = trialRows(root).filter((r) => r[4] === 'image');
     expect(rows.filter((r) => r[7] === 'unavailable').map((r) => `${r[0]} ${r[2]}`)).toEqual(['BlockSmith I', 'BlockSmith I', 'BlockSmith I']);
@@ -126,10 +134,16 @@ describe('case 2: no stale or impossible results', () => {
     for (const stage of ['extract', 'convert']) await ok([stage, root]);
     const score = await sbeval(['score', root]);
     expect(score.code).toBe(1);
-    expect(score.stderr).toMatch(/not scored, the folder cannot be scored as it is: levels changed since they were simulated \(run sbeval simulate\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml; removed result\/constants\.json, .*result\/report\.html, result\/score_intervals\.csv, result\/rank_probabilities\.csv, which described an earlier state of the folder\n$/);
+    expect(score.stderr).toMatch(
+      /not scored, the folder cannot be scored as it is: levels changed since they were simulated \(run sbeval simulate\): BlockSmith\/levels\/I\/BlockSmith_I_1\.xml; removed result\/constants\.json, .*result\/report\.html, result\/score_intervals\.csv, result\/rank_probabilities\.csv, which described an earlier state of the folder\n$/,
+    );
     // The accounting is written again from the folder as it is: the new response's level is not simulated yet.
     expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
-    expect(trialRows(root).find((r) => r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '1')?.slice(4, 6)).toEqual(['level', 'no image (the level is not simulated yet)']);
+    expect(
+      trialRows(root)
+        .find((r) => r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '1')
+        ?.slice(4, 6),
+    ).toEqual(['level', 'no image (the level is not simulated yet)']);
   }, 120_000);
 });
 
@@ -149,7 +163,9 @@ describe('case 3: one reading of the folder layout', () => {
       expect(result.code, command).toBe(2);
       const lines = result.stderr.trim().split('\n');
       expect(lines, command).toHaveLength(1);
-      expect(lines[0]).toMatch(/^sbeval: \[input\] .*PromptPilots\/ holds no stage folder but .*PromptPilots\/PromptPilots\/ does \(raw\/\) beside the team folders BlockSmith\/, GridThinkers\/: a team folder one level too deep .* \(move the contents of .*PromptPilots\/PromptPilots\/ up into .*PromptPilots\/, then run again\)$/);
+      expect(lines[0]).toMatch(
+        /^sbeval: \[input\] .*PromptPilots\/ holds no stage folder but .*PromptPilots\/PromptPilots\/ does \(raw\/\) beside the team folders BlockSmith\/, GridThinkers\/: a team folder one level too deep .* \(move the contents of .*PromptPilots\/PromptPilots\/ up into .*PromptPilots\/, then run again\)$/,
+      );
     }
     nothingWritten(root);
   }, 120_000);
@@ -160,7 +176,9 @@ describe('case 3: one reading of the folder layout', () => {
     writeFileSync(join(root, 'notes', 'misc', 'raw', 'I', 'misc_I_1.txt'), 'drop_block("b11", 3)\n');
     const run = await sbeval(['run', root]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/notes\/misc\/ does \(raw\/\) .*otherwise move .*notes\/ out of the competition root or rename it \.notes \(hidden folders are ignored\)\)\n$/);
+    expect(run.stderr).toMatch(
+      /notes\/misc\/ does \(raw\/\) .*otherwise move .*notes\/ out of the competition root or rename it \.notes \(hidden folders are ignored\)\)\n$/,
+    );
     nothingWritten(root);
     renameSync(join(root, 'notes'), join(root, '.notes'));
     await ok(['run', root]);
@@ -173,7 +191,9 @@ describe('case 3: one reading of the folder layout', () => {
     cpSync(join(root, 'alpha', 'BlockSmith'), join(root, 'BlockSmith'), { recursive: true });
     const score = await sbeval(['score', root]);
     expect(score.code).toBe(2);
-    expect(score.stderr).toMatch(/alpha\/ holds team folders \(BlockSmith\/, GridThinkers\/\) beside the team folders BlockSmith\/: a folder of teams inside a competition would be a team to one command and a model folder to another \(move .*alpha\/ out of the competition root, or rename it \.alpha/);
+    expect(score.stderr).toMatch(
+      /alpha\/ holds team folders \(BlockSmith\/, GridThinkers\/\) beside the team folders BlockSmith\/: a folder of teams inside a competition would be a team to one command and a model folder to another \(move .*alpha\/ out of the competition root, or rename it \.alpha/,
+    );
     nothingWritten(root);
   }, 60_000);
 });
@@ -182,7 +202,9 @@ describe('case 7: run writes every official log its stage commands write', () =>
   it('logs/stability_log_<time>.txt: one line per level simulated, as sbeval simulate writes it', () => {
     const logs = readdirSync(join(scored, 'logs')).filter((f) => /^stability_log_.+\.txt$/.test(f));
     expect(logs).toHaveLength(1);
-    const lines = readFileSync(join(scored, 'logs', logs[0]!), 'utf8').trimEnd().split('\n');
+    const lines = readFileSync(join(scored, 'logs', logs[0]!), 'utf8')
+      .trimEnd()
+      .split('\n');
     const levels = trialRows(scored).filter((r) => r[4] === 'image');
     expect(lines).toHaveLength(levels.length);
     for (const line of lines) expect(line).toMatch(/^\[[^\]]+\] Processing - team: \w+ - character: [A-Z] - trial: \w+_[A-Z]_\d+\.xml - Succeed$/);

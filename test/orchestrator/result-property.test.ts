@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { resultFiles, workspace, type Workspace } from './helpers/result-folder.js';
+import { resultFiles, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * `result/` is a function of the folder, whatever led to it. A random sequence of
@@ -28,9 +28,26 @@ type Op =
   | { kind: 'delete'; pick: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('run' as const), model: fc.boolean(), team: fc.option(fc.constantFrom(...TEAMS), { nil: undefined }), chars: fc.option(fc.constantFrom(...LETTERS), { nil: undefined }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('run' as const),
+      model: fc.boolean(),
+      team: fc.option(fc.constantFrom(...TEAMS), { nil: undefined }),
+      chars: fc.option(fc.constantFrom(...LETTERS), { nil: undefined }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('stage' as const), stage: fc.constantFrom(...STAGES) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('edit' as const), team: fc.constantFrom(...TEAMS), letter: fc.constantFrom(...LETTERS), trial: fc.integer({ min: 1, max: 3 }), variant: fc.integer({ min: 0, max: 2 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('edit' as const),
+      team: fc.constantFrom(...TEAMS),
+      letter: fc.constantFrom(...LETTERS),
+      trial: fc.integer({ min: 1, max: 3 }),
+      variant: fc.integer({ min: 0, max: 2 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
 );
 
@@ -43,7 +60,18 @@ const freshResults = new Map<string, Map<string, string>>();
 
 /** The responses and the config, as one key. */
 function inputsKey(root: string): string {
-  const files = [join(root, 'sbeval.config.yaml'), ...TEAMS.flatMap((t) => LETTERS.flatMap((l) => (existsSync(join(root, t, 'raw', l)) ? readdirSync(join(root, t, 'raw', l)).sort().map((f) => join(root, t, 'raw', l, f)) : [])))];
+  const files = [
+    join(root, 'sbeval.config.yaml'),
+    ...TEAMS.flatMap((t) =>
+      LETTERS.flatMap((l) =>
+        existsSync(join(root, t, 'raw', l))
+          ? readdirSync(join(root, t, 'raw', l))
+              .sort()
+              .map((f) => join(root, t, 'raw', l, f))
+          : [],
+      ),
+    ),
+  ];
   return JSON.stringify(files.map((f) => [relative(root, f), readFileSync(f, 'utf8')]));
 }
 
@@ -96,7 +124,8 @@ function stageFiles(root: string): string[] {
 
 async function apply(root: string, o: Op): Promise<void> {
   let args: string[] | undefined;
-  if (o.kind === 'run') args = ['run', root, ...(o.model ? ['--model', ws.model] : []), ...(o.team ? ['--team', o.team] : []), ...(o.chars ? ['--chars', o.chars] : [])];
+  if (o.kind === 'run')
+    args = ['run', root, ...(o.model ? ['--model', ws.model] : []), ...(o.team ? ['--team', o.team] : []), ...(o.chars ? ['--chars', o.chars] : [])];
   else if (o.kind === 'stage') args = [o.stage, root, ...(o.stage === 'similarity' ? ['--model', ws.model] : [])];
   else if (o.kind === 'edit') edit(root, o);
   else {
@@ -146,9 +175,32 @@ describe('result/ is a function of the folder', () => {
         // then work on the other team and a score; a response edited into another level, stage commands, a
         // subset run without the model and a deleted stage file; an edit redone by a --chars run alone.
         examples: [
-          [true, [{ kind: 'edit', team: 'BlockSmith', letter: 'I', trial: 1, variant: 2 }, { kind: 'run', model: false, team: 'GridThinkers', chars: undefined }, { kind: 'stage', stage: 'convert' }, { kind: 'stage', stage: 'score' }]],
-          [true, [{ kind: 'edit', team: 'GridThinkers', letter: 'T', trial: 2, variant: 0 }, { kind: 'stage', stage: 'extract' }, { kind: 'stage', stage: 'convert' }, { kind: 'run', model: false, team: undefined, chars: 'I' }, { kind: 'delete', pick: 7 }]],
-          [true, [{ kind: 'edit', team: 'BlockSmith', letter: 'I', trial: 3, variant: 0 }, { kind: 'run', model: true, team: undefined, chars: 'I' }]],
+          [
+            true,
+            [
+              { kind: 'edit', team: 'BlockSmith', letter: 'I', trial: 1, variant: 2 },
+              { kind: 'run', model: false, team: 'GridThinkers', chars: undefined },
+              { kind: 'stage', stage: 'convert' },
+              { kind: 'stage', stage: 'score' },
+            ],
+          ],
+          [
+            true,
+            [
+              { kind: 'edit', team: 'GridThinkers', letter: 'T', trial: 2, variant: 0 },
+              { kind: 'stage', stage: 'extract' },
+              { kind: 'stage', stage: 'convert' },
+              { kind: 'run', model: false, team: undefined, chars: 'I' },
+              { kind: 'delete', pick: 7 },
+            ],
+          ],
+          [
+            true,
+            [
+              { kind: 'edit', team: 'BlockSmith', letter: 'I', trial: 3, variant: 0 },
+              { kind: 'run', model: true, team: undefined, chars: 'I' },
+            ],
+          ],
         ],
       },
     );

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { exampleCopy, prng, readRunLog, runLogs, snapshot, spawnSbeval } from './helpers/competition.js';
 
 /**

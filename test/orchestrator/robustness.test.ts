@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { perturbationFor, summarizeRobustness } from '../../scoring/robustness.js';
 import { runSbeval } from '../helpers/cli.js';
@@ -31,7 +31,14 @@ describe('simulate --robustness', () => {
   it('flags the knife-edge level and not the solid one; the official verdicts and files are unchanged', async () => {
     const res = await runSbeval(['simulate', root, '--robustness', '20', '--workers', '1', '--json']);
     expect(res.exitCode, res.stderr).toBe(0);
-    const out = JSON.parse(res.stdout) as { robustness: { runs: number; levels: number; computed: number; fragile: Array<{ level: string; runs: number; stableRuns: number; officialStable: boolean; fragile: boolean }> } };
+    const out = JSON.parse(res.stdout) as {
+      robustness: {
+        runs: number;
+        levels: number;
+        computed: number;
+        fragile: Array<{ level: string; runs: number; stableRuns: number; officialStable: boolean; fragile: boolean }>;
+      };
+    };
     expect(out.robustness).toMatchObject({ runs: 20, levels: 2, computed: 2 });
     expect(out.robustness.fragile.map((f) => f.level)).toEqual(['team_I_1']);
     const knife = out.robustness.fragile[0]!;
@@ -41,7 +48,9 @@ describe('simulate --robustness', () => {
     // simulate writes nothing under result/ (the one results writer does): score --robustness lists the cached runs.
     expect(existsSync(join(root, 'result'))).toBe(false);
     await runSbeval(['score', root, '--robustness', '20', '--rules', '2023']);
-    const csv = readFileSync(join(root, 'result', 'robustness.csv'), 'utf8').trimEnd().split('\n');
+    const csv = readFileSync(join(root, 'result', 'robustness.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(csv[0]).toBe('team,letter,level,official_score,runs,stable_runs,moving_min,moving_max,moving_mean,fragile');
     expect(csv[1]).toMatch(/^team,I,team_I_1,1,20,\d+,0,1,[\d.]+,yes$/);
     expect(csv[2]).toBe('team,I,team_I_2,1,20,20,0,0,0.00,no');

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
 import { exampleCopy, runLogs, snapshot, spawnSbeval } from './helpers/competition.js';
 
 /**
@@ -53,7 +53,6 @@ describe('symbolic links where sbeval writes', () => {
       expect(snapshot(root, [link]), `${command} wrote into the root`).toEqual(before);
     }
   }, 180_000);
-
 });
 
 describe('one writer per competition root', () => {
@@ -73,7 +72,9 @@ describe('one writer per competition root', () => {
       const lines = sbevalLines(String(second.stderr));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        new RegExp(`^sbeval: \\[storage\\] ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by sbeval run \\(pid ${first.pid} on ${hostname()}, since [0-9T:.Z-]+\\) \\(wait for it to finish, or stop it with kill ${first.pid}\\)$`),
+        new RegExp(
+          `^sbeval: \\[storage\\] ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by sbeval run \\(pid ${first.pid} on ${hostname()}, since [0-9T:.Z-]+\\) \\(wait for it to finish, or stop it with kill ${first.pid}\\)$`,
+        ),
       );
       // The refused run wrote nothing: only the first run's log exists.
       expect(readdirSync(join(root, 'logs')).filter((f) => f.startsWith('run_'))).toHaveLength(1);
@@ -83,7 +84,9 @@ describe('one writer per competition root', () => {
       expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(first.pid); // left behind by the killed run
       const third = await spawnSbeval(['extract', root]);
       expect(third.exitCode, String(third.stderr)).toBe(0);
-      expect(sbevalLines(String(third.stderr))).toEqual([expect.stringMatching(new RegExp(`^sbeval: took over the lock of sbeval run \\(pid ${first.pid}, since .+\\), which is no longer running$`))]);
+      expect(sbevalLines(String(third.stderr))).toEqual([
+        expect.stringMatching(new RegExp(`^sbeval: took over the lock of sbeval run \\(pid ${first.pid}, since .+\\), which is no longer running$`)),
+      ]);
       expect(existsSync(lock), 'the lock is released at the end').toBe(false);
     } finally {
       first.kill('SIGKILL');

@@ -1,15 +1,15 @@
-import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { execa } from 'execa';
-import { SbevalError } from '../../core/errors.js';
-import { logsDir, resultDir, stageDir, stateDir, CHARACTER_STAGES, TRIAL_STAGES } from '../../orchestrator/layout/competition.js';
-import { guardRoot } from '../../orchestrator/layout/root-guard.js';
-import { acquireRootLock } from '../../orchestrator/layout/root-lock.js';
+import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/main.js';
 import { commandPath, ROOT_WRITERS } from '../../cli/root-writers.js';
-import type { Command } from 'commander';
+import { SbevalError } from '../../core/errors.js';
+import { CHARACTER_STAGES, logsDir, resultDir, stageDir, stateDir, TRIAL_STAGES } from '../../orchestrator/layout/competition.js';
+import { guardRoot } from '../../orchestrator/layout/root-guard.js';
+import { acquireRootLock } from '../../orchestrator/layout/root-lock.js';
 
 /** Commands with a `<root>` argument that take no lock, and why. */
 const ROOT_UNLOCKED: ReadonlyMap<string, string> = new Map([

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loopIterations, OFFICIAL_WINDOW } from '../../bridge/window.js';
-import { loadRuler, readEvaluatorResults, rulerTracks, rulerVerdict, stepsPerFrameForSpan, type Ruler } from '../../orchestrator/stages/ruler.js';
-import { inferWindow, windowCounts, type RulerTrack } from '../../scoring/ruler.js';
+import { loadRuler, type Ruler, readEvaluatorResults, rulerTracks, rulerVerdict, stepsPerFrameForSpan } from '../../orchestrator/stages/ruler.js';
+import { inferWindow, type RulerTrack, windowCounts } from '../../scoring/ruler.js';
 import { runSbeval } from '../helpers/cli.js';
 import { writeEvaluatorRulerResults } from '../helpers/evaluator-ruler.js';
 
@@ -46,11 +46,16 @@ describe('sbeval unity calibrate --evaluator', () => {
   it('infers (2, 504) and (8, 510) exactly, exits 1 and names the change to make', async () => {
     const two = await runSbeval(['unity', 'calibrate', '--evaluator', evaluatorFolder('w2', { start: 2, end: 504, stepsPerFrame: 1 }), '--json']);
     expect(two.exitCode, two.stderr).toBe(1);
-    const report = JSON.parse(two.stdout) as { ok: boolean; ruler: { start: number[]; end: number[]; stepsPerFrame: number[]; windows: unknown[]; change: string } };
+    const report = JSON.parse(two.stdout) as {
+      ok: boolean;
+      ruler: { start: number[]; end: number[]; stepsPerFrame: number[]; windows: unknown[]; change: string };
+    };
     expect(report.ok).toBe(false);
     expect(report.ruler).toMatchObject({ start: [2, 2], end: [504, 504], stepsPerFrame: [1] });
     expect(report.ruler.windows).toEqual([{ start: 2, end: 504 }]);
-    expect(report.ruler.change).toMatch(/^bridge\/window\.ts: LOAD_SETTLE_STEPS = 2 \(was 1\); unity-plugin\/Runtime\/EvaluatorWindow\.cs: LoadSettleSteps = 2 \(was 1\)/);
+    expect(report.ruler.change).toMatch(
+      /^bridge\/window\.ts: LOAD_SETTLE_STEPS = 2 \(was 1\); unity-plugin\/Runtime\/EvaluatorWindow\.cs: LoadSettleSteps = 2 \(was 1\)/,
+    );
 
     const eight = await runSbeval(['unity', 'calibrate', '--evaluator', evaluatorFolder('w8', { start: 8, end: 510, stepsPerFrame: 1 })]);
     expect(eight.exitCode, eight.stderr).toBe(1);
@@ -88,7 +93,10 @@ describe('the ruler as an instrument', () => {
       expect(v.inference.windows).toEqual([{ start: k, end: k + span }]);
       expect(v.stepsPerFrame).toEqual([k]);
       expect(v.ok).toBe(k === 1);
-      if (k > 1) expect(v.change).toMatch(new RegExp(`the evaluator ran ${k} physics steps per frame, reading start positions on step ${k} and last positions on step ${k + span}`));
+      if (k > 1)
+        expect(v.change).toMatch(
+          new RegExp(`the evaluator ran ${k} physics steps per frame, reading start positions on step ${k} and last positions on step ${k + span}`),
+        );
     }
     // The spans of 1 … 10 steps per frame are all different, so a span names its steps per frame.
     const ks = Array.from({ length: 10 }, (_, i) => i + 1);
@@ -124,7 +132,10 @@ describe('the ruler as an instrument', () => {
   it('refuses results of an evaluator without the counts (the older "remaining objects" metric)', () => {
     const folder = join(dir, 'old');
     mkdirSync(join(folder, 'stability'), { recursive: true });
-    writeFileSync(join(folder, 'stability', 'start.json'), JSON.stringify({ dataCount: 1, rate: 1, raws: [{ tag: 'competition\\x\\levels\\start\\start_01.xml', score: 1 }] }));
+    writeFileSync(
+      join(folder, 'stability', 'start.json'),
+      JSON.stringify({ dataCount: 1, rate: 1, raws: [{ tag: 'competition\\x\\levels\\start\\start_01.xml', score: 1 }] }),
+    );
     expect(() => readEvaluatorResults(folder)).toThrow(/has no startingObjects\/movingObjects/);
   });
 });

@@ -1,5 +1,5 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +7,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
+import { exampleCopy, PROJECT_ROOT, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 import { CLAIM } from './helpers/lies.js';
-import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
 /**
  * No engine decides alone, as a user meets it: `sbeval run <root> --engine bridge` and a token holder that
@@ -41,10 +41,15 @@ describe('sbeval run --engine bridge with an engine that claims level faults', (
     // levels that collapse, so "nothing moved" is a lie that changes their score.
     const reference = (version: string, letter: string, name: string) => readFileSync(join(REFERENCE_LEVELS, version, 'levels', letter, `${name}.xml`), 'utf8');
     mkdirSync(join(root, 'Acrobats', 'levels', 'L'), { recursive: true });
-    [reference('v1', 'U', 'V1_U_5'), reference('v2', 'L', 'V2_L_6'), reference('v1', 'L', 'V1_L_1')].forEach((xml, i) => writeFileSync(join(root, 'Acrobats', 'levels', 'L', `Acrobats_L_${i + 1}.xml`), xml));
+    [reference('v1', 'U', 'V1_U_5'), reference('v2', 'L', 'V2_L_6'), reference('v1', 'L', 'V1_L_1')].forEach((xml, i) =>
+      writeFileSync(join(root, 'Acrobats', 'levels', 'L', `Acrobats_L_${i + 1}.xml`), xml),
+    );
     // A level that cannot be loaded (a block type the game does not have): a true level fault.
     mkdirSync(join(root, 'Broken', 'levels', 'I'), { recursive: true });
-    writeFileSync(join(root, 'Broken', 'levels', 'I', 'Broken_I_1.xml'), reference('v1', 'L', 'V1_L_2').replace(/<Block type="[A-Za-z]+"/, '<Block type="RectHuge"'));
+    writeFileSync(
+      join(root, 'Broken', 'levels', 'I', 'Broken_I_1.xml'),
+      reference('v1', 'L', 'V1_L_2').replace(/<Block type="[A-Za-z]+"/, '<Block type="RectHuge"'),
+    );
     const copy = mkdtempSync(join(tmpdir(), 'sbeval-claims-reference-'));
     cpSync(root, copy, { recursive: true, preserveTimestamps: true });
     const token = randomBytes(32).toString('hex');
@@ -92,7 +97,12 @@ describe('sbeval run --engine bridge with an engine that claims level faults', (
     const trials = readFileSync(join(root, 'result', 'trials.csv'), 'utf8');
     expect(trials).toMatch(/Broken,,I,1,level,.*RectHuge/);
     // The liar's levels have their true scores (they collapse), not the 1 of its frozen streams.
-    expect(trials.split('\n').filter((l) => l.startsWith('Acrobats,,L,')).map((l) => l.split(',')[6])).not.toContain('1.0');
+    expect(
+      trials
+        .split('\n')
+        .filter((l) => l.startsWith('Acrobats,,L,'))
+        .map((l) => l.split(',')[6]),
+    ).not.toContain('1.0');
     expect(trials).not.toContain(CLAIM);
     expect(existsSync(join(root, 'result', 'failures.md')) && readFileSync(join(root, 'result', 'failures.md'), 'utf8').includes(CLAIM)).toBe(false);
   }, 600_000);

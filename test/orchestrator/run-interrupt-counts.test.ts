@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { spawnSbeval } from './helpers/competition.js';
 
@@ -27,7 +27,10 @@ describe('Ctrl-C in sbeval run', () => {
     child.kill('SIGINT');
     const result = await child;
     const out = String(result.stdout);
-    const line = /^levels: (\d+) trials: (\d+) done now, (\d+) already done by an earlier run, (\d+) failed[^,]*(?:, (\d+) not run: interrupted before they started[^,;]*)?;/m.exec(out);
+    const line =
+      /^levels: (\d+) trials: (\d+) done now, (\d+) already done by an earlier run, (\d+) failed[^,]*(?:, (\d+) not run: interrupted before they started[^,;]*)?;/m.exec(
+        out,
+      );
     expect(line, out).not.toBeNull();
     const [total, doneNow, cached, failed, notRun] = line!.slice(1, 6).map((n) => Number(n ?? 0));
     expect(doneNow! + cached! + failed! + notRun!).toBe(total);

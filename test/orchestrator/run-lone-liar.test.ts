@@ -6,8 +6,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { parseCsv } from '../helpers/csv.js';
+import { exampleCopy, PROJECT_ROOT, readRunLog, runLogs } from './helpers/competition.js';
 import { CLAIM } from './helpers/lies.js';
-import { PROJECT_ROOT, exampleCopy, readRunLog, runLogs } from './helpers/competition.js';
 
 /**
  * Engines cannot decide a level alone: `sbeval run
@@ -26,7 +26,10 @@ describe('sbeval run --engine bridge whose only engine is retired for a lie', ()
     const token = randomBytes(32).toString('hex');
     const run = sbeval(['run', root, '--engine', 'bridge'], { SBEVAL_TOKEN: token });
     const port = await portFromHint(run);
-    const liar = execa(process.execPath, ['--import', 'tsx', HELPER, `ws://127.0.0.1:${port}`, token, 'liar', 'claim', '1'], { reject: false, cwd: PROJECT_ROOT });
+    const liar = execa(process.execPath, ['--import', 'tsx', HELPER, `ws://127.0.0.1:${port}`, token, 'liar', 'claim', '1'], {
+      reject: false,
+      cwd: PROJECT_ROOT,
+    });
     const result = await run;
     liar.kill('SIGKILL');
     await liar;
@@ -37,7 +40,9 @@ describe('sbeval run --engine bridge whose only engine is retired for a lie', ()
     const trials = parseCsv(readFileSync(join(root, 'result', 'trials.csv'), 'utf8')).slice(1);
     expect(trials).toHaveLength(6);
     // Every trial is either what sbeval's own rules gave (the referee's run, kept) or failed for want of an engine.
-    const stranded = trials.filter((r) => /^BlockSmith\/[IL]\/BlockSmith_[IL]_\d: no engine left: engine liar was retired for a lie; no engine dialled in within 1 s$/.test(r[5]!));
+    const stranded = trials.filter((r) =>
+      /^BlockSmith\/[IL]\/BlockSmith_[IL]_\d: no engine left: engine liar was retired for a lie; no engine dialled in within 1 s$/.test(r[5]!),
+    );
     expect(stranded.length).toBeGreaterThan(0);
     for (const row of trials) expect(stranded.includes(row) || row[4] === 'image' || row[5] === 'Code not found.', row.join(',')).toBe(true);
     // What was computed (on the referee) is kept: each finished level has its image and its cache entry.

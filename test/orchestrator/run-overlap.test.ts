@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
-import { runCompetition } from '../../orchestrator/run/index.js';
 import { overlapByDefault } from '../../orchestrator/run/context.js';
+import { runCompetition } from '../../orchestrator/run/index.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { exampleCopy, readRunLog, runLogs, snapshot } from './helpers/competition.js';
 
@@ -37,7 +37,10 @@ describe('sbeval run: similarity overlapped with the levels', () => {
     expect(b.stages.find((s) => s.stage === 'report')?.status).toBe('done');
 
     // The overlapped run classified images before its similarity stage; the sequential one did not.
-    const prefetched = (root: string) => runLogs(root).flatMap(readRunLog).filter((e) => e.type === 'similarity-prefetch');
+    const prefetched = (root: string) =>
+      runLogs(root)
+        .flatMap(readRunLog)
+        .filter((e) => e.type === 'similarity-prefetch');
     expect(prefetched(sequential)).toEqual([]);
     const [record] = prefetched(overlapped);
     expect(record?.classified).toBeGreaterThan(0);
@@ -52,7 +55,7 @@ describe('sbeval run: similarity overlapped with the levels', () => {
     rmSync(sequential, { recursive: true, force: true });
   }, 300_000);
 
-  it('overlaps by default only with engines that leave this machine\'s cores free', () => {
+  it("overlaps by default only with engines that leave this machine's cores free", () => {
     expect(overlapByDefault('headless')).toBe(false);
     expect(overlapByDefault('headless-ws')).toBe(false);
     expect(overlapByDefault('unity')).toBe(true);

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
-import { parseCsv } from '../scoring/golden-competition.js';
 import { runSbeval } from '../helpers/cli.js';
+import { parseCsv } from '../scoring/golden-competition.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**
@@ -25,7 +25,16 @@ let stdout: string;
 let stderr: string;
 
 beforeAll(async () => {
-  model = writeRandomVit(mkdtempSync(join(tmpdir(), 'sbeval-truth-vit-')), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 5 }).onnx;
+  model = writeRandomVit(mkdtempSync(join(tmpdir(), 'sbeval-truth-vit-')), {
+    layers: 1,
+    hidden: 32,
+    heads: 2,
+    intermediate: 64,
+    image: 32,
+    patch: 16,
+    labels: 26,
+    seed: 5,
+  }).onnx;
   root = exampleCopy({ config: '# the defaults: T = 10\n' });
   const run = await runSbeval(['run', root, '--model', model, '--workers', '2']);
   expect(run.exitCode, run.stderr).toBe(0);
@@ -42,7 +51,7 @@ function heatMap(html: string, metric: string): { columns: string[]; values: Map
 }
 
 describe('sbeval run: what the report and the summary say', () => {
-  it('draws the heat maps over the competition\'s letters only', () => {
+  it("draws the heat maps over the competition's letters only", () => {
     const html = readFileSync(join(root, 'result', 'report.html'), 'utf8');
     for (const metric of ['stability', 'similarity', 'diversity', 'character-score']) {
       const map = heatMap(html, metric);
@@ -62,7 +71,9 @@ describe('sbeval run: what the report and the summary say', () => {
     const html = readFileSync(join(root, 'result', 'report.html'), 'utf8');
     const [, ...rows] = parseCsv(readFileSync(join(root, 'result', 'character_scores.csv'), 'utf8'));
     const stability = heatMap(html, 'stability');
-    expect(html).toContain('<h3>Stability: average stability = Σ over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageStabilityScore in character_scores.csv)</h3>');
+    expect(html).toContain(
+      '<h3>Stability: average stability = Σ over trials 1…T ÷ T (a missing trial counts 0; nonWeightedAverageStabilityScore in character_scores.csv)</h3>',
+    );
     expect(html).not.toMatch(/mean sta|mean sim/);
     let differs = 0;
     for (const [team, letter, , average] of rows) {
@@ -73,7 +84,11 @@ describe('sbeval run: what the report and the summary say', () => {
       const row = new RegExp(`data-team="${team}"><div class="team-head"><b>${team}</b><br><small>[^<]*<br>average stability ([0-9.–]+)<br>`).exec(section);
       expect(row?.[1], `${team} ${letter} gallery row`).toBe(Number(average).toFixed(2));
       // Where some trials have no stability, a mean over the others would differ: the row does not show one.
-      const trials = [...section.slice(0, section.indexOf('</section>')).matchAll(new RegExp(`data-team="${team}" data-letter="${letter}" data-trial="\\d+"(?: data-image="[^"]*")? data-stability="([^"]*)"`, 'g'))];
+      const trials = [
+        ...section
+          .slice(0, section.indexOf('</section>'))
+          .matchAll(new RegExp(`data-team="${team}" data-letter="${letter}" data-trial="\\d+"(?: data-image="[^"]*")? data-stability="([^"]*)"`, 'g')),
+      ];
       const mean = trials.reduce((sum, m) => sum + Number(m[1]), 0) / Math.max(1, trials.length);
       if (trials.length > 0 && mean.toFixed(2) !== Number(average).toFixed(2)) differs += 1;
     }
@@ -82,12 +97,22 @@ describe('sbeval run: what the report and the summary say', () => {
 
   it('repeats every warning it printed in its summary, and ends with the ranking and the winner', () => {
     const summary = stdout.slice(stdout.indexOf('sbeval run: finished'));
-    const listed = summary.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4));
+    const listed = summary
+      .split('\n')
+      .filter((l) => l.startsWith('  - '))
+      .map((l) => l.slice(4));
     expect(summary).toContain(`${listed.length} warning(s), as printed above, also listed in result/report.md:`);
     // Warnings the run printed while it worked: the stage warnings and the score's.
-    const printed = stderr.split('\n').filter((l) => /\] accounting: expecting|warning \[/.test(l)).map((l) => l.replace(/^\[[^\]]*\] /, ''));
+    const printed = stderr
+      .split('\n')
+      .filter((l) => /\] accounting: expecting|warning \[/.test(l))
+      .map((l) => l.replace(/^\[[^\]]*\] /, ''));
     expect(printed.length).toBeGreaterThan(0);
-    for (const line of printed) expect(listed.some((w) => line.endsWith(w) || line === w), line).toBe(true);
+    for (const line of printed)
+      expect(
+        listed.some((w) => line.endsWith(w) || line === w),
+        line,
+      ).toBe(true);
     expect(listed.some((w) => w.startsWith('accounting: expecting 10 trials per character'))).toBe(true);
 
     // The last lines: the ranking of result/prompt_scores_ranks.csv, in rank order, then the winner.

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
@@ -46,14 +46,21 @@ describe('sbeval run --robustness', () => {
     expect(stage?.detail).toMatch(/2 level\(s\) × 20 perturbed runs .*; 1 fragile verdict/);
     expect(report.stages.find((s) => s.stage === 'report')?.status).toBe('done');
 
-    const csv = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n');
+    const csv = readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(csv[0]).toBe('team,model,letter,trial,stage_reached,reason,stability,similarity,robustness_runs,stable_runs,moving_min,moving_max,fragile');
     // Officially stable (1.0), stands in fewer than 18 of the 20 perturbed runs.
     const knife = csv.find((l) => l.startsWith('team,,I,1,'))!.split(',');
     expect(knife.slice(4, 7)).toEqual(['image', '', '1.0']);
     expect(knife.slice(8)).toEqual(['20', knife[9], '0', '1', 'yes']);
     expect(Number(knife[9])).toBeLessThan(18);
-    expect(csv.find((l) => l.startsWith('team,,I,2,'))!.split(',').slice(8)).toEqual(['20', '20', '0', '0', 'no']);
+    expect(
+      csv
+        .find((l) => l.startsWith('team,,I,2,'))!
+        .split(',')
+        .slice(8),
+    ).toEqual(['20', '20', '0', '0', 'no']);
 
     const md = section(readFileSync(join(root, 'result', 'report.md'), 'utf8'), 'Knife-edge verdicts');
     expect(md).toContain('1 of 2 verdicts are fragile');

@@ -1,20 +1,20 @@
-import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
-import { beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { parseDiversityJson } from '../../scoring/formats/diversity.js';
-import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
+import { readTrace } from '../../bridge/trace.js';
+import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
 import { resolveRunConfig } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
-import { writeRandomVit } from '../../scripts/make-random-vit.js';
-import { readTrace } from '../../bridge/trace.js';
-import { trialStability } from '../../scoring/stability.js';
+import { parseDiversityJson } from '../../scoring/formats/diversity.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
-import { exampleCopy, snapshot } from './helpers/competition.js';
+import { trialStability } from '../../scoring/stability.js';
+import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
+import { exampleCopy, snapshot } from './helpers/competition.js';
 
 /**
  * `sbeval run` with a similarity model: similarity, diversity and the official score files follow the
@@ -25,7 +25,12 @@ import { FakeOllama } from '../helpers/fake-ollama.js';
  */
 let model: string;
 const inProcess: EngineFactory = async (slot, generation) => new HeadlessEngine(`headless-${slot}-${generation}`);
-const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')).sort() : []);
+const list = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => !f.startsWith('.'))
+        .sort()
+    : [];
 
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'sbeval-tiny-vit-'));
@@ -50,17 +55,32 @@ describe('sbeval run with a similarity model', () => {
       'report:done',
     ]);
     const result = join(root, 'result');
-    for (const file of ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html', 'trials.csv', 'failures.md']) {
+    for (const file of [
+      'constants.json',
+      'trial_scores.csv',
+      'character_scores.csv',
+      'prompt_scores_ranks.csv',
+      'report.md',
+      'report.html',
+      'trials.csv',
+      'failures.md',
+    ]) {
       expect(existsSync(join(result, file)), file).toBe(true);
     }
-    const failures = readFileSync(join(result, 'failures.md'), 'utf8').replace(/^## Failure accounting\n\n/, '').trim();
+    const failures = readFileSync(join(result, 'failures.md'), 'utf8')
+      .replace(/^## Failure accounting\n\n/, '')
+      .trim();
     const reportMd = readFileSync(join(result, 'report.md'), 'utf8');
     expect(reportMd).toContain('Failure accounting');
     for (const line of failures.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| team'))) expect(reportMd).toContain(line);
     expect(readFileSync(join(result, 'report.html'), 'utf8')).toContain('Code not found.');
 
     // trials.csv: the similarity of every trial with an image is the one in the similarity file.
-    const rows = readFileSync(join(result, 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+    const rows = readFileSync(join(result, 'trials.csv'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     let compared = 0;
     for (const team of ['BlockSmith', 'GridThinkers', 'PromptPilots']) {
       for (const file of list(join(root, team, 'similarity'))) {
@@ -124,14 +144,26 @@ describe('sbeval run with a similarity model', () => {
       expect(sim.similarities.every((s) => Array.isArray(s.cls_embedding) && s.cls_embedding.length === 32)).toBe(true);
     }
     expect(existsSync(join(root, 'result', 'prompt_scores_ranks.csv'))).toBe(true);
-    expect(readFileSync(join(root, 'result', 'score_intervals.csv'), 'utf8').split('\n')[0]).toBe('team,promptScore,low,high,normalizedPromptScore,normLow,normHigh');
+    expect(readFileSync(join(root, 'result', 'score_intervals.csv'), 'utf8').split('\n')[0]).toBe(
+      'team,promptScore,low,high,normalizedPromptScore,normLow,normHigh',
+    );
     // Each model folder's own ranking gets its intervals too (from the same resamples).
-    for (const folder of ['alpha_7b', 'beta_3b']) expect(readFileSync(join(root, folder, 'result', 'score_intervals.csv'), 'utf8').split('\n')[0]).toBe('team,promptScore,low,high,normalizedPromptScore,normLow,normHigh');
-    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+    for (const folder of ['alpha_7b', 'beta_3b'])
+      expect(readFileSync(join(root, folder, 'result', 'score_intervals.csv'), 'utf8').split('\n')[0]).toBe(
+        'team,promptScore,low,high,normalizedPromptScore,normLow,normHigh',
+      );
+    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     // 2 models × 2 teams × 2 letters × 3 trials.
     expect(rows).toHaveLength(24);
     expect(new Set(rows.map((r) => r[1]))).toEqual(new Set(['alpha_7b', 'beta_3b']));
-    expect(rows.find((r) => r[1] === 'beta_3b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.slice(4, 6)).toEqual(['none', 'no response (the trial was never generated)']);
+    expect(rows.find((r) => r[1] === 'beta_3b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.slice(4, 6)).toEqual([
+      'none',
+      'no response (the trial was never generated)',
+    ]);
     expect(rows.find((r) => r[1] === 'alpha_7b' && r[0] === 'BlockSmith' && r[2] === 'I' && r[3] === '2')?.[4]).toBe('image');
     expect(readFileSync(join(root, 'result', 'failures.md'), 'utf8')).toMatch(/\| model \| team \|/);
   }, 240_000);
@@ -176,8 +208,13 @@ describe('sbeval run --traces', () => {
 describe('sbeval run with a configured submission', () => {
   it('is refused before anything is written when the caller gives runCompetition no generate stage', async () => {
     const root = mkdtempSync(join(tmpdir(), 'sbeval-run-no-generate-'));
-    writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2024\ncharacters: A\ntrials: 1\nmodels: [m1]\nhosts: ["http://127.0.0.1:9"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n');
-    await expect(runCompetition({ config: resolveRunConfig(root, { workers: 1 }), engineFactory: inProcess })).rejects.toThrow(/the config lists submissions, but this caller gave runCompetition no generate stage/);
+    writeFileSync(
+      join(root, 'sbeval.config.yaml'),
+      'rules: 2024\ncharacters: A\ntrials: 1\nmodels: [m1]\nhosts: ["http://127.0.0.1:9"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n',
+    );
+    await expect(runCompetition({ config: resolveRunConfig(root, { workers: 1 }), engineFactory: inProcess })).rejects.toThrow(
+      /the config lists submissions, but this caller gave runCompetition no generate stage/,
+    );
     expect(list(root)).toEqual(['sbeval.config.yaml']);
   });
 
@@ -231,7 +268,10 @@ describe('sbeval run when engines keep failing one level', () => {
     expect(first.stages.find((s) => s.stage === 'stability')).toMatchObject({ status: 'failed' });
     expect(list(join(root, 'BlockSmith', 'stability'))).toEqual(['L.json']);
     // The retry went to the other engine.
-    const lines = readFileSync(first.runLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(first.runLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const attempts = lines.filter((l) => l.type === 'pool.attempt-start' && l.levelId === victim).map((l) => l.engineId);
     expect(new Set(attempts).size).toBe(2);
 

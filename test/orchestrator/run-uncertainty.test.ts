@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
-import { runCompetition, type RunReport } from '../../orchestrator/run/index.js';
+import { type RunReport, runCompetition } from '../../orchestrator/run/index.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { runSbeval } from '../helpers/cli.js';
 import { knifeEdgeLevels } from './helpers/knife-edge.js';
@@ -29,7 +29,10 @@ let fromRun: string[];
 beforeAll(async () => {
   model = writeRandomVit(join(tmp, 'vit'), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 5 }).onnx;
   const { knife, solid } = knifeEdgeLevels();
-  for (const [team, levels] of [['edgy', [knife, solid]], ['steady', [solid, solid]]] as const) {
+  for (const [team, levels] of [
+    ['edgy', [knife, solid]],
+    ['steady', [solid, solid]],
+  ] as const) {
     const dir = join(root, team, 'levels', 'I');
     mkdirSync(dir, { recursive: true });
     levels.forEach((xml, i) => writeFileSync(join(dir, `${team}_I_${i + 1}.xml`), xml));
@@ -46,7 +49,9 @@ describe('uncertainty with perturbed physics', () => {
     expect(stage, JSON.stringify(report.stages)).toMatchObject({ status: 'done' });
     expect(stage?.detail).toMatch(/(ranks first|no clear winner).*2000 resamples, seed 1; result\/score_intervals\.csv, result\/rank_probabilities\.csv/);
     const md = readFileSync(join(root, 'result', 'report.md'), 'utf8');
-    expect(md).toContain('Physics varied too: each drawn trial\'s stability is the evaluator\'s best of up to 3 runs drawn from its level\'s 20 perturbed runs (`--robustness`; 4 trials had them).');
+    expect(md).toContain(
+      "Physics varied too: each drawn trial's stability is the evaluator's best of up to 3 runs drawn from its level's 20 perturbed runs (`--robustness`; 4 trials had them).",
+    );
     expect(fromRun[0]?.split('\n')[0]).toBe('team,promptScore,low,high,normalizedPromptScore,normLow,normHigh');
   });
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bridge/headless/order.js';
-import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { runSession } from '../bridge/hostile/sessions.js';
+import { portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**

@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import { TRIAL_COLUMNS } from '../../orchestrator/run/index.js';
+import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
 import { formatUnityFloat } from '../../scoring/formats/unity-float.js';
-import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
-import { TRIAL_COLUMNS } from '../../orchestrator/run/index.js';
 import { exampleCopy, readRunLog, runLogs, spawnSbeval } from './helpers/competition.js';
 
 /**
@@ -22,7 +22,12 @@ const official = createRequire(import.meta.url)('chatgpt4pcg') as {
   convertTextToXML(text: string, prefix?: string): string;
 };
 
-const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')).sort() : []);
+const list = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => !f.startsWith('.'))
+        .sort()
+    : [];
 
 describe('sbeval run', () => {
   it('takes the example competition from raw responses to result/ with official files at every stage', async () => {
@@ -91,7 +96,9 @@ describe('sbeval run', () => {
     }
 
     // Failure accounting: one row per trial with the stage reached and the official reason.
-    const csv = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n');
+    const csv = readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(csv[0]).toBe(TRIAL_COLUMNS.join(','));
     const rows = csv.slice(1).map((line) => line.split(','));
     expect(rows).toHaveLength(45);
@@ -114,7 +121,10 @@ describe('sbeval run', () => {
     expect(failures).toContain(`45 trials; ${never} (${((100 * never) / 45).toFixed(1)}%) never became a level`);
     // No similarity model: no score files pretend to exist; the manifest says why.
     expect(list(join(root, 'result'))).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
-    expect(JSON.parse(readFileSync(join(root, 'result', 'manifest.json'), 'utf8')).score).toMatchObject({ written: false, reason: expect.stringMatching(/^images without a similarity file/) });
+    expect(JSON.parse(readFileSync(join(root, 'result', 'manifest.json'), 'utf8')).score).toMatchObject({
+      written: false,
+      reason: expect.stringMatching(/^images without a similarity file/),
+    });
 
     // The run log: every simulated level went through the machine's states in order.
     const [logFile] = runLogs(root);
@@ -132,7 +142,10 @@ describe('sbeval run', () => {
     const root = exampleCopy({ teams: ['BlockSmith'], letters: ['I'] });
     const run = await spawnSbeval(['run', root, '--workers', '1', '--json']);
     expect(run.exitCode).toBe(0);
-    const records = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records.filter((r) => r.type === 'start').map((r) => r.stage)).toEqual(['extract', 'convert', 'simulate']);
     const summary = records.at(-1);
     expect(summary.type).toBe('summary');
@@ -192,7 +205,10 @@ describe('sbeval run', () => {
 
     const again = await spawnSbeval(['run', root, '--workers', '1']);
     expect(again.exitCode).toBe(0);
-    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1);
+    const rows = readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1);
     expect(rows).toHaveLength(12);
   }, 120_000);
 });

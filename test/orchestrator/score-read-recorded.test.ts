@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashInputs } from '../../orchestrator/result/inputs.js';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { ResultContributor } from '../../orchestrator/result/contributors.js';
+import { hashInputs } from '../../orchestrator/result/inputs.js';
 import { writeResults } from '../../orchestrator/result/step.js';
 import { assertReadAsRecorded, readScoreFolder } from '../../orchestrator/stages/score.js';
 import { randomCompetition, writeCompetition } from '../scoring/uncertainty-folder.js';
@@ -37,7 +37,9 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const root = folder('changed');
     const read = readScoreFolder({ root, rules: '2024', trials: 3 });
     writeFileSync(join(root, 'south', 'stability', 'I.json'), '{"raws": []}');
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(/the folder changed while it was scored: south\/stability\/I\.json$/);
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(
+      /the folder changed while it was scored: south\/stability\/I\.json$/,
+    );
   });
 
   it('a file removed after the reading stops the score too, and many are summed up', () => {
@@ -45,13 +47,18 @@ describe('a score holds its reading of the folder to the manifest made after it'
     const read = readScoreFolder({ root, rules: '2024', trials: 3 });
     for (const stage of ['stability', 'similarity', 'diversity']) unlinkSync(join(root, 'north', stage, 'A.json'));
     unlinkSync(join(root, 'north', 'stability', 'I.json'));
-    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(/the folder changed while it was scored: north\/stability\/A\.json, north\/stability\/I\.json, north\/similarity\/A\.json and 1 more$/);
+    expect(() => assertReadAsRecorded(read, root, hashInputs(root, [root], undefined, []))).toThrow(
+      /the folder changed while it was scored: north\/stability\/A\.json, north\/stability\/I\.json, north\/similarity\/A\.json and 1 more$/,
+    );
   });
 
   it('2025: paths inside model folders match the manifest’s', () => {
     const root = join(tmp, 'models');
     for (const [m, model] of ['gemma', 'qwen'].entries()) {
-      writeCompetition(join(root, model), randomCompetition({ teams: ['x', 'y'], letters: ['A'], trials: 3, seed: 20 + m, cls: 8 }), { rules: 2025, trials: 3 });
+      writeCompetition(join(root, model), randomCompetition({ teams: ['x', 'y'], letters: ['A'], trials: 3, seed: 20 + m, cls: 8 }), {
+        rules: 2025,
+        trials: 3,
+      });
     }
     const read = readScoreFolder({ root, rules: '2025', trials: 3 });
     expect(read.read.size).toBe(2 * 2 * 3);
@@ -59,7 +66,7 @@ describe('a score holds its reading of the folder to the manifest made after it'
   });
 });
 
-describe('the judges\' and raters\' files are held to the manifest too', () => {
+describe("the judges' and raters' files are held to the manifest too", () => {
   /** A raters' answers file the report reads through its contributor; `save` lands while it is read. */
   function answers(root: string, save?: () => void): ResultContributor {
     const file = join(root, 'result', 'survey', 'answers.json');
@@ -76,7 +83,13 @@ describe('the judges\' and raters\' files are held to the manifest too', () => {
   }
   const step = (root: string, contributor: ResultContributor) => {
     const settings = resolveSettings(root, { rules: '2024', trials: 3 }, { command: 'score' });
-    return writeResults({ settings, contributors: [contributor], command: 'score', record: {}, options: { root, rules: '2024', trials: 3, uncertainty: { enabled: false, resamples: 1, seed: 1 } } });
+    return writeResults({
+      settings,
+      contributors: [contributor],
+      command: 'score',
+      record: {},
+      options: { root, rules: '2024', trials: 3, uncertainty: { enabled: false, resamples: 1, seed: 1 } },
+    });
   };
 
   it('read as recorded: the report holds the answers the manifest hashes', async () => {
@@ -90,7 +103,12 @@ describe('the judges\' and raters\' files are held to the manifest too', () => {
   it('a save landing between the hashing and the reading stops the score, naming the file; nothing is scored', async () => {
     const root = folder('answers-saved');
     const file = join(root, 'result', 'survey', 'answers.json');
-    await expect(step(root, answers(root, () => writeFileSync(file, '{"ratings":[1,2]}\n')))).rejects.toThrow(/the folder changed while it was scored: result\/survey\/answers\.json$/);
+    await expect(
+      step(
+        root,
+        answers(root, () => writeFileSync(file, '{"ratings":[1,2]}\n')),
+      ),
+    ).rejects.toThrow(/the folder changed while it was scored: result\/survey\/answers\.json$/);
     expect(() => readFileSync(join(root, 'result', 'report.md'))).toThrow();
   });
 });

@@ -1,11 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../orchestrator/config/index.js';
-import { portFromHint, sbeval, type BridgeChild } from '../helpers/bridge-run.js';
 import { describeError } from '../../core/errors.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
+import { type BridgeChild, portFromHint, sbeval } from '../helpers/bridge-run.js';
 import { exampleCopy } from './helpers/competition.js';
 
 /**
@@ -53,7 +53,9 @@ describe("a config's tokenFile stays inside the competition root", () => {
       writeFileSync(join(root, 'sbeval.config.yaml'), `trials: 3\nengine: bridge\nlisten: 0.0.0.0:0\ntokenFile: ${JSON.stringify(tokenFile)}\n`);
       return () => resolveSettings(root, {});
     };
-    expect(errorOf(withToken('../../../../../etc/os-release'))).toBe(`tokenFile "../../../../../etc/os-release" points outside the competition root ${root} (put the file inside the competition folder)`);
+    expect(errorOf(withToken('../../../../../etc/os-release'))).toBe(
+      `tokenFile "../../../../../etc/os-release" points outside the competition root ${root} (put the file inside the competition folder)`,
+    );
     expect(errorOf(withToken('/etc/os-release'))).toMatch(/^tokenFile "\/etc\/os-release" points outside the competition root/);
     mkdirSync(join(root, '.secrets'));
     symlinkSync('/etc/os-release', join(root, '.secrets', 'token'));
@@ -65,8 +67,12 @@ describe("a config's tokenFile stays inside the competition root", () => {
     expect(resolveSettings(root, { tokenFile: '/etc/os-release' }, { cwd: root }).tokenFile).toBe('/etc/os-release');
   });
 
-  it('sbeval run with the red team\'s config ends at once with exit 2 (no listener with /etc/os-release as its token)', async () => {
-    const root = exampleCopy({ teams: ['BlockSmith'], letters: ['I'], config: 'trials: 3\nengine: bridge\nlisten: 0.0.0.0:0\ntokenFile: ../../../../../etc/os-release\n' });
+  it("sbeval run with the red team's config ends at once with exit 2 (no listener with /etc/os-release as its token)", async () => {
+    const root = exampleCopy({
+      teams: ['BlockSmith'],
+      letters: ['I'],
+      config: 'trials: 3\nengine: bridge\nlisten: 0.0.0.0:0\ntokenFile: ../../../../../etc/os-release\n',
+    });
     const result = await ended(start(['run', root]));
     expect(result.exitCode, result.all).toBe(2);
     expect(result.all).toMatch(/tokenFile "\.\.\/\.\.\/\.\.\/\.\.\/\.\.\/etc\/os-release" points outside the competition root/);
@@ -82,7 +88,9 @@ describe('a token file other users can read', () => {
     chmodSync(file, 0o644);
     const result = await ended(start(['run', root, '--engine', 'bridge', '--listen', '0.0.0.0:0', '--token-file', file]));
     expect(result.exitCode, result.all).toBe(2);
-    expect(result.all).toContain(`sbeval: [config] the token file ${file} can be read by other users, and listening on 0.0.0.0 lets other machines connect with it (chmod 600 ${file}, then run the same command again)`);
+    expect(result.all).toContain(
+      `sbeval: [config] the token file ${file} can be read by other users, and listening on 0.0.0.0 lets other machines connect with it (chmod 600 ${file}, then run the same command again)`,
+    );
     expect(result.all).not.toMatch(/waiting for engines/);
   });
 

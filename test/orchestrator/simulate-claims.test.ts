@@ -34,7 +34,14 @@ describe('sbeval simulate with an engine that lies', () => {
     const root = mkdtempSync(join(tmpdir(), 'sbeval-simulate-claims-'));
     const reference = REFERENCE_LEVELS;
     mkdirSync(join(root, 'team', 'levels', 'L'), { recursive: true });
-    for (const [version, name] of [['v1', 'V1_L_1'], ['v1', 'V1_L_2'], ['v2', 'V2_L_2'], ['v2', 'V2_L_6'], ['v3', 'V3_L_5'], ['v3', 'V3_L_7']]) {
+    for (const [version, name] of [
+      ['v1', 'V1_L_1'],
+      ['v1', 'V1_L_2'],
+      ['v2', 'V2_L_2'],
+      ['v2', 'V2_L_6'],
+      ['v3', 'V3_L_5'],
+      ['v3', 'V3_L_7'],
+    ]) {
       cpSync(join(reference, version!, 'levels', 'L', `${name}.xml`), join(root, 'team', 'levels', 'L', `${name}.xml`));
     }
     const honestRoot = mkdtempSync(join(tmpdir(), 'sbeval-simulate-honest-'));

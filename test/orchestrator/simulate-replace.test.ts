@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../../orchestrator/progress/types.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { referenceLevels } from '../../scripts/bench/mix.js';
 import { snapshot } from './helpers/competition.js';
@@ -20,7 +20,9 @@ import { descendants } from './helpers/processes.js';
 const KILLS = 4;
 function rootWithLevels(): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-simulate-replace-'));
-  const levels = referenceLevels().filter((l) => l.team === 'v1' && l.character === 'L').slice(0, 7);
+  const levels = referenceLevels()
+    .filter((l) => l.team === 'v1' && l.character === 'L')
+    .slice(0, 7);
   levels.forEach((l, i) => {
     mkdirSync(join(root, 'team', 'levels', 'L'), { recursive: true });
     writeFileSync(join(root, 'team', 'levels', 'L', `team_L_${i + 1}.xml`), l.xml);

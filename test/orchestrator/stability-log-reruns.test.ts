@@ -23,8 +23,17 @@ function competition(): string {
   const root = mkdtempSync(join(tmpdir(), 'sbeval-stability-log-'));
   const reference = REFERENCE_LEVELS;
   mkdirSync(join(root, 'team', 'levels', 'L'), { recursive: true });
-  const names = [['v1', 'V1_L_1'], ['v1', 'V1_L_2'], ['v2', 'V2_L_2'], ['v2', 'V2_L_6'], ['v3', 'V3_L_5'], ['v3', 'V3_L_7']] as const;
-  names.forEach(([version, name], i) => cpSync(join(reference, version, 'levels', 'L', `${name}.xml`), join(root, 'team', 'levels', 'L', `team_L_${i + 1}.xml`)));
+  const names = [
+    ['v1', 'V1_L_1'],
+    ['v1', 'V1_L_2'],
+    ['v2', 'V2_L_2'],
+    ['v2', 'V2_L_6'],
+    ['v3', 'V3_L_5'],
+    ['v3', 'V3_L_7'],
+  ] as const;
+  names.forEach(([version, name], i) =>
+    cpSync(join(reference, version, 'levels', 'L', `${name}.xml`), join(root, 'team', 'levels', 'L', `team_L_${i + 1}.xml`)),
+  );
   writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2024\ntrials: 6\n');
   return root;
 }
@@ -33,8 +42,11 @@ function competition(): string {
 function loggedLevels(root: string): string[] {
   const logs = readdirSync(join(root, 'logs')).filter((f) => f.startsWith('stability_log_'));
   expect(logs).toHaveLength(1);
-  const lines = readFileSync(join(root, 'logs', logs[0]!), 'utf8').trimEnd().split('\n');
-  for (const line of lines) expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] Processing - team: team - character: L - trial: team_L_\d\.xml - (Succeed|Failed - .+)$/);
+  const lines = readFileSync(join(root, 'logs', logs[0]!), 'utf8')
+    .trimEnd()
+    .split('\n');
+  for (const line of lines)
+    expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] Processing - team: team - character: L - trial: team_L_\d\.xml - (Succeed|Failed - .+)$/);
   return lines.map((l) => /trial: (\S+)/.exec(l)![1]!).sort();
 }
 
@@ -55,7 +67,8 @@ describe('the stability log after a level ran again', () => {
     const root = competition();
     let sly: SlyEngine | undefined;
     // Slot 0 starts with the sly engine; every other engine (and the liar's replacement) is honest.
-    const factory: EngineFactory = async (slot, generation) => (slot === 0 && generation === 0 ? (sly = new SlyEngine('sly')) : new HeadlessEngine(`headless-${slot}-${generation}`));
+    const factory: EngineFactory = async (slot, generation) =>
+      slot === 0 && generation === 0 ? (sly = new SlyEngine('sly')) : new HeadlessEngine(`headless-${slot}-${generation}`);
     const report = await runCompetition({ config: resolveSettings(root, { workers: 2 }), engineFactory: factory });
     expect(sly!.loads).toBeGreaterThan(1);
     expect(report.warnings.map((w) => w.message).join('\n')).toMatch(/ran on an engine later retired for a lie: their results are not kept, they run again/);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedModelPath } from '../../orchestrator/stages/model.js';
 import { writeRandomVit } from '../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../helpers/cli.js';
@@ -64,7 +64,10 @@ function officialLogs(root: string): Map<string, string[]> {
   for (const file of readdirSync(join(root, 'logs')).sort()) {
     const kind = /^(.+)_log_.+\.txt$/.exec(file)?.[1];
     if (kind === undefined) continue;
-    const lines = readFileSync(join(root, 'logs', file), 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/^\[[^\]]+\] /, ''));
+    const lines = readFileSync(join(root, 'logs', file), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.replace(/^\[[^\]]+\] /, ''));
     logs.set(kind, [...(logs.get(kind) ?? []), ...lines]);
   }
   for (const lines of logs.values()) lines.sort();
@@ -105,18 +108,29 @@ function settingParts(line: string): { command: string; parts: Map<string, strin
  */
 function expectSameSettings(lines: readonly string[]): void {
   const parsed = lines.map(settingParts);
-  for (const a of parsed) for (const b of parsed) for (const [key, value] of a.parts) if (b.parts.has(key)) expect(b.parts.get(key), `${a.command} vs ${b.command}: ${key}`).toBe(value);
+  for (const a of parsed)
+    for (const b of parsed)
+      for (const [key, value] of a.parts) if (b.parts.has(key)) expect(b.parts.get(key), `${a.command} vs ${b.command}: ${key}`).toBe(value);
   expect(parsed.filter((p) => p.parts.has('model')).map((p) => p.command)).toEqual(['similarity', 'run']);
   expect(parsed.every((p) => p.parts.has('characters'))).toBe(true);
 }
 
-function expectSameFiles(staged: Map<string, string>, run: Map<string, string>, stages: readonly string[] = ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity']): void {
+function expectSameFiles(
+  staged: Map<string, string>,
+  run: Map<string, string>,
+  stages: readonly string[] = ['intermediate', 'levels', 'images', 'stability', 'similarity', 'diversity'],
+): void {
   const common = [...staged.keys()].filter((f) => !RUN_ONLY.has(f));
   expect([...run.keys()].filter((f) => !RUN_ONLY.has(f))).toEqual(common);
   for (const file of common) expect(run.get(file), file).toBe(staged.get(file));
   // Every stage wrote something, and the official result files are among the compared ones.
-  for (const file of ['result/constants.json', 'result/prompt_scores_ranks.csv', 'result/trials.csv', 'result/failures.md', 'result/report.md']) expect(common).toContain(file);
-  for (const stage of stages) expect(common.some((f) => f.split('/')[1] === stage), stage).toBe(true);
+  for (const file of ['result/constants.json', 'result/prompt_scores_ranks.csv', 'result/trials.csv', 'result/failures.md', 'result/report.md'])
+    expect(common).toContain(file);
+  for (const stage of stages)
+    expect(
+      common.some((f) => f.split('/')[1] === stage),
+      stage,
+    ).toBe(true);
 }
 
 beforeAll(() => {
@@ -156,7 +170,9 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     expectSameFiles(staged, run);
     // Every command printed the settings it uses alike, the cached model named where it is used.
     expectSameSettings(lines);
-    expect(lines.at(-1)).toMatch(/^sbeval run: rules 2025 \(default\), T 10 \(default\), characters I,L,O,T,U \(every letter folder\), model .*model\.onnx \(cached by sbeval model fetch\)$/);
+    expect(lines.at(-1)).toMatch(
+      /^sbeval run: rules 2025 \(default\), T 10 \(default\), characters I,L,O,T,U \(every letter folder\), model .*model\.onnx \(cached by sbeval model fetch\)$/,
+    );
     // 2025 similarity files carry the CLS embedding; the CSVs end lines as this system does.
     expect(readFileSync(join(work, 'example-0-run', 'BlockSmith', 'similarity', 'I.json'), 'utf8')).toContain('cls_embedding');
   }, 300_000);
@@ -169,7 +185,9 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     const { staged, run, lines, runRoot } = await compare(source);
     expectSameFiles(staged, run);
     expectSameSettings(lines);
-    expect(lines.at(-1)).toMatch(/rules 2024 \(sbeval\.config\.yaml\), T 3 \(sbeval\.config\.yaml\), characters I,L,T \(sbeval\.config\.yaml\), model .*vit\.onnx \(sbeval\.config\.yaml\)$/);
+    expect(lines.at(-1)).toMatch(
+      /rules 2024 \(sbeval\.config\.yaml\), T 3 \(sbeval\.config\.yaml\), characters I,L,T \(sbeval\.config\.yaml\), model .*vit\.onnx \(sbeval\.config\.yaml\)$/,
+    );
     expect(readdirSync(join(runRoot, 'BlockSmith', 'stability')).sort()).toEqual(['I.json', 'L.json', 'T.json']);
     expect(readFileSync(join(runRoot, 'result', 'character_scores.csv'), 'utf8')).toMatch(/\r\n/);
     expect(readFileSync(join(runRoot, 'BlockSmith', 'similarity', 'I.json'), 'utf8')).not.toContain('cls_embedding');
@@ -179,7 +197,11 @@ describe('stage commands one by one and sbeval run write the same files', () => 
     const source = generatedCompetition(join(work, 'ten'), { teams: 10, letters: ['I', 'L'], trials: 2, seed: 21 });
     const { staged, run } = await compare(source);
     expectSameFiles(staged, run);
-    expect(readFileSync(join(work, 'ten-0-run', 'result', 'prompt_scores_ranks.csv'), 'utf8').trim().split('\n')).toHaveLength(11);
+    expect(
+      readFileSync(join(work, 'ten-0-run', 'result', 'prompt_scores_ranks.csv'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(11);
   }, 300_000);
 
   it('on a generated 10-team folder, under a config file (T 2, two stability trials, CRLF) and a --rules flag over it', async () => {
@@ -233,7 +255,11 @@ describe('sbeval run starts from whatever stage the folder has', () => {
       expect(files.length).toBeGreaterThan(0);
       for (const file of files) expect(after.get(file), file).toBe(before.get(file));
     }
-    const rows = readFileSync(join(levelsOnly, 'result', 'trials.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const rows = readFileSync(join(levelsOnly, 'result', 'trials.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     const levels = [...after.keys()].filter((f) => /\/levels\/.+\.xml$/.test(f)).length;
     expect(rows.filter((r) => r[4] === 'image')).toHaveLength(levels);
     // The trials without a level are the ones the example never turned into one, not "never generated" levels.

@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SBEVAL_BIN } from '../helpers/sbeval-bin.js';
 import { exampleCopy, PROJECT_ROOT, snapshot, spawnSbeval } from './helpers/competition.js';
 
@@ -57,7 +57,8 @@ function expectStorageLine(result: { exitCode?: number | undefined; stderr: unkn
 
 /** Every file is whole: no temporaries, JSON parses, PNGs end with IEND, text files end with a line end. */
 function expectNothingHalfWritten(root: string): void {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
   for (const file of walk(root)) {
     const name = relative(root, file);
     expect(name.endsWith('.tmp'), `${name} left behind`).toBe(false);
@@ -78,7 +79,8 @@ beforeAll(async () => {
   const result = await spawnSbeval(['run', root, ...ARGS]);
   expect(result.exitCode, String(result.stderr)).toBe(0);
   reference = snapshot(root);
-  const walk = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+  const walk = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? walk(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
   referenceBytes = walk(root);
 }, 180_000);
 
@@ -92,7 +94,11 @@ async function expectResumesToReference(root: string): Promise<void> {
 
 /** `unshare -rm` works here (root, or unprivileged user namespaces): a real tmpfs can be mounted privately. */
 async function canUseMountNamespace(): Promise<boolean> {
-  const probe = await execa('unshare', ['-rm', '--propagation', 'private', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && umount "$d"'], { reject: false });
+  const probe = await execa(
+    'unshare',
+    ['-rm', '--propagation', 'private', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d" && umount "$d"'],
+    { reject: false },
+  );
   return probe.exitCode === 0;
 }
 
@@ -208,7 +214,11 @@ describe('read-only and forbidden folders', () => {
 
   it('a forbidden result folder (EACCES) and a folder or file in the way (EISDIR, ENOTDIR) each give their line', async () => {
     const forbidden = competition();
-    expect(expectStorageLine(await withFault(['run', forbidden, ...ARGS], { code: 'EACCES', under: join(forbidden, 'result') }), forbidden, 'EACCES').startsWith(join(forbidden, 'result'))).toBe(true);
+    expect(
+      expectStorageLine(await withFault(['run', forbidden, ...ARGS], { code: 'EACCES', under: join(forbidden, 'result') }), forbidden, 'EACCES').startsWith(
+        join(forbidden, 'result'),
+      ),
+    ).toBe(true);
 
     const folderInTheWay = competition();
     mkdirSync(join(folderInTheWay, 'result', 'trials.csv'), { recursive: true });
@@ -216,6 +226,8 @@ describe('read-only and forbidden folders', () => {
 
     const fileInTheWay = competition();
     writeFileSync(join(fileInTheWay, 'BlockSmith', 'images'), 'not a folder');
-    expect(expectStorageLine(await spawnSbeval(['run', fileInTheWay, ...ARGS]), fileInTheWay, 'ENOTDIR').startsWith(join(fileInTheWay, 'BlockSmith', 'images'))).toBe(true);
+    expect(
+      expectStorageLine(await spawnSbeval(['run', fileInTheWay, ...ARGS]), fileInTheWay, 'ENOTDIR').startsWith(join(fileInTheWay, 'BlockSmith', 'images')),
+    ).toBe(true);
   }, 300_000);
 });

@@ -17,7 +17,14 @@ const root = mkdtempSync(join(tmpdir(), 'sbeval-transform-memo-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const transformBlockers = () =>
-  scoreBlockers({ root, competitions: [{ root }], prefix: 'drop_block', rules: '2025', trials: 3, simulation: simulationIdentity({ engine: 'headless', simulationTrials: 3, damage: 'contact-point' }) })
+  scoreBlockers({
+    root,
+    competitions: [{ root }],
+    prefix: 'drop_block',
+    rules: '2025',
+    trials: 3,
+    simulation: simulationIdentity({ engine: 'headless', simulationTrials: 3, damage: 'contact-point' }),
+  })
     .filter((b) => /extracted|converted/.test(b.reason))
     .map((b) => `${b.path}: ${b.reason}`);
 

@@ -2,14 +2,23 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { trialsCsv, type TrialRow } from '../../orchestrator/run/accounting.js';
 import { listCompetition, trialFates } from '../../orchestrator/layout/trial-listing.js';
+import { type TrialRow, trialsCsv } from '../../orchestrator/run/accounting.js';
 
 /** The viewer's list of a competition folder includes the trials that never became levels, with their reasons. */
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-viewer-list-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const row = (trial: string, stageReached: TrialRow['stageReached'], reason: string, model = ''): TrialRow => ({ team: 'a', model, letter: 'L', trial, stageReached, reason, stability: '', similarity: '' });
+const row = (trial: string, stageReached: TrialRow['stageReached'], reason: string, model = ''): TrialRow => ({
+  team: 'a',
+  model,
+  letter: 'L',
+  trial,
+  stageReached,
+  reason,
+  stability: '',
+  similarity: '',
+});
 
 describe('viewer competition list', () => {
   it('takes every trial’s fate from the run’s result/trials.csv (single-model rows), quoted and formula-neutralized reasons as written', () => {
@@ -17,9 +26,20 @@ describe('viewer competition list', () => {
     mkdirSync(join(root, 'a', 'levels', 'L'), { recursive: true });
     writeFileSync(join(root, 'a', 'levels', 'L', 'a_L_1.xml'), '<Level/>');
     mkdirSync(join(root, 'result'), { recursive: true });
-    const rows = [row('1', 'image', ''), row('2', 'raw', 'Code not found.'), row('3', 'intermediate', 'odd, "quoted" reason'), row('4', 'none', 'other model', 'm1'), row('5', 'raw', '=1+1 is no drop_block call')];
+    const rows = [
+      row('1', 'image', ''),
+      row('2', 'raw', 'Code not found.'),
+      row('3', 'intermediate', 'odd, "quoted" reason'),
+      row('4', 'none', 'other model', 'm1'),
+      row('5', 'raw', '=1+1 is no drop_block call'),
+    ];
     writeFileSync(join(root, 'result', 'trials.csv'), trialsCsv(rows));
-    expect(trialFates(root).map((f) => `${f.trial}:${f.reason}`)).toEqual(['1:', '2:Code not found.', '3:odd, "quoted" reason', '5:=1+1 is no drop_block call']);
+    expect(trialFates(root).map((f) => `${f.trial}:${f.reason}`)).toEqual([
+      '1:',
+      '2:Code not found.',
+      '3:odd, "quoted" reason',
+      '5:=1+1 is no drop_block call',
+    ]);
     const listed = listCompetition(root);
     expect(listed.map((t) => [t.name, t.levelPath !== undefined, t.reason ?? ''])).toEqual([
       ['a_L_1', true, ''],

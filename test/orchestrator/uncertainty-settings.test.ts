@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../orchestrator/config/index.js';
 
 /** The uncertainty settings resolve like every other: flags, then the root's config, then the defaults. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCompetition, readScoreFolder, type ScoreStageOptions } from '../../orchestrator/stages/score.js';
 import { THREAD_MIN_WORK } from '../../orchestrator/stages/uncertainty.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
-import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, type OfficialRow } from '../../scoring/uncertainty/index.js';
+import { buildModel, intervalsCsv, type OfficialRow, rankProbabilitiesCsv, runBootstrap, summarize } from '../../scoring/uncertainty/index.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from '../scoring/golden-competition.js';
 import { randomCompetition, writeCompetition } from '../scoring/uncertainty-folder.js';
@@ -26,7 +26,12 @@ const text = (dir: string, name: string) => readFileSync(join(dir, 'result', nam
 const officialRows = (dir: string): OfficialRow[] =>
   parseCsv(text(dir, 'prompt_scores_ranks.csv'))
     .slice(1)
-    .map(([team, normalizedPromptScore, promptScore, rank]) => ({ team: team!, normalizedPromptScore: normalizedPromptScore!, promptScore: promptScore!, rank: Number(rank) }));
+    .map(([team, normalizedPromptScore, promptScore, rank]) => ({
+      team: team!,
+      normalizedPromptScore: normalizedPromptScore!,
+      promptScore: promptScore!,
+      rank: Number(rank),
+    }));
 
 describe('the bootstrap in a worker thread, beside the official scoring', () => {
   it('2024: a full alphabet runs in the thread and writes what the bootstrap in this thread writes', async () => {
@@ -41,7 +46,11 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: 5 });
     const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
     const rows = officialRows(root);
-    const summary = summarize(runBootstrap(model, { resamples: 2000, seed: 1, competing: ['alpha', 'beta', 'gamma', 'epsilon'], ranking: rows.map((r) => r.team) }), rows, { competing: ['alpha', 'beta', 'gamma', 'epsilon'] });
+    const summary = summarize(
+      runBootstrap(model, { resamples: 2000, seed: 1, competing: ['alpha', 'beta', 'gamma', 'epsilon'], ranking: rows.map((r) => r.team) }),
+      rows,
+      { competing: ['alpha', 'beta', 'gamma', 'epsilon'] },
+    );
     expect(text(root, 'score_intervals.csv')).toBe(intervalsCsv(summary, EOL));
     expect(text(root, 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summary, EOL));
     expect(scored.uncertainty.message).toContain(summary.sentence);
@@ -51,10 +60,17 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     const root = join(tmp, 'large-2025');
     // In the order the score stage finds them (the resamples draw the model folders in turn).
     const folders = ['gemma', 'qwen'];
-    folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'z'], letters: LETTERS, trials: 4, seed: 101 + m, failed: 0.1, cls: 16 }), { rules: 2025, trials: 4 }));
+    folders.forEach((f, m) =>
+      writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'z'], letters: LETTERS, trials: 4, seed: 101 + m, failed: 0.1, cls: 16 }), {
+        rules: 2025,
+        trials: 4,
+      }),
+    );
     const scored = await scoreFolder({ root, rules: '2025', trials: 4 });
     expect(scored.uncertainty.threaded).toBe(availableParallelism() >= 2);
-    const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    const model = buildModel(
+      folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })),
+    );
     const own = folders.map((f) => officialRows(join(root, f)));
     const result = runBootstrap(model, {
       resamples: 2000,
@@ -65,12 +81,17 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
       perCompetitionRanking: own.map((rows) => rows.map((r) => r.team)),
     });
     expect(text(root, 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summarize(result, officialRows(root)), EOL));
-    folders.forEach((f, m) => expect(text(join(root, f), 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summarize(result.perCompetition![m]!, own[m]!), EOL)));
+    folders.forEach((f, m) =>
+      expect(text(join(root, f), 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summarize(result.perCompetition![m]!, own[m]!), EOL)),
+    );
   }, 240_000);
 
   it('the thread serves the next bootstrap of the process too, and `sbeval score` (its thread started before the folder is read) exits when done', async () => {
     const root = join(tmp, 'again-2024');
-    writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 4, seed: 93, failed: 0.1 }), { rules: 2024, trials: 4 });
+    writeCompetition(root, randomCompetition({ teams: ['p', 'q', 'r', 's', 't'], letters: LETTERS, trials: 4, seed: 93, failed: 0.1 }), {
+      rules: 2024,
+      trials: 4,
+    });
     const first = await scoreFolder({ root, rules: '2024', trials: 4 });
     const files = ['score_intervals.csv', 'rank_probabilities.csv'].map((f) => text(root, f));
     const second = await scoreFolder({ root, rules: '2024', trials: 4 });
@@ -120,7 +141,9 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     expect(command.exitCode, command.stderr).toBe(1);
     const lines = command.stderr.trim().split('\n');
     expect(lines).toHaveLength(2); // the settings line, then the reason: nothing the early read met is printed
-    expect(lines[1]).toMatch(/^sbeval: \[score\] not scored, the folder cannot be scored as it is: responses not extracted yet \(run sbeval extract\): p\/raw\/A\/p_A_1\.txt$/);
+    expect(lines[1]).toMatch(
+      /^sbeval: \[score\] not scored, the folder cannot be scored as it is: responses not extracted yet \(run sbeval extract\): p\/raw\/A\/p_A_1\.txt$/,
+    );
     expect(existsSync(join(root, 'result', 'score_intervals.csv'))).toBe(false);
   }, 120_000);
 

@@ -1,4 +1,17 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,11 +106,18 @@ function bytesWritten(before: string, after: string): number {
 }
 
 /** Runs command lines in one process (test/helpers/cli-batch.mjs); their exit codes and stderr. */
-async function batch(cases: Array<{ argv: string[]; fault?: { code: string; under: string; afterBytes?: number } }>): Promise<Array<{ exitCode: number; stderr: string }>> {
+async function batch(
+  cases: Array<{ argv: string[]; fault?: { code: string; under: string; afterBytes?: number } }>,
+): Promise<Array<{ exitCode: number; stderr: string }>> {
   const casesFile = join(work, `cases-${(counter += 1)}.json`);
   const resultsFile = join(work, `results-${counter}.json`);
   writeFileSync(casesFile, JSON.stringify(cases));
-  const run = await execa(process.execPath, [BATCH, casesFile, resultsFile], { reject: false, cwd: PROJECT_ROOT, env: { FORCE_COLOR: '0' }, timeout: 1_200_000 });
+  const run = await execa(process.execPath, [BATCH, casesFile, resultsFile], {
+    reject: false,
+    cwd: PROJECT_ROOT,
+    env: { FORCE_COLOR: '0' },
+    timeout: 1_200_000,
+  });
   expect(run.exitCode, String(run.stderr).slice(-3000)).toBe(0);
   const outcomes = JSON.parse(readFileSync(resultsFile, 'utf8')) as Array<{ exitCode: number; stderr: string }>;
   expect(outcomes).toHaveLength(cases.length);
@@ -140,7 +160,11 @@ function linked(template: string, folder: string, name: string): { root: string;
 
 /** A rater's answer through the survey server, with the invitation `survey invite` printed; the HTTP status. */
 async function rate(url: string, metric: string, value: number): Promise<number> {
-  const response = await fetch(new URL('api/me/item-1', url), { method: 'PUT', headers: { 'content-type': 'application/json', 'x-survey-token': invitation }, body: JSON.stringify({ values: { [metric]: value } }) });
+  const response = await fetch(new URL('api/me/item-1', url), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'x-survey-token': invitation },
+    body: JSON.stringify({ values: { [metric]: value } }),
+  });
   await response.text();
   return response.status;
 }
@@ -164,7 +188,10 @@ const surveyMetric = (root: string) => {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sbeval-write-guard-'));
-  fake = await new FakeOllama({ models: [JUDGE, MODEL], answer: (call) => (call.model === JUDGE ? 'I cannot tell.' : "```python\ndrop_block('b11', 5)\n```") }).start();
+  fake = await new FakeOllama({
+    models: [JUDGE, MODEL],
+    answer: (call) => (call.model === JUDGE ? 'I cannot tell.' : "```python\ndrop_block('b11', 5)\n```"),
+  }).start();
   vit = writeRandomVit(join(work, 'vit'), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 5 }).onnx;
   const sources = join(work, 'sources');
   // Two teams (judge order compares teams), one letter, two trials each: every kind of folder, little work.
@@ -185,7 +212,21 @@ beforeAll(async () => {
   const prompt = join(work, 'prompt.txt');
   writeFileSync(prompt, 'Build the letter <OBJECT>.\n');
   const generation = async () => {
-    await record('generate', tempDir('empty-'), (root) => ['generate', root, '--submission', prompt, '--team', 'zero', '--models', MODEL, ...hosts, '--trials', '1', '--chars', 'I']);
+    await record('generate', tempDir('empty-'), (root) => [
+      'generate',
+      root,
+      '--submission',
+      prompt,
+      '--team',
+      'zero',
+      '--models',
+      MODEL,
+      ...hosts,
+      '--trials',
+      '1',
+      '--chars',
+      'I',
+    ]);
   };
   const stages = async () => {
     const extracted = await record('extract', sources, (root) => ['extract', root]);
@@ -210,7 +251,13 @@ beforeAll(async () => {
     const invite = await inviting.child;
     expect(invite.exitCode, String(invite.stderr)).toBe(0);
     invitation = /#invite=([A-Za-z0-9_-]+)/.exec(String(invite.stdout))![1]!;
-    walks.push({ command: 'survey invite', template: built, args: (root) => ['survey', 'invite', root, '1'], folders: inviting.folders(), bytes: bytesWritten(built, invited) });
+    walks.push({
+      command: 'survey invite',
+      template: built,
+      args: (root) => ['survey', 'invite', root, '1'],
+      folders: inviting.folders(),
+      bytes: bytesWritten(built, invited),
+    });
     // survey serve: a rater's answer is its one write.
     const served = copyOf(invited, 'survey-serve');
     const serve = recorded(['survey', 'serve', served], served);
@@ -219,7 +266,13 @@ beforeAll(async () => {
     expect(await rate(url, metric.id, metric.value)).toBe(200);
     serve.child.kill('SIGTERM');
     await serve.child;
-    surveyWalk = { command: 'survey serve', template: invited, args: (root) => ['survey', 'serve', root], folders: serve.folders(), bytes: bytesWritten(invited, served) };
+    surveyWalk = {
+      command: 'survey serve',
+      template: invited,
+      args: (root) => ['survey', 'serve', root],
+      folders: serve.folders(),
+      bytes: bytesWritten(invited, served),
+    };
     await record('survey collect', served, (root) => ['survey', 'collect', root]);
   };
   await Promise.all([generation(), stages(), onTheRun()]);
@@ -239,18 +292,46 @@ describe('the folders each command writes, from its own writes', () => {
     expect(byCommand['survey serve']).toContain('result/survey/answers');
     for (const [command, folders] of Object.entries(byCommand)) expect(folders.length, command).toBeGreaterThan(0);
     expect(Object.keys(byCommand).sort()).toEqual(
-      ['convert', 'diversity', 'extract', 'generate', 'judge order', 'judge rubric', 'run', 'score', 'similarity', 'simulate', 'survey build', 'survey collect', 'survey invite', 'survey serve'].sort(),
+      [
+        'convert',
+        'diversity',
+        'extract',
+        'generate',
+        'judge order',
+        'judge rubric',
+        'run',
+        'score',
+        'similarity',
+        'simulate',
+        'survey build',
+        'survey collect',
+        'survey invite',
+        'survey serve',
+      ].sort(),
     );
   });
 });
 
 describe('a symbolic link at any folder a command writes', () => {
   it('stops the command with exit 2 and a line naming the link, and nothing is written outside the root', async () => {
-    const attacks = walks.flatMap((walk) => walk.folders.map((folder) => ({ walk, folder, ...linked(walk.template, folder, `${walk.command.replace(' ', '-')}-attack`) })));
-    console.log(`write-guard walk: ${attacks.length} linked folders over ${walks.length} commands (${walks.map((w) => `${w.command} ${w.folders.length}`).join(', ')})`);
+    const attacks = walks.flatMap((walk) =>
+      walk.folders.map((folder) => ({ walk, folder, ...linked(walk.template, folder, `${walk.command.replace(' ', '-')}-attack`) })),
+    );
+    console.log(
+      `write-guard walk: ${attacks.length} linked folders over ${walks.length} commands (${walks.map((w) => `${w.command} ${w.folders.length}`).join(', ')})`,
+    );
     const outsideBefore = attacks.map((a) => snapshot(a.outside, []));
     const outcomes = await batch(attacks.map((a) => ({ argv: a.walk.args(a.root) })));
-    if (process.env.SBEVAL_WRITE_GUARD_DEBUG) for (const [i, a] of attacks.entries()) console.log(a.walk.command, a.folder, outcomes[i]!.exitCode, outcomes[i]!.stderr.split('\n').filter((l) => l.startsWith('sbeval: [')).join(' | '));
+    if (process.env.SBEVAL_WRITE_GUARD_DEBUG)
+      for (const [i, a] of attacks.entries())
+        console.log(
+          a.walk.command,
+          a.folder,
+          outcomes[i]!.exitCode,
+          outcomes[i]!.stderr.split('\n')
+            .filter((l) => l.startsWith('sbeval: ['))
+            .join(' | '),
+        );
     attacks.forEach((attack, i) => {
       const what = `${attack.walk.command} with ${attack.folder} linked`;
       const { exitCode, stderr } = outcomes[i]!;
@@ -291,36 +372,40 @@ describe('a symbolic link at any folder a command writes', () => {
 describe('a storage fault midway through every command', () => {
   const CAUSES: Record<string, string> = { ENOSPC: 'no space left on the device', EROFS: 'the file system is read-only' };
 
-  it.each(['ENOSPC', 'EROFS'])('%s once half its bytes are written: one [storage] line naming a path in the root, exit 2; run again, it finishes', async (code) => {
-    const roots = walks.map((walk) => copyOf(walk.template, `${walk.command.replace(' ', '-')}-${code}`));
-    // Every command with its fault, then every command again without (one process: each root is its own).
-    const outcomes = await batch([
-      ...walks.map((walk, i) => ({ argv: walk.args(roots[i]!), fault: { code, under: roots[i]!, afterBytes: Math.floor(walk.bytes / 2) } })),
-      ...walks.map((walk, i) => ({ argv: walk.args(roots[i]!) })),
-    ]);
-    const faulted = outcomes.slice(0, walks.length);
-    const again = outcomes.slice(walks.length);
-    walks.forEach((walk, i) => {
-      const root = roots[i]!;
-      const { exitCode, stderr } = faulted[i]!;
-      const what = `${walk.command} (${code} after ${Math.floor(walk.bytes / 2)} of ${walk.bytes} bytes)`;
-      const lines = stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
-      expect(exitCode, `${what}: ${stderr}`).toBe(2);
-      expect(lines, `${what}: ${stderr}`).toHaveLength(1);
-      const m = /^sbeval: \[storage\] cannot [a-z ]+? (\/\S+): (.+) \(([A-Z]+)\) \(.+\)$/.exec(lines[0]!);
-      expect(m, `${what}: ${lines[0]}`).not.toBeNull();
-      expect([m![2], m![3]], what).toEqual([CAUSES[code], code]);
-      expect(relative(root, m![1]!).startsWith('..'), `${what}: ${m![1]} is outside the root`).toBe(false);
-      expect(stderr, `${what}: no stack trace`).not.toMatch(/^\s+at /m);
-      // The next run finishes, and trusts no half-written file. (A temporary whose removal the
-      // read-only folder refused stays: hidden, ignored by listings, swept at the next start by
-      // another process — root-guard.test.ts; the batch's second run shares the first one's pid.)
-      expect(again[i]!.exitCode, `${walk.command} run again: ${again[i]!.stderr}`).toBe(0);
-      for (const file of snapshot(root, []).keys()) {
-        if (file.endsWith('.json')) expect(() => JSON.parse(readFileSync(join(root, file), 'utf8')), `${what}: ${file}`).not.toThrow();
-      }
-    });
-  }, 900_000);
+  it.each(['ENOSPC', 'EROFS'])(
+    '%s once half its bytes are written: one [storage] line naming a path in the root, exit 2; run again, it finishes',
+    async (code) => {
+      const roots = walks.map((walk) => copyOf(walk.template, `${walk.command.replace(' ', '-')}-${code}`));
+      // Every command with its fault, then every command again without (one process: each root is its own).
+      const outcomes = await batch([
+        ...walks.map((walk, i) => ({ argv: walk.args(roots[i]!), fault: { code, under: roots[i]!, afterBytes: Math.floor(walk.bytes / 2) } })),
+        ...walks.map((walk, i) => ({ argv: walk.args(roots[i]!) })),
+      ]);
+      const faulted = outcomes.slice(0, walks.length);
+      const again = outcomes.slice(walks.length);
+      walks.forEach((walk, i) => {
+        const root = roots[i]!;
+        const { exitCode, stderr } = faulted[i]!;
+        const what = `${walk.command} (${code} after ${Math.floor(walk.bytes / 2)} of ${walk.bytes} bytes)`;
+        const lines = stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
+        expect(exitCode, `${what}: ${stderr}`).toBe(2);
+        expect(lines, `${what}: ${stderr}`).toHaveLength(1);
+        const m = /^sbeval: \[storage\] cannot [a-z ]+? (\/\S+): (.+) \(([A-Z]+)\) \(.+\)$/.exec(lines[0]!);
+        expect(m, `${what}: ${lines[0]}`).not.toBeNull();
+        expect([m![2], m![3]], what).toEqual([CAUSES[code], code]);
+        expect(relative(root, m![1]!).startsWith('..'), `${what}: ${m![1]} is outside the root`).toBe(false);
+        expect(stderr, `${what}: no stack trace`).not.toMatch(/^\s+at /m);
+        // The next run finishes, and trusts no half-written file. (A temporary whose removal the
+        // read-only folder refused stays: hidden, ignored by listings, swept at the next start by
+        // another process — root-guard.test.ts; the batch's second run shares the first one's pid.)
+        expect(again[i]!.exitCode, `${walk.command} run again: ${again[i]!.stderr}`).toBe(0);
+        for (const file of snapshot(root, []).keys()) {
+          if (file.endsWith('.json')) expect(() => JSON.parse(readFileSync(join(root, file), 'utf8')), `${what}: ${file}`).not.toThrow();
+        }
+      });
+    },
+    900_000,
+  );
 });
 
 describe("the red team's storage faults outside run", () => {
@@ -328,13 +413,17 @@ describe("the red team's storage faults outside run", () => {
     const judges = walks.filter((w) => w.command.startsWith('judge '));
     const roots = judges.map((walk) => copyOf(walk.template, `${walk.command.replace(' ', '-')}-journal`));
     const calls = fake.calls.length;
-    const faulted = await batch(judges.map((walk, i) => ({ argv: walk.args(roots[i]!), fault: { code: 'ENOSPC', under: join(roots[i]!, '.sbeval', 'judges') } })));
+    const faulted = await batch(
+      judges.map((walk, i) => ({ argv: walk.args(roots[i]!), fault: { code: 'ENOSPC', under: join(roots[i]!, '.sbeval', 'judges') } })),
+    );
     const asked = fake.calls.length - calls;
     judges.forEach((_walk, i) => {
       const lines = faulted[i]!.stderr.split('\n').filter((l) => l.startsWith('sbeval: ['));
       expect(faulted[i]!.exitCode, faulted[i]!.stderr).toBe(2);
       expect(lines).toHaveLength(1);
-      const journal = new RegExp(`^sbeval: \\[storage\\] cannot write (${join(roots[i]!, '.sbeval', 'judges')}/[a-z-]+/[a-z-]+\\.jsonl): no space left on the device \\(ENOSPC\\) \\(free some space, then run the same command again: finished work is kept\\)$`).exec(lines[0]!)?.[1];
+      const journal = new RegExp(
+        `^sbeval: \\[storage\\] cannot write (${join(roots[i]!, '.sbeval', 'judges')}/[a-z-]+/[a-z-]+\\.jsonl): no space left on the device \\(ENOSPC\\) \\(free some space, then run the same command again: finished work is kept\\)$`,
+      ).exec(lines[0]!)?.[1];
       expect(journal, lines[0]).toBeDefined();
       // The refused line was cut off again: the journal holds whole lines only.
       expect(existsSync(journal!) ? readFileSync(journal!, 'utf8') : '').toBe('');
@@ -356,13 +445,21 @@ describe("the red team's storage faults outside run", () => {
         mount -o remount,bind,ro "$ROOT/result"
         set +e
         ${process.execPath} ${SBEVAL_BIN} survey build "$ROOT" >"$OUT/out" 2>"$OUT/err"; echo $? >"$OUT/code"`;
-      const ns = await execa('unshare', ['-rm', '--propagation', 'private', 'sh', '-c', script], { reject: false, cwd: PROJECT_ROOT, env: { ROOT: root, OUT: out, FORCE_COLOR: '0' } });
+      const ns = await execa('unshare', ['-rm', '--propagation', 'private', 'sh', '-c', script], {
+        reject: false,
+        cwd: PROJECT_ROOT,
+        env: { ROOT: root, OUT: out, FORCE_COLOR: '0' },
+      });
       expect(ns.exitCode, String(ns.stderr)).toBe(0);
       result = { exitCode: Number(readFileSync(join(out, 'code'), 'utf8')), stderr: readFileSync(join(out, 'err'), 'utf8') };
     } else {
-      [result] = (await batch([{ argv: ['survey', 'build', root], fault: { code: 'EROFS', under: join(root, 'result') } }])) as [{ exitCode: number; stderr: string }];
+      [result] = (await batch([{ argv: ['survey', 'build', root], fault: { code: 'EROFS', under: join(root, 'result') } }])) as [
+        { exitCode: number; stderr: string },
+      ];
     }
-    console.log(`survey build into a read-only result/: ${namespaces ? 'a read-only bind mount in a private mount namespace' : 'the fault seam (namespaces refused here)'}`);
+    console.log(
+      `survey build into a read-only result/: ${namespaces ? 'a read-only bind mount in a private mount namespace' : 'the fault seam (namespaces refused here)'}`,
+    );
     expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stderr.split('\n').filter((l) => l.startsWith('sbeval: ['))).toEqual([
       `sbeval: [storage] cannot create the folder ${join(root, 'result', 'survey')}: the file system is read-only (EROFS) (use a writable copy of the folder, then run the same command again)`,

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedInstall, type PackedInstall } from '../helpers/packed.js';
+import { type PackedInstall, packedInstall } from '../helpers/packed.js';
 
 /**
  * The package is the product: `npm pack` of this checkout, installed into an empty folder without
@@ -44,7 +44,10 @@ describe('the installed package', { timeout: 300_000 }, () => {
     // No similarity model in the test's cache: the run says how to get one and scores nothing.
     expect(result.stdout).toContain('sbeval model fetch');
     const root = join(work, 'examples', 'competition');
-    const trials = readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trim().split('\n').slice(1);
+    const trials = readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1);
     expect(trials).toHaveLength(45);
     expect(trials.filter((t) => t.includes(',image,'))).toHaveLength(37);
     expect(readFileSync(join(root, 'result', 'failures.md'), 'utf8')).toContain('Code not found.');
@@ -59,7 +62,7 @@ describe('the installed package', { timeout: 300_000 }, () => {
     const script = [
       "import { loadSubmission, loadRubric } from 'sbeval';",
       "const prompt = loadSubmission('builtin:zero-shot-multi-turn');",
-      "const rubric = loadRubric(undefined);",
+      'const rubric = loadRubric(undefined);',
       'console.log(JSON.stringify({ turns: prompt.turns.length, rubric: rubric.source, levels: Object.keys(rubric.template.levels) }));',
     ].join('\n');
     const library = await execa(process.execPath, ['--input-type=module', '-e', script], { cwd: work, reject: false });
@@ -68,7 +71,10 @@ describe('the installed package', { timeout: 300_000 }, () => {
     // The survey reads the default metrics; it runs on the example the run above left.
     const survey = await packed.sbeval(['survey', 'build', 'examples/competition'], {}, work);
     expect(survey.exitCode, survey.stderr).toBe(0);
-    const built = JSON.parse(readFileSync(join(work, 'examples', 'competition', 'result', 'survey', 'survey.json'), 'utf8')) as { metrics: Array<{ id: string }>; items: unknown[] };
+    const built = JSON.parse(readFileSync(join(work, 'examples', 'competition', 'result', 'survey', 'survey.json'), 'utf8')) as {
+      metrics: Array<{ id: string }>;
+      items: unknown[];
+    };
     expect(built.metrics.map((m) => m.id)).toContain('looks-like');
     expect(built.items).toHaveLength(37);
   });

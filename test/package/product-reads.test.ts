@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import ts from 'typescript';
 import { execa } from 'execa';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 import { PRODUCT_ROOTS } from '../structure/source-graph.js';
@@ -87,7 +87,7 @@ describe('the product never reads test/', () => {
 const DOC_PAGE = /(?<![\w.-])docs\/[\w.-]+\.md/g;
 
 /** The docs pages the product's strings name, each with one file that names it. */
-export function citedDocs(path: string, text: string): string[] {
+function citedDocs(path: string, text: string): string[] {
   return stringsOf(path, text).flatMap((s) => s.match(DOC_PAGE) ?? []);
 }
 
@@ -109,7 +109,12 @@ describe('the package carries the docs its messages cite', () => {
   });
 
   it('finds the docs pages named in strings, not in comments', () => {
-    const code = ["// docs/uncertainty.md says why", "const hint = 'see docs/similarity.md#offline';", 'const t = `Details: docs/result-folder.md.`;', "const no = 'mydocs/x.md';"].join('\n');
+    const code = [
+      '// docs/uncertainty.md says why',
+      "const hint = 'see docs/similarity.md#offline';",
+      'const t = `Details: docs/result-folder.md.`;',
+      "const no = 'mydocs/x.md';",
+    ].join('\n');
     expect(citedDocs('x.ts', code)).toEqual(['docs/similarity.md', 'docs/result-folder.md']);
   });
 });

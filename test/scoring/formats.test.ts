@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -12,6 +12,7 @@ import {
   parseDiversityJson,
   parseSimilarityJson,
   parseStabilityJson,
+  type StabilityEntry,
   similarityFile,
   stabilityFile,
   stabilityTag,
@@ -20,7 +21,6 @@ import {
   writeDiversityJson,
   writeSimilarityJson,
   writeStabilityJson,
-  type StabilityEntry,
 } from '../../scoring/formats/index.js';
 import { GOLDEN, PROJECT_ROOT, REFERENCE_LEVELS } from '../helpers/cli.js';
 
@@ -104,7 +104,12 @@ describe('stability format (Unity JsonUtility)', () => {
   });
 
   it('refuses a file mixing the old and new entry formats', () => {
-    expect(() => writeStabilityJson([{ tag: 'a_1', score: 1 }, { tag: 'a_2', score: 1, startingObjects: 1, movingObjects: 0 }])).toThrow(/mix/);
+    expect(() =>
+      writeStabilityJson([
+        { tag: 'a_1', score: 1 },
+        { tag: 'a_2', score: 1, startingObjects: 1, movingObjects: 0 },
+      ]),
+    ).toThrow(/mix/);
   });
 
   it('reads the older format without counts and names the file on bad input', () => {

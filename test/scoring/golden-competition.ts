@@ -15,14 +15,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type DiversityFile,
+  type StabilityEntry,
   similarityFile,
   stabilityTag,
   unityStabilityScore,
   writeDiversityJson,
   writeSimilarityJson,
   writeStabilityJson,
-  type DiversityFile,
-  type StabilityEntry,
 } from '../../scoring/formats/index.js';
 
 /** Minimal RFC 4180 reader for the published CSV files (quoted cells, CRLF or LF). */

@@ -118,9 +118,25 @@ describe('report.html of the example competition', { timeout: 240_000 }, () => {
       }
     }
     // The example's failures: 5 × Code not found., one each of three converter reasons.
-    expect(shown.filter((f) => f.failed).map((f) => f.reason).sort()).toEqual(['BlockType does not exist.', 'Code not found.', 'Code not found.', 'Code not found.', 'Code not found.', 'Code not found.', 'Height boundary is intruded.', 'Width boundary is intruded.']);
+    expect(
+      shown
+        .filter((f) => f.failed)
+        .map((f) => f.reason)
+        .sort(),
+    ).toEqual([
+      'BlockType does not exist.',
+      'Code not found.',
+      'Code not found.',
+      'Code not found.',
+      'Code not found.',
+      'Code not found.',
+      'Height boundary is intruded.',
+      'Width boundary is intruded.',
+    ]);
     // Every picture was decoded by the browser at the thumbnail size.
-    const sizes = await page.locator('.gallery-letter figure.trial img').evaluateAll((imgs) => imgs.map((i) => [(i as HTMLImageElement).complete, (i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]));
+    const sizes = await page
+      .locator('.gallery-letter figure.trial img')
+      .evaluateAll((imgs) => imgs.map((i) => [(i as HTMLImageElement).complete, (i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight]));
     expect(sizes).toHaveLength(37);
     for (const s of sizes) expect(s).toEqual([true, 80, 80]);
   });
@@ -142,12 +158,18 @@ describe('report.html of the example competition', { timeout: 240_000 }, () => {
   });
 
   it('shows each team’s best trial per letter at a glance', async () => {
-    const cells = await page.locator('table.gallery-overview td.best').evaluateAll((tds) => tds.map((td) => `${td.getAttribute('data-team')}/${td.getAttribute('data-letter')}`));
+    const cells = await page
+      .locator('table.gallery-overview td.best')
+      .evaluateAll((tds) => tds.map((td) => `${td.getAttribute('data-team')}/${td.getAttribute('data-letter')}`));
     // Every team × letter of the example has at least one level.
     expect(cells).toHaveLength(15);
     await expect(page.locator('table.gallery-overview tbody th').allTextContents()).resolves.toEqual(['BlockSmith', 'GridThinkers', 'PromptPilots']);
     // The best trial is the one with the highest similarity of its cell.
-    const best = await page.locator('table.gallery-overview td.best').evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-team'), td.getAttribute('data-letter'), Number(td.getAttribute('data-similarity'))] as const));
+    const best = await page
+      .locator('table.gallery-overview td.best')
+      .evaluateAll((tds) =>
+        tds.map((td) => [td.getAttribute('data-team'), td.getAttribute('data-letter'), Number(td.getAttribute('data-similarity'))] as const),
+      );
     for (const [team, letter, sim] of best) {
       const max = Math.max(...rows.filter((r) => r[0] === team && r[2] === letter && r[4] === 'image').map((r) => Number(r[7])));
       expect(sim, `${team} ${letter}`).toBe(max);
@@ -157,7 +179,10 @@ describe('report.html of the example competition', { timeout: 240_000 }, () => {
   it('draws heat maps over the competition’s letters on each metric’s own scale, and a ranking bar chart', async () => {
     const [, ...characterRows] = parseCsv(readFileSync(join(root, 'result', 'character_scores.csv'), 'utf8'));
     // character_scores.csv: teamName, character, characterScore, stability, similarity, diversity.
-    for (const [metric, column] of [['similarity', 4], ['diversity', 5]] as const) {
+    for (const [metric, column] of [
+      ['similarity', 4],
+      ['diversity', 5],
+    ] as const) {
       const svg = page.locator(`svg.heatmap[data-metric="${metric}"]`);
       // The example has letters I, L, O, T, U: the map draws those, not all 26 letters.
       const present = characterRows.filter((r) => 'ILOTU'.includes(r[1]!)).map((r) => Number(r[column]));

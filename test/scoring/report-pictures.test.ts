@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { rankingBarsSvg } from '../../scoring/report/bars.js';
 import { buildReport, competitionGrids, rankingBars } from '../../scoring/report/build.js';
-import { bestTrial, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml, type Gallery, type GalleryTrial } from '../../scoring/report/gallery.js';
+import { bestTrial, type Gallery, type GalleryTrial, galleryLettersHtml, galleryMarkdown, galleryOverviewHtml } from '../../scoring/report/gallery.js';
 import { compactNumber, heatColor, heatMapSvg, scaleOf } from '../../scoring/report/heatmap.js';
-import { rankHeatMap } from '../../scoring/uncertainty/report.js';
 import { scoreCompetition } from '../../scoring/score/compute.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput } from '../../scoring/score/types.js';
+import { rankHeatMap } from '../../scoring/uncertainty/report.js';
 
 /** The report's pictures as pure functions: heat-map scales and missing marks, the bar chart, the gallery. */
 
@@ -18,15 +18,34 @@ function trial(team: string, letter: string, n: number, extra: Partial<GalleryTr
 
 describe('heat maps', () => {
   it('scale each metric from its own lowest to highest value, leaving missing cells out', () => {
-    expect(scaleOf([[0.001, 0.004], [0.006, NaN]])).toEqual({ min: 0.001, max: 0.006 });
+    expect(
+      scaleOf([
+        [0.001, 0.004],
+        [0.006, NaN],
+      ]),
+    ).toEqual({ min: 0.001, max: 0.006 });
     expect(scaleOf([[0.5, 9]], [[false, true]])).toEqual({ min: 0, max: 0.5 });
     expect(scaleOf([[NaN]])).toEqual({ min: 0, max: 1 });
     expect(scaleOf([[0, 0]])).toEqual({ min: 0, max: 1 });
   });
 
   it('draw missing data hatched with a dash and a real 0 in the scale colour with its value', () => {
-    const svg = heatMapSvg({ metric: 'diversity', title: 'D', rows: ['a', 'b'], columns: ['A', 'B'], values: [[0, 0.006], [0.003, 0]], missing: [[false, false], [false, true]] });
-    const cell = (team: string, char: string) => new RegExp(`<rect [^>]*fill="([^"]+)" data-team="${team}" data-char="${char}" data-value="([^"]*)" data-missing="(true|false)"`).exec(svg);
+    const svg = heatMapSvg({
+      metric: 'diversity',
+      title: 'D',
+      rows: ['a', 'b'],
+      columns: ['A', 'B'],
+      values: [
+        [0, 0.006],
+        [0.003, 0],
+      ],
+      missing: [
+        [false, false],
+        [false, true],
+      ],
+    });
+    const cell = (team: string, char: string) =>
+      new RegExp(`<rect [^>]*fill="([^"]+)" data-team="${team}" data-char="${char}" data-value="([^"]*)" data-missing="(true|false)"`).exec(svg);
     const zero = cell('a', 'A');
     const missing = cell('b', 'B');
     expect(zero?.[1]).toBe(heatColor(0, { min: 0, max: 0.006 }));
@@ -49,8 +68,40 @@ describe('heat maps', () => {
       resamples: 10,
       seed: 1,
       teams: [
-        { team: 'a', rank: 1, promptScore: '0.2', normalizedPromptScore: '66.6', low: 0.1, high: 0.3, normLow: 50, normHigh: 80, jointLow: 45, jointHigh: 85, rankSet: [1, 2], mcError: 0.01, normMcError: 1, rankProbability: [0.9, 0.1], win: 0.9 },
-        { team: 'b', rank: 2, promptScore: '0.1', normalizedPromptScore: '33.3', low: 0.05, high: 0.2, normLow: 20, normHigh: 50, jointLow: 15, jointHigh: 55, rankSet: [1, 2], mcError: 0.01, normMcError: 1, rankProbability: [0.1, 0.9], win: 0.1 },
+        {
+          team: 'a',
+          rank: 1,
+          promptScore: '0.2',
+          normalizedPromptScore: '66.6',
+          low: 0.1,
+          high: 0.3,
+          normLow: 50,
+          normHigh: 80,
+          jointLow: 45,
+          jointHigh: 85,
+          rankSet: [1, 2],
+          mcError: 0.01,
+          normMcError: 1,
+          rankProbability: [0.9, 0.1],
+          win: 0.9,
+        },
+        {
+          team: 'b',
+          rank: 2,
+          promptScore: '0.1',
+          normalizedPromptScore: '33.3',
+          low: 0.05,
+          high: 0.2,
+          normLow: 20,
+          normHigh: 50,
+          jointLow: 15,
+          jointHigh: 55,
+          rankSet: [1, 2],
+          mcError: 0.01,
+          normMcError: 1,
+          rankProbability: [0.1, 0.9],
+          win: 0.1,
+        },
       ],
       pairs: [],
       clearWinner: false,
@@ -67,7 +118,17 @@ describe('heat maps', () => {
   });
 
   it('print values short enough for a cell', () => {
-    expect([0, 1, 0.82, 0.047, 0.006, 0.0004, 0.00007079, 1.5, 59.78].map(compactNumber)).toEqual(['0', '1', '.82', '.047', '.006', '4e-4', '7e-5', '1.5', '60']);
+    expect([0, 1, 0.82, 0.047, 0.006, 0.0004, 0.00007079, 1.5, 59.78].map(compactNumber)).toEqual([
+      '0',
+      '1',
+      '.82',
+      '.047',
+      '.006',
+      '4e-4',
+      '7e-5',
+      '1.5',
+      '60',
+    ]);
   });
 
   it('mark a letter missing when its file was not there, and a character score when none of its files was', () => {
@@ -96,7 +157,11 @@ describe('ranking bar chart', () => {
       ['b'],
     );
     const svg = rankingBarsSvg(bars, 'ranking');
-    const found = [...svg.matchAll(/<g class="bar" data-team="([^"]+)"[^>]*data-winner="(true|false)">\n[^\n]*\n<rect class="bar-fill" x="[\d.]+" y="[\d.]+" width="([\d.]+)"[^>]*fill="([^"]+)"/g)];
+    const found = [
+      ...svg.matchAll(
+        /<g class="bar" data-team="([^"]+)"[^>]*data-winner="(true|false)">\n[^\n]*\n<rect class="bar-fill" x="[\d.]+" y="[\d.]+" width="([\d.]+)"[^>]*fill="([^"]+)"/g,
+      ),
+    ];
     expect(found.map((m) => m[1])).toEqual(['b', 'base', 'a &lt;x&gt;']);
     expect(found.map((m) => m[2])).toEqual(['true', 'false', 'false']);
     const widths = found.map((m) => Number(m[3]));
@@ -108,7 +173,24 @@ describe('ranking bar chart', () => {
   });
 
   it('splits a bar into one part per model', () => {
-    const svg = rankingBarsSvg(rankingBars([{ team: 't', rank: 1, normalizedPromptScore: '100', role: 'team', segments: [{ name: 'm1', value: 75 }, { name: 'm2', value: 25 }] }], []), 'r');
+    const svg = rankingBarsSvg(
+      rankingBars(
+        [
+          {
+            team: 't',
+            rank: 1,
+            normalizedPromptScore: '100',
+            role: 'team',
+            segments: [
+              { name: 'm1', value: 75 },
+              { name: 'm2', value: 25 },
+            ],
+          },
+        ],
+        [],
+      ),
+      'r',
+    );
     const widths = [...svg.matchAll(/<rect class="segment" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/g)].map((m) => Number(m[1]));
     expect(widths).toHaveLength(2);
     expect(widths[0]! / widths[1]!).toBeCloseTo(3, 6);
@@ -131,7 +213,12 @@ describe('gallery', () => {
 
   it('shows the best trial per team and letter: highest similarity, then stability', () => {
     expect(bestTrial(gallery.trials.filter((t) => t.team === 'Zeta'))?.trial).toBe('1');
-    expect(bestTrial([trial('t', 'A', 1, { thumbnail: PIXEL, similarity: 0.5, stability: 0.2 }), trial('t', 'A', 2, { thumbnail: PIXEL, similarity: 0.5, stability: 0.9 })])?.trial).toBe('2');
+    expect(
+      bestTrial([
+        trial('t', 'A', 1, { thumbnail: PIXEL, similarity: 0.5, stability: 0.2 }),
+        trial('t', 'A', 2, { thumbnail: PIXEL, similarity: 0.5, stability: 0.9 }),
+      ])?.trial,
+    ).toBe('2');
     expect(bestTrial([trial('t', 'A', 1, { reason: 'Code not found.' })])).toBeUndefined();
     const overview = galleryOverviewHtml(gallery, 'letter-main');
     expect(overview).toContain(`<td class="best" data-team="Zeta" data-letter="A" data-trial="1"`);
@@ -143,7 +230,9 @@ describe('gallery', () => {
 
   it('lists every trial by letter and team in trial order, failures as blanks with their reason', () => {
     const html = galleryLettersHtml(gallery, 'letter-main');
-    const figures = [...html.matchAll(/<figure class="trial( failed)?" data-team="([^"]+)" data-letter="(\w)" data-trial="(\d+)"/g)].map((m) => `${m[2]}/${m[3]}/${m[4]}${m[1] ? ' failed' : ''}`);
+    const figures = [...html.matchAll(/<figure class="trial( failed)?" data-team="([^"]+)" data-letter="(\w)" data-trial="(\d+)"/g)].map(
+      (m) => `${m[2]}/${m[3]}/${m[4]}${m[1] ? ' failed' : ''}`,
+    );
     expect(figures).toEqual(['Zeta/A/1', 'Zeta/A/2', 'Zeta/A/10 failed', 'R&amp;D &lt;lab&gt;/A/1 failed', 'R&amp;D &lt;lab&gt;/B/1']);
     expect(html).toContain('data-reason="Code not found."');
     expect(html).toContain('<span class="reason">Height boundary is intruded.</span>');
@@ -155,13 +244,21 @@ describe('gallery', () => {
   it('has a markdown table per letter that links the images and gives the reasons', () => {
     const md = galleryMarkdown(gallery);
     expect(md).toContain('**A**\n\n| team | 1 | 2 | 3 |');
-    expect(md).toContain('| Zeta | [#1 sta 0.50 sim 0.90](../Zeta/images/A/Zeta_A_1.png) | [#2 sta 1.00 sim 0.50](../Zeta/images/A/Zeta_A_2.png) | ✕ #10 Code not found. |');
+    expect(md).toContain(
+      '| Zeta | [#1 sta 0.50 sim 0.90](../Zeta/images/A/Zeta_A_1.png) | [#2 sta 1.00 sim 0.50](../Zeta/images/A/Zeta_A_2.png) | ✕ #10 Code not found. |',
+    );
     // Names are text: HTML in them is shown, not rendered (scoring/formats/text-escape.ts).
     expect(md).toContain('| R&amp;D &lt;lab&gt; | ✕ #1 Height boundary is intruded. |  |  |');
   });
 
   it('builds a report of pictures alone (no scores yet) that stays self-contained', () => {
-    const report = buildReport({ title: 'pictures', facts: [], competitions: [{ label: '', gallery }], warnings: [], versions: [{ name: 'sbeval', value: '0.1.0' }] });
+    const report = buildReport({
+      title: 'pictures',
+      facts: [],
+      competitions: [{ label: '', gallery }],
+      warnings: [],
+      versions: [{ name: 'sbeval', value: '0.1.0' }],
+    });
     expect(report.html).toContain('<h2 id="levels-main">Levels at a glance</h2>');
     expect(report.html).toContain('<h2 id="trials-main">Every trial by letter</h2>');
     expect(report.html).not.toContain('Per letter');

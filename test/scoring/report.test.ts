@@ -8,7 +8,7 @@ import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { launchChromium, openPage } from '../helpers/browser.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from './golden-competition.js';
-import { prng, writeTeam, type TeamSpec } from './write-team.js';
+import { prng, type TeamSpec, writeTeam } from './write-team.js';
 
 /** The report opens in headless Chromium (Debian `chromium`, or CHROMIUM_PATH) and shows every team and letter. */
 
@@ -62,14 +62,20 @@ describe('report.html in headless Chromium', () => {
       await expect(svg.locator('text.row-label').allTextContents()).resolves.toEqual(TEAMS);
       await expect(svg.locator('text.col-label').allTextContents()).resolves.toEqual(LETTERS);
       const cells = await svg.locator('rect[data-team]').evaluateAll((rects) =>
-        rects.map((r) => ({ team: r.getAttribute('data-team'), char: r.getAttribute('data-char'), value: r.getAttribute('data-value'), fill: r.getAttribute('fill') })),
+        rects.map((r) => ({
+          team: r.getAttribute('data-team'),
+          char: r.getAttribute('data-char'),
+          value: r.getAttribute('data-value'),
+          fill: r.getAttribute('fill'),
+        })),
       );
       expect(cells).toHaveLength(TEAMS.length * 26);
-      for (const team of TEAMS) for (const char of LETTERS) {
-        const cell = cells.find((c) => c.team === team && c.char === char);
-        expect(cell, `${metric} ${team} ${char}`).toBeDefined();
-        expect(Number(cell?.value)).toBe(Number(csv.get(`${team}|${char}`)?.[columns[metric] as number]));
-      }
+      for (const team of TEAMS)
+        for (const char of LETTERS) {
+          const cell = cells.find((c) => c.team === team && c.char === char);
+          expect(cell, `${metric} ${team} ${char}`).toBeDefined();
+          expect(Number(cell?.value)).toBe(Number(csv.get(`${team}|${char}`)?.[columns[metric] as number]));
+        }
       // Cells with values differ in colour from empty ones (not everything painted the same).
       expect(new Set(cells.map((c) => c.fill)).size).toBeGreaterThan(3);
     }
@@ -83,7 +89,14 @@ describe('report.html in headless Chromium', () => {
       root,
       rules: '2024',
       baseline: 'zero_shot',
-      sections: [{ id: 'trials', title: 'Trial failures', markdown: '| reason | count |\n| --- | --- |\n| Code not found. | 3 |', html: '<table class="failures"><tr><td>Code not found.</td><td>3</td></tr></table>' }],
+      sections: [
+        {
+          id: 'trials',
+          title: 'Trial failures',
+          markdown: '| reason | count |\n| --- | --- |\n| Code not found. | 3 |',
+          html: '<table class="failures"><tr><td>Code not found.</td><td>3</td></tr></table>',
+        },
+      ],
     });
     expect(result.winners.winners.length).toBe(1);
     const md = readFileSync(join(root, 'result', 'report.md'), 'utf8');

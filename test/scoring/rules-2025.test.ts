@@ -1,13 +1,13 @@
-import BigNumber from 'bignumber.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { wordsCount } from 'words-count';
+import BigNumber from 'bignumber.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wordsCount } from 'words-count';
 import { modelFolderName } from '../../orchestrator/layout/names.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from './golden-competition.js';
-import { prng, writeTeam, type TeamSpec } from './write-team.js';
+import { prng, type TeamSpec, writeTeam } from './write-team.js';
 
 /**
  * 2025 (LLMs4PCG): three models, each a competition folder of its own; a program's total is the sum
@@ -113,12 +113,30 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
   });
 
   it('scores each model folder on its own and sums the prompt scores over models', async () => {
-    const run = await runSbeval(['score', root, '--rules', '2025', '--models', MODELS.join(','), '--baseline', 'zero_shot', '--not-competing', 'zero_shot_multi_turn', '--json']);
+    const run = await runSbeval([
+      'score',
+      root,
+      '--rules',
+      '2025',
+      '--models',
+      MODELS.join(','),
+      '--baseline',
+      'zero_shot',
+      '--not-competing',
+      'zero_shot_multi_turn',
+      '--json',
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     for (const model of MODELS) {
       const [, ...rows] = parseCsv(readFileSync(join(root, modelFolderName(model), 'result', 'prompt_scores_ranks.csv'), 'utf8'));
       expect(rows).toHaveLength(TEAMS.length);
-      for (const row of rows) expect(row[2]).toBe(want.perModel.get(model)?.get(row[0] as string)?.toFixed());
+      for (const row of rows)
+        expect(row[2]).toBe(
+          want.perModel
+            .get(model)
+            ?.get(row[0] as string)
+            ?.toFixed(),
+        );
     }
     const constants = JSON.parse(readFileSync(join(root, 'result', 'constants.json'), 'utf8'));
     expect(constants.competitionScore).toBe(want.grand.toFixed());
@@ -126,7 +144,9 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
 
     const [header, ...rows] = parseCsv(readFileSync(join(root, 'result', 'prompt_scores_ranks.csv'), 'utf8'));
     expect(header).toEqual(['team', 'normalizedPromptScore', 'promptScore', 'rank']);
-    const order = [...TEAMS].sort((a, b) => (want.normalized.get(b) as BigNumber).comparedTo(want.normalized.get(a) as BigNumber) || TEAMS.indexOf(a) - TEAMS.indexOf(b));
+    const order = [...TEAMS].sort(
+      (a, b) => (want.normalized.get(b) as BigNumber).comparedTo(want.normalized.get(a) as BigNumber) || TEAMS.indexOf(a) - TEAMS.indexOf(b),
+    );
     expect(rows.map((r) => r[0])).toEqual(order);
     for (const row of rows) {
       expect(row[1]).toBe(want.normalized.get(row[0] as string)?.toFixed());
@@ -156,7 +176,19 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
     const short = 'Draw <OBJECT> using drop_block(), please.';
     expect(wordsCount(long)).toBeGreaterThan(wordsCount(short));
     for (const team of TEAMS) writeFileSync(join(prompts, `${team}.txt`), team === 'beta' ? short : long);
-    const run = await runSbeval(['score', root, '--rules', '2025', '--baseline', 'zero_shot', '--not-competing', 'zero_shot_multi_turn', '--prompts', prompts, '--json']);
+    const run = await runSbeval([
+      'score',
+      root,
+      '--rules',
+      '2025',
+      '--baseline',
+      'zero_shot',
+      '--not-competing',
+      'zero_shot_multi_turn',
+      '--prompts',
+      prompts,
+      '--json',
+    ]);
     expect(run.exitCode, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out.winners).toEqual(['beta']);
@@ -168,7 +200,23 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
     expect(out.models).toEqual(MODELS.map(modelFolderName).sort());
 
     writeFileSync(join(prompts, 'beta.txt'), long);
-    const again = JSON.parse((await runSbeval(['score', root, '--rules', '2025', '--baseline', 'zero_shot', '--not-competing', 'zero_shot_multi_turn', '--prompts', prompts, '--json'])).stdout);
+    const again = JSON.parse(
+      (
+        await runSbeval([
+          'score',
+          root,
+          '--rules',
+          '2025',
+          '--baseline',
+          'zero_shot',
+          '--not-competing',
+          'zero_shot_multi_turn',
+          '--prompts',
+          prompts,
+          '--json',
+        ])
+      ).stdout,
+    );
     expect(again.winners).toEqual(['alpha', 'beta']);
     expect(again.notes.join(' ')).toMatch(/equally long prompts .*co-winners/);
   }, 120_000);
@@ -181,7 +229,21 @@ describe('2025 rules: three models, summed and normalised by the grand total', (
     expect(out.notes.join(' ')).toMatch(/Not above the zero-shot baseline "alpha".*beta, gamma, zero_shot/);
     // Under 2024 rules (one model folder) the baseline only never wins: the best other team does.
     const first = MODELS[0] as string;
-    const single = JSON.parse((await runSbeval(['score', join(root, modelFolderName(first)), '--rules', '2024', '--baseline', 'alpha', '--not-competing', 'zero_shot_multi_turn', '--json'])).stdout);
+    const single = JSON.parse(
+      (
+        await runSbeval([
+          'score',
+          join(root, modelFolderName(first)),
+          '--rules',
+          '2024',
+          '--baseline',
+          'alpha',
+          '--not-competing',
+          'zero_shot_multi_turn',
+          '--json',
+        ])
+      ).stdout,
+    );
     const scores = want.perModel.get(first) as Map<string, BigNumber>;
     const best = ['beta', 'gamma', 'zero_shot'].sort((a, b) => (scores.get(b) as BigNumber).comparedTo(scores.get(a) as BigNumber) ?? 0)[0];
     expect(single.winners).toEqual([best]);

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseCsv } from '../helpers/csv.js';
+import { describe, expect, it } from 'vitest';
 import { csvCell, csvText, markdownText, neutralizeFormula, restoreCsvText } from '../../scoring/formats/text-escape.js';
+import { parseCsv } from '../helpers/csv.js';
 
 const ENTITY_TEXT: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
 
@@ -27,7 +27,12 @@ describe('CSV cells (OWASP formula injection)', () => {
     expect(csvCell('AdrienTeam')).toBe('AdrienTeam');
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell(null)).toBe('');
-    expect(csvText([['h1', 'h2'], ['=1', -2]])).toBe('h1,h2\n"\'=1",-2\n');
+    expect(
+      csvText([
+        ['h1', 'h2'],
+        ['=1', -2],
+      ]),
+    ).toBe('h1,h2\n"\'=1",-2\n');
   });
 
   it('round-trips any text, and no cell a spreadsheet reads starts like a formula unless it is a number', () => {
@@ -53,12 +58,15 @@ describe('Markdown text', () => {
 
   it('is undone by plainFromMarkdown, and leaves no unescaped | < > in a cell', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('|', '<', '>', '&', '\\', '`', '*', '_', '[', ']', '~', 'a', ' ', ';', 'l', 't', 'g', 'p', 'm') }), (text) => {
-        const md = markdownText(text);
-        expect(plainFromMarkdown(md)).toBe(text);
-        expect(md).not.toMatch(/[<>]/);
-        expect(md.replace(/\\\\/g, '').replace(/\\\|/g, '')).not.toContain('|');
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('|', '<', '>', '&', '\\', '`', '*', '_', '[', ']', '~', 'a', ' ', ';', 'l', 't', 'g', 'p', 'm') }),
+        (text) => {
+          const md = markdownText(text);
+          expect(plainFromMarkdown(md)).toBe(text);
+          expect(md).not.toMatch(/[<>]/);
+          expect(md.replace(/\\\\/g, '').replace(/\\\|/g, '')).not.toContain('|');
+        },
+      ),
       { numRuns: 2000, seed: 7 },
     );
   });

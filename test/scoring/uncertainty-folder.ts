@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
-import { similarityFile, stabilityTag, writeSimilarityJson, writeStabilityJson, type ImageClassification } from '../../scoring/formats/index.js';
+import { type ImageClassification, similarityFile, stabilityTag, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
 import { unityStabilityScore } from '../../scoring/formats/stability.js';
 import { CHARACTERS } from '../../scoring/score/rules.js';
 import type { Draws } from '../../scoring/uncertainty/index.js';
@@ -82,10 +82,20 @@ export function writeCompetition(dir: string, spec: CompetitionSpec, options: { 
     mkdirSync(join(dir, team), { recursive: true });
     for (const [letter, trials] of letters) {
       const entries = trials.flatMap((t, i) =>
-        t.stability ? [{ tag: stabilityTag(team, letter, `${team}_${letter}_${i + 1}.xml`), score: unityStabilityScore(t.stability.startingObjects, t.stability.movingObjects), ...t.stability }] : [],
+        t.stability
+          ? [
+              {
+                tag: stabilityTag(team, letter, `${team}_${letter}_${i + 1}.xml`),
+                score: unityStabilityScore(t.stability.startingObjects, t.stability.movingObjects),
+                ...t.stability,
+              },
+            ]
+          : [],
       );
       write(join(dir, team, 'stability', `${letter}.json`), writeStabilityJson(entries));
-      const images = trials.flatMap((t, i): ImageClassification[] => (t.probabilities ? [{ id: `${team}_${letter}_${i + 1}.png`, probabilities: t.probabilities, ...(t.cls ? { clsEmbedding: t.cls } : {}) }] : []));
+      const images = trials.flatMap((t, i): ImageClassification[] =>
+        t.probabilities ? [{ id: `${team}_${letter}_${i + 1}.png`, probabilities: t.probabilities, ...(t.cls ? { clsEmbedding: t.cls } : {}) }] : [],
+      );
       const similarity = similarityFile(letter, images);
       write(join(dir, team, 'similarity', `${letter}.json`), writeSimilarityJson(similarity));
       write(join(dir, team, 'diversity', `${letter}.json`), diversityJson(computeDiversity(similarity, options.rules, options.trials)));
@@ -118,7 +128,10 @@ export function resampleSpec(spec: CompetitionSpec, teams: readonly string[], dr
         Array.from(picked, (trial, s): TrialSpec => {
           const source = trials[trial] as TrialSpec;
           const score = stability[s] as number;
-          const level = source.stability && !Number.isNaN(score) ? { startingObjects: source.stability.startingObjects, movingObjects: movingFor(source.stability.startingObjects, score) } : null;
+          const level =
+            source.stability && !Number.isNaN(score)
+              ? { startingObjects: source.stability.startingObjects, movingObjects: movingFor(source.stability.startingObjects, score) }
+              : null;
           return { ...source, stability: level };
         }),
       );

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCompetition } from '../../orchestrator/stages/score.js';
 import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
-import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, Xoshiro128, type UncertaintyModel } from '../../scoring/uncertainty/index.js';
 import { finishBootstrap, sampleBootstrap } from '../../scoring/uncertainty/bootstrap.js';
-import { allocateDraws, allocateScores, identityInto, scoreInto, scoreResample } from '../../scoring/uncertainty/resample.js';
+import { buildModel, intervalsCsv, rankProbabilitiesCsv, runBootstrap, summarize, type UncertaintyModel, Xoshiro128 } from '../../scoring/uncertainty/index.js';
 import { physicsTable } from '../../scoring/uncertainty/model.js';
 import { Digits } from '../../scoring/uncertainty/random.js';
+import { allocateDraws, allocateScores, identityInto, scoreInto, scoreResample } from '../../scoring/uncertainty/resample.js';
 import { runSbeval } from '../helpers/cli.js';
 import { parseCsv } from './golden-competition.js';
-import { randomCompetition, resampleSpec, writeCompetition, type CompetitionSpec } from './uncertainty-folder.js';
+import { type CompetitionSpec, randomCompetition, resampleSpec, writeCompetition } from './uncertainty-folder.js';
 import { writeTeam } from './write-team.js';
 
 /**
@@ -114,10 +114,21 @@ describe('sbeval score: who is sure to win, and who is not', () => {
 
   beforeAll(async () => {
     // GridThinkers and BlockSmith are byte-identical folders; Rubble is far weaker (it counts in P and the normalisation, and never wins).
-    const spec = randomCompetition({ teams: ['GridThinkers', 'Rubble'], letters: LETTERS, trials: 10, seed: 11, failed: 0.1, strength: (t) => (t === 'Rubble' ? 0.01 : 1) });
+    const spec = randomCompetition({
+      teams: ['GridThinkers', 'Rubble'],
+      letters: LETTERS,
+      trials: 10,
+      seed: 11,
+      failed: 0.1,
+      strength: (t) => (t === 'Rubble' ? 0.01 : 1),
+    });
     writeCompetition(twins, spec, { rules: 2024, trials: 10 });
     cpSync(join(twins, 'GridThinkers'), join(twins, 'BlockSmith'), { recursive: true });
-    writeCompetition(ahead, randomCompetition({ teams: ['Strong', 'Weak'], letters: LETTERS, trials: 10, seed: 12, strength: (t) => (t === 'Weak' ? 0.01 : 1) }), { rules: 2024, trials: 10 });
+    writeCompetition(
+      ahead,
+      randomCompetition({ teams: ['Strong', 'Weak'], letters: LETTERS, trials: 10, seed: 12, strength: (t) => (t === 'Weak' ? 0.01 : 1) }),
+      { rules: 2024, trials: 10 },
+    );
     [twinsRun, aheadRun] = await Promise.all([runSbeval(['score', twins, '--rules', '2024']), runSbeval(['score', ahead, '--rules', '2024'])]);
   }, 180_000);
 
@@ -217,7 +228,14 @@ describe('sbeval score: seeds and T = 1', () => {
 });
 
 /** Writes resample r of a model as real folders, scores them with the official scorer, and compares. */
-async function checkResample(model: UncertaintyModel, specs: readonly CompetitionSpec[], dir: string, r: number, rules: '2024' | '2025', folders: readonly string[] | undefined): Promise<void> {
+async function checkResample(
+  model: UncertaintyModel,
+  specs: readonly CompetitionSpec[],
+  dir: string,
+  r: number,
+  rules: '2024' | '2025',
+  folders: readonly string[] | undefined,
+): Promise<void> {
   const { draws, scores } = scoreResample(model, 1, r);
   model.competitions.forEach((c, m) => {
     const spec = resampleSpec(specs[m] as CompetitionSpec, c.teams, draws, m);
@@ -230,7 +248,9 @@ async function checkResample(model: UncertaintyModel, specs: readonly Competitio
     expect(Math.abs((scores.prompt[i] as number) - Number(prompt)), `${team} prompt`).toBeLessThanOrEqual(1e-12 * Number(prompt));
     expect(Math.abs((scores.normalized[i] as number) - Number(normalized)), `${team} normalised`).toBeLessThanOrEqual(1e-12 * Number(normalized));
   }
-  const byDouble = [...model.teams].sort((a, b) => (scores.normalized[model.teams.indexOf(b)] as number) - (scores.normalized[model.teams.indexOf(a)] as number));
+  const byDouble = [...model.teams].sort(
+    (a, b) => (scores.normalized[model.teams.indexOf(b)] as number) - (scores.normalized[model.teams.indexOf(a)] as number),
+  );
   expect(byDouble).toEqual(official.map((row) => row[0]));
   // Each model folder's own ranking (its own result folder): that competition's prompt scores, normalised by their own total.
   for (const [m, folder] of (folders ?? []).entries()) {
@@ -300,7 +320,11 @@ describe('every resample is the official scoring of the resample’s files', () 
     const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }], { physics });
     expect(model.physicsTrials).toBeGreaterThan(40);
     const { draws } = scoreResample(model, 1, 3);
-    const official = draws.stability[0]!.flatMap((letter, l) => (letter ?? []).flatMap((slots, k) => Array.from(slots).map((v, s) => [v, model.competitions[0]!.letters[l]!.cells[k]!.stability[draws.trial[0]![l]![k]![s]!]])));
+    const official = draws.stability[0]!.flatMap((letter, l) =>
+      (letter ?? []).flatMap((slots, k) =>
+        Array.from(slots).map((v, s) => [v, model.competitions[0]!.letters[l]!.cells[k]!.stability[draws.trial[0]![l]![k]![s]!]]),
+      ),
+    );
     expect(official.some(([drawn, own]) => !Number.isNaN(drawn as number) && drawn !== own)).toBe(true);
     for (const r of [3, 4]) await checkResample(model, [spec], join(tmp, `exact-physics-r${r}`), r, '2024', undefined);
   }, 180_000);
@@ -310,7 +334,9 @@ describe('every resample is the official scoring of the resample’s files', () 
     const specs = folders.map((_, m) => randomCompetition({ teams: ['x', 'y', 'zero-shot'], letters: LETTERS, trials: 4, seed: 51 + m, failed: 0.1, cls: 24 }));
     const root = join(tmp, 'exact-2025');
     folders.forEach((f, m) => writeCompetition(join(root, f), specs[m] as CompetitionSpec, { rules: 2025, trials: 4 }));
-    const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    const model = buildModel(
+      folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })),
+    );
     for (const r of [0, 5]) await checkResample(model, specs, join(tmp, `exact-2025-r${r}`), r, '2025', folders);
   }, 180_000);
 });
@@ -321,16 +347,31 @@ describe('the resamples first, the official rankings after (while the official s
     const spec = randomCompetition({ teams: ['p', 'q', 'r'], letters: LETTERS, trials: 5, seed: 61, failed: 0.1 });
     writeCompetition(join(root, 'single'), spec, { rules: 2024, trials: 5 });
     const physics = (_m: number, _team: string, _letter: string, trial: number) => [0, trial % 3, 1, 0];
-    const single = buildModel([{ label: '', input: loadCompetition(join(root, 'single'), RULE_SETS['2024'], { trials: 5 }).input, rules: RULE_SETS['2024'] }], { physics });
+    const single = buildModel([{ label: '', input: loadCompetition(join(root, 'single'), RULE_SETS['2024'], { trials: 5 }).input, rules: RULE_SETS['2024'] }], {
+      physics,
+    });
     const folders = ['qwen', 'gemma'];
-    folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'zero-shot'], letters: LETTERS, trials: 4, seed: 71 + m, cls: 24 }), { rules: 2025, trials: 4 }));
-    const models = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
+    folders.forEach((f, m) =>
+      writeCompetition(join(root, f), randomCompetition({ teams: ['x', 'y', 'zero-shot'], letters: LETTERS, trials: 4, seed: 71 + m, cls: 24 }), {
+        rules: 2025,
+        trials: 4,
+      }),
+    );
+    const models = buildModel(
+      folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })),
+    );
     const cases = [
       { model: single, options: { resamples: 300, seed: 4, competing: ['p', 'q'] }, rankings: { ranking: ['r', 'p', 'q'] } },
       {
         model: models,
         options: { resamples: 300, seed: 5, mustBeat: 'zero-shot', perCompetition: [{ competing: ['x', 'y'] }, { competing: ['x', 'y'] }] },
-        rankings: { ranking: ['y', 'x', 'zero-shot'], perCompetitionRanking: [['x', 'zero-shot', 'y'], ['y', 'x', 'zero-shot']] },
+        rankings: {
+          ranking: ['y', 'x', 'zero-shot'],
+          perCompetitionRanking: [
+            ['x', 'zero-shot', 'y'],
+            ['y', 'x', 'zero-shot'],
+          ],
+        },
       },
     ];
     for (const { model, options, rankings } of cases) {
@@ -339,9 +380,15 @@ describe('the resamples first, the official rankings after (while the official s
       expect(known.pairs.length).toBe(2);
     }
     const own = runBootstrap(models, { ...cases[1]!.options, ...cases[1]!.rankings }).perCompetition!;
-    expect(own.map((r) => r.teams)).toEqual([['x', 'y', 'zero-shot'], ['x', 'y', 'zero-shot']]);
+    expect(own.map((r) => r.teams)).toEqual([
+      ['x', 'y', 'zero-shot'],
+      ['x', 'y', 'zero-shot'],
+    ]);
     // A model's own pairs and letters are that model's only.
-    expect(own[0]!.pairs.map((p) => [p.above, p.below])).toEqual([['x', 'zero-shot'], ['zero-shot', 'y']]);
+    expect(own[0]!.pairs.map((p) => [p.above, p.below])).toEqual([
+      ['x', 'zero-shot'],
+      ['zero-shot', 'y'],
+    ]);
     expect(new Set(own[0]!.pairs.flatMap((p) => p.letters.map((l) => l.competition)))).toEqual(new Set(['qwen']));
   });
 });
@@ -350,11 +397,27 @@ describe('sbeval score, 2025 layout: each model folder’s own ranking gets its 
   it('writes them in each model’s result folder, from the same resamples as the total’s, with a section in its report', async () => {
     const root = join(tmp, 'per-model');
     const folders = ['alpha_7b', 'beta_3b'];
-    folders.forEach((f, m) => writeCompetition(join(root, f), randomCompetition({ teams: ['GridThinkers', 'BlockSmith', 'zero-shot'], letters: LETTERS, trials: 4, seed: 81 + m, failed: 0.1, cls: 16 }), { rules: 2025, trials: 4 }));
+    folders.forEach((f, m) =>
+      writeCompetition(
+        join(root, f),
+        randomCompetition({ teams: ['GridThinkers', 'BlockSmith', 'zero-shot'], letters: LETTERS, trials: 4, seed: 81 + m, failed: 0.1, cls: 16 }),
+        { rules: 2025, trials: 4 },
+      ),
+    );
     const run = await runSbeval(['score', root, '--rules', '2025', '--trials', '4', '--baseline', 'zero-shot', '--resamples', '400']);
     expect(run.exitCode, run.stderr).toBe(0);
-    const model = buildModel(folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })));
-    const officialRows = (dir: string) => csv(dir, 'prompt_scores_ranks.csv').slice(1).map(([team, normalizedPromptScore, promptScore, rank]) => ({ team: team!, normalizedPromptScore: normalizedPromptScore!, promptScore: promptScore!, rank: Number(rank) }));
+    const model = buildModel(
+      folders.map((f) => ({ label: f, input: loadCompetition(join(root, f), RULE_SETS['2025'], { trials: 4 }).input, rules: RULE_SETS['2025'] })),
+    );
+    const officialRows = (dir: string) =>
+      csv(dir, 'prompt_scores_ranks.csv')
+        .slice(1)
+        .map(([team, normalizedPromptScore, promptScore, rank]) => ({
+          team: team!,
+          normalizedPromptScore: normalizedPromptScore!,
+          promptScore: promptScore!,
+          rank: Number(rank),
+        }));
     const rows = folders.map((f) => officialRows(join(root, f)));
     const result = runBootstrap(model, {
       resamples: 400,
@@ -366,13 +429,19 @@ describe('sbeval score, 2025 layout: each model folder’s own ranking gets its 
       perCompetitionRanking: rows.map((list) => list.map((r) => r.team)),
     });
     const text = (dir: string, name: string) => readFileSync(join(dir, 'result', name), 'utf8');
-    expect(text(root, 'score_intervals.csv')).toBe(intervalsCsv(summarize(result, officialRows(root), { competing: ['BlockSmith', 'GridThinkers'], mustBeat: 'zero-shot' }), EOL));
+    expect(text(root, 'score_intervals.csv')).toBe(
+      intervalsCsv(summarize(result, officialRows(root), { competing: ['BlockSmith', 'GridThinkers'], mustBeat: 'zero-shot' }), EOL),
+    );
     folders.forEach((f, m) => {
       const summary = summarize(result.perCompetition![m]!, rows[m]!, { competing: ['BlockSmith', 'GridThinkers'] });
       expect(text(join(root, f), 'score_intervals.csv')).toBe(intervalsCsv(summary, EOL));
       expect(text(join(root, f), 'rank_probabilities.csv')).toBe(rankProbabilitiesCsv(summary, EOL));
       // In the model's official order, with its official values as printed there.
-      expect(csv(join(root, f), 'score_intervals.csv').slice(1).map((r) => [r[0], r[1], r[4]])).toEqual(rows[m]!.map((r) => [r.team, r.promptScore, r.normalizedPromptScore]));
+      expect(
+        csv(join(root, f), 'score_intervals.csv')
+          .slice(1)
+          .map((r) => [r[0], r[1], r[4]]),
+      ).toEqual(rows[m]!.map((r) => [r.team, r.promptScore, r.normalizedPromptScore]));
       const report = text(join(root, f), 'report.md');
       expect(report).toContain('## Uncertainty of the ranking');
       expect(report).toContain(`Ranking uncertainty: ${summary.sentence}`);

@@ -1,7 +1,7 @@
-import BigNumber from 'bignumber.js';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BigNumber from 'bignumber.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stabilityTag, writeStabilityJson } from '../../scoring/formats/index.js';
 import { runSbeval } from '../helpers/cli.js';
@@ -23,7 +23,11 @@ describe('inconsistent inputs become warnings, never a silent empty result', () 
     writeTeam(root, 'good', { A: { stability: ten(1), similarity: ten(0.5), diversity: 0.25 } });
     // dup: stability of A lists trial 3 twice (0.5 first, then 1) and a trial 11; similarity holds 1.5 and Infinity.
     writeTeam(root, 'dup', { A: { stability: ten(0.75), similarity: ten(0.25), diversity: 0.5 } });
-    const entries = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => ({ tag: stabilityTag('dup', 'A', `dup_A_${i}.xml`), score: i === 3 ? 0.5 : 0.75, ...countsFor(i === 3 ? 0.5 : 0.75) }));
+    const entries = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => ({
+      tag: stabilityTag('dup', 'A', `dup_A_${i}.xml`),
+      score: i === 3 ? 0.5 : 0.75,
+      ...countsFor(i === 3 ? 0.5 : 0.75),
+    }));
     entries.push({ tag: stabilityTag('dup', 'A', 'dup_A_3.xml'), score: 1, ...countsFor(1) });
     entries.push({ tag: stabilityTag('dup', 'A', 'dup_A_11.xml'), score: 1, ...countsFor(1) });
     writeFileSync(join(root, 'dup', 'stability', 'A.json'), writeStabilityJson(entries));
@@ -52,7 +56,11 @@ describe('inconsistent inputs become warnings, never a silent empty result', () 
 
   it('names the file and the assumption for each problem', () => {
     const lines = run.stderr.split('\n');
-    const has = (code: string, file: string, what: RegExp) => expect(lines.some((l) => l.includes(`[${code}]`) && l.includes(file) && what.test(l)), `${code} ${file}`).toBe(true);
+    const has = (code: string, file: string, what: RegExp) =>
+      expect(
+        lines.some((l) => l.includes(`[${code}]`) && l.includes(file) && what.test(l)),
+        `${code} ${file}`,
+      ).toBe(true);
     has('duplicate-trial', join('dup', 'stability', 'A.json'), /trial 3 appears twice.*first entry is used/);
     has('trial-out-of-range', join('dup', 'stability', 'A.json'), /dup_A_11\.xml.*not 1\.\.10/);
     has('out-of-range', join('dup', 'similarity', 'A.json'), /1\.5, outside \[0, 1\]: used as is/);

@@ -9,9 +9,23 @@ import { summarize } from '../../scoring/uncertainty/summary.js';
 function sentence(wins: readonly number[], noWinner = 0): string {
   const teams = wins.map((_, i) => `team${i}`);
   const samples = () => teams.map(() => Float64Array.from([1, 2, 3]));
-  const result: BootstrapResult = { resamples: 2000, seed: 1, trials: 10, teams, prompt: samples(), normalized: samples(), rank: teams.map(() => new Float64Array(teams.length)), win: Float64Array.from(wins), noWinner, pairs: [] };
+  const result: BootstrapResult = {
+    resamples: 2000,
+    seed: 1,
+    trials: 10,
+    teams,
+    prompt: samples(),
+    normalized: samples(),
+    rank: teams.map(() => new Float64Array(teams.length)),
+    win: Float64Array.from(wins),
+    noWinner,
+    pairs: [],
+  };
   // The shares part; the winner's confidence set that follows it is another clause (test/scoring/uncertainty.test.ts).
-  return summarize(result, teams.map((team, i) => ({ team, rank: i + 1, promptScore: '1', normalizedPromptScore: '1' }))).sentence.split('; ')[0]!;
+  return summarize(
+    result,
+    teams.map((team, i) => ({ team, rank: i + 1, promptScore: '1', normalizedPromptScore: '1' })),
+  ).sentence.split('; ')[0]!;
 }
 
 const percents = (text: string) => [...text.matchAll(/(\d+) %/g)].map((m) => Number(m[1]));

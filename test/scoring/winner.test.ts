@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Decimal } from '../../scoring/score/decimal.js';
-import { decideWinners } from '../../scoring/score/winner.js';
-import { rankTeams } from '../../scoring/score/compute.js';
 import { buildReport } from '../../scoring/report/build.js';
 import { heatColor } from '../../scoring/report/heatmap.js';
+import { rankTeams } from '../../scoring/score/compute.js';
+import { Decimal } from '../../scoring/score/decimal.js';
+import { decideWinners } from '../../scoring/score/winner.js';
 
 const scores = (entries: Record<string, string>) => new Map(Object.entries(entries).map(([k, v]) => [k, new Decimal(v)]));
 
@@ -26,9 +26,33 @@ describe('winner rules (pure)', () => {
   it('ties go to the shorter prompt, then co-winners; unknown lengths keep the tie', () => {
     const s = scores({ a: '0.5', b: '0.5', c: '0.5', base: '0.1', strong: '0' });
     const opts = { baseline: 'base', nonCompeting: ['strong'], mustBeatBaseline: true };
-    expect(decideWinners(teams, s, { ...opts, words: new Map([['a', 30], ['b', 20], ['c', 25]]) }).winners).toEqual(['b']);
-    expect(decideWinners(teams, s, { ...opts, words: new Map([['a', 20], ['b', 20], ['c', 25]]) }).winners).toEqual(['a', 'b']);
-    const unknown = decideWinners(teams, s, { ...opts, words: new Map([['a', 20], ['b', 20]]) });
+    expect(
+      decideWinners(teams, s, {
+        ...opts,
+        words: new Map([
+          ['a', 30],
+          ['b', 20],
+          ['c', 25],
+        ]),
+      }).winners,
+    ).toEqual(['b']);
+    expect(
+      decideWinners(teams, s, {
+        ...opts,
+        words: new Map([
+          ['a', 20],
+          ['b', 20],
+          ['c', 25],
+        ]),
+      }).winners,
+    ).toEqual(['a', 'b']);
+    const unknown = decideWinners(teams, s, {
+      ...opts,
+      words: new Map([
+        ['a', 20],
+        ['b', 20],
+      ]),
+    });
     expect(unknown.winners).toEqual(['a', 'b', 'c']);
     expect(unknown.notes.join(' ')).toContain('no prompt word count for c');
   });
@@ -42,7 +66,14 @@ describe('winner rules (pure)', () => {
   it('ranks equal scores by shorter prompt, then by folder order', () => {
     const s = scores({ x: '1', y: '2', z: '1', w: '1' });
     expect(rankTeams(['x', 'y', 'z', 'w'], s)).toEqual(['y', 'x', 'z', 'w']);
-    expect(rankTeams(['x', 'y', 'z', 'w'], s, { words: new Map([['x', 9], ['z', 3]]) })).toEqual(['y', 'z', 'x', 'w']);
+    expect(
+      rankTeams(['x', 'y', 'z', 'w'], s, {
+        words: new Map([
+          ['x', 9],
+          ['z', 3],
+        ]),
+      }),
+    ).toEqual(['y', 'z', 'x', 'w']);
   });
 });
 

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { scipyCosine } from '../../scoring/diversity/cosine.js';
-import { computeDiversity, diversityJson, diversityTrials, DiversityInputError } from '../../scoring/diversity/diversity.js';
+import { computeDiversity, DiversityInputError, diversityJson, diversityTrials } from '../../scoring/diversity/diversity.js';
 import { parseDiversityJson } from '../../scoring/formats/diversity.js';
 import type { SimilarityFile } from '../../scoring/formats/similarity.js';
 
@@ -111,7 +111,7 @@ describe('diversity of one character', () => {
     expect(none.diversityRate).toBe(0);
   });
 
-  it('prints an exact-zero distance as Python\'s int 0 and validates as the official format', () => {
+  it("prints an exact-zero distance as Python's int 0 and validates as the official format", () => {
     const text = diversityJson(computeDiversity(similarity(probs, cls), 2024));
     expect(text).toContain('"distance": 0\n');
     expect(text).toContain('"distance": 1.0\n');

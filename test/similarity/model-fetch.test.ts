@@ -1,16 +1,16 @@
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
-import { fetchModel, parseEtag } from '../../orchestrator/stages/model.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
-import { randomPixels, randomWeights, referenceForward, writeHfFolder, type TinyVitSpec } from './tiny-vit.js';
+import { fetchModel, parseEtag } from '../../orchestrator/stages/model.js';
 import { runSbeval } from '../helpers/cli.js';
+import { randomPixels, randomWeights, referenceForward, type TinyVitSpec, writeHfFolder } from './tiny-vit.js';
 
 /**
  * A stand-in for the Hugging Face hub on a real socket: `/<repo>/resolve/<rev>/<file>` answers small files
@@ -164,7 +164,7 @@ describe('sbeval model fetch against a local hub', () => {
     expect(hub.log).toEqual([]);
   });
 
-  it('rejects a file whose sha256 differs from the hub\'s and keeps nothing of it', async () => {
+  it("rejects a file whose sha256 differs from the hub's and keeps nothing of it", async () => {
     const fresh = join(tmp, 'cache-bad');
     hub.lieAboutSha = true;
     try {
@@ -182,7 +182,9 @@ describe('sbeval model fetch against a local hub', () => {
   it('falls back to pytorch_model.bin, tolerates a missing preprocessor config, says when there are no weights', async () => {
     const torchBin = fileURLToPath(new URL('./fixtures/torch-bin/', import.meta.url));
     hub.files.set('other/bin-only/main/config.json', { body: readFileSync(join(torchBin, 'config.json')), lfs: false });
-    await expect(fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS })).rejects.toThrow(/neither model\.safetensors nor pytorch_model\.bin/);
+    await expect(fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS })).rejects.toThrow(
+      /neither model\.safetensors nor pytorch_model\.bin/,
+    );
     hub.files.set('other/bin-only/main/pytorch_model.bin', { body: readFileSync(join(torchBin, 'pytorch_model.bin')), lfs: true });
     const r = await fetchModel({ repo: 'other/bin-only', baseUrl: hub.baseUrl, cacheDir, progress: SILENT_PROGRESS });
     expect(Object.keys(r.manifest.files).sort()).toEqual(['config.json', 'pytorch_model.bin']);

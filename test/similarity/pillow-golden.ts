@@ -3,9 +3,9 @@
  * `scripts/fixtures/pillow-preprocess.py` with Pillow + transformers' ViTImageProcessor; see its header).
  */
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { goldenPath } from '../helpers/cli.js';
 
 export const PILLOW_DIR = fileURLToPath(new URL('./fixtures/pillow/', import.meta.url));

@@ -1,15 +1,15 @@
-import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import sharp from 'sharp';
-import { decodePngToRgb, ImageDecodeError } from '../../scoring/similarity/decode.js';
-import { parsePreprocessorConfig, preprocessRgb, PreprocessorConfigError, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
-import { pilResize } from '../../scoring/similarity/pil-resample.js';
-import { pngToModelInput } from '../../scoring/similarity/prepare.js';
-import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
-import { deflateSync } from 'node:zlib';
-import { expectedNormalized, expectedResized, manifestPath, loadManifest, PILLOW_DIR } from './pillow-golden.js';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { decodePngToRgb, ImageDecodeError } from '../../scoring/similarity/decode.js';
+import { pilResize } from '../../scoring/similarity/pil-resample.js';
+import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
+import { pngToModelInput } from '../../scoring/similarity/prepare.js';
+import { PreprocessorConfigError, parsePreprocessorConfig, preprocessRgb, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
+import { expectedNormalized, expectedResized, loadManifest, manifestPath, PILLOW_DIR } from './pillow-golden.js';
 
 const PILLOW_INPUTS = join(PILLOW_DIR, 'inputs');
 
@@ -62,7 +62,11 @@ describe('preprocessing equals Pillow + ViTImageProcessor on the golden vectors'
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(c.normalizedSha256);
       // The similarity stage's path (grey images resized as one channel) gives the same tensor.
       const fast = await pngToModelInput(readFileSync(manifestPath(c)), config);
-      expect(createHash('sha256').update(new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength)).digest('hex')).toBe(c.normalizedSha256);
+      expect(
+        createHash('sha256')
+          .update(new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength))
+          .digest('hex'),
+      ).toBe(c.normalizedSha256);
     });
   }
 });
@@ -70,7 +74,14 @@ describe('preprocessing equals Pillow + ViTImageProcessor on the golden vectors'
 describe('preprocessor_config.json', () => {
   it('fills ViTImageProcessor defaults and reads the in21k form (size as an int)', () => {
     expect(parsePreprocessorConfig({})).toEqual(VIT_DEFAULT_PREPROCESSOR);
-    const c = parsePreprocessorConfig({ do_normalize: true, do_resize: true, image_mean: [0.5, 0.5, 0.5], image_std: [0.5, 0.5, 0.5], size: 384, feature_extractor_type: 'ViTFeatureExtractor' });
+    const c = parsePreprocessorConfig({
+      do_normalize: true,
+      do_resize: true,
+      image_mean: [0.5, 0.5, 0.5],
+      image_std: [0.5, 0.5, 0.5],
+      size: 384,
+      feature_extractor_type: 'ViTFeatureExtractor',
+    });
     expect([c.height, c.width]).toEqual([384, 384]);
   });
 
@@ -85,7 +96,9 @@ describe('preprocessor_config.json', () => {
 
 describe('decoding', () => {
   it('refuses non-PNG and broken input with a decode error', async () => {
-    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
+      .jpeg()
+      .toBuffer();
     await expect(decodePngToRgb(jpeg)).rejects.toThrow(/not a PNG/);
     await expect(decodePngToRgb(new TextEncoder().encode('not an image'))).rejects.toBeInstanceOf(ImageDecodeError);
     const png = readFileSync(manifestPath(manifest.cases[0]!));
@@ -146,14 +159,23 @@ function greyPng(width: number, height: number, depth: 1 | 8, pixel: (x: number,
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = depth;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Uint8Array.from(lines))), chunk('IEND', new Uint8Array())]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Uint8Array.from(lines))),
+    chunk('IEND', new Uint8Array()),
+  ]);
 }
 
 describe('the grey PNG fast path', () => {
-  it('gives sharp\'s pixels for 1- and 8-bit grey with every row filter and odd widths', async () => {
+  it("gives sharp's pixels for 1- and 8-bit grey with every row filter and odd widths", async () => {
     const pixel = (x: number, y: number) => ((x * 7 + y * 13) % 11 < 5 ? 0 : 255) ^ ((x * y) & 0x3c);
     for (const depth of [1, 8] as const) {
-      for (const [width, height] of [[37, 9], [64, 5], [1, 3]] as const) {
+      for (const [width, height] of [
+        [37, 9],
+        [64, 5],
+        [1, 3],
+      ] as const) {
         const png = greyPng(width, height, depth, pixel, (y) => y % 5);
         const fast = decodeGreyPng(png, 1 << 26);
         expect(fast, `${depth}-bit ${width}×${height}`).toBeDefined();
@@ -165,7 +187,13 @@ describe('the grey PNG fast path', () => {
   });
 
   it('declines what it does not handle, so sharp decides: a bad CRC, colour, interlace, too many pixels', () => {
-    const png = greyPng(16, 4, 1, () => 255, () => 0);
+    const png = greyPng(
+      16,
+      4,
+      1,
+      () => 255,
+      () => 0,
+    );
     expect(decodeGreyPng(png, 1 << 26)).toBeDefined();
     const broken = Buffer.from(png);
     broken[broken.length - 20] = broken[broken.length - 20]! ^ 0xff; // inside IDAT: its CRC no longer matches

@@ -1,18 +1,17 @@
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { convertModelFolder } from '../../orchestrator/stages/model.js';
-import { runSimilarityStage } from '../../orchestrator/stages/similarity.js';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 import { ImageClassifier } from '../../orchestrator/similarity/image-classifier.js';
 import { PreparePool, PreprocessError } from '../../orchestrator/similarity/prepare-pool.js';
-import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
-import { readModelInfo } from '../../orchestrator/stages/model.js';
-import { VitClassifier, letterProbabilities } from '../../scoring/similarity/classifier.js';
+import { convertModelFolder, readModelInfo } from '../../orchestrator/stages/model.js';
+import { runSimilarityStage } from '../../orchestrator/stages/similarity.js';
+import { type ImageClassification, similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
+import { letterProbabilities, VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
-import { similarityFile, writeSimilarityJson, type ImageClassification } from '../../scoring/formats/similarity.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /**
@@ -112,7 +111,11 @@ describe('similarity stage pipeline', () => {
 describe('pieces of the pipeline', () => {
   it('a batch gives each image the bits it gets alone', async () => {
     const info = readModelInfo(model);
-    const tensors = await Promise.all(Object.values(IMAGES).slice(0, 7).map(async (file) => preprocessRgb(await decodePngToRgb(readFileSync(file)), info.preprocessor).tensor));
+    const tensors = await Promise.all(
+      Object.values(IMAGES)
+        .slice(0, 7)
+        .map(async (file) => preprocessRgb(await decodePngToRgb(readFileSync(file)), info.preprocessor).tensor),
+    );
     const alone = await VitClassifier.create(model, info, { threads: 1, batchSize: 1 });
     const batched = await VitClassifier.create(model, info, { threads: 2, batchSize: 3 });
     try {

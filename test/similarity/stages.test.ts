@@ -1,10 +1,10 @@
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSimilarityJson, type SimilarityFile } from '../../scoring/formats/similarity.js';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDiversityJson } from '../../scoring/formats/diversity.js';
+import { parseSimilarityJson, type SimilarityFile } from '../../scoring/formats/similarity.js';
 import { goldenPath, runSbeval } from '../helpers/cli.js';
 
 /**
@@ -80,7 +80,12 @@ describe('sbeval similarity', () => {
       const want = byImage(LAYOUT[`alpha/images/I/${s.id}`]!);
       expect(s.raws.map((r) => r.label)).toEqual('ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''));
       expect(s.raws.every((r) => r.id === s.id)).toBe(true);
-      expect(maxAbsDiff(s.raws.map((r) => r.softmax_prob), want.softmax)).toBeLessThanOrEqual(1e-4);
+      expect(
+        maxAbsDiff(
+          s.raws.map((r) => r.softmax_prob),
+          want.softmax,
+        ),
+      ).toBeLessThanOrEqual(1e-4);
       expect(maxAbsDiff(s.cls_embedding!, want.cls_embedding)).toBeLessThanOrEqual(1e-4);
     }
     expect(file.trials.map((t) => [t.id, t.label])).toEqual(file.similarities.map((s) => [s.id, 'I']));
@@ -91,7 +96,12 @@ describe('sbeval similarity', () => {
     const l = parseSimilarityJson(readFileSync(join(root, 'alpha/similarity/L.json'), 'utf8'));
     expect(l.count).toBe(2);
     for (const s of l.similarities) {
-      expect(maxAbsDiff(s.raws.map((r) => r.softmax_prob), byImage(LAYOUT[`alpha/images/L/${s.id}`]!).softmax)).toBeLessThanOrEqual(1e-4);
+      expect(
+        maxAbsDiff(
+          s.raws.map((r) => r.softmax_prob),
+          byImage(LAYOUT[`alpha/images/L/${s.id}`]!).softmax,
+        ),
+      ).toBeLessThanOrEqual(1e-4);
     }
   });
 

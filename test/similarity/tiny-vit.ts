@@ -242,7 +242,9 @@ export function referenceForward(s: TinyVitSpec, w: Weights, pixels: Float32Arra
     const attn = linear(ctx, W(`${p}attention.output.dense.weight`), W(`${p}attention.output.dense.bias`), H);
     h = h.map((row, t) => row.map((val, i) => val + attn[t]![i]!));
     const y = layerNorm(h, W(`${p}layernorm_after.weight`), W(`${p}layernorm_after.bias`), eps);
-    const inter = linear(y, W(`${p}intermediate.dense.weight`), W(`${p}intermediate.dense.bias`), s.intermediate).map((row) => row.map((val) => act(s.act, val)));
+    const inter = linear(y, W(`${p}intermediate.dense.weight`), W(`${p}intermediate.dense.bias`), s.intermediate).map((row) =>
+      row.map((val) => act(s.act, val)),
+    );
     const out = linear(inter, W(`${p}output.dense.weight`), W(`${p}output.dense.bias`), H);
     h = h.map((row, t) => row.map((val, i) => val + out[t]![i]!));
   }

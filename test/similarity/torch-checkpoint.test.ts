@@ -1,11 +1,11 @@
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
-import { readTorchCheckpoint, unpickleStateDict, TorchCheckpointError } from '../../scoring/similarity/torch-checkpoint.js';
+import { describe, expect, it } from 'vitest';
 import { convertModelFolder } from '../../orchestrator/stages/model.js';
+import { readTorchCheckpoint, TorchCheckpointError, unpickleStateDict } from '../../scoring/similarity/torch-checkpoint.js';
 import { prng } from './tiny-vit.js';
 
 /** Files written by PyTorch itself (scripts/fixtures/hf-tiny-vit.py → fixtures/torch-bin/). */

@@ -1,16 +1,16 @@
-import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { concatPieces } from '../../scoring/similarity/onnx-writer.js';
-import { convertHfVit, safetensorsWeights, modelInfoFromMetadata, ModelConversionError } from '../../scoring/similarity/convert.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { convertHfVit, ModelConversionError, modelInfoFromMetadata, safetensorsWeights } from '../../scoring/similarity/convert.js';
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
-import { parseSafetensors, encodeSafetensors, toFloat32, SafetensorsError } from '../../scoring/similarity/safetensors.js';
+import { concatPieces } from '../../scoring/similarity/onnx-writer.js';
+import { encodeSafetensors, parseSafetensors, SafetensorsError, toFloat32 } from '../../scoring/similarity/safetensors.js';
+import { parseVitConfig, VitConfigError, vitParameterShapes } from '../../scoring/similarity/vit-config.js';
 import { VitWeightsError } from '../../scoring/similarity/vit-graph.js';
-import { VitConfigError, parseVitConfig, vitParameterShapes } from '../../scoring/similarity/vit-config.js';
-import { hfConfig, randomPixels, randomWeights, referenceForward, writeHfFolder, type TinyVitSpec } from './tiny-vit.js';
 import { runSbeval } from '../helpers/cli.js';
+import { hfConfig, randomPixels, randomWeights, referenceForward, type TinyVitSpec, writeHfFolder } from './tiny-vit.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'sbeval-vit-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -42,8 +42,14 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 const SPECS: Array<[string, TinyVitSpec]> = [
   ['ViT-like, 26 labels, exact GELU', { hidden: 32, layers: 2, heads: 4, intermediate: 48, image: 32, patch: 8, labels: 26, act: 'gelu' }],
-  ['other patch / image / label count, tanh GELU, eps 1e-6', { hidden: 24, layers: 3, heads: 3, intermediate: 40, image: 30, patch: 5, labels: 7, act: 'gelu_new', eps: 1e-6 }],
-  ['no qkv bias, quick_gelu, 1 layer', { hidden: 16, layers: 1, heads: 2, intermediate: 20, image: 16, patch: 4, labels: 3, act: 'quick_gelu', qkvBias: false }],
+  [
+    'other patch / image / label count, tanh GELU, eps 1e-6',
+    { hidden: 24, layers: 3, heads: 3, intermediate: 40, image: 30, patch: 5, labels: 7, act: 'gelu_new', eps: 1e-6 },
+  ],
+  [
+    'no qkv bias, quick_gelu, 1 layer',
+    { hidden: 16, layers: 1, heads: 2, intermediate: 20, image: 16, patch: 4, labels: 3, act: 'quick_gelu', qkvBias: false },
+  ],
   ['gelu_fast, one head', { hidden: 12, layers: 2, heads: 1, intermediate: 30, image: 12, patch: 6, labels: 26, act: 'gelu_fast' }],
 ];
 
@@ -92,7 +98,10 @@ describe('HF ViTForImageClassification → ONNX matches an independent reference
 
 describe('conversion inputs', () => {
   it('ViT-B/16 with 26 labels has the parameter count of the competition model card (85,818,650)', () => {
-    const config = parseVitConfig({ model_type: 'vit', id2label: Object.fromEntries(Array.from({ length: 26 }, (_, i) => [String(i), String.fromCharCode(65 + i)])) });
+    const config = parseVitConfig({
+      model_type: 'vit',
+      id2label: Object.fromEntries(Array.from({ length: 26 }, (_, i) => [String(i), String.fromCharCode(65 + i)])),
+    });
     expect(config.labels[25]).toBe('Z');
     let total = 0;
     for (const shape of vitParameterShapes(config).values()) total += shape.reduce((a, b) => a * b, 1);
@@ -100,7 +109,17 @@ describe('conversion inputs', () => {
   });
 
   it('records labels and preprocessing in the model metadata', () => {
-    const spec: TinyVitSpec = { hidden: 8, layers: 1, heads: 2, intermediate: 8, image: 8, patch: 4, labels: 3, act: 'relu', id2label: { 0: 'cat', 1: 'dog', 2: 'emu' } };
+    const spec: TinyVitSpec = {
+      hidden: 8,
+      layers: 1,
+      heads: 2,
+      intermediate: 8,
+      image: 8,
+      patch: 4,
+      labels: 3,
+      act: 'relu',
+      id2label: { 0: 'cat', 1: 'dog', 2: 'emu' },
+    };
     const { pieces } = convertHfVit({
       config: hfConfig(spec),
       preprocessor: { size: { height: 8, width: 8 }, image_mean: [0.1, 0.2, 0.3], image_std: 0.25, resample: 3 },
@@ -120,7 +139,9 @@ describe('conversion inputs', () => {
     const without = new Map(weights);
     without.delete('vit.encoder.layer.0.intermediate.dense.bias');
     const st = (w: typeof weights) => safetensorsWeights(concatPieces(encodeSafetensors(w)));
-    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: undefined, weights: st(without) })).toThrow(/vit\.encoder\.layer\.0\.intermediate\.dense\.bias/);
+    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: undefined, weights: st(without) })).toThrow(
+      /vit\.encoder\.layer\.0\.intermediate\.dense\.bias/,
+    );
     const wrong = new Map(weights);
     wrong.set('classifier.weight', { shape: [4, 8], data: new Float32Array(32) });
     expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: undefined, weights: st(wrong) })).toThrow(VitWeightsError);

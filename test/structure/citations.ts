@@ -19,7 +19,13 @@ export function comments(file: ts.SourceFile): Array<{ line: number; text: strin
   // `//` and `/*` outside the literals the parser found (strings, templates, regular expressions).
   const literals: Array<[number, number]> = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isRegularExpressionLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node) || ts.isJsxText(node)) {
+    if (
+      ts.isStringLiteral(node) ||
+      ts.isRegularExpressionLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isTemplateLiteralToken(node) ||
+      ts.isJsxText(node)
+    ) {
       literals.push([node.getStart(file), node.getEnd()]);
     }
     ts.forEachChild(node, visit);
@@ -41,7 +47,8 @@ export function comments(file: ts.SourceFile): Array<{ line: number; text: strin
   return out;
 }
 
-const XML_DOC_TAG = /<\/?(?:summary|remarks|returns|param|typeparam|paramref|typeparamref|see|seealso|c|code|para|value|exception|example|list|item|term|description|inheritdoc)\b[^>]*>/g;
+const XML_DOC_TAG =
+  /<\/?(?:summary|remarks|returns|param|typeparam|paramref|typeparamref|see|seealso|c|code|para|value|exception|example|list|item|term|description|inheritdoc)\b[^>]*>/g;
 
 /**
  * The comments of a C# file (the Unity plugin): `//` and `/* … *\/` outside string and character
@@ -51,7 +58,10 @@ const XML_DOC_TAG = /<\/?(?:summary|remarks|returns|param|typeparam|paramref|typ
 export function cSharpComments(text: string): Array<{ line: number; text: string }> {
   const blank = (m: string) => m.replace(/[^\n]/g, ' ');
   const code = text.replace(/@"(?:""|[^"])*"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])'/g, blank);
-  return [...code.matchAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g)].map((m) => ({ line: code.slice(0, m.index).split('\n').length, text: text.slice(m.index, m.index + m[0].length).replace(XML_DOC_TAG, ' ') }));
+  return [...code.matchAll(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g)].map((m) => ({
+    line: code.slice(0, m.index).split('\n').length,
+    text: text.slice(m.index, m.index + m[0].length).replace(XML_DOC_TAG, ' '),
+  }));
 }
 
 /** File extensions a bare name must carry to count as a citation of a file. */
@@ -70,8 +80,10 @@ export function citedPaths(text: string, roots: ReadonlySet<string>): Array<Omit
     if (checked.length === 0 || before === '/' || before === '.') continue;
     const top = checked.split('/')[0]!;
     if (checked.startsWith('./') || checked.startsWith('../')) out.push({ path: checked, kind: 'relative', offset: m.index });
-    else if (roots.has(top) && checked.includes('/') && (checked.includes('.') || checked.endsWith('/'))) out.push({ path: checked, kind: 'rooted', offset: m.index });
-    else if (!checked.includes('/') && FILE_NAME.test(checked) && /^[\w.-]+$/.test(checked) && /[a-z]/.test(checked[0]!)) out.push({ path: checked, kind: 'bare', offset: m.index });
+    else if (roots.has(top) && checked.includes('/') && (checked.includes('.') || checked.endsWith('/')))
+      out.push({ path: checked, kind: 'rooted', offset: m.index });
+    else if (!checked.includes('/') && FILE_NAME.test(checked) && /^[\w.-]+$/.test(checked) && /[a-z]/.test(checked[0]!))
+      out.push({ path: checked, kind: 'bare', offset: m.index });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,9 +41,16 @@ describe('no issue-number reference in the repository', () => {
     mkdirSync(join(tmp, 'docs'), { recursive: true });
     writeFileSync(join(tmp, 'docs', 'page.md'), `# Page\n\nBefore ${ISSUE.toLowerCase()} 22 it differed.\n`);
     expect(issueReferenceProblems(tmp, ['docs/page.md'])).toEqual([`docs/page.md:3: "${ISSUE.toLowerCase()} 22"`]);
-    expect(['docs/page.md', 'node_modules/x/a.js', 'dist/index.js', 'test/fixtures/a.txt', 'scripts/bench/a/node_modules/b.js', 'models/vit.onnx', 'test/fixtures-like.ts'].filter(scanned)).toEqual([
-      'docs/page.md',
-      'test/fixtures-like.ts',
-    ]);
+    expect(
+      [
+        'docs/page.md',
+        'node_modules/x/a.js',
+        'dist/index.js',
+        'test/fixtures/a.txt',
+        'scripts/bench/a/node_modules/b.js',
+        'models/vit.onnx',
+        'test/fixtures-like.ts',
+      ].filter(scanned),
+    ).toEqual(['docs/page.md', 'test/fixtures-like.ts']);
   });
 });

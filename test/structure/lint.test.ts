@@ -29,12 +29,14 @@ function lint(name: string, text: string): { status: number; output: string } {
 
 describe('lint', () => {
   it('is Biome at the version package.json pins', () => {
-    const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['@biomejs/biome'];
+    const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[
+      '@biomejs/biome'
+    ];
     expect(execFileSync(BIOME, ['--version'], { encoding: 'utf8' })).toContain(pinned);
   });
 
   it('passes clean code', () => {
-    const clean = lint('clean.ts', "export function same(a: unknown, b: unknown): boolean {\n  return a === b;\n}\n");
+    const clean = lint('clean.ts', 'export function same(a: unknown, b: unknown): boolean {\n  return a === b;\n}\n');
     expect(clean.output).not.toMatch(/error|warn/i);
     expect(clean.status).toBe(0);
   });

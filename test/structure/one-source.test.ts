@@ -45,7 +45,14 @@ function parse(path: string, text: string): ts.SourceFile {
 
 function visitLiterals(file: ts.SourceFile, found: (node: ts.Node, text: string) => void): void {
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isNumericLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+    if (
+      ts.isStringLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isNumericLiteral(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
       // Module specifiers name files (`levels/rules-2023.js`), not rules.
       if (!(ts.isStringLiteral(node) && (ts.isImportDeclaration(node.parent) || ts.isExportDeclaration(node.parent)))) found(node, node.text);
     }
@@ -58,17 +65,19 @@ function visitLiterals(file: ts.SourceFile, found: (node: ts.Node, text: string)
  * Rule years written as code outside the rule sets: a literal whose whole value is a year (`'2025'`,
  * `2024`, in a value or a type), or a message telling the user to pass one (`--rules 2025`).
  */
-export function ruleYearLiterals(path: string, text: string): Finding[] {
+function ruleYearLiterals(path: string, text: string): Finding[] {
   if (path === RULE_SETS_FILE) return [];
   const file = parse(path, text);
   const findings: Finding[] = [];
   visitLiterals(file, (node, value) => {
-    if (RULE_YEAR.test(value) || /--rules 20\d\d\b/.test(value)) findings.push({ path, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, text: value });
+    if (RULE_YEAR.test(value) || /--rules 20\d\d\b/.test(value))
+      findings.push({ path, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, text: value });
   });
   return findings;
 }
 
-const product = (): Array<{ path: string; text: string }> => sourceFiles(PROJECT_ROOT, PRODUCT_ROOTS).map((path) => ({ path, text: readFileSync(join(PROJECT_ROOT, path), 'utf8') }));
+const product = (): Array<{ path: string; text: string }> =>
+  sourceFiles(PROJECT_ROOT, PRODUCT_ROOTS).map((path) => ({ path, text: readFileSync(join(PROJECT_ROOT, path), 'utf8') }));
 const shown = (f: Finding): string => `${f.path}:${f.line} ${JSON.stringify(f.text)}`;
 
 describe('every year difference is data in the rule sets', () => {
@@ -85,7 +94,7 @@ describe('every year difference is data in the rule sets', () => {
       '// the 2025 rules sum the models',
       "export const prefix = (rules: string) => (rules === '2023' ? 'ab_drop' : 'drop_block');",
       'export type Format = 2024 | 2026;',
-      "export const hint = `use --rules 2025, or give one folder`;",
+      'export const hint = `use --rules 2025, or give one folder`;',
       "export const note = 'the published 2024 files use CRLF';",
     ].join('\n');
     expect(ruleYearLiterals('orchestrator/planted.ts', planted).map(shown)).toEqual([
@@ -125,7 +134,12 @@ const LISTS: readonly ListRule[] = [
   { name: '<OBJECT> styles', home: RULE_SETS_FILE, kind: 'enumeration', members: OBJECT_STYLES },
   { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
   { name: "the official extractor's failure", home: 'levels/extract.ts', kind: 'wording', members: [CODE_NOT_FOUND] },
-  { name: 'the fates of unfinished trials', home: 'orchestrator/report/fates.ts', kind: 'wording', members: [NEVER_GENERATED, NOT_EXTRACTED, NOT_CONVERTED, NOT_SIMULATED] },
+  {
+    name: 'the fates of unfinished trials',
+    home: 'orchestrator/report/fates.ts',
+    kind: 'wording',
+    members: [NEVER_GENERATED, NOT_EXTRACTED, NOT_CONVERTED, NOT_SIMULATED],
+  },
 ];
 
 const stringValue = (node: ts.Node): string | undefined => (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : undefined);
@@ -139,12 +153,14 @@ function groupsOf(file: ts.SourceFile): Array<{ node: ts.Node; values: string[] 
     if (ts.isParenthesizedExpression(node)) return compared(node.expression);
     if (isChain(node)) return [...compared(node.left), ...compared(node.right)];
     const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken];
-    if (ts.isBinaryExpression(node) && equality.includes(node.operatorToken.kind)) return [stringValue(node.left), stringValue(node.right)].filter((v) => v !== undefined);
+    if (ts.isBinaryExpression(node) && equality.includes(node.operatorToken.kind))
+      return [stringValue(node.left), stringValue(node.right)].filter((v) => v !== undefined);
     return [];
   };
   const visit = (node: ts.Node): void => {
     if (ts.isArrayLiteralExpression(node)) groups.push({ node, values: node.elements.map(stringValue).filter((v) => v !== undefined) });
-    if (ts.isUnionTypeNode(node)) groups.push({ node, values: node.types.map((t) => (ts.isLiteralTypeNode(t) ? stringValue(t.literal) : undefined)).filter((v) => v !== undefined) });
+    if (ts.isUnionTypeNode(node))
+      groups.push({ node, values: node.types.map((t) => (ts.isLiteralTypeNode(t) ? stringValue(t.literal) : undefined)).filter((v) => v !== undefined) });
     if (isChain(node) && !isChain(node.parent)) groups.push({ node, values: compared(node) });
     ts.forEachChild(node, visit);
   };
@@ -153,7 +169,7 @@ function groupsOf(file: ts.SourceFile): Array<{ node: ts.Node; values: string[] 
 }
 
 /** The places outside a list's home that write the list again. */
-export function listCopies(files: ReadonlyArray<{ path: string; text: string }>, list: ListRule): Finding[] {
+function listCopies(files: ReadonlyArray<{ path: string; text: string }>, list: ListRule): Finding[] {
   const members = new Set(list.members);
   const findings: Finding[] = [];
   for (const { path, text } of files) {
@@ -179,7 +195,12 @@ describe('each list of allowed values is written once', () => {
   for (const list of LISTS) {
     it(`${list.name}: only ${list.home}`, () => {
       expect(files.map((f) => f.path)).toContain(list.home);
-      expect(listCopies(files.filter((f) => f.path === list.home), { ...list, home: '' }).length).toBeGreaterThan(0);
+      expect(
+        listCopies(
+          files.filter((f) => f.path === list.home),
+          { ...list, home: '' },
+        ).length,
+      ).toBeGreaterThan(0);
       expect(listCopies(files, list).map(shown)).toEqual([]);
       // A kept group must still be there, or the exception is stale.
       const unkept = listCopies(files, { ...list, kept: {} }).map((f) => `${f.path} ${f.text}`);
@@ -213,11 +234,18 @@ describe('each list of allowed values is written once', () => {
 const THRESHOLD_FILE = 'scoring/stability.ts';
 
 /** Constants named for a movement threshold, declared with a number: `const MOVEMENT_THRESHOLD = 0.1`. */
-export function thresholdConstants(path: string, text: string): Finding[] {
+function thresholdConstants(path: string, text: string): Finding[] {
   const file = parse(path, text);
   const findings: Finding[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && /MOVEMENT|THRESHOLD/i.test(node.name.text) && node.initializer && ts.isNumericLiteral(node.initializer) && node.initializer.text === String(OFFICIAL_MOVEMENT_THRESHOLD)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      /MOVEMENT|THRESHOLD/i.test(node.name.text) &&
+      node.initializer &&
+      ts.isNumericLiteral(node.initializer) &&
+      node.initializer.text === String(OFFICIAL_MOVEMENT_THRESHOLD)
+    ) {
       findings.push({ path, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1, text: node.name.text });
     }
     ts.forEachChild(node, visit);
@@ -234,6 +262,8 @@ describe('one movement threshold', () => {
   });
 
   it('names a planted second one', () => {
-    expect(thresholdConstants('scoring/explain/planted.ts', 'const x = 1;\nexport const MOVEMENT_THRESHOLD = 0.1;\nconst REST_SPIN = 0.1;\n').map(shown)).toEqual(['scoring/explain/planted.ts:2 "MOVEMENT_THRESHOLD"']);
+    expect(
+      thresholdConstants('scoring/explain/planted.ts', 'const x = 1;\nexport const MOVEMENT_THRESHOLD = 0.1;\nconst REST_SPIN = 0.1;\n').map(shown),
+    ).toEqual(['scoring/explain/planted.ts:2 "MOVEMENT_THRESHOLD"']);
   });
 });

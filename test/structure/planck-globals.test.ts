@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSource, PRODUCT_ROOTS, sourceFiles } from './source-graph.js';
+import { PRODUCT_ROOTS, parseSource, sourceFiles } from './source-graph.js';
 
 /**
  * planck keeps Box2D's tuning constants as process-global statics (`planck.Settings`): a write from

@@ -80,7 +80,9 @@ function dynamicNames(call: ts.CallExpression): string[] {
   let node: ts.Node = call.parent;
   while (ts.isAwaitExpression(node) || ts.isParenthesizedExpression(node)) node = node.parent;
   if (ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name)) {
-    return node.name.elements.map((e) => (e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : ts.isIdentifier(e.name) ? e.name.text : '*'));
+    return node.name.elements.map((e) =>
+      e.propertyName && ts.isIdentifier(e.propertyName) ? e.propertyName.text : ts.isIdentifier(e.name) ? e.name.text : '*',
+    );
   }
   return ['*'];
 }
@@ -109,9 +111,22 @@ function refersToBinding(node: ts.Identifier): boolean {
   if (ts.isQualifiedName(parent)) return parent.right !== node;
   const named = parent as ts.Node & { name?: ts.Node; propertyName?: ts.Node };
   const declaresName =
-    ts.isFunctionDeclaration(parent) || ts.isClassDeclaration(parent) || ts.isInterfaceDeclaration(parent) || ts.isTypeAliasDeclaration(parent) || ts.isEnumDeclaration(parent) ||
-    ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertySignature(parent) ||
-    ts.isMethodDeclaration(parent) || ts.isMethodSignature(parent) || ts.isGetAccessor(parent) || ts.isSetAccessor(parent) || ts.isEnumMember(parent) || ts.isBindingElement(parent);
+    ts.isFunctionDeclaration(parent) ||
+    ts.isClassDeclaration(parent) ||
+    ts.isInterfaceDeclaration(parent) ||
+    ts.isTypeAliasDeclaration(parent) ||
+    ts.isEnumDeclaration(parent) ||
+    ts.isVariableDeclaration(parent) ||
+    ts.isParameter(parent) ||
+    ts.isPropertyAssignment(parent) ||
+    ts.isPropertyDeclaration(parent) ||
+    ts.isPropertySignature(parent) ||
+    ts.isMethodDeclaration(parent) ||
+    ts.isMethodSignature(parent) ||
+    ts.isGetAccessor(parent) ||
+    ts.isSetAccessor(parent) ||
+    ts.isEnumMember(parent) ||
+    ts.isBindingElement(parent);
   if (declaresName && named.name === node) return false;
   return !(ts.isBindingElement(parent) && parent.propertyName === node);
 }
@@ -167,7 +182,14 @@ export function readModule(root: string, path: string): SourceModule {
           const local = (e.propertyName ?? e.name).text;
           module.exports.push({ name: e.name.text, line: lineOf(e), ...(to ? { from: { target: to, name: local } } : {}) });
         }
-        if (to) module.imports.push({ target: to, names: clause.elements.map((e) => (e.propertyName ?? e.name).text), kind: 'reexport', typeOnly: statement.isTypeOnly, line: lineOf(statement) });
+        if (to)
+          module.imports.push({
+            target: to,
+            names: clause.elements.map((e) => (e.propertyName ?? e.name).text),
+            kind: 'reexport',
+            typeOnly: statement.isTypeOnly,
+            line: lineOf(statement),
+          });
       }
     } else if (ts.isExportAssignment(statement)) {
       module.exports.push({ name: 'default', line: lineOf(statement) });
@@ -291,7 +313,10 @@ export function drawCycle(cycle: readonly Edge[]): string {
  * `export * from`) to the module that declares the name. `entries` are used from outside the graph
  * (the package's API, the published bin), named by the importer given.
  */
-export function exportImporters(modules: Map<string, SourceModule>, entries: ReadonlyArray<{ file: string; names: string[]; importer: string }>): Map<string, Set<string>> {
+export function exportImporters(
+  modules: Map<string, SourceModule>,
+  entries: ReadonlyArray<{ file: string; names: string[]; importer: string }>,
+): Map<string, Set<string>> {
   const importers = new Map<string, Set<string>>();
   const seen = new Set<string>();
   const exportsOf = (file: string, trail: Set<string> = new Set()): string[] => {
@@ -326,7 +351,12 @@ export function exportImporters(modules: Map<string, SourceModule>, entries: Rea
 }
 
 /** The module and name an export finally refers to, following `export { a as b } from` and `export *`. */
-export function originOf(modules: Map<string, SourceModule>, file: string, name: string, trail: Set<string> = new Set()): { file: string; name: string } | undefined {
+export function originOf(
+  modules: Map<string, SourceModule>,
+  file: string,
+  name: string,
+  trail: Set<string> = new Set(),
+): { file: string; name: string } | undefined {
   const m = modules.get(file);
   if (!m || trail.has(`${file}#${name}`)) return undefined;
   trail.add(`${file}#${name}`);
@@ -361,14 +391,18 @@ export interface ExportRules {
 export function exportProblems(modules: Map<string, SourceModule>, rules: ExportRules): string[] {
   const importers = exportImporters(modules, rules.entries);
   const entryFiles = new Set(rules.entries.filter((e) => e.names.includes('*')).map((e) => e.file));
-  const productUse = (file: string, name: string): boolean => [...(importers.get(`${file}#${name}`) ?? [])].some((who) => who !== file && (rules.isProduct(who) || !modules.has(who)));
+  const productUse = (file: string, name: string): boolean =>
+    [...(importers.get(`${file}#${name}`) ?? [])].some((who) => who !== file && (rules.isProduct(who) || !modules.has(who)));
   const problem = (m: SourceModule, e: ModuleExport): string | undefined => {
     const others = [...(importers.get(`${m.path}#${e.name}`) ?? [])].filter((who) => who !== m.path);
-    if (others.length === 0) return `${m.path}:${e.line} ${e.name}: no other module imports it; drop \`export\` (delete it if ${m.path} does not use it either)`;
+    if (others.length === 0)
+      return `${m.path}:${e.line} ${e.name}: no other module imports it; drop \`export\` (delete it if ${m.path} does not use it either)`;
     if (productUse(m.path, e.name)) return undefined;
     const origin = originOf(modules, m.path, e.name) ?? { file: m.path, name: e.name };
     const live = (modules.get(origin.file)?.identifiers.get(origin.name) ?? 0) > 0 || productUse(origin.file, origin.name);
-    return live ? undefined : `${m.path}:${e.line} ${e.name}: only ${others.join(', ')} import it and no product code uses it; it is test or script code, move it there`;
+    return live
+      ? undefined
+      : `${m.path}:${e.line} ${e.name}: only ${others.join(', ')} import it and no product code uses it; it is test or script code, move it there`;
   };
   const problems: string[] = [];
   const kept = new Set(Object.keys(rules.kept));

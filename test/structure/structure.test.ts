@@ -3,10 +3,21 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { snippets, citedPaths as docCitedPaths } from '../docs/doc-references.js';
+import { citedPaths as docCitedPaths, snippets } from '../docs/doc-references.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
-import { commentCitations, cSharpComments, type Citation } from './citations.js';
-import { drawCycle, exportProblems, importCycles, parseSource, PRODUCT_ROOTS, readModules, sourceFiles, SUPPORT_ROOTS, type ExportRules, type SourceModule } from './source-graph.js';
+import { type Citation, commentCitations, cSharpComments } from './citations.js';
+import {
+  drawCycle,
+  type ExportRules,
+  exportProblems,
+  importCycles,
+  PRODUCT_ROOTS,
+  parseSource,
+  readModules,
+  type SourceModule,
+  SUPPORT_ROOTS,
+  sourceFiles,
+} from './source-graph.js';
 
 /**
  * The house's structure, checked over the sources (test/layering.test.ts checks the floors' order):
@@ -32,7 +43,8 @@ const RULES: ExportRules = {
     'bridge/headless/solver.ts#islandSolverInUse': 'a seam: which island solver runs; the bit-for-bit test proves the WebAssembly kernel is the one in use',
     'bridge/trace-versions.ts#TraceHeaderV1': 'a frozen format: every trace version ever written stays as a type (the module comment)',
     'orchestrator/machine/events.ts#machineEvents': 'a seam: typed builders of the events XState sends, with which the graph test walks every transition',
-    'scoring/uncertainty/resample.ts#scoreResample': 'a reference path: a resample drawn and scored step by step, against which the one-pass resampler is proven',
+    'scoring/uncertainty/resample.ts#scoreResample':
+      'a reference path: a resample drawn and scored step by step, against which the one-pass resampler is proven',
   },
 };
 
@@ -74,7 +86,8 @@ function markdownProblems(root: string, pages: readonly string[], roots: Readonl
   const problems: string[] = [];
   for (const page of pages) {
     for (const snippet of snippets(readFileSync(join(root, page), 'utf8'))) {
-      for (const path of docCitedPaths(snippet, new Set(roots))) if (!existsSync(join(root, path))) problems.push(`${page}:${snippet.line}: cites ${path}, which does not exist`);
+      for (const path of docCitedPaths(snippet, new Set(roots)))
+        if (!existsSync(join(root, path))) problems.push(`${page}:${snippet.line}: cites ${path}, which does not exist`);
     }
   }
   return problems;
@@ -88,7 +101,11 @@ describe('structure of the product code', () => {
   const modules = readModules(PROJECT_ROOT, [...PRODUCT_ROOTS, ...SUPPORT_ROOTS]);
 
   it('reads the whole house: every floor, the suites and the scripts, with their imports', () => {
-    for (const floor of PRODUCT_ROOTS) expect([...modules.keys()].some((p) => p === floor || p.startsWith(`${floor}/`)), floor).toBe(true);
+    for (const floor of PRODUCT_ROOTS)
+      expect(
+        [...modules.keys()].some((p) => p === floor || p.startsWith(`${floor}/`)),
+        floor,
+      ).toBe(true);
     const cli = modules.get('cli/main.ts');
     expect(cli?.imports.length).toBeGreaterThan(3);
     expect(modules.get('index.ts')?.stars.length).toBeGreaterThan(0);
@@ -97,7 +114,11 @@ describe('structure of the product code', () => {
   it('has no import cycle anywhere in the repository: product, suites, scripts, bin', () => {
     const everything = readModules(PROJECT_ROOT, [...PRODUCT_ROOTS, ...SUPPORT_ROOTS, 'bin']);
     expect([...everything.keys()].some((p) => p.startsWith('scripts/') && p.endsWith('.mjs'))).toBe(true);
-    const cycles = importCycles(everything, () => true, (i) => i.kind !== 'worker');
+    const cycles = importCycles(
+      everything,
+      () => true,
+      (i) => i.kind !== 'worker',
+    );
     expect(cycles.map(drawCycle)).toEqual([]);
   });
 
@@ -127,12 +148,18 @@ describe('the structure checks see what they police (a check that cannot see wou
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   };
-  write('core/a.ts', "import { b } from './b.js';\nexport const a = () => b();\nexport const unused = 1;\nexport const localOnly = 2;\nexport const twice = localOnly * 2;\n");
+  write(
+    'core/a.ts',
+    "import { b } from './b.js';\nexport const a = () => b();\nexport const unused = 1;\nexport const localOnly = 2;\nexport const twice = localOnly * 2;\n",
+  );
   write('core/b.ts', "import type { a } from './a.js';\nexport function b(): ReturnType<typeof a> | void {}\n");
-  write('core/c.ts', "export { a } from './a.js';\nexport const forTests = 3;\nexport const checked = 4;\nexport const inside = checked + 1;\nexport const seam = 5;\n");
+  write(
+    'core/c.ts',
+    "export { a } from './a.js';\nexport const forTests = 3;\nexport const checked = 4;\nexport const inside = checked + 1;\nexport const seam = 5;\n",
+  );
   write('core/d.ts', "const { inside } = await import('./c.js');\nexport const d = inside;\n");
   write('index.ts', "export * from './core/d.js';\nexport { a } from './core/c.js';\nexport { twice } from './core/a.js';\n");
-  write('core/e.ts', "export const viaBarrel = 6;\n");
+  write('core/e.ts', 'export const viaBarrel = 6;\n');
   write('core/barrel.ts', "export { viaBarrel } from './e.js';\n");
   write('test/c.test.ts', "import { forTests, checked, seam } from '../core/c.js';\nimport { viaBarrel } from '../core/barrel.js';\n");
   const modules = new Map<string, SourceModule>(readModules(root, ['index.ts', 'core', 'test']));
@@ -148,7 +175,13 @@ describe('the structure checks see what they police (a check that cannot see wou
     write('scripts/bench/a.mjs', "import { SUITES } from './suites.js';\nexport const a = SUITES;\n");
     write('test/bench.test.ts', "import { run } from '../scripts/bench/suites.js';\n");
     const all = readModules(root, ['core', 'index.ts', 'scripts', 'test']);
-    expect(importCycles(all, (p) => !inCore(p), () => true).map(drawCycle)).toEqual(['scripts/bench/a.mjs:1 → scripts/bench/suites.ts:2 → scripts/bench/a.mjs']);
+    expect(
+      importCycles(
+        all,
+        (p) => !inCore(p),
+        () => true,
+      ).map(drawCycle),
+    ).toEqual(['scripts/bench/a.mjs:1 → scripts/bench/suites.ts:2 → scripts/bench/a.mjs']);
   });
 
   it('names the export nobody imports, the one used only in its file, and test code living in the product (through a re-export too)', () => {
@@ -162,13 +195,29 @@ describe('the structure checks see what they police (a check that cannot see wou
       'core/e.ts:1 viaBarrel: only test/c.test.ts import it and no product code uses it; it is test or script code, move it there',
     ]);
     const stale = exportProblems(modules, { isProduct: inCore, entries, kept: { 'core/c.ts#seam': 'x', 'core/c.ts#checked': 'x', 'core/c.ts#gone': 'x' } });
-    expect(stale.filter((p) => p.includes('listed as kept'))).toEqual(['core/c.ts#checked: listed as kept, but the rule does not flag it: take it off the list', 'core/c.ts#gone: listed as kept, but there is no such export: take it off the list']);
+    expect(stale.filter((p) => p.includes('listed as kept'))).toEqual([
+      'core/c.ts#checked: listed as kept, but the rule does not flag it: take it off the list',
+      'core/c.ts#gone: listed as kept, but there is no such export: take it off the list',
+    ]);
   });
 
   it('finds cited paths in comments only, and tells the missing from the present', () => {
-    write('core/cites.ts', "// core/a.ts and core/missing.ts, ./b.ts, ../core/gone.ts, a.ts, nothere.test.ts, <team>/levels/<C>/\nconst url = 'http://x/core/none.ts'; // core/after.ts\n/* test/c.test.ts */\nfunction f() {\n  return /\\/\\/ core\\/regex.ts/;\n  // core/last.ts\n}\n");
+    write(
+      'core/cites.ts',
+      "// core/a.ts and core/missing.ts, ./b.ts, ../core/gone.ts, a.ts, nothere.test.ts, <team>/levels/<C>/\nconst url = 'http://x/core/none.ts'; // core/after.ts\n/* test/c.test.ts */\nfunction f() {\n  return /\\/\\/ core\\/regex.ts/;\n  // core/last.ts\n}\n",
+    );
     const citations = commentCitations(parseSource(root, 'core/cites.ts'), new Set(['core', 'test']));
-    expect(citations.map((c) => `${c.line}:${c.kind}:${c.path}`)).toEqual(['1:rooted:core/a.ts', '1:rooted:core/missing.ts', '1:relative:./b.ts', '1:relative:../core/gone.ts', '1:bare:a.ts', '1:bare:nothere.test.ts', '2:rooted:core/after.ts', '3:rooted:test/c.test.ts', '6:rooted:core/last.ts']);
+    expect(citations.map((c) => `${c.line}:${c.kind}:${c.path}`)).toEqual([
+      '1:rooted:core/a.ts',
+      '1:rooted:core/missing.ts',
+      '1:relative:./b.ts',
+      '1:relative:../core/gone.ts',
+      '1:bare:a.ts',
+      '1:bare:nothere.test.ts',
+      '2:rooted:core/after.ts',
+      '3:rooted:test/c.test.ts',
+      '6:rooted:core/last.ts',
+    ]);
     expect(citationProblems(root, ['core/cites.ts'], new Set(['a.ts', 'b.ts', 'c.test.ts']), new Set(['core', 'test']))).toEqual([
       'core/cites.ts:1: cites core/missing.ts, which does not exist',
       'core/cites.ts:1: cites ../core/gone.ts, which does not exist',
@@ -177,6 +226,10 @@ describe('the structure checks see what they police (a check that cannot see wou
       'core/cites.ts:6: cites core/last.ts, which does not exist',
     ]);
     write('core/Host.cs', '/// <summary>core/a.ts, core/gone.cs</summary>\nvar s = "// core/none.cs"; // core/b.ts\n');
-    expect(commentCitations(cSharpComments(readFileSync(join(root, 'core/Host.cs'), 'utf8')), new Set(['core'])).map((c) => `${c.line}:${c.path}`)).toEqual(['1:core/a.ts', '1:core/gone.cs', '2:core/b.ts']);
+    expect(commentCitations(cSharpComments(readFileSync(join(root, 'core/Host.cs'), 'utf8')), new Set(['core'])).map((c) => `${c.line}:${c.path}`)).toEqual([
+      '1:core/a.ts',
+      '1:core/gone.cs',
+      '2:core/b.ts',
+    ]);
   });
 });

@@ -7,12 +7,12 @@ import { Settings } from 'planck';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
+import { memorySink } from '../../bridge/memory-sink.js';
 import { readTrace, TraceRecorder } from '../../bridge/trace.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import type { CorpusIndex } from '../../orchestrator/stages/record.js';
 import type { VerifySummary } from '../../orchestrator/stages/verify.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { memorySink } from '../../bridge/memory-sink.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 import { hardLevels } from './make-hard-levels.js';
 

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrace } from '../../bridge/trace.js';
 import { BLOCK_BODY } from '../../levels/catalog.js';
+import { type Explanation, explainFrames } from '../../scoring/explain.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { explainFrames, type Explanation } from '../../scoring/explain.js';
-import { simulateTrialData, explainTrial } from '../../viewer/trial.js';
+import { explainTrial, simulateTrialData } from '../../viewer/trial.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
@@ -93,7 +93,10 @@ function goldenBelowOne(): GoldenLevel[] {
       const stability = parseStabilityJson(readFileSync(join(root, version, 'stability', file), 'utf8'));
       for (const raw of stability.raws) {
         if (raw.score >= 1) continue;
-        const name = raw.tag.split(/[\\/]/).at(-1)!.replace(/\.xml$/, '');
+        const name = raw.tag
+          .split(/[\\/]/)
+          .at(-1)!
+          .replace(/\.xml$/, '');
         out.push({ version, character, name, score: raw.score, movingObjects: raw.movingObjects ?? 0 });
       }
     }
@@ -111,7 +114,14 @@ describe('explain on the reference levels Unity scored below 1', () => {
 
   it.each(levels.map((l) => [`${l.name} (Unity ${l.score.toFixed(3)})`, l] as const))('%s: names a first mover and a reason', async (_label, l) => {
     const trace = await readTrace(fileURLToPath(new URL(`reference/${l.version}/levels/${l.character}/${l.name}.sbtrace.gz`, CORPUS)));
-    const e = explainFrames({ levelId: l.name, dt: trace.dt, bodies: trace.bodies, frames: [trace.frames], events: trace.events, windowSteps: trace.header.settings.windowSteps });
+    const e = explainFrames({
+      levelId: l.name,
+      dt: trace.dt,
+      bodies: trace.bodies,
+      frames: [trace.frames],
+      events: trace.events,
+      windowSteps: trace.header.settings.windowSteps,
+    });
     expect(e.firstMover).not.toBeNull();
     const first = e.bodies.find((b) => b.id === e.firstMover)!;
     expect(first.reason).not.toBeNull();

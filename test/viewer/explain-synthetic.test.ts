@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../bridge/frames.js';
-import { explainFrames } from '../../scoring/explain.js';
 import { formatExplanation } from '../../scoring/explain/format.js';
 import { mergeBatches } from '../../scoring/explain/series.js';
 import { analyseSupport, GROUND, GROUND_TOP_Y } from '../../scoring/explain/support.js';
-import { bodyInfos, movesFrom, still, synthFrames, type Pose, type SynthBody } from './synthetic.js';
+import { explainFrames } from '../../scoring/explain.js';
+import { bodyInfos, movesFrom, type Pose, type SynthBody, still, synthFrames } from './synthetic.js';
 
 // Collider sizes from the evaluator's prefabs (reference/science-birds-evaluator.md §1.3).
 const RECT_W = 0.7;
@@ -255,7 +255,8 @@ describe('explainFrames: overlaps and motion episodes', () => {
     // The plank over the edge turns 3° while landing (steps 1–3), rests, then tips from step 40.
     const start = plankOn(2.3, pillarTop);
     const tip = movesFrom([start[0], start[1], -0.06], 40, [0.005, -0.004, -0.03]);
-    const plank = (s: number): Pose => (s === 0 ? start : s < 3 ? [start[0], start[1], -0.02 * s] : s < 40 ? [start[0], start[1], -0.06] : tip(Math.min(s, 80)));
+    const plank = (s: number): Pose =>
+      s === 0 ? start : s < 3 ? [start[0], start[1], -0.02 * s] : s < 40 ? [start[0], start[1], -0.06] : tip(Math.min(s, 80));
     const bodies: SynthBody[] = [
       { type: 'RectSmall', pose: still(pillarAt(2)) },
       { type: 'RectSmall', pose: plank },

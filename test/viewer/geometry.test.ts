@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeFrames, poseAt } from '../../viewer/static/frames.js';
 import {
   boundsOf,
   evaluatorView,
@@ -7,9 +8,9 @@ import {
   labelFontSize,
   niceInterval,
   pickBody,
-  pointInPaths,
   pixelToWorld,
   placePath,
+  pointInPaths,
   stepToX,
   ticks,
   valueToY,
@@ -17,7 +18,6 @@ import {
   xToStep,
 } from '../../viewer/static/geometry.js';
 import { advance, createPlayback, pause, play, seek, setSpeed, stepBy, toggle } from '../../viewer/static/playback.js';
-import { decodeFrames, poseAt } from '../../viewer/static/frames.js';
 
 /** The page's pure modules (plain JS served as files), tested in Node. */
 describe('viewer geometry', () => {
@@ -53,7 +53,12 @@ describe('viewer geometry', () => {
   });
 
   it('places body outlines and bounds them', () => {
-    const square = [[-0.5, -0.25], [0.5, -0.25], [0.5, 0.25], [-0.5, 0.25]] as const;
+    const square = [
+      [-0.5, -0.25],
+      [0.5, -0.25],
+      [0.5, 0.25],
+      [-0.5, 0.25],
+    ] as const;
     const turned = placePath(square, 1, 2, Math.PI / 2);
     const b = boundsOf([turned])!;
     expect(b.minX).toBeCloseTo(0.75, 12);
@@ -148,7 +153,12 @@ describe('viewer frames decoding', () => {
 });
 
 describe('viewer picking and labels', () => {
-  const square = (x: number, y: number, h: number): Array<[number, number]> => [[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]];
+  const square = (x: number, y: number, h: number): Array<[number, number]> => [
+    [x - h, y - h],
+    [x + h, y - h],
+    [x + h, y + h],
+    [x - h, y + h],
+  ];
 
   it('tells inside from outside by the even-odd rule, holes included', () => {
     expect(pointInPaths([square(0, 0, 1)], 0.5, -0.9)).toBe(true);

@@ -10,10 +10,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fnv1a, mulberry32 as prng } from '../../bridge/headless/order.js';
 import { isMainModule } from '../../core/main-module.js';
 import { convertProgram } from '../../levels/pipeline.js';
-import { fnv1a, mulberry32 as prng } from '../../bridge/headless/order.js';
-
 
 type Call = [block: 'b11' | 'b31' | 'b13', slot: number];
 

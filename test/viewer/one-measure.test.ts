@@ -6,15 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
-import { explainFrames, type Explanation } from '../../scoring/explain.js';
-import { parseStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
-import { OFFICIAL_RULE } from '../../scoring/stability.js';
-import { evaluateLevel, traceOfTrialOne, type LevelEvaluation } from '../../orchestrator/machine/index.js';
+import { evaluateLevel, type LevelEvaluation, traceOfTrialOne } from '../../orchestrator/machine/index.js';
 import { EnginePool } from '../../orchestrator/pool/index.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
+import { type Explanation, explainFrames } from '../../scoring/explain.js';
+import { parseStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
+import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
-import { viewerFrames, viewerMeta, type TrialData, type ViewerMeta } from '../../viewer/trial.js';
+import { type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from '../../viewer/trial.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**
@@ -83,7 +83,14 @@ function ofViewer(meta: ViewerMeta, frames: Buffer): Numbers {
 const asSent = (n: Numbers): Numbers => ({ ...n, bodies: n.bodies.map(([id, last, d, moved]) => [id, last, Math.fround(d), moved]) });
 
 function explainTrace(trial: TrialData): Explanation {
-  return explainFrames({ levelId: trial.levelId, dt: trial.dt, bodies: trial.bodies, frames: trial.frames, events: trial.events, windowSteps: trial.settings.windowSteps });
+  return explainFrames({
+    levelId: trial.levelId,
+    dt: trial.dt,
+    bodies: trial.bodies,
+    frames: trial.frames,
+    events: trial.events,
+    windowSteps: trial.settings.windowSteps,
+  });
 }
 
 /** `<dir>/**\/*.xml` (or `.sbtrace.gz`), sorted. */
@@ -136,7 +143,16 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
       const trace = join(work, `${name}.sbtrace`);
       // `sbeval level <file> --trace <trace> --sim-trials 1`: trial 1 recorded as it runs, with the capture.
       const tee = traceOfTrialOne(trace);
-      const level = ofLevel(await evaluateLevel(pool, file, await readFile(file, 'utf8'), { trials: 1, damage: 'contact-point', rule: OFFICIAL_RULE, capture: true, rawImages: false, tee }));
+      const level = ofLevel(
+        await evaluateLevel(pool, file, await readFile(file, 'utf8'), {
+          trials: 1,
+          damage: 'contact-point',
+          rule: OFFICIAL_RULE,
+          capture: true,
+          rawImages: false,
+          tee,
+        }),
+      );
       const trial = await openTraceFile(trace);
       const explained = ofExplain(explainTrace(trial));
       const viewer = ofViewer(viewerMeta(trial), viewerFrames(trial));
@@ -157,7 +173,9 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
     let traces = 0;
     const pool = new EnginePool({ engines: [new HeadlessEngine()] });
     for (const set of ['reference', 'hard']) {
-      const index = JSON.parse(readFileSync(join(CORPUS, set, 'corpus.json'), 'utf8')) as { levels: Array<{ trace: string; score: number; moving: number[]; steps: number }> };
+      const index = JSON.parse(readFileSync(join(CORPUS, set, 'corpus.json'), 'utf8')) as {
+        levels: Array<{ trace: string; score: number; moving: number[]; steps: number }>;
+      };
       for (const entry of index.levels) {
         const trial = await openTraceFile(join(CORPUS, set, entry.trace));
         const explained = ofExplain(explainTrace(trial));
@@ -166,7 +184,15 @@ describe('level, explain, viewer and the stability JSON give one set of numbers 
         expect(explained.steps, entry.trace).toEqual({ stream: entry.steps, windowStart: 1, windowEnd: 503 });
         expect([explained.score, explained.bodies.filter((b) => b[3]).map((b) => b[0])], entry.trace).toEqual([entry.score, entry.moving]);
         // `sbeval level` on the trace's own level and settings (no capture) recomputes the same numbers.
-        const level = ofLevel(await evaluateLevel(pool, entry.trace, trial.xml!, { trials: 1, damage: trial.settings.damage, rule: OFFICIAL_RULE, capture: false, rawImages: false }));
+        const level = ofLevel(
+          await evaluateLevel(pool, entry.trace, trial.xml!, {
+            trials: 1,
+            damage: trial.settings.damage,
+            rule: OFFICIAL_RULE,
+            capture: false,
+            rawImages: false,
+          }),
+        );
         expect(level, entry.trace).toEqual(explained);
         traces += 1;
       }
@@ -183,12 +209,19 @@ describe('the commands a user types say the same numbers', { timeout: 300_000 },
   });
 
   it('sbeval level --trace --json, sbeval explain --json, the viewer over HTTP and sbeval simulate on V1_L_1 and V3_L_3', async () => {
-    for (const [version, name] of [['v1', 'V1_L_1'], ['v3', 'V3_L_3']] as const) {
+    for (const [version, name] of [
+      ['v1', 'V1_L_1'],
+      ['v3', 'V3_L_3'],
+    ] as const) {
       const xml = join(REFERENCE, version, 'levels', 'L', `${name}.xml`);
       const trace = join(work, `${name}.cli.sbtrace.gz`);
       const level = await runSbeval(['level', xml, '--trace', trace, '--sim-trials', '1', '--json']);
       expect(level.exitCode, level.stderr).toBe(0);
-      const printed = JSON.parse(level.stdout) as { steps: Numbers['steps']; objects: Array<{ id: number; lastStep: number; displacement: number; moving: boolean }>; trials: Array<{ score: number; movingObjects: number }> };
+      const printed = JSON.parse(level.stdout) as {
+        steps: Numbers['steps'];
+        objects: Array<{ id: number; lastStep: number; displacement: number; moving: boolean }>;
+        trials: Array<{ score: number; movingObjects: number }>;
+      };
       const explain = await runSbeval(['explain', trace, '--json']);
       expect(explain.exitCode, explain.stderr).toBe(0);
       const e = JSON.parse(explain.stdout) as Explanation;

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { encodeTraceHeader, encodeTraceRecord, MAX_TRACE_BYTES, readTrace } from '../../bridge/trace.js';
-import { startSurveyServer, type SurveyServer } from '../../llm/survey/server.js';
-import { createInvites } from '../../llm/survey/invites.js';
 import { programToXml } from '../../levels/pipeline.js';
-import { startViewer, type ViewerServer } from '../../viewer/server.js';
+import { createInvites } from '../../llm/survey/invites.js';
+import { type SurveyServer, startSurveyServer } from '../../llm/survey/server.js';
 import { competitionSource } from '../../orchestrator/layout/trial-listing.js';
+import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { pathologicalXml } from '../headless/pathological-levels.js';
 
 /**
@@ -22,7 +22,13 @@ import { pathologicalXml } from '../headless/pathological-levels.js';
 const TRACE = fileURLToPath(new URL('../fixtures/corpus/reference/v1/levels/L/V1_L_2.sbtrace.gz', import.meta.url));
 
 /** A GET with the exact path and Host given (fetch would normalise both). */
-function get(server: { port: number }, path: string, host = `127.0.0.1:${server.port}`, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function get(
+  server: { port: number },
+  path: string,
+  host = `127.0.0.1:${server.port}`,
+  method = 'GET',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path, method, headers: { host, ...headers } }, (res) => {
       let body = '';
@@ -179,7 +185,8 @@ describe('survey server hardening', () => {
   });
 
   it('answers only requests addressed to 127.0.0.1 or localhost with its port (DNS rebinding)', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get({ port }, '/api/survey', host, 'GET', { 'x-survey-token': token })).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`])
+      expect((await get({ port }, '/api/survey', host, 'GET', { 'x-survey-token': token })).status, host).toBe(200);
     for (const host of [`evil.example:${port}`, `localhost:${port + 1}`, 'localhost']) {
       expect((await get({ port }, '/api/survey', host)).status, host).toBe(403);
       expect((await get({ port }, '/api/replay/item-1', host, 'POST')).status, host).toBe(403);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
-import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
+import { type LoadedTrace, readTrace } from '../../bridge/trace.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
 import type { ViewerMeta } from '../../viewer/trial.js';

@@ -1,4 +1,4 @@
-import { FIELD_COUNT, type BodyInfo, type BodyKind, type FrameBatch } from '../../bridge/frames.js';
+import { type BodyInfo, type BodyKind, FIELD_COUNT, type FrameBatch } from '../../bridge/frames.js';
 
 /**
  * Hand-made frame streams for the explain tests: each body's pose is a function of the step, so a

@@ -1,13 +1,13 @@
-import { execa, type ResultPromise } from 'execa';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
-import { readTrace, type LoadedTrace } from '../../bridge/trace.js';
+import { type LoadedTrace, readTrace } from '../../bridge/trace.js';
 import { similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
 import { launchChromium, openPage } from '../helpers/browser.js';
 import { PROJECT_ROOT, REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
@@ -77,7 +77,9 @@ function traceAt(trace: LoadedTrace, step: number): Positions {
 }
 
 async function waitStep(page: Page, predicate: string): Promise<void> {
-  await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, { timeout: 120_000 });
+  await page.waitForFunction(`(() => { const s = Number(document.getElementById('frame-state').dataset.step); return ${predicate}; })()`, undefined, {
+    timeout: 120_000,
+  });
 }
 
 type Labels = Array<[number, number, number]>;
@@ -89,7 +91,10 @@ async function labels(page: Page): Promise<Labels> {
 
 /** The scene canvas's pixels (RGB) as drawn now; the canvas has a 1-px border, so content x = px − 1. */
 async function scenePixels(page: Page): Promise<{ data: Buffer; width: number; height: number; at: (x: number, y: number) => [number, number, number] }> {
-  const { data, info } = await sharp(await page.locator('#scene').screenshot()).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(await page.locator('#scene').screenshot())
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const at = (x: number, y: number): [number, number, number] => {
     const o = (Math.round(y + 1) * info.width + Math.round(x + 1)) * 3;
     return [data[o]!, data[o + 1]!, data[o + 2]!];
@@ -100,7 +105,8 @@ async function scenePixels(page: Page): Promise<{ data: Buffer; width: number; h
 /** Pixels of a picture in a colour (each channel within `tolerance`). */
 function countColour(data: Buffer, rgb: [number, number, number], tolerance = 30): number {
   let n = 0;
-  for (let i = 0; i < data.length; i += 3) if (Math.abs(data[i]! - rgb[0]) <= tolerance && Math.abs(data[i + 1]! - rgb[1]) <= tolerance && Math.abs(data[i + 2]! - rgb[2]) <= tolerance) n++;
+  for (let i = 0; i < data.length; i += 3)
+    if (Math.abs(data[i]! - rgb[0]) <= tolerance && Math.abs(data[i + 1]! - rgb[1]) <= tolerance && Math.abs(data[i + 2]! - rgb[2]) <= tolerance) n++;
   return n;
 }
 
@@ -152,7 +158,9 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     const state = await frameState(page);
     expect(state.step).toBe(0);
     expect(state.positions).toEqual(traceAt(trace, 0));
-    await expect(page.locator('#status').textContent()).resolves.toContain(`${trace.bodies.length} bodies · window: start positions on step 1, last on step 503 (10.06 s); stream: ${trace.frames.stepCount} steps (0…${trace.frames.stepCount - 1})`);
+    await expect(page.locator('#status').textContent()).resolves.toContain(
+      `${trace.bodies.length} bodies · window: start positions on step 1, last on step 503 (10.06 s); stream: ${trace.frames.stepCount} steps (0…${trace.frames.stepCount - 1})`,
+    );
     // Panels: the explanation's summary, one table row per body, the first mover marked.
     await expect(page.locator('#summary').textContent()).resolves.toContain('first mover');
     expect(await page.locator('#blocks tbody tr').count()).toBe(trace.bodies.length);
@@ -211,8 +219,16 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
   it('shows the final capture beside the reference image', async () => {
     const images = page.locator('#images img');
     await page.waitForFunction(() => document.querySelectorAll('#images img').length === 2);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('#images img')).every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
-    const sizes = await images.evaluateAll((imgs) => imgs.map((img) => ({ alt: (img as HTMLImageElement).alt, width: (img as HTMLImageElement).naturalWidth, height: (img as HTMLImageElement).naturalHeight })));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll('#images img')).every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+    );
+    const sizes = await images.evaluateAll((imgs) =>
+      imgs.map((img) => ({
+        alt: (img as HTMLImageElement).alt,
+        width: (img as HTMLImageElement).naturalWidth,
+        height: (img as HTMLImageElement).naturalHeight,
+      })),
+    );
     expect(sizes.map((s) => s.alt)).toEqual([`final capture (${tracePath})`, 'reference (Unity)']);
     // Both 1024 × 1024, the evaluator's image size.
     for (const s of sizes) expect([s.width, s.height]).toEqual([1024, 1024]);
@@ -236,7 +252,8 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     for (let y = 0; y < withNumbers.height; y++) {
       for (let x = 0; x < withNumbers.width; x++) {
         const o = (y * withNumbers.width + x) * 3;
-        if (withNumbers.data[o] === without.data[o] && withNumbers.data[o + 1] === without.data[o + 1] && withNumbers.data[o + 2] === without.data[o + 2]) continue;
+        if (withNumbers.data[o] === without.data[o] && withNumbers.data[o + 1] === without.data[o + 1] && withNumbers.data[o + 2] === without.data[o + 2])
+          continue;
         if (!near(x, y, 16)) elsewhere++;
         for (const [id, lx, ly] of placed) if (Math.abs(lx + 1 - x) <= 8 && Math.abs(ly + 1 - y) <= 8) changedAround.set(id, (changedAround.get(id) ?? 0) + 1);
       }
@@ -253,14 +270,20 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     // A click on empty space clears any selection (an earlier test clicked the scene to focus it).
     await page.mouse.click(box.x + 4, box.y + 4);
     await expect(page.locator('#frame-state').getAttribute('data-selected')).resolves.toBe('');
-    const chartBefore = await sharp(await page.locator('#chart').screenshot()).removeAlpha().raw().toBuffer();
+    const chartBefore = await sharp(await page.locator('#chart').screenshot())
+      .removeAlpha()
+      .raw()
+      .toBuffer();
     expect(countColour(chartBefore, magenta)).toBe(0);
     const [id, x, y] = placed.find(([i]) => i !== explanation[0]) ?? placed[0]!;
     await page.mouse.click(box.x + 1 + x, box.y + 1 + y);
     await expect(page.locator('#frame-state').getAttribute('data-selected')).resolves.toBe(String(id));
     await expect(page.locator('#blocks tbody tr.selected').getAttribute('data-id')).resolves.toBe(String(id));
     await expect(page.locator('#blocks tbody tr.selected').count()).resolves.toBe(1);
-    const chartAfter = await sharp(await page.locator('#chart').screenshot()).removeAlpha().raw().toBuffer();
+    const chartAfter = await sharp(await page.locator('#chart').screenshot())
+      .removeAlpha()
+      .raw()
+      .toBuffer();
     expect(countColour(chartAfter, magenta)).toBeGreaterThan(50);
     await expect(page.locator('#chart-legend').textContent()).resolves.toContain(`selected #${id}`);
     // The step does not move on a canvas click (a table click seeks to the block's onset).
@@ -286,7 +309,8 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     await page.getByLabel('Look').selectOption('black');
     const black = await scenePixels(page);
     // Pairs of blocks whose centres are joined by solid black in the evaluator look touch in the image.
-    const segment = (a: [number, number, number], b: [number, number, number]) => Array.from({ length: 41 }, (_, k) => [a[1] + ((b[1] - a[1]) * k) / 40, a[2] + ((b[2] - a[2]) * k) / 40] as const);
+    const segment = (a: [number, number, number], b: [number, number, number]) =>
+      Array.from({ length: 41 }, (_, k) => [a[1] + ((b[1] - a[1]) * k) / 40, a[2] + ((b[2] - a[2]) * k) / 40] as const);
     let touching = 0;
     for (let i = 0; i < centres.length; i++) {
       for (let j = i + 1; j < centres.length; j++) {
@@ -294,7 +318,10 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
         if (!points.every(([x, y]) => black.at(x, y).every((c) => c < 40))) continue;
         touching++;
         // In the default look a lighter line crosses between them.
-        expect(points.some(([x, y]) => outlined.at(x, y).every((c) => c > 90)), `#${centres[i]![0]} and #${centres[j]![0]}`).toBe(true);
+        expect(
+          points.some(([x, y]) => outlined.at(x, y).every((c) => c > 90)),
+          `#${centres[i]![0]} and #${centres[j]![0]}`,
+        ).toBe(true);
       }
     }
     expect(touching).toBeGreaterThan(0);
@@ -312,13 +339,16 @@ describe('sbeval view <trace>', { timeout: 240_000 }, () => {
     await small.waitForFunction(
       () =>
         new Promise<boolean>((resolve) => {
-          const read = () => ['#scene', '#scene-box', '#chart-legend', 'header'].map((s) => JSON.stringify(document.querySelector(s)!.getBoundingClientRect())).join();
+          const read = () =>
+            ['#scene', '#scene-box', '#chart-legend', 'header'].map((s) => JSON.stringify(document.querySelector(s)!.getBoundingClientRect())).join();
           const before = read();
-          requestAnimationFrame(() => requestAnimationFrame(() => {
-            const scene = document.querySelector('#scene')!.getBoundingClientRect();
-            const box = document.querySelector('#scene-box')!.getBoundingClientRect();
-            resolve(read() === before && scene.bottom <= box.bottom + 0.5);
-          }));
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              const scene = document.querySelector('#scene')!.getBoundingClientRect();
+              const box = document.querySelector('#scene-box')!.getBoundingClientRect();
+              resolve(read() === before && scene.bottom <= box.bottom + 0.5);
+            }),
+          );
         }),
       undefined,
       { timeout: 120_000, polling: 100 },
@@ -409,7 +439,12 @@ describe('sbeval view <competition-dir>', { timeout: 300_000 }, () => {
     mkdirSync(join(root, 'alpha', 'similarity'), { recursive: true });
     writeFileSync(
       join(root, 'alpha', 'similarity', 'L.json'),
-      writeSimilarityJson(similarityFile('L', [{ id: 'alpha_L_1.png', probabilities: probabilities(0.25) }, { id: 'alpha_L_2.png', probabilities: probabilities(0.5) }])),
+      writeSimilarityJson(
+        similarityFile('L', [
+          { id: 'alpha_L_1.png', probabilities: probabilities(0.25) },
+          { id: 'alpha_L_2.png', probabilities: probabilities(0.5) },
+        ]),
+      ),
     );
     const traces = join(root, 'alpha', 'traces', 'L');
     mkdirSync(traces, { recursive: true });
@@ -427,7 +462,11 @@ describe('sbeval view <competition-dir>', { timeout: 300_000 }, () => {
     const buttons = list.locator('button');
     await expect(buttons.allTextContents()).resolves.toEqual(['trial 1sta 0.33 sim 0.25', 'trial 2 ●sta 1.00 sim 0.50', '  trial 2']);
     // Every trial's fate: the levels have no image yet; trial 3 never became a level, for the official reason.
-    await expect(list.locator('.failed').allTextContents()).resolves.toEqual(['no image (the level is not simulated yet)', 'no image (the level is not simulated yet)', 'trial 3 ✕Code not found.']);
+    await expect(list.locator('.failed').allTextContents()).resolves.toEqual([
+      'no image (the level is not simulated yet)',
+      'no image (the level is not simulated yet)',
+      'trial 3 ✕Code not found.',
+    ]);
     await expect(list.locator('.failed[data-key="alpha/L/alpha_L_3"] .reason').textContent()).resolves.toBe('Code not found.');
     await page.screenshot({ path: join(OUT, 'viewer-competition.png') });
     // The first trial has no trace: simulated on demand with the headless engine.

@@ -1,10 +1,11 @@
 // The viewer page: loads a trial from the local server, then one shared state (the current step and the
 // display options) drives every panel — the scene, the chart, the controls, the table and the timeline.
-import { boundsOf, evaluatorView, fitView, pickBody, pixelToWorld, placePath, stepToTime } from './geometry.js';
-import { advance, createPlayback, pause, seek, setSpeed, SPEEDS, stepBy, toggle } from './playback.js';
-import { decodeFrames, poseAt } from './frames.js';
-import { drawScene, HIGHLIGHT } from './draw.js';
+
 import { CHART_COLOURS, chartStepAt, drawChart } from './chart.js';
+import { drawScene, HIGHLIGHT } from './draw.js';
+import { decodeFrames, poseAt } from './frames.js';
+import { boundsOf, evaluatorView, fitView, pickBody, pixelToWorld, placePath, stepToTime } from './geometry.js';
+import { advance, createPlayback, pause, SPEEDS, seek, setSpeed, stepBy, toggle } from './playback.js';
 
 const $ = (id) => document.getElementById(id);
 const scene = $('scene');
@@ -250,7 +251,11 @@ function buildTrialList(trials) {
       button.append(name, score);
       button.title = `${t.name}: ${t.hasTrace ? 'recorded trace' : 'simulated on demand (headless)'}${t.reason ? ` — ${t.reason}` : ''}`;
 
-      button.addEventListener('click', () => openTrial(t.key).then(writeHash).catch((err) => setStatus(err.message, true)));
+      button.addEventListener('click', () =>
+        openTrial(t.key)
+          .then(writeHash)
+          .catch((err) => setStatus(err.message, true)),
+      );
       list.append(button);
       if (t.reason) {
         // A level the run could not finish (e.g. the engine failed on it): still opens, with its reason.
@@ -269,7 +274,11 @@ function buildTrialList(trials) {
         extra.dataset.key = `${t.key}@${k}`;
         extra.className = 'trial-extra';
         extra.textContent = `  trial ${k}`;
-        extra.addEventListener('click', () => openTrial(`${t.key}@${k}`).then(writeHash).catch((err) => setStatus(err.message, true)));
+        extra.addEventListener('click', () =>
+          openTrial(`${t.key}@${k}`)
+            .then(writeHash)
+            .catch((err) => setStatus(err.message, true)),
+        );
         list.append(extra);
       }
     }
@@ -366,10 +375,12 @@ function render() {
   out.dataset.selected = state.selected === null ? '' : String(state.selected);
   // Where each block number was drawn: [id, x, y] in CSS px of the scene canvas.
   out.dataset.labels = JSON.stringify(placedLabels);
-  out.dataset.positions = JSON.stringify(meta.bodies.map((_, i) => {
-    const p = poseAt(frames, step, i);
-    return [p.x, p.y, p.angle, p.alive ? 1 : 0];
-  }));
+  out.dataset.positions = JSON.stringify(
+    meta.bodies.map((_, i) => {
+      const p = poseAt(frames, step, i);
+      return [p.x, p.y, p.angle, p.alive ? 1 : 0];
+    }),
+  );
   out.value = `step ${step}`;
 }
 
@@ -513,7 +524,7 @@ async function main() {
   buildTrialList(session.trials);
   const wanted = hash.trial && session.trials.some((t) => t.key === hash.trial.replace(/@\d+$/, '')) ? hash.trial : null;
   const first = wanted ?? session.trials.find((t) => t.hasTrace || t.hasLevel)?.key;
-  if (first) await openTrial(first, wanted ? hash.step ?? 0 : 0);
+  if (first) await openTrial(first, wanted ? (hash.step ?? 0) : 0);
   else setStatus('no trials with a trace or a level in this folder');
 }
 

@@ -1,7 +1,8 @@
 // The per-block displacement chart: displacement from the start against the step, the movement
 // threshold, the window's end, and the current step as a cursor. Clicking or dragging seeks.
-import { niceInterval, stepToX, ticks, valueToY, xToStep } from './geometry.js';
+
 import { HIGHLIGHT } from './draw.js';
+import { niceInterval, stepToX, ticks, valueToY, xToStep } from './geometry.js';
 
 const CHART_PAD = { left: 44, right: 30, top: 10, bottom: 24 };
 /** Colours of the lines that are not block highlights (the page's legend uses the same). */
@@ -33,7 +34,7 @@ export function drawChart(ctx, width, height, chart) {
     ctx.stroke();
     ctx.fillText(v.toFixed(v < 1 ? 2 : 1), 4, y + 3);
   }
-  const seconds = ((stepCount - 1) * dt);
+  const seconds = (stepCount - 1) * dt;
   for (const t of ticks(0, seconds, g.width, 48)) {
     const x = stepToX(t / dt, stepCount, g.x0, g.width);
     ctx.fillText(`${t.toFixed(t % 1 === 0 ? 0 : 1)} s`, x - 8, height - 8);

@@ -1,8 +1,9 @@
 // Drawing the level at one step on a 2-D canvas: the evaluator's black-on-white look (exact, or with
 // a grey outline per block so touching blocks stay apart — the default) or wood colours, with optional
 // highlights (moving, destroyed, first mover, selection), block numbers, velocity vectors and contacts.
-import { labelFontSize, placePath, worldToPixel } from './geometry.js';
+
 import { poseAt } from './frames.js';
+import { labelFontSize, placePath, worldToPixel } from './geometry.js';
 
 const WOOD = { wood: ['#d39b5b', '#7a4b1c'], stone: ['#a5a5a5', '#555'], ice: ['#bde7f7', '#4a90b0'] };
 const KIND_COLOURS = { pig: ['#7bc043', '#3c6e1a'], tnt: ['#d9412b', '#7a1a0e'], platform: ['#777', '#333'] };
@@ -96,7 +97,7 @@ function drawBody(ctx, view, body, pose, style) {
     }
     return;
   }
-  const [fill, edge] = body.kind === 'block' ? WOOD[body.material] ?? WOOD.wood : KIND_COLOURS[body.kind] ?? ['#999', '#333'];
+  const [fill, edge] = body.kind === 'block' ? (WOOD[body.material] ?? WOOD.wood) : (KIND_COLOURS[body.kind] ?? ['#999', '#333']);
   tracePaths(ctx, view, body.outline, pose);
   ctx.globalAlpha = dead ? 0.35 : 1;
   ctx.fillStyle = fill;

@@ -1,5 +1,5 @@
 import { bootstrapInterval, type Interval } from './bootstrap.js';
-import { rankScore, type RankScores } from './order.js';
+import { type RankScores, rankScore } from './order.js';
 
 /**
  * The ordering judge's figures under the document's protocol (`--protocol document`), computed the way
@@ -46,7 +46,13 @@ export interface DocumentMetrics {
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
-export function documentMetrics(reviews: readonly DocumentReview[], models: readonly string[], hasReference: boolean, scale: RankScores, seed = 0): DocumentMetrics {
+export function documentMetrics(
+  reviews: readonly DocumentReview[],
+  models: readonly string[],
+  hasReference: boolean,
+  scale: RankScores,
+  seed = 0,
+): DocumentMetrics {
   const n = reviews.length;
   // Per review and model: the rank and score it adds to the sums (0 for a refused review).
   const rankAt = (r: DocumentReview, m: number) => (r.ranks ? r.ranks[m]! : 0);

@@ -1,5 +1,5 @@
 import { bootstrapInterval, type Interval } from './bootstrap.js';
-import { rankScore, type RankScores } from './order.js';
+import { type RankScores, rankScore } from './order.js';
 
 /**
  * Aggregates of the ordering judge (reference/judges/ordering-judge.md) from the questions it
@@ -157,7 +157,11 @@ export function metricJson(results: readonly QuestionResult[], teams: readonly s
     out[team] = {
       winning: { [reference]: v.referenceWins, tie: v.ties, model: v.teamWins, '%model': v.compared === 0 ? null : v.teamWins / v.compared },
       order: { [reference]: num(v.referenceMeanRank), model: num(v.teamMeanRank) },
-      score: { [reference]: num(v.referenceMeanScore), model: num(v.teamMeanScore), '%model': v.compared === 0 || !(v.referenceMeanScore > 0) ? null : v.teamMeanScore / v.referenceMeanScore },
+      score: {
+        [reference]: num(v.referenceMeanScore),
+        model: num(v.teamMeanScore),
+        '%model': v.compared === 0 || !(v.referenceMeanScore > 0) ? null : v.teamMeanScore / v.referenceMeanScore,
+      },
       questions: v.compared,
     };
   }

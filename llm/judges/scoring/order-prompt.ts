@@ -1,5 +1,5 @@
 import type { ChatPrompt } from './rubric-prompt.js';
-import { viewBody, viewPreamble, type LevelView } from './views.js';
+import { type LevelView, viewBody, viewPreamble } from './views.js';
 
 /**
  * The ordering judge's prompt, after the reference's structure (reference/judges/ordering-judge.md):
@@ -18,9 +18,12 @@ export const ORDER_PROMPT_VERSION = 'sbeval-order-2';
 export const PERSPECTIVES: Record<string, string> = {
   general:
     'General: consider how clearly the level looks like the upper-case letter "{letter}", whether its structure stands without collapsing, and how well it is built from the available blocks.',
-  resemblance: 'Resemblance: the level should look like the upper-case letter "{letter}" at a glance: its overall shape, proportions and strokes. The more recognisable the letter, the better.',
-  stability: 'Stability: the structure should hold up under gravity: blocks supported from below, no overhang that tips over, nothing that falls or scatters. The more solid, the better.',
-  creativity: 'Creativity: the level should use the three block types inventively to draw the letter "{letter}", rather than the most obvious stacking. The more inventive while still readable, the better.',
+  resemblance:
+    'Resemblance: the level should look like the upper-case letter "{letter}" at a glance: its overall shape, proportions and strokes. The more recognisable the letter, the better.',
+  stability:
+    'Stability: the structure should hold up under gravity: blocks supported from below, no overhang that tips over, nothing that falls or scatters. The more solid, the better.',
+  creativity:
+    'Creativity: the level should use the three block types inventively to draw the letter "{letter}", rather than the most obvious stacking. The more inventive while still readable, the better.',
 };
 
 export const ORDER_SYSTEM = 'You are a helpful and precise assistant for checking the quality of Science Birds levels.';
@@ -41,7 +44,12 @@ export function buildOrderPrompt(perspective: string, question: string, letter: 
   const images: Uint8Array[] = [];
   views.forEach((view, i) => {
     if (view.kind === 'image') images.push(view.png);
-    parts.push(`[Assistant ${i + 1}]`, viewBody(view, `Assistant ${i + 1}'s level is image ${images.length} of the ${views.filter((v) => v.kind === 'image').length} attached images`), `[End of Assistant ${i + 1}]`, '');
+    parts.push(
+      `[Assistant ${i + 1}]`,
+      viewBody(view, `Assistant ${i + 1}'s level is image ${images.length} of the ${views.filter((v) => v.kind === 'image').length} attached images`),
+      `[End of Assistant ${i + 1}]`,
+      '',
+    );
   });
   parts.push(
     '[System]',

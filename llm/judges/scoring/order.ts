@@ -93,7 +93,10 @@ function chains(text: string): Chain[] {
 
 function listNames(names: readonly number[]): string {
   const distinct = [...new Set(names)].sort((a, b) => a - b);
-  const shown = distinct.slice(0, 8).map((k) => `Assistant ${k}`).join(', ');
+  const shown = distinct
+    .slice(0, 8)
+    .map((k) => `Assistant ${k}`)
+    .join(', ');
   return distinct.length > 8 ? `${shown} and ${distinct.length - 8} more` : shown;
 }
 

@@ -21,7 +21,8 @@ export function checkTemplate(template: PromptTemplate): string | undefined {
   const names = new Set<string>();
   for (const text of [template.system ?? '', template.user]) for (const m of text.matchAll(TOKEN)) if (m[1] !== undefined) names.add(m[1]);
   const unknown = [...names].filter((n) => !(TEMPLATE_PLACEHOLDERS as readonly string[]).includes(n));
-  if (unknown.length > 0) return `unknown placeholder${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `{${n}}`).join(', ')} (known: ${TEMPLATE_PLACEHOLDERS.map((n) => `{${n}}`).join(', ')}; {{ and }} for literal braces)`;
+  if (unknown.length > 0)
+    return `unknown placeholder${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `{${n}}`).join(', ')} (known: ${TEMPLATE_PLACEHOLDERS.map((n) => `{${n}}`).join(', ')}; {{ and }} for literal braces)`;
   if (!/\{answer\}/.test(template.user)) return 'the user template has no {answer}: the judge would never see the level';
   return undefined;
 }

@@ -1,9 +1,9 @@
-import { escapeXml } from '../../../scoring/report/heatmap.js';
+import { markdownText } from '../../../scoring/formats/text-escape.js';
 import type { ReportSection } from '../../../scoring/report/build.js';
+import { escapeXml } from '../../../scoring/report/heatmap.js';
 import { averageRanks, finitePairs, spearman } from './agreement.js';
 import type { Interval } from './bootstrap.js';
 import type { PairAgreement } from './judge-agreement.js';
-import { markdownText } from '../../../scoring/formats/text-escape.js';
 
 /**
  * The report's "Judges" section (added through the report's extra sections): what the LLM judges
@@ -68,7 +68,10 @@ export interface Disagreement {
 }
 
 const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
-const withInterval = (v: TeamValue | undefined, digits: number) => (v?.mean === null || v?.mean === undefined ? '–' : `${fmt(v.mean, digits)}${v.interval ? ` (${fmt(v.interval.low, digits)}–${fmt(v.interval.high, digits)})` : ''}`);
+const withInterval = (v: TeamValue | undefined, digits: number) =>
+  v?.mean === null || v?.mean === undefined
+    ? '–'
+    : `${fmt(v.mean, digits)}${v.interval ? ` (${fmt(v.interval.low, digits)}–${fmt(v.interval.high, digits)})` : ''}`;
 
 /** Percentile ranks in [0, 1] (ties share the mean rank); one value → 0.5. */
 function percentiles(values: number[]): number[] {
@@ -100,7 +103,11 @@ interface Table {
 }
 
 function markdownTable(t: Table): string[] {
-  return [`| ${t.head.map(markdownText).join(' | ')} |`, `| ${t.head.map(() => '---').join(' | ')} |`, ...t.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`)];
+  return [
+    `| ${t.head.map(markdownText).join(' | ')} |`,
+    `| ${t.head.map(() => '---').join(' | ')} |`,
+    ...t.rows.map((r) => `| ${r.map(markdownText).join(' | ')} |`),
+  ];
 }
 
 function htmlTable(t: Table): string {
@@ -112,28 +119,70 @@ function tables(input: JudgesReportInput): Array<{ title: string; text: string; 
   const judges = input.columns.map((c) => c.name);
   const perTeam: Table = {
     head: ['team', 'official rank', 'official score', ...input.columns.map((c) => c.name)],
-    rows: input.teams.map((t) => [t.team, t.officialRank === null ? '–' : String(t.officialRank), t.officialScore ?? '–', ...input.columns.map((c) => withInterval(c.teams.get(t.team), c.digits))]),
+    rows: input.teams.map((t) => [
+      t.team,
+      t.officialRank === null ? '–' : String(t.officialRank),
+      t.officialScore ?? '–',
+      ...input.columns.map((c) => withInterval(c.teams.get(t.team), c.digits)),
+    ]),
     cls: 'judges-teams',
   };
-  const vit: Table = { head: ['judge', 'levels', 'ρ'], rows: judges.map((j) => ({ j, ...agreementWithSimilarity(input.levels, j) })).map((a) => [a.j, String(a.n), fmt(a.rho)]), cls: 'judges-agreement' };
-  const alpha: Table = { head: ['between', 'and', 'levels', 'statistic', 'value', '95 % interval'], rows: input.agreement.map((a) => [a.a, a.b, String(a.units), a.statistic === 'alpha' ? 'α' : 'ρ', fmt(a.value), a.interval ? `${fmt(a.interval.low)}–${fmt(a.interval.high)}` : '–']), cls: 'judges-alpha' };
+  const vit: Table = {
+    head: ['judge', 'levels', 'ρ'],
+    rows: judges.map((j) => ({ j, ...agreementWithSimilarity(input.levels, j) })).map((a) => [a.j, String(a.n), fmt(a.rho)]),
+    cls: 'judges-agreement',
+  };
+  const alpha: Table = {
+    head: ['between', 'and', 'levels', 'statistic', 'value', '95 % interval'],
+    rows: input.agreement.map((a) => [
+      a.a,
+      a.b,
+      String(a.units),
+      a.statistic === 'alpha' ? 'α' : 'ρ',
+      fmt(a.value),
+      a.interval ? `${fmt(a.interval.low)}–${fmt(a.interval.high)}` : '–',
+    ]),
+    cls: 'judges-alpha',
+  };
   const cases = judges.flatMap((j) => disagreements(input.levels, j, top));
   const gaps: Table = {
     head: ['judge', 'level', 'similarity', 'judge score', 'similarity pct', 'judge pct', 'stability'],
-    rows: cases.map((c) => [c.judge, c.level.name, fmt(c.level.similarity), fmt(c.level.judges[c.judge], 2), fmt(c.similarityPercentile, 2), fmt(c.judgePercentile, 2), fmt(c.level.stability)]),
+    rows: cases.map((c) => [
+      c.judge,
+      c.level.name,
+      fmt(c.level.similarity),
+      fmt(c.level.judges[c.judge], 2),
+      fmt(c.similarityPercentile, 2),
+      fmt(c.judgePercentile, 2),
+      fmt(c.level.stability),
+    ]),
     cls: 'judges-disagreements',
   };
   return [
-    { title: 'Per team', text: 'Each judge\'s mean per team with its bootstrap 95 % interval in parentheses (levels or questions resampled). A level the judge could not score — nothing to show, or no usable answer — counts as the worst score.', table: perTeam },
+    {
+      title: 'Per team',
+      text: "Each judge's mean per team with its bootstrap 95 % interval in parentheses (levels or questions resampled). A level the judge could not score — nothing to show, or no usable answer — counts as the worst score.",
+      table: perTeam,
+    },
     { title: 'Agreement with the ViT similarity', text: "Spearman's ρ between each level's similarity and the judge's score of the same level.", table: vit },
-    { title: 'Agreement between judges and raters', text: "On the levels both scored (levels missing for both left out): Krippendorff's interval α between sources on one scale, Spearman's ρ between sources on different scales; raters enter as the mean of their ratings of a level.", table: input.agreement.length > 0 ? alpha : undefined, empty: 'Fewer than two judges or rated metrics: no agreement to compute.' },
-    { title: 'Where the ViT and a judge disagree most', text: 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).', table: cases.length > 0 ? gaps : undefined, empty: 'No level was scored by both the ViT and a judge.' },
+    {
+      title: 'Agreement between judges and raters',
+      text: "On the levels both scored (levels missing for both left out): Krippendorff's interval α between sources on one scale, Spearman's ρ between sources on different scales; raters enter as the mean of their ratings of a level.",
+      table: input.agreement.length > 0 ? alpha : undefined,
+      empty: 'Fewer than two judges or rated metrics: no agreement to compute.',
+    },
+    {
+      title: 'Where the ViT and a judge disagree most',
+      text: 'Levels with the largest gap between their percentile by similarity and by the judge (0 = lowest, 1 = highest of the levels both scored).',
+      table: cases.length > 0 ? gaps : undefined,
+      empty: 'No level was scored by both the ViT and a judge.',
+    },
   ];
 }
 
 export function buildJudgesSection(input: JudgesReportInput): ReportSection {
   const intro =
-    'Other views of the same levels: an LLM judge with a tiered rubric (`sbeval judge rubric`), an LLM ordering the teams\' levels (`sbeval judge order`), human raters (`sbeval survey`). They are not part of the score: the ranking above is the official rules\' ranking.';
+    "Other views of the same levels: an LLM judge with a tiered rubric (`sbeval judge rubric`), an LLM ordering the teams' levels (`sbeval judge order`), human raters (`sbeval survey`). They are not part of the score: the ranking above is the official rules' ranking.";
   const md: string[] = [intro];
   const html: string[] = [`<p>${escapeXml(intro)}</p>`];
   for (const part of tables(input)) {

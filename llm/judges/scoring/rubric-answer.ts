@@ -1,5 +1,5 @@
 import { hasWordAt, quote, skipSpace, stripThinking } from './answer-text.js';
-import { reachableScores, tierScore, TIERS, type LowTier, type Rubric, type Tier, type Verdicts } from './rubric.js';
+import { type LowTier, type Rubric, reachableScores, TIERS, type Tier, tierScore, type Verdicts } from './rubric.js';
 
 /**
  * The rubric judge's answer: `<analysis>…</analysis>` then `<score>…</score>`, the number only
@@ -76,13 +76,23 @@ export function readScoreValue(content: string): number | string {
   let cleaned = trimmed.replace(/[*_`]/g, '').trim();
   const slash = /\/\s*100$/.exec(cleaned);
   if (slash) cleaned = cleaned.slice(0, slash.index).trim();
-  cleaned = cleaned.replace(/(points?|pts)\.?$/i, '').trim().replace(/\.$/, '').trim();
+  cleaned = cleaned
+    .replace(/(points?|pts)\.?$/i, '')
+    .trim()
+    .replace(/\.$/, '')
+    .trim();
   if (cleaned === '') return 'the <score> block is empty';
   if (!/^[+-]?\d+(\.\d+)?$/.test(cleaned)) return `the <score> block is not a number alone: ${JSON.stringify(quote(trimmed, 80))}`;
   return Number(cleaned);
 }
 
-const VERDICT_WORDS: Array<[string[], boolean]> = [[['not', 'met'], false], [['unmet'], false], [['met'], true], [['yes'], true], [['no'], false]];
+const VERDICT_WORDS: Array<[string[], boolean]> = [
+  [['not', 'met'], false],
+  [['unmet'], false],
+  [['met'], true],
+  [['yes'], true],
+  [['no'], false],
+];
 /** `.`, `-`, `:` between the level and the item number. */
 const isSeparator = (c: number) => c === 0x2e || c === 0x2d || c === 0x3a;
 /** `:`, `-`, `–`, `—` before the verdict. */

@@ -1,6 +1,6 @@
-import { TIERS, type LowTier, type Rubric } from './rubric.js';
-import { renderTemplate, type PromptTemplate } from './prompt-template.js';
-import { viewBody, viewPreamble, type LevelView } from './views.js';
+import { type PromptTemplate, renderTemplate } from './prompt-template.js';
+import { type LowTier, type Rubric, TIERS } from './rubric.js';
+import { type LevelView, viewBody, viewPreamble } from './views.js';
 
 /**
  * The rubric judge's prompt (reference/judges/rubric-judge.md): the question, the level as the
@@ -16,7 +16,8 @@ import { viewBody, viewPreamble, type LevelView } from './views.js';
  */
 export const RUBRIC_PROMPT_VERSION = 'sbeval-rubric-2';
 
-export const RUBRIC_SYSTEM = 'You are a careful, strict judge of Science Birds levels. You follow the scoring procedure exactly and answer in the required format.';
+export const RUBRIC_SYSTEM =
+  'You are a careful, strict judge of Science Birds levels. You follow the scoring procedure exactly and answer in the required format.';
 export const DOCUMENT_SYSTEM = 'You are an impartial judge. You score an answer against the given criteria by following the given procedure exactly.';
 
 export type RubricProtocol = 'sbeval' | 'document';
@@ -44,7 +45,9 @@ function criteria(rubric: Rubric, label: (tier: number, i: number) => string): s
 
 function tierCriteria(rubric: Rubric, tier: (typeof TIERS)[number], label: (tier: number, i: number) => string): string {
   const items = rubric.levels[tier];
-  return [`${tier} points:${items.length === 0 ? ' (no items: skip this level)' : ''}`, ...items.map((item, i) => `  ${label(tier, i + 1)} ${item}`)].join('\n');
+  return [`${tier} points:${items.length === 0 ? ' (no items: skip this level)' : ''}`, ...items.map((item, i) => `  ${label(tier, i + 1)} ${item}`)].join(
+    '\n',
+  );
 }
 
 const sbevalLabel = (tier: number, i: number) => `[${tier}.${i}]`;
@@ -124,7 +127,11 @@ export function buildRubricPrompt(rubric: Rubric, view: LevelView, options: Rubr
       criteria_25: tierCriteria(rubric, 25, documentLabel),
       low_tier: String(options.lowTier),
     };
-    return { system: options.template.system === undefined ? '' : renderTemplate(options.template.system, values), user: renderTemplate(options.template.user, values), images };
+    return {
+      system: options.template.system === undefined ? '' : renderTemplate(options.template.system, values),
+      user: renderTemplate(options.template.user, values),
+      images,
+    };
   }
   if (options.protocol === 'document') return { system: DOCUMENT_SYSTEM, user: documentPrompt(rubric, view, options.lowTier), images };
   return { system: RUBRIC_SYSTEM, user: sbevalPrompt(rubric, view, options.lowTier), images };

@@ -80,7 +80,12 @@ function greedyCovering(teams: number, seed: number, size: number): number[][] {
   const pairs: Array<[number, number]> = [];
   for (let a = 0; a < teams; a += 1) for (let b = a + 1; b < teams; b += 1) pairs.push([a, b]);
   const order = seededShuffle(pairs, seed);
-  const rank = new Map(seededShuffle(Array.from({ length: teams }, (_, i) => i), seed ^ 0x5bd1e995).map((t, i) => [t, i]));
+  const rank = new Map(
+    seededShuffle(
+      Array.from({ length: teams }, (_, i) => i),
+      seed ^ 0x5bd1e995,
+    ).map((t, i) => [t, i]),
+  );
   const uncovered = new Set(pairs.map(([a, b]) => pairKey(a, b)));
   const appearances = new Array<number>(teams).fill(0);
   const groups: number[][] = [];

@@ -85,7 +85,10 @@ function renderLevel(item) {
   $('history').replaceChildren(
     ...item.history.map((m) => {
       const box = el('div', { class: 'message' });
-      box.append(el('div', { class: 'role' }, m.role === 'assistant' ? 'Model response' : m.role === 'system' ? 'System prompt' : 'Prompt'), el('pre', {}, m.content));
+      box.append(
+        el('div', { class: 'role' }, m.role === 'assistant' ? 'Model response' : m.role === 'system' ? 'System prompt' : 'Prompt'),
+        el('pre', {}, m.content),
+      );
       return box;
     }),
   );
@@ -134,7 +137,10 @@ function renderHelp() {
     ...state.survey.metrics.map((metric) => {
       const box = el('div', { class: 'metric-help' });
       box.append(el('strong', {}, metric.name), el('p', {}, metric.instructions));
-      for (const [title, list] of [['Do not penalise:', metric.notPenalised], ['Do penalise:', metric.penalised]]) {
+      for (const [title, list] of [
+        ['Do not penalise:', metric.notPenalised],
+        ['Do penalise:', metric.penalised],
+      ]) {
         if (!list.length) continue;
         const ul = el('ul');
         ul.append(...list.map((t) => el('li', {}, t)));

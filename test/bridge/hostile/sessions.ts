@@ -3,11 +3,11 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { packValue } from '../../../bridge/codec.js';
 import type { LevelJob, LevelSink } from '../../../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo, type FrameBatch, type SimEvent } from '../../../bridge/frames.js';
+import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
-import { crc32 } from '../../../core/crc32.js';
-import { PROTOCOL_VERSION, decodeMessage, encodeMessage, type Message } from '../../../bridge/protocol.js';
+import { decodeMessage, encodeMessage, type Message, PROTOCOL_VERSION } from '../../../bridge/protocol.js';
 import { headlessCapabilities } from '../../../bridge/worker.js';
+import { crc32 } from '../../../core/crc32.js';
 
 /**
  * Hostile sessions against a live bridge endpoint (loopback only): every kind a stranger or a lying
@@ -70,7 +70,16 @@ export const PRE_AUTH_KINDS: readonly SessionKind[] = [
   'reset',
 ];
 export const AUTH_KINDS: readonly SessionKind[] = ['auth-garbage', 'auth-second-hello'];
-export const LIE_KINDS: readonly SessionKind[] = ['lie-other-level', 'lie-frozen', 'lie-one-body', 'lie-png-junk', 'lie-short', 'lie-summary', 'lie-level-id', 'lie-silent'];
+export const LIE_KINDS: readonly SessionKind[] = [
+  'lie-other-level',
+  'lie-frozen',
+  'lie-one-body',
+  'lie-png-junk',
+  'lie-short',
+  'lie-summary',
+  'lie-level-id',
+  'lie-silent',
+];
 /**
  * Engines that answer every level and so would outlast the flood's budget of refusals: each runs
  * alone against a run of its own (hostile-captures.test.ts, hostile-terminal.test.ts).
@@ -148,7 +157,8 @@ function randomMap(rng: Rng): Uint8Array {
   const fields = ['runId', 'token', 'protocol', 'bodies', 'states', 'nonce', 'reason', 'engine', 'x'];
   for (let i = 0; i < Math.floor(rng() * 5); i += 1) {
     const r = rng();
-    value[fields[Math.floor(rng() * fields.length)] as string] = r < 0.3 ? Math.floor(r * 1e9) : r < 0.6 ? 'é'.repeat(Math.floor(rng() * 200)) : r < 0.8 ? [1, 'x', null] : { nested: true };
+    value[fields[Math.floor(rng() * fields.length)] as string] =
+      r < 0.3 ? Math.floor(r * 1e9) : r < 0.6 ? 'é'.repeat(Math.floor(rng() * 200)) : r < 0.8 ? [1, 'x', null] : { nested: true };
   }
   return packValue(value);
 }
@@ -221,7 +231,11 @@ function rawUpgrade(target: Target, afterUpgrade: (socket: Socket) => void): Pro
       afterUpgrade(socket);
     });
   }).then(({ outcome, received }) => {
-    if (!received.toString('latin1').startsWith('HTTP/1.1 101')) return { outcome: received.length === 0 ? ('capped' as Outcome) : (`http ${Number(received.toString('latin1').slice(9, 12))}` as Outcome), reasonBytes: 0 };
+    if (!received.toString('latin1').startsWith('HTTP/1.1 101'))
+      return {
+        outcome: received.length === 0 ? ('capped' as Outcome) : (`http ${Number(received.toString('latin1').slice(9, 12))}` as Outcome),
+        reasonBytes: 0,
+      };
     // The server's frames (unmasked): find its close frame, if it sent one.
     let at = received.indexOf('\r\n\r\n') + 4;
     while (at + 2 <= received.length) {
@@ -339,35 +353,44 @@ function lieSession(target: Target, kind: SessionKind): Promise<{ outcome: Outco
   const persistent = PERSISTENT_KINDS.includes(kind);
   let lied = false;
   const memory: LieMemory = {};
-  return wsSession(target, (ws) => {
-    ws.binaryType = 'nodebuffer';
-    // No level for this liar within a few seconds (the run is busy elsewhere or done): leave.
-    const idle = setTimeout(() => {
-      if (!gotLevel) ws.close(1000, 'no level');
-    }, 4000);
-    ws.once('close', () => clearTimeout(idle));
-    ws.send(helloFor(target.token, { instance: kind === 'terminal-escape' ? `${ESCAPE_NAME}-${cryptoRandomBytes(3).toString('hex')}` : `liar-${kind}-${cryptoRandomBytes(3).toString('hex')}` }));
-    ws.on('message', (data: Buffer) => {
-      let message: Message;
-      try {
-        message = decodeMessage(new Uint8Array(data), { from: 'orchestrator' });
-      } catch {
-        return;
-      }
-      if (message.type === 'ping' && kind !== 'lie-silent') ws.send(encodeMessage({ type: 'pong', nonce: message.nonce }));
-      if (message.type === 'bye') ws.close(1000, 'bye');
-      if (message.type !== 'load' || (gotLevel && !persistent)) return;
-      gotLevel = true;
-      const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
-      if (patient && job.xml !== ALOFT_LEVEL) {
-        void lie(ws, 'honest', message.runId, job);
-        return;
-      }
-      lied = true;
-      void lie(ws, kind, message.runId, job, memory);
-    });
-    // The frozen liar simulates the levels before Aloft's honestly: allow for that work on a loaded machine.
-  }, persistent ? 10 * DEADLINE_MS : DEADLINE_MS).then((result) => ({ ...(gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }), ...(patient ? { lied } : {}) }));
+  return wsSession(
+    target,
+    (ws) => {
+      ws.binaryType = 'nodebuffer';
+      // No level for this liar within a few seconds (the run is busy elsewhere or done): leave.
+      const idle = setTimeout(() => {
+        if (!gotLevel) ws.close(1000, 'no level');
+      }, 4000);
+      ws.once('close', () => clearTimeout(idle));
+      ws.send(
+        helloFor(target.token, {
+          instance:
+            kind === 'terminal-escape' ? `${ESCAPE_NAME}-${cryptoRandomBytes(3).toString('hex')}` : `liar-${kind}-${cryptoRandomBytes(3).toString('hex')}`,
+        }),
+      );
+      ws.on('message', (data: Buffer) => {
+        let message: Message;
+        try {
+          message = decodeMessage(new Uint8Array(data), { from: 'orchestrator' });
+        } catch {
+          return;
+        }
+        if (message.type === 'ping' && kind !== 'lie-silent') ws.send(encodeMessage({ type: 'pong', nonce: message.nonce }));
+        if (message.type === 'bye') ws.close(1000, 'bye');
+        if (message.type !== 'load' || (gotLevel && !persistent)) return;
+        gotLevel = true;
+        const job = { levelId: message.levelId, xml: message.xml, settings: message.settings };
+        if (patient && job.xml !== ALOFT_LEVEL) {
+          void lie(ws, 'honest', message.runId, job);
+          return;
+        }
+        lied = true;
+        void lie(ws, kind, message.runId, job, memory);
+      });
+      // The frozen liar simulates the levels before Aloft's honestly: allow for that work on a loaded machine.
+    },
+    persistent ? 10 * DEADLINE_MS : DEADLINE_MS,
+  ).then((result) => ({ ...(gotLevel ? result : { outcome: 'no-level' as Outcome, reasonBytes: result.reasonBytes }), ...(patient ? { lied } : {}) }));
 }
 
 /** What a liar remembers between levels (the capture swapper: its first capture). */
@@ -427,9 +450,16 @@ async function lie(ws: WebSocket, kind: SessionKind | 'honest', runId: string, j
   if (kind === 'lie-png-junk' && png) png = Uint8Array.from([...png.subarray(0, 33), ...Buffer.from('not image data '.repeat(40))]);
   if (kind === 'lie-swap-capture' && png) png = memory.firstCapture ??= png;
   if (kind === 'lie-bloat-capture' && png) png = bloated(png, BLOAT_BYTES);
-  const events = kind === 'lie-one-body' ? honest.events.filter((e) => !('id' in e) || e.id === 0).filter((e) => e.kind !== 'contact' || (e.a <= 0 && e.b <= 0)) : honest.events;
+  const events =
+    kind === 'lie-one-body'
+      ? honest.events.filter((e) => !('id' in e) || e.id === 0).filter((e) => e.kind !== 'contact' || (e.a <= 0 && e.b <= 0))
+      : honest.events;
   send({ type: 'loaded', runId, dt: honest.dt, bodies });
-  send({ type: 'events', runId, events: events.filter((e) => e.step <= (batches.at(-1) ? (batches.at(-1) as FrameBatch).firstStep + (batches.at(-1) as FrameBatch).stepCount - 1 : 0)) });
+  send({
+    type: 'events',
+    runId,
+    events: events.filter((e) => e.step <= (batches.at(-1) ? (batches.at(-1) as FrameBatch).firstStep + (batches.at(-1) as FrameBatch).stepCount - 1 : 0)),
+  });
   for (const batch of batches) send({ type: 'frames', runId, batch });
   if (png && job.settings.capture) send({ type: 'capture', runId, png });
   const last = batches.at(-1) as FrameBatch;

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN, runSbeval, spawnSbeval, until } from '../../helpers/cli.js';
-import { FakeOllama, fakeAnswer, type FakeCall } from '../../helpers/fake-ollama.js';
+import { type FakeCall, FakeOllama, fakeAnswer } from '../../helpers/fake-ollama.js';
 
 /**
  * The real CLI as a child process against fake Ollama servers on loopback: the full 2025 shape
@@ -26,7 +26,21 @@ function trialPath(root: string, modelIndex: number, letter: string, trial: numb
 }
 
 function args(root: string, hosts: string[], extra: string[] = []): string[] {
-  return ['generate', root, '--submission', 'builtin:zero-shot', '--team', TEAM, '--models', MODELS.join(','), '--hosts', hosts.join(','), '--seed', '6280', ...extra];
+  return [
+    'generate',
+    root,
+    '--submission',
+    'builtin:zero-shot',
+    '--team',
+    TEAM,
+    '--models',
+    MODELS.join(','),
+    '--hosts',
+    hosts.join(','),
+    '--seed',
+    '6280',
+    ...extra,
+  ];
 }
 
 /** (model, seed) names a trial uniquely: seeds differ across letters and trials. */
@@ -66,7 +80,19 @@ describe('sbeval generate (real CLI)', () => {
   it('explains itself in --help', async () => {
     const help = await runSbeval(['generate', '--help']);
     expect(help.exitCode).toBe(0);
-    for (const flag of ['--submission', '--models', '--hosts', '--trials', '--chars', '--seed', '--time-limit', '--token-limit', '--temperature', '--concurrency', '--object-style']) {
+    for (const flag of [
+      '--submission',
+      '--models',
+      '--hosts',
+      '--trials',
+      '--chars',
+      '--seed',
+      '--time-limit',
+      '--token-limit',
+      '--temperature',
+      '--concurrency',
+      '--object-style',
+    ]) {
       expect(help.stdout).toContain(flag);
     }
   }, 120_000);
@@ -86,7 +112,8 @@ describe('sbeval generate (real CLI)', () => {
     expect(hostB.calls.length).toBeGreaterThan(100);
     for (const [m, model] of MODELS.entries()) {
       for (const letter of LETTERS) {
-        for (let trial = 1; trial <= 10; trial += 1) expect(readFileSync(trialPath(fullRoot, m, letter, trial), 'utf8')).toBe(expectedFile(model, letter, trial));
+        for (let trial = 1; trial <= 10; trial += 1)
+          expect(readFileSync(trialPath(fullRoot, m, letter, trial), 'utf8')).toBe(expectedFile(model, letter, trial));
       }
     }
     // Nothing else in the team folders; the logs are where the layout says.
@@ -103,7 +130,9 @@ describe('sbeval generate (real CLI)', () => {
     // T from --trials is this command's only: the user is told what run and score will use.
     const two = await runSbeval(args(tempRoot('sbeval-cli-trials-'), [hostA.url], ['--trials', '2', '--chars', 'A']));
     expect(two.exitCode, two.stderr).toBe(0);
-    expect(two.stderr).toContain('note: --trials 2 holds for this command only: `sbeval run` and `sbeval score` on this folder use T 10 (the default); set trials: 2 in sbeval.config.yaml, or pass --trials 2 to them');
+    expect(two.stderr).toContain(
+      'note: --trials 2 holds for this command only: `sbeval run` and `sbeval score` on this folder use T 10 (the default); set trials: 2 in sbeval.config.yaml, or pass --trials 2 to them',
+    );
   }, 300_000);
 
   it('killed with SIGKILL midway and run again, finishes with identical files and no repeated calls for finished trials', async () => {

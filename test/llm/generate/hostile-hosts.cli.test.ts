@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type ConversationSubmission, fillObject, loadSubmission } from '../../../llm/generate/submission.js';
 import { spawnSbeval } from '../../helpers/cli.js';
 import { FakeOllama, fakeAnswer } from '../../helpers/fake-ollama.js';
 import { HostileHost, type HostileMode } from '../../helpers/hostile-host.js';
 import { watchPeakRss } from '../../helpers/process-memory.js';
-import { loadSubmission, fillObject, type ConversationSubmission } from '../../../llm/generate/submission.js';
 
 /**
  * Hostile model hosts, replayed through the real CLI as a child process: model hosts that drip a byte
@@ -29,14 +29,35 @@ function tempRoot(): string {
 }
 
 function generateArgs(root: string, hosts: string, extra: string[] = []): string[] {
-  return ['generate', root, '--submission', 'builtin:zero-shot', '--team', 'team1', '--models', 'm1', '--hosts', hosts, '--chars', 'A', '--trials', '1', ...extra];
+  return [
+    'generate',
+    root,
+    '--submission',
+    'builtin:zero-shot',
+    '--team',
+    'team1',
+    '--models',
+    'm1',
+    '--hosts',
+    hosts,
+    '--chars',
+    'A',
+    '--trials',
+    '1',
+    ...extra,
+  ];
 }
 
 function runLog(root: string): Array<Record<string, unknown>> {
   const dir = join(root, 'logs');
   return readdirSync(dir)
     .filter((n) => n.startsWith('generate_') && n.endsWith('.jsonl'))
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    .flatMap((n) =>
+      readFileSync(join(dir, n), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
 }
 
 /** Every file sbeval wrote under the root, as one text. */
@@ -120,7 +141,12 @@ describe('generate against hostile model hosts (real CLI)', () => {
     expect(result.exitCode, result.stderr).toBe(1);
     const calls = runLog(root).filter((l) => l.type === 'call');
     expect(calls.length).toBeGreaterThan(0);
-    for (const call of calls) expect(call).toMatchObject({ ok: false, host: redirector.url, error: `redirect refused: ${redirector.url} answered 307 Temporary Redirect to ${good.url}/api/chat` });
+    for (const call of calls)
+      expect(call).toMatchObject({
+        ok: false,
+        host: redirector.url,
+        error: `redirect refused: ${redirector.url} answered 307 Temporary Redirect to ${good.url}/api/chat`,
+      });
     expect(good.calls).toHaveLength(0);
     expect(existsSync(join(root, 'team1', 'raw', 'A', 'team1_A_1.txt'))).toBe(false);
   }, 180_000);
@@ -161,36 +187,44 @@ describe('generate against hostile model hosts (real CLI)', () => {
 describe('generate --api openai (real CLI against a local OpenAI-style server)', () => {
   const KEY = 'sk-sbeval-test-5f3a9c1e7b2d4086';
 
-  it.each([[[] as string[]], [['--no-stream']]])('writes the same files as through Ollama, with the key from the environment and nowhere else (%j)', async (extra) => {
-    let first = true;
-    const server = await fake({
-      models: ['m1'],
-      apiKey: KEY,
-      // The first answer is an error page that echoes the key it was sent.
-      fault: (call) => {
-        if (!first) return undefined;
-        first = false;
-        return { kind: 'status', status: 500, message: `upstream failed for ${call.authorization}` };
-      },
-    });
-    const root = tempRoot();
-    const result = await run([...generateArgs(root, server.url, ['--chars', 'A-C', '--trials', '2', ...extra]), '--api', 'openai'], { SBEVAL_OPENAI_API_KEY: KEY });
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toContain('m1: 6 written, 0 failed (limits), 0 unfinished');
-    expect(server.calls.every((c) => c.api === 'openai' && c.stream === (extra.length === 0) && c.authorization === `Bearer ${KEY}`)).toBe(true);
-    for (const [i, letter] of ['A', 'B', 'C'].entries()) {
-      for (const trial of [1, 2]) {
-        const seed = 6280 + 26 * (trial - 1) + i;
-        expect(readFileSync(join(root, 'team1', 'raw', letter, `team1_${letter}_${trial}.txt`), 'utf8')).toBe(fakeAnswer('m1', [{ role: 'user', content: zeroShot(letter) }], seed));
+  it.each([[[] as string[]], [['--no-stream']]])(
+    'writes the same files as through Ollama, with the key from the environment and nowhere else (%j)',
+    async (extra) => {
+      let first = true;
+      const server = await fake({
+        models: ['m1'],
+        apiKey: KEY,
+        // The first answer is an error page that echoes the key it was sent.
+        fault: (call) => {
+          if (!first) return undefined;
+          first = false;
+          return { kind: 'status', status: 500, message: `upstream failed for ${call.authorization}` };
+        },
+      });
+      const root = tempRoot();
+      const result = await run([...generateArgs(root, server.url, ['--chars', 'A-C', '--trials', '2', ...extra]), '--api', 'openai'], {
+        SBEVAL_OPENAI_API_KEY: KEY,
+      });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toContain('m1: 6 written, 0 failed (limits), 0 unfinished');
+      expect(server.calls.every((c) => c.api === 'openai' && c.stream === (extra.length === 0) && c.authorization === `Bearer ${KEY}`)).toBe(true);
+      for (const [i, letter] of ['A', 'B', 'C'].entries()) {
+        for (const trial of [1, 2]) {
+          const seed = 6280 + 26 * (trial - 1) + i;
+          expect(readFileSync(join(root, 'team1', 'raw', letter, `team1_${letter}_${trial}.txt`), 'utf8')).toBe(
+            fakeAnswer('m1', [{ role: 'user', content: zeroShot(letter) }], seed),
+          );
+        }
       }
-    }
-    const log = runLog(root);
-    expect(log.find((l) => l.type === 'start')).toMatchObject({ api: 'openai', hosts: [`${server.url}/v1`] });
-    expect(log.filter((l) => l.type === 'call' && l.ok === false).map((c) => c.error)).toEqual(['HTTP 500: upstream failed for Bearer ***']);
-    // Token counts come from `usage` (in the stream's last chunk when streaming).
-    const trials = log.filter((l) => l.type === 'trial');
-    expect(trials).toHaveLength(6);
-    for (const t of trials) expect(Number(t.completionTokens)).toBeGreaterThan(0);
-    for (const text of [result.stdout, result.stderr, everythingWritten(root)]) expect(text).not.toContain(KEY);
-  }, 180_000);
+      const log = runLog(root);
+      expect(log.find((l) => l.type === 'start')).toMatchObject({ api: 'openai', hosts: [`${server.url}/v1`] });
+      expect(log.filter((l) => l.type === 'call' && l.ok === false).map((c) => c.error)).toEqual(['HTTP 500: upstream failed for Bearer ***']);
+      // Token counts come from `usage` (in the stream's last chunk when streaming).
+      const trials = log.filter((l) => l.type === 'trial');
+      expect(trials).toHaveLength(6);
+      for (const t of trials) expect(Number(t.completionTokens)).toBeGreaterThan(0);
+      for (const text of [result.stdout, result.stderr, everythingWritten(root)]) expect(text).not.toContain(KEY);
+    },
+    180_000,
+  );
 });

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeOllama } from '../../helpers/fake-ollama.js';
 import { runSbeval } from '../../helpers/cli.js';
+import { FakeOllama } from '../../helpers/fake-ollama.js';
 
 /**
  * Programs only by consent (llm/generate/consent.ts): a competition folder received from someone else may
@@ -20,7 +20,12 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const SECRETS = { SBEVAL_TOKEN: 'sbeval-secret-token-0123456789abcdef0123', HF_TOKEN: 'hf_secretsecretsecret', OPENAI_API_KEY: 'sk-secret-openai-key', GITHUB_TOKEN: 'ghp_secretgithub' };
+const SECRETS = {
+  SBEVAL_TOKEN: 'sbeval-secret-token-0123456789abcdef0123',
+  HF_TOKEN: 'hf_secretsecretsecret',
+  OPENAI_API_KEY: 'sk-secret-openai-key',
+  GITHUB_TOKEN: 'ghp_secretgithub',
+};
 
 /** A received folder whose config lists a program: it leaves a mark and a copy of its environment, then answers a level. */
 function receivedFolder(submission: 'exec' | 'spec'): { root: string; program: string } {
@@ -44,14 +49,16 @@ describe('a program listed in a received config', () => {
     const { root, program } = receivedFolder('exec');
     const result = await runSbeval(['run', root]);
     expect(result.exitCode, result.stderr).toBe(2);
-    expect(sbevalLines(result.stderr)).toEqual([`sbeval: [config] the config would run a program on this machine: visitor: ${program} (read them first; to run them, pass --allow-programs)`]);
+    expect(sbevalLines(result.stderr)).toEqual([
+      `sbeval: [config] the config would run a program on this machine: visitor: ${program} (read them first; to run them, pass --allow-programs)`,
+    ]);
     expect(existsSync(join(root, 'ran-A'))).toBe(false);
     expect(existsSync(join(root, 'visitor'))).toBe(false);
     expect(existsSync(join(root, 'logs'))).toBe(false);
     expect(fake.calls).toHaveLength(0);
   });
 
-  it('sbeval generate without --submission (the config\'s submissions) stops the same way; a program spec is named with its file', async () => {
+  it("sbeval generate without --submission (the config's submissions) stops the same way; a program spec is named with its file", async () => {
     const { root, program } = receivedFolder('spec');
     const result = await runSbeval(['generate', root]);
     expect(result.exitCode, result.stderr).toBe(2);
@@ -71,7 +78,7 @@ describe('a program listed in a received config', () => {
     for (const [name, value] of Object.entries(SECRETS)) expect(env, name).not.toContain(value);
   });
 
-  it('runs with --allow-programs, in an environment without sbeval\'s secrets', async () => {
+  it("runs with --allow-programs, in an environment without sbeval's secrets", async () => {
     const { root } = receivedFolder('exec');
     const result = await runSbeval(['run', root, '--allow-programs', '--workers', '1'], { env: { FORCE_COLOR: '0', ...SECRETS } });
     expect(result.exitCode, result.stderr).toBe(0);

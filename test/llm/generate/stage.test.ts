@@ -1,13 +1,13 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_POOL_SETTINGS } from '../../../llm/generate/host-pool.js';
-import { runGenerate, type GenerateOptions } from '../../../llm/generate/stage.js';
+import { type GenerateOptions, runGenerate } from '../../../llm/generate/stage.js';
 import { loadSubmission } from '../../../llm/generate/submission.js';
-import { SILENT_PROGRESS, type ProgressSink } from '../../../orchestrator/progress/types.js';
-import { FakeOllama, fakeAnswer, fakePromptTokens, fakeTokens, type FakeMessage, type FakeOllamaOptions } from '../../helpers/fake-ollama.js';
+import { type ProgressSink, SILENT_PROGRESS } from '../../../orchestrator/progress/types.js';
+import { type FakeMessage, FakeOllama, type FakeOllamaOptions, fakeAnswer, fakePromptTokens, fakeTokens } from '../../helpers/fake-ollama.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const servers: FakeOllama[] = [];
@@ -46,7 +46,13 @@ function options(root: string, hosts: string[], overrides: Partial<GenerateOptio
     concurrency: 2,
     layout: 'auto',
     retryFailed: false,
-    pool: { ...DEFAULT_POOL_SETTINGS, backoffMs: 5, backoffMaxMs: 50, cooldownMs: 150, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 } },
+    pool: {
+      ...DEFAULT_POOL_SETTINGS,
+      backoffMs: 5,
+      backoffMaxMs: 50,
+      cooldownMs: 150,
+      call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 },
+    },
     ...overrides,
   };
 }
@@ -56,7 +62,12 @@ function jsonl(root: string): Record<string, unknown>[] {
   return readdirSync(dir)
     .filter((n) => n.endsWith('.jsonl'))
     .sort()
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    .flatMap((n) =>
+      readFileSync(join(dir, n), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
 }
 
 function stageLogText(root: string): string {
@@ -105,7 +116,13 @@ describe('generate stage against a fake Ollama', () => {
     const calls = jsonl(root).filter((l) => l.type === 'call');
     expect(calls).toHaveLength(8);
     const first = calls.find((l) => l.character === 'A' && l.trial === 1 && l.turn === 1)!;
-    expect(first).toMatchObject({ model: 'm1', host: server.url, seed: 6280, ok: true, promptTokens: fakePromptTokens([{ role: 'user', content: 'Make A out of blocks.' }]) });
+    expect(first).toMatchObject({
+      model: 'm1',
+      host: server.url,
+      seed: 6280,
+      ok: true,
+      promptTokens: fakePromptTokens([{ role: 'user', content: 'Make A out of blocks.' }]),
+    });
     expect(first.completionTokens).toBe(fakeTokens(fakeAnswer('m1', [{ role: 'user', content: 'Make A out of blocks.' }], 6280)).length);
     expect(typeof first.durationMs).toBe('number');
     expect(stageLogText(root)).toMatch(/Processing - team: team1 - character: A - trial: team1_A_1\.txt - Succeed/);
@@ -115,7 +132,12 @@ describe('generate stage against a fake Ollama', () => {
     const server = await fake({ delayMs: 120 });
     const root = tempRoot();
     const script = writeScript(root, ['first <OBJECT>', 'second']);
-    const opts = options(root, [server.url], { submission: loadSubmission(script), characters: ['C'], trials: 1, limits: { timeLimitS: 0.1, tokenLimit: 25_000 } });
+    const opts = options(root, [server.url], {
+      submission: loadSubmission(script),
+      characters: ['C'],
+      trials: 1,
+      limits: { timeLimitS: 0.1, tokenLimit: 25_000 },
+    });
     const progress = recordingProgress();
     const summary = await runGenerate(opts, progress.sink);
     expect(summary.models[0]).toMatchObject({ succeeded: 0, failed: 1, unfinished: 0 });
@@ -146,7 +168,12 @@ describe('generate stage against a fake Ollama', () => {
     const server = await fake({ delayMs: 120 });
     const root = tempRoot();
     const script = writeScript(root, ['first <OBJECT>', 'second']);
-    const opts = options(root, [server.url], { submission: loadSubmission(script), characters: ['C'], trials: 1, limits: { timeLimitS: 0.1, tokenLimit: 25_000 } });
+    const opts = options(root, [server.url], {
+      submission: loadSubmission(script),
+      characters: ['C'],
+      trials: 1,
+      limits: { timeLimitS: 0.1, tokenLimit: 25_000 },
+    });
     expect((await runGenerate(opts, SILENT_PROGRESS)).models[0]).toMatchObject({ failed: 1 });
     expect(server.calls).toHaveLength(1);
     const [log] = readdirSync(join(root, 'logs')).filter((n) => n.startsWith('generate_') && n.endsWith('.jsonl'));
@@ -156,7 +183,10 @@ describe('generate stage against a fake Ollama', () => {
     const again = await runGenerate(opts, SILENT_PROGRESS, { note: (message) => void notes.push(message) });
     expect(again.models[0]).toMatchObject({ previouslyFailed: 1, succeeded: 0, failed: 0 });
     expect(server.calls).toHaveLength(1);
-    const lineNumber = readFileSync(join(root, 'logs', log!), 'utf8').split('\n').indexOf('{"type":"trial", oops}') + 1;
+    const lineNumber =
+      readFileSync(join(root, 'logs', log!), 'utf8')
+        .split('\n')
+        .indexOf('{"type":"trial", oops}') + 1;
     expect(notes).toContainEqual(expect.stringContaining(`1 line(s) of earlier generate logs are not JSON and were not read (logs/${log}:${lineNumber})`));
   });
 
@@ -167,7 +197,10 @@ describe('generate stage against a fake Ollama', () => {
     const prompt = (submission as { turns: string[] }).turns[0]!.replaceAll('<OBJECT>', 'D');
     const promptTokens = fakePromptTokens([{ role: 'user', content: prompt }]);
     const limit = promptTokens + 5;
-    const summary = await runGenerate(options(root, [server.url], { characters: ['D'], trials: 1, limits: { timeLimitS: 500, tokenLimit: limit } }), SILENT_PROGRESS);
+    const summary = await runGenerate(
+      options(root, [server.url], { characters: ['D'], trials: 1, limits: { timeLimitS: 500, tokenLimit: limit } }),
+      SILENT_PROGRESS,
+    );
     expect(summary.models[0]).toMatchObject({ failed: 1, succeeded: 0 });
     expect(server.calls[0]!.options.num_predict).toBe(limit + 1);
     const answerTokens = fakeTokens(fakeAnswer('m1', [{ role: 'user', content: prompt }], seedOf('D', 1))).length;
@@ -194,7 +227,11 @@ describe('generate stage against a fake Ollama', () => {
     const root = tempRoot();
     // The silent host is caught by the stall timer; 5 s, so that a healthy stream on a loaded machine
     // (its chunks read after the timer's turn when the process was descheduled) is never taken for one.
-    const opts = options(root, [server.url], { characters: ['E', 'F'], trials: 2, pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 } } });
+    const opts = options(root, [server.url], {
+      characters: ['E', 'F'],
+      trials: 2,
+      pool: { ...options(root, [], {}).pool, hostFailures: 100, call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: 5000 } },
+    });
     const summary = await runGenerate(opts, SILENT_PROGRESS);
     expect(summary.models[0]).toMatchObject({ succeeded: 4, unfinished: 0 });
     const sub = loadSubmission('builtin:zero-shot') as { turns: string[] };
@@ -215,7 +252,14 @@ describe('generate stage against a fake Ollama', () => {
   it('works with whole (non-streamed) answers too', async () => {
     const server = await fake();
     const root = tempRoot();
-    const summary = await runGenerate(options(root, [server.url], { characters: ['G'], trials: 1, pool: { ...options(root, [], {}).pool, call: { ...DEFAULT_POOL_SETTINGS.call, stream: false, stallTimeoutMs: 5000 } } }), SILENT_PROGRESS);
+    const summary = await runGenerate(
+      options(root, [server.url], {
+        characters: ['G'],
+        trials: 1,
+        pool: { ...options(root, [], {}).pool, call: { ...DEFAULT_POOL_SETTINGS.call, stream: false, stallTimeoutMs: 5000 } },
+      }),
+      SILENT_PROGRESS,
+    );
     expect(summary.models[0]!.succeeded).toBe(1);
     expect(server.calls[0]!.stream).toBe(false);
   });
@@ -226,7 +270,12 @@ describe('generate stage against a fake Ollama', () => {
     const flaky = await fake({ delayMs: 15, fault: () => (++badCalls <= 2 ? { kind: 'status', status: 500 } : undefined) });
     const root = tempRoot();
     const hostEvents: string[] = [];
-    const opts = options(root, [good.url, flaky.url], { characters: ['H', 'I', 'J', 'K'], trials: 10, concurrency: 2, pool: { ...options(root, [], {}).pool, hostFailures: 2, cooldownMs: 100 } });
+    const opts = options(root, [good.url, flaky.url], {
+      characters: ['H', 'I', 'J', 'K'],
+      trials: 10,
+      concurrency: 2,
+      pool: { ...options(root, [], {}).pool, hostFailures: 2, cooldownMs: 100 },
+    });
     const summary = await runGenerate(opts, SILENT_PROGRESS, { host: (e) => void hostEvents.push(`${e.type} ${e.host}`) });
     expect(summary.models[0]).toMatchObject({ succeeded: 40, unfinished: 0 });
     expect(hostEvents).toContain(`set-aside ${flaky.url}`);
@@ -248,7 +297,10 @@ describe('generate stage against a fake Ollama', () => {
     expect(a.calls.every((c) => c.model === 'm1')).toBe(true);
     expect(b.calls.every((c) => c.model === 'm2')).toBe(true);
     expect(readdirSync(join(root, 'm2', 'team1', 'raw', 'L')).sort()).toEqual(['team1_L_1.txt', 'team1_L_2.txt', 'team1_L_3.txt']);
-    await expect(runGenerate(options(tempRoot(), [a.url], { models: ['m1', 'm9'] }), SILENT_PROGRESS)).rejects.toMatchObject({ message: 'no host has m9', hint: expect.stringContaining('ollama pull m9') });
+    await expect(runGenerate(options(tempRoot(), [a.url], { models: ['m1', 'm9'] }), SILENT_PROGRESS)).rejects.toMatchObject({
+      message: 'no host has m9',
+      hint: expect.stringContaining('ollama pull m9'),
+    });
     const dead = await fake();
     const deadUrl = dead.url;
     await dead.stop();
@@ -258,7 +310,12 @@ describe('generate stage against a fake Ollama', () => {
   it('stops, leaving the rest for the next run, when every host is set aside', async () => {
     const server = await fake({ fault: () => ({ kind: 'status', status: 500 }) });
     const root = tempRoot();
-    const opts = options(root, [server.url], { characters: ['M', 'N'], trials: 5, concurrency: 1, pool: { ...options(root, [], {}).pool, hostFailures: 2, maxAttempts: 2, cooldownMs: 60_000 } });
+    const opts = options(root, [server.url], {
+      characters: ['M', 'N'],
+      trials: 5,
+      concurrency: 1,
+      pool: { ...options(root, [], {}).pool, hostFailures: 2, maxAttempts: 2, cooldownMs: 60_000 },
+    });
     const summary = await runGenerate(opts, SILENT_PROGRESS);
     expect(summary.stopped).toMatch(/set aside/);
     expect(summary.models[0]).toMatchObject({ succeeded: 0, failed: 0, unfinished: 10 });
@@ -274,7 +331,12 @@ describe('model calls', () => {
     const server = await fake({ fault: () => ({ kind: 'status', status: 500 }) });
     const root = tempRoot();
     // Ten attempts allowed, a host set aside after three, for ten minutes: waiting would hold the run.
-    const opts = options(root, [server.url], { characters: ['M'], trials: 1, concurrency: 1, pool: { ...options(root, [], {}).pool, hostFailures: 3, maxAttempts: 10, cooldownMs: 600_000 } });
+    const opts = options(root, [server.url], {
+      characters: ['M'],
+      trials: 1,
+      concurrency: 1,
+      pool: { ...options(root, [], {}).pool, hostFailures: 3, maxAttempts: 10, cooldownMs: 600_000 },
+    });
     const summary = await runGenerate(opts, SILENT_PROGRESS);
     expect(server.calls).toHaveLength(3);
     expect(summary.stopped).toMatch(/set aside/);
@@ -290,15 +352,22 @@ describe('model calls', () => {
     writeFileSync(spec, JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), '{char}{trial}'] } }));
     const openai = { ...options(root, [], {}).pool, api: 'openai' as const };
     const chat = await runGenerate(options(root, [server.url], { characters: ['U'], trials: 1, pool: openai }), SILENT_PROGRESS);
-    const program = await runGenerate(options(root, [server.url], { team: 'team2', submission: loadSubmission(spec), characters: ['U'], trials: 1, pool: openai }), SILENT_PROGRESS);
+    const program = await runGenerate(
+      options(root, [server.url], { team: 'team2', submission: loadSubmission(spec), characters: ['U'], trials: 1, pool: openai }),
+      SILENT_PROGRESS,
+    );
     expect([chat.models[0]!.succeeded, program.models[0]!.succeeded]).toEqual([1, 1]);
     expect(server.calls.map((c) => c.api)).toEqual(['openai', 'openai', 'openai']);
     const sub = loadSubmission('builtin:zero-shot') as { turns: string[] };
     const seed = seedOf('U', 1);
-    expect(readFileSync(join(root, 'team1', 'raw', 'U', 'team1_U_1.txt'), 'utf8')).toBe(fakeAnswer('m1', [{ role: 'user', content: sub.turns[0]!.replaceAll('<OBJECT>', 'U') }], seed));
+    expect(readFileSync(join(root, 'team1', 'raw', 'U', 'team1_U_1.txt'), 'utf8')).toBe(
+      fakeAnswer('m1', [{ role: 'user', content: sub.turns[0]!.replaceAll('<OBJECT>', 'U') }], seed),
+    );
     const u1 = { role: 'user', content: 'Build the letter U (trial 1, argument U1).' };
     const u2 = { role: 'user', content: 'Only the code block, please.' };
-    expect(readFileSync(join(root, 'team2', 'raw', 'U', 'team2_U_1.txt'), 'utf8')).toBe(fakeAnswer('m1', [u1, { role: 'assistant', content: fakeAnswer('m1', [u1], seed) }, u2], seed));
+    expect(readFileSync(join(root, 'team2', 'raw', 'U', 'team2_U_1.txt'), 'utf8')).toBe(
+      fakeAnswer('m1', [u1, { role: 'assistant', content: fakeAnswer('m1', [u1], seed) }, u2], seed),
+    );
   });
 
   it('refuses an answer without token counts when a token limit must be checked, and takes it when there is none', async () => {
@@ -310,7 +379,10 @@ describe('model calls', () => {
     const trial = jsonl(root).find((l) => l.type === 'trial')!;
     expect(trial).toMatchObject({ kind: 'error', final: false });
     expect(String(trial.reason)).toMatch(/^OpenAI-style API error: http:\/\/127\.0\.0\.1:\d+\/v1 sent no token counts, so the token limit cannot be checked/);
-    const free = await runGenerate(options(root, [server.url], { characters: ['V'], trials: 1, pool: openai, limits: { timeLimitS: 500, tokenLimit: 0 } }), SILENT_PROGRESS);
+    const free = await runGenerate(
+      options(root, [server.url], { characters: ['V'], trials: 1, pool: openai, limits: { timeLimitS: 500, tokenLimit: 0 } }),
+      SILENT_PROGRESS,
+    );
     expect(free.models[0]).toMatchObject({ succeeded: 1, unfinished: 0 });
   });
 });
@@ -321,7 +393,10 @@ describe('external programs', () => {
     const root = tempRoot();
     const spec = join(root, 'program.json');
     writeFileSync(spec, JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), '{char}{trial}'] } }));
-    const summary = await runGenerate(options(root, [server.url], { submission: loadSubmission(spec), models: ['m2'], characters: ['O', 'P'], trials: 1 }), SILENT_PROGRESS);
+    const summary = await runGenerate(
+      options(root, [server.url], { submission: loadSubmission(spec), models: ['m2'], characters: ['O', 'P'], trials: 1 }),
+      SILENT_PROGRESS,
+    );
     expect(summary.models[0]).toMatchObject({ succeeded: 2, unfinished: 0 });
     expect(server.calls).toHaveLength(4);
     for (const c of ['O', 'P']) {
@@ -345,7 +420,10 @@ describe('external programs', () => {
     const root = tempRoot();
     const wrapper = join(root, 'run.sh');
     writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(FIXTURES, 'openai-program.mjs'))}\n`, { mode: 0o755 });
-    const summary = await runGenerate(options(root, [server.url], { submission: loadSubmission(`exec:${wrapper}`), characters: ['Q'], trials: 1 }), SILENT_PROGRESS);
+    const summary = await runGenerate(
+      options(root, [server.url], { submission: loadSubmission(`exec:${wrapper}`), characters: ['Q'], trials: 1 }),
+      SILENT_PROGRESS,
+    );
     expect(summary.models[0]).toMatchObject({ succeeded: 1, unfinished: 0 });
     const messages = [{ role: 'user', content: 'Letter Q' }];
     expect(server.calls[0]!.model).toBe('m1');
@@ -359,7 +437,10 @@ describe('external programs', () => {
     const spec = join(root, 'program.json');
     writeFileSync(spec, JSON.stringify({ program: [process.execPath, join(FIXTURES, 'chat-program.mjs'), 'x'] }));
     // The first answer alone is over 20 tokens, so the proxy refuses it with the official message.
-    const limited = await runGenerate(options(root, [server.url], { submission: loadSubmission(spec), characters: ['R'], trials: 1, limits: { timeLimitS: 500, tokenLimit: 20 } }), SILENT_PROGRESS);
+    const limited = await runGenerate(
+      options(root, [server.url], { submission: loadSubmission(spec), characters: ['R'], trials: 1, limits: { timeLimitS: 500, tokenLimit: 20 } }),
+      SILENT_PROGRESS,
+    );
     expect(limited.models[0]).toMatchObject({ failed: 1, succeeded: 0 });
     const trial = jsonl(root).find((l) => l.type === 'trial')!;
     expect(trial).toMatchObject({ kind: 'tokens', final: true });
@@ -367,11 +448,18 @@ describe('external programs', () => {
     expect(existsSync(join(root, 'team1', 'raw', 'R', 'team1_R_1.txt'))).toBe(false);
 
     const crashSpec = join(root, 'crash.json');
-    writeFileSync(crashSpec, JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), 'x'], env: { PROGRAM_MODE: 'crash' } } }));
+    writeFileSync(
+      crashSpec,
+      JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), 'x'], env: { PROGRAM_MODE: 'crash' } } }),
+    );
     const root2 = tempRoot();
     const crashed = await runGenerate(options(root2, [server.url], { submission: loadSubmission(crashSpec), characters: ['S'], trials: 1 }), SILENT_PROGRESS);
     expect(crashed.models[0]).toMatchObject({ failed: 0, unfinished: 1 });
-    expect(jsonl(root2).find((l) => l.type === 'trial')).toMatchObject({ kind: 'program', final: false, reason: 'Program exited with code 3: something broke' });
+    expect(jsonl(root2).find((l) => l.type === 'trial')).toMatchObject({
+      kind: 'program',
+      final: false,
+      reason: 'Program exited with code 3: something broke',
+    });
     expect(existsSync(join(root2, 'team1', 'raw', 'S', 'team1_S_1.txt'))).toBe(false);
   });
 
@@ -379,8 +467,20 @@ describe('external programs', () => {
     const server = await fake();
     const root = tempRoot();
     const spec = join(root, 'stall.json');
-    writeFileSync(spec, JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), 'x'], env: { PROGRAM_MODE: 'stall' } } }));
-    const summary = await runGenerate(options(root, [server.url], { submission: loadSubmission(spec), characters: ['T'], trials: 1, limits: { timeLimitS: 8, tokenLimit: 25_000 }, programGraceS: 0.5 }), SILENT_PROGRESS);
+    writeFileSync(
+      spec,
+      JSON.stringify({ program: { command: process.execPath, args: [join(FIXTURES, 'chat-program.mjs'), 'x'], env: { PROGRAM_MODE: 'stall' } } }),
+    );
+    const summary = await runGenerate(
+      options(root, [server.url], {
+        submission: loadSubmission(spec),
+        characters: ['T'],
+        trials: 1,
+        limits: { timeLimitS: 8, tokenLimit: 25_000 },
+        programGraceS: 0.5,
+      }),
+      SILENT_PROGRESS,
+    );
     expect(summary.models[0]).toMatchObject({ failed: 1, succeeded: 0, unfinished: 0 });
     // Its one call came in time (8 s leaves a loaded 2-core CI machine room to start node); then it went silent.
     expect(server.calls).toHaveLength(1);

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCharacters } from '../../../orchestrator/config/characters.js';
 import { LimitExceeded, TrialBudget } from '../../../llm/generate/limits.js';
+import { programArgs } from '../../../llm/generate/program.js';
 import { trialSeed } from '../../../llm/generate/seeds.js';
 import { competitionRoots, planTrials } from '../../../llm/generate/stage.js';
-import { fillObject, loadSubmission, type ConversationSubmission } from '../../../llm/generate/submission.js';
-import { programArgs } from '../../../llm/generate/program.js';
+import { type ConversationSubmission, fillObject, loadSubmission } from '../../../llm/generate/submission.js';
+import { parseCharacters } from '../../../orchestrator/config/characters.js';
 import { GOLDEN } from '../../helpers/cli.js';
 
 const ZERO_SHOT = join(GOLDEN, 'prompts', 'zero_shot.2025.crlf.txt');
@@ -52,12 +52,22 @@ describe('layout', () => {
     const root = tempDir();
     const one = planTrials({ root, team: 'zero_shot', models: ['qwen2.5:32b-instruct-fp16'], trials: 10, characters: ['A'], masterSeed: 1, layout: 'auto' });
     expect(one.at(-1)!.relFile).toBe('zero_shot/raw/A/zero_shot_A_10.txt');
-    const many = planTrials({ root, team: 'zero_shot', models: ['qwen2.5:32b-instruct-fp16', 'phi3'], trials: 1, characters: ['B'], masterSeed: 1, layout: 'auto' });
+    const many = planTrials({
+      root,
+      team: 'zero_shot',
+      models: ['qwen2.5:32b-instruct-fp16', 'phi3'],
+      trials: 1,
+      characters: ['B'],
+      masterSeed: 1,
+      layout: 'auto',
+    });
     expect(many.map((t) => t.relFile)).toEqual(['qwen2.5_32b-instruct-fp16/zero_shot/raw/B/zero_shot_B_1.txt', 'phi3/zero_shot/raw/B/zero_shot_B_1.txt']);
     expect(() => competitionRoots(root, ['a:b', 'a/b'], 'auto')).toThrow(/same folder/);
     expect(() => competitionRoots(root, ['a', 'b'], 'flat')).toThrow(/one model/);
     // llms4pcg: `prohibited_team_name = ["logs"]`.
-    expect(() => planTrials({ root, team: 'logs', models: ['m'], trials: 1, characters: ['A'], masterSeed: 1, layout: 'auto' })).toThrow('Team name logs is prohibited.');
+    expect(() => planTrials({ root, team: 'logs', models: ['m'], trials: 1, characters: ['A'], masterSeed: 1, layout: 'auto' })).toThrow(
+      'Team name logs is prohibited.',
+    );
     expect(() => planTrials({ root, team: 'a/b', models: ['m'], trials: 1, characters: ['A'], masterSeed: 1, layout: 'auto' })).toThrow(/separator/);
   });
 });
@@ -138,14 +148,21 @@ describe('submissions', () => {
     writeFileSync(join(dir, 'first.txt'), 'Draw <OBJECT> with blocks.');
     writeFileSync(join(dir, 'script.yaml'), 'system: You build levels for <OBJECT>.\nobject: quoted\nturns:\n  - file: first.txt\n  - Now only the code.\n');
     const yaml = loadSubmission(join(dir, 'script.yaml')) as ConversationSubmission;
-    expect(yaml).toMatchObject({ kind: 'chat-script', system: 'You build levels for <OBJECT>.', objectStyle: 'quoted', turns: ['Draw <OBJECT> with blocks.', 'Now only the code.'] });
+    expect(yaml).toMatchObject({
+      kind: 'chat-script',
+      system: 'You build levels for <OBJECT>.',
+      objectStyle: 'quoted',
+      turns: ['Draw <OBJECT> with blocks.', 'Now only the code.'],
+    });
     writeFileSync(join(dir, 'list.json'), JSON.stringify(['one <OBJECT>', { file: 'first.txt' }]));
     expect((loadSubmission(join(dir, 'list.json')) as ConversationSubmission).turns).toEqual(['one <OBJECT>', 'Draw <OBJECT> with blocks.']);
     writeFileSync(join(dir, 'bad.yaml'), 'turns: []\n');
     expect(() => loadSubmission(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml/);
     writeFileSync(join(dir, 'typo.yaml'), 'turn:\n  - x\n');
     expect(() => loadSubmission(join(dir, 'typo.yaml'))).toThrow(/typo\.yaml/);
-    expect(() => loadSubmission('builtin:nope')).toThrow(expect.objectContaining({ message: 'unknown built-in submission "nope"', hint: expect.stringMatching(/builtin:zero-shot/) }));
+    expect(() => loadSubmission('builtin:nope')).toThrow(
+      expect.objectContaining({ message: 'unknown built-in submission "nope"', hint: expect.stringMatching(/builtin:zero-shot/) }),
+    );
   });
 
   it('reads program specs and fills argument placeholders', () => {

@@ -2,12 +2,22 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Journal, type AttemptLine } from '../../../llm/judges/journal.js';
+import { type AttemptLine, Journal } from '../../../llm/judges/journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sbeval-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const line = (key: string, attempt: number, content = `answer ${key}`, fingerprint = 'f'): AttemptLine => ({ type: 'attempt', key, fingerprint, attempt, seed: 6280 + attempt, model: 'm', ok: true, content, time: '2026-01-01T00:00:00.000Z' });
+const line = (key: string, attempt: number, content = `answer ${key}`, fingerprint = 'f'): AttemptLine => ({
+  type: 'attempt',
+  key,
+  fingerprint,
+  attempt,
+  seed: 6280 + attempt,
+  model: 'm',
+  ok: true,
+  content,
+  time: '2026-01-01T00:00:00.000Z',
+});
 
 describe('judge journal', () => {
   it('keeps the first answer appended after a torn last line (a writer stopped mid-line)', () => {
@@ -21,7 +31,11 @@ describe('judge journal', () => {
     const read = resumed.read(() => 'f').attempts;
     expect([...read.keys()].sort()).toEqual(['a', 'c', 'd']);
     // The torn fragment stays on a line of its own; nothing else is added.
-    expect(readFileSync(file, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(4);
+    expect(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(4);
     expect(resumed.content(read.get('c')![0]!)).toBe('answer c');
   });
 
@@ -30,10 +44,15 @@ describe('judge journal', () => {
     new Journal(file).append(line('a', 0));
     new Journal(file).append(line('a', 1));
     expect(readFileSync(file, 'utf8')).toBe(`${JSON.stringify(line('a', 0))}\n${JSON.stringify(line('a', 1))}\n`);
-    expect(new Journal(file).read(() => 'f').attempts.get('a')?.map((a) => a.attempt)).toEqual([0, 1]);
+    expect(
+      new Journal(file)
+        .read(() => 'f')
+        .attempts.get('a')
+        ?.map((a) => a.attempt),
+    ).toEqual([0, 1]);
   });
 
-  it('counts only the lines whose fingerprint is the task\'s current one (a changed level is asked again)', () => {
+  it("counts only the lines whose fingerprint is the task's current one (a changed level is asked again)", () => {
     const file = join(dir, 'content', 'rubric.jsonl');
     const journal = new Journal(file);
     journal.append(line('T/A/T_A_1', 0, 'old level', 'old'));

@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dropBlocks } from '../../../levels/drop.js';
 import { programToXml } from '../../../levels/pipeline.js';
+import { parseDropProgram } from '../../../levels/program.js';
 import { listJudgedLevels, loadView } from '../../../llm/judges/levels.js';
 import { parseRubricText, rubricOf } from '../../../llm/judges/rubric-file.js';
 import { gridView } from '../../../llm/judges/scoring/grid-view.js';
-import { dropBlocks } from '../../../levels/drop.js';
-import { parseDropProgram } from '../../../levels/program.js';
 
 /** What the judges are shown of each level of a folder, and rubric files. */
 const base = mkdtempSync(join(tmpdir(), 'sbeval-judge-levels-'));
@@ -26,7 +26,7 @@ describe('levels as the judges see them', () => {
   put(join(root, 'T', 'intermediate', 'A', 'T_A_2.txt'), program);
   put(join(root, 'T', 'levels', 'A', 'T_A_2.xml'), programToXml(program));
   put(join(root, 'T', 'raw', 'A', 'T_A_3.txt'), `\`\`\`python\n${program}\n\`\`\``);
-  put(join(root, 'T', 'raw', 'A', 'T_A_4.txt'), '```python\ndrop_block(\'b31\', 0)\n```');
+  put(join(root, 'T', 'raw', 'A', 'T_A_4.txt'), "```python\ndrop_block('b31', 0)\n```");
   put(join(root, 'T', 'images', 'A', 'T_A_2.png'), new Uint8Array([137, 80, 78, 71]));
   put(join(root, 'T', 'images', 'A', 'T_A_2_raw.png'), new Uint8Array([0]));
 
@@ -60,7 +60,10 @@ describe('levels as the judges see them', () => {
 
 describe('rubric files', () => {
   it('takes a template, per-letter rubrics, and rejects what the procedure cannot use', () => {
-    const spec = parseRubricText('question: Q {letter}\nlevels: {100: ["a {letter}"], 50: [b], 25: []}\nletters:\n  B: {levels: {100: [], 50: [x, y], 25: [z]}}\n', 'r.yaml');
+    const spec = parseRubricText(
+      'question: Q {letter}\nlevels: {100: ["a {letter}"], 50: [b], 25: []}\nletters:\n  B: {levels: {100: [], 50: [x, y], 25: [z]}}\n',
+      'r.yaml',
+    );
     expect(rubricOf(spec, 'A')).toEqual({ question: 'Q A', levels: { 100: ['a A'], 50: ['b'], 25: [] } });
     expect(rubricOf(spec, 'B')).toEqual({ question: 'Q B', levels: { 100: [], 50: ['x', 'y'], 25: ['z'] } });
     expect(() => parseRubricText('letters:\n  B: {levels: {100: [x]}}\n', 'r.yaml')).not.toThrow();

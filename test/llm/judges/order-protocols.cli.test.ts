@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSbeval } from '../../helpers/cli.js';
-import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
+import { type FakeCall, FakeOllama } from '../../helpers/fake-ollama.js';
 import { userText } from './helpers.js';
 
 /**
@@ -37,14 +37,29 @@ function writeProgram(root: string, team: string, letter: string, trial: number,
   writeFileSync(join(dir, `${team}_${letter}_${trial}.txt`), columns.map((c) => `drop_block('b11', ${c})`).join('\n'));
 }
 
-const readJsonl = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const readJsonl = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 let base: string;
 let host: FakeOllama;
 
 // The document's example: 70 questions, (reference rank, phoenix rank, count) consistent with every figure.
-const ROWS: Array<[number, number, number]> = [[1, 1, 28], [1, 2, 15], [1, 3, 19], [1, 4, 3], [2, 1, 2], [2, 3, 1], [3, 1, 1], [4, 1, 1]];
-const PATTERN = ROWS.flatMap(([r, p, count]) => Array.from({ length: count }, () => (r === p ? [1, 1, 3, 4] : [r, p, ...[1, 2, 3, 4].filter((x) => x !== r && x !== p)])));
+const ROWS: Array<[number, number, number]> = [
+  [1, 1, 28],
+  [1, 2, 15],
+  [1, 3, 19],
+  [1, 4, 3],
+  [2, 1, 2],
+  [2, 3, 1],
+  [3, 1, 1],
+  [4, 1, 1],
+];
+const PATTERN = ROWS.flatMap(([r, p, count]) =>
+  Array.from({ length: count }, () => (r === p ? [1, 1, 3, 4] : [r, p, ...[1, 2, 3, 4].filter((x) => x !== r && x !== p)])),
+);
 const LETTERS = ['A', 'B', 'C', 'D', 'E', 'F', 'G'];
 // Teams in the order the document lists them: the reference first, then the others by name.
 const DOC_TEAMS = ['GPT35', 'Phoenix', 'Xeno', 'Yak'];
@@ -61,7 +76,9 @@ function judgeAnswer(call: FakeCall): string {
   // others); the reference's second block tells the trial (column trial + 1), the question the letter.
   const letter = /letter "([A-Z])"/.exec(user)![1]!;
   const blocks = grids.map(gridBlocks);
-  const ground = grids[blocks.indexOf(2)]!.split('\n').find((l) => l.startsWith(' 0 '))!.slice(3);
+  const ground = grids[blocks.indexOf(2)]!.split('\n')
+    .find((l) => l.startsWith(' 0 '))!
+    .slice(3);
   const trial = ground.indexOf('#', 1) - 1;
   const ranks = PATTERN[LETTERS.indexOf(letter) * 10 + trial - 1]!;
   // Assistant k shows the team with k blocks (the fixed order): ranks in team order are assistant order.
@@ -73,7 +90,10 @@ function judgeAnswer(call: FakeCall): string {
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'sbeval-judge-protocols-'));
-  host = await new FakeOllama({ models: [JUDGE], answer: (call) => (userText(call).includes('Resemblance:') ? firstOnly(shownGrids(userText(call)).length) : judgeAnswer(call)) }).start();
+  host = await new FakeOllama({
+    models: [JUDGE],
+    answer: (call) => (userText(call).includes('Resemblance:') ? firstOnly(shownGrids(userText(call)).length) : judgeAnswer(call)),
+  }).start();
 });
 
 afterAll(async () => {
@@ -86,7 +106,8 @@ describe("sbeval's protocol: a judge that always prefers the first position", ()
     it(`moves no team's score with ${n} teams whose levels are byte-identical`, async () => {
       const root = join(base, `identical-${n}`);
       const teams = ['T1', 'T2', 'T3', 'T4'].slice(0, n);
-      for (const team of teams) for (const letter of ['A', 'B']) for (const trial of [1, 2, 3]) writeProgram(root, team, letter, trial, [3, 5, 5, 9].slice(0, 1 + trial));
+      for (const team of teams)
+        for (const letter of ['A', 'B']) for (const trial of [1, 2, 3]) writeProgram(root, team, letter, trial, [3, 5, 5, 9].slice(0, 1 + trial));
       const r = await runSbeval(['judge', 'order', root, '--judge', JUDGE, '--hosts', host.url, '--view', 'grid', '--perspective', 'resemblance']);
       expect(r.exitCode, r.stderr).toBe(0);
       const dir = join(root, 'result', 'judge-order', ID, 'resemblance');
@@ -97,7 +118,11 @@ describe("sbeval's protocol: a judge that always prefers the first position", ()
       const bias = JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8'));
       expect(bias.byPosition[String(n)][0]).toBeGreaterThan(0);
       // … and every team has the same mean score.
-      const rows = readFileSync(join(dir, 'scores.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+      const rows = readFileSync(join(dir, 'scores.csv'), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(','));
       expect(rows.map((row) => row[0])).toEqual(teams);
       for (const row of rows) expect(Number(row[2])).toBeCloseTo(Number(rows[0]![2]), 12);
     }, 120_000);
@@ -106,8 +131,16 @@ describe("sbeval's protocol: a judge that always prefers the first position", ()
 
 /** The document's published compute script, reimplemented here from its behaviour (not its code): see the docstring. */
 function computeScript(questionsFile: string, reviewFile: string): Record<string, any> {
-  const questions = new Map(readJsonl(questionsFile).sort((a, b) => a.question_id - b.question_id).map((q) => [q.question_id, q]));
-  const review = new Map(readJsonl(reviewFile).sort((a, b) => a.question_id - b.question_id).map((r) => [r.question_id, r]));
+  const questions = new Map(
+    readJsonl(questionsFile)
+      .sort((a, b) => a.question_id - b.question_id)
+      .map((q) => [q.question_id, q]),
+  );
+  const review = new Map(
+    readJsonl(reviewFile)
+      .sort((a, b) => a.question_id - b.question_id)
+      .map((r) => [r.question_id, r]),
+  );
   const first = [...questions.keys()][0]!;
   const ref: string = review.get(first).metadata.model_ids[0];
   const models: string[] = review.get(first).metadata.model_ids.slice(1);
@@ -150,7 +183,11 @@ function computeScript(questionsFile: string, reviewFile: string): Record<string
 }
 
 // The example's figures, as the document states them.
-const FIGURES = { winning: [38, 28, 4, 0.05714285714285714], order: [1.1142857142857143, 1.9142857142857144], score: [9.583333333333334, 6.702380952380952, 0.6993788819875776] };
+const FIGURES = {
+  winning: [38, 28, 4, 0.05714285714285714],
+  order: [1.1142857142857143, 1.9142857142857144],
+  score: [9.583333333333334, 6.702380952380952, 0.6993788819875776],
+};
 
 function expectFigures(m: any, refKey: string): void {
   expect([m.winning[refKey], m.winning.tie, m.winning.model]).toEqual(FIGURES.winning.slice(0, 3));
@@ -174,7 +211,23 @@ describe("the document's protocol", () => {
         }
       }
     });
-    const r = await runSbeval(['judge', 'order', root, '--judge', JUDGE, '--hosts', host.url, '--view', 'grid', '--protocol', 'document', '--rank-scores', 'reciprocal', '--reference', 'GPT35']);
+    const r = await runSbeval([
+      'judge',
+      'order',
+      root,
+      '--judge',
+      JUDGE,
+      '--hosts',
+      host.url,
+      '--view',
+      'grid',
+      '--protocol',
+      'document',
+      '--rank-scores',
+      'reciprocal',
+      '--reference',
+      'GPT35',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const dir = join(root, 'result', 'judge-order', ID, 'general');
     const metric = JSON.parse(readFileSync(join(dir, 'metric.json'), 'utf8'));

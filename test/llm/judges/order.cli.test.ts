@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources, runSbeval } from '../../helpers/cli.js';
-import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
+import { type FakeCall, FakeOllama } from '../../helpers/fake-ollama.js';
 import { readJournal, spawnSbeval, until, userText } from './helpers.js';
 
 /**
@@ -95,7 +95,10 @@ const callKey = (call: FakeCall) => `${createHash('sha256').update(userText(call
 const counts = (keys: readonly string[]) => keys.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>());
 
 function readJsonl(path: string): any[] {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** Numbers compared to 12 digits, everything else exactly. */
@@ -129,7 +132,7 @@ describe('sbeval judge order on the example competition', () => {
     expect((await child).signal).toBe('SIGKILL');
     host.release();
     // Requests the killed run sent just before dying are its calls, not the resumed run's.
-    await until(() => host.idle(), 'the killed run\'s connections to close');
+    await until(() => host.idle(), "the killed run's connections to close");
     const journal = readJournal(join(killedRoot, '.sbeval', 'judges', ID, 'order-general.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(4);
 
@@ -153,7 +156,16 @@ describe('sbeval judge order on the example competition', () => {
     expect(counts(second.map(callKey))).toEqual(remaining);
 
     const out = (root: string) => outOf(root);
-    for (const name of ['metric.json', 'presentations.jsonl', 'ordering.txt', 'scores.csv', 'levels.csv', 'position-bias.json', 'settings.json', 'summary.json']) {
+    for (const name of [
+      'metric.json',
+      'presentations.jsonl',
+      'ordering.txt',
+      'scores.csv',
+      'levels.csv',
+      'position-bias.json',
+      'settings.json',
+      'summary.json',
+    ]) {
       expect(readFileSync(join(out(killedRoot), name), 'utf8'), name).toBe(readFileSync(join(out(fullRoot), name), 'utf8'));
     }
 
@@ -182,14 +194,31 @@ describe('sbeval judge order on the example competition', () => {
         expect(lines.map((l) => l.presentation)).toEqual(Array.from({ length: count }, (_, p) => p + 1));
         const first: string[] = lines[0].model_ids;
         const rotation = (p: number) => [...first.slice(p), ...first.slice(0, p)];
-        lines.forEach((l, p) => expect(l.model_ids).toEqual(p < m ? rotation(p) : [rotation(p - m)[0], ...rotation(p - m).slice(1).reverse()]));
+        lines.forEach((l, p) =>
+          expect(l.model_ids).toEqual(
+            p < m
+              ? rotation(p)
+              : [
+                  rotation(p - m)[0],
+                  ...rotation(p - m)
+                    .slice(1)
+                    .reverse(),
+                ],
+          ),
+        );
         for (const line of lines) {
           expect([...line.model_ids].sort()).toEqual(shown);
           expect(line.answer_ids).toEqual(line.model_ids.map((t: string) => `${t}_${letter}_${trial}`));
           const shownBlocks = new Map(line.model_ids.map((t: string) => [t, blocks.get(t)!] as const));
           const want = expectedRanks(shownBlocks as Map<string, number>);
           expect(line.order, `${letter} ${trial}`).toEqual(line.model_ids.map((t: string) => want.get(t)));
-          expect(line).toMatchObject({ letter, trial, ok: true, refused: [], calls: [{ seed: 6280, promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' }] });
+          expect(line).toMatchObject({
+            letter,
+            trial,
+            ok: true,
+            refused: [],
+            calls: [{ seed: 6280, promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' }],
+          });
           expect(existsSync(join(fullRoot, 'result', 'judge-prompts', `${line.prompt}.json`))).toBe(true);
         }
       }
@@ -230,7 +259,9 @@ describe('sbeval judge order on the example competition', () => {
     const asked = perQuestionShown.filter((n) => n >= 2).length;
     expect(bias).toMatchObject({ paired: asked, identical: asked, pairDisagreement: 0 });
     const csv = readFileSync(join(out(fullRoot), 'scores.csv'), 'utf8').split('\n');
-    expect(csv[0]).toBe('team,questions,mean_score,score_low,score_high,mean_rank,reference,compared,reference_wins,ties,team_wins,share_won,share_won_low,share_won_high,score_ratio,score_ratio_low,score_ratio_high');
+    expect(csv[0]).toBe(
+      'team,questions,mean_score,score_low,score_high,mean_rank,reference,compared,reference_wins,ties,team_wins,share_won,share_won_low,share_won_high,score_ratio,score_ratio_low,score_ratio_high',
+    );
     expect(csv).toHaveLength(TEAMS.length + 2);
     // Intervals: seeded, around the mean.
     for (const line of csv.slice(1, -1)) {
@@ -245,7 +276,11 @@ describe('sbeval judge order on the example competition', () => {
       const r = await runSbeval(args(root, ['--perspective', perspective]));
       expect(r.exitCode, r.stderr).toBe(0);
       const dir = outOf(root, perspective);
-      return { reviews: readJsonl(join(dir, 'presentations.jsonl')), bias: JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8')), summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
+      return {
+        reviews: readJsonl(join(dir, 'presentations.jsonl')),
+        bias: JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8')),
+        summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')),
+      };
     };
 
     // A judge that always prefers Assistant 1: presentations disagree on every pair, the first
@@ -300,7 +335,9 @@ describe('sbeval judge order on the example competition', () => {
     expect(asked.length).toBeGreaterThan(0);
     for (const call of asked) expect(userText(call)).toContain('[Question]\nBuild a Science Birds level whose structure looks like the upper-case letter "L"');
     const after = readJsonl(join(outOf(root), 'presentations.jsonl'));
-    expect(after.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text)).toEqual(before.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text));
+    expect(after.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text)).toEqual(
+      before.filter((l) => !(l.letter === 'L' && l.trial === 1)).map((l) => l.text),
+    );
   }, 240_000);
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseOrder } from '../../../llm/judges/scoring/order.js';
-import { parseRubricAnswer } from '../../../llm/judges/scoring/rubric-answer.js';
 import type { Rubric } from '../../../llm/judges/scoring/rubric.js';
+import { parseRubricAnswer } from '../../../llm/judges/scoring/rubric-answer.js';
 
 /**
  * The answer parsers read an answer of any shape in linear time. Each input below is

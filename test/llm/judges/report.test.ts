@@ -41,8 +41,20 @@ describe('judges section (pure)', () => {
 
   it('builds a section with every judge beside the official result, intervals, agreement and what was not read', () => {
     const section = buildJudgesSection({
-      teams: [{ team: 'A', officialRank: 1, officialScore: '0.6' }, { team: 'B', officialRank: 2, officialScore: '0.4' }],
-      columns: [{ name: 'rubric:j', digits: 1, teams: new Map([['A', { mean: 87.5, interval: { low: 75, high: 100 } }], ['B', { mean: 25, interval: null }]]) }],
+      teams: [
+        { team: 'A', officialRank: 1, officialScore: '0.6' },
+        { team: 'B', officialRank: 2, officialScore: '0.4' },
+      ],
+      columns: [
+        {
+          name: 'rubric:j',
+          digits: 1,
+          teams: new Map([
+            ['A', { mean: 87.5, interval: { low: 75, high: 100 } }],
+            ['B', { mean: 25, interval: null }],
+          ]),
+        },
+      ],
       levels,
       agreement: [{ a: 'rubric:j', b: 'survey:looks-like', units: 4, statistic: 'spearman', value: 0.5, interval: { low: 0.1, high: 0.8 } }],
       warnings: ['x.json: not JSON; skipped'],
@@ -85,7 +97,17 @@ describe('sbeval score with judge results in the folder', () => {
       writeRubricLetter(root, 'gpt-4o', team, 'I', other[team]!);
     }
     const orderScores: Record<string, number[]> = { Alpha: [10, 7.5, 5], Beta: [8.75, 2.5, 6.25], Gamma: [3.75, 9.5, 4.5] };
-    writeOrderSummary(root, 'qwen', 'general', Object.entries(orderScores).flatMap(([team, v]) => v.map((score, i) => ({ team, letter: 'I', trial: i + 1, score }))), [{ team: 'Alpha', meanScore: 9, questions: 3 }, { team: 'Beta', meanScore: 7, questions: 3 }, { team: 'Gamma', meanScore: 6, questions: 3 }]);
+    writeOrderSummary(
+      root,
+      'qwen',
+      'general',
+      Object.entries(orderScores).flatMap(([team, v]) => v.map((score, i) => ({ team, letter: 'I', trial: i + 1, score }))),
+      [
+        { team: 'Alpha', meanScore: 9, questions: 3 },
+        { team: 'Beta', meanScore: 7, questions: 3 },
+        { team: 'Gamma', meanScore: 6, questions: 3 },
+      ],
+    );
     // An older sbeval's layout and a torn file: named, not read.
     writeFileSync(join(root, 'Alpha', 'judge-rubric', 'I.json'), '{}');
     writeFileSync(join(root, 'Beta', 'judge-rubric', 'gpt-4o', 'L.json'), '{"judge": "rubric", "trials": [');
@@ -111,8 +133,24 @@ describe('sbeval score with judge results in the folder', () => {
     const root = competition('rebuilt');
     const out = join(root, 'result', 'survey');
     mkdirSync(join(out, 'answers'), { recursive: true });
-    const metrics = [{ id: 'looks-like', name: 'Looks like', question: 'q', instructions: 'i', notPenalised: [], penalised: [], scale: { min: 1, max: 5, labels: {} } }];
-    const item = (id: string, team: string, trial: number) => ({ id, team, letter: 'I', trial, name: `${team}_I_${trial}`, start: '', final: null, grid: null, history: [], historyNote: null, level: `${team}/levels/I/${team}_I_${trial}.xml`, stability: null, similarity: null });
+    const metrics = [
+      { id: 'looks-like', name: 'Looks like', question: 'q', instructions: 'i', notPenalised: [], penalised: [], scale: { min: 1, max: 5, labels: {} } },
+    ];
+    const item = (id: string, team: string, trial: number) => ({
+      id,
+      team,
+      letter: 'I',
+      trial,
+      name: `${team}_I_${trial}`,
+      start: '',
+      final: null,
+      grid: null,
+      history: [],
+      historyNote: null,
+      level: `${team}/levels/I/${team}_I_${trial}.xml`,
+      stability: null,
+      similarity: null,
+    });
     const survey = (items: unknown[]) => JSON.stringify({ version: 1, title: 't', instructions: '', seed: 7, root: '../..', metrics, items });
     // Rated while the survey held Alpha_I_1 and Beta_I_1 …
     mkdirSync(join(out, 'answers', 'r1'));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources, runSbeval } from '../../helpers/cli.js';
-import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
+import { type FakeCall, FakeOllama } from '../../helpers/fake-ollama.js';
 import { filesUnder, readJournal, spawnSbeval, until, userText } from './helpers.js';
 
 /**
@@ -47,7 +47,9 @@ function contentId(letter: string, imageBase64: string): string {
 const contentOf = new Map<string, string>();
 
 function digest(name: string): Buffer {
-  return createHash('sha256').update(`judge:${contentOf.get(name) ?? name}`).digest();
+  return createHash('sha256')
+    .update(`judge:${contentOf.get(name) ?? name}`)
+    .digest();
 }
 
 /**
@@ -204,11 +206,19 @@ describe('sbeval judge rubric', () => {
     expect((await child).signal).toBe('SIGKILL');
     host.release();
     // Requests the killed run sent just before dying are its calls, not the resumed run's.
-    await until(() => host.idle(), 'the killed run\'s connections to close');
+    await until(() => host.idle(), "the killed run's connections to close");
     const journal = readJournal(join(killedRoot, '.sbeval', 'judges', ID, 'rubric.jsonl'));
     expect(journal.length).toBeGreaterThanOrEqual(10);
     // Every call's cost is kept: tokens, time, host, the model's digest (the fake's /api/tags says "fake").
-    for (const j of journal) expect(j).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), durationMs: expect.any(Number), host: host.url, digest: 'fake', bytes: expect.any(Number) });
+    for (const j of journal)
+      expect(j).toMatchObject({
+        promptTokens: expect.any(Number),
+        completionTokens: expect.any(Number),
+        durationMs: expect.any(Number),
+        host: host.url,
+        digest: 'fake',
+        bytes: expect.any(Number),
+      });
     const journaled = journal.map((j) => `${contentOf.get(j.key.split('/')[2]!)}#${j.seed}`);
     const firstRun = host.calls.length;
 
@@ -234,7 +244,16 @@ describe('sbeval judge rubric', () => {
     for (const team of TEAMS) {
       for (const letter of LETTERS) {
         const doc = JSON.parse(readFileSync(letterFile(fullRoot, team, letter), 'utf8'));
-        expect(doc.settings).toMatchObject({ api: 'ollama', model: JUDGE, view: 'image', protocol: 'sbeval', lowTier: 25, temperature: 0, seed: 6280, digests: ['fake'] });
+        expect(doc.settings).toMatchObject({
+          api: 'ollama',
+          model: JUDGE,
+          view: 'image',
+          protocol: 'sbeval',
+          lowTier: 25,
+          temperature: 0,
+          seed: 6280,
+          digests: ['fake'],
+        });
         expect(doc.complete).toBe(true);
         expect(doc.trials.map((t: { trial: number }) => t.trial)).toEqual([1, 2, 3]);
         for (const t of doc.trials) {
@@ -247,9 +266,14 @@ describe('sbeval judge rubric', () => {
           const kind = kindOf(t.name);
           const v = verdictsOf(t.name, letter);
           expect(t.attempts, t.name).toBe(attemptsExpected(t.name));
-          expect(t.input).toBe(createHash('sha256').update(readFileSync(join(fullRoot, team, 'images', letter, `${t.name}.png`))).digest('hex'));
+          expect(t.input).toBe(
+            createHash('sha256')
+              .update(readFileSync(join(fullRoot, team, 'images', letter, `${t.name}.png`)))
+              .digest('hex'),
+          );
           expect(t.calls).toHaveLength(attemptsExpected(t.name));
-          for (const c of t.calls) expect(c).toEqual({ seed: expect.any(Number), promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' });
+          for (const c of t.calls)
+            expect(c).toEqual({ seed: expect.any(Number), promptTokens: expect.any(Number), completionTokens: expect.any(Number), digest: 'fake' });
           const prompt = JSON.parse(readFileSync(join(fullRoot, 'result', 'judge-prompts', `${t.prompt}.json`), 'utf8'));
           expect(prompt.user).toContain(letter === 'I' ? '[50.2] s2' : '[50.3] s3');
           expect(prompt.images).toEqual([{ sha256: t.input, bytes: expect.any(Number) }]);
@@ -265,7 +289,8 @@ describe('sbeval judge rubric', () => {
           expect(t.analysis).toContain(letter === 'I' ? '[100] skipped' : '[100.1]');
           if (kind === 'inconsistent') expect(t).toMatchObject({ score: expectedScore(v) === 100 ? 0 : 100, consistent: false });
           else expect(t).toMatchObject({ score: expectedScore(v), consistent: true });
-          if (kind === 'untagged-first') expect(t.failures[0]).toMatchObject({ seed: 6280, reason: expect.stringMatching(/no <score>/), raw: expect.stringContaining('points') });
+          if (kind === 'untagged-first')
+            expect(t.failures[0]).toMatchObject({ seed: 6280, reason: expect.stringMatching(/no <score>/), raw: expect.stringContaining('points') });
         }
         // Every trial without a level counts 0, every judged one has a score unless its judge never
         // answered usably: a resume that lost or mixed up answers changes these counts.
@@ -281,15 +306,22 @@ describe('sbeval judge rubric', () => {
     // BlockSmith and GridThinkers have all three U levels (PromptPilots has one, and two trials that count 0).
     expect(lettersWithoutScore, 'letter files whose every trial was refused').toBe(2);
     // The cap: some letter other than I had all three 50-items met and no 100.
-    const capped = levelsWithImage.filter((l) => l.letter !== 'I' && kindOf(l.name) !== 'out-of-range' && (() => {
-      const v = verdictsOf(l.name, l.letter);
-      return !v[100][0] && v[50].every(Boolean);
-    })());
+    const capped = levelsWithImage.filter(
+      (l) =>
+        l.letter !== 'I' &&
+        kindOf(l.name) !== 'out-of-range' &&
+        (() => {
+          const v = verdictsOf(l.name, l.letter);
+          return !v[100][0] && v[50].every(Boolean);
+        })(),
+    );
     expect(capped.length, 'levels capped at 100 by the 50 level').toBeGreaterThan(0);
     // …and some level was scored by the 25 level with more than one item met.
     const by25 = levelsWithImage.filter((l) => {
       const v = verdictsOf(l.name, l.letter);
-      return ['good', 'ramble', 'untagged-first'].includes(kindOf(l.name)) && !v[100].some(Boolean) && !v[50].some(Boolean) && v[25].filter(Boolean).length >= 2;
+      return (
+        ['good', 'ramble', 'untagged-first'].includes(kindOf(l.name)) && !v[100].some(Boolean) && !v[50].some(Boolean) && v[25].filter(Boolean).length >= 2
+      );
     });
     expect(by25.length, 'levels scored n × 25 with n ≥ 2').toBeGreaterThan(0);
 
@@ -328,7 +360,11 @@ describe('sbeval judge rubric', () => {
     const doc = JSON.parse(readFileSync(letterFile(root, target.team, target.letter), 'utf8'));
     const trial = doc.trials.find((t: { name: string }) => t.name === target.name);
     expect(trial).toMatchObject({ status: 'judged', score: expectedScore(verdictsOf(donor.name, target.letter)) });
-    expect(trial.input).toBe(createHash('sha256').update(readFileSync(join(root, donor.team, 'images', donor.letter, `${donor.name}.png`))).digest('hex'));
+    expect(trial.input).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(root, donor.team, 'images', donor.letter, `${donor.name}.png`)))
+        .digest('hex'),
+    );
     // Run again: nothing left to ask.
     const after = host.calls.length;
     expect((await runSbeval(args(root, ['--max-refusal-rate', '0.5']))).exitCode).toBe(0);

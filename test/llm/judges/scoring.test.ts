@@ -1,16 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseDropProgram } from '../../../levels/program.js';
 import { dropBlocks } from '../../../levels/drop.js';
+import { parseDropProgram } from '../../../levels/program.js';
 import {
+  balancedOrders,
   buildOrderPrompt,
   buildRubricPrompt,
   chainRanks,
   checkRubric,
+  checkTemplate,
   combineQuestion,
   competitionRanks,
   coveringGroups,
+  documentMetrics,
+  exampleChain,
   gridView,
+  intervalAlpha,
   krippendorffAlpha,
   metricJson,
   orderingText,
@@ -18,22 +23,17 @@ import {
   parseRubricAnswer,
   pearson,
   positionBias,
-  balancedOrders,
-  exampleChain,
-  referenceGroups,
-  intervalAlpha,
-  documentMetrics,
-  renderTemplate,
-  checkTemplate,
+  type Question,
+  type Rubric,
   rankScore,
   reachableScores,
+  referenceGroups,
+  renderTemplate,
   rubricForLetter,
   spearman,
   stripThinking,
   teamSummaries,
   tierScore,
-  type Question,
-  type Rubric,
 } from '../../../llm/judges/scoring/index.js';
 import { pairAgreement } from '../../../llm/judges/scoring/judge-agreement.js';
 
@@ -116,7 +116,12 @@ describe('rubric answers', () => {
 
   it("follows the document's procedure step by step in the document's prompt, and renders a template of one's own", () => {
     const doc = buildRubricPrompt(rubricForLetter(RUBRIC, 'T'), { kind: 'grid', text: 'GRID' }, { protocol: 'document', lowTier: 20 });
-    const steps = ['Step 1. Start at the 100 level', 'Step 2. Otherwise go to the 50 level', 'Step 3. Otherwise go to the 25 level', 'Step 4. If a meets no item'];
+    const steps = [
+      'Step 1. Start at the 100 level',
+      'Step 2. Otherwise go to the 50 level',
+      'Step 3. Otherwise go to the 25 level',
+      'Step 4. If a meets no item',
+    ];
     let at = -1;
     for (const step of steps) {
       const next = doc.user.indexOf(step);
@@ -237,7 +242,9 @@ describe('schedules', () => {
       for (const a of group) for (const b of group) if (a !== b) expect(orders.filter((o) => o.indexOf(a) < o.indexOf(b))).toHaveLength(orders.length / 2);
       for (const first of group) {
         const starting = orders.filter((o) => o[0] === first);
-        for (const a of group) for (const b of group) if (a !== b && a !== first && b !== first) expect(starting.filter((o) => o.indexOf(a) < o.indexOf(b)).length * 2).toBe(starting.length);
+        for (const a of group)
+          for (const b of group)
+            if (a !== b && a !== first && b !== first) expect(starting.filter((o) => o.indexOf(a) < o.indexOf(b)).length * 2).toBe(starting.length);
       }
       expect(balancedOrders(group, 5)).toEqual(orders);
     }
@@ -309,7 +316,13 @@ describe('two byte-identical teams under the balanced design', () => {
     for (let n = 2; n <= 6; n += 1) {
       it(`get identical scores in a group of ${n} (${bonus === 0 ? 'ties towards the earlier level' : 'a first-position bonus'})`, () => {
         const teams = ['Twin', 'TwinCopy', 'Low', 'High', 'Mid', 'Top'].slice(0, n);
-        const question = (orders: string[][]): Question => ({ id: 1, letter: 'A', trial: 1, teams, presentations: orders.map((order) => ({ order, ranks: ranksOf(parseOrder(answer(order, bonus), n)) })) });
+        const question = (orders: string[][]): Question => ({
+          id: 1,
+          letter: 'A',
+          trial: 1,
+          teams,
+          presentations: orders.map((order) => ({ order, ranks: ranksOf(parseOrder(answer(order, bonus), n)) })),
+        });
         for (const seed of [1, 2, 3]) {
           const result = combineQuestion(question(balancedOrders(teams, seed)), 'reciprocal');
           expect(result.scores.get('Twin'), `seed ${seed}`).toBeCloseTo(result.scores.get('TwinCopy')!, 12);
@@ -328,7 +341,12 @@ describe('two byte-identical teams under the balanced design', () => {
 });
 
 describe('agreement between judges', () => {
-  const source = (name: string, scale: { min: number; max: number }, scores: Record<string, number>, missing: string[] = []) => ({ name, scale, scores: new Map(Object.entries(scores)), missing: new Set(missing) });
+  const source = (name: string, scale: { min: number; max: number }, scores: Record<string, number>, missing: string[] = []) => ({
+    name,
+    scale,
+    scores: new Map(Object.entries(scores)),
+    missing: new Set(missing),
+  });
   it('leaves out levels missing for every judge, α on one scale, Spearman’s ρ across scales', () => {
     // Three real levels on which the judges disagree in order, two that do not exist (both score them 0, the worst).
     const a = source('rubric:a', { min: 0, max: 100 }, { x: 80, y: 50, z: 60, gone1: 0, gone2: 0 }, ['gone1', 'gone2']);
@@ -336,9 +354,30 @@ describe('agreement between judges', () => {
     const ab = pairAgreement(a, b, 1);
     expect(ab.units).toBe(3);
     expect(ab.statistic).toBe('alpha');
-    expect(ab.value).toBeCloseTo(krippendorffAlpha([[80, 60], [50, 70], [60, 50]], 'interval').alpha!, 12);
+    expect(ab.value).toBeCloseTo(
+      krippendorffAlpha(
+        [
+          [80, 60],
+          [50, 70],
+          [60, 50],
+        ],
+        'interval',
+      ).alpha!,
+      12,
+    );
     // With the missing levels in, the two shared zeros would make the judges look like they agree.
-    expect(krippendorffAlpha([[80, 60], [50, 70], [60, 50], [0, 0], [0, 0]], 'interval').alpha!).toBeGreaterThan(0.5);
+    expect(
+      krippendorffAlpha(
+        [
+          [80, 60],
+          [50, 70],
+          [60, 50],
+          [0, 0],
+          [0, 0],
+        ],
+        'interval',
+      ).alpha!,
+    ).toBeGreaterThan(0.5);
     expect(ab.value!).toBeLessThan(0.5);
     // Missing for one judge only: a judge's verdict on a level the other has, so it stays.
     expect(pairAgreement(a, source('rubric:c', { min: 0, max: 100 }, { x: 1, y: 2, z: 3, gone1: 4, gone2: 5 }), 1).units).toBe(5);
@@ -355,14 +394,20 @@ describe('ordering metrics', () => {
   // Two questions, three teams; the reference is R.
   const questions: Question[] = [
     {
-      id: 1, letter: 'L', trial: 1, teams: ['A', 'B', 'R'],
+      id: 1,
+      letter: 'L',
+      trial: 1,
+      teams: ['A', 'B', 'R'],
       presentations: [
         { order: ['R', 'A', 'B'], ranks: [1, 2, 3] }, // R > A > B
         { order: ['B', 'A', 'R'], ranks: [3, 1, 1] }, // A = R > B
       ],
     },
     {
-      id: 2, letter: 'L', trial: 2, teams: ['A', 'B', 'R'],
+      id: 2,
+      letter: 'L',
+      trial: 2,
+      teams: ['A', 'B', 'R'],
       presentations: [
         { order: ['A', 'R'], ranks: [1, 2] }, // B has no level: ranked 3
         { order: ['R', 'A'], ranks: [2, 1] }, // the same ordering, seen the other way round
@@ -372,7 +417,16 @@ describe('ordering metrics', () => {
   const results = questions.map((q) => combineQuestion(q));
 
   it('ranks every member of a refused presentation last, and a missing one last whatever the others had', () => {
-    const q: Question = { id: 3, letter: 'L', trial: 3, teams: ['A', 'B', 'C', 'R'], presentations: [{ order: ['A', 'R'], ranks: [1, 2] }, { order: ['R', 'A'], ranks: undefined }] };
+    const q: Question = {
+      id: 3,
+      letter: 'L',
+      trial: 3,
+      teams: ['A', 'B', 'C', 'R'],
+      presentations: [
+        { order: ['A', 'R'], ranks: [1, 2] },
+        { order: ['R', 'A'], ranks: undefined },
+      ],
+    };
     const r = combineQuestion(q);
     // A: 1 then 4 (refused); R: 2 then 4; B and C have no level: 4 both times, though only 2 were shown.
     expect(Object.fromEntries(r.ranks)).toEqual({ A: 2.5, R: 3, B: 4, C: 4 });
@@ -415,7 +469,16 @@ describe("the document's protocol", () => {
   // reference/judges/ordering-judge.md: rank counts consistent with every figure of its example (70
   // questions): gpt3.5 1st 65, 2nd 3, 3rd 1, 4th 1; phoenix-7b 1st 32, 2nd 15, 3rd 20, 4th 3; the
   // reference better in 38, tie 28, phoenix better in 4. Rows (reference rank, phoenix rank, count).
-  const rows: Array<[number, number, number]> = [[1, 1, 28], [1, 2, 15], [1, 3, 19], [1, 4, 3], [2, 1, 2], [2, 3, 1], [3, 1, 1], [4, 1, 1]];
+  const rows: Array<[number, number, number]> = [
+    [1, 1, 28],
+    [1, 2, 15],
+    [1, 3, 19],
+    [1, 4, 3],
+    [2, 1, 2],
+    [2, 3, 1],
+    [3, 1, 1],
+    [4, 1, 1],
+  ];
   const fill = (r: number, p: number) => {
     // Two more assistants take the remaining places (competition ranks stay consistent).
     const order = r === p ? [1, 1, 3, 4] : [r, p, ...[1, 2, 3, 4].filter((x) => x !== r && x !== p)];
@@ -475,7 +538,7 @@ describe('agreement', () => {
   });
 
   it('computes the interval alpha in one pass exactly as from the coincidence matrix', () => {
-    const random = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const next = random(42);
     for (let t = 0; t < 20; t += 1) {
       const units = Array.from({ length: 3 + Math.floor(next() * 30) }, () => Array.from({ length: Math.floor(next() * 5) }, () => Math.floor(next() * 7)));
@@ -487,13 +550,32 @@ describe('agreement', () => {
   });
 
   it('is 1 for perfect agreement and undefined without variation or pairs', () => {
-    expect(krippendorffAlpha([[1, 1], [2, 2], [5, 5]], 'interval').alpha).toBe(1);
-    expect(krippendorffAlpha([[3, 3], [3, 3]], 'interval').alpha).toBeNull();
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [2, 2],
+          [5, 5],
+        ],
+        'interval',
+      ).alpha,
+    ).toBe(1);
+    expect(
+      krippendorffAlpha(
+        [
+          [3, 3],
+          [3, 3],
+        ],
+        'interval',
+      ).alpha,
+    ).toBeNull();
     expect(krippendorffAlpha([[3], [4]], 'interval').alpha).toBeNull();
   });
 
   it('matches scipy’s Pearson and Spearman (ties by mean rank)', () => {
-    const fixture = JSON.parse(readFileSync(new URL('../../scoring/fixtures/scipy-correlation.json', import.meta.url), 'utf8')) as { cases: Array<{ name: string; x: number[]; y: number[]; pearson: number; spearman: number }> };
+    const fixture = JSON.parse(readFileSync(new URL('../../scoring/fixtures/scipy-correlation.json', import.meta.url), 'utf8')) as {
+      cases: Array<{ name: string; x: number[]; y: number[]; pearson: number; spearman: number }>;
+    };
     expect(fixture.cases.length).toBeGreaterThanOrEqual(5);
     for (const c of fixture.cases) {
       expect(pearson(c.x, c.y), c.name).toBeCloseTo(c.pearson, 12);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COMMENT } from '../../../llm/survey/answers.js';
 import { createInvites } from '../../../llm/survey/invites.js';
 import { loadMetrics } from '../../../llm/survey/metrics.js';
-import { startSurveyServer, type SurveyServer } from '../../../llm/survey/server.js';
+import { type SurveyServer, startSurveyServer } from '../../../llm/survey/server.js';
 import { runSbeval } from '../../helpers/cli.js';
 
 /**
@@ -27,17 +27,21 @@ const metrics = loadMetrics(undefined).metrics;
 
 function call(path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method: options.method ?? 'GET', headers: { host: `127.0.0.1:${server.port}`, ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: server.port, path, method: options.method ?? 'GET', headers: { host: `127.0.0.1:${server.port}`, ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
-const put = (item: string, answer: unknown) => call(`/api/me/${item}`, { method: 'PUT', headers: { 'x-survey-token': token, 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+const put = (item: string, answer: unknown) =>
+  call(`/api/me/${item}`, { method: 'PUT', headers: { 'x-survey-token': token, 'content-type': 'application/json' }, body: JSON.stringify(answer) });
 const longest = (k: number) => String.fromCharCode(1 + (k % 8)).repeat(MAX_COMMENT);
 const valuesFor = (k: number) => Object.fromEntries(metrics.map((m, j) => [m.id, m.scale.min + ((k + j) % (m.scale.max - m.scale.min + 1))]));
 
@@ -76,7 +80,9 @@ afterAll(async () => {
 describe('survey answers at the limit', () => {
   it('keeps every one of 700 longest answers, and refuses what passes the limit with a 413', async () => {
     for (let k = 0; k < ITEMS; k += 8) {
-      const batch = Array.from({ length: Math.min(8, ITEMS - k) }, (_, j) => put(`item-${String(k + j + 1).padStart(3, '0')}`, { values: valuesFor(k + j), comment: longest(k + j) }));
+      const batch = Array.from({ length: Math.min(8, ITEMS - k) }, (_, j) =>
+        put(`item-${String(k + j + 1).padStart(3, '0')}`, { values: valuesFor(k + j), comment: longest(k + j) }),
+      );
       for (const r of await Promise.all(batch)) expect(r.status, r.body.slice(0, 200)).toBe(200);
     }
     const dir = join(out, 'answers', 'rater-01');

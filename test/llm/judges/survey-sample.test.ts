@@ -7,7 +7,11 @@ import { createInvites, inviteLink, raterOfToken, readInvites } from '../../../l
 
 describe('survey samples stratified by team × letter', () => {
   // Three teams, four letters; one team has a single level of letter D (a small cell).
-  const levels = ['A', 'B', 'C'].flatMap((team) => ['A', 'B', 'C', 'D'].flatMap((character) => Array.from({ length: team === 'C' && character === 'D' ? 1 : 5 }, (_, i) => ({ team, character, name: `${team}_${character}_${i + 1}` }))));
+  const levels = ['A', 'B', 'C'].flatMap((team) =>
+    ['A', 'B', 'C', 'D'].flatMap((character) =>
+      Array.from({ length: team === 'C' && character === 'D' ? 1 : 5 }, (_, i) => ({ team, character, name: `${team}_${character}_${i + 1}` })),
+    ),
+  );
   const cells = (sample: typeof levels) => {
     const counts = new Map<string, number>();
     for (const l of sample) counts.set(`${l.team}/${l.character}`, (counts.get(`${l.team}/${l.character}`) ?? 0) + 1);
@@ -23,7 +27,9 @@ describe('survey samples stratified by team × letter', () => {
       // Every cell that could take more holds at least as many as any other cell minus one.
       const values = [...counts.values()];
       const max = Math.max(...values);
-      for (const [cell, size] of [...new Map(levels.map((l) => [`${l.team}/${l.character}`, 0]))].map(([c]) => [c, levels.filter((l) => `${l.team}/${l.character}` === c).length] as const)) {
+      for (const [cell, size] of [...new Map(levels.map((l) => [`${l.team}/${l.character}`, 0]))].map(
+        ([c]) => [c, levels.filter((l) => `${l.team}/${l.character}` === c).length] as const,
+      )) {
         const got = counts.get(cell) ?? 0;
         if (got < size) expect(got, `${cell} at n = ${n}`).toBeGreaterThanOrEqual(max - 1);
       }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvites } from '../../../llm/survey/invites.js';
-import { startSurveyServer, type SurveyServer } from '../../../llm/survey/server.js';
+import { type SurveyServer, startSurveyServer } from '../../../llm/survey/server.js';
 import { copyExampleSources, runSbeval, spawnSbeval } from '../../helpers/cli.js';
 import { otherSide } from '../../helpers/netns.js';
 
@@ -28,12 +28,15 @@ interface Reply {
 /** A request with the exact path, Host and headers given (fetch would normalise them). */
 function call(port: number, path: string, options: { method?: string; host?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: options.host ?? `127.0.0.1:${port}`, ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: options.host ?? `127.0.0.1:${port}`, ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -60,7 +63,10 @@ beforeAll(async () => {
   out = join(root, 'result', 'survey');
   const invited = await runSbeval(['survey', 'invite', root, '2']);
   expect(invited.exitCode, invited.stderr).toBe(0);
-  const links = invited.stdout.trim().split('\n').map((l) => l.split('\t'));
+  const links = invited.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   expect(links.map((l) => l[0])).toEqual(['rater-01', 'rater-02']);
   [alice, bob] = links.map((l) => /#invite=([A-Za-z0-9_-]{43})$/.exec(l[1]!)![1]!) as [string, string];
   // Only digests are kept.
@@ -81,14 +87,22 @@ const names = () => {
 describe('survey server: raters by invitation', () => {
   it('refuses every API request without a valid invitation, and writes only as the invited rater', async () => {
     const port = survey.port;
-    for (const headers of [{} as Record<string, string>, { 'x-survey-token': 'guess' }, { 'x-survey-token': alice.slice(0, -1) + (alice.endsWith('A') ? 'B' : 'A') }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-survey-token': 'guess' },
+      { 'x-survey-token': alice.slice(0, -1) + (alice.endsWith('A') ? 'B' : 'A') },
+    ]) {
       expect((await call(port, '/api/survey', { headers })).status).toBe(401);
       expect((await call(port, '/api/me', { headers })).status).toBe(401);
       expect((await call(port, '/api/me/item-1', { method: 'PUT', headers: { ...headers, ...json }, body: '{"values":{"looks-like":3}}' })).status).toBe(401);
     }
     // The old route that took any rater id from the URL does not exist.
     expect((await call(port, '/api/rater/rater-01/item-1', { method: 'PUT', headers: json, body: '{"values":{"looks-like":3}}' })).status).not.toBe(200);
-    const put = await call(port, '/api/me/item-1', { method: 'PUT', headers: { 'x-survey-token': bob, ...json }, body: '{"values":{"looks-like":4},"comment":"nice"}' });
+    const put = await call(port, '/api/me/item-1', {
+      method: 'PUT',
+      headers: { 'x-survey-token': bob, ...json },
+      body: '{"values":{"looks-like":4},"comment":"nice"}',
+    });
     expect(put.status, put.body).toBe(200);
     const saved = JSON.parse(readFileSync(join(out, 'answers', 'rater-02', 'item-1.json'), 'utf8'));
     expect(saved).toMatchObject({ values: { 'looks-like': 4 }, comment: 'nice' });
@@ -112,25 +126,29 @@ describe('survey server: raters by invitation', () => {
     expect(JSON.parse(replies[2]!.body).answers['item-2']).toEqual({ values: { 'looks-like': 2 } });
   });
 
-  it('serves the pictures to invited raters only: they show the competition\'s levels', async () => {
+  it("serves the pictures to invited raters only: they show the competition's levels", async () => {
     const port = survey.port;
     const pictures = readdirSync(join(out, 'assets')).filter((f) => f.endsWith('.png'));
     expect(pictures.length).toBeGreaterThanOrEqual(6);
     for (const picture of pictures) {
-      for (const headers of [{} as Record<string, string>, { 'x-survey-token': 'guess' }]) expect((await call(port, `/assets/${picture}`, { headers })).status, picture).toBe(401);
+      for (const headers of [{} as Record<string, string>, { 'x-survey-token': 'guess' }])
+        expect((await call(port, `/assets/${picture}`, { headers })).status, picture).toBe(401);
       const invited = await call(port, `/assets/${picture}`, { headers: { 'x-survey-token': bob } });
       expect(invited.status, picture).toBe(200);
       expect(invited.headers['content-type']).toBe('image/png');
     }
   });
 
-  it('answers a rater with a generic line when a level file is gone, the detail going to the organizer\'s log', async () => {
+  it("answers a rater with a generic line when a level file is gone, the detail going to the organizer's log", async () => {
     const s = JSON.parse(readFileSync(join(out, 'survey.json'), 'utf8'));
     const item = s.items.find((i: { id: string }) => i.id === 'item-4');
     const level = join(root, item.level);
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     renameSync(level, `${level}.gone`);
     try {
       const started = await call(survey.port, '/api/replay/item-4', { method: 'POST', headers: { 'x-survey-token': alice, ...json }, body: '{}' });
@@ -150,7 +168,13 @@ describe('survey server: raters by invitation', () => {
 
   it('forbids framing by other pages on every response, the replay viewer framed only by the survey', async () => {
     const port = survey.port;
-    const replies = [await call(port, '/'), await call(port, '/static/survey.js'), await call(port, '/assets/item-1-start.png', { headers: { 'x-survey-token': alice } }), await call(port, '/api/survey'), await call(port, '/nothing')];
+    const replies = [
+      await call(port, '/'),
+      await call(port, '/static/survey.js'),
+      await call(port, '/assets/item-1-start.png', { headers: { 'x-survey-token': alice } }),
+      await call(port, '/api/survey'),
+      await call(port, '/nothing'),
+    ];
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 401, 404]);
     for (const r of replies) {
       expect(r.headers['content-security-policy']).toBe("frame-ancestors 'none'");
@@ -164,7 +188,10 @@ describe('survey server: raters by invitation', () => {
     expect((await call(port, '/api/me/item-3', { method: 'PUT', headers: plain, body: '{"values":{"looks-like":1}}' })).status).toBe(415);
     expect((await call(port, '/api/replay/item-3', { method: 'POST', headers: plain, body: '{}' })).status).toBe(415);
     expect((await call(port, '/api/replay/item-3', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(401);
-    const preflight = await call(port, '/api/me/item-3', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-survey-token,content-type' } });
+    const preflight = await call(port, '/api/me/item-3', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-survey-token,content-type' },
+    });
     expect(preflight.status).toBe(405);
     expect(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     expect(existsSync(join(out, 'answers', 'rater-01', 'item-3.json'))).toBe(false);
@@ -188,7 +215,7 @@ describe('survey server: raters by invitation', () => {
     expect((await call(port, `/replay/${randomBytes(16).toString('hex')}/api/session`)).status).toBe(404);
   }, 120_000);
 
-  it('accepts the public URL\'s Host behind a proxy, and no other', async () => {
+  it("accepts the public URL's Host behind a proxy, and no other", async () => {
     const proxied = await startSurveyServer({ out, publicUrl: 'https://survey.example.org/' });
     try {
       expect((await call(proxied.port, '/api/me', { host: 'survey.example.org', headers: { 'x-survey-token': alice } })).status).toBe(200);
@@ -210,7 +237,12 @@ describe('survey server: raters by invitation', () => {
 describe('survey server: a rater on another machine', () => {
   // The server first, then the namespace (whose cleanup is best effort itself).
   const cleanups: Array<() => void> = [];
-  afterAll(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+  afterAll(() =>
+    cleanups
+      .splice(0)
+      .reverse()
+      .forEach((cleanup) => cleanup()),
+  );
 
   it('reaches the survey through a non-loopback address with an invite link, and without one is refused', async () => {
     const side = otherSide(232);

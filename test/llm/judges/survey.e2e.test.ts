@@ -1,11 +1,11 @@
-import { execa, type ResultPromise } from 'execa';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage } from '../../helpers/browser.js';
-import { PROJECT_ROOT, copyExampleSources, runSbeval } from '../../helpers/cli.js';
+import { copyExampleSources, PROJECT_ROOT, runSbeval } from '../../helpers/cli.js';
 import { sbevalArgv } from '../../helpers/sbeval-bin.js';
 
 /**
@@ -25,7 +25,11 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'sbeval-survey-'));
   root = join(base, 'competition');
   copyExampleSources(root);
-  for (const args of [['extract', root], ['convert', root], ['simulate', root, '--char', 'I,L']]) {
+  for (const args of [
+    ['extract', root],
+    ['convert', root],
+    ['simulate', root, '--char', 'I,L'],
+  ]) {
     const r = await runSbeval(args);
     expect(r.exitCode, r.stderr).toBe(0);
   }
@@ -38,7 +42,11 @@ afterAll(async () => {
 });
 
 async function serve(args: string[]): Promise<{ child: ResultPromise; url: string }> {
-  const child = execa(process.execPath, sbevalArgv(['survey', 'serve', ...args, '--port', '0']), { cwd: PROJECT_ROOT, reject: false, env: { FORCE_COLOR: '0' } });
+  const child = execa(process.execPath, sbevalArgv(['survey', 'serve', ...args, '--port', '0']), {
+    cwd: PROJECT_ROOT,
+    reject: false,
+    env: { FORCE_COLOR: '0' },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no URL: ${out}`)), 60_000);
@@ -75,7 +83,11 @@ async function rateCurrent(page: Page): Promise<string> {
   for (const [m, metric] of METRICS.entries()) {
     await page.click(`input[data-metric="${metric}"][data-value="${valueFor(item, m)}"]`);
   }
-  await page.waitForFunction((want) => document.body.dataset.saving === 'false' && Number(document.getElementById('progress')!.dataset.answered) === want, answered + 1, { timeout: 30_000 });
+  await page.waitForFunction(
+    (want) => document.body.dataset.saving === 'false' && Number(document.getElementById('progress')!.dataset.answered) === want,
+    answered + 1,
+    { timeout: 30_000 },
+  );
   return item;
 }
 
@@ -100,7 +112,14 @@ async function expectControlsInView(page: Page): Promise<void> {
     Array.from(document.querySelectorAll<HTMLElement>('#ratings input[type=radio], #next')).map((e) => {
       const r = e.getBoundingClientRect();
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      return { id: e.dataset.metric ? `${e.dataset.metric}=${e.dataset.value}` : e.id, top: r.top, bottom: r.bottom, left: r.left, right: r.right, onTop: hit === e || (hit !== null && e.parentElement!.contains(hit)) };
+      return {
+        id: e.dataset.metric ? `${e.dataset.metric}=${e.dataset.value}` : e.id,
+        top: r.top,
+        bottom: r.bottom,
+        left: r.left,
+        right: r.right,
+        onTop: hit === e || (hit !== null && e.parentElement!.contains(hit)),
+      };
     }),
   );
   expect(await page.evaluate(() => [document.scrollingElement!.scrollTop, innerWidth, innerHeight])).toEqual([0, 1280, 800]);
@@ -169,7 +188,13 @@ describe('sbeval survey', () => {
       // The page's title names the item the replay is titled by.
       const replayed = (await current(page)).item;
       expect(await page.textContent('#item-title')).toMatch(new RegExp(`^Item 11 of 20 \\(${replayed}\\) `));
-      expect(await page.evaluate(() => Array.from(document.images).filter((img) => !img.hidden).every((img) => img.src.startsWith('blob:') && img.naturalWidth > 0))).toBe(true);
+      expect(
+        await page.evaluate(() =>
+          Array.from(document.images)
+            .filter((img) => !img.hidden)
+            .every((img) => img.src.startsWith('blob:') && img.naturalWidth > 0),
+        ),
+      ).toBe(true);
 
       await page.reload();
       await page.waitForSelector('#item:not([hidden])');
@@ -179,7 +204,8 @@ describe('sbeval survey', () => {
       await page.waitForFunction(() => Number(document.getElementById('item')!.dataset.index) === 9);
       const item10 = (await current(page)).item;
       expect(item10).toBe(rated[9]);
-      for (const [m, metric] of METRICS.entries()) expect(await page.isChecked(`input[data-metric="${metric}"][data-value="${valueFor(item10, m)}"]`)).toBe(true);
+      for (const [m, metric] of METRICS.entries())
+        expect(await page.isChecked(`input[data-metric="${metric}"][data-value="${valueFor(item10, m)}"]`)).toBe(true);
       await page.click('#next');
       for (let k = 10; k < 20; k += 1) {
         rated.push(await rateCurrent(page));
@@ -205,7 +231,9 @@ describe('sbeval survey', () => {
     expect(collected.exitCode, collected.stderr).toBe(0);
     expect(collected.stdout).toContain('1 rater(s), 60 ratings, 1 comment(s)');
     // Comments are exported, with the level they are about.
-    const comments = readFileSync(join(root, 'result', 'survey', 'comments.csv'), 'utf8').trim().split('\n');
+    const comments = readFileSync(join(root, 'result', 'survey', 'comments.csv'), 'utf8')
+      .trim()
+      .split('\n');
     const item = survey.items.find((i: { id: string }) => i.id === commentedItem)!;
     expect(comments).toEqual(['rater,item,team,letter,trial,comment', `rater-01,${item.id},${item.team},${item.letter},${item.trial},the left stroke leans`]);
   }, 300_000);
@@ -260,7 +288,11 @@ describe('sbeval survey', () => {
     expect(byMetric.creative.interval).toBeNull();
 
     // Aggregates per team × letter × metric, computed here from the same constructed ratings.
-    const rows = readFileSync(join(out, 'aggregates.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const rows = readFileSync(join(out, 'aggregates.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     const expected = new Map<string, number[]>();
     K2011.forEach((row) =>
       row.forEach((value, u) => {
@@ -277,7 +309,10 @@ describe('sbeval survey', () => {
       expect(Number(row![5])).toBeCloseTo(values.reduce((a, b) => a + b, 0) / values.length, 12);
     }
     // Correlations with the levels' stability: only the levels simulated here (I and L) have one.
-    const corr = readFileSync(join(out, 'correlations.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    const corr = readFileSync(join(out, 'correlations.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     expect(corr[0]).toEqual(['metric', 'against', 'items', 'spearman', 'pearson']);
     const stab = corr.find((r) => r[0] === 'looks-like' && r[1] === 'stability')!;
     expect(Number(stab[2])).toBe(survey.items.slice(0, 11).filter((i: { letter: string }) => i.letter === 'I' || i.letter === 'L').length);

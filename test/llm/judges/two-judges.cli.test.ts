@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMaskPng } from '../../../bridge/headless/png.js';
 import { krippendorffAlpha, spearman } from '../../../llm/judges/scoring/agreement.js';
 import { runSbeval } from '../../helpers/cli.js';
-import { FakeOllama, type FakeCall } from '../../helpers/fake-ollama.js';
+import { type FakeCall, FakeOllama } from '../../helpers/fake-ollama.js';
 import { writeTeam } from '../../scoring/write-team.js';
 
 /**
@@ -79,12 +79,15 @@ describe('two judges, two APIs, one folder', () => {
   it('judges with each, and the report shows both, their intervals and their agreement', async () => {
     const first = await runSbeval(['judge', 'rubric', root, '--judge', 'llava:13b', '--hosts', ollama.url]);
     expect(first.exitCode, first.stderr).toBe(0);
-    const second = await runSbeval(['judge', 'rubric', root, '--judge', 'gpt-4o', '--api', 'openai', '--hosts', `${openai.url}/v1`], { env: { OPENAI_API_KEY: KEY } });
+    const second = await runSbeval(['judge', 'rubric', root, '--judge', 'gpt-4o', '--api', 'openai', '--hosts', `${openai.url}/v1`], {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(ollama.answered().map((c) => c.api)).toEqual(Array(12).fill('ollama'));
     expect(openai.answered().map((c) => [c.api, c.authorization])).toEqual(Array(12).fill(['openai', `Bearer ${KEY}`]));
     for (const team of TEAMS) expect(readdirSync(join(root, team, 'judge-rubric')).sort()).toEqual(['gpt-4o', 'llava_13b']);
-    const scores = (api: 'ollama' | 'openai', team: string) => [1, 2, 3, 4].map((trial) => scoreOf(Buffer.from(readFileSync(join(root, team, 'images', 'I', `${team}_I_${trial}.png`))).toString('base64'), api));
+    const scores = (api: 'ollama' | 'openai', team: string) =>
+      [1, 2, 3, 4].map((trial) => scoreOf(Buffer.from(readFileSync(join(root, team, 'images', 'I', `${team}_I_${trial}.png`))).toString('base64'), api));
     // The key is in no file the judges wrote.
     for (const file of filesUnder(root)) expect(readFileSync(file, 'latin1').includes(KEY), file).toBe(false);
 
@@ -92,24 +95,54 @@ describe('two judges, two APIs, one folder', () => {
     const out = join(root, 'result', 'survey');
     mkdirSync(join(out, 'answers'), { recursive: true });
     const levels = TEAMS.flatMap((team) => [1, 2, 3, 4].map((trial) => ({ team, trial, name: `${team}_I_${trial}` })));
-    const items = levels.map((l, i) => ({ id: `item-${String(i + 1).padStart(2, '0')}`, team: l.team, letter: 'I', trial: l.trial, name: l.name, start: '', final: null, grid: null, history: [], historyNote: null, level: `${l.team}/images/I/${l.name}.png`, stability: null, similarity: null }));
-    const metrics = [{ id: 'looks-like', name: 'Looks like', question: 'q', instructions: 'i', notPenalised: [], penalised: [], scale: { min: 1, max: 5, labels: {} } }];
+    const items = levels.map((l, i) => ({
+      id: `item-${String(i + 1).padStart(2, '0')}`,
+      team: l.team,
+      letter: 'I',
+      trial: l.trial,
+      name: l.name,
+      start: '',
+      final: null,
+      grid: null,
+      history: [],
+      historyNote: null,
+      level: `${l.team}/images/I/${l.name}.png`,
+      stability: null,
+      similarity: null,
+    }));
+    const metrics = [
+      { id: 'looks-like', name: 'Looks like', question: 'q', instructions: 'i', notPenalised: [], penalised: [], scale: { min: 1, max: 5, labels: {} } },
+    ];
     writeFileSync(join(out, 'survey.json'), JSON.stringify({ version: 1, title: 't', instructions: '', seed: 7, root: '../..', metrics, items }));
     const rating = (i: number, rater: number) => 1 + ((i * 3 + rater) % 5);
     for (const rater of [1, 2]) {
       mkdirSync(join(out, 'answers', `r${rater}`));
-      for (const [i, item] of items.entries()) writeFileSync(join(out, 'answers', `r${rater}`, `${item.id}.json`), JSON.stringify({ values: { 'looks-like': rating(i, rater) }, at: '', level: `${item.team}/I/${item.name}` }));
+      for (const [i, item] of items.entries())
+        writeFileSync(
+          join(out, 'answers', `r${rater}`, `${item.id}.json`),
+          JSON.stringify({ values: { 'looks-like': rating(i, rater) }, at: '', level: `${item.team}/I/${item.name}` }),
+        );
     }
     const collected = await runSbeval(['survey', 'collect', root, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const agreement = JSON.parse(collected.stdout).judges as Array<{ a: string; b: string; units: number; statistic: string; value: number }>;
-    expect(agreement.map((a) => `${a.a} ~ ${a.b}`)).toEqual(['rubric:gpt-4o ~ rubric:llava_13b', 'rubric:gpt-4o ~ survey:looks-like', 'rubric:llava_13b ~ survey:looks-like']);
+    expect(agreement.map((a) => `${a.a} ~ ${a.b}`)).toEqual([
+      'rubric:gpt-4o ~ rubric:llava_13b',
+      'rubric:gpt-4o ~ survey:looks-like',
+      'rubric:llava_13b ~ survey:looks-like',
+    ]);
     for (const api of ['openai', 'ollama'] as const) {
       // A judge (0–100) and the raters (1–5) are on different scales: Spearman's ρ of the judge's score and the raters' mean.
       const row = agreement.find((a) => a.a === `rubric:${api === 'openai' ? 'gpt-4o' : 'llava_13b'}` && a.b === 'survey:looks-like')!;
       expect(row.units).toBe(12);
       expect(row.statistic).toBe('spearman');
-      expect(row.value).toBeCloseTo(spearman(levels.map((l) => scores(api, l.team)[l.trial - 1]!), levels.map((_, i) => (rating(i, 1) + rating(i, 2)) / 2))!, 12);
+      expect(row.value).toBeCloseTo(
+        spearman(
+          levels.map((l) => scores(api, l.team)[l.trial - 1]!),
+          levels.map((_, i) => (rating(i, 1) + rating(i, 2)) / 2),
+        )!,
+        12,
+      );
     }
 
     const scored = await runSbeval(['score', root, '--rules', '2024', '--trials', '4']);
@@ -129,6 +162,8 @@ describe('two judges, two APIs, one folder', () => {
     const units = TEAMS.flatMap((team) => scores('openai', team).map((s, i) => [s, scores('ollama', team)[i]!]));
     const alpha = krippendorffAlpha(units, 'interval').alpha!;
     expect(agreement.find((a) => a.b === 'rubric:llava_13b')?.statistic).toBe('alpha');
-    expect(section).toMatch(new RegExp(`\\| rubric:gpt-4o \\| rubric:llava\\\\_13b \\| 12 \\| α \\| ${alpha.toFixed(3).replace('.', '\\.')} \\| -?\\d\\.\\d{3}–-?\\d\\.\\d{3} \\|`));
+    expect(section).toMatch(
+      new RegExp(`\\| rubric:gpt-4o \\| rubric:llava\\\\_13b \\| 12 \\| α \\| ${alpha.toFixed(3).replace('.', '\\.')} \\| -?\\d\\.\\d{3}–-?\\d\\.\\d{3} \\|`),
+    );
   }, 240_000);
 });

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CallError, chatOnce, describeModel, listModels, ModelEndpoint, type CallSettings, type ChatRequestSpec, type ModelApi } from '../../../llm/model-calls/index.js';
+import {
+  CallError,
+  type CallSettings,
+  type ChatRequestSpec,
+  chatOnce,
+  describeModel,
+  listModels,
+  type ModelApi,
+  ModelEndpoint,
+} from '../../../llm/model-calls/index.js';
 import { FakeOllama, fakeAnswer, fakePromptTokens, fakeTokens } from '../../helpers/fake-ollama.js';
 import { HostileHost, type HostileMode } from '../../helpers/hostile-host.js';
 
@@ -58,7 +67,13 @@ describe.each(APIS)('the %s API', (api) => {
     const expected = fakeAnswer('m1', [spec.messages[0]!, { ...spec.messages[1]!, images: [PNG] }], 42);
     for (const stream of [true, false]) {
       const result = await chatOnce(endpoint, spec, { ...BOUNDS, stream });
-      expect(result).toEqual({ content: expected, promptTokens: fakePromptTokens(spec.messages), completionTokens: fakeTokens(expected).length, tokensReported: true, doneReason: 'stop' });
+      expect(result).toEqual({
+        content: expected,
+        promptTokens: fakePromptTokens(spec.messages),
+        completionTokens: fakeTokens(expected).length,
+        tokensReported: true,
+        doneReason: 'stop',
+      });
     }
     expect(server.calls.map((c) => [c.api, c.stream])).toEqual([
       [api, true],
@@ -90,18 +105,21 @@ describe.each(APIS)('the %s API', (api) => {
     expect(host.bytesSent).toBeGreaterThan(0);
   });
 
-  it.each<HostileMode>(['endless', 'endless-line', ...(api === 'openai' ? (['endless-event'] as const) : [])])('ends an %s stream at the answer cap, buffering no more than the cap allows', async (mode) => {
-    const host = await hostile({ mode, api, models: ['m1'] });
-    const endpoint = ModelEndpoint.parse(host.url, api, {});
-    const before = process.memoryUsage().rss;
-    const error = await failure(chatOnce(endpoint, request(), { ...BOUNDS, maxAnswerBytes: 256 * 1024 }));
-    expect(error.message).toMatch(/exceeds \d+ (bytes|characters) \(--max-answer-bytes\)$/);
-    expect(error.retry).toBe(true);
-    // The host was cut off: it could write far more than the cap before the socket closed, but not endlessly.
-    expect(host.bytesSent).toBeGreaterThan(256 * 1024);
-    expect(host.bytesSent).toBeLessThan(256 * 1024 * 1024);
-    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
-  });
+  it.each<HostileMode>(['endless', 'endless-line', ...(api === 'openai' ? (['endless-event'] as const) : [])])(
+    'ends an %s stream at the answer cap, buffering no more than the cap allows',
+    async (mode) => {
+      const host = await hostile({ mode, api, models: ['m1'] });
+      const endpoint = ModelEndpoint.parse(host.url, api, {});
+      const before = process.memoryUsage().rss;
+      const error = await failure(chatOnce(endpoint, request(), { ...BOUNDS, maxAnswerBytes: 256 * 1024 }));
+      expect(error.message).toMatch(/exceeds \d+ (bytes|characters) \(--max-answer-bytes\)$/);
+      expect(error.retry).toBe(true);
+      // The host was cut off: it could write far more than the cap before the socket closed, but not endlessly.
+      expect(host.bytesSent).toBeGreaterThan(256 * 1024);
+      expect(host.bytesSent).toBeLessThan(256 * 1024 * 1024);
+      expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    },
+  );
 
   it('refuses a redirect, naming both hosts, and never asks the host it points to', async () => {
     const good = await fake({ models: ['m1'] });
@@ -109,7 +127,9 @@ describe.each(APIS)('the %s API', (api) => {
     const endpoint = ModelEndpoint.parse(redirector.url, api, {});
     const error = await failure(chatOnce(endpoint, request(), BOUNDS));
     const path = api === 'openai' ? '/v1' : '/api';
-    expect(error.message).toBe(`redirect refused: ${endpoint.label} answered 307 Temporary Redirect to ${good.url}${path}${api === 'openai' ? '/chat/completions' : '/chat'}`);
+    expect(error.message).toBe(
+      `redirect refused: ${endpoint.label} answered 307 Temporary Redirect to ${good.url}${path}${api === 'openai' ? '/chat/completions' : '/chat'}`,
+    );
     expect(error.retry).toBe(true);
     expect(good.calls).toHaveLength(0);
   });
@@ -140,7 +160,9 @@ describe.each(APIS)('the %s API', (api) => {
     }
     const wrong = `${key}-revoked`;
     const error = await failure(chatOnce(ModelEndpoint.parse(server.url, api, { [variable]: wrong }), request(), BOUNDS));
-    expect(error.message).toBe(`HTTP 401: Incorrect API key provided: Bearer *** (the key is read from $${variable}${api === 'openai' ? ' or $OPENAI_API_KEY' : ''})`);
+    expect(error.message).toBe(
+      `HTTP 401: Incorrect API key provided: Bearer *** (the key is read from $${variable}${api === 'openai' ? ' or $OPENAI_API_KEY' : ''})`,
+    );
     expect(error.retry).toBe(false);
   });
 

@@ -64,6 +64,7 @@ export function runLogs(root: string): string[] {
 
 /** Seeded PRNG: the engine's own mulberry32 (one implementation in the project). */
 export { mulberry32 as prng } from '../../../bridge/headless/order.js';
+
 import { mulberry32 as prngOf } from '../../../bridge/headless/order.js';
 
 /**
@@ -86,7 +87,10 @@ export function generatedCompetition(root: string, options: { teams?: number; le
         if (random() < 1 / 12) text = `The letter ${letter} needs a tall stem; I will describe it instead of writing code.`;
         else {
           const centre = 4 + Math.floor(random() * 12);
-          const calls = Array.from({ length: 3 + Math.floor(random() * 8) }, () => `drop_block('${pick(blocks)}', ${centre + Math.floor((random() - 0.5) * 4)})`);
+          const calls = Array.from(
+            { length: 3 + Math.floor(random() * 8) },
+            () => `drop_block('${pick(blocks)}', ${centre + Math.floor((random() - 0.5) * 4)})`,
+          );
           if (random() < 1 / 20) calls.push(`drop_block('b31', 21)`);
           text = `Here is ${letter}:\n\n\`\`\`python\n${calls.join('\n')}\n\`\`\`\n`;
         }

@@ -1,9 +1,9 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../../../bridge/engine.js';
-import { FIELD_COUNT, type BodyInfo } from '../../../bridge/frames.js';
-import { evaluatorWindow, stepsToSimulate } from '../../../bridge/window.js';
+import { type BodyInfo, FIELD_COUNT } from '../../../bridge/frames.js';
 import { renderFrameImage } from '../../../bridge/headless/frame-image.js';
 import { encodeMaskPng } from '../../../bridge/headless/png.js';
+import { evaluatorWindow, stepsToSimulate } from '../../../bridge/window.js';
 import { parseLevelXml } from '../../../levels/xml-read.js';
 
 /**
@@ -62,7 +62,12 @@ export function whitePng(size: number): Uint8Array {
   row[0] = 0; // filter: none
   const pixels = Buffer.concat(Array.from({ length: size }, () => row));
   return Uint8Array.from(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(pixels)), pngChunk('IEND', Buffer.alloc(0))]),
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      pngChunk('IHDR', header),
+      pngChunk('IDAT', deflateSync(pixels)),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]),
   );
 }
 
@@ -166,8 +171,7 @@ export class FakeEngine implements Engine {
         const still = batch(first, count);
         for (let r = 0; r < count; r += 1) still.states.set(batch(0, 1).states, r * BODIES.length * FIELD_COUNT);
         sink.frames(still);
-      }
-      else sink.frames(batch(first, count));
+      } else sink.frames(batch(first, count));
       const b = behaviour === 'garbage-event' && first >= this.perBatch ? 7 : -1;
       sink.events([{ kind: 'contact', step: first + 1, a: 0, b, relativeSpeed: 0.5 }]);
     }

@@ -18,7 +18,7 @@ import WebSocket from 'ws';
 import type { Engine, LevelJob, LevelSink } from '../../../bridge/engine.js';
 import type { BodyInfo, FrameBatch, SimEvent } from '../../../bridge/frames.js';
 import { HeadlessEngine } from '../../../bridge/headless/engine.js';
-import { PROTOCOL_VERSION, decodeMessage, encodeMessage } from '../../../bridge/protocol.js';
+import { decodeMessage, encodeMessage, PROTOCOL_VERSION } from '../../../bridge/protocol.js';
 import { headlessCapabilities, runEngineWorker } from '../../../bridge/worker.js';
 import { CLAIM, runFrozen } from './lies.js';
 

@@ -1,8 +1,8 @@
 import { DEFAULT_SIMULATION } from '../../../bridge/engine.js';
 import { levelSeed, simulateTrial } from '../../../bridge/headless/run.js';
 import type { LevelObject } from '../../../levels/level.js';
-import { levelToXml } from '../../../levels/xml-write.js';
 import { parseLevelXml } from '../../../levels/xml-read.js';
+import { levelToXml } from '../../../levels/xml-write.js';
 import { StabilityTracker } from '../../../scoring/stability.js';
 
 /**
@@ -23,11 +23,16 @@ export function barLevel(barX: number): string {
 /** Moving objects of one unperturbed trial. */
 export function movingObjects(xml: string): number {
   let tracker: StabilityTracker | undefined;
-  simulateTrial(parseLevelXml(xml), levelSeed(xml), { ...DEFAULT_SIMULATION, capture: false }, {
-    loaded: (bodies) => (tracker = new StabilityTracker(bodies)),
-    frames: (batch) => tracker!.frames(batch),
-    events: (events) => tracker!.events(events),
-  });
+  simulateTrial(
+    parseLevelXml(xml),
+    levelSeed(xml),
+    { ...DEFAULT_SIMULATION, capture: false },
+    {
+      loaded: (bodies) => (tracker = new StabilityTracker(bodies)),
+      frames: (batch) => tracker!.frames(batch),
+      events: (events) => tracker!.events(events),
+    },
+  );
   return tracker!.result().movingObjects;
 }
 

@@ -52,7 +52,11 @@ export function resultFiles(root: string, folder = 'result'): Map<string, string
 
 /** Rows of `result/trials.csv` without the header (no field of the example holds a comma). */
 export function trialRows(root: string): string[][] {
-  return readFileSync(join(root, 'result', 'trials.csv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split(','));
+  return readFileSync(join(root, 'result', 'trials.csv'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
 }
 
 /** `sbeval <args>` expected to succeed. */
@@ -64,7 +68,16 @@ export async function ok(args: string[]): Promise<{ stdout: string; stderr: stri
 
 /** The files of `result/` that describe a ranking. */
 /** The ranking's files on the example (T 3, 2025 rules): the official ones, the report, and the uncertainty beside them. */
-export const RANKING_FILES = ['constants.json', 'trial_scores.csv', 'character_scores.csv', 'prompt_scores_ranks.csv', 'report.md', 'report.html', 'score_intervals.csv', 'rank_probabilities.csv'];
+export const RANKING_FILES = [
+  'constants.json',
+  'trial_scores.csv',
+  'character_scores.csv',
+  'prompt_scores_ranks.csv',
+  'report.md',
+  'report.html',
+  'score_intervals.csv',
+  'rank_probabilities.csv',
+];
 
 /** `sbeval run --json`'s summary: what the run redid, per stage (`N ok, M failed, K already done`). */
 export interface RunCounts {
@@ -73,7 +86,11 @@ export interface RunCounts {
 }
 
 export function runCounts(stdout: string): RunCounts {
-  const summary = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string }).find((r) => r.type === 'summary') as unknown as {
+  const summary = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string })
+    .find((r) => r.type === 'summary') as unknown as {
     levels: { simulated: number };
     stages: Array<{ stage: string; status: string; detail: string }>;
   };
