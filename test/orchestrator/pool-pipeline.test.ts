@@ -8,7 +8,7 @@ import { WorkerEngine } from '../../bridge/headless/worker-engine.js';
 import { stepsToSimulate } from '../../bridge/window.js';
 import { EnginePool, PoolJobError } from '../../orchestrator/pool/index.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
-import { BODIES, batch, CAPTURE_PNG, FAKE_LEVEL_XML } from './helpers/fake-engines.js';
+import { BODIES, batch, FAKE_LEVEL_XML, honestCapture } from './helpers/fake-engines.js';
 
 /**
  * Pipelined dispatch: an engine that takes two runs at once (the worker-thread engine) gets
@@ -179,7 +179,7 @@ async function streamSlowly(run: LineEngine['runs'][0], ticks: number): Promise<
     run.sink.frames(batch(i, 1));
   }
   run.sink.frames(batch(ticks, STEPS - ticks));
-  run.sink.capture({ png: CAPTURE_PNG });
+  run.sink.capture({ png: honestCapture(FAKE_LEVEL_XML, SETTINGS.windowSteps) });
   run.resolve();
 }
 const fakeJob = (levelId: string): LevelJob => ({ levelId, xml: FAKE_LEVEL_XML, settings: SETTINGS });
@@ -212,7 +212,7 @@ describe('watchdogs of a job waiting inside an engine', () => {
     const [runC] = engine.runs.slice(2) as [LineEngine['runs'][0]];
     runC.sink.loaded(BODIES, 0.02);
     runC.sink.frames(batch(0, STEPS));
-    runC.sink.capture({ png: CAPTURE_PNG });
+    runC.sink.capture({ png: honestCapture(FAKE_LEVEL_XML, SETTINGS.windowSteps) });
     runC.resolve();
     await c;
     await vi.advanceTimersByTimeAsync(100);
@@ -235,7 +235,7 @@ describe('watchdogs of a job waiting inside an engine', () => {
     const [runA] = engine.runs as [LineEngine['runs'][0]];
     runA.sink.loaded(BODIES, 0.02);
     runA.sink.frames(batch(0, STEPS));
-    runA.sink.capture({ png: CAPTURE_PNG });
+    runA.sink.capture({ png: honestCapture(FAKE_LEVEL_XML, SETTINGS.windowSteps) });
     runA.resolve();
     expect((await a).attempts).toHaveLength(1);
     expect(pool.health()).toEqual([expect.objectContaining({ engineId: 'line', busy: false, jobsDone: 1, totalFailures: 0 })]);

@@ -113,7 +113,9 @@ describe("sbeval's protocol: a judge that always prefers the first position", ()
       const dir = join(root, 'result', 'judge-order', ID, 'resemblance');
       // The judge really is biased: "Assistant 1 > Assistant 2 = …" in every answer, and measured so.
       const calls = readJsonl(join(dir, 'presentations.jsonl'));
-      expect(calls).toHaveLength(6 * n);
+      // 6 questions (2 letters × 3 trials), each shown in the balanced design: both orders of a pair; for 3 or
+      // more, every rotation and every rotation with the teams after the first reversed (docs/judges.md).
+      expect(calls).toHaveLength(6 * (n === 2 ? 2 : 2 * n));
       for (const c of calls) expect(c.order).toEqual(c.order.map((_: number, i: number) => (i === 0 ? 1 : 2)));
       const bias = JSON.parse(readFileSync(join(dir, 'position-bias.json'), 'utf8'));
       expect(bias.byPosition[String(n)][0]).toBeGreaterThan(0);
