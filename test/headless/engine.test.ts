@@ -53,6 +53,9 @@ describe('HeadlessEngine', () => {
     );
     await new HeadlessEngine().run(job(), guard);
     expect(guard.finish()).toBeUndefined();
+    // The guard hands the capture on once it decoded as the evaluator's image (the pool's order).
+    expect(await guard.verifyImages()).toBeUndefined();
+    expect(await guard.settleCapture(true, 'headless')).toBeUndefined();
     expect(violation).toBeUndefined();
     expect(stream.bodies).toBe(6);
     expect(stream.frames.reduce((n, b) => n + b.stepCount, 0)).toBe(500 + 14 + 1);
