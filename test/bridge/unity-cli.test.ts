@@ -107,7 +107,7 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
       '50',
       '--json',
     ]);
-    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.exitCode, result.stderr + result.stdout).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       restarts: number;
       succeeded: number;
