@@ -249,11 +249,9 @@ function callOptions(command: Command): Command {
     );
 }
 
-export function registerGenerateCommands(program: Command): void {
-  const command = program
-    .command('generate')
-    .description(COMMAND_SUMMARIES.generate)
-    .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)')
+/** Which submission and team, and the models and hosts that answer it. */
+function sourceOptions(command: Command): Command {
+  return command
     .addOption(
       option(
         '--submission <spec>',
@@ -268,7 +266,12 @@ export function registerGenerateCommands(program: Command): void {
         parse: list,
         defaultText: "the root config's hosts, else $OLLAMA_HOST or http://127.0.0.1:11434",
       }),
-    )
+    );
+}
+
+/** T, the letters, the master seed and the per-trial limits. */
+function trialOptions(command: Command): Command {
+  return command
     .addOption(
       option('--trials <n>', 'trials per letter, T', { parse: wholeNumber(1, 100_000), defaultText: `the root config's trials, else ${DEFAULTS.trials}` }),
     )
@@ -290,7 +293,12 @@ export function registerGenerateCommands(program: Command): void {
         parse: wholeNumber(0),
         defaultText: `the root config's limits.tokens, else ${OFFICIAL_TOKEN_LIMIT}`,
       }),
-    )
+    );
+}
+
+/** How every prompt is sampled and written: temperature, top_p, the object style and line ends. */
+function promptOptions(command: Command): Command {
+  return command
     .addOption(option('--temperature <t>', 'sampling temperature of every call', { parse: nonNegativeNumber, default: OFFICIAL_TEMPERATURE }))
     .addOption(
       option('--top-p <p>', "top_p of every call (1 = what Ollama's OpenAI endpoint used in 2025)", { parse: nonNegativeNumber, default: OFFICIAL_TOP_P }),
@@ -306,7 +314,12 @@ export function registerGenerateCommands(program: Command): void {
         choices: ['lf', 'keep'],
         defaultText: 'lf for bare, keep for quoted',
       }),
-    )
+    );
+}
+
+/** Where the files go, which trials run again, and whether answers stream. */
+function runOptions(command: Command): Command {
+  return command
     .addOption(
       option('--layout <layout>', 'auto: official layout for one model, <root>/<model>/… for several', {
         choices: ['auto', 'flat', 'per-model'],
@@ -315,13 +328,9 @@ export function registerGenerateCommands(program: Command): void {
     )
     .option('--retry-failed', 'run again the trials that failed a limit in an earlier run')
     .option('--no-stream', 'ask for whole answers instead of streamed ones');
-  callOptions(command)
-    .option('--json', 'progress and summary as JSON lines on stdout')
-    .option('--allow-programs', "run the program submissions the root's config lists (a program given with --submission needs no flag)");
-  addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes'])
-    .addHelpText(
-      'after',
-      `
+}
+
+const GENERATE_HELP = `
 The 2025 setup (three models, master seed 6280, 500 s and 25,000 tokens per trial, temperature 1):
   sbeval generate competition --submission builtin:zero-shot --team zero_shot \\
     --models qwen2.5:32b-instruct-fp16,gemma2:27b-instruct-fp16,phi3:14b-medium-128k-instruct-fp16 \\
@@ -336,7 +345,16 @@ Every call is bounded: --call-timeout (default: the time limit), --stall-timeout
 (default 1 MiB); redirects are refused; credentials (userinfo in a host URL, the API key from the
 environment) never appear in logs or messages. Details: docs/model-calls.md.
 Exit code 0 when every trial has a file or failed a limit, 1 when some are unfinished (hosts down,
-program errors: run again), 2 on setup errors.`,
-    )
-    .action(generateAction);
+program errors: run again), 2 on setup errors.`;
+
+export function registerGenerateCommands(program: Command): void {
+  const command = program
+    .command('generate')
+    .description(COMMAND_SUMMARIES.generate)
+    .argument('<root>', 'competition folder to write (<root>/<team>/raw/<C>/<team>_<C>_<n>.txt)');
+  runOptions(promptOptions(trialOptions(sourceOptions(command))));
+  callOptions(command)
+    .option('--json', 'progress and summary as JSON lines on stdout')
+    .option('--allow-programs', "run the program submissions the root's config lists (a program given with --submission needs no flag)");
+  addSettingsOptions(command, ['api', 'callTimeout', 'maxAnswerBytes']).addHelpText('after', GENERATE_HELP).action(generateAction);
 }

@@ -293,6 +293,72 @@ function registerRubric(judge: Command): void {
     });
 }
 
+type OrderFlags = CommonFlags & { reference?: string; perspective: string; rankScores: RankScores };
+
+const ORDER_HELP = `
+sbeval's protocol: per letter and trial, up to 4 teams are one question ("Assistant 1" … "Assistant 4"; more
+teams: a seeded schedule of groups of 4 covering every pair, each holding --reference when given); a group of
+m levels is asked m times, every team once in every position, and the answers are averaged. The document's
+protocol (--protocol document): every team in one question, asked once, the reference first; the first
+complete ordering is the answer; review.jsonl and questions.jsonl as the document's compute script reads them.
+A team without a level to show, and every team of a presentation whose answers were all refused, is ranked
+last. Outputs: metric.json, ordering.txt, scores.csv, levels.csv, summary.json, settings.json, and
+presentations.jsonl + position-bias.json (sbeval) or review.jsonl + questions.jsonl (document).
+
+Example: sbeval judge order competition --judge llava:13b --reference zero_shot`;
+
+/** The lines (or the JSON summary) `sbeval judge order` prints when it is done. */
+function printOrderSummary(summary: OrderJudgeSummary, id: string, flags: OrderFlags): void {
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, judge: id, ...summary.counts, failures: summary.failures, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`,
+    );
+    for (const t of summary.teams)
+      process.stdout.write(
+        `  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`,
+      );
+    for (const v of summary.versus)
+      process.stdout.write(
+        `  ${v.team.padEnd(24)} vs ${flags.reference}: win ${v.teamWins}, tie ${v.ties}, lose ${v.referenceWins}${v.winShare === null ? '' : `, share won ${v.winShare.toFixed(3)}${interval(v.winShareInterval, 3)}`}\n`,
+      );
+    process.stdout.write(`  results: ${summary.outDir}; calls: ${summary.logFile}\n`);
+    if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
+  }
+}
+
+async function orderAction(rootArg: string, flags: OrderFlags): Promise<void> {
+  const root = resolve(rootArg);
+  const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge order');
+  if (flags.reference === 'tie' || flags.reference === 'model')
+    throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
+  const summary: OrderJudgeSummary = await withProgress(ORDER_STAGE, flags.json === true, (display, signal) =>
+    runOrderJudge(
+      {
+        root,
+        filter,
+        view: flags.view,
+        perspective: flags.perspective,
+        reference: flags.reference,
+        protocol: flags.protocol,
+        rankScores: flags.rankScores,
+        id,
+        prefix: config.prefix,
+        judge: settings,
+        backend,
+        force: flags.force === true,
+      },
+      display,
+      signal,
+    ),
+  );
+  printOrderSummary(summary, id, flags);
+  finish(summary, flags.maxRefusalRate, flags.json === true);
+}
+
 function registerOrder(judge: Command): void {
   commonOptions(
     judge
@@ -314,66 +380,8 @@ function registerOrder(judge: Command): void {
         default: 'table',
       }),
     )
-    .addHelpText(
-      'after',
-      `
-sbeval's protocol: per letter and trial, up to 4 teams are one question ("Assistant 1" … "Assistant 4"; more
-teams: a seeded schedule of groups of 4 covering every pair, each holding --reference when given); a group of
-m levels is asked m times, every team once in every position, and the answers are averaged. The document's
-protocol (--protocol document): every team in one question, asked once, the reference first; the first
-complete ordering is the answer; review.jsonl and questions.jsonl as the document's compute script reads them.
-A team without a level to show, and every team of a presentation whose answers were all refused, is ranked
-last. Outputs: metric.json, ordering.txt, scores.csv, levels.csv, summary.json, settings.json, and
-presentations.jsonl + position-bias.json (sbeval) or review.jsonl + questions.jsonl (document).
-
-Example: sbeval judge order competition --judge llava:13b --reference zero_shot`,
-    )
-    .action(async (rootArg: string, flags: CommonFlags & { reference?: string; perspective: string; rankScores: RankScores }) => {
-      const root = resolve(rootArg);
-      const { config, filter, judge: settings, backend, id } = settingsFrom(root, flags, 'judge order');
-      if (flags.reference === 'tie' || flags.reference === 'model')
-        throw new SbevalError('config', `--reference "${flags.reference}" collides with a key of metric.json`, 'rename the team folder');
-      const summary: OrderJudgeSummary = await withProgress(ORDER_STAGE, flags.json === true, (display, signal) =>
-        runOrderJudge(
-          {
-            root,
-            filter,
-            view: flags.view,
-            perspective: flags.perspective,
-            reference: flags.reference,
-            protocol: flags.protocol,
-            rankScores: flags.rankScores,
-            id,
-            prefix: config.prefix,
-            judge: settings,
-            backend,
-            force: flags.force === true,
-          },
-          display,
-          signal,
-        ),
-      );
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ type: 'summary', stage: ORDER_STAGE, judge: id, ...summary.counts, failures: summary.failures, questions: summary.questions, outDir: summary.outDir, teams: summary.teams, logFile: summary.logFile, stopped: summary.stopped ?? null })}\n`,
-        );
-      } else {
-        process.stdout.write(
-          `${ORDER_STAGE} (${id}, ${flags.protocol} protocol): ${summary.questions} questions; ${failuresLine(summary.failures, summary.counts.calls, summary.counts.cached)}\n`,
-        );
-        for (const t of summary.teams)
-          process.stdout.write(
-            `  ${t.team.padEnd(24)} score ${t.meanScore === null ? '–' : t.meanScore.toFixed(3)}${interval(t.interval, 3)}  mean rank ${t.meanRank === null ? '–' : t.meanRank.toFixed(3)}  (${t.questions} questions)\n`,
-          );
-        for (const v of summary.versus)
-          process.stdout.write(
-            `  ${v.team.padEnd(24)} vs ${flags.reference}: win ${v.teamWins}, tie ${v.ties}, lose ${v.referenceWins}${v.winShare === null ? '' : `, share won ${v.winShare.toFixed(3)}${interval(v.winShareInterval, 3)}`}\n`,
-          );
-        process.stdout.write(`  results: ${summary.outDir}; calls: ${summary.logFile}\n`);
-        if (summary.stopped) process.stdout.write(`  stopped early: ${summary.stopped}\n`);
-      }
-      finish(summary, flags.maxRefusalRate, flags.json === true);
-    });
+    .addHelpText('after', ORDER_HELP)
+    .action(orderAction);
 }
 
 export function registerJudgeCommands(program: Command): void {
