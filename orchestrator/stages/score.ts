@@ -152,6 +152,16 @@ interface LoadedCompetition {
   read: Map<string, string>;
 }
 
+/** A competition folder's result stages, in reading order. */
+type ResultStage = 'stability' | 'similarity' | 'diversity';
+
+/** What reading one competition folder collects across teams: warnings, file hashes and how to name paths. */
+interface LoadContext {
+  show: (path: string) => string;
+  warnings: ScoreWarning[];
+  read: Map<string, string>;
+}
+
 /** Reads every per-character file of one competition folder. Problems become warnings, never silence. */
 export function loadCompetition(
   dir: string,
@@ -159,90 +169,102 @@ export function loadCompetition(
   options: { trials?: number; teamOrder?: TeamOrder; progress?: ProgressSink; root?: string } = {},
 ): LoadedCompetition {
   const root = options.root ?? dir;
-  const show = (path: string) => relative(root, path) || path;
+  const ctx: LoadContext = { show: (path: string) => relative(root, path) || path, warnings: [], read: new Map<string, string>() };
   const teams = orderTeams(listTeams(dir), options.teamOrder ?? 'name');
-  const warnings: ScoreWarning[] = [];
   const inputs = new Map<string, Map<string, CharacterInput>>();
-  const read = new Map<string, string>();
-  const stages = rules.diversity ? (['stability', 'similarity', 'diversity'] as const) : (['stability', 'similarity'] as const);
+  const stages: readonly ResultStage[] = rules.diversity ? ['stability', 'similarity', 'diversity'] : ['stability', 'similarity'];
   const progress = options.progress ?? SILENT_PROGRESS;
   progress.start('score', teams.length);
   for (const team of teams) {
-    const cells = new Map<string, CharacterInput>();
-    const counts = new Map<string, number>();
-    for (const stage of stages) {
-      const stageDir = join(dir, team, stage);
-      const files = listFiles(stageDir);
-      counts.set(stage, files.length);
-      for (const file of files) {
-        if (!/^[A-Z]\.json$/.test(file)) {
-          warnings.push({
-            code: 'extra-file',
-            message: `${show(join(stageDir, file))} is not a <A-Z>.json result file: ignored (the official script counts it when comparing file counts)`,
-            file: show(join(stageDir, file)),
-            team,
-          });
-        }
-      }
-      for (const character of CHARACTERS) {
-        const path = join(stageDir, `${character}.json`);
-        if (!files.includes(`${character}.json`)) continue;
-        const c = cells.get(character) ?? { sources: {} };
-        cells.set(character, c);
-        const label = show(path);
-        c.sources = { ...c.sources, [stage]: label };
-        try {
-          const bytes = readFileSync(path);
-          read.set(path, sha256(bytes));
-          const text = bytes.toString('utf8');
-          if (stage === 'stability') {
-            c.stability = parseStabilityJson(text, label).raws.map(
-              (r): TrialValue => ({
-                trial: trialIndexFromName(r.tag),
-                name: r.tag,
-                value: r.score,
-                ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}),
-              }),
-            );
-          } else if (stage === 'similarity') {
-            c.similarity = parseSimilarityJson(text, label).trials.map(
-              (t): TrialValue => ({ trial: trialIndexFromName(t.id), name: t.id, value: t.similarity }),
-            );
-          } else {
-            const diversity = parseDiversityJson(text, label);
-            c.diversityRate = diversity.diversityRate;
-            // Kept for the uncertainty bootstrap, which recomputes each resample's diversity from them.
-            c.vectors = diversity.trials.map((t): TrialVector => ({ trial: trialIndexFromName(t.trial), name: t.trial, vector: t.vector }));
-          }
-        } catch (error) {
-          throwIfStorageFault(error); // a forbidden or failing disk must not count as a team's zero
-          warnings.push({
-            code: 'unreadable',
-            message: `${(error as Error).message} — the file is treated as missing (its values count as 0)`,
-            file: label,
-            team,
-            character,
-          });
-        }
-      }
-    }
-    const distinct = new Set(counts.values());
-    if (distinct.size > 1) {
-      const list = [...counts].map(([stage, n]) => `${stage} ${n}`).join(', ');
-      warnings.push({
-        code: 'file-count',
-        message: `team ${team} has different numbers of files (${list}); the official script would stop and write no result for anyone — here each missing file counts as 0`,
-        file: show(join(dir, team)),
-        team,
-      });
-    }
-    inputs.set(team, cells);
+    inputs.set(team, loadTeam(dir, team, stages, ctx));
     progress.tick('score', 'ok', team);
   }
   progress.end('score');
   const input: ScoreInput = { teams, inputs, trials: options.trials ?? DEFAULT_TRIALS };
-  warnings.push(...checkInputs(input, rules));
-  return { input, warnings, read };
+  ctx.warnings.push(...checkInputs(input, rules));
+  return { input, warnings: ctx.warnings, read: ctx.read };
+}
+
+/** Reads one team's stage folders into its characters' inputs, warning when the stages hold different file counts. */
+function loadTeam(dir: string, team: string, stages: readonly ResultStage[], ctx: LoadContext): Map<string, CharacterInput> {
+  const cells = new Map<string, CharacterInput>();
+  const counts = new Map<string, number>();
+  for (const stage of stages) {
+    const stageDir = join(dir, team, stage);
+    const files = listFiles(stageDir);
+    counts.set(stage, files.length);
+    warnExtraFiles(stageDir, files, team, ctx);
+    for (const character of CHARACTERS) {
+      if (!files.includes(`${character}.json`)) continue;
+      const c = cells.get(character) ?? { sources: {} };
+      cells.set(character, c);
+      readCharacterFile(join(stageDir, `${character}.json`), stage, c, team, character, ctx);
+    }
+  }
+  const distinct = new Set(counts.values());
+  if (distinct.size > 1) {
+    const list = [...counts].map(([stage, n]) => `${stage} ${n}`).join(', ');
+    ctx.warnings.push({
+      code: 'file-count',
+      message: `team ${team} has different numbers of files (${list}); the official script would stop and write no result for anyone — here each missing file counts as 0`,
+      file: ctx.show(join(dir, team)),
+      team,
+    });
+  }
+  return cells;
+}
+
+function warnExtraFiles(stageDir: string, files: readonly string[], team: string, ctx: LoadContext): void {
+  for (const file of files) {
+    if (!/^[A-Z]\.json$/.test(file)) {
+      ctx.warnings.push({
+        code: 'extra-file',
+        message: `${ctx.show(join(stageDir, file))} is not a <A-Z>.json result file: ignored (the official script counts it when comparing file counts)`,
+        file: ctx.show(join(stageDir, file)),
+        team,
+      });
+    }
+  }
+}
+
+/** Reads and hashes one `<C>.json` into its character's input; an unreadable file becomes a warning (its values count as 0). */
+function readCharacterFile(path: string, stage: ResultStage, c: CharacterInput, team: string, character: string, ctx: LoadContext): void {
+  const label = ctx.show(path);
+  c.sources = { ...c.sources, [stage]: label };
+  try {
+    const bytes = readFileSync(path);
+    ctx.read.set(path, sha256(bytes));
+    parseStageFile(stage, bytes.toString('utf8'), label, c);
+  } catch (error) {
+    throwIfStorageFault(error); // a forbidden or failing disk must not count as a team's zero
+    ctx.warnings.push({
+      code: 'unreadable',
+      message: `${(error as Error).message} — the file is treated as missing (its values count as 0)`,
+      file: label,
+      team,
+      character,
+    });
+  }
+}
+
+function parseStageFile(stage: ResultStage, text: string, label: string, c: CharacterInput): void {
+  if (stage === 'stability') {
+    c.stability = parseStabilityJson(text, label).raws.map(
+      (r): TrialValue => ({
+        trial: trialIndexFromName(r.tag),
+        name: r.tag,
+        value: r.score,
+        ...(r.startingObjects !== undefined ? { startingObjects: r.startingObjects } : {}),
+      }),
+    );
+  } else if (stage === 'similarity') {
+    c.similarity = parseSimilarityJson(text, label).trials.map((t): TrialValue => ({ trial: trialIndexFromName(t.id), name: t.id, value: t.similarity }));
+  } else {
+    const diversity = parseDiversityJson(text, label);
+    c.diversityRate = diversity.diversityRate;
+    // Kept for the uncertainty bootstrap, which recomputes each resample's diversity from them.
+    c.vectors = diversity.trials.map((t): TrialVector => ({ trial: trialIndexFromName(t.trial), name: t.trial, vector: t.vector }));
+  }
 }
 
 /** Word counts of the prompt files `<team>.<ext>` (prefers `.txt`), counted as the 2023 rules count. */
