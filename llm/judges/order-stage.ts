@@ -7,7 +7,7 @@ import { removeStaleTemps } from '../generate/write.js';
 import { fingerprint } from './fingerprint.js';
 import { type Attempt, Journal, journalPath } from './journal.js';
 import { type FailureCounts, failureCounts, runJudge } from './judge-run.js';
-import { listJudgedLevels } from './levels.js';
+import { type JudgedLevel, listJudgedLevels } from './levels.js';
 import { type OrderOutputSummary, writeOrderOutputs } from './order-outputs.js';
 import { chainPick, checkRankScale, type OrderJudgeOptions, type OrderProtocol, type PlannedQuestion, planQuestions, teamOrder } from './order-plan.js';
 import { orderDir, storePrompt } from './paths.js';
@@ -81,11 +81,9 @@ function settledQuestions(
   return out;
 }
 
-export async function runOrderJudge(options: OrderJudgeOptions, progress: ProgressSink, cancel?: AbortSignal): Promise<OrderJudgeSummary> {
-  const { root, judge } = options;
-  const perspectiveText = PERSPECTIVES[options.perspective];
-  if (!perspectiveText)
-    throw new SbevalError('config', `unknown perspective "${options.perspective}"`, `choose one of ${Object.keys(PERSPECTIVES).join(', ')}`);
+/** The teams to compare, in the protocol's order, and their levels to judge; a setting that cannot be judged throws. */
+function teamsAndLevels(options: OrderJudgeOptions): { teams: string[]; levels: JudgedLevel[] } {
+  const { root } = options;
   const found = (options.filter.teams && options.filter.teams.length > 0 ? [...options.filter.teams] : listTeams(root)).sort(compareNames);
   if (found.length < 2) throw new SbevalError('input', `the ordering judge compares teams: ${root} has ${found.length}`, 'it needs at least two team folders');
   if (options.reference !== undefined && !found.includes(options.reference))
@@ -94,8 +92,13 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
   const teams = teamOrder(found, options.reference, options.protocol);
   const levels = listJudgedLevels(root, { ...options.filter, teams });
   if (levels.length === 0) throw new SbevalError('input', `no levels to judge in ${root}`, 'run `sbeval run` (or extract, convert, simulate) first');
+  return { teams, levels };
+}
 
-  const settings = {
+/** The settings an ordering depends on: their fingerprint tells whether an earlier ordering can be resumed. */
+function orderSettings(options: OrderJudgeOptions, teams: string[]) {
+  const { judge } = options;
+  return {
     api: judge.api,
     model: judge.model,
     view: options.view,
@@ -109,6 +112,26 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
     prompt: ORDER_PROMPT_VERSION,
     teams,
   };
+}
+
+function orderFailures(planned: readonly PlannedQuestion[], attemptsOf: ReadonlyMap<string, Attempt[]>, unfinished: number): FailureCounts {
+  const calls = [...attemptsOf.values()];
+  return failureCounts({
+    judged: calls.filter((a) => a.some((x) => x.ok)).length,
+    refused: calls.filter((a) => a.length > 0 && !a.some((x) => x.ok)).length,
+    missing: planned.reduce((n, q) => n + q.teams.filter((t) => !q.orders.some((o) => o.order.includes(t))).length, 0),
+    unfinished,
+  });
+}
+
+export async function runOrderJudge(options: OrderJudgeOptions, progress: ProgressSink, cancel?: AbortSignal): Promise<OrderJudgeSummary> {
+  const { root, judge } = options;
+  const perspectiveText = PERSPECTIVES[options.perspective];
+  if (!perspectiveText)
+    throw new SbevalError('config', `unknown perspective "${options.perspective}"`, `choose one of ${Object.keys(PERSPECTIVES).join(', ')}`);
+  const { teams, levels } = teamsAndLevels(options);
+
+  const settings = orderSettings(options, teams);
   const settingsPrint = fingerprint(settings);
   const outDir = orderDir(root, options.id, options.perspective);
   checkSettings(outDir, settingsPrint, options.id, options.force);
@@ -144,13 +167,7 @@ export async function runOrderJudge(options: OrderJudgeOptions, progress: Progre
   );
 
   const questions = settledQuestions(planned, attemptsOf, journal, options.protocol);
-  const calls = [...attemptsOf.values()];
-  const failures = failureCounts({
-    judged: calls.filter((a) => a.some((x) => x.ok)).length,
-    refused: calls.filter((a) => a.length > 0 && !a.some((x) => x.ok)).length,
-    missing: planned.reduce((n, q) => n + q.teams.filter((t) => !q.orders.some((o) => o.order.includes(t))).length, 0),
-    unfinished: run.counts.unfinished,
-  });
+  const failures = orderFailures(planned, attemptsOf, run.counts.unfinished);
   const complete = run.counts.unfinished === 0;
   const written = await writeOrderOutputs({
     root,

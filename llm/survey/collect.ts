@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { compareNames } from '../../orchestrator/layout/competition.js';
 import { csvText } from '../../scoring/formats/text-escape.js';
 import { readLevelScores } from '../judges/level-scores.js';
-import { loadJudgeResults, scoredSource } from '../judges/results.js';
+import { type JudgeResult, loadJudgeResults, scoredSource } from '../judges/results.js';
 import { finitePairs, intervalAlpha, krippendorffAlpha, pearson, spearman } from '../judges/scoring/agreement.js';
 import { bootstrapInterval, type Interval } from '../judges/scoring/bootstrap.js';
 import { agreementTable, type PairAgreement } from '../judges/scoring/judge-agreement.js';
@@ -84,20 +84,22 @@ function unitsOf(ratings: readonly Rating[], metric: string): number[][] {
   return [...byItem.values()];
 }
 
-export async function collectSurvey(outArg: string): Promise<CollectResult> {
-  const out = resolve(outArg);
-  const data = loadSurveyRatings(out);
-  const { survey, ratings } = data;
-  // Answers that are there but none readable is not "0 raters": it is a survey whose answers were lost to the reader.
-  if (ratings.length === 0 && data.warnings.length > 0) {
+/** Answers that are there but none readable is not "0 raters": it is a survey whose answers were lost to the reader. */
+function checkSomeReadable(out: string, data: SurveyRatings): void {
+  if (data.ratings.length === 0 && data.warnings.length > 0) {
     throw new SbevalError(
       'survey',
       `no rating could be read from ${join(out, 'answers')}: ${data.warnings.length} entr${data.warnings.length === 1 ? 'y' : 'ies'} skipped, the first: ${data.warnings[0]!}`,
       'answers are answers/<rater>/<item>.json as `sbeval survey serve` writes them',
     );
   }
+}
+
+/** Per metric, the raters' Krippendorff's alpha (interval, with its bootstrap interval, and ordinal). */
+function raterAgreement(data: SurveyRatings): { agreement: CollectResult['agreement']; rows: Row[] } {
+  const { survey, ratings } = data;
   const agreement: CollectResult['agreement'] = [];
-  const agreementRows: Row[] = [['metric', 'alpha_interval', 'alpha_low', 'alpha_high', 'alpha_ordinal', 'units', 'pairable_values', 'raters']];
+  const rows: Row[] = [['metric', 'alpha_interval', 'alpha_low', 'alpha_high', 'alpha_ordinal', 'units', 'pairable_values', 'raters']];
   for (const metric of survey.metrics) {
     const units = unitsOf(ratings, metric.id);
     const interval = krippendorffAlpha(units, 'interval');
@@ -112,7 +114,7 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
       units: interval.units,
       pairable: interval.pairable,
     });
-    agreementRows.push([
+    rows.push([
       metric.id,
       interval.alpha,
       bound(ci, 'low'),
@@ -123,25 +125,36 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
       new Set(ratings.filter((r) => r.metric === metric.id).map((r) => r.rater)).size,
     ]);
   }
+  return { agreement, rows };
+}
 
-  const { judges, warnings: judgeWarnings } = loadJudgeResults(data.root, survey.seed);
-  const sources = survey.metrics
-    .map((m) => ({ name: `survey:${m.id}`, scale: { min: m.scale.min, max: m.scale.max }, scores: meanRatings(ratings, m.id) }))
+type SurveySource = { name: string; scale: { min: number; max: number }; scores: Map<string, number> };
+type Correlation = { metric: string; against: string; items: number; spearman: number | null; pearson: number | null };
+
+/** Each metric's mean ratings per level, as a scored source; metrics nobody rated are left out. */
+function surveySources(data: SurveyRatings): SurveySource[] {
+  return data.survey.metrics
+    .map((m) => ({ name: `survey:${m.id}`, scale: { min: m.scale.min, max: m.scale.max }, scores: meanRatings(data.ratings, m.id) }))
     .filter((s) => s.scores.size > 0);
-  const judgeAgreement = agreementTable(judges.map(scoredSource), sources, survey.seed);
-  const judgeRows: Row[] = [
+}
+
+function judgeAgreementRows(judgeAgreement: readonly PairAgreement[]): Row[] {
+  return [
     ['a', 'b', 'levels', 'statistic', 'value', 'low', 'high'],
     ...judgeAgreement.map((a) => [a.a, a.b, a.units, a.statistic, a.value, bound(a.interval, 'low'), bound(a.interval, 'high')]),
   ];
+}
 
-  const scores = readLevelScores(data.root);
+/** Each metric's mean ratings against the official stability and similarity and against each judge's score. */
+function correlationsOf(root: string, sources: readonly SurveySource[], judges: readonly JudgeResult[]): { correlations: Correlation[]; rows: Row[] } {
+  const scores = readLevelScores(root);
   const against: Array<[string, (key: string) => number | undefined]> = [
     ['stability', (k) => scores.get(k)?.stability],
     ['similarity', (k) => scores.get(k)?.similarity],
     ...judges.map((j): [string, (key: string) => number | undefined] => [j.name, (k) => j.levels.get(k)?.score]),
   ];
-  const correlationRows: Row[] = [['metric', 'against', 'items', 'spearman', 'pearson']];
-  const correlations: Array<{ metric: string; against: string; items: number; spearman: number | null; pearson: number | null }> = [];
+  const rows: Row[] = [['metric', 'against', 'items', 'spearman', 'pearson']];
+  const correlations: Correlation[] = [];
   for (const source of sources) {
     for (const [name, pick] of against) {
       const { x, y } = finitePairs([...source.scores].map(([k, v]) => [v, pick(k)] as const));
@@ -149,27 +162,38 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
       const p = x.length >= 3 ? pearson(x, y) : null;
       const metric = source.name.slice('survey:'.length);
       correlations.push({ metric, against: name, items: x.length, spearman: s, pearson: p });
-      correlationRows.push([metric, name, x.length, s, p]);
+      rows.push([metric, name, x.length, s, p]);
     }
   }
+  return { correlations, rows };
+}
 
-  const ratingRows: Row[] = [
+function ratingRows(data: SurveyRatings): Row[] {
+  return [
     ['rater', 'item', 'team', 'letter', 'trial', 'metric', 'value'],
-    ...ratings.map((r) => [r.rater, r.item.id, r.item.team, r.item.letter, r.item.trial, r.metric, r.value]),
+    ...data.ratings.map((r) => [r.rater, r.item.id, r.item.team, r.item.letter, r.item.trial, r.metric, r.value]),
   ];
-  const commentRows: Row[] = [
+}
+
+function commentRows(data: SurveyRatings): Row[] {
+  return [
     ['rater', 'item', 'team', 'letter', 'trial', 'comment'],
     ...data.comments.map((c) => [c.rater, c.item.id, c.item.team, c.item.letter, c.item.trial, c.comment]),
   ];
-  const aggregates = aggregateRows(data);
-  const names = ['ratings.csv', 'comments.csv', 'aggregates.csv', 'agreement.csv', 'judge-agreement.csv', 'correlations.csv'];
-  const contents = [ratingRows, commentRows, aggregates, agreementRows, judgeRows, correlationRows];
-  const files = names.map((n) => join(out, n));
-  for (const [i, rows] of contents.entries()) await writeFileAtomic(files[i]!, csvText(rows));
-  const warnings = [...data.warnings, ...judgeWarnings];
-  const results = {
+}
+
+/** The content of `results.json`: everything the CSV files hold, in one document. */
+function resultsDocument(
+  data: SurveyRatings,
+  warnings: string[],
+  agreement: CollectResult['agreement'],
+  judgeAgreement: PairAgreement[],
+  correlations: Correlation[],
+  aggregates: Row[],
+) {
+  return {
     raters: data.raters,
-    ratings: ratings.length,
+    ratings: data.ratings.length,
     skipped: data.skipped,
     warnings,
     alphaHeadline: 'interval',
@@ -188,6 +212,27 @@ export async function collectSurvey(outArg: string): Promise<CollectResult> {
       .slice(1)
       .map(([team, letter, metric, count, itemsRated, m, s]) => ({ team, letter, metric, ratings: count, items: itemsRated, mean: m, sd: s })),
   };
+}
+
+export async function collectSurvey(outArg: string): Promise<CollectResult> {
+  const out = resolve(outArg);
+  const data = loadSurveyRatings(out);
+  const { survey, ratings } = data;
+  checkSomeReadable(out, data);
+  const { agreement, rows: agreementRows } = raterAgreement(data);
+
+  const { judges, warnings: judgeWarnings } = loadJudgeResults(data.root, survey.seed);
+  const sources = surveySources(data);
+  const judgeAgreement = agreementTable(judges.map(scoredSource), sources, survey.seed);
+  const { correlations, rows: correlationRows } = correlationsOf(data.root, sources, judges);
+
+  const aggregates = aggregateRows(data);
+  const names = ['ratings.csv', 'comments.csv', 'aggregates.csv', 'agreement.csv', 'judge-agreement.csv', 'correlations.csv'];
+  const contents = [ratingRows(data), commentRows(data), aggregates, agreementRows, judgeAgreementRows(judgeAgreement), correlationRows];
+  const files = names.map((n) => join(out, n));
+  for (const [i, rows] of contents.entries()) await writeFileAtomic(files[i]!, csvText(rows));
+  const warnings = [...data.warnings, ...judgeWarnings];
+  const results = resultsDocument(data, warnings, agreement, judgeAgreement, correlations, aggregates);
   files.push(join(out, 'results.json'));
   await writeFileAtomic(files.at(-1)!, `${JSON.stringify(results, null, 2)}\n`);
   return {
