@@ -39,7 +39,7 @@ const RATER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ITEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const MAX_COMMENT = 5000;
 /**
- * One answer's file, at most: a 5,000-character comment of characters JSON escapes as `\uXXXX` is
+ * One answer's file, at most: a 5,000-character comment of characters JSON escapes as six-character `\u` sequences is
  * 30,000 bytes, the values of a survey's metrics a few hundred more; a survey with so many metrics
  * that an answer passes this is refused at save time, not after.
  */

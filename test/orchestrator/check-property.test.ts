@@ -1,10 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, resultFiles, scoredExample, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * `sbeval check` exits 1 exactly when a fresh `sbeval score` would write other result files. After a
@@ -53,10 +52,7 @@ let count = 0;
 
 beforeAll(async () => {
   ws = workspace('sbeval-check-property-');
-  scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
-  await ok(['run', scored, '--model', ws.model]);
+  scored = await scoredExample(ws);
   truth = resultFiles(scored);
 }, 240_000);
 afterAll(() => {

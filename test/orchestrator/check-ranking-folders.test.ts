@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, ok, scoredExample, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * `sbeval check` asks what `score` and `run` ask: the manifest records the folders that decide the
@@ -17,10 +16,7 @@ let scored: string;
 
 beforeAll(async () => {
   ws = workspace('sbeval-check-folders-');
-  scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
-  await ok(['run', scored, '--model', ws.model]);
+  scored = await scoredExample(ws);
 }, 240_000);
 afterAll(() => {
   ws.restore();

@@ -1,9 +1,8 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, resultFiles, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, ok, resultFiles, scoredExample, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * One writer of `result/` (orchestrator/result/step.ts): `sbeval score` after `sbeval run`, and after a
@@ -20,10 +19,7 @@ const RUBRIC = `${JSON.stringify({ judge: 'rubric', character: 'I', trials: [{ n
 
 beforeAll(async () => {
   ws = workspace('sbeval-one-writer-');
-  scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
-  await ok(['run', scored, '--model', ws.model]);
+  scored = await scoredExample(ws);
   truth = resultFiles(scored);
 }, 240_000);
 afterAll(() => {

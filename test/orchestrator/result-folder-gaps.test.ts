@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, RANKING_FILES, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, ok, RANKING_FILES, scoredExample, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * What the result folder may claim (docs/report-truth.md), replayed through the commands a user types on copies of the
@@ -18,10 +17,7 @@ let scored: string;
 
 beforeAll(async () => {
   ws = workspace('sbeval-result-gaps-');
-  scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
-  await ok(['run', scored, '--model', ws.model]);
+  scored = await scoredExample(ws);
 }, 240_000);
 afterAll(() => {
   ws.restore();

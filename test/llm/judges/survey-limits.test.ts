@@ -11,7 +11,7 @@ import { runSbeval } from '../../helpers/cli.js';
 
 /**
  * A rater who fills the survey's answers to the limit, over a real socket: 700 items, each with every
- * metric and the longest comment the survey takes, of characters JSON writes as `\uXXXX` (30,000
+ * metric and the longest comment the survey takes, of characters JSON writes as six-character `\u` sequences (30,000
  * bytes each, 21 MB in all, past the 16 MiB a single answers file was read up to). Every answer comes
  * back from `GET /api/me` and is counted by `survey collect`; what passes the limit after is refused
  * at save time with a 413 that says why, and nothing saved before is touched.

@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { writeRandomVit } from '../../../scripts/make-random-vit.js';
+import { copyExampleSources } from '../../helpers/cli.js';
 import { sbevalInProcess } from './in-process-cli.js';
 
 /**
@@ -30,6 +31,15 @@ export function workspace(prefix: string): Workspace {
       else process.env.SBEVAL_CACHE = saved;
     },
   };
+}
+
+/** `<ws>/scored`: a copy of the example competition (T 3) after a plain `sbeval run` with the workspace's model. */
+export async function scoredExample(ws: Workspace): Promise<string> {
+  const scored = join(ws.dir, 'scored');
+  copyExampleSources(scored);
+  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
+  await ok(['run', scored, '--model', ws.model]);
+  return scored;
 }
 
 /** A copy of a prepared folder (with its `.sbeval/` state and `result/`). */
