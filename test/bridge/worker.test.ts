@@ -88,7 +88,9 @@ describe('sbeval engine workers (child processes)', () => {
       expect(outcomes).toHaveLength(6);
       const longOutcome = outcomes[0];
       expect(longOutcome?.attempts[0]).toMatchObject({ engineId: victim, failure: { kind: 'crashed' } });
-      expect(longOutcome?.attempts[0]?.failure?.reason).toMatch(new RegExp(`engine ${victim} was lost during level long`));
+      // The killed process's exit (the fleet closes its engine) and its socket's close race each other:
+      // either one ends the attempt, and either says which engine and level (bridge/remote-engine.ts).
+      expect(longOutcome?.attempts[0]?.failure?.reason).toMatch(new RegExp(`engine ${victim} was (lost|closed) during level long`));
       expect(longOutcome?.attempts.at(-1)?.failure).toBeUndefined();
       expect(events.some((e) => e.type === 'requeued' && e.levelId === 'long')).toBe(true);
 
