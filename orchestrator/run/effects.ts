@@ -4,11 +4,9 @@ import { join } from 'node:path';
 import type { DamageFormula } from '../../bridge/engine.js';
 import { TraceRecorder } from '../../bridge/trace.js';
 import { describeError } from '../../core/errors.js';
-import { sha256 } from '../../core/hash.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS } from '../../scoring/stability.js';
-import { writeFileAtomic } from '../layout/atomic.js';
 import { stageDir } from '../layout/competition.js';
 import {
   asTrialStability,
@@ -21,10 +19,10 @@ import {
   type TrialSettings,
   trialEffects,
 } from '../machine/index.js';
-import { type EnginePool, ResultLedger } from '../pool/index.js';
+import type { EnginePool } from '../pool/index.js';
 import { NEVER_GENERATED } from '../report/fates.js';
-import { type CachedLevel, cachePath, readCache } from '../stages/level-cache.js';
-import type { LevelPaths } from './levels.js';
+import type { LevelResults } from '../stages/level-results.js';
+import { type LevelPaths, levelFiles, loggedLevel } from './levels.js';
 
 /**
  * The effects of a level machine over a competition folder and an engine pool:
@@ -38,15 +36,16 @@ import type { LevelPaths } from './levels.js';
  * - commit: writes the level's result in the simulate stage's cache format
  *   (`<root>/.sbeval/simulate/<team>/<C>/<name>.json`), so `sbeval simulate` and a resumed `sbeval run`
  *   both see the level as done and never run it again.
- * Every trial's engine, the image and the cache entry are reported to the ledger: when the pool
- * discredits an engine, what it gave is removed and the level runs again (orchestrator/pool/result-ledger.ts).
+ * The image and the cache entry are kept as `sbeval simulate` keeps them (stages/level-results.ts), and
+ * every trial's engine is reported to the same ledger: when the pool discredits an engine, what it gave
+ * is removed and the level runs again (orchestrator/pool/result-ledger.ts).
  */
 interface RunEffectsOptions {
   root: string;
   prefix: string;
   pool: EnginePool;
-  /** The simulate stage's settings digest (stages/simulate.ts `settingsDigest`). */
-  digest: string;
+  /** Where the images and cache entries go, and the ledger of the engines that gave them. */
+  results: LevelResults;
   damage: DamageFormula;
   windowSteps?: number;
   paths: ReadonlyMap<string, LevelPaths>;
@@ -56,8 +55,6 @@ interface RunEffectsOptions {
   traces?: boolean;
   /** Called with every image written (its PNG bytes): `sbeval run` starts its similarity on them (orchestrator/similarity/prefetch.ts). */
   onImage?: (png: Uint8Array) => void;
-  /** Which engines gave each level's results, and the files written from them (default: one of its own). */
-  ledger?: ResultLedger;
 }
 
 /**
@@ -72,14 +69,13 @@ const NOT_FOUND = (stage: string, log: string) => `the ${stage} stage wrote no f
 
 export type RunEffects = LevelEffects & { recordLevelError(level: LevelRef, reason: string): Promise<void> };
 
-/** What the effects of one run share: their options, the level texts in flight, the trials, the ledger. */
+/** What the effects of one run share: their options, the level texts in flight, the trials. */
 interface EffectsState {
   options: RunEffectsOptions;
   windowSteps: number;
   trials: ReturnType<typeof trialEffects>;
   /** Each level's XML, read once, until the level is committed. */
   xmls: Map<string, string>;
-  ledger: ResultLedger;
 }
 
 function pathsOf(state: EffectsState, id: string): LevelPaths {
@@ -99,10 +95,6 @@ async function xmlOf(state: EffectsState, id: string): Promise<string> {
     state.xmls.set(id, xml);
   }
   return xml;
-}
-
-function cacheFile(state: EffectsState, level: LevelRef): string {
-  return cachePath(state.options.root, level.team, level.character, `${level.base}.xml`);
 }
 
 /** A trial's trace, when traces are on: no time in it and no elapsed time in its summary, so a resumed run writes the same bytes. */
@@ -128,7 +120,7 @@ async function runTrial(state: EffectsState, level: LevelRef, trial: number, cap
     ...(tee ? { tee } : {}),
   };
   const result = await runPoolTrial(state.options.pool, { levelId: level.id, xml, trial, capture, avoidEngines, signal }, settings);
-  state.ledger.used(level.id, result.engineSerial);
+  state.options.results.ledger.used(level.id, result.engineSerial);
   return result;
 }
 
@@ -150,31 +142,30 @@ async function convertStep(state: EffectsState, { level }: StepInput): Promise<S
 }
 
 async function writeImage(state: EffectsState, level: LevelRef, png: Uint8Array): Promise<void> {
-  const { image } = pathsOf(state, level.id);
-  await writeFileAtomic(image, png);
-  state.ledger.wrote(level.id, image);
+  await state.options.results.keepImages(loggedLevel(level), levelFiles(state.options.root, level, pathsOf(state, level.id)), png);
   state.options.onImage?.(png);
 }
 
-/** Writes a level's cache entry, unless an engine of the level was discredited meanwhile (then the level runs again). */
-async function writeCacheEntry(state: EffectsState, level: LevelRef, outcome: CachedLevel['outcome']): Promise<void> {
-  const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(state, level.id)), settings: state.options.digest, outcome };
-  if (state.ledger.trusted(level.id)) {
-    await writeFileAtomic(cacheFile(state, level), `${JSON.stringify(entry)}\n`);
-    state.ledger.wrote(level.id, cacheFile(state, level));
-  }
-}
-
 async function commitStep(state: EffectsState, { level, stability, trials }: CommitInput): Promise<StepOutput> {
-  await writeCacheEntry(state, level, { ok: true, ...stability, trials: trials.map(asTrialStability) });
+  const files = levelFiles(state.options.root, level, pathsOf(state, level.id));
+  await state.options.results.keepResult(loggedLevel(level), files, await xmlOf(state, level.id), {
+    ok: true,
+    ...stability,
+    trials: trials.map(asTrialStability),
+  });
   state.xmls.delete(level.id);
   return { status: 'ok', cached: false };
 }
 
-/** A level the engine cannot load fails the same way every time: cached like the simulate stage does. */
+/** A level the engine cannot load fails the same way every time: kept like the simulate stage keeps it. */
 async function recordLevelError(state: EffectsState, level: LevelRef, reason: string): Promise<void> {
   try {
-    await writeCacheEntry(state, level, { ok: false, reason });
+    await state.options.results.keepLevelError(
+      loggedLevel(level),
+      levelFiles(state.options.root, level, pathsOf(state, level.id)),
+      await xmlOf(state, level.id),
+      reason,
+    );
   } catch (error) {
     // Not cached: the level is simply tried again next run.
     void describeError(error);
@@ -194,7 +185,6 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
       keepImage: (level, png) => writeImage(state, level, png),
     }),
     xmls: new Map(),
-    ledger: options.ledger ?? new ResultLedger(options.pool),
   };
   return {
     extract: (input) => extractStep(state, input),
@@ -204,22 +194,4 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
     commit: (input) => commitStep(state, input),
     recordLevelError: (level, reason) => recordLevelError(state, level, reason),
   };
-}
-
-/** A level's cached result when it is still valid for its XML and the settings (and its image exists). */
-export async function readValidCache(
-  root: string,
-  team: string,
-  character: string,
-  base: string,
-  xmlPath: string,
-  imagePath: string,
-  digest: string,
-): Promise<CachedLevel | undefined> {
-  if (!existsSync(xmlPath)) return undefined;
-  const entry = readCache(cachePath(root, team, character, `${base}.xml`));
-  if (!entry || entry.settings !== digest) return undefined;
-  if (entry.xmlSha256 !== sha256(await readFile(xmlPath, 'utf8'))) return undefined;
-  if (entry.outcome.ok && !existsSync(imagePath)) return undefined;
-  return entry;
 }

@@ -2,11 +2,12 @@ import { existsSync } from 'node:fs';
 import { type CompetitionFolder, stageFilter } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { type LevelInput, provideLevelMachine, startLevel } from '../machine/index.js';
-import { type EnginePool, NOT_KEPT_REASON, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
+import { type EnginePool, NOT_KEPT_REASON } from '../pool/index.js';
 import { simulationIdentity } from '../stages/level-cache.js';
+import { LevelResults, validCache } from '../stages/level-results.js';
 import type { RunContext } from './context.js';
-import { createRunEffects, type RunEffects, readValidCache } from './effects.js';
-import { accountedLevels, type LevelPaths, type PlannedLevel } from './levels.js';
+import { createRunEffects, type RunEffects } from './effects.js';
+import { accountedLevels, type LevelPaths, levelFiles, loggedLevel, type PlannedLevel } from './levels.js';
 import { observeLevel, outcomeFromCache } from './observe.js';
 import { createPool } from './pool.js';
 
@@ -69,7 +70,7 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
 async function skipFinished(ctx: RunContext, competition: CompetitionFolder, planned: readonly PlannedLevel[], digest: string): Promise<PlannedLevel[]> {
   const todo: PlannedLevel[] = [];
   for (const level of planned) {
-    const entry = await readValidCache(competition.root, level.ref.team, level.ref.character, level.ref.base, level.paths.level, level.paths.image, digest);
+    const entry = validCache(levelFiles(competition.root, level.ref, level.paths), digest);
     if (entry) {
       ctx.outcomes.push(outcomeFromCache(level, entry));
       ctx.log.write({ type: 'level-cached', level: level.ref.id, ok: entry.outcome.ok });
@@ -96,40 +97,33 @@ function machineLimits(ctx: RunContext): LevelInput['limits'] {
 
 /**
  * The machines of `todo`, then again those whose results came from an engine the pool discredited
- * meanwhile (their outcomes are replaced; the ledger already removed their files), a bounded number of
- * times: a level still tainted after that is unfinished (the next run does it).
+ * meanwhile (stages/level-results.ts `runWithReruns`: their outcomes are replaced; the ledger already
+ * removed their files), a bounded number of times: a level still tainted after that is unfinished (the
+ * next run does it). The official stability log is the one `sbeval simulate` writes.
  */
 async function runLevels(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string): Promise<void> {
-  const ledger = new ResultLedger(ctx.pool);
-  const effects = levelEffects(ctx, competition, todo, digest, ledger);
-  // The official stability log `sbeval simulate` writes: one line per level simulated now, its final
-  // verdict (the line of a run that was not kept, its engine discredited, is taken back).
   const stabilityLog = new StageLog(competition.root, 'stability', ctx.now(), ctx.now);
+  const results = new LevelResults(ctx.pool, stabilityLog, ctx.progress, digest);
+  const effects = levelEffects(ctx, competition, todo, results);
   try {
-    let pass = todo;
-    for (let run = 1; pass.length > 0; run += 1) {
-      await runMachines(ctx, pass, effects, stabilityLog);
-      await ledger.settle();
-      const tainted = new Set(ledger.takeTainted());
-      pass = todo.filter((l) => tainted.has(l.ref.id));
-      if (pass.length === 0) break;
-      const names = pass.map((l) => l.ref.id);
-      stabilityLog.forget(pass.map((l) => ({ team: l.ref.team, character: l.ref.character, trial: `${l.ref.base}.xml` })));
-      if (run >= RUNS_PER_LEVEL) {
-        for (const l of pass) stabilityLog.trial(l.ref.team, l.ref.character, `${l.ref.base}.xml`, { ok: false, reason: NOT_KEPT_REASON });
-        for (const id of names) replaceOutcome(ctx, id, 'unfinished');
-        ctx.warn(
-          'simulate',
-          `${pass.length} level(s) ran ${run} times on engines later retired for a lie; not kept, the next run does them: ${names.join(', ')}`,
-        );
-        break;
-      }
-      for (const id of names) replaceOutcome(ctx, id, 'forget');
-      ctx.warn('simulate', `${pass.length} level(s) ran on an engine later retired for a lie: their results are not kept, they run again: ${names.join(', ')}`);
-      ctx.progress.start('simulate', pass.length);
-    }
+    await results.runWithReruns(
+      todo,
+      (l) => loggedLevel(l.ref),
+      (pass) => runMachines(ctx, pass, effects, results),
+      {
+        again: (levels, message) => {
+          for (const l of levels) replaceOutcome(ctx, l.ref.id, 'forget');
+          ctx.warn('simulate', message);
+          ctx.progress.start('simulate', levels.length);
+        },
+        notKept: (levels, message) => {
+          for (const l of levels) replaceOutcome(ctx, l.ref.id, 'unfinished');
+          ctx.warn('simulate', message);
+        },
+      },
+    );
   } finally {
-    ledger.close();
+    results.close();
   }
 }
 
@@ -159,24 +153,23 @@ function replaceOutcome(ctx: RunContext, id: string, how: 'forget' | 'unfinished
   };
 }
 
-function levelEffects(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], digest: string, ledger: ResultLedger): RunEffects {
+function levelEffects(ctx: RunContext, competition: CompetitionFolder, todo: readonly PlannedLevel[], results: LevelResults): RunEffects {
   const { settings } = ctx;
   return createRunEffects({
     root: competition.root,
     prefix: settings.prefix,
     pool: ctx.pool as EnginePool, // only machines with a level XML reach `simulating`, and then a pool exists
-    digest,
+    results,
     damage: settings.damage,
     paths: new Map<string, LevelPaths>(todo.map((l) => [l.ref.id, l.paths])),
     startedAt: ctx.startedAt.getTime(),
     traces: settings.traces,
-    ledger,
     ...(ctx.similarityPrefetch ? { onImage: (png: Uint8Array) => ctx.similarityPrefetch!.add(png) } : {}),
   });
 }
 
 /** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
-async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects, stabilityLog: StageLog): Promise<void> {
+async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects, results: LevelResults): Promise<void> {
   const { report, progress, options } = ctx;
   const machine = provideLevelMachine(ctx.latch.guard(effects));
   const inspect = ctx.log.inspector();
@@ -196,14 +189,7 @@ async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effec
       if (outcome.status === 'failed') report.levels.failed += 1;
       if (willSimulate) {
         report.levels.simulated += 1;
-        stabilityLog.trial(
-          level.ref.team,
-          level.ref.character,
-          `${level.ref.base}.xml`,
-          outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' },
-        );
-        if (outcome.status === 'done') progress.tick('simulate', 'ok', level.ref.id);
-        else progress.tick('simulate', 'failed', level.ref.id, outcome.failure?.reason);
+        results.verdict(loggedLevel(level.ref), outcome.status === 'done' ? { ok: true } : { ok: false, reason: outcome.failure?.reason ?? 'failed' });
       }
       for (const retry of outcome.retries)
         progress.note('simulate', `${level.ref.id}: ${retry.stage} of trial ${retry.trial} retried on another engine (${retry.reason})`);

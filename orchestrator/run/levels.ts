@@ -4,6 +4,8 @@ import type { CompetitionFolder, Settings } from '../config/index.js';
 import { listCharacters, listFiles, listTeams, stageDir, type TrialStage, trialBaseName, trialFileBase, trialIndexFromName } from '../layout/competition.js';
 import { assertSafeName } from '../layout/names.js';
 import type { LevelRef } from '../machine/index.js';
+import { cachePath } from '../stages/level-cache.js';
+import { type LevelFiles, type LoggedLevel, rawImageOf } from '../stages/level-results.js';
 import { officialBaseName } from '../stages/trial-transform.js';
 
 /**
@@ -35,6 +37,16 @@ export interface LevelPaths {
 export interface PlannedLevel {
   ref: LevelRef;
   paths: LevelPaths;
+}
+
+/** A trial as the ledger and the stability log name it (stages/level-results.ts). */
+export function loggedLevel(ref: LevelRef): LoggedLevel {
+  return { id: ref.id, team: ref.team, character: ref.character, file: `${ref.base}.xml` };
+}
+
+/** A trial's level, image and cache files (stages/level-results.ts). */
+export function levelFiles(root: string, ref: LevelRef, paths: LevelPaths): LevelFiles {
+  return { xml: paths.level, png: paths.image, raw: rawImageOf(paths.image), cache: cachePath(root, ref.team, ref.character, `${ref.base}.xml`) };
 }
 
 /**

@@ -4,8 +4,8 @@ import { convertProgram } from '../../levels/pipeline.js';
 import type { LevelOutcome, LevelStage, StageReached } from '../machine/index.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../report/fates.js';
 import type { CachedLevel } from '../stages/level-cache.js';
-import { readValidCache } from './effects.js';
-import type { PlannedLevel } from './levels.js';
+import { validCache } from '../stages/level-results.js';
+import { levelFiles, type PlannedLevel } from './levels.js';
 
 /**
  * The fate of a trial `run` does not work on (outside `--team`/`--chars`), read from the folder as it is:
@@ -47,7 +47,7 @@ export function outcomeFromCache(level: PlannedLevel, cached: CachedLevel): Leve
 export async function observeLevel(root: string, level: PlannedLevel, prefix: string, digest: string): Promise<LevelOutcome> {
   const { paths, ref } = level;
   if (existsSync(paths.level)) {
-    const cached = await readValidCache(root, ref.team, ref.character, ref.base, paths.level, paths.image, digest);
+    const cached = validCache(levelFiles(root, ref, paths), digest);
     return cached ? outcomeFromCache(level, cached) : failed(level, 'simulate', 'level', NOT_SIMULATED, 'pending');
   }
   const program = readText(paths.intermediate);

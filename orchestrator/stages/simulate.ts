@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DamageFormula, DEFAULT_SIMULATION, type Engine } from '../../bridge/engine.js';
 import { createEngines, defaultEngineCount } from '../../bridge/engines.js';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { sha256 } from '../../core/hash.js';
 import { type StorageError, storageFault } from '../../core/storage.js';
 import { type StabilityEntry, stabilityTag, writeStabilityJson } from '../../scoring/formats/stability.js';
 import { DEFAULT_VELOCITY_RULE, OFFICIAL_RULE, OFFICIAL_TRIALS, type StabilityRule } from '../../scoring/stability.js';
@@ -12,9 +10,10 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import { compareNames, listTrialFiles, type StageFilter, stageDir, stateDir, type TrialFile, trialBaseName } from '../layout/competition.js';
 import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
-import { EnginePool, levelsToKeepBusy, NOT_KEPT_REASON, type PoolEvent, PoolJobError, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
+import { EnginePool, levelsToKeepBusy, type PoolEvent, PoolJobError } from '../pool/index.js';
 import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
-import { type CachedLevel, cacheIn, readCache, settingsDigest } from './level-cache.js';
+import { type CachedLevel, cacheIn, settingsDigest } from './level-cache.js';
+import { type LevelFiles, LevelResults, type LoggedLevel, rawImageOf, validCache } from './level-results.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 
 /**
@@ -32,7 +31,8 @@ import { removeOrphanLevelOutputs } from './orphans.js';
  * cannot be loaded is recorded with its reason in `<root>/logs/stability_log_<ISO>.txt` and left out
  * of the JSON (the scoring script counts a missing trial as 0). A level whose trials ran on an engine
  * the pool later discredits (retired for a lie) loses its image and cache and runs again (up to
- * `RUNS_PER_LEVEL` times; then it is unfinished: orchestrator/pool/result-ledger.ts).
+ * `RUNS_PER_LEVEL` times; then it is unfinished). The cache, the images, the log lines and the reruns
+ * are kept as `sbeval run` keeps them: stages/level-results.ts.
  */
 export interface SimulateOptions {
   root: string;
@@ -64,7 +64,7 @@ export interface SimulateSummary extends StageSummary {
 }
 
 /**
- * A level's image and cache paths. The folders are resolved (and checked not to be symbolic links,
+ * A level's files. The folders are resolved (and checked not to be symbolic links,
  * layout/competition.ts) once per character and stage run, not twice per level: each check is an
  * lstat per path component, and a level costs the main thread only a few milliseconds in all.
  */
@@ -82,67 +82,48 @@ class LevelPaths {
     return found;
   }
 
-  images(level: TrialFile): { png: string; raw: string } {
-    const dir = this.folder(level).images;
-    const base = trialBaseName(level.file);
-    return { png: join(dir, `${base}.png`), raw: join(dir, `${base}_raw.png`) };
-  }
-
-  cache(level: TrialFile): string {
-    return cacheIn(this.folder(level).state, level.file);
+  files(level: TrialFile): LevelFiles {
+    const png = join(this.folder(level).images, `${trialBaseName(level.file)}.png`);
+    return { xml: level.path, png, raw: rawImageOf(png), cache: cacheIn(this.folder(level).state, level.file) };
   }
 }
 
-/** A level's id in jobs, logs and the ledger: `<team>/<C>/<name>`. */
-function levelLabel(file: TrialFile): string {
-  return `${file.team}/${file.character}/${trialBaseName(file.file)}`;
+/** A level as the ledger and the log name it: `<team>/<C>/<name>`. */
+function logged(file: TrialFile): LoggedLevel {
+  return { id: `${file.team}/${file.character}/${trialBaseName(file.file)}`, team: file.team, character: file.character, file: file.file };
 }
 
 /** What `simulateLevel` needs from its stage run. */
 interface LevelWork {
   pool: EnginePool;
-  ledger: ResultLedger;
+  results: LevelResults;
   paths: LevelPaths;
-  digest: string;
   evaluation: LevelEvaluationOptions;
-  log: StageLog;
   progress: ProgressSink;
   /** Levels with a result (cached or made now), by XML path. */
   cached: Map<string, CachedLevel>;
 }
 
 /**
- * Runs one level on the pool and records it: its image and cache entry (unless an engine of it was
- * discredited meanwhile: orchestrator/pool/result-ledger.ts), or its verdict when sbeval's rules say
- * it cannot run. `unfinished`: engines failed it (a rerun may finish it); a storage fault stops the stage.
+ * Runs one level on the pool and records it (stages/level-results.ts): its image and cache entry, or
+ * its verdict when sbeval's rules say it cannot run. `unfinished`: engines failed it (a rerun may
+ * finish it); a storage fault stops the stage.
  */
 async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | 'unfinished' | StorageError> {
-  const { ledger, paths, log, progress, cached } = work;
-  const label = levelLabel(file);
+  const { results, cached } = work;
+  const level = logged(file);
   const xml = readFileSync(file.path, 'utf8');
-  const xmlSha256 = sha256(xml);
-  const cacheFile = paths.cache(file);
-  const images = paths.images(file);
-  const record = async (entry: CachedLevel, durable: boolean) => {
-    // Nothing is cached from an engine discredited meanwhile: the level runs again.
-    if (!ledger.trusted(label)) return;
-    await writeFileAtomic(cacheFile, `${JSON.stringify(entry)}\n`, { durable });
-    ledger.wrote(label, cacheFile);
-    cached.set(file.path, entry);
-  };
+  const files = work.paths.files(file);
   try {
-    const result = await evaluateLevel(work.pool, label, xml, { ...work.evaluation, onEngine: (engineSerial) => ledger.used(label, engineSerial) });
-    if (!result.png) throw new SbevalError('capture', `level ${label}: the engine sent no image`);
-    await writeFileAtomic(images.png, result.png);
-    const raw = work.evaluation.rawImages && result.raw;
-    if (raw) await writeFileAtomic(images.raw, raw);
-    ledger.wrote(label, images.png, ...(raw ? [images.raw] : []));
-    // The cache is not fsynced: the image it vouches for already is (written and synced above,
-    // before this file exists), and after a machine crash a torn or empty cache does not parse
-    // (readCache), so the level is simply run again. Saves one disk flush per level.
-    await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: true, ...result.stability, trials: result.trials } }, false);
-    log.trial(file.team, file.character, file.file, { ok: true });
-    progress.tick('simulate', 'ok', label);
+    const result = await evaluateLevel(work.pool, level.id, xml, {
+      ...work.evaluation,
+      onEngine: (engineSerial) => results.ledger.used(level.id, engineSerial),
+    });
+    if (!result.png) throw new SbevalError('capture', `level ${level.id}: the engine sent no image`);
+    await results.keepImages(level, files, result.png, work.evaluation.rawImages ? result.raw : undefined);
+    const entry = await results.keepResult(level, files, xml, { ok: true, ...result.stability, trials: result.trials });
+    if (entry) cached.set(file.path, entry);
+    results.verdict(level, { ok: true });
     return 'ok';
   } catch (error) {
     // A full disk or a read-only folder is not the level's fault: stop, the next run does it.
@@ -150,20 +131,14 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
     if (storage) return storage;
     const reason = describeError(error);
     const levelError = isLevelError(error);
-    if (levelError) {
-      // No image for a level that cannot be loaded (an earlier one of a since-edited XML would be stale).
-      await rm(images.png, { force: true });
-      await rm(images.raw, { force: true });
-      // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
-      await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: false, reason } }, true);
-    }
-    log.trial(file.team, file.character, file.file, { ok: false, reason });
-    progress.tick('simulate', 'failed', label, reason);
+    const entry = levelError ? await results.keepLevelError(level, files, xml, reason) : undefined;
+    if (entry) cached.set(file.path, entry);
+    results.verdict(level, { ok: false, reason });
     return levelError ? 'ok' : 'unfinished';
   }
 }
 
-/** Which levels still need work: those without a cache entry for their XML and settings (and images, when it succeeded). */
+/** Which levels still need work: those without a valid cache entry (stages/level-results.ts `validCache`). */
 function sortOutCached(
   levels: readonly TrialFile[],
   paths: LevelPaths,
@@ -174,11 +149,8 @@ function sortOutCached(
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
   for (const level of levels) {
-    const xml = readFileSync(level.path, 'utf8');
-    const entry = options.force ? undefined : readCache(paths.cache(level));
-    const images = paths.images(level);
-    const imagesPresent = existsSync(images.png) && (!options.rawImages || existsSync(images.raw));
-    if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent)) {
+    const entry = options.force ? undefined : validCache(paths.files(level), digest, options.rawImages);
+    if (entry) {
       cached.set(level.path, entry);
       log.skipped();
     } else {
@@ -222,9 +194,9 @@ async function openStagePool(options: SimulateOptions, engineKind: string, level
 
 /**
  * Runs the levels on the pool, `levelsToKeepBusy` at once, then again those that ran on an engine the pool
- * discredited meanwhile (up to RUNS_PER_LEVEL runs). Returns how many levels are unfinished and how many
- * a stop left unstarted; the first storage fault stops every worker (no more levels are started) and is
- * then thrown.
+ * discredited meanwhile (stages/level-results.ts `runWithReruns`). Returns how many levels are unfinished
+ * and how many a stop left unstarted; the first storage fault stops every worker (no more levels are
+ * started) and is then thrown.
  */
 async function runLevels(
   todo: readonly TrialFile[],
@@ -233,53 +205,51 @@ async function runLevels(
   signal: AbortSignal | undefined,
 ): Promise<{ unfinished: number; notRun: number }> {
   const { pool, engines } = stagePool;
-  const { ledger, cached, progress } = work;
-  let unfinished = 0;
+  const { results, cached } = work;
+  // By XML path: a level that runs again is unfinished only if its last run leaves it so.
+  const unfinished = new Set<string>();
   // Levels a stop (Ctrl-C) left unstarted: the summary counts them as not run, the next run does them.
   const started = new Set<string>();
   let fault: StorageError | undefined;
-  let queue: readonly TrialFile[] = todo;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      if (fault) return;
-      if (signal?.aborted) return;
-      const file = queue[next++];
-      if (!file || !pool) return;
-      started.add(file.path);
-      const done = await simulateLevel(file, work);
-      if (done === 'unfinished') unfinished += 1;
-      else if (done !== 'ok') {
-        fault ??= done;
-        return;
+  const parallel = levelsToKeepBusy(engines);
+  const pass = async (queue: readonly TrialFile[]): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        if (fault || signal?.aborted) return;
+        const file = queue[next++];
+        if (!file || !pool) return;
+        started.add(file.path);
+        const done = await simulateLevel(file, work);
+        if (done === 'unfinished') unfinished.add(file.path);
+        else if (done !== 'ok') {
+          fault ??= done;
+          return;
+        }
       }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
+  };
+  const forget = (levels: readonly TrialFile[]) => {
+    for (const level of levels) {
+      cached.delete(level.path);
+      unfinished.delete(level.path);
     }
   };
-  const parallel = levelsToKeepBusy(engines);
-  for (let run = 1; queue.length > 0 && !fault; run += 1) {
-    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker()));
-    await ledger.settle();
-    // Levels that ran on an engine discredited meanwhile: their files are gone; run them again.
-    const tainted = new Set(ledger.takeTainted());
-    const again = todo.filter((file) => tainted.has(levelLabel(file)));
-    for (const level of again) cached.delete(level.path);
-    // The log keeps one line per level, its final verdict: a run that was not kept is taken back.
-    work.log.forget(again.map((level) => ({ team: level.team, character: level.character, trial: level.file })));
-    if (again.length > 0)
-      progress.note(
-        'simulate',
-        `${again.length} level(s) ran on an engine later retired for a lie: ${run < RUNS_PER_LEVEL ? 'running them again' : 'not kept (run again)'}`,
-      );
-    if (run >= RUNS_PER_LEVEL) {
-      for (const level of again) work.log.trial(level.team, level.character, level.file, { ok: false, reason: NOT_KEPT_REASON });
-      unfinished += again.length;
-      break;
-    }
-    queue = again;
-    next = 0;
-  }
+  await results.runWithReruns(todo, logged, pass, {
+    again: (levels, message) => {
+      forget(levels);
+      work.progress.note('simulate', message);
+    },
+    notKept: (levels, message) => {
+      forget(levels);
+      for (const level of levels) unfinished.add(level.path);
+      work.progress.note('simulate', message);
+    },
+    stopped: () => fault !== undefined,
+  });
   if (fault) throw fault;
-  return { unfinished, notRun: todo.filter((level) => !started.has(level.path)).length };
+  return { unfinished: unfinished.size, notRun: todo.filter((level) => !started.has(level.path)).length };
 }
 
 /** Character files from the caches, once every level of the character is done; returns the `<team>/<C>` written. */
@@ -330,23 +300,14 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
   const stagePool = await openStagePool(options, engineKind, todo.length, progress);
   const { pool, engines } = stagePool;
-  const ledger = new ResultLedger(pool);
+  const results = new LevelResults(pool, log, progress, digest);
   let counts: { unfinished: number; notRun: number };
   try {
-    const work: LevelWork = {
-      pool: pool as EnginePool,
-      ledger,
-      paths,
-      digest,
-      evaluation: { trials, damage, rule, capture: true, rawImages },
-      log,
-      progress,
-      cached,
-    };
+    const work: LevelWork = { pool: pool as EnginePool, results, paths, evaluation: { trials, damage, rule, capture: true, rawImages }, progress, cached };
     counts = await runLevels(todo, work, stagePool, options.signal);
   } finally {
     stagePool.closing = true;
-    ledger.close();
+    results.close();
     await pool?.close();
     if (stagePool.ownEngines) await Promise.all(engines.map((e) => e.close()));
     progress.end('simulate');
