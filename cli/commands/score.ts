@@ -3,10 +3,9 @@ import { SbevalError } from '../../core/errors.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
 import type { Settings } from '../../orchestrator/config/index.js';
 import { teamsFound } from '../../orchestrator/config/subset.js';
-import { scoreSettingsRecord, writeResults } from '../../orchestrator/result/step.js';
 import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
 import { rankingLines } from '../../orchestrator/stages/score-report.js';
-import { type ScoreStageResult, stageResult } from '../../orchestrator/stages/score-stage.js';
+import { type ScoreStageResult, scoreResults, stageResult } from '../../orchestrator/stages/score-stage.js';
 import { cachedPhysics, prestartUncertainty } from '../../orchestrator/stages/uncertainty.js';
 import type { ScoreWarning } from '../../scoring/score/checks.js';
 import { CHARACTERS } from '../../scoring/score/rules.js';
@@ -69,22 +68,10 @@ async function scoreOptions(settings: Settings, flags: ScoreFlags): Promise<Scor
 /** The one step that writes `result/`, as `sbeval run`'s (orchestrator/result/step.ts). */
 async function scoreFolder(settings: Settings, options: ScoreStageOptions) {
   const interrupt = stopOnInterrupt('score');
-  // Read first: the bootstrap's resamples run in their thread while the folder is checked (docs/uncertainty.md "Cost").
-  const read = readScoreFolder(options);
   try {
-    return await writeResults({
-      settings,
-      contributors: LLM_RESULT_CONTRIBUTORS,
-      command: 'score',
-      record: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
-      options,
-      // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
-      ...(options.physics ? { robustness: { runs: options.physics.runs, levels: options.physics.levels } } : {}),
-      read,
-    });
+    // Read first: the bootstrap's resamples run in their thread while the folder is checked (docs/uncertainty.md "Cost").
+    return await scoreResults(settings, options, LLM_RESULT_CONTRIBUTORS, readScoreFolder(options));
   } finally {
-    // A folder the check blocked is not scored: its bootstrap stops.
-    read.cancel();
     interrupt.finish();
   }
 }

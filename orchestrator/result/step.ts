@@ -193,9 +193,15 @@ async function scoreAndReport(
   const scored = await read.score();
   // The report, last: the score's content, every trial's fate (the gallery), the failure accounting, the
   // knife-edge verdicts (`--robustness N`), the judges (when the folder holds their results), the
-  // settings of every stage, and every warning.
+  // caller's sections, the settings of every stage, and every warning.
   const written = await writeScoreReports(scored, {
-    sections: [accounting.section, ...(step.robustness ? [robustnessSection(step.robustness.levels, step.robustness.runs)] : []), ...contributed],
+    sections: [
+      accounting.section,
+      ...(step.robustness ? [robustnessSection(step.robustness.levels, step.robustness.runs)] : []),
+      ...contributed,
+      // A library caller's own sections (score.ts `ScoreStageOptions.sections`), last.
+      ...(step.options.sections ?? []),
+    ],
     trialFates: accounting.rows,
     settings: runSettingsFacts(settings, basis.identity.similarityModel),
     warnings: [...accounting.warnings, ...(step.warnings?.() ?? [])],

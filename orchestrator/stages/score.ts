@@ -16,9 +16,9 @@
  *
  * Two steps: `readScoreFolder` reads the folder and starts the ranking's bootstrap; its `score`
  * scores what was read, writes the official files and returns what it found (`Scored`). The reports
- * are built from that afterwards (score-report.ts) — by `runScoreStage` (score-stage.ts) at once, by
- * `sbeval run` last, with every warning of the run. `sbeval score` reads before it checks what the
- * folder supports, `run` after; either way `assertReadAsRecorded` holds the reading to the manifest.
+ * are built from that afterwards (score-report.ts) by the one results writer (result/step.ts) that
+ * `sbeval run`, `sbeval score` and `runScoreStage` go through. `sbeval score` reads before it checks
+ * what the folder supports, `run` after; either way `assertReadAsRecorded` holds the reading to the manifest.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { EOL } from 'node:os';
