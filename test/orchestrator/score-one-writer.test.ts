@@ -1,16 +1,22 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LLM_RESULT_CONTRIBUTORS, runScoreStage } from '../../index.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { copyOf, ok, resultFiles, scoredExample, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
- * `sbeval score` after a real `sbeval judge rubric` run on the shipped example (scored by `sbeval run`)
- * keeps what `run` wrote: the accounting files byte for byte, the report's failure accounting and
- * settings rows, and adds the judge's section; it removes nothing, the judge's own files in `result/`
- * included, and `run` on the same folder then writes the same files. The judge is a fake Ollama over a
- * real socket (Ollama cannot run here) that answers every level with a well-formed rubric verdict.
+ * Scoring through the one results writer (orchestrator/result/step.ts), on copies of the shipped
+ * example after `sbeval run`:
+ * - the package's `runScoreStage` leaves the files `sbeval score` leaves, the manifest included, so
+ *   `sbeval check` vouches for them; a folder it cannot rank is an error naming why, with every trial
+ *   still accounted for. Through the package's own exports.
+ * - `sbeval score` after a real `sbeval judge rubric` run keeps what `run` wrote: the accounting files
+ *   byte for byte, the report's failure accounting and settings rows, and adds the judge's section; it
+ *   removes nothing, the judge's own files in `result/` included, and `run` on the same folder then
+ *   writes the same files. The judge is a fake Ollama over a real socket (Ollama cannot run here) that
+ *   answers every level with a well-formed rubric verdict.
  */
 const JUDGE = 'llava:13b';
 /** The judge's folder name: the model as a folder name (llm/judges/paths.ts `judgeId`). */
@@ -32,7 +38,7 @@ let scored: string;
 let host: FakeOllama;
 
 beforeAll(async () => {
-  ws = workspace('sbeval-score-after-judge-');
+  ws = workspace('sbeval-score-one-writer-');
   scored = await scoredExample(ws);
   host = await new FakeOllama({ models: [JUDGE], answer: () => ANSWER }).start();
 }, 240_000);
@@ -43,6 +49,43 @@ afterAll(async () => {
 });
 
 const withoutManifest = (files: Map<string, string>) => new Map([...files].filter(([name]) => name !== 'manifest.json'));
+
+describe('runScoreStage (package API)', () => {
+  it('writes what `sbeval score` writes, the manifest included, and `sbeval check` vouches for it', async () => {
+    const byCommand = copyOf(scored, join(ws.dir, 'by-command'));
+    const byApi = copyOf(scored, join(ws.dir, 'by-api'));
+    await ok(['score', byCommand]);
+    const result = await runScoreStage({ root: byApi, rules: '2025' }, LLM_RESULT_CONTRIBUTORS);
+    const files = resultFiles(byApi);
+    expect(files).toEqual(resultFiles(byCommand));
+    expect(withoutManifest(files)).toEqual(withoutManifest(resultFiles(scored)));
+    expect(JSON.parse(files.get('manifest.json')!).command).toBe('score');
+    expect(files.get('report.md')).toContain('## Failure accounting');
+    expect(result.files.map((f) => f.split(/[\\/]/).pop())).toContain('report.md');
+    expect((await sbeval(['check', byApi])).code).toBe(0);
+  }, 120_000);
+
+  it("adds the caller's sections after the command's own", async () => {
+    const root = copyOf(scored, join(ws.dir, 'sections'));
+    await runScoreStage({
+      root,
+      rules: '2025',
+      sections: [{ id: 'mine', title: 'My notes', markdown: 'written by the caller', html: '<p>written by the caller</p>' }],
+    });
+    const report = resultFiles(root).get('report.md')!;
+    expect(report.indexOf('## Failure accounting')).toBeGreaterThan(-1);
+    expect(report.indexOf('## My notes\n\nwritten by the caller')).toBeGreaterThan(report.indexOf('## Failure accounting'));
+  }, 120_000);
+
+  it('a folder it cannot rank: an error naming why and the files it removed; every trial still accounted for', async () => {
+    const root = copyOf(scored, join(ws.dir, 'blocked'));
+    writeFileSync(join(root, 'BlockSmith', 'levels', 'I', 'BlockSmith_I_1.xml'), '<Level/>\n');
+    await expect(runScoreStage({ root, rules: '2025' })).rejects.toThrow(
+      /cannot be scored as it is: .*BlockSmith_I_1.*; removed result\/constants\.json, .*, which described an earlier state of the folder$/,
+    );
+    expect([...resultFiles(root).keys()]).toEqual(['failures.md', 'manifest.json', 'trials.csv']);
+  }, 120_000);
+});
 
 describe('score after sbeval judge rubric', () => {
   it('keeps the accounting files and the report sections run wrote, adds the judges, removes nothing', async () => {
