@@ -1,21 +1,18 @@
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
 import { copyOf, ok, resultFiles, scoredExample, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
- * One writer of `result/` (orchestrator/result/step.ts): `sbeval score` after `sbeval run`, and after a
- * judge's results joined the folder, writes the report sections, the settings rows and the accounting
- * files (`trials.csv`, `failures.md`) that `run` wrote; a score the folder cannot support removes only
- * the ranking's files and names them. On copies of the shipped example, through the real CLI.
+ * One writer of `result/` (orchestrator/result/step.ts): `sbeval score` after `sbeval run` writes the
+ * report sections, the settings rows and the accounting files (`trials.csv`, `failures.md`) that `run`
+ * wrote (after a real judge run: score-one-writer.test.ts); a score the folder cannot support removes
+ * only the ranking's files and names them. On copies of the shipped example, through the real CLI.
  */
 let ws: Workspace;
 let scored: string;
 let truth: Map<string, string>;
-
-/** A rubric judge's file, as `sbeval judge rubric` writes it (the report's "Judges" section reads it). */
-const RUBRIC = `${JSON.stringify({ judge: 'rubric', character: 'I', trials: [{ name: 'BlockSmith_I_1', score: 70 }] })}\n`;
 
 beforeAll(async () => {
   ws = workspace('sbeval-one-writer-');
@@ -38,23 +35,6 @@ describe('score writes result/ as run does', () => {
     await ok(['score', root]);
     expect(withoutManifest(resultFiles(root))).toEqual(withoutManifest(truth));
     expect((await sbeval(['check', root])).code).toBe(0);
-  }, 120_000);
-
-  it('after a judge run: the accounting files stay, the report keeps its sections and adds the judges', async () => {
-    const root = copyOf(scored, join(ws.dir, 'after-judge'));
-    mkdirSync(join(root, 'BlockSmith', 'judge-rubric'), { recursive: true });
-    writeFileSync(join(root, 'BlockSmith', 'judge-rubric', 'I.json'), RUBRIC);
-    const score = await ok(['score', root]);
-    expect(score.stderr).not.toMatch(/removed/);
-    const after = resultFiles(root);
-    expect(after.get('trials.csv')).toBe(truth.get('trials.csv'));
-    expect(after.get('failures.md')).toBe(truth.get('failures.md'));
-    const report = after.get('report.md')!;
-    for (const section of ['## Failure accounting', '## Judges']) expect(report).toContain(section);
-    expect(report).toMatch(/\| engine \| headless \|/);
-    // run on the same folder writes the same files: score wrote what run writes.
-    await ok(['run', root, '--model', ws.model]);
-    expect(withoutManifest(resultFiles(root))).toEqual(withoutManifest(after));
   }, 120_000);
 
   it('a score the folder cannot support still accounts for every trial and names only the ranking files it removes', async () => {
