@@ -1,5 +1,5 @@
 // sbeval bridge, Unity side: the stages a batch-mode editor started for sbeval passes, each logged once
-// as "[sbeval] stage: <name>" so the launcher (`sbeval unity doctor`, cli/unity-stages.ts) can say where
+// as "[sbeval] stage: <name>" so the launcher (bridge/unity-log.ts) can say where
 // a silent editor stopped. "editor started" is the launcher's own (the editor wrote its log); the
 // plugin logs the others as it passes them: its scripts compiled (the editor ran their
 // [InitializeOnLoad]), the -executeMethod ran, play mode was entered ([RuntimeInitializeOnLoadMethod]),
