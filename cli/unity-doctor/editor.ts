@@ -180,7 +180,8 @@ function blackIou(a: Uint8Array, b: Uint8Array): number {
 }
 
 function quitCheck(status: ReturnType<EngineFleet['status']>[number] | undefined, text: string): DoctorCheck {
-  const how = `${status?.lastExit || 'still running'}${status?.stoppedBy && status.stoppedBy !== 'bye' ? ` (needed ${status.stoppedBy})` : ' after bye'}`;
+  const stopped = status?.stoppedBy;
+  const how = `${status?.lastExit || 'still running'}${stopped === undefined ? ' before bye' : stopped === 'bye' ? ' after bye' : ` (needed ${stopped} after bye)`}`;
   if (status?.stoppedBy !== 'bye' || status.lastExit !== 'exited with code 0') {
     return fail('editor quit', how, 'the editor did not leave after bye: look for an exception after "orchestrator said bye" in the log');
   }
