@@ -9,7 +9,7 @@
  */
 
 /** The stages in the order an editor passes them; the first is the launcher's: the editor wrote its log. */
-const UNITY_STAGES = ['editor started', 'script compiled', 'entry method ran', 'play mode entered', 'bridge connected'] as const;
+export const UNITY_STAGES = ['editor started', 'script compiled', 'entry method ran', 'play mode entered', 'bridge connected'] as const;
 export type UnityStage = (typeof UNITY_STAGES)[number];
 
 /** The log of the latest start: what follows the launcher's last header line. */

@@ -10,8 +10,8 @@ import { type DoctorCheck, fail, pass } from './checks.js';
  * project selects for the editor. The paths are the plugin's (Runtime/Unity/LevelRun.cs StabilityScene
  * and SimilarityScene, CaptureRenderer.cs OcrSettingsPath).
  */
-const WORLD_SCENES = ['Assets/ICE/Scenes/StabilityGameWorld.unity', 'Assets/ICE/Scenes/SimilarityGameWorld.unity'];
-const OCR_ASSET = 'Assets/ICE/Settings/OCRSettings.asset';
+export const WORLD_SCENES = ['Assets/ICE/Scenes/StabilityGameWorld.unity', 'Assets/ICE/Scenes/SimilarityGameWorld.unity'];
+export const OCR_ASSET = 'Assets/ICE/Settings/OCRSettings.asset';
 const REINSTALL = 'sbeval unity install --force <project>, then open the project once in Unity 2019.4 so it compiles the plugin';
 
 /** `m_EditorVersion` of ProjectSettings/ProjectVersion.txt. */
