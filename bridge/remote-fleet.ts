@@ -46,6 +46,8 @@ export interface InstanceLauncher {
   connectTimeoutMs: number;
   /** Work to do once before the first start (e.g. Unity project clones). */
   prepare?(count: number): Promise<void>;
+  /** How far an instance got, read from its log (a Unity editor's stages), for the error when it does not connect. */
+  progress?(log: string): string;
 }
 
 export interface FleetOptions {
@@ -72,6 +74,22 @@ export interface InstanceStatus {
   connected: boolean;
   gaveUp: boolean;
   logFile: string;
+  /** How the last process ended (`exited with code 0`, `killed by SIGTERM`), '' while it runs or before it started. */
+  lastExit: string;
+  /** What ended it at shutdown: it left after `bye`, or needed SIGTERM or SIGKILL. */
+  stoppedBy: 'bye' | 'SIGTERM' | 'SIGKILL' | undefined;
+}
+
+/** What the launcher reads in an instance's log about how far it got: ` (reached "…")`, or ''. */
+function progressOf(launcher: InstanceLauncher, file: string): string {
+  if (!launcher.progress) return '';
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // no log yet
+  }
+  return ` (${launcher.progress(text)})`;
 }
 
 /** The last lines of a log file, for error messages (a failure should show what the program said). */
@@ -95,6 +113,7 @@ class Instance {
   gaveUp = false;
   stopping = false;
   lastExit = '';
+  stoppedBy: InstanceStatus['stoppedBy'];
   private waiters: Waiter[] = [];
   exited: Promise<void> = Promise.resolve();
 
@@ -119,6 +138,7 @@ class Instance {
             this.info.name,
             `engine ${this.info.name} did not connect within ${Math.round(timeoutMs / 1000)} s` +
               (this.lastExit ? ` (${this.lastExit})` : '') +
+              progressOf(this.fleet.launcher, this.info.logFile) +
               `; log ${this.info.logFile}:\n${logTail(this.info.logFile)}`,
           ),
         );
@@ -217,9 +237,12 @@ class Instance {
     const child = this.process;
     if (this.remote?.alive) await this.remote.close('orchestrator finished').catch(() => undefined);
     if (!child) return;
+    this.stoppedBy = 'bye';
     if (await settlesWithin(this.exited, quitMs)) return;
+    this.stoppedBy = 'SIGTERM';
     this.signalGroup('SIGTERM');
     if (await settlesWithin(this.exited, killMs)) return;
+    this.stoppedBy = 'SIGKILL';
     this.signalGroup('SIGKILL');
     await settlesWithin(this.exited, killMs);
   }
@@ -361,7 +384,16 @@ export class EngineFleet {
 
   /** Instance state for displays and the run log. */
   status(): InstanceStatus[] {
-    return this.instances.map((i) => ({ name: i.info.name, pid: i.pid, starts: i.starts, connected: i.connected, gaveUp: i.gaveUp, logFile: i.info.logFile }));
+    return this.instances.map((i) => ({
+      name: i.info.name,
+      pid: i.pid,
+      starts: i.starts,
+      connected: i.connected,
+      gaveUp: i.gaveUp,
+      logFile: i.info.logFile,
+      lastExit: i.lastExit,
+      stoppedBy: i.stoppedBy,
+    }));
   }
 
   /** Total restarts so far (starts beyond the first). */
@@ -439,7 +471,7 @@ export class EngineFleet {
       if (instance.connected) return new Promise<never>(() => {});
       throw new SbevalError(
         'launch',
-        `${instance.info.name} ${instance.lastExit || 'exited'} before connecting to ${this.endpoint.url}; log ${instance.info.logFile}:\n${logTail(instance.info.logFile)}`,
+        `${instance.info.name} ${instance.lastExit || 'exited'} before connecting to ${this.endpoint.url}${progressOf(this.launcher, instance.info.logFile)}; log ${instance.info.logFile}:\n${logTail(instance.info.logFile)}`,
         this.launcher.kind === 'unity' ? 'check the editor path, the project path, and that the plugin is installed (sbeval unity install)' : undefined,
       );
     });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SbevalError } from '../core/errors.js';
 import { nodeArgsFor, siblingModule } from '../core/node-entry.js';
 import type { InstanceInfo, InstanceLauncher, LaunchSpec } from './remote-fleet.js';
+import { nextStage, stageReached } from './unity-log.js';
 
 /**
  * How to start each kind of engine instance. The harness picks the endpoint (port from the OS) and a
@@ -55,6 +56,10 @@ export function unityLauncher(options: UnityLaunchOptions): InstanceLauncher {
   return {
     kind: 'unity',
     connectTimeoutMs: options.connectTimeoutMs ?? 300_000,
+    progress: (log) => {
+      const stage = stageReached(log);
+      return stage ? `it reached "${stage}", not "${nextStage(stage) ?? 'a level'}"` : 'it wrote no log';
+    },
     prepare: async (count: number) => {
       checkUnityProject(project);
       if (!existsSync(options.editor)) throw new SbevalError('launch', `Unity editor not found: ${options.editor}`, 'pass the editor binary with --unity');

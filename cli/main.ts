@@ -16,13 +16,13 @@ import { commandPath, ROOT_WRITERS } from './root-writers.js';
  * command that writes into a competition root (cli/root-writers.ts), taken before its action runs; the
  * caller releases it when the command ends.
  */
-export async function buildProgram(guards: RootGuard[] = [], only?: { command: string | undefined }): Promise<Command> {
+export async function buildProgram(guards: RootGuard[] = [], only?: { command: string | undefined; subcommand?: string | undefined }): Promise<Command> {
   const program = new Command('sbeval')
     .description('Evaluate LLM-generated Science Birds levels the way ChatGPT4PCG / LLMs4PCG do, headlessly.')
     .version(process.env.npm_package_version ?? '0.1.0')
     .exitOverride();
   for (const group of COMMAND_GROUPS) {
-    if (!only || group.commands.includes(only.command as CommandName)) (await group.load())(program);
+    if (!only || group.commands.includes(only.command as CommandName)) (await group.load(only?.subcommand))(program);
     else for (const name of group.commands) program.command(name).description(COMMAND_SUMMARIES[name]);
   }
   program.hook('preAction', async (_program, action) => {
@@ -45,10 +45,11 @@ export async function buildProgram(guards: RootGuard[] = [], only?: { command: s
   return program;
 }
 
-/** The command an argument list runs: its first word that is not an option (`help run` asks for run's help). */
-function commandOf(argv: readonly string[]): string | undefined {
+/** The command an argument list runs and the word after it: its first words that are not options (`help run` asks for run's help). */
+function commandOf(argv: readonly string[]): { command: string | undefined; subcommand: string | undefined } {
   const words = argv.slice(2).filter((word) => !word.startsWith('-'));
-  return words[0] === 'help' ? words[1] : words[0];
+  const [command, subcommand] = words[0] === 'help' ? words.slice(1) : words;
+  return { command, subcommand };
 }
 
 /**
@@ -99,7 +100,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const guards: RootGuard[] = [];
   const written: ErrorText[] = [];
   try {
-    const program = await buildProgram(guards, { command: commandOf(argv) });
+    const program = await buildProgram(guards, commandOf(argv));
     shortUsageErrors(program, 'sbeval', written);
     await program.parseAsync(argv);
     await printErrors(written);

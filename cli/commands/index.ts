@@ -4,13 +4,16 @@ import type { CommandName } from './summaries.js';
 /**
  * The command groups, one module each (a stage owns its flags and help text), and the top-level
  * commands each registers. A group's module loads only when one of its commands runs, or when the
- * whole command tree is asked for (cli/main.ts): `sbeval --help` loads none of them.
+ * whole command tree is asked for (cli/main.ts): `sbeval --help` loads none of them. A group may load
+ * less for one of its subcommands: `sbeval unity doctor` loads the doctor and none of the other unity
+ * commands.
  */
 type RegisterCommands = (program: Command) => void;
 
 interface CommandGroup {
   commands: readonly CommandName[];
-  load(): Promise<RegisterCommands>;
+  /** `subcommand`: the word after the command, when the program is built to run one command. */
+  load(subcommand?: string): Promise<RegisterCommands>;
 }
 
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
@@ -25,7 +28,11 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { commands: ['explain'], load: async () => (await import('./explain.js')).registerExplainCommands },
   { commands: ['record', 'verify'], load: async () => (await import('./verify.js')).registerVerifyCommands },
   { commands: ['engine'], load: async () => (await import('./engine.js')).registerEngineCommands },
-  { commands: ['unity'], load: async () => (await import('./unity.js')).registerUnityCommands },
+  {
+    commands: ['unity'],
+    load: async (subcommand) =>
+      subcommand === 'doctor' ? (await import('./unity-doctor.js')).registerUnityDoctorOnly : (await import('./unity.js')).registerUnityCommands,
+  },
   { commands: ['run'], load: async () => (await import('./run.js')).registerRunCommands },
   { commands: ['judge'], load: async () => (await import('./judge.js')).registerJudgeCommands },
   { commands: ['survey'], load: async () => (await import('./survey.js')).registerSurveyCommands },

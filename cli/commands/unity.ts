@@ -1,10 +1,8 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { type CaptureResult, DEFAULT_SIMULATION, type EngineIdentity, type LevelJob, type LevelSink } from '../../bridge/engine.js';
-import { PROTOCOL_VERSION } from '../../bridge/protocol.js';
 import { checkUnityProject, UNITY_ENTRY_METHOD } from '../../bridge/remote-launchers.js';
 import { TraceRecorder, teeSinks } from '../../bridge/trace.js';
 import { describeError, SbevalError } from '../../core/errors.js';
@@ -13,8 +11,10 @@ import { EnginePool } from '../../orchestrator/pool/index.js';
 import { loadRuler } from '../../orchestrator/stages/ruler.js';
 import { option, repeatable, wholeNumber } from '../options.js';
 import { startUnityFleet, unityEditorOption, unityProjectOption } from '../unity-fleet.js';
+import { INSTALL_DIR, INSTALLED, MARKER_FILE, markerText, pluginSource } from '../unity-plugin-files.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 import { registerCalibrateCommand } from './unity-calibrate.js';
+import { registerDoctorCommand } from './unity-doctor.js';
 
 /**
  * `sbeval unity install <project>`: copies the plugin into a Science Birds Unity project.
@@ -24,32 +24,6 @@ import { registerCalibrateCommand } from './unity-calibrate.js';
  * `sbeval unity calibrate --unity <editor> --project <path>`: the reference levels through Unity and
  * the headless engine, compared with the evaluator's own results; exit 1 below the thresholds.
  */
-
-/** The plugin folder of this sbeval installation (sources or the published package). */
-function pluginSource(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i += 1) {
-    const candidate = join(dir, 'unity-plugin');
-    if (existsSync(join(candidate, 'Runtime', 'Protocol.cs'))) return candidate;
-    dir = dirname(dir);
-  }
-  throw new SbevalError('config', 'the unity-plugin folder of this sbeval installation was not found');
-}
-
-/** Where the plugin goes inside a project. */
-const INSTALL_DIR = join('Assets', 'Sbeval');
-
-/** What is copied: the runtime and editor sources and the README (never the test double or the mono tests: Unity has the real types). */
-const INSTALLED = ['Runtime', 'Editor', 'README.md'];
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(join(pluginSource(), '..', 'package.json'), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 function installPlugin(project: string, force: boolean): { target: string; files: number } {
   const root = resolve(project);
@@ -62,10 +36,7 @@ function installPlugin(project: string, force: boolean): { target: string; files
   mkdirSync(target, { recursive: true });
   const source = pluginSource();
   for (const entry of INSTALLED) cpSync(join(source, entry), join(target, entry), { recursive: true });
-  writeFileSync(
-    join(target, 'SBEVAL-PLUGIN.txt'),
-    `sbeval Unity plugin ${packageVersion()}, bridge protocol ${PROTOCOL_VERSION}.\nInstalled by \`sbeval unity install\`; reinstall with --force after upgrading sbeval.\nBatch entry: ${UNITY_ENTRY_METHOD}\n`,
-  );
+  writeFileSync(join(target, MARKER_FILE), markerText());
   return { target, files: countFiles(target) };
 }
 
@@ -289,6 +260,7 @@ export function registerUnityCommands(program: Command): void {
     });
 
   registerCalibrateCommand(unity);
+  registerDoctorCommand(unity);
 
   unity
     .command('ruler')

@@ -71,10 +71,10 @@ export function scriptFromTrial(bodies: number, frames: FrameBatch, events: read
   };
 }
 
-/** An executable that runs the stand-in editor under mono (what `--unity` points at). */
-export function standInExecutable(dir: string, exe: string, name = 'Unity'): string {
+/** An executable that runs the stand-in editor under mono (what `--unity` points at), with the double's own `extraArgs` after the editor's. */
+export function standInExecutable(dir: string, exe: string, name = 'Unity', extraArgs: readonly string[] = []): string {
   const path = join(dir, name);
-  writeFileSync(path, `#!/bin/sh\nexec mono "${exe}" "$@"\n`);
+  writeFileSync(path, `#!/bin/sh\nexec mono "${exe}" "$@"${extraArgs.map((a) => ` "${a}"`).join('')}\n`);
   chmodSync(path, 0o755);
   return path;
 }

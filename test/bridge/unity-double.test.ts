@@ -617,6 +617,69 @@ describe('an editor without a graphics device (-nographics)', () => {
   }, 120_000);
 });
 
+describe('an editor whose graphics device renders nothing (-doubleBroken blank-capture)', () => {
+  it('refuses the blank capture of a level with blocks, naming SystemInfo.graphicsDeviceType, and serves the next level', async () => {
+    const endpoint = await EngineEndpoint.listen();
+    const xml = levelXml();
+    writeScript(scripts, xml, 'any', makeScript());
+    const logFile = join(dir, 'unity-blank.log');
+    const child = startStandIn(build.standIn, {
+      project,
+      url: endpoint.url,
+      instance: 'blank',
+      token: endpoint.token,
+      logFile,
+      scripts,
+      extraArgs: ['-doubleBroken', 'blank-capture'],
+    });
+    try {
+      const engine = (await endpoint.waitForEngines(1, 60_000)).find((e) => e.id === 'blank') as RemoteEngine;
+      expect(engine.capabilities).toMatchObject({ capture: true });
+      const refused = await runLevel(engine, 'blank', xml);
+      expect(String(refused.error)).toMatch(
+        /while rendering its capture: the capture is blank: every pixel of the 824 × 824 render is \(255, 255, 255, 255\) although \d+ block\(s\) are in view — this editor's graphics device \(SystemInfo\.graphicsDeviceType OpenGLCore\) rendered nothing/,
+      );
+      expect(refused.run.captures).toEqual([]);
+      const { run, error } = await runLevel(engine, 'after-blank', xml, { capture: false });
+      expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
+    } finally {
+      await endpoint.close();
+    }
+    expect((await child).exitCode).toBe(0);
+  }, 120_000);
+});
+
+describe('shutdown on a Mono whose ClientWebSocket.Abort() throws NotImplementedException (-doubleBroken abort-throws)', () => {
+  it('serves a level, then on bye closes the socket with Dispose() instead and still exits 0', async () => {
+    const endpoint = await EngineEndpoint.listen();
+    const xml = levelXml();
+    writeScript(scripts, xml, 'any', makeScript());
+    const logFile = join(dir, 'unity-abort-throws.log');
+    const child = startStandIn(build.standIn, {
+      project,
+      url: endpoint.url,
+      instance: 'abort-throws',
+      token: endpoint.token,
+      logFile,
+      scripts,
+      extraArgs: ['-doubleBroken', 'abort-throws'],
+    });
+    try {
+      const engine = (await endpoint.waitForEngines(1, 60_000)).find((e) => e.id === 'abort-throws') as RemoteEngine;
+      const { run, error } = await runLevel(engine, 'before-bye', xml, { capture: false });
+      expect(problemsWithScriptedRun(run, error, false)).toEqual([]);
+    } finally {
+      await endpoint.close();
+    }
+    const result = await child;
+    const log = readFileSync(logFile, 'utf8');
+    expect(result.exitCode, log).toBe(0);
+    expect(log).toMatch(/\[double\] ClientWebSocket\.Abort\(\): throwing NotImplementedException/);
+    expect(log).toMatch(/\[sbeval\] ClientWebSocket\.Abort\(\) threw NotImplementedException; closed the socket with Dispose\(\) instead/);
+    expect(log).toMatch(/\[sbeval\] quitting with exit code 0/);
+  }, 120_000);
+});
+
 describe('batch-mode entry: the editor command line', () => {
   let endpoint: EngineEndpoint;
   beforeAll(async () => {

@@ -19,6 +19,7 @@ namespace Sbeval.Bridge.EditorTools
     {
         public static void Run()
         {
+            SbevalStage.Reached(SbevalStage.EntryMethodRan);
             string[] args = Environment.GetCommandLineArgs();
             SbevalLaunchOptions options = SbevalBootstrap.FromCommandLine(args, Environment.GetEnvironmentVariable("SBEVAL_TOKEN"));
             if (options == null)
@@ -44,6 +45,8 @@ namespace Sbeval.Bridge.EditorTools
         {
             if (!Application.isBatchMode) return;
             if (Array.IndexOf(Environment.GetCommandLineArgs(), "-sbevalUrl") < 0) return;
+            // The editor runs [InitializeOnLoad] once the project's scripts compiled and loaded.
+            SbevalStage.Reached(SbevalStage.ScriptCompiled);
             EditorApplication.playModeStateChanged += OnPlayModeChanged;
         }
 

@@ -24,6 +24,8 @@ namespace Sbeval.Bridge
         /// <summary>Failed connection attempts in a row before giving up.</summary>
         public int MaxReconnectAttempts = 20;
         public Action<string> Log;
+        /// <summary>Called (on a background thread) each time the orchestrator welcomes the engine.</summary>
+        public Action Connected;
     }
 
     public enum ClientStatus { Running, Stopped, Failed }
@@ -161,7 +163,7 @@ namespace Sbeval.Bridge
             WebSocketTransport transport;
             try
             {
-                transport = await WebSocketTransport.ConnectAsync(m_options.Url, TimeSpan.FromSeconds(10), m_stop.Token).ConfigureAwait(false);
+                transport = await WebSocketTransport.ConnectAsync(m_options.Url, TimeSpan.FromSeconds(10), m_stop.Token, Log).ConfigureAwait(false);
             }
             catch (Exception e)
             {
@@ -207,6 +209,7 @@ namespace Sbeval.Bridge
                             c.PeerMaxBytes = (int)Math.Min(int.MaxValue, welcome.MaxMessageBytes);
                             setWelcomed(true);
                             Log("connected to " + m_options.Url + " as " + welcome.EngineId + (c.Session.Warning != null ? " (" + c.Session.Warning + ")" : ""));
+                            if (m_options.Connected != null) m_options.Connected();
                             c.Heartbeat = HeartbeatLoopAsync(c, (int)welcome.HeartbeatMs, connectionCts.Token);
                             break;
                         case "load":
@@ -249,7 +252,7 @@ namespace Sbeval.Bridge
                 connectionCts.Cancel();
                 await sender.ConfigureAwait(false);
                 if (bye) await transport.CloseAsync(Protocol.CloseNormal, "bye").ConfigureAwait(false);
-                transport.Dispose();
+                transport.Release();
                 if (m_current == c) m_current = null;
             }
             if (bye) return "bye";

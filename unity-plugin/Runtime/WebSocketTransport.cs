@@ -1,5 +1,8 @@
 // sbeval bridge: whole binary messages over System.Net.WebSockets.ClientWebSocket (available in
 // Unity 2019.4's .NET 4.x profile and in Mono). No UnityEngine.
+// Older Mono implementations throw NotImplementedException from ClientWebSocket.Abort(): every abort
+// goes through Abort() here, which then closes the socket with Dispose() instead, so a shutdown or a
+// heartbeat drop still ends the connection (and the editor still exits).
 
 using System;
 using System.IO;
@@ -11,15 +14,24 @@ namespace Sbeval.Bridge
 {
     public sealed class WebSocketTransport : IDisposable
     {
+        /// <summary>
+        /// How a socket is aborted: ClientWebSocket.Abort(). Replaced only by the test double's stand-in
+        /// editor, which models a Mono whose Abort() throws NotImplementedException.
+        /// </summary>
+        public static Action<WebSocket> AbortSocket = ws => ws.Abort();
+
         private readonly ClientWebSocket m_ws;
         private readonly SemaphoreSlim m_sendLock = new SemaphoreSlim(1, 1);
+        private readonly Action<string> m_log;
+        private int m_fallbacks;
 
-        private WebSocketTransport(ClientWebSocket ws)
+        private WebSocketTransport(ClientWebSocket ws, Action<string> log)
         {
             m_ws = ws;
+            m_log = log;
         }
 
-        public static async Task<WebSocketTransport> ConnectAsync(Uri url, TimeSpan timeout, CancellationToken cancel)
+        public static async Task<WebSocketTransport> ConnectAsync(Uri url, TimeSpan timeout, CancellationToken cancel, Action<string> log)
         {
             ClientWebSocket ws = new ClientWebSocket();
             ws.Options.KeepAliveInterval = TimeSpan.Zero; // the protocol has its own heartbeat
@@ -36,7 +48,7 @@ namespace Sbeval.Bridge
                     throw;
                 }
             }
-            return new WebSocketTransport(ws);
+            return new WebSocketTransport(ws, log);
         }
 
         public bool IsOpen { get { return m_ws.State == WebSocketState.Open; } }
@@ -99,18 +111,44 @@ namespace Sbeval.Bridge
             }
             catch (Exception)
             {
-                m_ws.Abort();
+                Abort();
             }
         }
 
+        /// <summary>Ends the connection now; a ClientWebSocket without Abort() is closed by Dispose().</summary>
         public void Abort()
         {
-            m_ws.Abort();
+            try
+            {
+                AbortSocket(m_ws);
+            }
+            catch (Exception e)
+            {
+                if (Interlocked.Increment(ref m_fallbacks) == 1 && m_log != null)
+                {
+                    m_log("ClientWebSocket.Abort() threw " + e.GetType().Name + "; closed the socket with Dispose() instead");
+                }
+                Dispose();
+            }
+        }
+
+        /// <summary>The end of a connection: aborted (whatever the close handshake left open), then released.</summary>
+        public void Release()
+        {
+            Abort();
+            Dispose();
         }
 
         public void Dispose()
         {
-            m_ws.Dispose();
+            try
+            {
+                m_ws.Dispose();
+            }
+            catch (Exception e)
+            {
+                if (m_log != null) m_log("closing the socket failed: " + e.GetType().Name + ": " + e.Message);
+            }
         }
 
         private static string Truncate(string text)

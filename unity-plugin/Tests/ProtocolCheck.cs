@@ -71,7 +71,7 @@ namespace Sbeval.Bridge.Tests
 
         private static int RoundTrip(Uri url)
         {
-            WebSocketTransport t = WebSocketTransport.ConnectAsync(url, TimeSpan.FromSeconds(10), CancellationToken.None).Result;
+            WebSocketTransport t = WebSocketTransport.ConnectAsync(url, TimeSpan.FromSeconds(10), CancellationToken.None, null).Result;
             foreach (Message sample in Samples.All()) t.SendAsync(Protocol.Encode(sample), CancellationToken.None).Wait();
             while (true)
             {

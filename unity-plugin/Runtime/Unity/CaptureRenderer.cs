@@ -17,7 +17,10 @@
 // the Update that may have killed or removed objects — of the frame whose physics step the evaluator's
 // frame shows) instead of the evaluator's enabled camera plus end-of-frame waits, which never resume
 // in batch mode. Without a graphics device (-nographics: SystemInfo.graphicsDeviceType Null) a render
-// gives no pixels, so the renderer is unavailable and the engine does not announce capture.
+// gives no pixels, so the renderer is unavailable and the engine does not announce capture. A device
+// may also render nothing without a window (a batch-mode editor on macOS): a render of one colour
+// while blocks are in view is refused (BlankReason) rather than scored — unless that colour is not the
+// background and a single block was framed, whose sprite may fill the whole view.
 
 using UnityEngine;
 using UnityEngine.Rendering;
@@ -44,6 +47,7 @@ namespace Sbeval.Bridge.Unity
         private Camera m_camera;
         private RenderTexture m_target;
         private Texture2D m_image;
+        private int m_framedBlocks;
 
         private CaptureRenderer(OCRSettings ocr, string unavailable)
         {
@@ -73,7 +77,7 @@ namespace Sbeval.Bridge.Unity
         public void FrameStructure()
         {
             EnsureCamera();
-            Rect bound = StructureBound();
+            Rect bound = StructureBound(out m_framedBlocks);
             if (bound.size.x <= 0 || bound.size.y <= 0)
             {
                 Vector3 at = m_camera.transform.position;
@@ -123,19 +127,50 @@ namespace Sbeval.Bridge.Unity
             m_image.Apply();
             RenderTexture.active = previous;
             m_camera.targetTexture = null;
+            BlankReason = Blank();
             return m_image.EncodeToPNG();
         }
 
-        private static Rect StructureBound()
+        /// <summary>Why the last render cannot be the level's image (one colour with blocks in view), or null.</summary>
+        public string BlankReason { get; private set; }
+
+        private string Blank()
+        {
+            if (m_framedBlocks == 0) return null; // nothing to draw: blank is the evaluator's image too
+            Color32[] pixels = m_image.GetPixels32();
+            int size = TargetSize - Margin * 2;
+            Color32 first = pixels[Margin * TargetSize + Margin];
+            for (int y = Margin; y < Margin + size; y++)
+            {
+                for (int x = Margin; x < Margin + size; x++)
+                {
+                    Color32 p = pixels[y * TargetSize + x];
+                    if (p.r != first.r || p.g != first.g || p.b != first.b || p.a != first.a) return null;
+                }
+            }
+            Color32 background = m_camera.backgroundColor;
+            bool isBackground = first.r == background.r && first.g == background.g && first.b == background.b;
+            if (!isBackground && m_framedBlocks == 1) return null;
+            return "the capture is blank: every pixel of the " + size + " × " + size + " render is (" + first.r + ", " + first.g + ", " + first.b + ", " + first.a +
+                ") although " + m_framedBlocks + " block(s) are in view — this editor's graphics device (SystemInfo.graphicsDeviceType " +
+                SystemInfo.graphicsDeviceType + ") rendered nothing";
+        }
+
+        /// <summary>What to do about a blank capture.</summary>
+        public const string BlankHint = "start the editor with another graphics API (-force-metal or -force-glcore; the project's metalEditorSupport picks the default) and check with sbeval unity doctor";
+
+        private static Rect StructureBound(out int blocks)
         {
             Vector2 min = Vector2.positiveInfinity;
             Vector2 max = Vector2.negativeInfinity;
             bool any = false;
+            blocks = 0;
             foreach (ABBlock b in Object.FindObjectsOfType<ABBlock>())
             {
                 Collider2D col = b.GetComponent<Collider2D>();
                 if (col == null) continue;
                 any = true;
+                blocks++;
                 min.x = Mathf.Min(min.x, col.bounds.min.x);
                 min.y = Mathf.Min(min.y, col.bounds.min.y);
                 max.x = Mathf.Max(max.x, col.bounds.max.x);

@@ -79,6 +79,9 @@ namespace Sbeval.Bridge.Unity
         private byte[] m_png;
         private byte[] m_raw;
         private bool m_failed;
+        /// <summary>Stability pass: the step the first frame that ran physics ended on (the evaluator's first read), and the frames since.</summary>
+        private long m_firstReadStep = -1;
+        private long m_frames;
 
         public bool Finished { get; private set; }
 
@@ -262,6 +265,8 @@ namespace Sbeval.Bridge.Unity
             if (m_tracker == null || m_streamComplete) return;
             // Destroyed during this frame's Update: its end-of-frame read (the evaluator's) misses it.
             // If no step ran this frame, the previous end-of-frame read still saw the state of m_step.
+            if (m_firstReadStep < 0 && m_steppedThisFrame) m_firstReadStep = m_step;
+            if (m_firstReadStep >= 0) m_frames++;
             Try("simulate", "engine", () =>
             {
                 m_tracker.NoteRemovals(m_steppedThisFrame ? m_step : m_step + 1, m_pending);
@@ -270,10 +275,20 @@ namespace Sbeval.Bridge.Unity
                     FrameBatch rest = m_batcher.Flush();
                     if (rest != null) m_ready.Enqueue(rest);
                     m_streamComplete = true;
+                    LogTiming();
                 }
                 Flush();
             });
             m_steppedThisFrame = false;
+        }
+
+        /// <summary>
+        /// What the window assumes of this editor's player loop (bridge/window.ts): the evaluator's first
+        /// end-of-frame read sees step 1, and each frame runs one physics step. Parsed by `sbeval unity doctor`.
+        /// </summary>
+        private void LogTiming()
+        {
+            UnityEngine.Debug.Log("[sbeval] timing " + m_load.LevelId + ": first read step " + m_firstReadStep + ", " + m_step + " physics steps in " + m_frames + " frames");
         }
 
         private void EndStep(long step)
@@ -311,10 +326,17 @@ namespace Sbeval.Bridge.Unity
             if (step == m_window.BoundStep) m_capture.FrameStructure();
             if (step == m_window.RawStep)
             {
-                if (m_load.Settings.CaptureRaw) m_raw = m_capture.Render();
+                if (m_load.Settings.CaptureRaw) m_raw = RenderChecked();
                 m_capture.UseOcrSprites();
             }
-            if (step == m_window.ImageStep) m_png = m_capture.Render();
+            if (step == m_window.ImageStep) m_png = RenderChecked();
+        }
+
+        private byte[] RenderChecked()
+        {
+            byte[] png = m_capture.Render();
+            if (m_capture.BlankReason != null) Fail("capture", "engine", m_capture.BlankReason, CaptureRenderer.BlankHint);
+            return png;
         }
 
         private void SendRest()

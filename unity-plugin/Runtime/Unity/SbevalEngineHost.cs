@@ -82,10 +82,12 @@ namespace Sbeval.Bridge.Unity
                 },
                 Capabilities = capabilities,
                 Log = line => Debug.Log("[sbeval] " + line),
+                Connected = () => SbevalStage.Reached(SbevalStage.BridgeConnected),
             });
             m_client.Start();
             StartCoroutine(PhysicsClock());
             Debug.Log("[sbeval] engine host started, dialling " + m_options.Url);
+            Debug.Log("[sbeval] graphics device: " + SystemInfo.graphicsDeviceType);
         }
 
         /// <summary>Before each physics step: a freshly decoded level is seen here, before its first step.</summary>
@@ -150,7 +152,15 @@ namespace Sbeval.Bridge.Unity
         {
             m_quitting = true;
             QuitRequested = true;
-            if (m_client != null && m_client.Status == ClientStatus.Running) m_client.Stop("engine quitting");
+            try
+            {
+                if (m_client != null && m_client.Status == ClientStatus.Running) m_client.Stop("engine quitting");
+            }
+            catch (Exception e)
+            {
+                // Nothing may keep the editor from exiting: the launcher waits for it.
+                Debug.LogException(e);
+            }
             Time.timeScale = 1f;
             Debug.Log("[sbeval] quitting with exit code " + code);
 #if UNITY_EDITOR
@@ -174,6 +184,7 @@ namespace Sbeval.Bridge.Unity
         {
             SbevalLaunchOptions options = FromCommandLine(Environment.GetCommandLineArgs(), Environment.GetEnvironmentVariable("SBEVAL_TOKEN"));
             if (options == null) return;
+            SbevalStage.Reached(SbevalStage.PlayModeEntered);
             SbevalEngineHost.Launch(options);
         }
 

@@ -8,7 +8,13 @@
 // ones built next to this program; the game is the fake Science Birds (TestDouble/Game).
 //   SbevalStandInEditor.exe -batchmode -projectPath <p> -executeMethod <Type.Method> -logFile <f> [...]
 // Double-only options: -doubleFrameMs <ms> (real time one frame takes, default 5; below 2 ms at time
-// scale 10 frames run faster than physics steps).
+// scale 10 frames run faster than physics steps); -doubleBroken <mode>, an editor broken the way a real
+// one may be on first contact (what `sbeval unity doctor` must tell apart):
+//   no-play-mode        runs the -executeMethod but never enters play mode (it idles until killed)
+//   abort-throws        ClientWebSocket.Abort() throws NotImplementedException (older Mono)
+//   blank-capture       the graphics device is there (OpenGLCore) but cameras draw nothing
+//   8-steps-per-frame   every frame runs 8 physics steps (Maximum Allowed Timestep capping the
+//                       unscaled delta of a ~60 fps editor at time scale 10)
 
 using System;
 using System.Collections.Generic;
@@ -34,6 +40,15 @@ namespace Sbeval.TestDouble
             Rasteriser.NoGraphics = Array.IndexOf(args, "-nographics") >= 0;
             string frameMs = Argument(args, "-doubleFrameMs");
             if (frameMs != null) PlayerLoop.RealFrameSeconds = double.Parse(frameMs, CultureInfo.InvariantCulture) / 1000.0;
+            string broken = Argument(args, "-doubleBroken");
+            if (broken != null) PlayerLoop.Trace("broken on purpose: " + broken);
+            if (broken == "blank-capture") Rasteriser.Blank = true;
+            else if (broken == "8-steps-per-frame") PlayerLoop.StepsPerFrame = 8;
+            else if (broken != null && broken != "no-play-mode" && broken != "abort-throws")
+            {
+                PlayerLoop.Log("Error: unknown -doubleBroken mode " + broken);
+                PlayerLoop.Exit(64);
+            }
 
             string project = Argument(args, "-projectPath");
             if (project == null || !Directory.Exists(project))
@@ -43,6 +58,7 @@ namespace Sbeval.TestDouble
             }
             List<Assembly> assemblies = LoadAssemblies();
             ScienceBirds.TestDouble.Game.Install();
+            if (broken == "abort-throws") ThrowingAbort(assemblies);
 
             // Scripts compile only if the plugin is in the project (Assets/Sbeval, `sbeval unity install`).
             bool installed = File.Exists(Path.Combine(Path.Combine(Path.Combine(project, "Assets"), "Sbeval"), Path.Combine("Runtime", "Protocol.cs")));
@@ -72,6 +88,11 @@ namespace Sbeval.TestDouble
                     PlayerLoop.Log("Exception: " + e.InnerException);
                     PlayerLoop.Exit(1);
                 }
+            }
+            if (broken == "no-play-mode")
+            {
+                PlayerLoop.Trace("not entering play mode");
+                while (true) Thread.Sleep(100);
             }
             if (!EditorApplication.PlayRequested)
             {
@@ -115,6 +136,26 @@ namespace Sbeval.TestDouble
                     }
                 }
             }
+        }
+
+        /// <summary>Makes the plugin's socket abort throw as ClientWebSocket.Abort() does on older Mono.</summary>
+        private static void ThrowingAbort(List<Assembly> assemblies)
+        {
+            foreach (Assembly a in assemblies)
+            {
+                Type t = a.GetType("Sbeval.Bridge.WebSocketTransport");
+                FieldInfo field = t != null ? t.GetField("AbortSocket", BindingFlags.Public | BindingFlags.Static) : null;
+                if (field == null) continue;
+                Action<System.Net.WebSockets.WebSocket> abort = ws =>
+                {
+                    PlayerLoop.Trace("ClientWebSocket.Abort(): throwing NotImplementedException");
+                    throw new NotImplementedException();
+                };
+                field.SetValue(null, abort);
+                return;
+            }
+            PlayerLoop.Log("Error: -doubleBroken abort-throws: no WebSocketTransport.AbortSocket in the plugin");
+            PlayerLoop.Exit(64);
         }
 
         /// <summary>Every assembly next to this program (the double, the game, the plugin).</summary>

@@ -39,6 +39,8 @@ namespace UnityEngine
         internal static bool InFixedStep;
         /// <summary>Real seconds one frame of the double takes (its frame rate); 5 ms unless the runner says otherwise.</summary>
         internal static double RealFrameSeconds = 0.005;
+        /// <summary>When set, every frame advances the game clock by exactly this many fixed steps (a broken editor's timing).</summary>
+        internal static int StepsPerFrame = 0;
         /// <summary>Physics steps run since the player started.</summary>
         internal static long FixedSteps;
 
@@ -530,7 +532,13 @@ namespace UnityEngine
             FrameCount++;
             UnscaledDeltaTime = (float)RealFrameSeconds;
             DeltaTime = Math.Min((float)(RealFrameSeconds * TimeScale), MaximumDeltaTime);
-            GameTime += DeltaTime;
+            if (StepsPerFrame > 0)
+            {
+                // The same float increments as the fixed clock's: exactly StepsPerFrame steps each frame.
+                DeltaTime = FixedDeltaTime * StepsPerFrame;
+                for (int i = 0; i < StepsPerFrame; i++) GameTime += FixedDeltaTime;
+            }
+            else GameTime += DeltaTime;
 
             // EarlyUpdate
             ProcessSceneOp();

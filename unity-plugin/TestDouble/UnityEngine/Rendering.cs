@@ -110,6 +110,10 @@ namespace UnityEngine
             if (x >= 0 && y >= 0 && x < m_width && y < m_height) Pixels[y * m_width + x] = color;
         }
 
+        public Color32[] GetPixels32() { return GetPixels32(0); }
+
+        public Color32[] GetPixels32(int miplevel) { return (Color32[])Pixels.Clone(); }
+
         public void SetPixels32(Color32[] colors)
         {
             if (colors.Length != Pixels.Length) throw new ArgumentException("SetPixels32 called with invalid number of pixels in the array");
@@ -187,6 +191,9 @@ namespace UnityEngine
         /// <summary>-nographics: cameras render nothing (as Unity without a graphics device).</summary>
         internal static bool NoGraphics { get; set; }
 
+        /// <summary>A device that clears the target but draws nothing (a windowless editor that renders no sprites).</summary>
+        internal static bool Blank { get; set; }
+
         internal static void Draw(Camera camera, RenderTexture target)
         {
             int w = target.width;
@@ -195,6 +202,11 @@ namespace UnityEngine
             if (camera.clearFlags == CameraClearFlags.SolidColor)
             {
                 for (int i = 0; i < target.Pixels.Length; i++) target.Pixels[i] = background;
+            }
+            if (Blank)
+            {
+                target.Info = "blank device";
+                return;
             }
             Vector3 eye = camera.transform.position;
             double halfH = camera.orthographicSize;
