@@ -12,6 +12,7 @@ import { describeError } from '../../core/errors.js';
 import { loadReference } from '../../orchestrator/stages/agreement.js';
 import { CALIBRATION_THRESHOLDS } from '../../orchestrator/stages/calibrate.js';
 import { loadRuler } from '../../orchestrator/stages/ruler.js';
+import { blackIou } from '../../scoring/black-iou.js';
 import { startUnityFleet } from '../unity-fleet.js';
 import { type DoctorCheck, fail, notRun, pass } from './checks.js';
 
@@ -164,20 +165,6 @@ async function captureCheck(onUnity: CollectedTrial | { failure: string }, job: 
 
 const GRAPHICS_FIX =
   'the editor renders differently without a window: start it with another graphics API (-force-metal or -force-glcore) or from a logged-in session; see unity-plugin/README.md';
-
-/** Black-pixel IoU of two same-size RGBA images (the captures hold black structures on white). */
-function blackIou(a: Uint8Array, b: Uint8Array): number {
-  if (a.length !== b.length) return 0;
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i += 4) {
-    const x = (a[i] as number) < 128;
-    const y = (b[i] as number) < 128;
-    if (x && y) inter++;
-    if (x || y) union++;
-  }
-  return union === 0 ? 1 : inter / union;
-}
 
 function quitCheck(status: ReturnType<EngineFleet['status']>[number] | undefined, text: string): DoctorCheck {
   const stopped = status?.stoppedBy;

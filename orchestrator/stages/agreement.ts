@@ -5,6 +5,7 @@ import { createEngines } from '../../bridge/engines.js';
 import { decodePng } from '../../bridge/headless/png.js';
 import { type CollectedTrial, memorySink } from '../../bridge/memory-sink.js';
 import { SbevalError } from '../../core/errors.js';
+import { blackIou } from '../../scoring/black-iou.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
 import { compareNames } from '../layout/competition.js';
 import { evaluateLevel, type LevelEvaluation, type LevelEvaluationOptions } from '../machine/index.js';
@@ -103,20 +104,6 @@ export function loadReference(root: string = REFERENCE_LEVELS): ReferenceLevel[]
   }
   if (out.length === 0) throw new SbevalError('input', `no reference levels under ${root} (expected <version>/levels/<C>/*.xml)`);
   return out;
-}
-
-/** Black-pixel IoU of two RGBA images of the same size (the reference images hold only black and white). */
-function blackIou(a: Uint8Array, b: Uint8Array): number {
-  if (a.length !== b.length) throw new RangeError('images differ in size');
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i += 4) {
-    const x = (a[i] as number) < 128;
-    const y = (b[i] as number) < 128;
-    if (x && y) inter++;
-    if (x || y) union++;
-  }
-  return union === 0 ? 1 : inter / union;
 }
 
 interface AgreementOptions {
