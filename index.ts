@@ -302,8 +302,9 @@ export {
 } from './scoring/stability.js';
 export type { Divergence, TrialComparison } from './scoring/trial-comparison.js';
 export { compareTrials, DEFAULT_TOLERANCE } from './scoring/trial-comparison.js';
+export type { ViewerMeta } from './viewer/page-data.js';
 export type { CompetitionTrial, ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
 export { startViewer } from './viewer/server.js';
 export { openTraceFile } from './viewer/trace-source.js';
-export type { TrialData, ViewerMeta } from './viewer/trial.js';
+export type { TrialData } from './viewer/trial.js';
 export { simulateTrialData, viewerFrames, viewerMeta } from './viewer/trial.js';
