@@ -123,7 +123,7 @@ class WorkerSimulator {
 
   simulate(levelId: string, xml: string): Promise<TrialData> {
     const run = this.queue.then(async () => {
-      if (this.closed) throw new Error('the viewer is closing');
+      if (this.closed) throw new SbevalError('shutdown', 'the viewer is closing');
       if (!this.engine?.alive) {
         await this.engine?.close().catch(() => undefined);
         this.engine = new WorkerEngine(`viewer-${process.pid}`);
