@@ -48,7 +48,6 @@ export {
   TraceFormatError,
   TraceRecorder,
   TraceTooLargeError,
-  TraceVersionError,
   teeSinks,
   traceFromBytes,
 } from './bridge/trace.js';
@@ -226,7 +225,7 @@ export { verifyCorpus } from './orchestrator/stages/verify.js';
 /** scipy 1.12 cosine distance and the official diversity of one character (2024: softmax, 2025: CLS). */
 export { cosineDistance, scipyCosine } from './scoring/diversity/cosine.js';
 export type { DiversityRules } from './scoring/diversity/diversity.js';
-export { computeDiversity, DiversityInputError, diversityJson, diversityTrials } from './scoring/diversity/diversity.js';
+export { computeDiversity, diversityJson, diversityTrials } from './scoring/diversity/diversity.js';
 export { formatExplanation } from './scoring/explain/format.js';
 export type {
   BodyReport,
@@ -262,29 +261,28 @@ export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './sco
 export * from './scoring/score/index.js';
 export type { Classification, ClassifierOptions, ClassifierStats } from './scoring/similarity/classifier.js';
 /** One onnxruntime session, batched, deduplicated; softmax; letter indices as the official script. */
-export { ClassifierError, letterIndex, letterProbabilities, softmax, VitClassifier } from './scoring/similarity/classifier.js';
+export { letterIndex, letterProbabilities, softmax, VitClassifier } from './scoring/similarity/classifier.js';
 export type { VitModelInfo } from './scoring/similarity/convert.js';
-export { convertHfVit, ModelConversionError, modelInfoFromMetadata, safetensorsWeights } from './scoring/similarity/convert.js';
+export { convertHfVit, modelInfoFromMetadata, safetensorsWeights } from './scoring/similarity/convert.js';
 // Similarity and diversity: the competition's ViT through onnxruntime-node, PIL-exact preprocessing.
 /** PNG → RGB as PIL's convert("RGB"); Pillow's resampling bit for bit; ViTImageProcessor's rescale/normalise. */
-export { decodePngToRgb, ImageDecodeError } from './scoring/similarity/decode.js';
+export { decodePngToRgb } from './scoring/similarity/decode.js';
 export { concatPieces, encodeOnnxModel } from './scoring/similarity/onnx-writer.js';
 export type { Image8, PilResample } from './scoring/similarity/pil-resample.js';
 export { axisCoefficients, PIL_RESAMPLE, pilResize } from './scoring/similarity/pil-resample.js';
 export type { PreprocessorConfig } from './scoring/similarity/preprocess.js';
 export {
   normalizeInto,
-  PreprocessorConfigError,
   parsePreprocessorConfig,
   preprocessRgb,
   resizeForModel,
   VIT_DEFAULT_PREPROCESSOR,
 } from './scoring/similarity/preprocess.js';
 /** Hugging Face ViT → ONNX without Python: safetensors, ViTConfig, the graph, the protobuf writer. */
-export { encodeSafetensors, parseSafetensors, SafetensorsError, toFloat32 } from './scoring/similarity/safetensors.js';
+export { encodeSafetensors, parseSafetensors, toFloat32 } from './scoring/similarity/safetensors.js';
 export type { VitActivation, VitConfig } from './scoring/similarity/vit-config.js';
-export { parseVitConfig, VIT_ACTIVATIONS, VitConfigError, vitParameterShapes } from './scoring/similarity/vit-config.js';
-export { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS, VitWeightsError } from './scoring/similarity/vit-graph.js';
+export { parseVitConfig, VIT_ACTIVATIONS, vitParameterShapes } from './scoring/similarity/vit-config.js';
+export { buildVitGraph, VIT_CLS_HIDDEN, VIT_INPUT, VIT_LOGITS } from './scoring/similarity/vit-graph.js';
 export type { LevelStability, StabilityRule, TrialStability } from './scoring/stability.js';
 /** Stability from the frame stream (official displacement rule, velocity option) and Unity's trial bookkeeping. */
 export {
@@ -302,8 +300,9 @@ export {
 } from './scoring/stability.js';
 export type { Divergence, TrialComparison } from './scoring/trial-comparison.js';
 export { compareTrials, DEFAULT_TOLERANCE } from './scoring/trial-comparison.js';
+export type { ViewerMeta } from './viewer/page-data.js';
 export type { CompetitionTrial, ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
 export { startViewer } from './viewer/server.js';
 export { openTraceFile } from './viewer/trace-source.js';
-export type { TrialData, ViewerMeta } from './viewer/trial.js';
+export type { TrialData } from './viewer/trial.js';
 export { simulateTrialData, viewerFrames, viewerMeta } from './viewer/trial.js';

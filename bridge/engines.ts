@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { SbevalError } from '../core/errors.js';
 import type { Engine } from './engine.js';
-import { ENGINE_KINDS } from './engine-kinds.js';
+import { ENGINE_KINDS, type EngineKind } from './engine-kinds.js';
 import { HeadlessEngine } from './headless/engine.js';
 import { WorkerEngine } from './headless/worker-engine.js';
 import { EngineFleet, type FleetOptions } from './remote-fleet.js';
@@ -32,7 +32,9 @@ export function defaultEngineCount(): number {
 
 export async function createEngines(kind: string, count: number, options: CreateEnginesOptions = {}): Promise<Engine[]> {
   if (!Number.isInteger(count) || count < 1) throw new SbevalError('config', `engine count must be a positive integer, got ${count}`);
-  switch (kind) {
+  const known = (ENGINE_KINDS as readonly string[]).includes(kind) ? (kind as EngineKind) : undefined;
+  // Every kind has its case: a new one does not compile until it says how it starts.
+  switch (known) {
     case 'headless': {
       if (options.inProcess) return Array.from({ length: count }, () => new HeadlessEngine());
       const engines = Array.from({ length: count }, () => new WorkerEngine());
@@ -53,8 +55,12 @@ export async function createEngines(kind: string, count: number, options: Create
       const fleet = await EngineFleet.start({ ...options.fleet, launcher: unityLauncher(unity), count });
       return fleet.engines;
     }
-    default:
+    // `bridge` is started by nobody here: the run listens and takes the engines that dial in.
+    case 'bridge':
+    case undefined:
       throw new SbevalError('config', `unknown engine "${kind}"`, `choose one of: ${ENGINE_KINDS.filter((k) => k !== 'bridge').join(', ')}`);
+    default:
+      return known satisfies never;
   }
 }
 

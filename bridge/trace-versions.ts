@@ -1,3 +1,6 @@
+import { SbevalError } from '../core/errors.js';
+import { invariant } from '../core/invariant.js';
+
 /**
  * Trace format versions (Playwright's lesson, reference/model-codebases.md §2): every version that was
  * ever written is frozen here as types, and a typed chain of upgrades turns an old trace into the
@@ -70,17 +73,13 @@ type Previous = [never, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 const chainIsComplete: Previous[typeof TRACE_VERSION] = TRACE_UPGRADES.length;
 void chainIsComplete;
 
-/** Thrown for a trace written by a newer sbeval; the message says what to do. */
-export class TraceVersionError extends Error {
-  readonly version: number;
-  constructor(version: number, path?: string) {
-    super(
-      `${path ? `${path}: ` : ''}this trace was written by a newer sbeval (trace format version ${version}); ` +
-        `this sbeval reads versions 1 to ${TRACE_VERSION}. Upgrade sbeval to open it.`,
-    );
-    this.name = 'TraceVersionError';
-    this.version = version;
-  }
+/** The error for a trace written by a newer sbeval; the message says what to do. */
+export function newerTraceError(version: number, path?: string): SbevalError {
+  return new SbevalError(
+    'input',
+    `${path ? `${path}: ` : ''}this trace was written by a newer sbeval (trace format version ${version}); ` +
+      `this sbeval reads versions 1 to ${TRACE_VERSION}. Upgrade sbeval to open it.`,
+  );
 }
 
 /**
@@ -91,7 +90,7 @@ export function upgradeHeader(header: Record<string, unknown>, version: number, 
   let h = header;
   for (let v = version; v <= chain.length; v += 1) {
     const step = chain[v - 1] as TraceUpgrade;
-    if (step.from !== v) throw new Error(`trace upgrade chain is out of order at version ${v}`);
+    invariant(step.from === v, `trace upgrade chain is out of order at version ${v}`);
     h = step.header(h);
   }
   return h;

@@ -31,10 +31,10 @@ import {
   settingsSchema,
   toWire,
 } from './protocol.js';
-import { TRACE_FORMAT, TRACE_VERSION, TraceVersionError, upgradeHeader, upgradeRecord } from './trace-versions.js';
+import { newerTraceError, TRACE_FORMAT, TRACE_VERSION, upgradeHeader, upgradeRecord } from './trace-versions.js';
 import { stepsToSimulate } from './window.js';
 
-export { TRACE_FORMAT, TRACE_VERSION, TraceVersionError } from './trace-versions.js';
+export { TRACE_FORMAT, TRACE_VERSION } from './trace-versions.js';
 
 /**
  * Trace files: one level run (one trial) recorded for replay, `explain`, the viewer and regression
@@ -215,7 +215,7 @@ export function parseTraceHeader(value: unknown, path?: string): { header: Trace
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new TraceFormatError(`${where}trace header has an invalid version ${JSON.stringify(version)}`);
   }
-  if (version > TRACE_VERSION) throw new TraceVersionError(version, path);
+  if (version > TRACE_VERSION) throw newerTraceError(version, path);
   const upgraded = upgradeHeader(value as Record<string, unknown>, version);
   const parsed = headerSchema.safeParse(upgraded);
   if (!parsed.success) {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { invariant } from '../core/invariant.js';
 
 /**
  * Every option of the CLI is built by `option()` and parsed by the parsers below, so `--help` says
@@ -26,7 +27,7 @@ export function option<T = string>(flags: string, description: string, spec: Opt
   const text = spec.default === undefined && spec.defaultText !== undefined ? `${description} (default: ${spec.defaultText})` : description;
   const built = new Option(flags, text);
   // commander's choices() installs its own parser; both at once would skip the choice check.
-  if (spec.choices && spec.parse) throw new Error(`${flags}: an option takes choices or a parser, not both`);
+  invariant(!(spec.choices && spec.parse), `${flags}: an option takes choices or a parser, not both`);
   if (spec.choices) built.choices(spec.choices);
   if (spec.parse) built.argParser(spec.parse);
   if (spec.default !== undefined) built.default(spec.default, spec.defaultText);

@@ -1,6 +1,6 @@
 import type { Command, Option } from 'commander';
 import { DEFAULT_SIMULATION } from '../bridge/engine.js';
-import { API_KEY_VARIABLES, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES } from '../llm/model-calls/index.js';
+import { backendOf, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../llm/model-calls/index.js';
 import {
   checkRootForCommand,
   DEFAULTS,
@@ -138,11 +138,10 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
     ),
   ],
   api: () => [
-    option(
-      '--api <api>',
-      `the API the model hosts speak: ollama (native /api/chat) or openai (/v1/chat/completions; key from $${API_KEY_VARIABLES.openai.join(' or $')})`,
-      { choices: keyChoices('api'), defaultText: "the config's api, else ollama" },
-    ),
+    option('--api <api>', `the API the model hosts speak: ${MODEL_APIS.map((api) => `${api} (${backendOf(api).help})`).join(' or ')}`, {
+      choices: keyChoices('api'),
+      defaultText: "the config's api, else ollama",
+    }),
   ],
   callTimeout: () => [
     option('--call-timeout <s>', 'deadline of one model call, from request to last byte; over it the call fails and is retried', {

@@ -1,3 +1,4 @@
+import { SbevalError } from '../core/errors.js';
 import { followCauses, pickFirstMover } from './explain/causes.js';
 import { bodyMotion } from './explain/motion.js';
 import { reasonFor, round } from './explain/reasons.js';
@@ -110,9 +111,9 @@ export function explainFrames(input: ExplainInput, options: ExplainOptions = {})
   const threshold = options.threshold ?? OFFICIAL_MOVEMENT_THRESHOLD;
   const sampleEvery = Math.max(1, Math.floor(options.sampleEvery ?? 5));
   const bodies = input.bodies;
-  if (bodies.length === 0) throw new Error('the trial has no bodies to explain');
+  if (bodies.length === 0) throw new SbevalError('input', 'the trial has no bodies to explain');
   const series = mergeBatches(input.frames, bodies.length);
-  if (series.stepCount === 0) throw new Error('the trial has no frames');
+  if (series.stepCount === 0) throw new SbevalError('input', 'the trial has no frames');
   const windowSteps = input.windowSteps ?? OFFICIAL_WINDOW_STEPS;
   // The verdict, the step numbers and every start and last position are the stability tracker's
   // (scoring/stability.ts), so explain can never disagree with the score, `sbeval level` or the viewer.

@@ -34,8 +34,12 @@ function backgroundStep(name, command, commandArgs) {
 }
 
 const typecheck = backgroundStep('typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']);
-// The viewer's page is plain JS checked from its JSDoc, with the browser's types (viewer/static/tsconfig.json).
-const pageTypecheck = backgroundStep('typecheck (viewer page)', npx, ['tsc', '-p', 'viewer/static/tsconfig.json']);
+// The viewer's and the survey's pages are plain JS checked from their JSDoc, with the browser's types
+// (viewer/static/tsconfig.json, llm/survey/page/tsconfig.json): one after the other, the box has two cores.
+const pageTypecheck = backgroundStep('typecheck (viewer page)', npx, ['tsc', '-p', 'viewer/static/tsconfig.json']).then(async (viewer) => {
+  const survey = await backgroundStep('typecheck (survey page)', npx, ['tsc', '-p', 'llm/survey/page/tsconfig.json']);
+  return { code: viewer.code || survey.code, text: viewer.text + survey.text };
+});
 // Format and lint (`npm run lint`, biome.jsonc): a finding fails the run like a failed test.
 const lint = backgroundStep('lint', npm, ['run', '--silent', 'lint']);
 // dist/ from these sources (the CLI tests run bin/sbeval.js): built unless `npm ci`'s prepare step or an

@@ -7,7 +7,8 @@ import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
 import { describeError, SbevalError } from '../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
-import { simulateTrialData, type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from './trial.js';
+import type { ViewerMeta, ViewerSession } from './page-data.js';
+import { simulateTrialData, type TrialData, viewerFrames, viewerMeta } from './trial.js';
 
 /**
  * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)
@@ -23,8 +24,8 @@ import { simulateTrialData, type TrialData, type ViewerMeta, viewerFrames, viewe
  * pathological level with its reason (422).
  *
  * API (all GET):
- * - `/api/session` → `{ mode: 'trial' | 'competition', title, hasReference, trials? }`
- * - `/api/trial/<key>/meta` → `ViewerMeta` (viewer/trial.ts): bodies with outlines, events, explanation
+ * - `/api/session` → `ViewerSession` (viewer/page-data.ts): the mode, the title, `hasReference`, the trials
+ * - `/api/trial/<key>/meta` → `ViewerMeta` (viewer/page-data.ts): bodies with outlines, events, explanation
  * - `/api/trial/<key>/frames` → binary: float32 LE states (step × body × 6), uint8 alive (step × body), float32 LE displacement (step × body)
  * - `/api/trial/<key>/capture.png` → the trial's black-on-white capture (from the trace or the run)
  * - `/api/trial/<key>/image.png` → the image already in the competition folder (`images` stage)
@@ -122,7 +123,7 @@ class WorkerSimulator {
 
   simulate(levelId: string, xml: string): Promise<TrialData> {
     const run = this.queue.then(async () => {
-      if (this.closed) throw new Error('the viewer is closing');
+      if (this.closed) throw new SbevalError('shutdown', 'the viewer is closing');
       if (!this.engine?.alive) {
         await this.engine?.close().catch(() => undefined);
         this.engine = new WorkerEngine(`viewer-${process.pid}`);
@@ -263,7 +264,7 @@ class ViewerRoutes {
   }
 
   /** `/api/session`: the mode, the title, and in a competition every trial with what the folder holds of it. */
-  private session(): object {
+  private session(): ViewerSession {
     const source = this.source;
     const base = { hasReference: this.options.reference !== undefined };
     if (source.kind === 'trial') return { mode: 'trial', title: source.title, ...base };

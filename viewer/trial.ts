@@ -7,6 +7,7 @@ import { mergeBatches } from '../scoring/explain/series.js';
 import { localShape } from '../scoring/explain/shapes.js';
 import { type Explanation, explainFrames } from '../scoring/explain.js';
 import { describeSteps, displacementFrom, measureTrial } from '../scoring/stability.js';
+import type { Path, ViewerBody, ViewerMeta } from './page-data.js';
 
 /**
  * One trial as the viewer shows it: the body table, every frame and event, the capture, and the
@@ -63,47 +64,6 @@ export function explainTrial(trial: TrialData): Explanation {
 }
 
 // --- What the browser receives --------------------------------------------------------------------
-
-type Path = Array<[number, number]>;
-
-interface ViewerBody extends BodyInfo {
-  /** Collider outline(s) in the body frame (holes as further paths). */
-  outline: Path[];
-  /** What the evaluator's black-on-white image draws (OCR sprite for the competition blocks), in the body frame; null if not drawn. */
-  draw: Path[] | null;
-  /** Frames the similarity image (an ABBlock): its collider bounds count in the structure bound. */
-  framesImage: boolean;
-}
-
-/**
- * The viewer's JSON for one trial (`GET /api/trial/<key>/meta`). Frames travel separately as one
- * binary body (`GET /api/trial/<key>/frames`): `stepCount × bodyCount × 6` little-endian float32
- * (x, y, angle, vx, vy, omega per body per step, bridge/frames.ts order), then `stepCount × bodyCount`
- * bytes of `alive`, then `stepCount × bodyCount` little-endian float32 displacements (per step per
- * body, from its start position: scoring/stability.ts `displacementFrom`, held from its removal on).
- * The page computes none of these numbers itself.
- */
-export interface ViewerMeta {
-  levelId: string;
-  source: string;
-  dt: number;
-  /** Steps of the stream (0 … stepCount − 1): the stability tracker's count, as `level` and `explain` print it. */
-  stepCount: number;
-  bodyCount: number;
-  /** The window's start step (start positions) and last read step (scoring/stability.ts `TrialMeasure`). */
-  windowStart: number;
-  windowEnd: number;
-  /** The same numbers in the words every tool uses (`describeSteps`). */
-  steps: string;
-  settings: SimulationSettings;
-  engine: EngineIdentity | null;
-  bodies: ViewerBody[];
-  events: SimEvent[];
-  /** Ground tiles' top surface and x extent (for drawing the ground). */
-  ground: { top: number; left: number; right: number };
-  explanation: Explanation;
-  hasCapture: boolean;
-}
 
 const toPath = (points: ReadonlyArray<readonly [number, number]>): Path => points.map(([x, y]) => [x, y]);
 

@@ -1,3 +1,4 @@
+import { SbevalError } from '../../core/errors.js';
 /**
  * Plane geometry for colliders and drawing: polygon area/centroid/inertia, convexity, and the split
  * of a PolygonCollider2D outline into convex pieces of at most 8 vertices (Box2D — and so Unity's
@@ -94,7 +95,7 @@ function triangulate(points: readonly Vec[]): Array<[number, number, number]> {
       clipped = true;
       break;
     }
-    if (!clipped) throw new Error('polygon outline is not simple; cannot triangulate');
+    if (!clipped) throw new SbevalError('simulate', 'polygon outline is not simple; cannot triangulate');
   }
   if (remaining.length === 3) triangles.push([remaining[0] as number, remaining[1] as number, remaining[2] as number]);
   return triangles;

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
+import { invariant } from '../../core/invariant.js';
 import type { LevelJob } from '../engine.js';
 import { stepsToSimulate } from '../window.js';
 import { HeadlessEngine, type HeadlessEngineOptions } from './engine.js';
@@ -15,7 +16,7 @@ import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
  * batch: frame-memory.ts says why.
  */
 const port = parentPort;
-if (!port) throw new Error('worker-main.ts must run in a worker thread');
+invariant(port, 'worker-main.ts must run in a worker thread');
 
 const options = (workerData ?? {}) as HeadlessEngineOptions;
 // planck's own island solver for an engine without the shortcuts (this thread's planck is its own).

@@ -8,7 +8,7 @@ import type { CallLine } from '../../llm/generate/run-log.js';
 import { configuredSubmissions, generateOptions } from '../../llm/generate/run-stage.js';
 import { OFFICIAL_MASTER_SEED_2025 } from '../../llm/generate/seeds.js';
 import { type GenerateOptions, type GenerateSummary, type LayoutChoice, runGenerate, stageName } from '../../llm/generate/stage.js';
-import { describeSubmission, loadSubmission, type Newlines, type ObjectStyle, type Submission } from '../../llm/generate/submission.js';
+import { describeSubmission, loadSubmission, NEWLINES, type Newlines, type ObjectStyle, type Submission } from '../../llm/generate/submission.js';
 import { TokenMeter } from '../../llm/generate/token-meter.js';
 import { DEFAULTS, resolveSettings, type Settings, settingsLine } from '../../orchestrator/config/index.js';
 import { formatSummary } from '../../orchestrator/layout/stage-log.js';
@@ -311,7 +311,7 @@ function promptOptions(command: Command): Command {
     )
     .addOption(
       option('--newlines <mode>', 'prompt line ends: lf (as Python text mode) or keep', {
-        choices: ['lf', 'keep'],
+        choices: NEWLINES,
         defaultText: 'lf for bare, keep for quoted',
       }),
     );

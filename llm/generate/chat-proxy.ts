@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HttpError } from '../../core/http-guard.js';
+import { invariant } from '../../core/invariant.js';
 import { CallError, type ChatMessage } from '../model-calls/index.js';
 import { HostsUnavailable } from './host-pool.js';
 import { LimitExceeded } from './limits.js';
@@ -19,8 +21,6 @@ import type { TrialSession } from './session.js';
  * fails whatever the program does next). Host failures answer 503.
  */
 const MAX_BODY = 32 * 1024 * 1024;
-
-class BadRequest extends Error {}
 
 export class ChatProxy {
   private server: Server | undefined;
@@ -43,7 +43,7 @@ export class ChatProxy {
 
   /** Registers a trial; returns its base URL and a function that closes it. */
   open(session: TrialSession): { url: string; close: () => void } {
-    if (!this.server) throw new Error('chat proxy not started');
+    invariant(this.server, 'chat proxy not started');
     const token = randomUUID();
     this.sessions.set(token, session);
     return { url: `http://127.0.0.1:${this.port}/t/${token}`, close: () => this.sessions.delete(token) };
@@ -124,8 +124,8 @@ export class ChatProxy {
     try {
       body = await readJson(req);
       messages = parseMessages(body.messages);
-      if (body.n !== undefined && body.n !== null && body.n !== 1) throw new BadRequest('n > 1 is not supported (Ollama returns one choice)');
-      if (body.stream === true) throw new BadRequest('streaming is not supported on /v1/chat/completions by the sbeval chat proxy; use "stream": false');
+      if (body.n !== undefined && body.n !== null && body.n !== 1) throw new HttpError(400, 'n > 1 is not supported (Ollama returns one choice)');
+      if (body.stream === true) throw new HttpError(400, 'streaming is not supported on /v1/chat/completions by the sbeval chat proxy; use "stream": false');
     } catch (error) {
       return send(res, 400, openAiError((error as Error).message, 'invalid_request_error'));
     }
@@ -170,26 +170,26 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY) throw new BadRequest('request body too large');
+    if (size > MAX_BODY) throw new HttpError(400, 'request body too large');
     chunks.push(chunk);
   }
   let data: unknown;
   try {
     data = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new BadRequest('request body is not JSON');
+    throw new HttpError(400, 'request body is not JSON');
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new BadRequest('request body is not a JSON object');
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new HttpError(400, 'request body is not a JSON object');
   return data as Record<string, unknown>;
 }
 
 function parseMessages(value: unknown): ChatMessage[] {
-  if (!Array.isArray(value) || value.length === 0) throw new BadRequest('"messages" must be a non-empty list');
+  if (!Array.isArray(value) || value.length === 0) throw new HttpError(400, '"messages" must be a non-empty list');
   return value.map((m, i) => {
     const role = (m as { role?: unknown })?.role;
     const content = (m as { content?: unknown })?.content;
-    if (role !== 'system' && role !== 'user' && role !== 'assistant') throw new BadRequest(`messages[${i}].role must be system, user or assistant`);
-    if (typeof content !== 'string') throw new BadRequest(`messages[${i}].content must be a string`);
+    if (role !== 'system' && role !== 'user' && role !== 'assistant') throw new HttpError(400, `messages[${i}].role must be system, user or assistant`);
+    if (typeof content !== 'string') throw new HttpError(400, `messages[${i}].content must be a string`);
     return { role, content };
   });
 }

@@ -1,7 +1,5 @@
 import { SbevalError } from '../../core/errors.js';
 import {
-  API_KEY_VARIABLES,
-  apiName,
   CallError,
   type CallSettings,
   type ChatRequestSpec,
@@ -81,22 +79,6 @@ interface PoolChatResult extends ChatResult {
   attempts: Attempt[];
   /** Time lost to failed attempts and waiting for a host (ms): not the submission's time. */
   excusedMs: number;
-}
-
-/** What to say when no host answers its model list or none has a model, per API. */
-export function hostProblems(api: ModelApi): { unreachable: string; unreachableHint: string; missingHint: (model: string) => string } {
-  if (api === 'ollama') {
-    return {
-      unreachable: 'no Ollama host answered /api/tags',
-      unreachableHint: 'start `ollama serve` on the host, or pass the right --hosts',
-      missingHint: (model) => `run \`ollama pull ${model}\` on the hosts`,
-    };
-  }
-  return {
-    unreachable: `no ${apiName(api)} host answered …/models`,
-    unreachableHint: `check the base URLs in --hosts (…/v1) and the key ($${API_KEY_VARIABLES.openai.join(' or $')})`,
-    missingHint: (model) => `the hosts' …/models does not list ${model}; pass a model id it lists`,
-  };
 }
 
 /** A call that could not be completed on any host. */

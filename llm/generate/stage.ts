@@ -6,10 +6,10 @@ import { NON_TEAM_DIRS, stageDir, trialFileBase } from '../../orchestrator/layou
 import { assertSafeName, modelFolderName } from '../../orchestrator/layout/names.js';
 import { StageLog, type StageSummary } from '../../orchestrator/layout/stage-log.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
-import { apiName, CallError, type ModelApi } from '../model-calls/index.js';
+import { apiName, backendOf, CallError, type ModelApi } from '../model-calls/index.js';
 import { ChatProxy } from './chat-proxy.js';
 import { runConversation } from './conversation.js';
-import { type HostEvent, HostPool, type HostPoolSettings, HostsUnavailable, hostProblems, type PreflightReport } from './host-pool.js';
+import { type HostEvent, HostPool, type HostPoolSettings, HostsUnavailable, type PreflightReport } from './host-pool.js';
 import { LimitExceeded, type TrialLimits } from './limits.js';
 import { ProgramFailed, runProgram } from './program.js';
 import { type CallLine, type FailureKind, RunLog, readFinalFailures, type TrialLine } from './run-log.js';
@@ -243,7 +243,7 @@ function writeStartLine(runLog: RunLog, options: GenerateOptions, pool: HostPool
 
 /** Asks every host what it serves; throws (after logging the end) when no host is reachable or a model is on none. */
 async function preflightHosts(pool: HostPool, options: GenerateOptions, runLog: RunLog, events: GenerateEvents): Promise<PreflightReport> {
-  const problems = hostProblems(options.pool.api);
+  const { problems } = backendOf(options.pool.api);
   const preflight = await pool.preflight(options.models);
   if (preflight.reachable.length === 0) {
     const reasons = preflight.unreachable.map((u) => `${u.host}: ${u.reason}`).join('; ');

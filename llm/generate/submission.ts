@@ -23,7 +23,8 @@ export type { ObjectStyle };
  * `lf`: CRLF and lone CR become LF, as Python's text-mode `open().read()` does (2024/2025 programs);
  * `keep`: the bytes as written (the 2023 Node script read files with `readFile(…, 'utf-8')`).
  */
-export type Newlines = 'lf' | 'keep';
+export const NEWLINES = ['lf', 'keep'] as const;
+export type Newlines = (typeof NEWLINES)[number];
 
 const OBJECT_TOKEN = '<OBJECT>';
 
@@ -79,7 +80,7 @@ const chatScriptSchema = z
   .object({
     system: textOrFile.optional(),
     object: z.enum(OBJECT_STYLES).optional(),
-    newlines: z.enum(['lf', 'keep']).optional(),
+    newlines: z.enum(NEWLINES).optional(),
     turns: z.array(textOrFile).min(1),
   })
   .strict();

@@ -1,8 +1,8 @@
 import { SbevalError } from '../../core/errors.js';
 import type { ProgressSink } from '../../orchestrator/progress/types.js';
-import { type Attempt, HostPool, type HostPoolSettings, hostProblems } from '../generate/host-pool.js';
+import { type Attempt, HostPool, type HostPoolSettings } from '../generate/host-pool.js';
 import type { RunLog } from '../generate/run-log.js';
-import { type ChatMessage, listModels, type ModelApi, ModelEndpoint } from '../model-calls/index.js';
+import { backendOf, type ChatMessage, hostHasModel, listModels, type ModelApi, ModelEndpoint } from '../model-calls/index.js';
 
 /**
  * Where a judge's questions go: the model hosts of `--hosts`, speaking Ollama's API or an
@@ -65,7 +65,7 @@ export class PoolBackend implements JudgeBackend {
 
   async preflight(model: string): Promise<{ digest: string | undefined }> {
     const report = await this.pool.preflight([model]);
-    const problems = hostProblems(this.api);
+    const { problems } = backendOf(this.api);
     if (report.reachable.length === 0) {
       throw new SbevalError(
         'judge',
@@ -84,8 +84,7 @@ export class PoolBackend implements JudgeBackend {
     if (!endpoint) return undefined;
     try {
       const listing = await listModels(endpoint, this.settings.tagsTimeoutMs);
-      const wanted = this.api === 'ollama' && !model.includes(':') ? [model, `${model}:latest`] : [model];
-      const digest = listing.find((m) => wanted.includes(m.name))?.digest;
+      const digest = listing.find((m) => hostHasModel([m.name], model, this.api))?.digest;
       return digest === undefined || digest === '' ? undefined : digest;
     } catch {
       return undefined;

@@ -1,5 +1,5 @@
-import type { ModelEndpoint } from './endpoint.js';
 import { answerTooLarge } from './exchange.js';
+import type { Host } from './host.js';
 import { CallError, type ChatRequestSpec, type ChatResult } from './types.js';
 
 /**
@@ -34,7 +34,7 @@ export class AnswerText {
   private bytes = 0;
 
   constructor(
-    private readonly endpoint: ModelEndpoint,
+    private readonly endpoint: Host,
     readonly maxBytes: number,
   ) {}
 

@@ -1,5 +1,7 @@
 import { SbevalError } from '../../core/errors.js';
-import type { ModelApi } from '../../orchestrator/config/model-calls.js';
+import { MODEL_APIS, type ModelApi } from '../../orchestrator/config/model-calls.js';
+import { backendOf } from './apis.js';
+import { type Host, hostLabel } from './host.js';
 
 /**
  * One model server as sbeval addresses it: which API it speaks, where, with which credentials, and the
@@ -14,35 +16,18 @@ import type { ModelApi } from '../../orchestrator/config/model-calls.js';
  * shared folder holds no key.
  */
 
-/** The variables a key is read from, first set wins. `OPENAI_API_KEY` is the one the OpenAI clients read. */
-export const API_KEY_VARIABLES: Record<ModelApi, readonly string[]> = {
-  ollama: ['SBEVAL_OLLAMA_API_KEY'],
-  openai: ['SBEVAL_OPENAI_API_KEY', 'OPENAI_API_KEY'],
-};
+/** The variables a key is read from per API, first set wins (each API's module says which). */
+export const API_KEY_VARIABLES = Object.fromEntries(MODEL_APIS.map((api) => [api, backendOf(api).keyVariables])) as Record<ModelApi, readonly string[]>;
 
 /** What an API is called in messages ("Ollama unavailable: …"). */
 export function apiName(api: ModelApi): string {
-  return api === 'ollama' ? 'Ollama' : 'OpenAI-style API';
-}
-
-/** A host URL as it may be shown: userinfo replaced by `***@`, query values dropped, no trailing slash. */
-export function hostLabel(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a URL: show nothing of it that could be a secret.
-    return '(not a URL)';
-  }
-  const auth = parsed.username || parsed.password ? '***@' : '';
-  const path = parsed.pathname.replace(/\/+$/, '');
-  return `${parsed.protocol}//${auth}${parsed.host}${path}${parsed.search ? '?…' : ''}`;
+  return backendOf(api).title;
 }
 
 /** Secrets shorter than this are not searched for in text (a one-letter password would blank every such letter). */
 const MIN_SECRET = 4;
 
-export class ModelEndpoint {
+export class ModelEndpoint implements Host {
   /** The base every path is appended to: no userinfo, no trailing slash (`http://h:11434`, `https://api.openai.com/v1`). */
   readonly base: string;
   readonly label: string;
@@ -69,9 +54,9 @@ export class ModelEndpoint {
   }
 
   /**
-   * `url` as given in `--hosts`, the config or `$OLLAMA_HOST`. For the OpenAI API the base is what an
-   * OpenAI client takes as `base_url` (`…/v1`); a URL with no path gets `/v1` (Ollama serves its
-   * OpenAI-compatible API there, and so do vLLM and llama.cpp's server).
+   * `url` as given in `--hosts`, the config or `$OLLAMA_HOST`. A URL with no path gets the API's default
+   * one: for the OpenAI API the base is what an OpenAI client takes as `base_url` (`…/v1`; Ollama serves
+   * its OpenAI-compatible API there, and so do vLLM and llama.cpp's server).
    */
   static parse(url: string, api: ModelApi, env: NodeJS.ProcessEnv = process.env, index = 0): ModelEndpoint {
     let parsed: URL;
@@ -83,7 +68,8 @@ export class ModelEndpoint {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new SbevalError('config', `host ${hostLabel(url)} is not an http(s) URL`, 'write hosts as http://host:port');
     }
-    if (api === 'openai' && (parsed.pathname === '' || parsed.pathname === '/')) parsed.pathname = '/v1';
+    const defaultPath = backendOf(api).defaultPath;
+    if (defaultPath !== undefined && (parsed.pathname === '' || parsed.pathname === '/')) parsed.pathname = defaultPath;
     const secrets: string[] = [];
     let authorization: string | undefined;
     if (parsed.username || parsed.password) {

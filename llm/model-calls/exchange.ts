@@ -1,5 +1,4 @@
-import type { ModelEndpoint } from './endpoint.js';
-import { hostLabel } from './endpoint.js';
+import { type Host, hostLabel } from './host.js';
 import { CallError } from './types.js';
 
 /**
@@ -34,7 +33,7 @@ class Guard {
   private readonly onCancel = () => this.abort(new CallError('cancelled', false));
 
   constructor(
-    private readonly endpoint: ModelEndpoint,
+    private readonly endpoint: Host,
     private readonly bounds: ExchangeBounds,
     private readonly cancel: AbortSignal | undefined,
   ) {
@@ -87,14 +86,14 @@ export class Exchange {
   private finished = false;
 
   private constructor(
-    private readonly endpoint: ModelEndpoint,
+    private readonly endpoint: Host,
     private readonly guard: Guard,
     private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
   ) {}
 
   /** Sends the request; resolves once a 2xx answer's headers are in. Throws `CallError`. */
   static async open(
-    endpoint: ModelEndpoint,
+    endpoint: Host,
     path: string,
     request: { method: 'GET' | 'POST'; body?: unknown },
     bounds: ExchangeBounds,
@@ -226,7 +225,7 @@ export class Exchange {
 }
 
 /** The one message of every byte cap, whichever buffer hit it. */
-export function answerTooLarge(endpoint: ModelEndpoint, maxBytes: number): CallError {
+export function answerTooLarge(endpoint: Host, maxBytes: number): CallError {
   return new CallError(`the answer from ${endpoint.label} exceeds ${maxBytes} bytes (--max-answer-bytes)`, true);
 }
 
@@ -235,7 +234,7 @@ function decodeLine(parts: Uint8Array[]): string {
   return text.endsWith('\r') ? text.slice(0, -1) : text;
 }
 
-function target(response: Response, endpoint: ModelEndpoint): string {
+function target(response: Response, endpoint: Host): string {
   const location = response.headers.get('location');
   if (!location) return 'no location';
   try {
@@ -263,7 +262,7 @@ function oneLine(text: string): string {
 }
 
 /** 5xx, 429 and 408 are the host's trouble (retried); 404 is a missing model; other 4xx are the request's. */
-function statusError(endpoint: ModelEndpoint, status: number, detail: string): CallError {
+function statusError(endpoint: Host, status: number, detail: string): CallError {
   if (status >= 500 || status === 429 || status === 408) return new CallError(`HTTP ${status}: ${detail}`, true, status);
   if (status === 404) return new CallError(`HTTP 404: ${detail}`, false, status, true);
   if (status === 401 || status === 403) return new CallError(`HTTP ${status}: ${detail} (${endpoint.keyHint()})`, false, status);

@@ -1,4 +1,5 @@
 import { type AnswerText, type ChatProtocol, count, parseJson, record, type Tally } from './answer.js';
+import type { ModelApiBackend, ModelListing } from './api-backend.js';
 import { CallError, type ChatRequestSpec } from './types.js';
 
 /**
@@ -62,10 +63,10 @@ function whole(value: unknown, answer: AnswerText): Tally {
   return tally(final);
 }
 
-export const OLLAMA_CHAT: ChatProtocol = { chatPath: '/api/chat', body, stream, whole };
+const chat: ChatProtocol = { chatPath: '/api/chat', body, stream, whole };
 
 /** `GET /api/tags`: the models a host has, by both of its names (`name`, `model`), with their digests. */
-export function ollamaModels(value: unknown): Array<{ name: string; digest: string | undefined }> {
+function models(value: unknown): ModelListing[] {
   const models = record(value)?.models;
   if (!Array.isArray(models)) throw new CallError('/api/tags answered without a model list', true);
   return models.flatMap((m) => {
@@ -78,7 +79,31 @@ export function ollamaModels(value: unknown): Array<{ name: string; digest: stri
 }
 
 /** `phi3` on the command line means `phi3:latest` on the host, as in `ollama run`. */
-export function ollamaHasModel(names: readonly string[], model: string): boolean {
+function hasModel(names: readonly string[], model: string): boolean {
   const wanted = model.includes(':') ? [model] : [model, `${model}:latest`];
   return names.some((n) => wanted.includes(n));
 }
+
+/** `/api/tags` for the digest, `POST /api/show` (without `verbose`: no tokenizer) for the capabilities and details. */
+async function describe(model: string, get: (path: string, body?: unknown) => Promise<unknown>, listing: () => Promise<ModelListing[]>) {
+  const digest = (await listing()).find((m) => hasModel([m.name], model))?.digest;
+  const shown = record(await get('/api/show', { model })) ?? {};
+  const capabilities = Array.isArray(shown.capabilities) ? shown.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+  return { name: model, digest, capabilities, details: record(shown.details) ?? {} };
+}
+
+export const OLLAMA_API: ModelApiBackend = {
+  title: 'Ollama',
+  help: 'native /api/chat',
+  keyVariables: ['SBEVAL_OLLAMA_API_KEY'],
+  defaultPath: undefined,
+  chat,
+  listing: { path: '/api/tags', models },
+  hasModel,
+  describe,
+  problems: {
+    unreachable: 'no Ollama host answered /api/tags',
+    unreachableHint: 'start `ollama serve` on the host, or pass the right --hosts',
+    missingHint: (model) => `run \`ollama pull ${model}\` on the hosts`,
+  },
+};

@@ -1,4 +1,5 @@
 import { type AnswerText, type ChatProtocol, count, lineCap, parseJson, record, type Tally } from './answer.js';
+import type { ModelApiBackend, ModelListing } from './api-backend.js';
 import { CallError, type ChatMessage, type ChatRequestSpec } from './types.js';
 
 /**
@@ -112,10 +113,10 @@ function whole(value: unknown, answer: AnswerText): Tally {
   return usageTally(completion.usage, choice?.finish_reason);
 }
 
-export const OPENAI_CHAT: ChatProtocol = { chatPath: '/chat/completions', body, stream, whole };
+const chat: ChatProtocol = { chatPath: '/chat/completions', body, stream, whole };
 
 /** `GET …/models`: the model ids (OpenAI's list carries no digest). */
-export function openAiModels(value: unknown): Array<{ name: string; digest: string | undefined }> {
+function models(value: unknown): ModelListing[] {
   const data = record(value)?.data;
   if (!Array.isArray(data)) throw new CallError('/models answered without a model list', true);
   return data.flatMap((m) => {
@@ -123,3 +124,28 @@ export function openAiModels(value: unknown): Array<{ name: string; digest: stri
     return typeof id === 'string' && id !== '' ? [{ name: id, digest: undefined }] : [];
   });
 }
+
+/** The variables a key is read from; `OPENAI_API_KEY` is the one the OpenAI clients read. */
+const KEY_VARIABLES = ['SBEVAL_OPENAI_API_KEY', 'OPENAI_API_KEY'];
+
+export const OPENAI_API: ModelApiBackend = {
+  title: 'OpenAI-style API',
+  help: `/v1/chat/completions; key from $${KEY_VARIABLES.join(' or $')}`,
+  keyVariables: KEY_VARIABLES,
+  defaultPath: '/v1',
+  chat,
+  listing: { path: '/models', models },
+  // A listing names exact model ids.
+  hasModel: (names, model) => names.includes(model),
+  describe: async (model, get) => ({
+    name: model,
+    digest: undefined,
+    capabilities: undefined,
+    details: record(await get(`/models/${encodeURIComponent(model)}`)) ?? {},
+  }),
+  problems: {
+    unreachable: 'no OpenAI-style API host answered …/models',
+    unreachableHint: `check the base URLs in --hosts (…/v1) and the key ($${KEY_VARIABLES.join(' or $')})`,
+    missingHint: (model) => `the hosts' …/models does not list ${model}; pass a model id it lists`,
+  },
+};

@@ -12,7 +12,8 @@ import { readLevelScores } from '../judges/level-scores.js';
 import { type JudgedLevel, type LevelFilter, listJudgedLevels } from '../judges/levels.js';
 import { gridView } from '../judges/scoring/grid-view.js';
 import { mixSeed, seededShuffle } from '../judges/scoring/schedule.js';
-import type { SurveyMetrics } from './metrics.js';
+import type { SurveyMetrics } from './metric-schema.js';
+import type { PublicItem } from './page-data.js';
 import { startImagePng } from './start-image.js';
 
 /**
@@ -29,18 +30,10 @@ import { startImagePng } from './start-image.js';
  * `<out>/survey.json` with the pictures in `<out>/assets/`; `<out>` defaults to
  * `<root>/result/survey/`. Raters' answers go to `<out>/answers/<rater>/<item>.json` (survey serve).
  */
-export interface SurveyItem {
-  id: string;
+export interface SurveyItem extends PublicItem {
   team: string;
-  letter: string;
   trial: number;
   name: string;
-  /** Relative to the survey folder. */
-  start: string;
-  final: string | null;
-  grid: string | null;
-  history: Array<{ role: string; content: string }>;
-  historyNote: string | null;
   /** The level XML, relative to the competition root (the replay simulates it). */
   level: string;
   stability: number | null;

@@ -12,6 +12,7 @@ import { createViewerHandler, type ViewerHandler, viewerErrorStatus } from '../.
 import { answerPath, answerText, checkAnswer, type ItemAnswer, itemOrder, levelOf, MAX_COMMENT, readRater } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
 import { type Invite, raterOfToken, readInvites } from './invites.js';
+import type { PublicSurvey, RaterAnswer, RaterView } from './page-data.js';
 
 /**
  * `sbeval survey serve`: the survey page (llm/survey/page/, static, no CDN) and its API, for raters on
@@ -127,8 +128,8 @@ function checkBinding(host: string, publicUrl: URL | undefined, invites: readonl
 }
 
 /** What a rater may see of an answer: the values and the comment (never the level it belongs to). */
-function forRater(answers: Record<string, ItemAnswer>, survey: SurveyFile): Record<string, { values: Record<string, number>; comment?: string }> {
-  const out: Record<string, { values: Record<string, number>; comment?: string }> = {};
+function forRater(answers: Record<string, ItemAnswer>, survey: SurveyFile): Record<string, RaterAnswer> {
+  const out: Record<string, RaterAnswer> = {};
   for (const [itemId, a] of Object.entries(answers)) {
     if (checkAnswer(survey, itemId, a) !== undefined) continue;
     out[itemId] = { values: a.values, ...(a.comment !== undefined ? { comment: a.comment } : {}) };
@@ -257,7 +258,7 @@ const json = (res: ServerResponse, value: unknown, status = 200) => send(res, st
 interface Parts {
   out: string;
   survey: SurveyFile;
-  publicSurvey: unknown;
+  publicSurvey: PublicSurvey;
   invitations: Invitations;
   answers: AnswerFiles;
   replays: Replays;
@@ -268,7 +269,7 @@ async function api(p: Parts, req: IncomingMessage, res: ServerResponse, path: st
   const rater = p.invitations.raterOf(req);
   if (req.method === 'GET' && path === '/api/survey') return json(res, p.publicSurvey);
   if (req.method === 'GET' && path === '/api/me')
-    return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(raterAnswers(p.out, rater), p.survey) });
+    return json(res, { rater, order: itemOrder(p.survey, rater), answers: forRater(raterAnswers(p.out, rater), p.survey) } satisfies RaterView);
   const put = /^\/api\/me\/([^/]+)$/.exec(path);
   if (put && req.method === 'PUT') {
     const itemId = decodeSegment(put[1]!, 'item id');

@@ -1,4 +1,5 @@
 import { assign, fromPromise, setup } from 'xstate';
+import { invariant } from '../../core/invariant.js';
 import type { LevelEvent } from './events.js';
 import { MACHINE_ID } from './events.js';
 import { levelStability, trialStops } from './trials.js';
@@ -44,7 +45,7 @@ import type {
  */
 const notProvided = (name: string) =>
   fromPromise<never, unknown>(async () => {
-    throw new Error(`level machine: actor "${name}" was not provided`);
+    invariant(false, `level machine: actor "${name}" was not provided`);
   });
 
 type DoneWith<T> = { output: T };

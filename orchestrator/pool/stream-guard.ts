@@ -3,6 +3,7 @@ import { bodyMismatch, type ExpectedRun, expectedRun, pngProblem, startMismatch 
 import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../../bridge/frames.js';
 import type { FrameRow } from '../../bridge/headless/frame-image.js';
 import { evaluatorWindow } from '../../bridge/window.js';
+import { SbevalError } from '../../core/errors.js';
 import { checkCapture } from './capture-claim.js';
 
 /**
@@ -31,13 +32,6 @@ type Call =
   | { kind: 'events'; events: SimEvent[] }
   | { kind: 'capture'; result: CaptureResult };
 
-class StreamViolation extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StreamViolation';
-  }
-}
-
 /**
  * The sink the pool gives an engine for one attempt. It validates every call, then either forwards it
  * (live sink) or keeps it for `replay` (buffered sink). `onProgress` feeds the stall watchdog;
@@ -49,7 +43,7 @@ export class GuardedSink implements LevelSink {
   private nextStep = 0;
   private captured: CaptureResult | undefined;
   private closed = false;
-  private violation: StreamViolation | undefined;
+  private violation: SbevalError | undefined;
   private readonly buffer: Call[] | undefined;
   private readonly expected: ExpectedRun;
   /** The step-0 row, and whether any later row differs from it. */
@@ -65,7 +59,7 @@ export class GuardedSink implements LevelSink {
     private readonly job: LevelJob,
     private readonly target: LevelSink | undefined,
     private readonly onProgress: () => void,
-    private readonly onViolation: (violation: StreamViolation) => void,
+    private readonly onViolation: (violation: SbevalError) => void,
   ) {
     this.buffer = target ? undefined : [];
     this.expected = expectedRun(job);
@@ -164,7 +158,7 @@ export class GuardedSink implements LevelSink {
   }
 
   /** Called when the engine's `run` resolved: the stream must be complete. */
-  finish(): StreamViolation | undefined {
+  finish(): SbevalError | undefined {
     if (this.violation) return this.violation;
     const steps = this.expected.lastStep + 1;
     if (this.bodyCount === undefined) this.fail('the engine finished without `loaded`');
@@ -183,7 +177,7 @@ export class GuardedSink implements LevelSink {
    * After `finish()`: the capture must decode as a PNG of the evaluator's size (asynchronous: a full
    * decode). Returns the violation (already reported through `onViolation`) or undefined.
    */
-  async verifyImages(): Promise<StreamViolation | undefined> {
+  async verifyImages(): Promise<SbevalError | undefined> {
     if (this.violation || !this.captured) return this.violation;
     const { png, raw } = this.captured;
     const problem = await pngProblem(png, this.expected.imageSize);
@@ -339,7 +333,7 @@ export class GuardedSink implements LevelSink {
   }
 
   private fail(message: string): void {
-    const violation = new StreamViolation(message);
+    const violation = new SbevalError('protocol', message);
     this.violation = violation;
     this.onViolation(violation);
   }

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { invariant } from '../../core/invariant.js';
 import { pngToModelInput } from '../../scoring/similarity/prepare.js';
 import type { FromPrepareWorker, ToPrepareWorker } from './prepare-protocol.js';
 
@@ -7,7 +8,7 @@ import type { FromPrepareWorker, ToPrepareWorker } from './prepare-protocol.js';
  * errors go back as a message for that image; the worker stays up.
  */
 const port = parentPort;
-if (!port) throw new Error('prepare-worker.ts must run in a worker thread');
+invariant(port, 'prepare-worker.ts must run in a worker thread');
 
 port.on('message', (message: ToPrepareWorker) => {
   pngToModelInput(message.png, message.config).then(

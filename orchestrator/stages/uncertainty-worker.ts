@@ -1,11 +1,12 @@
 import { parentPort } from 'node:worker_threads';
+import { invariant } from '../../core/invariant.js';
 import { lowerThreadPriority } from '../../core/thread-priority.js';
 import { sampleBootstrap } from '../../scoring/uncertainty/bootstrap.js';
 import { type FromSampler, samplesBuffers, type ToSampler } from './uncertainty-thread.js';
 
 /** The bootstrap's worker thread (uncertainty-thread.ts): per job the model in, the samples out, once; it waits for the next job. */
 const port = parentPort;
-if (!port) throw new Error('uncertainty-worker.ts must run in a worker thread');
+invariant(port, 'uncertainty-worker.ts must run in a worker thread');
 
 /**
  * The resamples run beside the command's own work (reading, checking and scoring the folder), which

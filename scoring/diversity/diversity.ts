@@ -9,6 +9,8 @@
  *   a fixed denominator, so missing trials lower the rate.
  * File shape and writer: scoring/formats/diversity.ts.
  */
+
+import { SbevalError } from '../../core/errors.js';
 import {
   DEFAULT_DIVERSITY_TRIALS,
   type DiversityFile,
@@ -24,17 +26,10 @@ import { cosineDistance } from './cosine.js';
 /** The similarity format the vectors are read in (scoring/score/rules.ts `SIMILARITY_FORMATS`). */
 export type DiversityRules = SimilarityFormat;
 
-export class DiversityInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DiversityInputError';
-  }
-}
-
 /** The vectors the script takes from a similarity file. */
 export function diversityTrials(similarity: SimilarityFile, rules: DiversityRules): DiversityTrial[] {
   if (similarity.similarities.length < similarity.count) {
-    throw new DiversityInputError(`count is ${similarity.count} but the file lists ${similarity.similarities.length} images`);
+    throw new SbevalError('diversity', `count is ${similarity.count} but the file lists ${similarity.similarities.length} images`);
   }
   const trials: DiversityTrial[] = [];
   for (let i = 0; i < similarity.count; i++) {
@@ -48,7 +43,8 @@ export function diversityTrials(similarity: SimilarityFile, rules: DiversityRule
         .map(({ r }) => r.softmax_prob);
     } else {
       if (!image.cls_embedding)
-        throw new DiversityInputError(
+        throw new SbevalError(
+          'diversity',
           `${image.id} has no cls_embedding (run \`sbeval similarity --rules ${ruleSetChoice((r) => SIMILARITY_FORMATS[r.similarityFormat].clsEmbedding)}\`)`,
         );
       vector = image.cls_embedding;
@@ -60,7 +56,7 @@ export function diversityTrials(similarity: SimilarityFile, rules: DiversityRule
 
 /** One character's diversity file. */
 export function computeDiversity(similarity: SimilarityFile, rules: DiversityRules, nTrial: number = DEFAULT_DIVERSITY_TRIALS): DiversityFile {
-  if (!Number.isInteger(nTrial) || nTrial < 2) throw new DiversityInputError(`trials per letter must be an integer ≥ 2, got ${nTrial}`);
+  if (!Number.isInteger(nTrial) || nTrial < 2) throw new SbevalError('diversity', `trials per letter must be an integer ≥ 2, got ${nTrial}`);
   return diversityFile(diversityTrials(similarity, rules), cosineDistance, nTrial);
 }
 

@@ -1,4 +1,5 @@
 import { FIELD_COUNT, type FrameBatch } from '../../bridge/frames.js';
+import { SbevalError } from '../../core/errors.js';
 
 /**
  * All steps of one trial in one contiguous block, so the analysis can index any step directly.
@@ -28,13 +29,16 @@ export function mergeBatches(batches: readonly FrameBatch[], bodyCount: number):
   let expected = 0;
   for (const batch of batches) {
     if (batch.bodyCount !== bodyCount) {
-      throw new Error(`frame batch at step ${batch.firstStep} has ${batch.bodyCount} bodies, the level has ${bodyCount}`);
+      throw new SbevalError('input', `frame batch at step ${batch.firstStep} has ${batch.bodyCount} bodies, the level has ${bodyCount}`);
     }
     if (batch.firstStep !== expected) {
-      throw new Error(`frame batches are not contiguous: expected step ${expected}, got a batch starting at step ${batch.firstStep}`);
+      throw new SbevalError('input', `frame batches are not contiguous: expected step ${expected}, got a batch starting at step ${batch.firstStep}`);
     }
     if (batch.states.length !== batch.stepCount * bodyCount * FIELD_COUNT || batch.alive.length !== batch.stepCount * bodyCount) {
-      throw new Error(`frame batch at step ${batch.firstStep} has arrays of the wrong length for ${batch.stepCount} steps × ${bodyCount} bodies`);
+      throw new SbevalError(
+        'input',
+        `frame batch at step ${batch.firstStep} has arrays of the wrong length for ${batch.stepCount} steps × ${bodyCount} bodies`,
+      );
     }
     expected += batch.stepCount;
   }

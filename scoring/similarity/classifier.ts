@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
+import { SbevalError } from '../../core/errors.js';
 import type { VitModelInfo } from './convert.js';
 
 export interface ClassifierOptions {
@@ -44,13 +45,6 @@ export interface ClassifierStats {
   inferred: number;
   /** Session runs. */
   runs: number;
-}
-
-export class ClassifierError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ClassifierError';
-  }
 }
 
 /** Softmax in double precision, rounded to float32 (the model's dtype). */
@@ -94,8 +88,8 @@ export class VitClassifier {
     const threads = options.threads ?? 0;
     const batchSize = options.batchSize ?? defaultBatchSize();
     if (!Number.isInteger(threads) || threads < 0)
-      throw new ClassifierError(`threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new ClassifierError(`batch size must be a positive integer, got ${batchSize}`);
+      throw new SbevalError('similarity', `threads must be a non-negative integer (0 = onnxruntime's default), got ${threads}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new SbevalError('similarity', `batch size must be a positive integer, got ${batchSize}`);
     const sessionOptions: ort.InferenceSession.SessionOptions = {
       graphOptimizationLevel: 'all',
       executionMode: 'sequential',
@@ -111,13 +105,14 @@ export class VitClassifier {
     try {
       session = typeof model === 'string' ? await ort.InferenceSession.create(model, sessionOptions) : await ort.InferenceSession.create(model, sessionOptions);
     } catch (error) {
-      throw new ClassifierError(`onnxruntime cannot load the model: ${(error as Error).message}`, { cause: error });
+      throw new SbevalError('similarity', `onnxruntime cannot load the model: ${(error as Error).message}`, undefined, { cause: error });
     }
     const inputName = session.inputNames.includes(info.inputName) ? info.inputName : session.inputNames[0];
     const logitsName = session.outputNames.includes(info.logitsName) ? info.logitsName : undefined;
     if (!inputName || !logitsName) {
       await session.release();
-      throw new ClassifierError(
+      throw new SbevalError(
+        'similarity',
         `the model needs an input and a "${info.logitsName}" output; it has inputs [${session.inputNames}] and outputs [${session.outputNames}]`,
       );
     }
@@ -142,7 +137,7 @@ export class VitClassifier {
     this.stats.requested += 1;
     const expected = this.inputDims[0] * this.inputDims[1] * this.inputDims[2];
     if (tensor.length !== expected)
-      return Promise.reject(new ClassifierError(`input has ${tensor.length} values, the model takes ${this.inputDims.join('×')}`));
+      return Promise.reject(new SbevalError('similarity', `input has ${tensor.length} values, the model takes ${this.inputDims.join('×')}`));
     const key = tensorDigest(tensor);
     const known = this.cache.get(key);
     if (known) return known;
@@ -197,7 +192,7 @@ export class VitClassifier {
         b.resolve({ logits: l, probabilities: softmax(l), cls: cls ? cls.slice(i * hidden, (i + 1) * hidden) : undefined });
       });
     } catch (error) {
-      const e = new ClassifierError(`inference failed: ${(error as Error).message}`, { cause: error });
+      const e = new SbevalError('similarity', `inference failed: ${(error as Error).message}`, undefined, { cause: error });
       for (const b of batch) b.reject(e);
     }
   }
@@ -228,7 +223,7 @@ export function letterProbabilities(labels: readonly string[], probabilities: Fl
   for (let i = 0; i < 26; i++) {
     const index = letterIndex(labels, String.fromCharCode(65 + i));
     if (index < 0 || index >= probabilities.length)
-      throw new ClassifierError(`the model has ${probabilities.length} labels; letter ${String.fromCharCode(65 + i)} has none`);
+      throw new SbevalError('similarity', `the model has ${probabilities.length} labels; letter ${String.fromCharCode(65 + i)} has none`);
     out[i] = probabilities[index]!;
   }
   return out;

@@ -5,6 +5,7 @@
  * ViTImageProcessor's defaults), the output names and the source checkpoint.
  */
 
+import { SbevalError } from '../../core/errors.js';
 import { encodeOnnxModel } from './onnx-writer.js';
 import { type PreprocessorConfig, parsePreprocessorConfig, VIT_DEFAULT_PREPROCESSOR } from './preprocess.js';
 import { parseSafetensors, toFloat32 } from './safetensors.js';
@@ -35,13 +36,6 @@ export interface VitModelInfo {
   source: string | undefined;
 }
 
-export class ModelConversionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ModelConversionError';
-  }
-}
-
 interface HfVitCheckpoint {
   config: unknown;
   /** Parsed `preprocessor_config.json`, or undefined when the folder has none (defaults apply). */
@@ -55,7 +49,8 @@ function resolvePreprocessor(config: VitConfig, preprocessor: unknown): Preproce
   const p =
     preprocessor === undefined ? { ...VIT_DEFAULT_PREPROCESSOR, height: config.imageSize, width: config.imageSize } : parsePreprocessorConfig(preprocessor);
   if (p.doResize && (p.height !== config.imageSize || p.width !== config.imageSize)) {
-    throw new ModelConversionError(
+    throw new SbevalError(
+      'similarity',
       `preprocessor resizes to ${p.width}×${p.height} but the model takes ${config.imageSize}×${config.imageSize} (ViT would refuse that input)`,
     );
   }
@@ -121,7 +116,7 @@ export function modelInfoFromMetadata(meta: Record<string, string>): VitModelInf
     };
   }
   if (meta[META.format] !== MODEL_FORMAT)
-    throw new ModelConversionError(`model format ${meta[META.format]} is not ${MODEL_FORMAT}; convert it again with this sbeval`);
+    throw new SbevalError('similarity', `model format ${meta[META.format]} is not ${MODEL_FORMAT}; convert it again with this sbeval`);
   try {
     return {
       labels: JSON.parse(meta[META.labels] ?? '[]') as string[],
@@ -134,6 +129,6 @@ export function modelInfoFromMetadata(meta: Record<string, string>): VitModelInf
       source: meta[META.source],
     };
   } catch (error) {
-    throw new ModelConversionError(`model metadata is unreadable: ${(error as Error).message}`);
+    throw new SbevalError('similarity', `model metadata is unreadable: ${(error as Error).message}`);
   }
 }

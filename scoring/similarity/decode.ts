@@ -14,15 +14,9 @@
 
 import type { Metadata, OutputInfo } from 'sharp';
 import sharp from 'sharp';
+import { SbevalError } from '../../core/errors.js';
 import type { Image8 } from './pil-resample.js';
 import { decodeGreyPng } from './png-grey.js';
-
-export class ImageDecodeError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ImageDecodeError';
-  }
-}
 
 /** Pixel count above which decoding is refused (64 Mpx ≈ 8192²; a level image is 1024²). */
 export const MAX_INPUT_PIXELS = 8192 * 8192;
@@ -59,9 +53,9 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
   try {
     meta = await sharp(png, { ignoreIcc: true, limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   } catch (error) {
-    throw new ImageDecodeError(`not a readable image: ${(error as Error).message}`, { cause: error });
+    throw new SbevalError('similarity', `not a readable image: ${(error as Error).message}`, undefined, { cause: error });
   }
-  if (meta.format !== 'png') throw new ImageDecodeError(`not a PNG image (${meta.format ?? 'unknown format'})`);
+  if (meta.format !== 'png') throw new SbevalError('similarity', `not a PNG image (${meta.format ?? 'unknown format'})`);
   const wide = meta.depth === 'ushort';
   // 16-bit: ask for the image's own 16-bit colourspace, or libvips would convert to 8-bit sRGB on its own terms.
   const greyWide = wide && meta.space === 'grey16';
@@ -71,7 +65,7 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
     if (wide) pipeline = pipeline.toColourspace(greyWide ? 'grey16' : 'rgb16');
     raw = await pipeline.raw({ depth: wide ? 'ushort' : 'uchar' }).toBuffer({ resolveWithObject: true });
   } catch (error) {
-    throw new ImageDecodeError(`PNG could not be decoded: ${(error as Error).message}`, { cause: error });
+    throw new SbevalError('similarity', `PNG could not be decoded: ${(error as Error).message}`, undefined, { cause: error });
   }
   const { width, height, channels } = raw.info;
   const pixels = width * height;
@@ -88,7 +82,7 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
         out[i * 3 + 2] = src[i * 4 + 2]!;
       }
     } else {
-      throw new ImageDecodeError(`unexpected ${channels}-channel 8-bit decode`);
+      throw new SbevalError('similarity', `unexpected ${channels}-channel 8-bit decode`);
     }
     return { width, height, channels: 3, data: out };
   }
@@ -103,7 +97,7 @@ export async function decodePngToRgb(png: Uint8Array): Promise<Image8> {
       out[i * 3] = out[i * 3 + 1] = out[i * 3 + 2] = g;
     }
   } else {
-    if (channels < 3) throw new ImageDecodeError(`unexpected ${channels}-channel 16-bit colour decode`);
+    if (channels < 3) throw new SbevalError('similarity', `unexpected ${channels}-channel 16-bit colour decode`);
     for (let i = 0; i < pixels; i++) {
       for (let c = 0; c < 3; c++) out[i * 3 + c] = src[i * channels + c]! >> 8;
     }

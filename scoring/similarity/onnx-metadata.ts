@@ -1,3 +1,5 @@
+import { SbevalError } from '../../core/errors.js';
+
 /**
  * Reads `metadata_props` (ModelProto field 14) out of an ONNX file without loading the graph: top-level
  * fields are walked and length-delimited ones other than 14 skipped, so a 350 MB model costs a few small
@@ -5,13 +7,6 @@
  */
 
 type ReadAt = (position: number, length: number) => Uint8Array;
-
-class OnnxFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OnnxFormatError';
-  }
-}
 
 function varintAt(read: ReadAt, pos: number, size: number): [value: number, next: number] {
   const bytes = read(pos, Math.min(10, size - pos));
@@ -23,7 +18,7 @@ function varintAt(read: ReadAt, pos: number, size: number): [value: number, next
     if (b < 0x80) return [value, pos + i + 1];
     scale *= 128;
   }
-  throw new OnnxFormatError(`truncated varint at byte ${pos}`);
+  throw new SbevalError('similarity', `truncated varint at byte ${pos}`);
 }
 
 function parseEntry(bytes: Uint8Array): [string, string] {
@@ -33,7 +28,7 @@ function parseEntry(bytes: Uint8Array): [string, string] {
   const decoder = new TextDecoder();
   while (p < bytes.length) {
     const [tag, afterTag] = varintAt((o, l) => bytes.subarray(o, o + l), p, bytes.length);
-    if ((tag & 7) !== 2) throw new OnnxFormatError('unexpected field in a metadata entry');
+    if ((tag & 7) !== 2) throw new SbevalError('similarity', 'unexpected field in a metadata entry');
     const [len, start] = varintAt((o, l) => bytes.subarray(o, o + l), afterTag, bytes.length);
     const text = decoder.decode(bytes.subarray(start, start + len));
     if (tag >> 3 === 1) key = text;
@@ -54,7 +49,7 @@ export function scanOnnxMetadata(read: ReadAt, size: number): Record<string, str
       pos = varintAt(read, afterTag, size)[1];
     } else if (wire === 2) {
       const [len, start] = varintAt(read, afterTag, size);
-      if (start + len > size) throw new OnnxFormatError('length-delimited field runs past the end of the file');
+      if (start + len > size) throw new SbevalError('similarity', 'length-delimited field runs past the end of the file');
       if (field === 14) {
         const [k, v] = parseEntry(read(start, len));
         out[k] = v;
@@ -65,7 +60,7 @@ export function scanOnnxMetadata(read: ReadAt, size: number): Record<string, str
     } else if (wire === 1) {
       pos = afterTag + 8;
     } else {
-      throw new OnnxFormatError(`unsupported protobuf wire type ${wire} at byte ${pos}: not an ONNX model?`);
+      throw new SbevalError('similarity', `unsupported protobuf wire type ${wire} at byte ${pos}: not an ONNX model?`);
     }
   }
   return out;

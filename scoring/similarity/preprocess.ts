@@ -7,6 +7,8 @@
  *
  * Pure functions over pixel buffers; decoding the PNG is in `decode.ts`.
  */
+
+import { SbevalError } from '../../core/errors.js';
 import { type Image8, isSupportedResample, PIL_RESAMPLE, pilResize } from './pil-resample.js';
 
 /** What `preprocessor_config.json` controls, with ViTImageProcessor's defaults filled in. */
@@ -40,30 +42,23 @@ export const VIT_DEFAULT_PREPROCESSOR: PreprocessorConfig = {
   std: [0.5, 0.5, 0.5],
 };
 
-export class PreprocessorConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PreprocessorConfigError';
-  }
-}
-
 function triple(value: unknown, key: string): [number, number, number] {
   if (typeof value === 'number' && Number.isFinite(value)) return [value, value, value];
   if (Array.isArray(value) && value.length === 3 && value.every((v) => typeof v === 'number' && Number.isFinite(v))) {
     return [value[0], value[1], value[2]] as [number, number, number];
   }
-  throw new PreprocessorConfigError(`${key} must be a number or 3 numbers (one per RGB channel), got ${JSON.stringify(value)}`);
+  throw new SbevalError('similarity', `${key} must be a number or 3 numbers (one per RGB channel), got ${JSON.stringify(value)}`);
 }
 
 function flag(value: unknown, key: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'boolean') throw new PreprocessorConfigError(`${key} must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean') throw new SbevalError('similarity', `${key} must be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
 function positiveInt(value: unknown, key: string): number {
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  throw new PreprocessorConfigError(`${key} must be a positive integer, got ${JSON.stringify(value)}`);
+  throw new SbevalError('similarity', `${key} must be a positive integer, got ${JSON.stringify(value)}`);
 }
 
 /**
@@ -73,7 +68,7 @@ function positiveInt(value: unknown, key: string): number {
  */
 export function parsePreprocessorConfig(json: unknown): PreprocessorConfig {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new PreprocessorConfigError('preprocessor_config.json must hold a JSON object');
+    throw new SbevalError('similarity', 'preprocessor_config.json must hold a JSON object');
   }
   const c = json as Record<string, unknown>;
   const config: PreprocessorConfig = { ...VIT_DEFAULT_PREPROCESSOR, mean: [...VIT_DEFAULT_PREPROCESSOR.mean], std: [...VIT_DEFAULT_PREPROCESSOR.std] };
@@ -86,30 +81,30 @@ export function parsePreprocessorConfig(json: unknown): PreprocessorConfig {
     } else if (typeof c.size === 'object' && !Array.isArray(c.size)) {
       const s = c.size as Record<string, unknown>;
       if (s.height === undefined || s.width === undefined) {
-        throw new PreprocessorConfigError(`size must have height and width (as ViTImageProcessor requires), got ${JSON.stringify(c.size)}`);
+        throw new SbevalError('similarity', `size must have height and width (as ViTImageProcessor requires), got ${JSON.stringify(c.size)}`);
       }
       config.height = positiveInt(s.height, 'size.height');
       config.width = positiveInt(s.width, 'size.width');
     } else {
-      throw new PreprocessorConfigError(`size must be a number or {height, width}, got ${JSON.stringify(c.size)}`);
+      throw new SbevalError('similarity', `size must be a number or {height, width}, got ${JSON.stringify(c.size)}`);
     }
   }
   if (c.resample !== undefined && c.resample !== null) {
     const r = c.resample;
     if (typeof r !== 'number' || !isSupportedResample(r)) {
-      throw new PreprocessorConfigError(`resample ${JSON.stringify(r)} is not supported (1 LANCZOS, 2 BILINEAR, 3 BICUBIC, 4 BOX, 5 HAMMING)`);
+      throw new SbevalError('similarity', `resample ${JSON.stringify(r)} is not supported (1 LANCZOS, 2 BILINEAR, 3 BICUBIC, 4 BOX, 5 HAMMING)`);
     }
     config.resample = r;
   }
   if (c.rescale_factor !== undefined && c.rescale_factor !== null) {
     if (typeof c.rescale_factor !== 'number' || !Number.isFinite(c.rescale_factor)) {
-      throw new PreprocessorConfigError(`rescale_factor must be a number, got ${JSON.stringify(c.rescale_factor)}`);
+      throw new SbevalError('similarity', `rescale_factor must be a number, got ${JSON.stringify(c.rescale_factor)}`);
     }
     config.rescaleFactor = c.rescale_factor;
   }
   if (c.image_mean !== undefined && c.image_mean !== null) config.mean = triple(c.image_mean, 'image_mean');
   if (c.image_std !== undefined && c.image_std !== null) config.std = triple(c.image_std, 'image_std');
-  if (config.std.some((s) => s === 0)) throw new PreprocessorConfigError('image_std must not contain 0');
+  if (config.std.some((s) => s === 0)) throw new SbevalError('similarity', 'image_std must not contain 0');
   return config;
 }
 

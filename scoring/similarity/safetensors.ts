@@ -1,3 +1,5 @@
+import { SbevalError } from '../../core/errors.js';
+
 /**
  * The safetensors format (huggingface/safetensors, docs "format"): an 8-byte little-endian header length N,
  * N bytes of JSON `{name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__"?: {…}}`, then the byte
@@ -21,30 +23,23 @@ interface Safetensors {
   tensors: Map<string, TensorInfo>;
 }
 
-export class SafetensorsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SafetensorsError';
-  }
-}
-
 /** Header size cap (the reference implementation refuses headers over 100 MB). */
 const MAX_HEADER = 100_000_000;
 
 export function parseSafetensors(file: Uint8Array): Safetensors {
-  if (file.byteLength < 8) throw new SafetensorsError('file shorter than the 8-byte header length');
+  if (file.byteLength < 8) throw new SbevalError('similarity', 'file shorter than the 8-byte header length');
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
   if (headerLength > MAX_HEADER || 8 + headerLength > file.byteLength) {
-    throw new SafetensorsError(`header length ${headerLength} does not fit the ${file.byteLength}-byte file (truncated download?)`);
+    throw new SbevalError('similarity', `header length ${headerLength} does not fit the ${file.byteLength}-byte file (truncated download?)`);
   }
   let header: unknown;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(file.subarray(8, 8 + headerLength)));
   } catch (error) {
-    throw new SafetensorsError(`header is not valid JSON: ${(error as Error).message}`);
+    throw new SbevalError('similarity', `header is not valid JSON: ${(error as Error).message}`);
   }
-  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw new SafetensorsError('header is not a JSON object');
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw new SbevalError('similarity', 'header is not a JSON object');
   const data = file.subarray(8 + headerLength);
   const tensors = new Map<string, TensorInfo>();
   let metadata: Record<string, string> = {};
@@ -55,26 +50,27 @@ export function parseSafetensors(file: Uint8Array): Safetensors {
       continue;
     }
     const e = entry as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
-    if (typeof e?.dtype !== 'string' || !(e.dtype in DTYPE_BYTES)) throw new SafetensorsError(`${name}: unsupported dtype ${JSON.stringify(e?.dtype)}`);
+    if (typeof e?.dtype !== 'string' || !(e.dtype in DTYPE_BYTES))
+      throw new SbevalError('similarity', `${name}: unsupported dtype ${JSON.stringify(e?.dtype)}`);
     const dtype = e.dtype as SafetensorsDtype;
-    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new SafetensorsError(`${name}: bad shape`);
+    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new SbevalError('similarity', `${name}: bad shape`);
     const offsets = e.data_offsets;
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isInteger(o) && o >= 0)) {
-      throw new SafetensorsError(`${name}: bad data_offsets`);
+      throw new SbevalError('similarity', `${name}: bad data_offsets`);
     }
     const [begin, end] = offsets as [number, number];
     const shape = e.shape as number[];
     const expected = shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype];
     if (end < begin || end - begin !== expected)
-      throw new SafetensorsError(`${name}: ${end - begin} bytes for shape [${shape}] ${dtype} (expected ${expected})`);
-    if (end > data.byteLength) throw new SafetensorsError(`${name}: data runs past the end of the file (truncated download?)`);
+      throw new SbevalError('similarity', `${name}: ${end - begin} bytes for shape [${shape}] ${dtype} (expected ${expected})`);
+    if (end > data.byteLength) throw new SbevalError('similarity', `${name}: data runs past the end of the file (truncated download?)`);
     spans.push([begin, end, name]);
     tensors.set(name, { name, dtype, shape, bytes: data.subarray(begin, end) });
   }
   // The format forbids overlapping tensors (and holes); overlap would mean a corrupt or hostile file.
   spans.sort((a, b) => a[0] - b[0]);
   for (let i = 1; i < spans.length; i++) {
-    if (spans[i]![0] < spans[i - 1]![1]) throw new SafetensorsError(`${spans[i]![2]} overlaps ${spans[i - 1]![2]}`);
+    if (spans[i]![0] < spans[i - 1]![1]) throw new SbevalError('similarity', `${spans[i]![2]} overlaps ${spans[i - 1]![2]}`);
   }
   return { metadata, tensors };
 }
@@ -113,7 +109,7 @@ export function toFloat32(t: TensorInfo): Float32Array {
       return out;
     }
     default:
-      throw new SafetensorsError(`${t.name}: ${t.dtype} is not a floating-point tensor`);
+      throw new SbevalError('similarity', `${t.name}: ${t.dtype} is not a floating-point tensor`);
   }
 }
 
@@ -131,7 +127,7 @@ export function encodeSafetensors(
   for (const name of names) {
     const t = tensors.get(name)!;
     const count = t.shape.reduce((a, b) => a * b, 1);
-    if (count !== t.data.length) throw new SafetensorsError(`${name}: ${t.data.length} values for shape [${t.shape}]`);
+    if (count !== t.data.length) throw new SbevalError('similarity', `${name}: ${t.data.length} values for shape [${t.shape}]`);
     header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + count * 4] };
     offset += count * 4;
   }

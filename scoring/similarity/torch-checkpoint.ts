@@ -13,13 +13,7 @@
  * handful of globals a state dict needs; anything else is refused (a pickle can otherwise run code).
  */
 import { inflateRawSync } from 'node:zlib';
-
-export class TorchCheckpointError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TorchCheckpointError';
-  }
-}
+import { SbevalError } from '../../core/errors.js';
 
 // ---- zip ----
 
@@ -50,13 +44,13 @@ function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
       break;
     }
   }
-  if (eocd < 0) throw new TorchCheckpointError('not a zip archive (no end-of-central-directory record; a pre-1.6 torch.save file?)');
+  if (eocd < 0) throw new SbevalError('similarity', 'not a zip archive (no end-of-central-directory record; a pre-1.6 torch.save file?)');
   let count = u16(zip, eocd + 10);
   let cdOffset = u32(zip, eocd + 16);
   // ZIP64: the locator sits right before the EOCD and points at the ZIP64 EOCD record.
   if ((count === 0xffff || cdOffset === 0xffffffff) && eocd >= 20 && u32(zip, eocd - 20) === 0x07064b50) {
     const z64 = u64(zip, eocd - 20 + 8);
-    if (u32(zip, z64) !== 0x06064b50) throw new TorchCheckpointError('corrupt ZIP64 end record');
+    if (u32(zip, z64) !== 0x06064b50) throw new SbevalError('similarity', 'corrupt ZIP64 end record');
     count = u64(zip, z64 + 32);
     cdOffset = u64(zip, z64 + 48);
   }
@@ -64,7 +58,7 @@ function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
   let p = cdOffset;
   const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
-    if (u32(zip, p) !== 0x02014b50) throw new TorchCheckpointError('corrupt zip central directory');
+    if (u32(zip, p) !== 0x02014b50) throw new SbevalError('similarity', 'corrupt zip central directory');
     const method = u16(zip, p + 10);
     let compressedSize = u32(zip, p + 20);
     let size = u32(zip, p + 24);
@@ -101,13 +95,13 @@ function readZipDirectory(zip: Uint8Array): Map<string, ZipEntry> {
 
 function zipEntryData(zip: Uint8Array, entry: ZipEntry): Uint8Array {
   const h = entry.localHeaderOffset;
-  if (u32(zip, h) !== 0x04034b50) throw new TorchCheckpointError(`corrupt local header of ${entry.name}`);
+  if (u32(zip, h) !== 0x04034b50) throw new SbevalError('similarity', `corrupt local header of ${entry.name}`);
   const start = h + 30 + u16(zip, h + 26) + u16(zip, h + 28);
-  if (start + entry.compressedSize > zip.length) throw new TorchCheckpointError(`${entry.name} runs past the end of the file (truncated download?)`);
+  if (start + entry.compressedSize > zip.length) throw new SbevalError('similarity', `${entry.name} runs past the end of the file (truncated download?)`);
   const raw = zip.subarray(start, start + entry.compressedSize);
   if (entry.method === 0) return raw;
   if (entry.method === 8) return inflateRawSync(raw);
-  throw new TorchCheckpointError(`${entry.name}: unsupported zip compression method ${entry.method}`);
+  throw new SbevalError('similarity', `${entry.name}: unsupported zip compression method ${entry.method}`);
 }
 
 // ---- restricted unpickler ----
@@ -162,20 +156,20 @@ const MARK = Symbol('mark');
 type PickleValue = unknown;
 
 function reduce(fn: PickleValue, args: PickleValue): PickleValue {
-  if (!(fn instanceof Global)) throw new TorchCheckpointError('REDUCE on something that is not a known function');
+  if (!(fn instanceof Global)) throw new SbevalError('similarity', 'REDUCE on something that is not a known function');
   const a = args as PickleValue[];
   switch (fn.id) {
     case 'collections.OrderedDict':
       return new Map();
     case 'torch._utils._rebuild_tensor_v2': {
       const [storage, offset, shape, stride] = a as [StorageRef, number, number[], number[]];
-      if (storage?.kind !== 'storage') throw new TorchCheckpointError('tensor without a storage');
+      if (storage?.kind !== 'storage') throw new SbevalError('similarity', 'tensor without a storage');
       return { kind: 'tensor', storage, offset, shape: [...shape], stride: [...stride] } satisfies TorchTensorRef;
     }
     case 'torch._utils._rebuild_parameter':
       return a[0];
     default:
-      throw new TorchCheckpointError(`${fn.id} is not allowed in a state dict`);
+      throw new SbevalError('similarity', `${fn.id} is not allowed in a state dict`);
   }
 }
 
@@ -195,7 +189,7 @@ class PickleState {
   popMark(): PickleValue[] {
     const items: PickleValue[] = [];
     for (;;) {
-      if (this.stack.length === 0) throw new TorchCheckpointError('pickle MARK missing');
+      if (this.stack.length === 0) throw new SbevalError('similarity', 'pickle MARK missing');
       const v = this.stack.pop();
       if (v === MARK) break;
       items.push(v);
@@ -205,7 +199,7 @@ class PickleState {
 
   readLine(): string {
     const nl = this.pkl.indexOf(0x0a, this.p);
-    if (nl < 0) throw new TorchCheckpointError('truncated pickle');
+    if (nl < 0) throw new SbevalError('similarity', 'truncated pickle');
     const s = this.decoder.decode(this.pkl.subarray(this.p, nl));
     this.p = nl + 1;
     return s;
@@ -223,13 +217,13 @@ class PickleState {
 }
 
 function setItems(target: PickleValue, items: PickleValue[]): void {
-  if (!(target instanceof Map)) throw new TorchCheckpointError('SETITEMS on a non-dict');
+  if (!(target instanceof Map)) throw new SbevalError('similarity', 'SETITEMS on a non-dict');
   for (let i = 0; i < items.length; i += 2) target.set(items[i], items[i + 1]);
 }
 
 function allowedGlobal(module: string, name: string): Global {
   const g = new Global(module, name);
-  if (!ALLOWED_GLOBALS.has(g.id)) throw new TorchCheckpointError(`refusing pickle global ${g.id}`);
+  if (!ALLOWED_GLOBALS.has(g.id)) throw new SbevalError('similarity', `refusing pickle global ${g.id}`);
   return g;
 }
 
@@ -245,9 +239,9 @@ function readLong1(s: PickleState): void {
 /** BINPERSID: ('storage', storage_type, key, location, numel). */
 function persistentStorage(s: PickleState): void {
   const pid = s.stack.pop() as PickleValue[];
-  if (!Array.isArray(pid) || pid[0] !== 'storage' || !(pid[1] instanceof Global)) throw new TorchCheckpointError('unknown persistent id');
+  if (!Array.isArray(pid) || pid[0] !== 'storage' || !(pid[1] instanceof Global)) throw new SbevalError('similarity', 'unknown persistent id');
   const dtype = STORAGE_TYPES[(pid[1] as Global).name];
-  if (!dtype) throw new TorchCheckpointError(`unsupported storage ${(pid[1] as Global).id}`);
+  if (!dtype) throw new SbevalError('similarity', `unsupported storage ${(pid[1] as Global).id}`);
   s.stack.push({ kind: 'storage', dtype, key: String(pid[2]), numel: Number(pid[4]) } satisfies StorageRef);
 }
 
@@ -347,7 +341,7 @@ const STOP = 0x2e;
 
 /** The state dict STOP leaves on the stack: its tensor entries by name. */
 function stateDictOf(top: PickleValue): Map<string, TorchTensorRef> {
-  if (!(top instanceof Map)) throw new TorchCheckpointError('the pickle does not hold a state dict (a mapping of names to tensors)');
+  if (!(top instanceof Map)) throw new SbevalError('similarity', 'the pickle does not hold a state dict (a mapping of names to tensors)');
   const out = new Map<string, TorchTensorRef>();
   for (const [k, v] of top) if ((v as TorchTensorRef)?.kind === 'tensor') out.set(String(k), v as TorchTensorRef);
   return out;
@@ -360,10 +354,10 @@ export function unpickleStateDict(pkl: Uint8Array): Map<string, TorchTensorRef> 
     const op = pkl[state.p++]!;
     if (op === STOP) return stateDictOf(state.stack.pop());
     const handler = OPCODES.get(op);
-    if (!handler) throw new TorchCheckpointError(`unsupported pickle opcode 0x${op.toString(16)} at byte ${state.p - 1}`);
+    if (!handler) throw new SbevalError('similarity', `unsupported pickle opcode 0x${op.toString(16)} at byte ${state.p - 1}`);
     handler(state);
   }
-  throw new TorchCheckpointError('pickle ended without STOP');
+  throw new SbevalError('similarity', 'pickle ended without STOP');
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -394,7 +388,7 @@ function elementReader(dtype: TorchDtype, view: DataView): (i: number) => number
       };
     }
     default:
-      throw new TorchCheckpointError(`${dtype} tensors are not floating point`);
+      throw new SbevalError('similarity', `${dtype} tensors are not floating point`);
   }
 }
 
@@ -408,11 +402,11 @@ interface TorchStateDict {
 export function readTorchCheckpoint(file: Uint8Array): TorchStateDict {
   const entries = readZipDirectory(file);
   const pklEntry = [...entries.values()].find((e) => e.name.endsWith('/data.pkl') || e.name === 'data.pkl');
-  if (!pklEntry) throw new TorchCheckpointError('no data.pkl in the archive: not a torch.save checkpoint');
+  if (!pklEntry) throw new SbevalError('similarity', 'no data.pkl in the archive: not a torch.save checkpoint');
   const prefix = pklEntry.name.slice(0, pklEntry.name.length - 'data.pkl'.length);
   const byteorder = entries.get(`${prefix}byteorder`);
   if (byteorder && new TextDecoder().decode(zipEntryData(file, byteorder)).trim() !== 'little') {
-    throw new TorchCheckpointError('big-endian checkpoints are not supported');
+    throw new SbevalError('similarity', 'big-endian checkpoints are not supported');
   }
   const tensors = unpickleStateDict(zipEntryData(file, pklEntry));
   const storages = new Map<string, DataView>();
@@ -420,9 +414,10 @@ export function readTorchCheckpoint(file: Uint8Array): TorchStateDict {
     let v = storages.get(ref.key);
     if (!v) {
       const entry = entries.get(`${prefix}data/${ref.key}`);
-      if (!entry) throw new TorchCheckpointError(`storage ${ref.key} is missing from the archive`);
+      if (!entry) throw new SbevalError('similarity', `storage ${ref.key} is missing from the archive`);
       const bytes = zipEntryData(file, entry);
-      if (bytes.length < ref.numel * DTYPE_BYTES[ref.dtype]) throw new TorchCheckpointError(`storage ${ref.key} is shorter than its ${ref.numel} elements`);
+      if (bytes.length < ref.numel * DTYPE_BYTES[ref.dtype])
+        throw new SbevalError('similarity', `storage ${ref.key} is shorter than its ${ref.numel} elements`);
       v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       storages.set(ref.key, v);
     }
@@ -442,7 +437,7 @@ export function readTorchCheckpoint(file: Uint8Array): TorchStateDict {
         step *= t.shape[d]!;
       }
       if (contiguous && t.storage.dtype === 'float32' && LITTLE_ENDIAN) {
-        if (t.offset + n > t.storage.numel) throw new TorchCheckpointError(`${name} reads past its storage`);
+        if (t.offset + n > t.storage.numel) throw new SbevalError('similarity', `${name} reads past its storage`);
         // One copy into a fresh aligned buffer (zip entries need not be 4-byte aligned).
         const bytes = new Uint8Array(view.buffer, view.byteOffset + t.offset * 4, n * 4).slice();
         return { shape: [...t.shape], data: new Float32Array(bytes.buffer) };
@@ -453,7 +448,7 @@ export function readTorchCheckpoint(file: Uint8Array): TorchStateDict {
       for (let k = 0; k < n; k++) {
         let off = t.offset;
         for (let d = 0; d < rank; d++) off += index[d]! * t.stride[d]!;
-        if (off >= t.storage.numel) throw new TorchCheckpointError(`${name} reads past its storage`);
+        if (off >= t.storage.numel) throw new SbevalError('similarity', `${name} reads past its storage`);
         out[k] = at(off);
         for (let d = rank - 1; d >= 0; d--) {
           index[d]! += 1;

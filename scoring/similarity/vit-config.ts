@@ -1,3 +1,4 @@
+import { SbevalError } from '../../core/errors.js';
 /**
  * The parts of a Hugging Face `ViTConfig` (`config.json`) that define the inference graph, with ViTConfig's
  * defaults (transformers `models/vit/configuration_vit.py`: hidden 768, 12 layers, 12 heads, intermediate
@@ -41,43 +42,37 @@ export const VIT_ACTIVATIONS = [
 ] as const;
 export type VitActivation = (typeof VIT_ACTIVATIONS)[number];
 
-export class VitConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'VitConfigError';
-  }
-}
-
 function int(c: Record<string, unknown>, key: string, fallback: number): number {
   const v = c[key] ?? fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new VitConfigError(`${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)
+    throw new SbevalError('similarity', `${key} must be a positive integer, got ${JSON.stringify(v)}`);
   return v;
 }
 
 export function parseVitConfig(json: unknown): VitConfig {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new VitConfigError('config.json must hold a JSON object');
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new SbevalError('similarity', 'config.json must hold a JSON object');
   const c = json as Record<string, unknown>;
   if (c.model_type !== undefined && c.model_type !== 'vit') {
-    throw new VitConfigError(`model_type is ${JSON.stringify(c.model_type)}; only ViT ("vit") checkpoints are supported`);
+    throw new SbevalError('similarity', `model_type is ${JSON.stringify(c.model_type)}; only ViT ("vit") checkpoints are supported`);
   }
   const archs = c.architectures;
   if (Array.isArray(archs) && archs.length && !archs.includes('ViTForImageClassification')) {
-    throw new VitConfigError(`architectures ${JSON.stringify(archs)} does not include ViTForImageClassification`);
+    throw new SbevalError('similarity', `architectures ${JSON.stringify(archs)} does not include ViTForImageClassification`);
   }
   const hiddenSize = int(c, 'hidden_size', 768);
   const numHeads = int(c, 'num_attention_heads', 12);
-  if (hiddenSize % numHeads !== 0) throw new VitConfigError(`hidden_size ${hiddenSize} is not a multiple of num_attention_heads ${numHeads}`);
+  if (hiddenSize % numHeads !== 0) throw new SbevalError('similarity', `hidden_size ${hiddenSize} is not a multiple of num_attention_heads ${numHeads}`);
   const imageSize = int(c, 'image_size', 224);
   const patchSize = int(c, 'patch_size', 16);
-  if (imageSize % patchSize !== 0) throw new VitConfigError(`image_size ${imageSize} is not a multiple of patch_size ${patchSize}`);
+  if (imageSize % patchSize !== 0) throw new SbevalError('similarity', `image_size ${imageSize} is not a multiple of patch_size ${patchSize}`);
   const act = (c.hidden_act ?? 'gelu') as string;
   if (!(VIT_ACTIVATIONS as readonly string[]).includes(act)) {
-    throw new VitConfigError(`hidden_act ${JSON.stringify(act)} is not supported (supported: ${VIT_ACTIVATIONS.join(', ')})`);
+    throw new SbevalError('similarity', `hidden_act ${JSON.stringify(act)} is not supported (supported: ${VIT_ACTIVATIONS.join(', ')})`);
   }
   const eps = c.layer_norm_eps ?? 1e-12;
-  if (typeof eps !== 'number' || !(eps >= 0)) throw new VitConfigError(`layer_norm_eps must be a number, got ${JSON.stringify(eps)}`);
+  if (typeof eps !== 'number' || !(eps >= 0)) throw new SbevalError('similarity', `layer_norm_eps must be a number, got ${JSON.stringify(eps)}`);
   const qkvBias = c.qkv_bias ?? true;
-  if (typeof qkvBias !== 'boolean') throw new VitConfigError('qkv_bias must be true or false');
+  if (typeof qkvBias !== 'boolean') throw new SbevalError('similarity', 'qkv_bias must be true or false');
 
   // Label count: num_labels if given, else the size of id2label (how PretrainedConfig derives it), else 2.
   const id2label = (c.id2label ?? undefined) as Record<string, unknown> | undefined;
@@ -85,7 +80,7 @@ export function parseVitConfig(json: unknown): VitConfig {
   if (c.num_labels !== undefined) numLabels = int(c, 'num_labels', 2);
   else if (id2label && typeof id2label === 'object') numLabels = Object.keys(id2label).length;
   else numLabels = 2;
-  if (numLabels < 1) throw new VitConfigError('the classifier needs at least one label');
+  if (numLabels < 1) throw new SbevalError('similarity', 'the classifier needs at least one label');
   const labels = Array.from({ length: numLabels }, (_, i) => {
     const l = id2label?.[String(i)];
     return typeof l === 'string' ? l : `LABEL_${i}`;

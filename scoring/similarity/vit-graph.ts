@@ -13,6 +13,8 @@
  * transposed for MatMul; query/key/value are packed into one [H, 3H] MatMul (same per-element arithmetic).
  * Opset 17 (LayerNormalization); GELU is spelled with Erf/Tanh so any runtime with opset 17 runs it.
  */
+
+import { SbevalError } from '../../core/errors.js';
 import { float32Tensor, int64Tensor, ONNX_FLOAT, type OnnxModel, type OnnxNode, type OnnxTensor } from './onnx-writer.js';
 import { sequenceLength, type VitConfig, vitParameterShapes } from './vit-config.js';
 
@@ -20,13 +22,6 @@ export const VIT_INPUT = 'pixel_values';
 export const VIT_LOGITS = 'logits';
 export const VIT_CLS_HIDDEN = 'cls_hidden';
 const VIT_OPSET = 17;
-
-export class VitWeightsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'VitWeightsError';
-  }
-}
 
 /** Looks a parameter up by its transformers name; returns undefined when the checkpoint lacks it. */
 export type WeightSource = (name: string) => { shape: number[]; data: Float32Array } | undefined;
@@ -72,9 +67,9 @@ function checkedWeights(config: VitConfig, weights: WeightSource): CheckedWeight
   const get = (name: string): Float32Array => {
     const expected = shapes.get(name);
     const w = weights(name);
-    if (!w) throw new VitWeightsError(`checkpoint has no ${name}`);
+    if (!w) throw new SbevalError('similarity', `checkpoint has no ${name}`);
     if (!expected || w.shape.length !== expected.length || w.shape.some((d, i) => d !== expected[i])) {
-      throw new VitWeightsError(`${name} has shape [${w.shape}], config implies [${expected}]`);
+      throw new SbevalError('similarity', `${name} has shape [${w.shape}], config implies [${expected}]`);
     }
     return w.data;
   };
@@ -260,7 +255,7 @@ function heads(b: VitBuild, h: string): void {
 }
 
 /**
- * Builds the graph. Throws `VitWeightsError` naming the first missing or mis-shaped parameter.
+ * Builds the graph. Throws `SbevalError` naming the first missing or mis-shaped parameter.
  * `docString`/`metadata` end up in the model (the converter records the source and label names there).
  */
 export function buildVitGraph(config: VitConfig, weights: WeightSource, extra: { docString?: string; metadata?: Record<string, string> } = {}): OnnxModel {

@@ -15,11 +15,11 @@ import {
   TraceFormatError,
   TraceRecorder,
   TraceTooLargeError,
-  TraceVersionError,
   traceFromBytes,
 } from '../../bridge/trace.js';
 import { type TraceUpgrade, upgradeHeader, upgradeRecord } from '../../bridge/trace-versions.js';
 import { stepsToSimulate } from '../../bridge/window.js';
+import { SbevalError } from '../../core/errors.js';
 import { DEFAULT_MAX_LEVEL_OBJECTS, DEFAULT_MAX_LEVEL_SIZE } from '../../levels/xml-read.js';
 import { Collected } from './collect.js';
 import { goldenLevel, job, thirtyBlockLevel } from './levels.js';
@@ -152,7 +152,8 @@ describe('damaged and foreign files', () => {
     const path = join(dir, 'future.sbtrace');
     writeFileSync(path, plain.pack({ type: 'trace', format: 'sbeval-trace', version: TRACE_VERSION + 1, producer: 'sbeval 9.0.0', somethingNew: true }));
     const error = await readTrace(path).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TraceVersionError);
+    expect(error).toBeInstanceOf(SbevalError);
+    expect((error as SbevalError).phase).toBe('input');
     expect((error as Error).message).toBe(
       `${path}: this trace was written by a newer sbeval (trace format version ${TRACE_VERSION + 1}); this sbeval reads versions 1 to ${TRACE_VERSION}. Upgrade sbeval to open it.`,
     );

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SbevalError } from '../../core/errors.js';
 import { scipyCosine } from '../../scoring/diversity/cosine.js';
-import { computeDiversity, DiversityInputError, diversityJson, diversityTrials } from '../../scoring/diversity/diversity.js';
+import { computeDiversity, diversityJson, diversityTrials } from '../../scoring/diversity/diversity.js';
 import { parseDiversityJson } from '../../scoring/formats/diversity.js';
 import type { SimilarityFile } from '../../scoring/formats/similarity.js';
 
@@ -97,7 +98,7 @@ describe('diversity of one character', () => {
     const five = computeDiversity(similarity(probs, cls), 2024, 5);
     expect(five.diversityRate * 10).toBe(ten.diversityRate * 45);
     expect(five.diversities).toEqual(ten.diversities);
-    expect(() => computeDiversity(similarity(probs, cls), 2024, 1)).toThrow(DiversityInputError);
+    expect(() => computeDiversity(similarity(probs, cls), 2024, 1)).toThrow(SbevalError);
   });
 
   it('reads only `count` images, ids up to the first dot, and needs cls_embedding under 2025 rules', () => {
@@ -105,7 +106,7 @@ describe('diversity of one character', () => {
     expect(diversityTrials(s, 2024).map((t) => t.trial)).toEqual(['x', 'b', 'c']);
     expect(() => diversityTrials(s, 2025)).toThrow(/cls_embedding/);
     expect(diversityTrials({ ...s, count: 2 }, 2024)).toHaveLength(2);
-    expect(() => diversityTrials({ ...s, count: 4 }, 2024)).toThrow(DiversityInputError);
+    expect(() => diversityTrials({ ...s, count: 4 }, 2024)).toThrow(SbevalError);
     const none = computeDiversity(similarity([oneHot(3)], undefined), 2024);
     expect(none.diversities).toEqual([]);
     expect(none.diversityRate).toBe(0);

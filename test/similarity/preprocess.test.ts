@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodePngToRgb, ImageDecodeError } from '../../scoring/similarity/decode.js';
+import { SbevalError } from '../../core/errors.js';
+import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { pilResize } from '../../scoring/similarity/pil-resample.js';
 import { decodeGreyPng } from '../../scoring/similarity/png-grey.js';
 import { pngToModelInput } from '../../scoring/similarity/prepare.js';
-import { PreprocessorConfigError, parsePreprocessorConfig, preprocessRgb, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
+import { parsePreprocessorConfig, preprocessRgb, VIT_DEFAULT_PREPROCESSOR } from '../../scoring/similarity/preprocess.js';
 import { expectedNormalized, expectedResized, loadManifest, manifestPath, PILLOW_DIR } from './pillow-golden.js';
 
 const PILLOW_INPUTS = join(PILLOW_DIR, 'inputs');
@@ -87,10 +88,10 @@ describe('preprocessor_config.json', () => {
 
   it('rejects what ViTImageProcessor cannot use, with the key in the message', () => {
     expect(() => parsePreprocessorConfig({ size: { shortest_edge: 224 } })).toThrow(/height and width/);
-    expect(() => parsePreprocessorConfig({ resample: 0 })).toThrow(PreprocessorConfigError);
+    expect(() => parsePreprocessorConfig({ resample: 0 })).toThrow(SbevalError);
     expect(() => parsePreprocessorConfig({ image_mean: [0.5, 0.5] })).toThrow(/image_mean/);
     expect(() => parsePreprocessorConfig({ image_std: 0 })).toThrow(/image_std/);
-    expect(() => parsePreprocessorConfig([])).toThrow(PreprocessorConfigError);
+    expect(() => parsePreprocessorConfig([])).toThrow(SbevalError);
   });
 });
 
@@ -100,9 +101,9 @@ describe('decoding', () => {
       .jpeg()
       .toBuffer();
     await expect(decodePngToRgb(jpeg)).rejects.toThrow(/not a PNG/);
-    await expect(decodePngToRgb(new TextEncoder().encode('not an image'))).rejects.toBeInstanceOf(ImageDecodeError);
+    await expect(decodePngToRgb(new TextEncoder().encode('not an image'))).rejects.toBeInstanceOf(SbevalError);
     const png = readFileSync(manifestPath(manifest.cases[0]!));
-    await expect(decodePngToRgb(png.subarray(0, png.length >> 1))).rejects.toBeInstanceOf(ImageDecodeError);
+    await expect(decodePngToRgb(png.subarray(0, png.length >> 1))).rejects.toBeInstanceOf(SbevalError);
   });
 
   it('resize of a same-size image is a copy (Pillow returns self.copy())', () => {

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
+import { SbevalError } from '../../core/errors.js';
 import { convertModelFolder } from '../../orchestrator/stages/model.js';
-import { readTorchCheckpoint, TorchCheckpointError, unpickleStateDict } from '../../scoring/similarity/torch-checkpoint.js';
+import { readTorchCheckpoint, unpickleStateDict } from '../../scoring/similarity/torch-checkpoint.js';
 import { prng } from './tiny-vit.js';
 
 /** Files written by PyTorch itself (scripts/fixtures/hf-tiny-vit.py → fixtures/torch-bin/). */
@@ -51,8 +52,8 @@ describe('torch.save checkpoints (pytorch_model.bin) without Python', () => {
   it('refuses pickles that would call anything but the state-dict builders', () => {
     const evil = new Uint8Array([0x80, 0x02, ...new TextEncoder().encode('cos\nsystem\n'), 0x58, 2, 0, 0, 0, 0x6c, 0x73, 0x85, 0x52, 0x2e]);
     expect(() => unpickleStateDict(evil)).toThrow(/refusing pickle global os\.system/);
-    expect(() => readTorchCheckpoint(new TextEncoder().encode('not a zip at all, just text'))).toThrow(TorchCheckpointError);
+    expect(() => readTorchCheckpoint(new TextEncoder().encode('not a zip at all, just text'))).toThrow(SbevalError);
     const bin = readFileSync(join(DIR, 'pytorch_model.bin'));
-    expect(() => readTorchCheckpoint(bin.subarray(0, bin.length - 100))).toThrow(TorchCheckpointError);
+    expect(() => readTorchCheckpoint(bin.subarray(0, bin.length - 100))).toThrow(SbevalError);
   });
 });

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { convertHfVit, ModelConversionError, modelInfoFromMetadata, safetensorsWeights } from '../../scoring/similarity/convert.js';
+import { SbevalError } from '../../core/errors.js';
+import { convertHfVit, modelInfoFromMetadata, safetensorsWeights } from '../../scoring/similarity/convert.js';
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
 import { concatPieces } from '../../scoring/similarity/onnx-writer.js';
-import { encodeSafetensors, parseSafetensors, SafetensorsError, toFloat32 } from '../../scoring/similarity/safetensors.js';
-import { parseVitConfig, VitConfigError, vitParameterShapes } from '../../scoring/similarity/vit-config.js';
-import { VitWeightsError } from '../../scoring/similarity/vit-graph.js';
+import { encodeSafetensors, parseSafetensors, toFloat32 } from '../../scoring/similarity/safetensors.js';
+import { parseVitConfig, vitParameterShapes } from '../../scoring/similarity/vit-config.js';
 import { runSbeval } from '../helpers/cli.js';
 import { hfConfig, randomPixels, randomWeights, referenceForward, type TinyVitSpec, writeHfFolder } from './tiny-vit.js';
 
@@ -144,10 +144,10 @@ describe('conversion inputs', () => {
     );
     const wrong = new Map(weights);
     wrong.set('classifier.weight', { shape: [4, 8], data: new Float32Array(32) });
-    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: undefined, weights: st(wrong) })).toThrow(VitWeightsError);
-    expect(() => parseVitConfig({ ...hfConfig(spec), hidden_act: 'mish' })).toThrow(VitConfigError);
+    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: undefined, weights: st(wrong) })).toThrow(SbevalError);
+    expect(() => parseVitConfig({ ...hfConfig(spec), hidden_act: 'mish' })).toThrow(SbevalError);
     expect(() => parseVitConfig({ ...hfConfig(spec), model_type: 'deit' })).toThrow(/vit/);
-    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: { size: 224 }, weights: st(weights) })).toThrow(ModelConversionError);
+    expect(() => convertHfVit({ config: hfConfig(spec), preprocessor: { size: 224 }, weights: st(weights) })).toThrow(SbevalError);
   });
 
   it('safetensors: reads F32/F16/BF16, rejects truncated files', () => {
@@ -163,8 +163,8 @@ describe('conversion inputs', () => {
     const st = parseSafetensors(Buffer.concat([len, h, data]));
     expect(Array.from(toFloat32(st.tensors.get('a')!))).toEqual([1, -2, 0.5]);
     expect(Array.from(toFloat32(st.tensors.get('b')!))).toEqual([1.5, -0.25]);
-    expect(() => parseSafetensors(Buffer.concat([len, h, data.subarray(0, 7)]))).toThrow(SafetensorsError);
-    expect(() => parseSafetensors(Buffer.from([1, 2, 3]))).toThrow(SafetensorsError);
+    expect(() => parseSafetensors(Buffer.concat([len, h, data.subarray(0, 7)]))).toThrow(SbevalError);
+    expect(() => parseSafetensors(Buffer.from([1, 2, 3]))).toThrow(SbevalError);
   });
 });
 

@@ -6,6 +6,7 @@ import { DAMAGE_FORMULAS } from '../../bridge/engine.js';
 import { ENGINE_KINDS } from '../../bridge/engine-kinds.js';
 import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
+import { NEWLINES } from '../../llm/generate/submission.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
 import { OBJECT_STYLES, RULE_SET_NAMES } from '../../scoring/score/rules.js';
 import { OFFICIAL_MOVEMENT_THRESHOLD } from '../../scoring/stability.js';
@@ -132,6 +133,7 @@ const LISTS: readonly ListRule[] = [
   },
   { name: 'damage formulas', home: 'bridge/engine.ts', kind: 'enumeration', members: DAMAGE_FORMULAS },
   { name: '<OBJECT> styles', home: RULE_SETS_FILE, kind: 'enumeration', members: OBJECT_STYLES },
+  { name: 'prompt line ends', home: 'llm/generate/submission.ts', kind: 'enumeration', members: NEWLINES },
   { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
   { name: "the official extractor's failure", home: 'levels/extract.ts', kind: 'wording', members: [CODE_NOT_FOUND] },
   {
@@ -208,8 +210,9 @@ describe('each list of allowed values is written once', () => {
     });
   }
 
-  it('names planted copies: a zod enum, a union type, a chain of comparisons, a reason quoted in a help text', () => {
+  it('names planted copies: a zod enum, a union type, a chain of comparisons, a choices list, a reason quoted in a help text', () => {
     const engines = LISTS.find((l) => l.name === 'engine kinds')!;
+    const lineEnds = LISTS.find((l) => l.name === 'prompt line ends')!;
     const fates = LISTS.find((l) => l.name === 'the fates of unfinished trials')!;
     const planted = {
       path: 'orchestrator/planted.ts',
@@ -219,6 +222,7 @@ describe('each list of allowed values is written once', () => {
         "export const remote = (k: string) => k === 'unity' || (k === 'bridge' && true);",
         "export const one = (k: string) => k === 'unity';",
         `export const help = \`a trial with no file is "${NEVER_GENERATED}"\`;`,
+        "export const flag = option('--newlines <mode>', 'line ends', { choices: ['lf', 'keep'] });",
       ].join('\n'),
     };
     expect(listCopies([planted], engines).map(shown)).toEqual([
@@ -227,6 +231,7 @@ describe('each list of allowed values is written once', () => {
       'orchestrator/planted.ts:3 "unity bridge"',
     ]);
     expect(listCopies([planted], fates).map(shown)).toEqual([`orchestrator/planted.ts:5 ${JSON.stringify(NEVER_GENERATED)}`]);
+    expect(listCopies([planted], lineEnds).map(shown)).toEqual(['orchestrator/planted.ts:6 "lf keep"']);
   });
 });
 

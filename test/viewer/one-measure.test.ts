@@ -12,9 +12,10 @@ import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { type Explanation, explainFrames } from '../../scoring/explain.js';
 import { parseStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
+import type { ViewerMeta } from '../../viewer/page-data.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
-import { type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from '../../viewer/trial.js';
+import { type TrialData, viewerFrames, viewerMeta } from '../../viewer/trial.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**

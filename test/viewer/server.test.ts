@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { type LoadedTrace, readTrace } from '../../bridge/trace.js';
+import type { ViewerMeta } from '../../viewer/page-data.js';
 import { startViewer, type ViewerServer } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
-import type { ViewerMeta } from '../../viewer/trial.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /** The viewer's HTTP API over a real socket: the JSON/binary wire format and what it refuses. */

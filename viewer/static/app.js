@@ -7,10 +7,51 @@ import { decodeFrames, poseAt } from './frames.js';
 import { boundsOf, evaluatorView, fitView, pickBody, pixelToWorld, placePath, stepToTime } from './geometry.js';
 import { advance, createPlayback, pause, SPEEDS, seek, setSpeed, stepBy, toggle } from './playback.js';
 
-const $ = (id) => document.getElementById(id);
-const scene = $('scene');
-const chart = $('chart');
+/** @typedef {import('../page-data.js').ViewerMeta} ViewerMeta */
+/** @typedef {import('../page-data.js').ViewerSession} ViewerSession */
+/** @typedef {Extract<ViewerSession, { mode: 'competition' }>['trials'][number]} SessionTrial */
+/** @typedef {import('./frames.js').Frames} Frames */
+/** @typedef {import('./geometry.js').Bounds} Bounds */
+/** @typedef {import('./geometry.js').Path} Path */
+/** @typedef {import('./geometry.js').View} View */
+/** @typedef {import('./draw.js').Look} Look */
+/** @typedef {ViewerMeta['explanation']} Explanation */
+/** @typedef {Explanation['bodies'][number]} BodyReport */
 
+/**
+ * The page's element with that id: index.html has every id this script asks for.
+ * @param {string} id
+ */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {string} id */
+const $input = (id) => /** @type {HTMLInputElement} */ ($(id));
+/** @param {string} id */
+const $select = (id) => /** @type {HTMLSelectElement} */ ($(id));
+const scene = /** @type {HTMLCanvasElement} */ ($('scene'));
+const chart = /** @type {HTMLCanvasElement} */ ($('chart'));
+
+/**
+ * The session, the trial on show (all of key … sceneBounds set together by `openTrial`) and the display options.
+ * @typedef {object} PageState
+ * @property {ViewerSession | null} session
+ * @property {string | null} key
+ * @property {ViewerMeta | null} meta
+ * @property {Frames | null} frames
+ * @property {Float32Array[] | null} series
+ * @property {Map<number, number>} removedAt
+ * @property {Bounds | null} sceneBounds
+ * @property {View} [view]
+ * @property {import('./playback.js').Playback} playback
+ * @property {number | null} selected
+ * @property {Look} style
+ * @property {'scene' | 'evaluator'} framing
+ * @property {boolean} labels
+ * @property {boolean} highlights
+ * @property {boolean} vectors
+ * @property {boolean} contacts
+ */
+
+/** @type {PageState} */
 const state = {
   session: null,
   key: null,
@@ -29,6 +70,10 @@ const state = {
   contacts: true,
 };
 
+/**
+ * @param {string} text
+ * @param {boolean} [error]
+ */
 function setStatus(text, error = false) {
   const el = $('status');
   el.textContent = text;
@@ -36,10 +81,15 @@ function setStatus(text, error = false) {
   el.className = error ? 'error' : 'muted';
 }
 
+/** @param {string} key */
 function encodeKey(key) {
   return encodeURIComponent(key);
 }
 
+/**
+ * @param {string} url
+ * @returns {Promise<any>} The JSON the server sent (typed by the caller).
+ */
 async function fetchJson(url) {
   const res = await fetch(url);
   const body = await res.json().catch(() => ({}));
@@ -62,10 +112,15 @@ function writeHash() {
 
 // --- Loading -------------------------------------------------------------------------------------
 
+/**
+ * @param {string} key
+ * @param {number} [startStep]
+ */
 async function openTrial(key, startStep = 0) {
   setStatus(`loading ${key === 'main' ? 'trial' : key}…`);
   state.key = key;
   const base = `api/trial/${encodeKey(key)}`;
+  /** @type {[ViewerMeta, ArrayBuffer]} */
   const [meta, buffer] = await Promise.all([
     fetchJson(`${base}/meta`),
     fetch(`${base}/frames`).then(async (res) => {
@@ -74,25 +129,34 @@ async function openTrial(key, startStep = 0) {
     }),
   ]);
   state.meta = meta;
-  state.frames = decodeFrames(buffer, meta.stepCount, meta.bodyCount);
+  const frames = decodeFrames(buffer, meta.stepCount, meta.bodyCount);
+  state.frames = frames;
   state.removedAt = new Map(meta.events.filter((e) => e.kind === 'removed').map((e) => [e.id, e.step]));
-  state.series = state.frames.displacement;
-  state.sceneBounds = runBounds(meta, state.frames);
+  state.series = frames.displacement;
+  state.sceneBounds = runBounds(meta, frames);
   state.selected = null;
   state.playback = seek({ ...createPlayback(meta.stepCount, meta.dt), speed: state.playback.speed }, startStep);
-  $('scrubber').max = String(meta.stepCount - 1);
-  $('seek-step').max = String(meta.stepCount - 1);
-  buildTable();
-  buildTimeline();
-  buildImages();
-  document.querySelectorAll('#trial-list button').forEach((b) => b.setAttribute('aria-current', String(b.dataset.key === key)));
+  $input('scrubber').max = String(meta.stepCount - 1);
+  $input('seek-step').max = String(meta.stepCount - 1);
+  buildTable(meta);
+  buildTimeline(meta);
+  buildImages(key, meta);
+  document
+    .querySelectorAll('#trial-list button')
+    .forEach((b) => b.setAttribute('aria-current', String(/** @type {HTMLButtonElement} */ (b).dataset.key === key)));
   setStatus(`${meta.levelId} · ${meta.bodyCount} bodies · ${meta.steps} · ${meta.source}`);
   document.body.dataset.loaded = key;
   render();
 }
 
-/** Bounds of every live body over the run (every 5th step), plus the ground just below, for the "whole run" camera. */
+/**
+ * Bounds of every live body over the run (every 5th step), plus the ground just below, for the "whole run" camera.
+ * @param {ViewerMeta} meta
+ * @param {Frames} frames
+ * @returns {Bounds}
+ */
 function runBounds(meta, frames) {
+  /** @type {Path[]} */
   const sets = [];
   for (let s = 0; s < frames.stepCount; s += 5) {
     meta.bodies.forEach((body, i) => {
@@ -106,42 +170,55 @@ function runBounds(meta, frames) {
   return { minX: b.minX - pad, maxX: b.maxX + pad, minY: Math.min(b.minY, meta.ground.top) - pad, maxY: b.maxY + pad };
 }
 
-function currentView(size) {
+/**
+ * @param {ViewerMeta} meta
+ * @param {Frames} frames
+ * @param {Bounds} sceneBounds
+ * @param {number} size
+ */
+function currentView(meta, frames, sceneBounds, size) {
   if (state.framing === 'evaluator') {
     // The evaluator frames the live blocks' collider bounds when the window ends; before that, follow them.
-    const s = Math.min(state.playback.step, state.meta.windowEnd);
+    const s = Math.min(state.playback.step, meta.windowEnd);
+    /** @type {Path[]} */
     const sets = [];
-    state.meta.bodies.forEach((body, i) => {
-      const p = poseAt(state.frames, s, i);
+    meta.bodies.forEach((body, i) => {
+      const p = poseAt(frames, s, i);
       if (body.framesImage && p.alive) sets.push(placePath(body.outline[0], p.x, p.y, p.angle));
     });
     const bound = boundsOf(sets);
     if (bound) return evaluatorView(bound, size);
   }
-  return fitView(state.sceneBounds, size, size, 10);
+  return fitView(sceneBounds, size, size, 10);
 }
 
 // --- Panels --------------------------------------------------------------------------------------
 
+/** @param {BodyReport} b */
 function reasonOf(b) {
   if (!b.reason) return '';
   // Bodies that started to move but ended within the threshold are listed for the chains they belong to.
   return b.moved || b.crossStep !== null || b.deathStep !== null ? b.reason.text : `(stayed) ${b.reason.text}`;
 }
 
-/** Selects a body (or clears the selection): the scene, the table row and the chart line follow. */
+/**
+ * Selects a body (or clears the selection): the scene, the table row and the chart line follow.
+ * @param {number | null} id
+ * @param {{ seekToOnset?: boolean, scroll?: boolean }} [options]
+ */
 function select(id, { seekToOnset = false, scroll = false } = {}) {
   state.selected = id;
-  const b = id === null ? undefined : state.meta.explanation.bodies.find((x) => x.id === id);
+  const b = id === null ? undefined : state.meta?.explanation.bodies.find((x) => x.id === id);
   if (seekToOnset && b && b.onsetStep !== null) state.playback = seek(pause(state.playback), b.onsetStep);
   render();
   if (scroll && id !== null) document.querySelector(`#blocks tbody tr[data-id="${id}"]`)?.scrollIntoView({ block: 'nearest' });
 }
 
-function buildTable() {
-  const tbody = $('blocks').querySelector('tbody');
+/** @param {ViewerMeta} meta */
+function buildTable(meta) {
+  const tbody = /** @type {HTMLTableSectionElement} */ ($('blocks').querySelector('tbody'));
   tbody.textContent = '';
-  const e = state.meta.explanation;
+  const e = meta.explanation;
   for (const b of e.bodies) {
     const tr = document.createElement('tr');
     tr.dataset.id = String(b.id);
@@ -160,10 +237,11 @@ function buildTable() {
   $('summary').textContent = e.summary;
 }
 
-function buildTimeline() {
+/** @param {ViewerMeta} meta */
+function buildTimeline(meta) {
   const ol = $('timeline');
   ol.textContent = '';
-  const e = state.meta.explanation;
+  const e = meta.explanation;
   for (const entry of e.timeline.slice(0, 300)) {
     const li = document.createElement('li');
     li.dataset.step = String(entry.step);
@@ -177,6 +255,10 @@ function buildTimeline() {
   }
 }
 
+/**
+ * @param {string} src
+ * @param {string} caption
+ */
 function figure(src, caption) {
   const fig = document.createElement('figure');
   const img = document.createElement('img');
@@ -188,18 +270,26 @@ function figure(src, caption) {
   return fig;
 }
 
-function buildImages() {
+/**
+ * @param {string} key
+ * @param {ViewerMeta} meta
+ */
+function buildImages(key, meta) {
   const div = $('images');
   div.textContent = '';
-  const base = `api/trial/${encodeKey(state.key)}`;
-  if (state.meta.hasCapture) div.append(figure(`${base}/capture.png`, `final capture (${state.meta.source})`));
-  const trial = state.session.trials?.find((t) => t.key === state.key.replace(/@\d+$/, ''));
+  const base = `api/trial/${encodeKey(key)}`;
+  if (meta.hasCapture) div.append(figure(`${base}/capture.png`, `final capture (${meta.source})`));
+  const session = state.session;
+  const trial = session?.mode === 'competition' ? session.trials.find((t) => t.key === key.replace(/@\d+$/, '')) : undefined;
   if (trial?.hasImage) div.append(figure(`${base}/image.png`, 'image in the folder'));
-  if (state.session.hasReference) div.append(figure('api/reference.png', 'reference (Unity)'));
+  if (session?.hasReference) div.append(figure('api/reference.png', 'reference (Unity)'));
   if (!div.firstChild) div.textContent = 'no images for this trial';
 }
 
-/** A trial that never became a level: listed with its reason, nothing to open. */
+/**
+ * A trial that never became a level: listed with its reason, nothing to open.
+ * @param {SessionTrial} t
+ */
 function neverALevel(t) {
   const failed = document.createElement('div');
   failed.className = 'failed';
@@ -214,10 +304,12 @@ function neverALevel(t) {
   return failed;
 }
 
+/** @param {SessionTrial[]} trials */
 function buildTrialList(trials) {
   const nav = $('trials');
   nav.hidden = false;
   const list = $('trial-list');
+  /** @param {string} filter */
   const render = (filter) => {
     list.textContent = '';
     let group = '';
@@ -284,11 +376,12 @@ function buildTrialList(trials) {
     }
   };
   render('');
-  $('trial-filter').addEventListener('input', (ev) => render(ev.target.value));
+  $input('trial-filter').addEventListener('input', (ev) => render(/** @type {HTMLInputElement} */ (ev.target).value));
 }
 
 // --- Rendering -------------------------------------------------------------------------------------
 
+/** @param {HTMLCanvasElement} canvas */
 function setupCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || canvas.width;
@@ -297,7 +390,7 @@ function setupCanvas(canvas) {
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
   }
-  const ctx = canvas.getContext('2d');
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   return { ctx, w, h };
 }
@@ -313,20 +406,22 @@ function fitScene() {
 }
 
 function render() {
-  if (!state.meta) return;
+  const { meta, frames, series, sceneBounds, playback } = state;
+  if (!meta || !frames || !series || !sceneBounds) return;
   fitScene();
-  const { meta, frames, playback } = state;
   const step = playback.step;
   const e = meta.explanation;
   const threshold = e.threshold;
+  /** @type {Set<number>} */
   const movingNow = new Set();
-  state.series.forEach((s, i) => {
+  series.forEach((s, i) => {
     if (s[step] >= threshold) movingNow.add(i);
   });
 
   const sc = setupCanvas(scene);
+  /** @type {Array<[number, number, number]>} */
   const placedLabels = [];
-  state.view = currentView(sc.w);
+  state.view = currentView(meta, frames, sceneBounds, sc.w);
   drawScene(sc.ctx, sc.w, sc.h, {
     meta,
     frames,
@@ -345,7 +440,7 @@ function render() {
   });
   const ch = setupCanvas(chart);
   drawChart(ch.ctx, ch.w, ch.h, {
-    series: state.series,
+    series,
     ids: meta.bodies.map((b) => b.id),
     step,
     stepCount: meta.stepCount,
@@ -360,16 +455,18 @@ function render() {
 
   $('play').textContent = playback.playing ? 'Pause' : 'Play';
   $('play').setAttribute('aria-label', playback.playing ? 'Pause' : 'Play');
-  $('scrubber').value = String(step);
-  if (document.activeElement !== $('seek-step')) $('seek-step').value = String(step);
-  $('speed').value = String(playback.speed);
+  $input('scrubber').value = String(step);
+  if (document.activeElement !== $('seek-step')) $input('seek-step').value = String(step);
+  $select('speed').value = String(playback.speed);
   const inWindow = step <= meta.windowEnd ? '' : ' (after the window)';
   $('clock').textContent = `step ${step} · ${stepToTime(step, meta.dt).toFixed(2)} s${inWindow}`;
-  document.querySelectorAll('#blocks tbody tr').forEach((tr) => tr.classList.toggle('selected', Number(tr.dataset.id) === state.selected));
-  document.querySelectorAll('#timeline li').forEach((li) => li.classList.toggle('past', Number(li.dataset.step) <= step));
+  document
+    .querySelectorAll('#blocks tbody tr')
+    .forEach((tr) => tr.classList.toggle('selected', Number(/** @type {HTMLElement} */ (tr).dataset.id) === state.selected));
+  document.querySelectorAll('#timeline li').forEach((li) => li.classList.toggle('past', Number(/** @type {HTMLElement} */ (li).dataset.step) <= step));
 
   // The current frame as data, for tests and tools: [x, y, angle, alive] per body in body order.
-  const out = $('frame-state');
+  const out = /** @type {HTMLOutputElement} */ ($('frame-state'));
   out.dataset.step = String(step);
   out.dataset.playing = String(playback.playing);
   out.dataset.selected = state.selected === null ? '' : String(state.selected);
@@ -384,9 +481,13 @@ function render() {
   out.value = `step ${step}`;
 }
 
-/** The chart's legend: what each line colour and dash means, with the block numbers it applies to. */
+/**
+ * The chart's legend: what each line colour and dash means, with the block numbers it applies to.
+ * @param {Explanation} e
+ */
 function buildChartLegend(e) {
   const moved = e.bodies.filter((b) => b.moved && b.id !== e.firstMover).map((b) => b.id);
+  /** @type {Array<[string, string, string]>} */
   const items = [
     [HIGHLIGHT.first, '', e.firstMover === null ? 'first mover: none' : `first mover #${e.firstMover}`],
     [HIGHLIGHT.moving, '', moved.length ? `moved ≥ ${e.threshold}: #${moved.join(', #')}` : `moved ≥ ${e.threshold}: none`],
@@ -408,28 +509,35 @@ function buildChartLegend(e) {
   }
 }
 
-/** A click on the scene selects the block under it (the top one), or clears the selection. */
+/**
+ * A click on the scene selects the block under it (the top one), or clears the selection.
+ * @param {MouseEvent} ev
+ */
 function pickAt(ev) {
-  if (!state.meta || !state.view) return;
-  const [x, y] = pixelToWorld(state.view, ev.offsetX, ev.offsetY);
+  const { meta, frames, view } = state;
+  if (!meta || !frames || !view) return;
+  const [x, y] = pixelToWorld(view, ev.offsetX, ev.offsetY);
   const step = state.playback.step;
-  const shapes = state.meta.bodies.map((body, i) => {
+  const shapes = meta.bodies.map((body, i) => {
     if ((state.removedAt.get(i) ?? Infinity) <= step) return null;
-    const p = poseAt(state.frames, step, i);
+    const p = poseAt(frames, step, i);
     return body.outline.map((path) => placePath(path, p.x, p.y, p.angle));
   });
   const i = pickBody(shapes, x, y);
-  select(i < 0 ? null : state.meta.bodies[i].id, { scroll: true });
+  select(i < 0 ? null : meta.bodies[i].id, { scroll: true });
 }
 
 // --- Controls --------------------------------------------------------------------------------------
 
+/** @param {import('./playback.js').Playback} next */
 function update(next) {
   state.playback = next;
   render();
 }
 
+/** @type {number | null} */
 let lastTime = null;
+/** @param {number} now */
 function loop(now) {
   if (state.playback.playing) {
     if (lastTime !== null) {
@@ -449,26 +557,26 @@ function wireControls() {
     const o = document.createElement('option');
     o.value = String(s);
     o.textContent = `${s}×`;
-    $('speed').append(o);
+    $select('speed').append(o);
   }
   $('play').addEventListener('click', () => update(toggle(state.playback)));
   $('prev').addEventListener('click', () => update(stepBy(state.playback, -1)));
   $('next').addEventListener('click', () => update(stepBy(state.playback, 1)));
   $('first').addEventListener('click', () => update(seek(pause(state.playback), 0)));
   $('last').addEventListener('click', () => update(seek(pause(state.playback), state.playback.stepCount - 1)));
-  $('speed').addEventListener('change', (ev) => update(setSpeed(state.playback, Number(ev.target.value))));
-  $('scrubber').addEventListener('input', (ev) => update(seek(pause(state.playback), Number(ev.target.value))));
-  const go = () => update(seek(pause(state.playback), Number($('seek-step').value)));
+  $select('speed').addEventListener('change', () => update(setSpeed(state.playback, Number($select('speed').value))));
+  $input('scrubber').addEventListener('input', () => update(seek(pause(state.playback), Number($input('scrubber').value))));
+  const go = () => update(seek(pause(state.playback), Number($input('seek-step').value)));
   $('seek-go').addEventListener('click', go);
   $('seek-step').addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') go();
   });
-  $('style').addEventListener('change', (ev) => {
-    state.style = ev.target.value;
+  $select('style').addEventListener('change', () => {
+    state.style = /** @type {Look} */ ($select('style').value);
     render();
   });
-  $('framing').addEventListener('change', (ev) => {
-    state.framing = ev.target.value;
+  $select('framing').addEventListener('change', () => {
+    state.framing = /** @type {PageState['framing']} */ ($select('framing').value);
     render();
   });
   scene.addEventListener('click', pickAt);
@@ -476,13 +584,14 @@ function wireControls() {
   // The scene box's height is what the column leaves once the legend and options have their final
   // size (they fill in after the first frame): re-fit whenever the box itself changes size.
   new ResizeObserver(() => render()).observe($('scene-box'));
-  for (const id of ['labels', 'highlights', 'vectors', 'contacts']) {
-    $(id).addEventListener('change', (ev) => {
-      state[id] = ev.target.checked;
+  for (const id of /** @type {const} */ (['labels', 'highlights', 'vectors', 'contacts'])) {
+    $input(id).addEventListener('change', () => {
+      state[id] = $input(id).checked;
       render();
     });
   }
   let dragging = false;
+  /** @param {MouseEvent} ev */
   const seekChart = (ev) => {
     if (!state.meta) return;
     update(seek(pause(state.playback), chartStepAt(chart.clientWidth, chart.clientHeight, state.meta.stepCount, ev.offsetX)));
@@ -511,6 +620,7 @@ function wireControls() {
 async function main() {
   wireControls();
   requestAnimationFrame(loop);
+  /** @type {ViewerSession} */
   const session = await fetchJson('api/session');
   state.session = session;
   $('title').textContent = session.title;
@@ -522,7 +632,8 @@ async function main() {
     return;
   }
   buildTrialList(session.trials);
-  const wanted = hash.trial && session.trials.some((t) => t.key === hash.trial.replace(/@\d+$/, '')) ? hash.trial : null;
+  const asked = hash.trial;
+  const wanted = asked && session.trials.some((t) => t.key === asked.replace(/@\d+$/, '')) ? asked : null;
   const first = wanted ?? session.trials.find((t) => t.hasTrace || t.hasLevel)?.key;
   if (first) await openTrial(first, wanted ? (hash.step ?? 0) : 0);
   else setStatus('no trials with a trace or a level in this folder');

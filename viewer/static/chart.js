@@ -4,14 +4,40 @@
 import { HIGHLIGHT } from './draw.js';
 import { niceInterval, stepToX, ticks, valueToY, xToStep } from './geometry.js';
 
+/**
+ * What the chart shows: per body its displacement at every step (`series[b]`, body order), the body ids,
+ * the current step, the threshold and the window's last step, and which ids to highlight.
+ * @typedef {object} Chart
+ * @property {ReadonlyArray<ArrayLike<number>>} series
+ * @property {number[]} ids
+ * @property {number} step
+ * @property {number} stepCount
+ * @property {number} dt
+ * @property {number} threshold
+ * @property {number} windowEnd
+ * @property {number | null} selected
+ * @property {number | null} firstMover
+ * @property {Set<number>} moved Ids of the bodies that moved.
+ */
+
 const CHART_PAD = { left: 44, right: 30, top: 10, bottom: 24 };
 /** Colours of the lines that are not block highlights (the page's legend uses the same). */
 export const CHART_COLOURS = { still: '#9e9e9e', threshold: '#c62828', window: '#888', cursor: '#111' };
 
+/**
+ * @param {number} width
+ * @param {number} height
+ */
 function chartGeometry(width, height) {
   return { x0: CHART_PAD.left, width: width - CHART_PAD.left - CHART_PAD.right, y0: CHART_PAD.top, height: height - CHART_PAD.top - CHART_PAD.bottom };
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} width
+ * @param {number} height
+ * @param {Chart} chart
+ */
 export function drawChart(ctx, width, height, chart) {
   const { series, step, stepCount, dt, threshold, windowEnd } = chart;
   const g = chartGeometry(width, height);
@@ -91,6 +117,10 @@ export function drawChart(ctx, width, height, chart) {
   ctx.restore();
 }
 
+/**
+ * @param {Chart} chart
+ * @param {number} b
+ */
 function styleOf(chart, b) {
   const id = chart.ids[b];
   if (chart.selected === id) return { colour: HIGHLIGHT.selected, width: 2.5 };
@@ -99,11 +129,22 @@ function styleOf(chart, b) {
   return { colour: CHART_COLOURS.still, width: 1 };
 }
 
+/**
+ * @param {Chart} chart
+ * @param {number} b
+ */
 function rank(chart, b) {
   const id = chart.ids[b];
   return chart.selected === id ? 3 : chart.firstMover === id ? 2 : chart.moved.has(id) ? 1 : 0;
 }
 
+/**
+ * The step under a click at `offsetX` on a chart of that size.
+ * @param {number} width
+ * @param {number} height
+ * @param {number} stepCount
+ * @param {number} offsetX
+ */
 export function chartStepAt(width, height, stepCount, offsetX) {
   const g = chartGeometry(width, height);
   return xToStep(offsetX, stepCount, g.x0, g.width);

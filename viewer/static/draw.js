@@ -5,7 +5,36 @@
 import { poseAt } from './frames.js';
 import { labelFontSize, placePath, worldToPixel } from './geometry.js';
 
+/** @typedef {import('../page-data.js').ViewerMeta} ViewerMeta */
+/** @typedef {import('../page-data.js').ViewerBody} ViewerBody */
+/** @typedef {import('./frames.js').Frames} Frames */
+/** @typedef {import('./frames.js').PoseAt} PoseAt */
+/** @typedef {import('./geometry.js').View} View */
+/** @typedef {import('./geometry.js').Path} Path */
+/** @typedef {'black' | 'outlined' | 'wood'} Look */
+
+/**
+ * One step of one trial as `drawScene` draws it, with the display options.
+ * @typedef {object} Scene
+ * @property {ViewerMeta} meta
+ * @property {Frames} frames
+ * @property {number} step
+ * @property {View} view
+ * @property {Look} style
+ * @property {boolean} labels
+ * @property {Array<[number, number, number]>} [placedLabels] Filled with [id, x, y] of each block number drawn.
+ * @property {boolean} highlights
+ * @property {boolean} vectors
+ * @property {boolean} contacts
+ * @property {number | null} selected
+ * @property {number | null} firstMover
+ * @property {Set<number>} movingNow Body indices over the threshold at this step.
+ * @property {Map<number, number>} removedAt Body index → the step it was removed at.
+ */
+
+/** @type {Record<string, [string, string]>} */
 const WOOD = { wood: ['#d39b5b', '#7a4b1c'], stone: ['#a5a5a5', '#555'], ice: ['#bde7f7', '#4a90b0'] };
+/** @type {Record<string, [string, string]>} */
 const KIND_COLOURS = { pig: ['#7bc043', '#3c6e1a'], tnt: ['#d9412b', '#7a1a0e'], platform: ['#777', '#333'] };
 export const HIGHLIGHT = { first: '#1565c0', moving: '#ef6c00', dead: '#c62828', selected: '#d500f9', contact: '#e91e63' };
 /** The outlined look's block edge: grey reads as an edge between two black blocks and on white. */
@@ -15,6 +44,12 @@ const CONTACT_STEPS = 6;
 /** Velocity arrows: world units drawn per unit/s (0.15 s of travel). */
 const VECTOR_SCALE = 0.15;
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ReadonlyArray<Path>} paths
+ * @param {PoseAt} pose
+ */
 function tracePaths(ctx, view, paths, pose) {
   ctx.beginPath();
   for (const path of paths) {
@@ -28,6 +63,13 @@ function tracePaths(ctx, view, paths, pose) {
   }
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} x0
+ * @param {number} y0
+ * @param {number} x1
+ * @param {number} y1
+ */
 function arrow(ctx, x0, y0, x1, y1) {
   const len = Math.hypot(x1 - x0, y1 - y0);
   if (len < 2) return;
@@ -41,6 +83,12 @@ function arrow(ctx, x0, y0, x1, y1) {
   ctx.stroke();
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} width
+ * @param {number} height
+ * @param {Scene} scene
+ */
 export function drawScene(ctx, width, height, scene) {
   const { meta, frames, step, view } = scene;
   ctx.save();
@@ -57,7 +105,13 @@ export function drawScene(ctx, width, height, scene) {
   ctx.restore();
 }
 
-/** The sky (white, or light blue in wood mode) and the ground: drawn in wood mode; in black mode only a faint line (the evaluator's camera does not render it). */
+/**
+ * The sky (white, or light blue in wood mode) and the ground: drawn in wood mode; in black mode only a faint line (the evaluator's camera does not render it).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} width
+ * @param {number} height
+ * @param {Scene} scene
+ */
 function drawBackground(ctx, width, height, scene) {
   const { meta, view, style } = scene;
   ctx.clearRect(0, 0, width, height);
@@ -80,7 +134,14 @@ function drawBackground(ctx, width, height, scene) {
   }
 }
 
-/** One body in the chosen look: the evaluator's black (dead ones invisible), outlined black, or wood colours (dead ones faded). */
+/**
+ * One body in the chosen look: the evaluator's black (dead ones invisible), outlined black, or wood colours (dead ones faded).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ViewerBody} body
+ * @param {PoseAt} pose
+ * @param {Look} style
+ */
 function drawBody(ctx, view, body, pose, style) {
   const dead = !pose.alive;
   if (style === 'black' || style === 'outlined') {
@@ -97,7 +158,7 @@ function drawBody(ctx, view, body, pose, style) {
     }
     return;
   }
-  const [fill, edge] = body.kind === 'block' ? (WOOD[body.material] ?? WOOD.wood) : (KIND_COLOURS[body.kind] ?? ['#999', '#333']);
+  const [fill, edge] = body.kind === 'block' ? (WOOD[body.material ?? 'wood'] ?? WOOD.wood) : (KIND_COLOURS[body.kind] ?? ['#999', '#333']);
   tracePaths(ctx, view, body.outline, pose);
   ctx.globalAlpha = dead ? 0.35 : 1;
   ctx.fillStyle = fill;
@@ -108,7 +169,15 @@ function drawBody(ctx, view, body, pose, style) {
   ctx.globalAlpha = 1;
 }
 
-/** The body's highlight, in order of precedence: selected, dead (dashed), first mover (with its "1st" mark), moving now. */
+/**
+ * The body's highlight, in order of precedence: selected, dead (dashed), first mover (with its "1st" mark), moving now.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ViewerBody} body
+ * @param {number} i
+ * @param {PoseAt} pose
+ * @param {Scene} scene
+ */
 function drawHighlight(ctx, view, body, i, pose, scene) {
   const dead = !pose.alive;
   let colour;
@@ -131,7 +200,13 @@ function drawHighlight(ctx, view, body, i, pose, scene) {
   if (scene.firstMover === body.id) drawFirstMoverMark(ctx, view, body, pose);
 }
 
-/** "1st" just above the block's top edge, clear of its number at the centre. */
+/**
+ * "1st" just above the block's top edge, clear of its number at the centre.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ViewerBody} body
+ * @param {PoseAt} pose
+ */
 function drawFirstMoverMark(ctx, view, body, pose) {
   let top = Infinity;
   let right = -Infinity;
@@ -149,7 +224,14 @@ function drawFirstMoverMark(ctx, view, body, pose) {
   ctx.textAlign = 'start';
 }
 
-/** Each body's velocity as an arrow from its centre (VECTOR_SCALE seconds of travel). */
+/**
+ * Each body's velocity as an arrow from its centre (VECTOR_SCALE seconds of travel).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {PoseAt[]} poses
+ * @param {Scene} scene
+ * @param {number} step
+ */
 function drawVectors(ctx, view, poses, scene, step) {
   ctx.strokeStyle = '#00897b';
   ctx.lineWidth = 1.5;
@@ -161,7 +243,14 @@ function drawVectors(ctx, view, poses, scene, step) {
   });
 }
 
-/** Contacts that began in the last CONTACT_STEPS steps: a fading ring sized by the relative speed, labelled when fast. */
+/**
+ * Contacts that began in the last CONTACT_STEPS steps: a fading ring sized by the relative speed, labelled when fast.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ViewerMeta} meta
+ * @param {PoseAt[]} poses
+ * @param {number} step
+ */
 function drawContacts(ctx, view, meta, poses, step) {
   for (const e of meta.events) {
     if (e.kind !== 'contact' || e.step > step || e.step <= step - CONTACT_STEPS) continue;
@@ -190,7 +279,14 @@ function drawContacts(ctx, view, meta, poses, step) {
 
 /**
  * Each body's number (the explanation's #id) at its centre, in a halo so it reads on black, on wood
- * and on white; the selected body's number in the selection colour. Returns where each label went.
+ * and on white; the selected body's number in the selection colour; where each label went into `scene.placedLabels`.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {ViewerMeta} meta
+ * @param {PoseAt[]} poses
+ * @param {Scene} scene
+ * @param {number} step
+ * @param {Look} style
  */
 function drawLabels(ctx, view, meta, poses, scene, step, style) {
   const size = labelFontSize(view.scale);

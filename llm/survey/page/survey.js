@@ -3,17 +3,61 @@
 // the server knows the rater from it. Then one item at a time in the rater's own order. Every change
 // is sent to the server at once (PUT api/me/<item>), which writes it atomically before it answers; a
 // reload asks the server for the answers and resumes at the first unfinished item.
-const $ = (id) => document.getElementById(id);
+
+/** @typedef {import('../page-data.js').PublicSurvey} PublicSurvey */
+/** @typedef {import('../page-data.js').PublicItem} PublicItem */
+/** @typedef {import('../page-data.js').RaterAnswer} RaterAnswer */
+/** @typedef {import('../page-data.js').RaterView} RaterView */
+/** @typedef {PublicSurvey['metrics'][number]} Metric */
+
+/**
+ * The page's element with that id: index.html has every id this script asks for.
+ * @param {string} id
+ */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {string} id */
+const $button = (id) => /** @type {HTMLButtonElement} */ ($(id));
+/** @param {string} id */
+const $img = (id) => /** @type {HTMLImageElement} */ ($(id));
 const TOKEN_KEY = 'sbeval-survey-token';
+
+/**
+ * @typedef {object} SurveyState
+ * @property {PublicSurvey | null} survey
+ * @property {string | null} token
+ * @property {string[]} order
+ * @property {Record<string, RaterAnswer>} answers
+ * @property {number} index
+ * @property {number} pending
+ */
+
+/** @type {SurveyState} */
 const state = { survey: null, token: null, order: [], answers: {}, index: 0, pending: 0 };
 
+/** The survey, once loaded: everything that shows an item runs after `main` loaded it. */
+function survey() {
+  if (!state.survey) throw new Error('the survey is not loaded yet (cannot happen: items are shown only after it loaded)');
+  return state.survey;
+}
+
+/**
+ * @param {string} text
+ * @param {boolean} [error]
+ */
 function setStatus(text, error = false) {
   $('status').textContent = text;
   $('status').className = error ? 'error' : '';
 }
 
+/**
+ * @param {'GET' | 'PUT' | 'POST'} method
+ * @param {string} url
+ * @param {unknown} [body]
+ * @returns {Promise<any>} The JSON the server sent (typed by the caller).
+ */
 async function api(method, url, body) {
-  const headers = { 'x-survey-token': state.token };
+  /** @type {Record<string, string>} */
+  const headers = { 'x-survey-token': state.token ?? '' };
   if (method !== 'GET') headers['content-type'] = 'application/json';
   const res = await fetch(url, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body ?? {}) });
   const data = await res.json().catch(() => ({}));
@@ -21,9 +65,10 @@ async function api(method, url, body) {
   return data;
 }
 
+/** @param {string} itemId */
 function complete(itemId) {
   const values = state.answers[itemId]?.values ?? {};
-  return state.survey.metrics.every((m) => typeof values[m.id] === 'number');
+  return survey().metrics.every((m) => typeof values[m.id] === 'number');
 }
 
 function updateProgress() {
@@ -46,6 +91,13 @@ function writeHash() {
   history.replaceState(null, '', `#item=${encodeURIComponent(state.order[state.index] ?? '')}`);
 }
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, attrs = {}, text) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -54,14 +106,19 @@ function el(tag, attrs = {}, text) {
 }
 
 // The pictures need the invitation like the API: fetched with the token, shown from a blob URL.
+/** @type {Map<string, string>} */
 const pictures = new Map();
+/**
+ * @param {HTMLImageElement} img
+ * @param {string} path
+ */
 async function showPicture(img, path) {
   img.removeAttribute('src');
   const old = pictures.get(img.id);
   if (old) URL.revokeObjectURL(old);
   pictures.delete(img.id);
   img.dataset.picture = path;
-  const res = await fetch(`/${path}`, { headers: { 'x-survey-token': state.token } });
+  const res = await fetch(`/${path}`, { headers: { 'x-survey-token': state.token ?? '' } });
   if (!res.ok) return setStatus(`picture not available: HTTP ${res.status}`, true);
   const blob = await res.blob();
   // The rater may have moved on to another item meanwhile.
@@ -71,13 +128,14 @@ async function showPicture(img, path) {
   img.src = url;
 }
 
+/** @param {PublicItem} item */
 function renderLevel(item) {
   // The item's id is in the title because the replay viewer is titled by it.
   $('item-title').textContent = `Item ${state.index + 1} of ${state.order.length} (${item.id}) — target letter "${item.letter}"`;
-  void showPicture($('start-image'), item.start);
+  void showPicture($img('start-image'), item.start);
   $('final-image').hidden = !item.final;
   $('no-final').hidden = Boolean(item.final);
-  if (item.final) void showPicture($('final-image'), item.final);
+  if (item.final) void showPicture($img('final-image'), item.final);
   $('grid').textContent = item.grid ?? '(no drop grid in this folder)';
   $('replay-frame').hidden = true;
   $('replay-frame').removeAttribute('src');
@@ -94,6 +152,11 @@ function renderLevel(item) {
   );
 }
 
+/**
+ * @param {string} itemId
+ * @param {Metric} metric
+ * @param {Record<string, number>} values
+ */
 function metricBox(itemId, metric, values) {
   const box = el('fieldset', { class: 'metric', 'data-metric': metric.id });
   box.append(el('legend', {}, metric.name), el('p', { class: 'question' }, metric.question));
@@ -112,7 +175,8 @@ function metricBox(itemId, metric, values) {
 
 function renderItem() {
   const itemId = state.order[state.index];
-  const item = state.survey.items.find((i) => i.id === itemId);
+  const item = survey().items.find((i) => i.id === itemId);
+  if (!item) throw new Error(`item ${itemId} is not in the survey (cannot happen: the order lists the survey's items)`);
   $('login').hidden = true;
   $('done').hidden = true;
   $('item').hidden = false;
@@ -123,24 +187,24 @@ function renderItem() {
   const comment = el('textarea', { id: 'comment', placeholder: 'Comment (optional)' });
   comment.value = state.answers[itemId]?.comment ?? '';
   comment.addEventListener('change', () => saveComment(itemId, comment.value));
-  $('ratings').replaceChildren(...state.survey.metrics.map((m) => metricBox(itemId, m, values)), comment);
-  $('prev').disabled = state.index === 0;
-  $('next').disabled = !complete(itemId);
+  $('ratings').replaceChildren(...survey().metrics.map((m) => metricBox(itemId, m, values)), comment);
+  $button('prev').disabled = state.index === 0;
+  $button('next').disabled = !complete(itemId);
   $('next').textContent = state.index === state.order.length - 1 ? 'Finish' : 'Next';
   writeHash();
   updateProgress();
 }
 
 function renderHelp() {
-  $('instructions').textContent = state.survey.instructions;
+  $('instructions').textContent = survey().instructions;
   $('metric-help').replaceChildren(
-    ...state.survey.metrics.map((metric) => {
+    ...survey().metrics.map((metric) => {
       const box = el('div', { class: 'metric-help' });
       box.append(el('strong', {}, metric.name), el('p', {}, metric.instructions));
-      for (const [title, list] of [
+      for (const [title, list] of /** @type {Array<[string, string[]]>} */ ([
         ['Do not penalise:', metric.notPenalised],
         ['Do penalise:', metric.penalised],
-      ]) {
+      ])) {
         if (!list.length) continue;
         const ul = el('ul');
         ul.append(...list.map((t) => el('li', {}, t)));
@@ -159,6 +223,10 @@ function renderDone() {
   updateProgress();
 }
 
+/**
+ * @param {string} itemId
+ * @param {{ values: Record<string, number>, comment?: string }} body
+ */
 async function send(itemId, body) {
   state.pending += 1;
   document.body.dataset.saving = 'true';
@@ -168,34 +236,47 @@ async function send(itemId, body) {
     state.answers[itemId] = data.answer;
     setStatus('saved');
   } catch (error) {
-    setStatus(`not saved: ${error.message}`, true);
+    setStatus(`not saved: ${/** @type {Error} */ (error).message}`, true);
   } finally {
     state.pending -= 1;
     if (state.pending === 0) document.body.dataset.saving = 'false';
-    if (state.order[state.index] === itemId) $('next').disabled = !complete(itemId);
+    if (state.order[state.index] === itemId) $button('next').disabled = !complete(itemId);
     updateProgress();
   }
 }
 
+/**
+ * @param {string} itemId
+ * @param {string} metricId
+ * @param {number} value
+ */
 function saveValue(itemId, metricId, value) {
   const entry = (state.answers[itemId] ??= { values: {} });
   entry.values = { ...entry.values, [metricId]: value };
-  $('next').disabled = !complete(itemId);
+  $button('next').disabled = !complete(itemId);
   return send(itemId, { values: { [metricId]: value } });
 }
 
+/**
+ * @param {string} itemId
+ * @param {string} comment
+ */
 function saveComment(itemId, comment) {
   return send(itemId, { values: {}, comment });
 }
 
+/** @param {number} index */
 function go(index) {
   if (index >= state.order.length) return renderDone();
   state.index = Math.max(0, index);
   renderItem();
-  $('item').querySelector('.level').scrollTop = 0;
+  const level = $('item').querySelector('.level');
+  if (level) level.scrollTop = 0;
 }
 
+/** @param {string | null} wanted */
 async function start(wanted) {
+  /** @type {RaterView} */
   const me = await api('GET', 'api/me');
   state.order = me.order;
   state.answers = me.answers;
@@ -212,11 +293,11 @@ async function replay() {
   try {
     setStatus('starting the replay…');
     const { url } = await api('POST', `api/replay/${encodeURIComponent(itemId)}`, {});
-    $('replay-frame').src = url;
+    /** @type {HTMLIFrameElement} */ ($('replay-frame')).src = url;
     $('replay-frame').hidden = false;
     setStatus('');
   } catch (error) {
-    setStatus(error.message, true);
+    setStatus(/** @type {Error} */ (error).message, true);
   }
 }
 
@@ -230,16 +311,18 @@ async function main() {
   if (!token) {
     $('login').hidden = false;
   } else {
-    state.survey = await api('GET', 'api/survey');
-    $('title').textContent = state.survey.title;
-    document.title = state.survey.title;
+    /** @type {PublicSurvey} */
+    const loaded = await api('GET', 'api/survey');
+    state.survey = loaded;
+    $('title').textContent = loaded.title;
+    document.title = loaded.title;
     renderHelp();
     await start(item);
   }
   document.body.dataset.loaded = 'true';
 }
 
-main().catch((error) => {
+main().catch((/** @type {Error} */ error) => {
   setStatus(error.message, true);
   if (!state.survey) $('login').hidden = false;
   document.body.dataset.loaded = 'true';
