@@ -23,7 +23,7 @@ import {
 } from '../machine/index.js';
 import { type EnginePool, ResultLedger } from '../pool/index.js';
 import { NEVER_GENERATED } from '../report/fates.js';
-import { type CachedLevel, cachePath, readCache } from '../stages/level-cache.js';
+import { type CachedLevel, cacheEntry, cachePath, type EngineIdentityCheck, readCache } from '../stages/level-cache.js';
 import type { LevelPaths } from './levels.js';
 
 /**
@@ -158,7 +158,7 @@ async function writeImage(state: EffectsState, level: LevelRef, png: Uint8Array)
 
 /** Writes a level's cache entry, unless an engine of the level was discredited meanwhile (then the level runs again). */
 async function writeCacheEntry(state: EffectsState, level: LevelRef, outcome: CachedLevel['outcome']): Promise<void> {
-  const entry: CachedLevel = { format: 1, xmlSha256: sha256(await xmlOf(state, level.id)), settings: state.options.digest, outcome };
+  const entry = cacheEntry(sha256(await xmlOf(state, level.id)), state.options.digest, state.ledger.identities(level.id), outcome);
   if (state.ledger.trusted(level.id)) {
     await writeFileAtomic(cacheFile(state, level), `${JSON.stringify(entry)}\n`);
     state.ledger.wrote(level.id, cacheFile(state, level));
@@ -206,7 +206,7 @@ export function createRunEffects(options: RunEffectsOptions): RunEffects {
   };
 }
 
-/** A level's cached result when it is still valid for its XML and the settings (and its image exists). */
+/** A level's cached result when it is still valid for its XML, the settings and the engine, when that is checked (and its image exists). */
 export async function readValidCache(
   root: string,
   team: string,
@@ -215,11 +215,12 @@ export async function readValidCache(
   xmlPath: string,
   imagePath: string,
   digest: string,
+  engine?: EngineIdentityCheck,
 ): Promise<CachedLevel | undefined> {
   if (!existsSync(xmlPath)) return undefined;
   const entry = readCache(cachePath(root, team, character, `${base}.xml`));
   if (!entry || entry.settings !== digest) return undefined;
   if (entry.xmlSha256 !== sha256(await readFile(xmlPath, 'utf8'))) return undefined;
   if (entry.outcome.ok && !existsSync(imagePath)) return undefined;
-  return entry;
+  return engine && !engine.accepts(entry) ? undefined : entry;
 }

@@ -14,7 +14,7 @@ import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
 import { EnginePool, levelsToKeepBusy, NOT_KEPT_REASON, type PoolEvent, PoolJobError, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
 import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
-import { type CachedLevel, cacheIn, readCache, settingsDigest } from './level-cache.js';
+import { type CachedLevel, cacheEntry, cacheIn, checksEngineIdentity, EngineIdentityCheck, readCache, settingsDigest } from './level-cache.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 
 /**
@@ -140,7 +140,7 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
     // The cache is not fsynced: the image it vouches for already is (written and synced above,
     // before this file exists), and after a machine crash a torn or empty cache does not parse
     // (readCache), so the level is simply run again. Saves one disk flush per level.
-    await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: true, ...result.stability, trials: result.trials } }, false);
+    await record(cacheEntry(xmlSha256, work.digest, ledger.identities(label), { ok: true, ...result.stability, trials: result.trials }), false);
     log.trial(file.team, file.character, file.file, { ok: true });
     progress.tick('simulate', 'ok', label);
     return 'ok';
@@ -155,7 +155,7 @@ async function simulateLevel(file: TrialFile, work: LevelWork): Promise<'ok' | '
       await rm(images.png, { force: true });
       await rm(images.raw, { force: true });
       // Deterministic (sbeval's own rules gave it): the same XML fails the same way, so the verdict is cached too.
-      await record({ format: 1, xmlSha256, settings: work.digest, outcome: { ok: false, reason } }, true);
+      await record(cacheEntry(xmlSha256, work.digest, ledger.identities(label), { ok: false, reason }), true);
     }
     log.trial(file.team, file.character, file.file, { ok: false, reason });
     progress.tick('simulate', 'failed', label, reason);
@@ -170,6 +170,7 @@ function sortOutCached(
   digest: string,
   options: Pick<SimulateOptions, 'force'> & { rawImages: boolean },
   log: StageLog,
+  engine: EngineIdentityCheck | undefined,
 ): { todo: TrialFile[]; cached: Map<string, CachedLevel> } {
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
@@ -178,7 +179,7 @@ function sortOutCached(
     const entry = options.force ? undefined : readCache(paths.cache(level));
     const images = paths.images(level);
     const imagesPresent = existsSync(images.png) && (!options.rawImages || existsSync(images.raw));
-    if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent)) {
+    if (entry && entry.xmlSha256 === sha256(xml) && entry.settings === digest && (!entry.outcome.ok || imagesPresent) && (engine?.accepts(entry) ?? true)) {
       cached.set(level.path, entry);
       log.skipped();
     } else {
@@ -324,11 +325,16 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
   const log = new StageLog(root, 'stability');
   const paths = new LevelPaths(root);
-  const { todo, cached } = sortOutCached(levels, paths, digest, { force: options.force, rawImages }, log);
+  // Engines known only by their hello are started first: a cached result of another engine is not reused.
+  const early = checksEngineIdentity(engineKind) && levels.length > 0 ? await openStagePool(options, engineKind, levels.length, progress) : undefined;
+  const engine = early?.engines[0] ? new EngineIdentityCheck(early.engines[0].identity) : undefined;
+  const { todo, cached } = sortOutCached(levels, paths, digest, { force: options.force, rawImages }, log, engine);
 
   progress.start('simulate', todo.length);
+  const refused = engine?.summary();
+  if (refused) progress.note('simulate', refused);
   if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
-  const stagePool = await openStagePool(options, engineKind, todo.length, progress);
+  const stagePool = early ?? (await openStagePool(options, engineKind, todo.length, progress));
   const { pool, engines } = stagePool;
   const ledger = new ResultLedger(pool);
   let counts: { unfinished: number; notRun: number };
