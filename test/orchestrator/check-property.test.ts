@@ -10,8 +10,8 @@ import { copyOf, ok, resultFiles, scoredExample, type Workspace, workspace } fro
  * `sbeval check` exits 1 exactly when a fresh `sbeval score` would write other result files. After a
  * scored `run` on a copy of the example (T 3), random additions of empty team, model and letter
  * folders, trial files numbered beyond T and renamed files; then `check`, then `score`: the result files
- * but the manifest (which records the inputs by name) are byte-identical to the scored ones exactly when
- * `check` said the results still describe the folder. On the example as it is (team folders in the
+ * (the manifest by its record of the folder: `comparable`) are the scored ones exactly when `check`
+ * said the results still describe the folder. On the example as it is (team folders in the
  * root) and as the 2025 layout (a competition folder per model, orchestrator/layout/root-check.ts): a
  * model folder is one that holds a team folder, so an empty one, or one whose team holds nothing, may
  * or may not be a competition. fast-check, seeded, a few sequences.
@@ -107,7 +107,20 @@ function apply(top: string, competition: string, o: Op): void {
   }
 }
 
-const withoutManifest = (files: Map<string, string>) => new Map([...files].filter(([name]) => name !== 'manifest.json'));
+/**
+ * The result files as a fresh score would write them: the manifest by its record of the folder (its
+ * inputs, ranking folders, identity and readiness), not by what differs between the command that wrote
+ * it (`run` records its stages' settings) or its outputs' hashes (the other files, compared themselves).
+ */
+function comparable(files: Map<string, string>): Map<string, string> {
+  return new Map(
+    [...files].map(([name, text]) => {
+      if (name !== 'manifest.json') return [name, text];
+      const { inputs, folders, identity, score } = JSON.parse(text) as Record<string, unknown>;
+      return [name, JSON.stringify({ inputs, folders, identity, score })];
+    }),
+  );
+}
 
 /** The property on copies of `scored`: check's exit is 0 exactly when a fresh score writes the same result files. */
 async function checkAgreesWithScore(scored: Scored, ops: Op[], competition: number): Promise<void> {
@@ -123,7 +136,7 @@ async function checkAgreesWithScore(scored: Scored, ops: Op[], competition: numb
     return;
   }
   expect([0, 1]).toContain(check.code);
-  const same = JSON.stringify([...withoutManifest(resultFiles(root))]) === JSON.stringify([...withoutManifest(scored.truth)]);
+  const same = JSON.stringify([...comparable(resultFiles(root))]) === JSON.stringify([...comparable(scored.truth)]);
   expect(check.code === 0, `${JSON.stringify(ops)} in ${folder}\n${check.stdout}`).toBe(same);
 }
 
