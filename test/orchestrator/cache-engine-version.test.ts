@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type EngineIdentity } from '../../bridge/engine.js';
 import { HeadlessEngine, headlessDigest, headlessIdentity } from '../../bridge/headless/engine.js';
 import { headlessCapabilities, runEngineWorker } from '../../bridge/worker.js';
+import { SILENT_PROGRESS } from '../../orchestrator/progress/types.js';
 import { type CachedLevel, digestFor, engineKey, settingsDigest } from '../../orchestrator/stages/level-cache.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
 import { OFFICIAL_RULE } from '../../scoring/stability.js';
@@ -129,4 +130,20 @@ describe('the simulation cache carries the identity of an engine that dials in',
     expect(simulatedNow(back)).toBe(levels);
     expect(simulatedNow(await bridgeRun(root, 'plugin-A'))).toBe(0);
   }, 600_000);
+
+  it('sbeval simulate with engines known by their hello reuses its own results only', async () => {
+    const root = rootWithLevels();
+    const simulate = (build: string) => runSimulateStage({ root, engine: 'unity', engines: [new AnnouncedEngine(build)], trials: 1 });
+    expect((await simulate('plugin-A')).succeeded).toBe(LEVELS);
+    expect(await simulate('plugin-A')).toMatchObject({ skipped: LEVELS, succeeded: 0 });
+    const notes: string[] = [];
+    const upgraded = await runSimulateStage(
+      { root, engine: 'unity', engines: [new AnnouncedEngine('plugin-B')], trials: 1 },
+      { ...SILENT_PROGRESS, note: (_stage: string, line: string) => notes.push(line) },
+    );
+    expect(upgraded).toMatchObject({ skipped: 0, succeeded: LEVELS });
+    expect(notes.filter((n) => n.includes('came from another engine'))).toEqual([
+      `${LEVELS} cached level result(s) came from another engine (${LEVELS} by unity 2019.4.40f1 (build plugin-A)); the engine now is unity 2019.4.40f1 (build plugin-B): they are simulated again`,
+    ]);
+  }, 120_000);
 });
