@@ -61,6 +61,6 @@ export async function createPool(
 export async function engineIdentityCheck(ctx: RunContext, levels: readonly PlannedLevel[]): Promise<EngineIdentityCheck | undefined> {
   if (!checksEngineIdentity(ctx.settings.engine) || !levels.some((l) => existsSync(l.paths.level))) return undefined;
   ctx.pool ??= await createPool(ctx.settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
-  const identity = await ctx.pool.firstEngine(ctx.options.signal);
-  return identity ? new EngineIdentityCheck(identity) : undefined;
+  // Stopped before any engine came: nothing cached is vouched for (the levels count as not run).
+  return new EngineIdentityCheck(await ctx.pool.firstEngine(ctx.options.signal));
 }

@@ -76,17 +76,19 @@ export function checksEngineIdentity(kind: string): boolean {
  * engine (the pool's referee). It counts what it refused, so the stage says why once, not per level.
  */
 export class EngineIdentityCheck {
-  private readonly current: string;
+  private readonly current: string | undefined;
   private readonly accepted: ReadonlySet<string>;
   private readonly refused = new Map<string, number>();
 
-  constructor(identity: EngineIdentity) {
-    this.current = engineLabel(identity);
-    this.accepted = new Set([this.current, engineLabel(headlessIdentity(''))]);
+  /** `undefined`: no engine connected (the stage was stopped while it waited), so no cached result can be vouched for. */
+  constructor(identity: EngineIdentity | undefined) {
+    this.current = identity && engineLabel(identity);
+    this.accepted = new Set(this.current ? [this.current, engineLabel(headlessIdentity(''))] : []);
   }
 
   /** Whether `entry` may be reused with the connected engine; a refusal is counted. */
   accepts(entry: CachedLevel): boolean {
+    if (this.current === undefined) return false;
     const engines = entry.engines;
     if (engines?.every((e) => this.accepted.has(e))) return true;
     const by = engines === undefined ? 'an engine that was not recorded' : engines.filter((e) => !this.accepted.has(e)).join(' + ');

@@ -146,4 +146,17 @@ describe('the simulation cache carries the identity of an engine that dials in',
       `${LEVELS} cached level result(s) came from another engine (${LEVELS} by unity 2019.4.40f1 (build plugin-A)); the engine now is unity 2019.4.40f1 (build plugin-B): they are simulated again`,
     ]);
   }, 120_000);
+
+  it('a bridge run stopped before any engine dialled in reuses nothing it could not check', async () => {
+    const root = exampleCopy({ teams: ['BlockSmith'], letters: ['I'], config: 'trials: 2\n' });
+    await bridgeRun(root, 'plugin-A');
+    const levels = readdirSync(join(root, 'BlockSmith', 'levels', 'I')).length;
+    const run = sbeval(['run', root, '--engine', 'bridge'], { SBEVAL_TOKEN: randomBytes(32).toString('hex') });
+    await portFromHint(run);
+    run.kill('SIGINT');
+    const output = String((await run).all);
+    expect(output).toMatch(/cancelled/);
+    expect(output).toMatch(new RegExp(`0 already done by an earlier run, \\d+ failed[^,]*, ${levels} not run: interrupted before they started`));
+    expect(recordedEngines(root)).toEqual(['unity 2019.4.40f1 (build plugin-A)']);
+  }, 300_000);
 });
