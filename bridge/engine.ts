@@ -79,6 +79,12 @@ export interface EngineIdentity {
   /** Free text: versions, host, physics settings digest. */
   description: string;
   version: string;
+  /**
+   * What else decides its results besides `version` (the sbeval plugin's package version in Unity,
+   * whose `version` is the editor's; the physics digest of the headless engine). With `kind` and
+   * `version` it is the identity a level's cached result records (orchestrator/stages/level-cache.ts).
+   */
+  build?: string;
 }
 
 export interface Engine {

@@ -133,7 +133,15 @@ export const ERROR_PHASES = ['handshake', 'protocol', 'load', 'simulate', 'captu
 
 export const ENGINE_IDENTITY = {
   name: 'EngineIdentity',
-  fields: { kind: req(str({ min: 1, max: 64 })), version: req(str({ max: 256 })), description: req(str({ max: 4096 })) },
+  fields: {
+    kind: req(str({ min: 1, max: 64 })),
+    version: req(str({ max: 256 })),
+    description: req(str({ max: 4096 })),
+    build: {
+      ...opt(str({ min: 1, max: 256 })),
+      doc: 'What else decides its results besides the version: the sbeval plugin package version (Unity), the physics digest (headless).',
+    },
+  },
 } as const satisfies StructDef;
 
 const CAPABILITIES = {

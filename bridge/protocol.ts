@@ -290,7 +290,7 @@ export function toWire(m: Message): WireMessage {
         protocol: m.protocol,
         token: m.token,
         instance: m.instance,
-        engine: { kind: m.engine.kind, version: m.engine.version, description: m.engine.description },
+        engine: defined({ kind: m.engine.kind, version: m.engine.version, description: m.engine.description, build: m.engine.build }),
         capabilities: {
           frames: m.capabilities.frames,
           events: m.capabilities.events,

@@ -166,7 +166,12 @@ function headerWire(h: TraceHeader): Record<string, unknown> {
   Object.assign(wire, {
     runId: h.runId,
     levelId: h.levelId,
-    engine: { kind: h.engine.kind, version: h.engine.version, description: h.engine.description },
+    engine: {
+      kind: h.engine.kind,
+      version: h.engine.version,
+      description: h.engine.description,
+      ...(h.engine.build === undefined ? {} : { build: h.engine.build }),
+    },
     settings: {
       windowSteps: h.settings.windowSteps,
       trial: h.settings.trial,

@@ -22,6 +22,19 @@ export function headlessDigest(): string {
     .slice(0, 16);
 }
 
+/**
+ * The headless engine as it introduces itself (`hello`, traces, cache entries): `where` it runs goes
+ * into the free-text description only; kind, version and build are the same wherever it runs.
+ */
+export function headlessIdentity(where: string): EngineIdentity {
+  return {
+    kind: 'headless',
+    description: `planck.js 1.4.2${where}, evaluator settings ${headlessDigest()}`,
+    version: HEADLESS_ENGINE_VERSION,
+    build: headlessDigest(),
+  };
+}
+
 /** A level the engine cannot load: the pool does not retry it elsewhere (`levelError`). */
 export class LevelLoadError extends SbevalError {
   readonly levelError = true;
@@ -85,7 +98,7 @@ export class HeadlessEngine implements Engine {
     this.frameMemory = options.frameMemory;
     this.box2d = checkBox2dOverrides(options.box2d ?? {});
     this.id = id ?? `headless-${process.pid}-${nextId++}`;
-    this.identity = { kind: 'headless', description: `planck.js 1.4.2, evaluator settings ${headlessDigest()}`, version: HEADLESS_ENGINE_VERSION };
+    this.identity = headlessIdentity('');
   }
 
   async run(job: LevelJob, sink: LevelSink, signal?: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
 import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
-import { HEADLESS_ENGINE_VERSION, type HeadlessEngineOptions, headlessDigest, LevelLoadError } from './engine.js';
+import { type HeadlessEngineOptions, headlessIdentity, LevelLoadError } from './engine.js';
 import { batchBuffers } from './frame-memory.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
@@ -72,11 +72,7 @@ export class WorkerEngine implements Engine {
     if (!(Number.isInteger(capacity) && capacity >= 1))
       throw new SbevalError('config', `a worker engine's capacity must be a whole number ≥ 1, got ${capacity}`);
     this.capacity = capacity;
-    this.identity = {
-      kind: 'headless',
-      description: `planck.js 1.4.2 in a worker thread, evaluator settings ${headlessDigest()}`,
-      version: HEADLESS_ENGINE_VERSION,
-    };
+    this.identity = headlessIdentity(' in a worker thread');
     this.worker = startWorker(siblingModule(import.meta.url, './worker-main.js'), options);
     this.ready = new Promise((resolve, reject) => {
       const onMessage = (message: FromWorker) => {

@@ -20,6 +20,12 @@ import type { SurveyFile } from './build.js';
  * Read back only through `listRaters` (by `survey collect`, the report and the server) and
  * `readRater`: a file that is not JSON, does not have this shape, or is above the cap is skipped with a
  * warning that names it — one bad file never stops the others from being counted.
+ *
+ * Surveys saved before kept a rater's answers in one file, `<survey>/answers/<rater>.json`
+ * ({rater, updated, answers: {<item id>: answer}}): it is read as that rater's answers beneath their
+ * per-item files (an item's own file is newer: the server writes no other), so the rater sees them
+ * and every save moves one into its own file. Such a file that cannot be read is refused with its name
+ * and what to do, never skipped: it holds all of a rater's answers.
  */
 export interface ItemAnswer {
   values: Record<string, number>;
@@ -51,6 +57,15 @@ const answerSchema = z.object({
   at: z.string(),
   level: z.string().optional(),
 });
+
+/** A rater's file of the one-file-per-rater layout (`answers/<rater>.json`); its items are checked as files are. */
+const oldRaterSchema = z.object({ rater: z.string(), answers: z.record(z.string(), answerSchema) });
+/**
+ * The largest one-file-per-rater file read: that layout's server wrote files of any size (its reader
+ * stopped at 16 MiB); 702 items with 5,000-character comments of escaped characters are 21 MB, so this
+ * holds more than ten times a survey's worth.
+ */
+const MAX_OLD_RATER_BYTES = 256 * 1024 * 1024;
 
 function checkRaterId(rater: string): string {
   if (!RATER_ID.test(rater) || rater.includes('..')) throw new SbevalError('survey', `rater id "${rater}" is not 1–64 letters, digits, _ . -`);
@@ -103,9 +118,45 @@ function readRaterDir(dir: string, rater: string): { file: RaterFile; warnings: 
   return { file: { rater, answers }, warnings };
 }
 
+/** The answers of a one-file-per-rater file (`answers/<rater>.json`), none when there is none; throws when it cannot be read. */
+function readOldRaterFile(out: string, rater: string): Record<string, ItemAnswer> {
+  const path = join(out, 'answers', `${rater}.json`);
+  if (!existsSync(path) || !statSync(path).isFile()) return {};
+  const shown = join('answers', `${rater}.json`);
+  const todo = `move its answers to ${join('answers', rater)}/<item>.json, one {values, comment?, at, level} each, or the file out of answers/`;
+  const size = statSync(path).size;
+  if (size > MAX_OLD_RATER_BYTES)
+    throw new SbevalError('survey', `${shown}: rater ${rater}'s answers in the one-file-per-rater layout, ${size} bytes: more than sbeval reads`, todo);
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new SbevalError(
+      'survey',
+      `${shown}: rater ${rater}'s answers in the one-file-per-rater layout are not JSON (${(error as Error).message.split('\n')[0]})`,
+      todo,
+    );
+  }
+  const parsed = oldRaterSchema.safeParse(data);
+  if (!parsed.success)
+    throw new SbevalError(
+      'survey',
+      `${shown}: not a rater's answers of the one-file-per-rater layout (${parsed.error.issues.slice(0, 3).map(describeIssue).join('; ')})`,
+      todo,
+    );
+  return Object.fromEntries(Object.entries(parsed.data.answers).filter(([item]) => ITEM_ID.test(item)));
+}
+
+/** A rater's answers: their per-item files over their one-file-per-rater file, when they have one. */
+function readRaterAnswers(out: string, rater: string): { file: RaterFile; warnings: string[] } {
+  const old = readOldRaterFile(out, rater);
+  const read = readRaterDir(join(out, 'answers', rater), rater);
+  return { file: { rater, answers: { ...old, ...read.file.answers } }, warnings: read.warnings };
+}
+
 /** The rater's answers so far, and the files of theirs that could not be read (the server logs them; the rater is told nothing of paths). */
 export function readRater(out: string, rater: string): { file: RaterFile; warnings: string[] } {
-  return readRaterDir(join(out, 'answers', checkRaterId(rater)), rater);
+  return readRaterAnswers(out, checkRaterId(rater));
 }
 
 /** Every rater with a folder in `answers/`; what is not a rater's folder or answer is named in `warnings`. */
@@ -117,17 +168,23 @@ export function listRaters(out: string): { raters: RaterFile[]; warnings: string
   const names = readdirSync(dir)
     .filter((f) => !f.startsWith('.'))
     .sort();
+  const found = new Set<string>();
   for (const name of names) {
     const path = join(dir, name);
-    if (!statSync(path).isDirectory()) {
+    const directory = statSync(path).isDirectory();
+    // A rater's folder, or their file of the one-file-per-rater layout (read with it: readRaterAnswers).
+    const rater = directory ? name : name.endsWith('.json') ? name.slice(0, -'.json'.length) : undefined;
+    if (rater === undefined) {
       warnings.push(`${join('answers', name)}: not a rater's folder (answers are answers/<rater>/<item>.json); skipped`);
       continue;
     }
-    if (!RATER_ID.test(name) || name.includes('..')) {
-      warnings.push(`${join('answers', name)}: the folder name is not a rater id; skipped`);
+    if (!RATER_ID.test(rater) || rater.includes('..')) {
+      warnings.push(`${join('answers', name)}: the ${directory ? 'folder' : 'file'} name is not a rater id; skipped`);
       continue;
     }
-    const read = readRaterDir(path, name);
+    if (found.has(rater)) continue;
+    found.add(rater);
+    const read = readRaterAnswers(out, rater);
     warnings.push(...read.warnings);
     raters.push(read.file);
   }

@@ -1,4 +1,4 @@
-import type { Engine } from '../../bridge/engine.js';
+import type { Engine, EngineIdentity } from '../../bridge/engine.js';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { Claims } from './claims.js';
 import { PoolCore } from './core.js';
@@ -34,6 +34,8 @@ export class EnginePool {
   private readonly dispatch: Dispatch;
   private readonly engineWait: EngineWait;
   private closed: Promise<void> | undefined;
+  /** `firstEngine` calls still waiting: the close ends them. */
+  private readonly waiters = new Set<() => void>();
   /** Engines retired so far, replacements started by the factory, and replacements that could not be made. */
   readonly stats: Replacement['stats'];
 
@@ -80,6 +82,37 @@ export class EnginePool {
   /** Whether the engine with this serial (`PoolRunResult.engineSerial`) was proven false: nothing it gave may be kept. */
   isDiscredited(engineSerial: number): boolean {
     return this.core.discredited.has(engineSerial);
+  }
+
+  /** What the engine with this serial (`PoolRunResult.engineSerial`) announced itself as (undefined: no such engine). */
+  identityOf(engineSerial: number): EngineIdentity | undefined {
+    return this.core.members.find((m) => m.serial === engineSerial)?.engine.identity;
+  }
+
+  /**
+   * The identity of a live engine (not the referee), once one is there: engines that dial in are known
+   * only by their `hello`. Undefined when the signal stops the wait or the pool closes first.
+   */
+  firstEngine(signal?: AbortSignal): Promise<EngineIdentity | undefined> {
+    const live = () => this.core.engines()[0]?.engine.identity;
+    const now = live();
+    if (now || this.core.closing || signal?.aborted) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (identity: EngineIdentity | undefined) => {
+        stop();
+        signal?.removeEventListener('abort', end);
+        this.waiters.delete(end);
+        resolve(identity);
+      };
+      const end = () => done(undefined);
+      // The referee joining is no engine of the stage's: wait on for one that runs jobs.
+      const stop = this.core.listen((event) => {
+        const identity = event.type === 'engine-added' ? live() : undefined;
+        if (identity) done(identity);
+      });
+      signal?.addEventListener('abort', end, { once: true });
+      this.waiters.add(end);
+    });
   }
 
   /** Also tells `listener` every pool event (after `onEvent`); returns the function that stops it. */
@@ -145,6 +178,7 @@ export class EnginePool {
     const core = this.core;
     core.closing = true;
     this.engineWait.stop();
+    for (const end of [...this.waiters]) end();
     for (const pending of [...core.queue]) this.dispatch.cancel(pending, 'cancelled: the engine pool closed');
     for (const pending of [...core.running]) pending.cancelAttempt?.('cancelled: the engine pool closed');
     const live = core.members.filter((m) => !m.retired);

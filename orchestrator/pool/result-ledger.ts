@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { EngineIdentity } from '../../bridge/engine.js';
 import type { EnginePool } from './engine-pool.js';
 
 /**
@@ -41,6 +42,11 @@ export class ResultLedger {
     this.enginesOf.set(key, engines);
     // Its result may arrive after the engine was discredited (another job's run refuted it meanwhile).
     if (this.pool?.isDiscredited(engineSerial)) this.taint(key);
+  }
+
+  /** What the engines that ran `key`'s trials announced themselves as (its cache entry records them). */
+  identities(key: string): EngineIdentity[] {
+    return [...(this.enginesOf.get(key) ?? [])].flatMap((serial) => this.pool?.identityOf(serial) ?? []);
   }
 
   /** Whether every trial of `key` ran on an engine not discredited (so far). */

@@ -3,13 +3,13 @@ import { type CompetitionFolder, stageFilter } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
 import { type LevelInput, provideLevelMachine, startLevel } from '../machine/index.js';
 import { type EnginePool, NOT_KEPT_REASON } from '../pool/index.js';
-import { simulationIdentity } from '../stages/level-cache.js';
+import { type EngineIdentityCheck, simulationIdentity } from '../stages/level-cache.js';
 import { LevelResults, validCache } from '../stages/level-results.js';
 import type { RunContext } from './context.js';
 import { createRunEffects, type RunEffects } from './effects.js';
 import { accountedLevels, type LevelPaths, levelFiles, loggedLevel, type PlannedLevel } from './levels.js';
 import { observeLevel, outcomeFromCache } from './observe.js';
-import { createPool } from './pool.js';
+import { createPool, engineIdentityCheck } from './pool.js';
 
 /**
  * The levels of one competition folder: one XState machine per trial of the work that is not done yet
@@ -35,7 +35,10 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   const filter = stageFilter(settings);
   const work = planned.filter((l) => wanted(filter.teams, l.ref.team) && wanted(filter.characters, l.ref.character));
   const digest = simulationIdentity(settings).digest;
-  const todo = await skipFinished(ctx, competition, work, digest);
+  const engine = await engineIdentityCheck(ctx, work);
+  const todo = await skipFinished(ctx, competition, work, digest, engine);
+  const refused = engine?.summary();
+  if (refused) ctx.progress.note('simulate', refused);
   const inWork = new Set(work);
   const outside = planned.filter((l) => !inWork.has(l));
   for (const level of outside) ctx.outcomes.push(await observeLevel(competition.root, level, settings.prefix, digest));
@@ -67,10 +70,16 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
 }
 
 /** Levels an earlier run finished become outcomes at once; the rest are returned to run. */
-async function skipFinished(ctx: RunContext, competition: CompetitionFolder, planned: readonly PlannedLevel[], digest: string): Promise<PlannedLevel[]> {
+async function skipFinished(
+  ctx: RunContext,
+  competition: CompetitionFolder,
+  planned: readonly PlannedLevel[],
+  digest: string,
+  engine: EngineIdentityCheck | undefined,
+): Promise<PlannedLevel[]> {
   const todo: PlannedLevel[] = [];
   for (const level of planned) {
-    const entry = validCache(levelFiles(competition.root, level.ref, level.paths), digest);
+    const entry = validCache(levelFiles(competition.root, level.ref, level.paths), digest, false, engine);
     if (entry) {
       ctx.outcomes.push(outcomeFromCache(level, entry));
       ctx.log.write({ type: 'level-cached', level: level.ref.id, ok: entry.outcome.ok });

@@ -1,9 +1,13 @@
+import { existsSync } from 'node:fs';
 import { createEngines } from '../../bridge/engines.js';
 import { SbevalError } from '../../core/errors.js';
 import type { Settings } from '../config/index.js';
 import { type EngineFactory, EnginePool, type PoolEvent } from '../pool/index.js';
 import type { ProgressSink } from '../progress/types.js';
+import { checksEngineIdentity, EngineIdentityCheck } from '../stages/level-cache.js';
 import { bridgePool } from './bridge-pool.js';
+import type { RunContext } from './context.js';
+import type { PlannedLevel } from './levels.js';
 import type { RunLog } from './run-log.js';
 
 /**
@@ -46,4 +50,17 @@ export async function createPool(
     return engine;
   };
   return new EnginePool({ ...common, engines, factory });
+}
+
+/**
+ * For engines known only by their `hello` (`unity`, `bridge`: stages/level-cache.ts
+ * `checksEngineIdentity`): the run's pool, started now, and the check of the cached results of
+ * `levels` against its first engine (a bridge run waits for one to dial in). Undefined for the
+ * engines of this installation (their version is in the settings digest) and when no level is there.
+ */
+export async function engineIdentityCheck(ctx: RunContext, levels: readonly PlannedLevel[]): Promise<EngineIdentityCheck | undefined> {
+  if (!checksEngineIdentity(ctx.settings.engine) || !levels.some((l) => existsSync(l.paths.level))) return undefined;
+  ctx.pool ??= await createPool(ctx.settings, ctx.options.engineFactory, ctx.log, ctx.progress, (message) => ctx.warn('simulate', message));
+  // Stopped before any engine came: nothing cached is vouched for (the levels count as not run).
+  return new EngineIdentityCheck(await ctx.pool.firstEngine(ctx.options.signal));
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DamageFormula } from '../../bridge/engine.js';
-import { OWN_HEADLESS_ENGINES } from '../../bridge/engine-kinds.js';
-import { headlessDigest } from '../../bridge/headless/engine.js';
+import type { DamageFormula, EngineIdentity } from '../../bridge/engine.js';
+import { OFF_MACHINE_ENGINES, OWN_HEADLESS_ENGINES } from '../../bridge/engine-kinds.js';
+import { headlessDigest, headlessIdentity } from '../../bridge/headless/engine.js';
 import { OFFICIAL_WINDOW } from '../../bridge/window.js';
 import { sha256 } from '../../core/hash.js';
 import { OFFICIAL_RULE, type StabilityRule, type TrialStability } from '../../scoring/stability.js';
@@ -17,6 +17,12 @@ export interface CachedLevel {
   format: 1;
   xmlSha256: string;
   settings: string;
+  /**
+   * The engines whose trials made it (`engineLabel`: kind, version and build from their `hello`),
+   * sorted; empty when no engine's run gave it (a verdict of sbeval's own rules). Absent in entries
+   * written before engines were recorded.
+   */
+  engines?: string[];
   outcome:
     | { ok: true; score: number; startingObjects: number; movingObjects: number; trialsRun: number; trials: TrialStability[] }
     | { ok: false; reason: string };
@@ -42,6 +48,60 @@ export function readCache(path: string): CachedLevel | undefined {
     return data.format === 1 ? data : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A level's cache entry, as both its writers make it (the simulate stage and `sbeval run`'s commit). */
+export function cacheEntry(xmlSha256: string, settings: string, engines: readonly EngineIdentity[], outcome: CachedLevel['outcome']): CachedLevel {
+  return { format: 1, xmlSha256, settings, engines: [...new Set(engines.map(engineLabel))].sort(), outcome };
+}
+
+/** An engine as a cache entry records it: what its `hello` says decides its results (not the free-text description). */
+function engineLabel(identity: EngineIdentity): string {
+  return `${identity.kind} ${identity.version}${identity.build === undefined ? '' : ` (build ${identity.build})`}`;
+}
+
+/**
+ * Whether a stage must learn the engine from its `hello` before it may reuse a cached result: engines
+ * sbeval does not start from its own code (`unity`, `bridge`) are known only by what they announce, so
+ * their kind in the settings digest says nothing about their version.
+ */
+export function checksEngineIdentity(kind: string): boolean {
+  return (OFF_MACHINE_ENGINES as readonly string[]).includes(kind);
+}
+
+/**
+ * The check of cached results against the engine a stage connected to (`checksEngineIdentity`): an
+ * entry is reused only when every engine it records is that engine or this installation's headless
+ * engine (the pool's referee). It counts what it refused, so the stage says why once, not per level.
+ */
+export class EngineIdentityCheck {
+  private readonly current: string | undefined;
+  private readonly accepted: ReadonlySet<string>;
+  private readonly refused = new Map<string, number>();
+
+  /** `undefined`: no engine connected (the stage was stopped while it waited), so no cached result can be vouched for. */
+  constructor(identity: EngineIdentity | undefined) {
+    this.current = identity && engineLabel(identity);
+    this.accepted = new Set(this.current ? [this.current, engineLabel(headlessIdentity(''))] : []);
+  }
+
+  /** Whether `entry` may be reused with the connected engine; a refusal is counted. */
+  accepts(entry: CachedLevel): boolean {
+    if (this.current === undefined) return false;
+    const engines = entry.engines;
+    if (engines?.every((e) => this.accepted.has(e))) return true;
+    const by = engines === undefined ? 'an engine that was not recorded' : engines.filter((e) => !this.accepted.has(e)).join(' + ');
+    this.refused.set(by, (this.refused.get(by) ?? 0) + 1);
+    return false;
+  }
+
+  /** One line about the results refused (undefined when none was): how many, whose, and the engine now. */
+  summary(): string | undefined {
+    if (this.refused.size === 0) return undefined;
+    const total = [...this.refused.values()].reduce((a, b) => a + b, 0);
+    const whose = [...this.refused].map(([by, n]) => `${n} by ${by}`).join(', ');
+    return `${total} cached level result(s) came from another engine (${whose}); the engine now is ${this.current}: they are simulated again`;
   }
 }
 

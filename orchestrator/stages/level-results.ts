@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../layout/atomic.js';
 import type { StageLog } from '../layout/stage-log.js';
 import { type EnginePool, NOT_KEPT_REASON, ResultLedger, RUNS_PER_LEVEL } from '../pool/index.js';
 import type { ProgressSink } from '../progress/types.js';
-import { type CachedLevel, readCache } from './level-cache.js';
+import { type CachedLevel, cacheEntry, type EngineIdentityCheck, readCache } from './level-cache.js';
 
 /**
  * What a stage that simulates levels keeps of each one, the same for `sbeval simulate` and `sbeval run`:
@@ -38,15 +38,16 @@ export function rawImageOf(png: string): string {
 
 /**
  * A level's cached result when it is still valid: its XML is there and unchanged, the settings digest
- * is the same, and a level that ran has its image (and its raw image, when the stage writes them).
+ * is the same, a level that ran has its image (and its raw image, when the stage writes them), and,
+ * for an engine known only by its hello, the entry was made by that engine (`EngineIdentityCheck`).
  */
-export function validCache(files: LevelFiles, digest: string, rawImages = false): CachedLevel | undefined {
+export function validCache(files: LevelFiles, digest: string, rawImages = false, engine?: EngineIdentityCheck): CachedLevel | undefined {
   if (!existsSync(files.xml)) return undefined;
   const entry = readCache(files.cache);
   if (!entry || entry.settings !== digest) return undefined;
   if (entry.xmlSha256 !== sha256(readFileSync(files.xml, 'utf8'))) return undefined;
   if (entry.outcome.ok && !(existsSync(files.png) && (!rawImages || existsSync(files.raw)))) return undefined;
-  return entry;
+  return engine && !engine.accepts(entry) ? undefined : entry;
 }
 
 /** The warning when levels ran on an engine the pool later retired for a lie: they run again, or (after the last run) are not kept. */
@@ -94,7 +95,7 @@ export class LevelResults {
    */
   async keepResult(level: LoggedLevel, files: LevelFiles, xml: string, outcome: CachedLevel['outcome']): Promise<CachedLevel | undefined> {
     if (!this.ledger.trusted(level.id)) return undefined;
-    const entry: CachedLevel = { format: 1, xmlSha256: sha256(xml), settings: this.digest, outcome };
+    const entry = cacheEntry(sha256(xml), this.digest, this.ledger.identities(level.id), outcome);
     await writeFileAtomic(files.cache, `${JSON.stringify(entry)}\n`, { durable: !outcome.ok });
     this.ledger.wrote(level.id, files.cache);
     return entry;

@@ -605,8 +605,9 @@ function readModels(options: ScoreStageOptions, rules: RuleSet, eol: Eol, layout
       cancel: () => single.cancel(),
     };
   }
+  // About the root as a whole: no path in it, so the result files do not depend on where the folder is.
   if (folders.length !== 3)
-    warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models`, file: root });
+    warnings.push({ code: 'model', message: `${folders.length} model folder(s) (${folders.join(', ')}); the 2025 competition used 3 models` });
 
   const loaded = folders.map((folder) => loadModelFolder(options, rules, folder, labels.get(folder) ?? folder, warnings)).filter((m) => m !== undefined);
   const teams = orderTeams([...new Set(loaded.flatMap((m) => m.input.teams))], options.teamOrder ?? 'name');

@@ -12,7 +12,7 @@ import { StageLog, type StageSummary } from '../layout/stage-log.js';
 import { evaluateLevel, type LevelEvaluationOptions } from '../machine/index.js';
 import { EnginePool, levelsToKeepBusy, type PoolEvent, PoolJobError } from '../pool/index.js';
 import { type ProgressSink, SILENT_PROGRESS } from '../progress/types.js';
-import { type CachedLevel, cacheIn, settingsDigest } from './level-cache.js';
+import { type CachedLevel, cacheIn, checksEngineIdentity, EngineIdentityCheck, settingsDigest } from './level-cache.js';
 import { type LevelFiles, LevelResults, type LoggedLevel, rawImageOf, validCache } from './level-results.js';
 import { removeOrphanLevelOutputs } from './orphans.js';
 
@@ -145,11 +145,12 @@ function sortOutCached(
   digest: string,
   options: Pick<SimulateOptions, 'force'> & { rawImages: boolean },
   log: StageLog,
+  engine: EngineIdentityCheck | undefined,
 ): { todo: TrialFile[]; cached: Map<string, CachedLevel> } {
   const todo: TrialFile[] = [];
   const cached = new Map<string, CachedLevel>();
   for (const level of levels) {
-    const entry = options.force ? undefined : validCache(paths.files(level), digest, options.rawImages);
+    const entry = options.force ? undefined : validCache(paths.files(level), digest, options.rawImages, engine);
     if (entry) {
       cached.set(level.path, entry);
       log.skipped();
@@ -294,11 +295,16 @@ export async function runSimulateStage(options: SimulateOptions, progress: Progr
   const levels = listTrialFiles(root, 'levels', options.filter ?? {}, '.xml');
   const log = new StageLog(root, 'stability');
   const paths = new LevelPaths(root);
-  const { todo, cached } = sortOutCached(levels, paths, digest, { force: options.force, rawImages }, log);
+  // Engines known only by their hello are started first: a cached result of another engine is not reused.
+  const early = checksEngineIdentity(engineKind) && levels.length > 0 ? await openStagePool(options, engineKind, levels.length, progress) : undefined;
+  const engine = early?.engines[0] ? new EngineIdentityCheck(early.engines[0].identity) : undefined;
+  const { todo, cached } = sortOutCached(levels, paths, digest, { force: options.force, rawImages }, log, engine);
 
   progress.start('simulate', todo.length);
+  const refused = engine?.summary();
+  if (refused) progress.note('simulate', refused);
   if (cached.size > 0) progress.note('simulate', `${cached.size} level(s) already done, ${todo.length} to run`);
-  const stagePool = await openStagePool(options, engineKind, todo.length, progress);
+  const stagePool = early ?? (await openStagePool(options, engineKind, todo.length, progress));
   const { pool, engines } = stagePool;
   const results = new LevelResults(pool, log, progress, digest);
   let counts: { unfinished: number; notRun: number };

@@ -9,6 +9,7 @@ import { decodePng } from '../../bridge/headless/png.js';
 import { EngineLostError, type RemoteEngine, RemoteRunError } from '../../bridge/remote-engine.js';
 import { OFFICIAL_WINDOW, stepsToSimulate } from '../../bridge/window.js';
 import { trialStability } from '../../scoring/stability.js';
+import { PROJECT_ROOT } from '../helpers/cli.js';
 import { Collected } from './collect.js';
 import { type DoubleScript, startStandIn, writeScript } from './double.js';
 import { job } from './levels.js';
@@ -412,9 +413,11 @@ describe('the Unity half, run by the test double against the real endpoint', () 
     expect(result.exitCode, readFileSync(logFile, 'utf8')).toBe(0);
   }, 60_000);
 
-  it('announces itself as the Unity engine with capture (the OCR asset was found)', () => {
+  it('announces itself as the Unity engine with capture (the OCR asset was found), its build the plugin version', () => {
     expect(engine.id).toBe('double-0');
-    expect(engine.identity).toMatchObject({ kind: 'unity', version: '2019.4.40f1-double' });
+    // The plugin ships with sbeval: its version is the package's, what a cache entry records besides the editor's.
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(engine.identity).toMatchObject({ kind: 'unity', version: '2019.4.40f1-double', build: pkg.version });
     expect(engine.capabilities).toMatchObject({ frames: true, events: true, capture: true, captureRaw: true, cancel: true });
   });
 

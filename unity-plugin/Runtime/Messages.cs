@@ -24,6 +24,8 @@ namespace Sbeval.Bridge
         public string Kind;
         public string Version;
         public string Description;
+        /// <summary>What else decides its results besides the version: the sbeval plugin package version (Unity), the physics digest (headless).</summary>
+        public string Build;
     }
 
     public sealed class Capabilities
@@ -276,6 +278,7 @@ namespace Sbeval.Bridge
             map.Set("kind", MsgValue.Of(value.Kind));
             map.Set("version", MsgValue.Of(value.Version));
             map.Set("description", MsgValue.Of(value.Description));
+            if (value.Build != null) map.Set("build", MsgValue.Of(value.Build));
             return map;
         }
 
@@ -490,6 +493,7 @@ namespace Sbeval.Bridge
             value.Kind = r.String("kind", 64, 1);
             value.Version = r.String("version", 256, 0);
             value.Description = r.String("description", 4096, 0);
+            value.Build = r.OptionalString("build", 256, 1);
             return value;
         }
 

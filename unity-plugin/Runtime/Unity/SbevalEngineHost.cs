@@ -78,6 +78,8 @@ namespace Sbeval.Bridge.Unity
                 {
                     Kind = "unity",
                     Version = Application.unityVersion,
+                    // The plugin's own version: what decides its results besides the editor (cache entries record it).
+                    Build = PluginVersion,
                     Description = "Science Birds (ICE evaluator) with the sbeval plugin " + PluginVersion + (m_capture.Available ? "" : " (no capture: " + m_capture.Unavailable + ")"),
                 },
                 Capabilities = capabilities,
