@@ -8,7 +8,7 @@ import { type CollectedTrial, memorySink } from '../../bridge/memory-sink.js';
 import type { EngineFleet } from '../../bridge/remote-fleet.js';
 import { abortFallback, graphicsDevice, nextStage, type StabilityTiming, stabilityTimings, stageReached, type UnityStage } from '../../bridge/unity-log.js';
 import { OFFICIAL_WINDOW } from '../../bridge/window.js';
-import { describeError } from '../../core/errors.js';
+import { describeError, SbevalError } from '../../core/errors.js';
 import { loadReference } from '../../orchestrator/stages/agreement.js';
 import { CALIBRATION_THRESHOLDS } from '../../orchestrator/stages/calibrate.js';
 import { loadRuler } from '../../orchestrator/stages/ruler.js';
@@ -156,7 +156,8 @@ async function captureCheck(onUnity: CollectedTrial | { failure: string }, job: 
   } finally {
     await headless?.close();
   }
-  if ('failure' in reference || !reference.png) throw new Error(`the headless engine failed on ${job.levelId}`);
+  if ('failure' in reference || !reference.png)
+    throw new SbevalError('simulate', `the headless engine failed on ${job.levelId}: ${'failure' in reference ? reference.failure : 'it sent no image'}`);
   const iou = blackIou((await decodePng(onUnity.png)).rgba, (await decodePng(reference.png)).rgba);
   const threshold = CALIBRATION_THRESHOLDS.minStableIou;
   const shown = `IoU ${iou.toFixed(4)} against the headless engine's image of ${REFERENCE_LEVEL}`;
