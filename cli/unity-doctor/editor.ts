@@ -107,7 +107,8 @@ const streamed = (t: CollectedTrial): string => `${t.frames.reduce((n, b) => n +
 async function levelChecks(engine: Engine, readLog: () => string): Promise<DoctorCheck[]> {
   const ruler = loadRuler().levels[0];
   const reference = loadReference().find((l) => l.level === REFERENCE_LEVEL);
-  if (!ruler || !reference) throw new Error(`the shipped ruler or reference level ${REFERENCE_LEVEL} is missing`);
+  if (!ruler || !reference)
+    throw new SbevalError('input', `the shipped ruler or reference level ${REFERENCE_LEVEL} is missing`, 'the installation is incomplete: reinstall sbeval');
   const rulerJob: LevelJob = { levelId: `ruler/${ruler.name}`, xml: ruler.xml, settings: { ...DEFAULT_SIMULATION, trial: 1, capture: false } };
   const referenceJob: LevelJob = { levelId: `reference/${REFERENCE_LEVEL}`, xml: reference.xml, settings: { ...DEFAULT_SIMULATION, trial: 1 } };
   const onRuler = await trial(engine, rulerJob);
