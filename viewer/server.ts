@@ -7,7 +7,8 @@ import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
 import { describeError, SbevalError } from '../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
-import { simulateTrialData, type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from './trial.js';
+import { simulateTrialData } from './simulate-trial.js';
+import { type TrialData, type ViewerMeta, viewerFrames, viewerMeta } from './trial.js';
 
 /**
  * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)
