@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The playground's page (`sbeval play`) built for browsers into dist/play/: one classic script
 // bundled by esbuild from viewer/play/page/play.js — the level floors, the headless engine (planck and
-// its WebAssembly kernel), the stability rules, the viewer's drawing modules — beside the page's HTML
+// its WebAssembly kernel, with Node's sin, cos and atan2: bridge/headless/fdlibm.ts), the stability rules,
+// the viewer's drawing modules — beside the page's HTML
 // and CSS, and onnxruntime-web's WebAssembly build (its JS with the glue inlined, and its .wasm), which
 // the page loads from its own folder only when the user picks a model. A classic script, not a module,
 // so the page also opens from file:// (Chromium refuses module scripts there).
@@ -36,6 +37,10 @@ export async function bundlePlayScript(outDir, { write = true } = {}) {
     write,
     logLevel: 'silent',
     legalComments: 'none',
+    // Node's own sin, cos and atan2 in every bundled module (bridge/headless/fdlibm.ts): a browser's V8 rounds
+    // them otherwise, and the page must compute the frames Node computes.
+    inject: [join(root, 'bridge', 'headless', 'fdlibm.ts')],
+    define: { 'Math.sin': 'fdlibmSin', 'Math.cos': 'fdlibmCos', 'Math.atan2': 'fdlibmAtan2' },
   });
   const code = write ? undefined : result.outputFiles[0].text;
   return { metafile: result.metafile, code };

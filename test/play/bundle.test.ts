@@ -34,6 +34,9 @@ describe('the playground bundle', () => {
     // Nor a Node global the browser lacks (the minified script has no comments: any of these would be code).
     expect(code).toBeDefined();
     expect(code?.match(/\b(Buffer|process|require|__dirname)\b/g) ?? []).toEqual([]);
+    // Node's sin, cos and atan2 replace the browser's everywhere (bridge/headless/fdlibm.ts).
+    expect(inputs).toContain('bridge/headless/fdlibm.ts');
+    expect(code?.match(/Math\.(sin|cos|atan2)\b/g) ?? []).toEqual([]);
     // Node-only modules of the engine stay out: the PNG encoder (zlib), sharp, the worker threads.
     for (const module of ['bridge/headless/png.ts', 'bridge/headless/engine.ts', 'bridge/headless/worker-engine.ts']) expect(inputs).not.toContain(module);
   });
