@@ -11,6 +11,7 @@
  * Arguments past 2^19·π/2 in size (which no body's angle reaches in a trial) go to the browser's own.
  */
 
+// The constants are fdlibm's, written in the shortest decimal that gives the same double.
 const words = new DataView(new ArrayBuffer(8));
 /** The runtime's own functions, for the arguments past the reduction here (not `Math.sin`: the bundle rewrites that name to these). */
 const runtime: Pick<Math, 'sin' | 'cos'> = Math;
@@ -32,12 +33,12 @@ function withHigh(hi: number): number {
   return words.getFloat64(0);
 }
 
-const S1 = -1.66666666666666324348e-1;
-const S2 = 8.33333333332248946124e-3;
-const S3 = -1.98412698298579493134e-4;
-const S4 = 2.75573137070700676789e-6;
-const S5 = -2.50507602534068634195e-8;
-const S6 = 1.58969099521155010221e-10;
+const S1 = -0.16666666666666632;
+const S2 = 0.00833333333332249;
+const S3 = -0.0001984126982985795;
+const S4 = 0.0000027557313707070068;
+const S5 = -2.5050760253406863e-8;
+const S6 = 1.58969099521155e-10;
 
 function kernelSin(x: number, y: number, iy: number): number {
   const ix = high(x) & 0x7fffffff;
@@ -49,12 +50,12 @@ function kernelSin(x: number, y: number, iy: number): number {
   return x - (z * (0.5 * y - v * r) - y - v * S1);
 }
 
-const C1 = 4.16666666666666019037e-2;
-const C2 = -1.38888888888741095749e-3;
-const C3 = 2.48015872894767294178e-5;
-const C4 = -2.75573143513906633035e-7;
-const C5 = 2.0875723212981748279e-9;
-const C6 = -1.13596475577881948265e-11;
+const C1 = 0.0416666666666666;
+const C2 = -0.001388888888887411;
+const C3 = 0.00002480158728947673;
+const C4 = -2.7557314351390663e-7;
+const C5 = 2.087572321298175e-9;
+const C6 = -1.1359647557788195e-11;
 
 function kernelCos(x: number, y: number): number {
   const ix = high(x) & 0x7fffffff;
@@ -68,13 +69,13 @@ function kernelCos(x: number, y: number): number {
   return a - (hz - (z * r - x * y));
 }
 
-const INV_PIO2 = 6.36619772367581382433e-1;
-const PIO2_1 = 1.57079632673412561417;
-const PIO2_1T = 6.07710050650619224932e-11;
-const PIO2_2 = 6.0771005063039659766e-11;
-const PIO2_2T = 2.02226624879595063154e-21;
-const PIO2_3 = 2.0222662487111664558e-21;
-const PIO2_3T = 8.47842766036889956997e-32;
+const INV_PIO2 = 0.6366197723675814;
+const PIO2_1 = 1.5707963267341256;
+const PIO2_1T = 6.077100506506192e-11;
+const PIO2_2 = 6.077100506303966e-11;
+const PIO2_2T = 2.0222662487959506e-21;
+const PIO2_3 = 2.0222662487111665e-21;
+const PIO2_3T = 8.4784276603689e-32;
 /** High words of n·π/2 for n = 1 … 32 (fdlibm's `npio2_hw`): near them the reduction cancels. */
 const NPIO2_HW = [
   0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb, 0x401f6a7a, 0x4022d97c, 0x4025fdbb, 0x402921fb, 0x402c463a, 0x402f6a7a, 0x4031475c, 0x4032d97c, 0x40346b9c,
@@ -165,12 +166,11 @@ export function fdlibmCos(x: number): number {
   }
 }
 
-const ATAN_HI = [4.63647609000806093515e-1, 7.85398163397448278999e-1, 9.82793723247329054082e-1, 1.570796326794896558];
-const ATAN_LO = [2.26987774529616870924e-17, 3.06161699786838301793e-17, 1.39033110312309984516e-17, 6.12323399573676603587e-17];
+const ATAN_HI = [0.4636476090008061, 0.7853981633974483, 0.982793723247329, 1.5707963267948966];
+const ATAN_LO = [2.2698777452961687e-17, 3.061616997868383e-17, 1.3903311031230998e-17, 6.123233995736766e-17];
 const AT = [
-  3.33333333333329318027e-1, -1.99999999998764832476e-1, 1.42857142725034663711e-1, -1.1111110405462355788e-1, 9.09088713343650656196e-2,
-  -7.69187620504482999495e-2, 6.66107313738753120669e-2, -5.83357013379057348645e-2, 4.97687799461593236017e-2, -3.6531572744216915527e-2,
-  1.62858201153657823623e-2,
+  0.3333333333333293, -0.19999999999876483, 0.14285714272503466, -0.11111110405462356, 0.09090887133436507, -0.0769187620504483, 0.06661073137387531,
+  -0.058335701337905735, 0.049768779946159324, -0.036531572744216916, 0.016285820115365782,
 ];
 
 function atan(input: number): number {
@@ -212,10 +212,10 @@ function atan(input: number): number {
   return hx < 0 ? -r : r;
 }
 
-const PI_O_4 = 7.85398163397448279e-1;
-const PI_O_2 = 1.570796326794896558;
-const PI = 3.141592653589793116;
-const PI_LO = 1.2246467991473531772e-16;
+const PI_O_4 = Math.PI / 4;
+const PI_O_2 = Math.PI / 2;
+const PI = Math.PI;
+const PI_LO = 1.2246467991473532e-16;
 const TINY = 1.0e-300;
 
 /** Both arguments zero or infinite, or x = 1: fdlibm's special cases; undefined otherwise. */
