@@ -89,7 +89,10 @@ async function run(text, kind = 'auto') {
   }
   stageLine(`simulation: ${result.trials.length} trial${result.trials.length === 1 ? '' : 's'}`);
   const s = result.stability;
-  setVerdict(`stability ${s.score} — ${s.movingObjects} of ${s.startingObjects} objects moving${s.score === 1 ? '' : ' (the letter falls)'}`, s.score < 1);
+  setVerdict(
+    `stability ${s.score.toFixed(4)} — ${s.movingObjects} of ${s.startingObjects} objects moving${s.score === 1 ? '' : ' (the letter falls)'}`,
+    s.score < 1,
+  );
   openTrial(result);
   const imageSha256 = await showImage(result.image);
   const similarity = await similarityOf(result.image);

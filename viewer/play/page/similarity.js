@@ -43,6 +43,7 @@ function showProbabilities(probabilities) {
   const tbody = table.querySelector('tbody');
   tbody.textContent = '';
   const letter = $('letter').value;
+  $('similarity').textContent = `similarity to ${letter}: ${probabilities[LETTERS.indexOf(letter)].toFixed(6)}`;
   probabilities.forEach((p, i) => {
     const tr = document.createElement('tr');
     if (LETTERS[i] === letter) tr.className = 'first';
@@ -60,6 +61,7 @@ function showProbabilities(probabilities) {
 export async function similarityOf(mask) {
   if (!model || !mask) {
     $('probabilities').hidden = true;
+    $('similarity').textContent = '';
     return null;
   }
   const { tensor, dims } = modelInput(mask, model.info);
