@@ -42,7 +42,8 @@ extraction and conversion (with their reasons), the evaluator's trials on the he
 shows the level falling frame by frame with the viewer's panel, the stability verdict, the moving
 blocks and the evaluator's black-on-white image. Pick an ONNX model file (sbeval model fetch) for the
 similarity and the 26 letter probabilities. Everything runs in the page; nothing is uploaded. The input
-is kept in the URL fragment, so a link reproduces the level.
+is kept in the URL fragment, so a link reproduces the level. While it runs, POST /api/level and
+/api/extract answer JSON for scripts (docs/playground.md).
 
 Example: sbeval play --out site/playground`,
     )

@@ -1,17 +1,19 @@
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { allowedHosts, checkHost, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
+import { API_PATHS, answerApi, MAX_BODY_BYTES } from './api.js';
 
 /**
  * The playground's files and their local server. The page is built for browsers at build time
  * (scripts/build-play.mjs → dist/play/: the bundled script, its HTML and CSS, onnxruntime-web's
  * WebAssembly build); everything is computed in the page, so the server only serves those files, on
  * 127.0.0.1, with the viewer's hardening (core/http-guard.ts: a foreign `Host` is a 403, a malformed
- * URL a 400) and only the folder's own file names (nothing can walk out of it).
+ * URL a 400) and only the folder's own file names (nothing can walk out of it). It also answers the
+ * local JSON API (./api.ts).
  */
 
 /** The built page: `dist/play/` beside `dist/viewer/play/` once compiled, or the checkout's `dist/play/` when run from the sources. */
@@ -61,6 +63,19 @@ interface PlayServer {
   close(): Promise<void>;
 }
 
+/** The body of an API request: JSON only, and at most MAX_BODY_BYTES. */
+async function readBody(req: IncomingMessage): Promise<string> {
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send the request as application/json');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function answer(dir: string, path: string): Promise<{ type: string; body: Uint8Array }> {
   const name = path === '/' ? '/index.html' : path;
   const m = FILE_PATH.exec(name);
@@ -79,8 +94,15 @@ export async function startPlayServer(options: { port?: number; host?: string } 
   const server = createServer((req, res) => {
     const run = async () => {
       checkHost(req, hosts);
+      const path = requestPath(req);
+      if ((API_PATHS as readonly string[]).includes(path)) {
+        if (req.method !== 'POST') throw new HttpError(405, 'the API takes POST');
+        const json = JSON.stringify(answerApi(path, await readBody(req)));
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...headers });
+        return void res.end(json);
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
-      const { type, body } = await answer(dir, requestPath(req));
+      const { type, body } = await answer(dir, path);
       res.writeHead(200, { 'content-type': type, ...headers });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
