@@ -84,7 +84,9 @@ export function initSimilarity(currentImage) {
       .then(refresh)
       .catch((err) => {
         model = null;
-        setStatus(`${file.name} cannot be used: ${err.message}`, true);
+        // Browsers load no module script from file://: the runtime needs the page served (sbeval play, any static host).
+        const hint = location.protocol === 'file:' ? ' — the ONNX runtime does not load from file://: serve this folder over HTTP' : '';
+        setStatus(`${file.name} cannot be used: ${err.message}${hint}`, true);
       });
   });
 }
