@@ -10,7 +10,8 @@ export type { CreateEnginesOptions } from './bridge/engines.js';
 export { createEngines, defaultEngineCount } from './bridge/engines.js';
 // Headless engine: the evaluator's physics, damage, stability and image without Unity.
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
-export { HEADLESS_ENGINE_VERSION, HeadlessEngine, headlessDigest, LevelLoadError } from './bridge/headless/engine.js';
+export { HEADLESS_ENGINE_VERSION, HeadlessEngine, headlessDigest } from './bridge/headless/engine.js';
+export { LevelLoadError } from './bridge/headless/load-level.js';
 export { decodePng, encodePng } from './bridge/headless/png.js';
 export type { TrialImages, TrialStream } from './bridge/headless/run.js';
 /** One trial in this thread: frame stream + events + the rendered images (RGBA), and PNG encoding. */
@@ -261,12 +262,13 @@ export { buildReport, competitionGrids, heatMapSvg, rankingBarsSvg } from './sco
 export * from './scoring/score/index.js';
 export type { Classification, ClassifierOptions, ClassifierStats } from './scoring/similarity/classifier.js';
 /** One onnxruntime session, batched, deduplicated; softmax; letter indices as the official script. */
-export { letterIndex, letterProbabilities, softmax, VitClassifier } from './scoring/similarity/classifier.js';
-export type { VitModelInfo } from './scoring/similarity/convert.js';
-export { convertHfVit, modelInfoFromMetadata, safetensorsWeights } from './scoring/similarity/convert.js';
+export { VitClassifier } from './scoring/similarity/classifier.js';
+export { convertHfVit, safetensorsWeights } from './scoring/similarity/convert.js';
 // Similarity and diversity: the competition's ViT through onnxruntime-node, PIL-exact preprocessing.
 /** PNG → RGB as PIL's convert("RGB"); Pillow's resampling bit for bit; ViTImageProcessor's rescale/normalise. */
 export { decodePngToRgb } from './scoring/similarity/decode.js';
+export type { VitModelInfo } from './scoring/similarity/model-info.js';
+export { modelInfoFromMetadata } from './scoring/similarity/model-info.js';
 export { concatPieces, encodeOnnxModel } from './scoring/similarity/onnx-writer.js';
 export type { Image8, PilResample } from './scoring/similarity/pil-resample.js';
 export { axisCoefficients, PIL_RESAMPLE, pilResize } from './scoring/similarity/pil-resample.js';
@@ -278,6 +280,7 @@ export {
   resizeForModel,
   VIT_DEFAULT_PREPROCESSOR,
 } from './scoring/similarity/preprocess.js';
+export { letterIndex, letterProbabilities, softmax } from './scoring/similarity/probabilities.js';
 /** Hugging Face ViT → ONNX without Python: safetensors, ViTConfig, the graph, the protobuf writer. */
 export { encodeSafetensors, parseSafetensors, toFloat32 } from './scoring/similarity/safetensors.js';
 export type { VitActivation, VitConfig } from './scoring/similarity/vit-config.js';
@@ -303,6 +306,7 @@ export { compareTrials, DEFAULT_TOLERANCE } from './scoring/trial-comparison.js'
 export type { ViewerMeta } from './viewer/page-data.js';
 export type { CompetitionTrial, ViewerContext, ViewerOptions, ViewerServer, ViewerSource } from './viewer/server.js';
 export { startViewer } from './viewer/server.js';
+export { simulateTrialData } from './viewer/simulate-trial.js';
 export { openTraceFile } from './viewer/trace-source.js';
 export type { TrialData } from './viewer/trial.js';
-export { simulateTrialData, viewerFrames, viewerMeta } from './viewer/trial.js';
+export { viewerFrames, viewerMeta } from './viewer/trial.js';

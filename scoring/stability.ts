@@ -1,6 +1,6 @@
 import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
 import { EVALUATOR_DURATION_STEPS, type EvaluatorWindow, evaluatorWindow, isReadStep } from '../bridge/window.js';
-import { unityStabilityScore } from './formats/stability.js';
+import { unityStabilityScore } from './formats/unity-score.js';
 
 /**
  * Stability of one trial from the frame stream, and the evaluator's trial bookkeeping. Pure: data in,

@@ -8,7 +8,8 @@ import { TraceFormatError } from '../bridge/trace.js';
 import { describeError, SbevalError } from '../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
 import type { ViewerMeta, ViewerSession } from './page-data.js';
-import { simulateTrialData, type TrialData, viewerFrames, viewerMeta } from './trial.js';
+import { simulateTrialData } from './simulate-trial.js';
+import { type TrialData, viewerFrames, viewerMeta } from './trial.js';
 
 /**
  * The viewer's local HTTP server: static files of the page (viewer/static, no CDN, no service worker)

@@ -1,8 +1,7 @@
-import { DEFAULT_SIMULATION, type Engine, type EngineIdentity, type SimulationSettings } from '../bridge/engine.js';
+import type { EngineIdentity, SimulationSettings } from '../bridge/engine.js';
 import { type BodyInfo, FIELD_COUNT, type FrameBatch, type SimEvent } from '../bridge/frames.js';
-import { HeadlessEngine, loadLevel } from '../bridge/headless/engine.js';
+import { loadLevel } from '../bridge/headless/load-level.js';
 import { groundTiles, type ObjectPlan, planObjects } from '../bridge/headless/objects.js';
-import { memorySink } from '../bridge/memory-sink.js';
 import { mergeBatches } from '../scoring/explain/series.js';
 import { localShape } from '../scoring/explain/shapes.js';
 import { type Explanation, explainFrames } from '../scoring/explain.js';
@@ -12,7 +11,9 @@ import type { Path, ViewerBody, ViewerMeta } from './page-data.js';
 /**
  * One trial as the viewer shows it: the body table, every frame and event, the capture, and the
  * level XML it came from. It is filled either from a trace file (bridge/trace.ts) or by running the
- * headless engine on a level on demand; the viewer does not care which.
+ * headless engine on a level on demand (./simulate-trial.ts, or the playground's page: viewer/play/);
+ * the viewer does not care which. This module uses no Node API: the playground's bundle builds the
+ * viewer's meta and frames with it in the page.
  */
 export interface TrialData {
   levelId: string;
@@ -26,30 +27,6 @@ export interface TrialData {
   engine: EngineIdentity | undefined;
   /** Where it came from: a trace file's path, or `simulated`. */
   source: string;
-}
-
-/** Runs one trial of a level on an engine (the in-process headless one by default) and keeps all of it. */
-export async function simulateTrialData(levelId: string, xml: string, settings: Partial<SimulationSettings> = {}, engine?: Engine): Promise<TrialData> {
-  const own = engine ?? new HeadlessEngine();
-  const full: SimulationSettings = { ...DEFAULT_SIMULATION, ...settings };
-  const { sink, data } = memorySink();
-  try {
-    await own.run({ levelId, xml, settings: full }, sink);
-  } finally {
-    if (!engine) await own.close();
-  }
-  return {
-    levelId,
-    dt: data.dt,
-    bodies: data.bodies,
-    frames: data.frames,
-    events: data.events,
-    settings: full,
-    xml,
-    capture: data.png,
-    engine: own.identity,
-    source: 'simulated',
-  };
 }
 
 export function explainTrial(trial: TrialData): Explanation {
@@ -111,12 +88,13 @@ export function viewerMeta(trial: TrialData, explanation: Explanation = explainT
 }
 
 /** The binary frames body described at `ViewerMeta`. */
-export function viewerFrames(trial: TrialData): Buffer {
+export function viewerFrames(trial: TrialData): Uint8Array {
   const series = mergeBatches(trial.frames, trial.bodies.length);
   const floats = series.stepCount * series.bodyCount * FIELD_COUNT;
   const cells = series.stepCount * series.bodyCount;
-  const out = Buffer.alloc(floats * 4 + cells + cells * 4);
-  for (let i = 0; i < floats; i++) out.writeFloatLE(series.states[i]!, i * 4);
+  const out = new Uint8Array(floats * 4 + cells + cells * 4);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < floats; i++) view.setFloat32(i * 4, series.states[i]!, true);
   out.set(series.alive, floats * 4);
   // Displacements from the start positions the stability tracker read (the verdict's), per step.
   const { measure } = measureTrial(trial.bodies, trial.frames, trial.events, trial.settings.windowSteps);
@@ -131,7 +109,7 @@ export function viewerFrames(trial: TrialData): Buffer {
         const o = (s * series.bodyCount + b) * FIELD_COUNT;
         held = displacementFrom(body.start, series.states[o]!, series.states[o + 1]!);
       }
-      out.writeFloatLE(held, base + (s * series.bodyCount + b) * 4);
+      view.setFloat32(base + (s * series.bodyCount + b) * 4, held, true);
     }
   });
   return out;

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { describeError, SbevalError } from '../../core/errors.js';
 import { Recent } from '../../core/recent.js';
 import type { Level } from '../../levels/level.js';
-import { parseLevelXml } from '../../levels/xml-read.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
 import { SIMULATION_BUDGET, type SimulationBudget } from './budget.js';
 import type { FrameMemory } from './frame-memory.js';
+import { LevelLoadError, loadLevel } from './load-level.js';
 import { encodeMaskPng, encodePng, encodeRgbPng } from './png.js';
 import { maskToRgba, type RgbImage } from './render.js';
 import { levelSeed, simulateTrial } from './run.js';
@@ -33,23 +33,6 @@ export function headlessIdentity(where: string): EngineIdentity {
     version: HEADLESS_ENGINE_VERSION,
     build: headlessDigest(),
   };
-}
-
-/** A level the engine cannot load: the pool does not retry it elsewhere (`levelError`). */
-export class LevelLoadError extends SbevalError {
-  readonly levelError = true;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('input', message, undefined, options);
-    this.name = 'LevelLoadError';
-  }
-}
-
-export function loadLevel(xml: string): Level {
-  try {
-    return parseLevelXml(xml);
-  } catch (error) {
-    throw new LevelLoadError(`level XML cannot be loaded: ${describeError(error)}`, { cause: error });
-  }
 }
 
 let nextId = 0;

@@ -137,8 +137,12 @@ let ends = new Int32Array(64 * 2);
 let islandCount = 0;
 const RECORD_BYTES = STRIDE * 8;
 
-/** The kernel's instance and views of its memory (constraints, velocities, per-contact info). */
-const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(SOLVER_KERNEL_WASM, 'base64')), {});
+/**
+ * The kernel's instance and views of its memory (constraints, velocities, per-contact info). The bytes
+ * are decoded with `atob`, which Node and browsers both have, so the playground's bundle runs this same
+ * kernel (viewer/play/); it is small enough (under 4 KB) for a synchronous compile on a browser's main thread.
+ */
+const kernel = new WebAssembly.Instance(new WebAssembly.Module(Uint8Array.from(atob(SOLVER_KERNEL_WASM), (c) => c.charCodeAt(0))), {});
 const kernelMemory = kernel.exports.memory as WebAssembly.Memory;
 const kernelIterate = kernel.exports.iterate as (contacts: number, iterations: number, blockSolve: number, info: number) => void;
 let F = new Float64Array(kernelMemory.buffer);

@@ -3,8 +3,9 @@ import { Worker } from 'node:worker_threads';
 import { SbevalError } from '../../core/errors.js';
 import { nodeArgsFor, siblingModule } from '../../core/node-entry.js';
 import type { Engine, EngineIdentity, LevelJob, LevelSink } from '../engine.js';
-import { type HeadlessEngineOptions, headlessIdentity, LevelLoadError } from './engine.js';
+import { type HeadlessEngineOptions, headlessIdentity } from './engine.js';
 import { batchBuffers } from './frame-memory.js';
+import { LevelLoadError } from './load-level.js';
 import type { FromWorker, RunMessage, ToWorker } from './worker-protocol.js';
 
 /**

@@ -6,8 +6,9 @@ import { TraceFormatError } from '../../bridge/trace.js';
 import { SbevalError } from '../../core/errors.js';
 import { formatExplanation } from '../../scoring/explain/format.js';
 import { explainFrames } from '../../scoring/explain.js';
+import { simulateTrialData } from '../../viewer/simulate-trial.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
-import { simulateTrialData, type TrialData } from '../../viewer/trial.js';
+import type { TrialData } from '../../viewer/trial.js';
 import { option, wholeNumber } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 

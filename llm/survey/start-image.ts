@@ -1,5 +1,5 @@
-import { loadLevel } from '../../bridge/headless/engine.js';
 import { transformPoints, type Vec } from '../../bridge/headless/geometry.js';
+import { loadLevel } from '../../bridge/headless/load-level.js';
 import { planObjects } from '../../bridge/headless/objects.js';
 import { encodeMaskPng } from '../../bridge/headless/png.js';
 import { boundOf, renderMask, viewOf } from '../../bridge/headless/render.js';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { sha256 } from '../../core/hash.js';
 import { type Classification, type ClassifierStats, VitClassifier } from '../../scoring/similarity/classifier.js';
-import type { VitModelInfo } from '../../scoring/similarity/convert.js';
+import type { VitModelInfo } from '../../scoring/similarity/model-info.js';
 import { PreparePool, PreprocessError } from './prepare-pool.js';
 
 /**

@@ -23,7 +23,8 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
-import { convertHfVit, modelInfoFromMetadata, safetensorsWeights, torchWeights, type VitModelInfo } from '../../scoring/similarity/convert.js';
+import { convertHfVit, safetensorsWeights, torchWeights } from '../../scoring/similarity/convert.js';
+import { modelInfoFromMetadata, type VitModelInfo } from '../../scoring/similarity/model-info.js';
 import { scanOnnxMetadata } from '../../scoring/similarity/onnx-metadata.js';
 import { onnxByteLength } from '../../scoring/similarity/onnx-writer.js';
 import type { VitConfig } from '../../scoring/similarity/vit-config.js';

@@ -1,7 +1,8 @@
 /**
  * The official per-character JSON files, one module each: types, zod readers and byte-exact writers.
  *
- * - stability.ts — Science Birds Evaluator (Unity JsonUtility, 4-space indent, Unity float printing)
+ * - stability.ts — Science Birds Evaluator (Unity JsonUtility, 4-space indent, Unity float printing);
+ *   unity-score.ts — its score formula, apart so the playground's bundle takes it without the readers
  * - similarity.ts — similarity-checking-script (Python json.dumps indent=2)
  * - diversity.ts — diversity-checking-script (Python json.dumps indent=2)
  *
@@ -14,3 +15,4 @@ export { formatPythonFloat, pythonJsonDumps, pythonJsonString } from './python-j
 export * from './similarity.js';
 export * from './stability.js';
 export { formatUnityDouble, formatUnityFloat } from './unity-float.js';
+export { unityStabilityScore } from './unity-score.js';

@@ -202,6 +202,12 @@ function countChanges(data: Uint8Array, rowStart: number, width: number, changes
   }
 }
 
+/** Whether `length` bytes at `a` and at `b` are equal (plain JS, no Buffer: the playground's page resizes with this module too). */
+function sameBytes(data: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (data[a + i] !== data[b + i]) return false;
+  return true;
+}
+
 /**
  * Greyscale (every evaluator image is black on white): one sum per output sample, with two exact
  * shortcuts for what these images are made of — rows repeated and long runs of one value:
@@ -213,13 +219,12 @@ function horizontalGrey(src: Image8, out: Uint8Array, outWidth: number, rowOffse
   const data = src.data;
   const { bounds, coeffs, ksize } = c;
   const width = src.width;
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const weightSums = windowWeightSums(outWidth, c);
   const changes = new Int32Array(width);
   for (let yy = 0; yy < rows; yy++) {
     const rowStart = (yy + rowOffset) * width;
     const o = yy * outWidth;
-    if (yy > 0 && bytes.compare(bytes, rowStart - width, rowStart, rowStart, rowStart + width) === 0) {
+    if (yy > 0 && sameBytes(data, rowStart - width, rowStart, width)) {
       out.copyWithin(o, o - outWidth, o);
       continue;
     }

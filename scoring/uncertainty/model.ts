@@ -11,7 +11,7 @@
  * (scoring/diversity/cosine.ts).
  */
 import { dot, scipyCosineOfDots } from '../diversity/cosine.js';
-import { unityStabilityScore } from '../formats/stability.js';
+import { unityStabilityScore } from '../formats/unity-score.js';
 import { CHARACTERS, DEFAULT_TRIALS, type RuleSet } from '../score/rules.js';
 import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../score/types.js';
 import { OFFICIAL_TRIALS } from '../stability.js';

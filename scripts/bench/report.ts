@@ -19,7 +19,7 @@ import { mulberry32 as prng } from '../../bridge/headless/order.js';
 import { makeThumbnail } from '../../orchestrator/report/thumbnail.js';
 import { runScoreStage } from '../../orchestrator/stages/score-stage.js';
 import { similarityFile, stabilityTag, writeDiversityJson, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
-import { unityStabilityScore } from '../../scoring/formats/stability.js';
+import { unityStabilityScore } from '../../scoring/formats/unity-score.js';
 import type { BenchSuite } from './suite.js';
 
 const TEAMS = 10;

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIELD_COUNT } from '../../bridge/frames.js';
 import { loadRuler, recordTrial } from '../../orchestrator/stages/ruler.js';
-import { type StabilityEntry, unityStabilityScore, writeStabilityJson } from '../../scoring/formats/stability.js';
+import { type StabilityEntry, writeStabilityJson } from '../../scoring/formats/stability.js';
+import { unityStabilityScore } from '../../scoring/formats/unity-score.js';
 
 /**
  * What the official evaluator's Batch Stability Test would write for the shipped ruler levels if its

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
 import { type ImageClassification, similarityFile, stabilityTag, writeSimilarityJson, writeStabilityJson } from '../../scoring/formats/index.js';
-import { unityStabilityScore } from '../../scoring/formats/stability.js';
+import { unityStabilityScore } from '../../scoring/formats/unity-score.js';
 import { CHARACTERS } from '../../scoring/score/rules.js';
 import type { Draws } from '../../scoring/uncertainty/index.js';
 import { prng } from './write-team.js';

@@ -9,9 +9,10 @@ import { PreparePool, PreprocessError } from '../../orchestrator/similarity/prep
 import { convertModelFolder, readModelInfo } from '../../orchestrator/stages/model.js';
 import { runSimilarityStage } from '../../orchestrator/stages/similarity.js';
 import { type ImageClassification, similarityFile, writeSimilarityJson } from '../../scoring/formats/similarity.js';
-import { letterProbabilities, VitClassifier } from '../../scoring/similarity/classifier.js';
+import { VitClassifier } from '../../scoring/similarity/classifier.js';
 import { decodePngToRgb } from '../../scoring/similarity/decode.js';
 import { preprocessRgb } from '../../scoring/similarity/preprocess.js';
+import { letterProbabilities } from '../../scoring/similarity/probabilities.js';
 import { REFERENCE_LEVELS } from '../helpers/cli.js';
 
 /**

@@ -40,6 +40,9 @@ const RULES: ExportRules = {
     { file: 'cli/main.ts', names: BIN_NAMES, importer: 'bin/sbeval.js' },
   ],
   kept: {
+    'bridge/headless/fdlibm.ts#fdlibmSin': "the playground's bundle injects it for Math.sin (scripts/build-play.mjs): no module imports it",
+    'bridge/headless/fdlibm.ts#fdlibmCos': "the playground's bundle injects it for Math.cos (scripts/build-play.mjs): no module imports it",
+    'bridge/headless/fdlibm.ts#fdlibmAtan2': "the playground's bundle injects it for Math.atan2 (scripts/build-play.mjs): no module imports it",
     'bridge/headless/solver.ts#islandSolverInUse': 'a seam: which island solver runs; the bit-for-bit test proves the WebAssembly kernel is the one in use',
     'bridge/trace-versions.ts#TraceHeaderV1': 'a frozen format: every trace version ever written stays as a type (the module comment)',
     'orchestrator/machine/events.ts#machineEvents': 'a seam: typed builders of the events XState sends, with which the graph test walks every transition',

@@ -8,7 +8,8 @@ import { readTrace } from '../../bridge/trace.js';
 import { BLOCK_BODY } from '../../levels/catalog.js';
 import { type Explanation, explainFrames } from '../../scoring/explain.js';
 import { parseStabilityJson } from '../../scoring/formats/stability.js';
-import { explainTrial, simulateTrialData } from '../../viewer/trial.js';
+import { simulateTrialData } from '../../viewer/simulate-trial.js';
+import { explainTrial } from '../../viewer/trial.js';
 import { REFERENCE_LEVELS, runSbeval } from '../helpers/cli.js';
 
 /**

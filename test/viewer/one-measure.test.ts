@@ -67,13 +67,20 @@ function ofExplain(e: Explanation): Numbers {
 }
 
 /** The viewer's own numbers: the meta's steps and the displacement table it sends (float32) at each body's last read step. */
-function ofViewer(meta: ViewerMeta, frames: Buffer): Numbers {
+function ofViewer(meta: ViewerMeta, frames: Uint8Array): Numbers {
   const cells = meta.stepCount * meta.bodyCount;
   const table = cells * FIELD_COUNT * 4 + cells;
   const e = meta.explanation;
   return {
     steps: { stream: meta.stepCount, windowStart: meta.windowStart, windowEnd: meta.windowEnd },
-    bodies: e.bodies.filter((b) => b.counted).map((b) => [b.id, b.lastStep, frames.readFloatLE(table + (b.lastStep * meta.bodyCount + b.id) * 4), b.moved]),
+    bodies: e.bodies
+      .filter((b) => b.counted)
+      .map((b) => [
+        b.id,
+        b.lastStep,
+        new DataView(frames.buffer, frames.byteOffset).getFloat32(table + (b.lastStep * meta.bodyCount + b.id) * 4, true),
+        b.moved,
+      ]),
     moving: e.moving,
     counted: e.counted,
     score: e.score,
