@@ -5,6 +5,7 @@ import { loadLevel } from '../../bridge/headless/load-level.js';
 import type { MaskImage } from '../../bridge/headless/render.js';
 import { levelSeed, simulateTrial } from '../../bridge/headless/run.js';
 import { describeError } from '../../core/errors.js';
+import { invariant } from '../../core/invariant.js';
 import { AB_DROP, CODE_NOT_FOUND, DROP_BLOCK } from '../../levels/extract.js';
 import { convertProgram, responseToLevel } from '../../levels/pipeline.js';
 import {
@@ -119,7 +120,7 @@ function runTrial(xml: string, trial: number): RunTrial {
       for (const e of events) kept.events.push(e);
     },
   });
-  if (!tracker) throw new Error('the engine sent no body table');
+  invariant(tracker, 'the headless engine sends its body table before its frames');
   return { stability: tracker.result(), ...kept, image: images?.image, settings };
 }
 
