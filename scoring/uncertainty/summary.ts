@@ -10,12 +10,15 @@
  * Shares of resamples are bootstrap proportions: how often a rank comes up when the trials are redrawn,
  * not a posterior probability of that rank.
  *
- * Intervals: percentile intervals of the resamples, widened about the resamples' mean by √(T/(T−1)).
- * A bootstrap over T trials has (T−1)/T of the variance of T fresh trials (a resampled mean's
- * variance is (T−1)/T · σ²/T), so unwidened intervals are short by that factor (docs/uncertainty.md,
- * Coverage). The simultaneous intervals are max-t (studentized maximum) intervals: the 95 % quantile
- * c of max over teams of |x − mean| / sd over the resamples gives mean ± c · sd for every team, widened
- * the same way; when they all hold, the true best team is one whose upper end no other team's lower end
+ * Intervals: the resamples' percentiles as distances from the resamples' mean, widened by √(T/(T−1))
+ * and placed about the official score. A bootstrap over T trials has (T−1)/T of the variance of T
+ * fresh trials (a resampled mean's variance is (T−1)/T · σ²/T), so unwidened intervals are short by
+ * that factor. And the official score is what estimates a team's expected score without bias — the
+ * resamples' mean adds the bootstrap's own bias (duplicated trials, the weights' nonlinearity), which
+ * on synthetic competitions sits below the official score and put the truth above the interval twice
+ * as often as below (docs/uncertainty.md, Coverage). The simultaneous intervals are max-t (studentized
+ * maximum) intervals: the 95 % quantile c of max over teams of |x − mean| / sd over the resamples gives
+ * official ± c · sd for every team, widened the same way; when they all hold, the true best team is one whose upper end no other team's lower end
  * exceeds, and a team's rank lies in [1 + teams surely above, P − teams surely below] (Chatbot Arena's
  * conservative rank, from simultaneous rather than per-team intervals).
  */
@@ -118,18 +121,19 @@ function quantileError(sorted: ArrayLike<number>, p: number, widen: number): num
   return (widen * (quantile(sorted, Math.min(1, p + s)) - quantile(sorted, Math.max(0, p - s)))) / 2;
 }
 
-function interval(samples: Float64Array, widen: number): { bounds: [number, number]; error: number } {
+/** The interval of one team's samples about `centre` (its official score, module comment). */
+function interval(samples: Float64Array, widen: number, centre: number): { bounds: [number, number]; error: number } {
   const sorted = Float64Array.from(samples).sort();
   const tail = (1 - INTERVAL_LEVEL) / 2;
   const m = mean(samples);
   return {
-    bounds: [m + widen * (quantile(sorted, tail) - m), m + widen * (quantile(sorted, 1 - tail) - m)],
+    bounds: [centre + widen * (quantile(sorted, tail) - m), centre + widen * (quantile(sorted, 1 - tail) - m)],
     error: Math.max(quantileError(sorted, tail, widen), quantileError(sorted, 1 - tail, widen)),
   };
 }
 
-/** Max-t simultaneous intervals of every team's samples (module comment), widened by `widen`. */
-function jointIntervals(samples: readonly Float64Array[], widen: number): Array<[number, number]> {
+/** Max-t simultaneous intervals of every team's samples about its `centres` entry (module comment), widened by `widen`. */
+function jointIntervals(samples: readonly Float64Array[], widen: number, centres: readonly number[]): Array<[number, number]> {
   const n = samples[0]?.length ?? 0;
   const means = samples.map(mean);
   const sds = samples.map((x, i) => {
@@ -144,7 +148,7 @@ function jointIntervals(samples: readonly Float64Array[], widen: number): Array<
     for (let r = 0; r < n; r++) maxT[r] = Math.max(maxT[r] as number, Math.abs((x[r] as number) - (means[i] as number)) / sd);
   });
   const c = quantile(maxT.sort(), INTERVAL_LEVEL);
-  return means.map((m, i) => [m - widen * c * (sds[i] as number), m + widen * c * (sds[i] as number)]);
+  return centres.map((o, i) => [o - widen * c * (sds[i] as number), o + widen * c * (sds[i] as number)]);
 }
 
 /** "97 %"; never "100 %" or "0 %" for a share that is not exactly 1 or 0. */
@@ -242,6 +246,13 @@ function winnerSetText(set: readonly string[]): string {
   return `at 95 % (simultaneous intervals) the winner is one of ${set.join(', ')}`;
 }
 
+/** An official score as printed (exact decimals) in doubles: an interval's centre. */
+function officialValue(text: string, team: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new RangeError(`team ${team}: official score ${JSON.stringify(text)} is not a number`);
+  return value;
+}
+
 export function summarize(
   result: BootstrapResult,
   official: readonly OfficialRow[],
@@ -257,12 +268,13 @@ export function summarize(
   const joint = jointIntervals(
     order.map((i) => result.normalized[i] as Float64Array),
     widen,
+    official.map((row) => officialValue(row.normalizedPromptScore, row.team)),
   );
   const ranks = rankSets(joint);
   const teams = official.map((row, o): TeamUncertainty => {
     const i = order[o] as number;
-    const prompt = interval(result.prompt[i] as Float64Array, widen);
-    const normalized = interval(result.normalized[i] as Float64Array, widen);
+    const prompt = interval(result.prompt[i] as Float64Array, widen, officialValue(row.promptScore, row.team));
+    const normalized = interval(result.normalized[i] as Float64Array, widen, officialValue(row.normalizedPromptScore, row.team));
     const [low, high] = prompt.bounds;
     const [normLow, normHigh] = normalized.bounds;
     const [jointLow, jointHigh] = joint[o] as [number, number];

@@ -72,6 +72,9 @@ interface Tally {
   promptBelow: Share;
   /** Per team: interval width / (2 · 1.96 · true SD), normalised. */
   width: Share;
+  /** Per team: (resamples' mean − official score) / bootstrap SD. */
+  normalizedShift: Share;
+  promptShift: Share;
   /** Per team (official team order) covered normalised / prompt. */
   team: Array<{ normalized: Share; prompt: Share }>;
 }
@@ -88,12 +91,16 @@ function tallyFor(p: number): Tally {
     promptAbove: s(),
     promptBelow: s(),
     width: s(),
+    normalizedShift: s(),
+    promptShift: s(),
     team: Array.from({ length: p }, () => ({ normalized: s(), prompt: s() })),
   };
 }
 
-/** Adds one competition's summary against the truth. */
-function count(tally: Tally, summary: UncertaintySummary, design: Design, truth: Truth): void {
+/** Adds one competition's intervals against the truth. */
+function count(tally: Tally, { summary, shift }: Measured, design: Design, truth: Truth): void {
+  for (const x of shift.normalized) tally.normalizedShift.add(x);
+  for (const x of shift.prompt) tally.promptShift.add(x);
   const p = design.teams.length;
   let normalized = 0;
   let prompt = 0;
@@ -127,14 +134,35 @@ function count(tally: Tally, summary: UncertaintySummary, design: Design, truth:
   tally.winnerSet.add(summary.winnerSet.includes(best) ? 1 : 0);
 }
 
+/** What one competition gives: the summary, and per team how far the resamples' mean lies from the official score, in bootstrap SDs. */
+interface Measured {
+  summary: UncertaintySummary;
+  shift: { normalized: number[]; prompt: number[] };
+}
+
+/** (mean − official) / SD of each team's resampled scores. */
+function shifts(samples: readonly Float64Array[], official: Float64Array): number[] {
+  return samples.map((x, k) => {
+    const m = x.reduce((a, b) => a + b, 0) / x.length;
+    const sd = Math.sqrt(x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1));
+    return sd > 0 ? (m - (official[k] as number)) / sd : 0;
+  });
+}
+
 /** One competition drawn, bootstrapped and summarised as `sbeval score` does (bootstrap seed `seed`). */
-function measureOne(design: Design, random: Xoshiro128, seed: number): UncertaintySummary {
+function measureOne(design: Design, random: Xoshiro128, seed: number): Measured {
   const model = modelOf(drawCompetition(design, random));
-  const { normalized } = officialScores(model);
+  const { prompt, normalized } = officialScores(model);
   const order = design.teams.map((_, k) => k).sort((a, b) => (normalized[b] as number) - (normalized[a] as number) || a - b);
-  const official = order.map((k, r) => ({ team: design.teams[k] as string, rank: r + 1, promptScore: '', normalizedPromptScore: '' }));
+  const official = order.map((k, r) => ({
+    team: design.teams[k] as string,
+    rank: r + 1,
+    promptScore: String(prompt[k]),
+    normalizedPromptScore: String(normalized[k]),
+  }));
   // The adjacent pairs' letters (the `ranking` option) do not enter the intervals: left out here.
-  return summarize(runBootstrap(model, { resamples: RESAMPLES, seed, ranking: [] }), official);
+  const result = runBootstrap(model, { resamples: RESAMPLES, seed, ranking: [] });
+  return { summary: summarize(result, official), shift: { normalized: shifts(result.normalized, normalized), prompt: shifts(result.prompt, prompt) } };
 }
 
 function progress(label: string, total: number): (done: number) => void {
@@ -185,6 +213,7 @@ async function runDesign(design: Design, index: number): Promise<Record<string, 
     joint: withError(tally.joint.mean, tally.joint.error),
     'winner set': withError(tally.winnerSet.mean, tally.winnerSet.error),
     'width / 3.92 SD': withError(tally.width.mean, tally.width.error),
+    'mean − official, SDs (normalized / prompt)': `${withError(tally.normalizedShift.mean, tally.normalizedShift.error)} / ${withError(tally.promptShift.mean, tally.promptShift.error)}`,
   };
 }
 
