@@ -20,7 +20,7 @@ import { DESIGNS, type Design, drawCompetition, estimateTruth, modelOf, official
 import { envInteger } from './env.js';
 import type { BenchSuite } from './suite.js';
 
-const COMPETITIONS = envInteger('SBEVAL_BENCH_COVERAGE_N', 500, 10, 1_000_000);
+const COMPETITIONS = envInteger('SBEVAL_BENCH_COVERAGE_N', 1000, 10, 1_000_000);
 const TRUTH_COMPETITIONS = envInteger('SBEVAL_BENCH_COVERAGE_TRUTH', 5000, 100, 10_000_000);
 const RESAMPLES = DEFAULTS.uncertainty.resamples;
 /** The truth's fresh competitions are drawn from stream (design seed, 1), the measured ones from (design seed, 2). */
