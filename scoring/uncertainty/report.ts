@@ -57,7 +57,7 @@ function method(summary: UncertaintySummary, context: SectionContext): string {
     (context.perModel !== undefined
       ? `These are the resamples of the ranking over all models (every model folder resampled on its own, as there), with model ${context.perModel}'s prompt scores normalised by its own total, as this folder's official files rank them. `
       : '') +
-    `Intervals hold the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples, widened by √(T/(T−1)) (a bootstrap over T trials has (T−1)/T of their variance); each holds by itself. ` +
+    `Intervals span the middle ${Math.round(INTERVAL_LEVEL * 100)} % of the resamples, widened by √(T/(T−1)) (a bootstrap over T trials has (T−1)/T of their variance) and placed about the official score (the resamples' mean carries the bootstrap's own bias), on the log scale for scores above 0 (their spread grows with their level); each holds by itself. ` +
     `The simultaneous intervals (max-t) hold for all teams at once in ${Math.round(INTERVAL_LEVEL * 100)} % of competitions; the rank sets and the winner's set come from them. ` +
     `Shares of resamples (P(rank 1), P(wins)) are bootstrap proportions, not posterior probabilities; a winner is clear when it wins in at least ${Math.round(CLEAR_WINNER * 100)} % of them. ` +
     `Monte-Carlo error of the interval ends with ${summary.resamples} resamples: up to ${monteCarlo(summary)} normalised points (the files print no digits below it); of a share p, √(p(1−p)/${summary.resamples}). ` +

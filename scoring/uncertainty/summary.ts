@@ -10,12 +10,19 @@
  * Shares of resamples are bootstrap proportions: how often a rank comes up when the trials are redrawn,
  * not a posterior probability of that rank.
  *
- * Intervals: percentile intervals of the resamples, widened about the resamples' mean by √(T/(T−1)).
- * A bootstrap over T trials has (T−1)/T of the variance of T fresh trials (a resampled mean's
- * variance is (T−1)/T · σ²/T), so unwidened intervals are short by that factor (docs/uncertainty.md,
- * Coverage). The simultaneous intervals are max-t (studentized maximum) intervals: the 95 % quantile
- * c of max over teams of |x − mean| / sd over the resamples gives mean ± c · sd for every team, widened
- * the same way; when they all hold, the true best team is one whose upper end no other team's lower end
+ * Intervals: the resamples' percentiles as distances from the resamples' mean, widened by √(T/(T−1))
+ * and placed about the official score, on the log scale when the official score and every resample are
+ * above 0 (else on the scores themselves). A bootstrap over T trials has (T−1)/T of the variance of T
+ * fresh trials (a resampled mean's variance is (T−1)/T · σ²/T), so unwidened intervals are short by
+ * that factor. The official score is what estimates a team's expected score without bias — the
+ * resamples' mean adds the bootstrap's own bias (the weights' nonlinearity): on synthetic competitions
+ * the mean prompt score sits 0.13–0.28 bootstrap SDs below the official one, and intervals about it had
+ * the truth above them up to six times as often as below. The log scale: a score is a product of
+ * shares, and a team whose trials went badly gets a low score and a narrow spread, so intervals on the
+ * scores themselves miss the truth above more often than below (docs/uncertainty.md, Coverage). The
+ * simultaneous intervals are max-t (studentized maximum) intervals: the 95 % quantile c of max over
+ * teams of |x − mean| / sd over the resamples (each team on its own scale) gives
+ * official ± c · sd for every team, widened the same way; when they all hold, the true best team is one whose upper end no other team's lower end
  * exceeds, and a team's rank lies in [1 + teams surely above, P − teams surely below] (Chatbot Arena's
  * conservative rank, from simultaneous rather than per-team intervals).
  */
@@ -109,42 +116,56 @@ function mean(samples: ArrayLike<number>): number {
 }
 
 /**
- * Monte-Carlo standard error of the p-quantile of R resamples: the quantiles one binomial standard
- * deviation √(p(1−p)/R) away in probability, half their distance (the order-statistic interval of a
- * quantile, e.g. Maritz & Jarrett 1978's setting), times the widening.
+ * A team's scores on the scale its intervals are built on: the logarithm when its official score and
+ * every resample are above 0 (its spread then grows with its level, as for a product of shares), else
+ * the scores themselves. `back` maps a point of the scale back to a score.
  */
-function quantileError(sorted: ArrayLike<number>, p: number, widen: number): number {
-  const s = Math.sqrt((p * (1 - p)) / sorted.length);
-  return (widen * (quantile(sorted, Math.min(1, p + s)) - quantile(sorted, Math.max(0, p - s)))) / 2;
+interface Scale {
+  values: Float64Array;
+  centre: number;
+  back: (x: number) => number;
 }
 
-function interval(samples: Float64Array, widen: number): { bounds: [number, number]; error: number } {
-  const sorted = Float64Array.from(samples).sort();
+function scaleOf(samples: Float64Array, official: number): Scale {
+  if (official > 0 && samples.every((x) => x > 0)) return { values: samples.map(Math.log), centre: Math.log(official), back: Math.exp };
+  return { values: samples, centre: official, back: (x) => x };
+}
+
+/**
+ * The interval of one team's samples about its official score (module comment), and the Monte-Carlo
+ * standard error of its ends: for the end at p, the ends at the quantiles one binomial standard
+ * deviation √(p(1−p)/R) away, half their distance (the order-statistic interval of a quantile, e.g.
+ * Maritz & Jarrett 1978's setting).
+ */
+function interval(samples: Float64Array, widen: number, official: number): { bounds: [number, number]; error: number } {
+  const scale = scaleOf(samples, official);
+  const sorted = Float64Array.from(scale.values).sort();
+  const m = mean(scale.values);
+  const end = (p: number) => scale.back(scale.centre + widen * (quantile(sorted, Math.min(1, Math.max(0, p))) - m));
+  const s = (p: number) => Math.sqrt((p * (1 - p)) / sorted.length);
   const tail = (1 - INTERVAL_LEVEL) / 2;
-  const m = mean(samples);
-  return {
-    bounds: [m + widen * (quantile(sorted, tail) - m), m + widen * (quantile(sorted, 1 - tail) - m)],
-    error: Math.max(quantileError(sorted, tail, widen), quantileError(sorted, 1 - tail, widen)),
-  };
+  const error = (p: number) => (end(p + s(p)) - end(p - s(p))) / 2;
+  return { bounds: [end(tail), end(1 - tail)], error: Math.max(error(tail), error(1 - tail)) };
 }
 
-/** Max-t simultaneous intervals of every team's samples (module comment), widened by `widen`. */
-function jointIntervals(samples: readonly Float64Array[], widen: number): Array<[number, number]> {
+/** Max-t simultaneous intervals of every team's samples about its official score, each on its own scale (module comment), widened by `widen`. */
+function jointIntervals(samples: readonly Float64Array[], widen: number, officials: readonly number[]): Array<[number, number]> {
   const n = samples[0]?.length ?? 0;
-  const means = samples.map(mean);
-  const sds = samples.map((x, i) => {
+  const scales = samples.map((x, i) => scaleOf(x, officials[i] as number));
+  const means = scales.map((scale) => mean(scale.values));
+  const sds = scales.map(({ values }, i) => {
     let sum = 0;
-    for (let r = 0; r < n; r++) sum += ((x[r] as number) - (means[i] as number)) ** 2;
+    for (let r = 0; r < n; r++) sum += ((values[r] as number) - (means[i] as number)) ** 2;
     return n > 1 ? Math.sqrt(sum / (n - 1)) : 0;
   });
   const maxT = new Float64Array(n);
-  samples.forEach((x, i) => {
+  scales.forEach(({ values }, i) => {
     const sd = sds[i] as number;
     if (!(sd > 0)) return;
-    for (let r = 0; r < n; r++) maxT[r] = Math.max(maxT[r] as number, Math.abs((x[r] as number) - (means[i] as number)) / sd);
+    for (let r = 0; r < n; r++) maxT[r] = Math.max(maxT[r] as number, Math.abs((values[r] as number) - (means[i] as number)) / sd);
   });
   const c = quantile(maxT.sort(), INTERVAL_LEVEL);
-  return means.map((m, i) => [m - widen * c * (sds[i] as number), m + widen * c * (sds[i] as number)]);
+  return scales.map(({ centre, back }, i) => [back(centre - widen * c * (sds[i] as number)), back(centre + widen * c * (sds[i] as number))]);
 }
 
 /** "97 %"; never "100 %" or "0 %" for a share that is not exactly 1 or 0. */
@@ -242,6 +263,13 @@ function winnerSetText(set: readonly string[]): string {
   return `at 95 % (simultaneous intervals) the winner is one of ${set.join(', ')}`;
 }
 
+/** An official score as printed (exact decimals) in doubles: an interval's centre. */
+function officialValue(text: string, team: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new RangeError(`team ${team}: official score ${JSON.stringify(text)} is not a number`);
+  return value;
+}
+
 export function summarize(
   result: BootstrapResult,
   official: readonly OfficialRow[],
@@ -257,12 +285,13 @@ export function summarize(
   const joint = jointIntervals(
     order.map((i) => result.normalized[i] as Float64Array),
     widen,
+    official.map((row) => officialValue(row.normalizedPromptScore, row.team)),
   );
   const ranks = rankSets(joint);
   const teams = official.map((row, o): TeamUncertainty => {
     const i = order[o] as number;
-    const prompt = interval(result.prompt[i] as Float64Array, widen);
-    const normalized = interval(result.normalized[i] as Float64Array, widen);
+    const prompt = interval(result.prompt[i] as Float64Array, widen, officialValue(row.promptScore, row.team));
+    const normalized = interval(result.normalized[i] as Float64Array, widen, officialValue(row.normalizedPromptScore, row.team));
     const [low, high] = prompt.bounds;
     const [normLow, normHigh] = normalized.bounds;
     const [jointLow, jointHigh] = joint[o] as [number, number];

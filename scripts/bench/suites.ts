@@ -1,6 +1,7 @@
 import { box2dSuite } from './box2d.js';
 import { bridgeSuite } from './bridge.js';
 import { cliStartSuite } from './cli-start.js';
+import { coverageSuite } from './coverage.js';
 import { explainSuite } from './explain.js';
 import { generateSuite } from './generate.js';
 import { hostileSuite } from './hostile.js';
@@ -33,6 +34,7 @@ export const SUITES: BenchSuite[] = [
   hostileSuite,
   judgesSuite,
   uncertaintySuite,
+  coverageSuite,
   readinessSuite,
   cliStartSuite,
 ];

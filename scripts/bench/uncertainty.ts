@@ -30,6 +30,7 @@ import { loadCompetition } from '../../orchestrator/stages/score.js';
 import { computeDiversity, diversityJson } from '../../scoring/diversity/diversity.js';
 import { parseSimilarityJson } from '../../scoring/formats/index.js';
 import { summarizeRobustness } from '../../scoring/robustness.js';
+import { plain, scoreCompetition } from '../../scoring/score/index.js';
 import { RULE_SETS } from '../../scoring/score/rules.js';
 import { buildModel, runBootstrap, summarize } from '../../scoring/uncertainty/index.js';
 import { type CompetitionSpec, randomCompetition, writeCompetition } from '../../test/scoring/uncertainty-folder.js';
@@ -109,7 +110,13 @@ function perturbedRuns(spec: CompetitionSpec): LevelRobustnessResult[] {
 function seedSpread(root: string): number {
   const { input } = loadCompetition(root, RULE_SETS['2024'], { trials: TRIALS });
   const model = buildModel([{ label: '', input, rules: RULE_SETS['2024'] }]);
-  const official = input.teams.map((team, i) => ({ team, rank: i + 1, promptScore: '0', normalizedPromptScore: '0' }));
+  // The official rows the command reports against: the intervals are placed about their scores.
+  const official = scoreCompetition(input, RULE_SETS['2024']).ranking.map((r) => ({
+    team: r.team,
+    rank: r.rank,
+    promptScore: plain(r.promptScore),
+    normalizedPromptScore: plain(r.normalizedPromptScore),
+  }));
   const runs = [1, 2, 3, 4, 5].map((seed) => summarize(runBootstrap(model, { resamples: RESAMPLES, seed, ranking: input.teams }), official));
   let worst = 0;
   input.teams.forEach((_, i) => {
