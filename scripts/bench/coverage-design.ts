@@ -15,7 +15,7 @@
  */
 import { cosineDistance } from '../../scoring/diversity/cosine.js';
 import { diversityFile } from '../../scoring/formats/diversity.js';
-import { unityStabilityScore } from '../../scoring/formats/stability.js';
+import { unityStabilityScore } from '../../scoring/formats/unity-score.js';
 import { CHARACTERS, RULE_SETS } from '../../scoring/score/rules.js';
 import type { CharacterInput, ScoreInput, TrialValue, TrialVector } from '../../scoring/score/types.js';
 import { buildModel, type UncertaintyModel, Xoshiro128 } from '../../scoring/uncertainty/index.js';
