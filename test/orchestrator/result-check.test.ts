@@ -1,9 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExampleSources } from '../helpers/cli.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, type RunCounts, resultFiles, runCounts, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, ok, type RunCounts, resultFiles, runCounts, scoredExample, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * After a scored run, `sbeval check` detects a changed level, image, similarity file
@@ -21,17 +20,13 @@ const RUBRIC = (score: number) => `${JSON.stringify({ judge: 'rubric', character
 
 beforeAll(async () => {
   ws = workspace('sbeval-result-check-');
-  scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
+  // The example scored, then Outsider's level and the judge's file added and a run over them.
+  scored = await scoredExample(ws);
   mkdirSync(join(scored, 'Outsider', 'levels', 'I'), { recursive: true });
-  // Outsider's level: an I as BlockSmith's response makes it (converted from the response by a first run below).
+  // Outsider's level: an I as BlockSmith's response makes it.
+  copyFileSync(join(scored, 'BlockSmith', 'levels', 'I', 'BlockSmith_I_2.xml'), join(scored, 'Outsider', 'levels', 'I', 'Outsider_I_1.xml'));
   mkdirSync(join(scored, 'BlockSmith', 'judge-rubric'), { recursive: true });
   writeFileSync(join(scored, 'BlockSmith', 'judge-rubric', 'I.json'), RUBRIC(50));
-  const probe = copyOf(scored, join(ws.dir, 'probe'));
-  await ok(['extract', probe]);
-  await ok(['convert', probe]);
-  copyFileSync(join(probe, 'BlockSmith', 'levels', 'I', 'BlockSmith_I_2.xml'), join(scored, 'Outsider', 'levels', 'I', 'Outsider_I_1.xml'));
   await ok(['run', scored, '--model', ws.model]);
   const check = await sbeval(['check', scored]);
   expect(check.code, check.stdout).toBe(0);

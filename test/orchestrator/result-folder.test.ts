@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExampleSources } from '../helpers/cli.js';
 import { snapshot } from './helpers/competition.js';
 import { sbevalInProcess as sbeval } from './helpers/in-process-cli.js';
-import { copyOf, ok, RANKING_FILES, resultFiles, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
+import { copyOf, ok, RANKING_FILES, resultFiles, scoredExample, trialRows, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
  * The result folder never claims what is not true. Each case is replayed
@@ -25,8 +25,7 @@ const fresh = (name: string) => {
 
 beforeAll(async () => {
   ws = workspace('sbeval-result-folder-');
-  scored = fresh('scored');
-  await ok(['run', scored, '--model', ws.model]);
+  scored = await scoredExample(ws);
   truth = resultFiles(scored);
 }, 240_000);
 afterAll(() => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { writeRandomVit } from '../../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../../helpers/cli.js';
+import { runShared } from '../../helpers/run-cache.js';
 import { sbevalInProcess } from './in-process-cli.js';
 
 /**
@@ -17,9 +18,12 @@ export interface Workspace {
   restore(): void;
 }
 
+/** The tiny random ViT's shape and seed: every workspace's model has the same bytes (so the shared scored copy's similarity files hold). */
+const VIT = { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 7 };
+
 export function workspace(prefix: string): Workspace {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const model = writeRandomVit(join(dir, 'vit'), { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 7 }).onnx;
+  const model = writeRandomVit(join(dir, 'vit'), VIT).onnx;
   const saved = process.env.SBEVAL_CACHE;
   process.env.SBEVAL_CACHE = join(dir, 'empty-cache');
   mkdirSync(process.env.SBEVAL_CACHE);
@@ -33,13 +37,19 @@ export function workspace(prefix: string): Workspace {
   };
 }
 
-/** `<ws>/scored`: a copy of the example competition (T 3) after a plain `sbeval run` with the workspace's model. */
+/**
+ * `<ws>/scored`: a copy of the example competition (T 3) after a plain `sbeval run` with the random ViT.
+ * The run is made once per test run (test/helpers/run-cache.ts) and copied here: a full run of the
+ * example is the costliest set-up of these suites, and copies of a scored folder are what they test.
+ */
 export async function scoredExample(ws: Workspace): Promise<string> {
-  const scored = join(ws.dir, 'scored');
-  copyExampleSources(scored);
-  writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
-  await ok(['run', scored, '--model', ws.model]);
-  return scored;
+  const shared = await runShared('scored-example', async (dir) => {
+    const scored = join(dir, 'scored');
+    copyExampleSources(scored);
+    writeFileSync(join(scored, 'sbeval.config.yaml'), 'trials: 3\n');
+    await ok(['run', scored, '--model', writeRandomVit(join(dir, 'vit'), VIT).onnx]);
+  });
+  return copyOf(join(shared, 'scored'), join(ws.dir, 'scored'));
 }
 
 /** A copy of a prepared folder (with its `.sbeval/` state and `result/`). */
