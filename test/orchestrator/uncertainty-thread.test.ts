@@ -124,9 +124,10 @@ describe('the bootstrap in a worker thread, beside the official scoring', () => 
     // Linux: each thread's nice value is field 19 of /proc/self/task/<tid>/stat (after the name in parentheses).
     const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
     const self = readlinkSync('/proc/thread-self').split('/').pop()!;
-    expect(nice(self)).toBe(0);
-    // The thread is kept for the process's next bootstrap: it is among this process's threads, at nice 10.
-    expect(readdirSync('/proc/self/task').filter((tid) => nice(tid) === 10).length).toBeGreaterThanOrEqual(1);
+    // The thread is kept for the process's next bootstrap: it is among this process's threads, 10 below
+    // the command's own (19 at most: a command already started under \`nice\` keeps the edge where it can).
+    const lowered = Math.min(19, nice(self) + 10);
+    expect(readdirSync('/proc/self/task').filter((tid) => nice(tid) === lowered).length).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
   it('`sbeval score` reads before it checks the folder: a large folder the check blocks reports its blocker alone, writes no intervals, and its thread ends with the command', async () => {
