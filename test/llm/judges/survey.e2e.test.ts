@@ -269,12 +269,14 @@ describe('sbeval survey', () => {
     // Files that are not a rater's answers: skipped, each named; everything else still counted.
     answerFile('rater1', 'item-99', '{"values": {');
     answerFile('rater2', 'item-98', { values: null, at: '' });
-    writeFileSync(join(out, 'answers', 'stray.json'), '{}');
+    // (A .json file beside the raters' folders is a rater's file of the one-file-per-rater layout, read
+    // or refused by name: survey-old-answers.test.ts.)
+    writeFileSync(join(out, 'answers', 'notes.txt'), 'not an answer');
     const plain = await runSbeval(['survey', 'collect', root, '--out', out]);
     expect(plain.exitCode, plain.stderr).toBe(0);
     expect(plain.stderr).toMatch(/warning: answers\/rater2\/item-98\.json: not an answer .*; skipped/);
     expect(plain.stderr).toMatch(/warning: answers\/rater1\/item-99\.json: not JSON .*; skipped/);
-    expect(plain.stderr).toMatch(/warning: answers\/stray\.json: not a rater's folder .*; skipped/);
+    expect(plain.stderr).toMatch(/warning: answers\/notes\.txt: not a rater's folder .*; skipped/);
     const collected = await runSbeval(['survey', 'collect', root, '--out', out, '--json']);
     expect(collected.exitCode, collected.stderr).toBe(0);
     const result = JSON.parse(collected.stdout);
