@@ -21,7 +21,7 @@ export interface CsvTable {
   rows: string[][];
 }
 
-export function readCsv(path: string): CsvTable {
+function readCsv(path: string): CsvTable {
   const [header, ...lines] = readFileSync(path, 'utf8')
     .split(/\r?\n/)
     .filter((l) => l.length > 0)

@@ -19,14 +19,14 @@ import { type CsvTable, type PublishedCompetition, type PublishedTrial, readComp
 /** The trial page's files (scripts/build-play.mjs writes them into dist/publish/). */
 const PAGE_FILES = ['trial.html', 'trial.js', 'play.css'];
 
-export interface PublishedSite {
+interface PublishedSite {
   files: number;
   bytes: number;
   trials: number;
 }
 
 /** Where a trial's page is: the trial page with the trial in its fragment. */
-export function trialHref(t: Pick<PublishedTrial, 'team' | 'letter' | 'trial'>): string {
+function trialHref(t: Pick<PublishedTrial, 'team' | 'letter' | 'trial'>): string {
   return `trial.html#${new URLSearchParams({ team: t.team, letter: t.letter, trial: t.trial }).toString()}`;
 }
 
