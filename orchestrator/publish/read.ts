@@ -1,18 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SbevalError } from '../../core/errors.js';
+import { parseSimilarityJson } from '../../scoring/formats/similarity.js';
 import { parseStabilityJson, type StabilityEntry } from '../../scoring/formats/stability.js';
-import { restoreCsvText } from '../../scoring/formats/text-escape.js';
 import type { RecordedVerdict } from '../../viewer/publish/verdict.js';
 import { listFiles, stageDir, trialIndexFromName } from '../layout/competition.js';
-import { csvFields } from '../layout/trial-listing.js';
+import { csvFields, trialFates } from '../layout/trial-listing.js';
 
 /**
  * What a published competition shows, read from the files the stages and the results writer wrote —
  * nothing official is computed again: the ranking from `result/prompt_scores_ranks.csv`, its
- * uncertainty from `result/score_intervals.csv` when there is one, every trial from
- * `result/trials.csv` (its stage and failure reason), each trial's recorded verdict from
- * `<team>/stability/<C>.json`, its level XML and its image from the stage folders.
+ * uncertainty from `result/score_intervals.csv` when there is one, every trial and its failure reason
+ * from the run's accounting (`result/trials.csv`, or the files: orchestrator/layout/trial-listing.ts),
+ * each trial's recorded verdict from `<team>/stability/<C>.json`, its similarity from
+ * `<team>/similarity/<C>.json`, its level XML and its image from the stage folders.
  */
 
 /** A CSV the results writer wrote, as its header and rows of text fields. */
@@ -25,7 +26,7 @@ function readCsv(path: string): CsvTable {
   const [header, ...lines] = readFileSync(path, 'utf8')
     .split(/\r?\n/)
     .filter((l) => l.length > 0)
-    .map((l) => csvFields(l).map(restoreCsvText));
+    .map(csvFields);
   return { header: header ?? [], rows: lines };
 }
 
@@ -34,11 +35,10 @@ export interface PublishedTrial {
   team: string;
   letter: string;
   trial: string;
-  /** `result/trials.csv`: the stage the trial reached, its failure reason (empty when none), its scores as written. */
-  stage: string;
+  /** Its failure reason (empty when none). */
   reason: string;
-  stability: string;
-  similarity: string;
+  /** Its similarity as the similarity file holds it. */
+  similarity?: number;
   recorded: RecordedVerdict | null;
   /** Paths of its level XML and image, when the stages wrote them. */
   xml?: string;
@@ -60,7 +60,7 @@ function byTrialIndex(names: readonly string[]): Map<string, string> {
   return out;
 }
 
-/** The files of one team's letter by trial number: stability entries, level XMLs, images (not the `_raw` ones). */
+/** The files of one team's letter by trial number: stability entries, similarities, level XMLs, images (not the `_raw` ones). */
 function letterFiles(root: string, team: string, letter: string) {
   const stabilityPath = join(root, team, 'stability', `${letter}.json`);
   const entries = new Map<string, StabilityEntry>();
@@ -69,52 +69,43 @@ function letterFiles(root: string, team: string, letter: string) {
     const tags = byTrialIndex(file.raws.map((r) => r.tag));
     for (const [trial, tag] of tags) entries.set(trial, file.raws.find((r) => r.tag === tag)!);
   }
+  const similarityPath = join(root, team, 'similarity', `${letter}.json`);
+  const similarities = new Map<string, number>();
+  if (existsSync(similarityPath)) {
+    const file = parseSimilarityJson(readFileSync(similarityPath, 'utf8'), similarityPath);
+    for (const [trial, id] of byTrialIndex(file.trials.map((t) => t.id))) similarities.set(trial, file.trials.find((t) => t.id === id)!.similarity);
+  }
   const folder = (stage: 'levels' | 'images', ext: string) =>
     existsSync(join(root, team, stage, letter)) ? listFiles(stageDir(root, team, stage, letter), ext).filter((f) => !f.endsWith('_raw.png')) : [];
-  return { entries, levels: byTrialIndex(folder('levels', '.xml')), images: byTrialIndex(folder('images', '.png')) };
+  return { entries, similarities, levels: byTrialIndex(folder('levels', '.xml')), images: byTrialIndex(folder('images', '.png')) };
 }
-
-const column = (table: CsvTable, name: string): number => {
-  const i = table.header.indexOf(name);
-  if (i < 0) throw new SbevalError('input', `the results file has no column ${name}`, 'score the folder again with this sbeval (sbeval score)');
-  return i;
-};
 
 export function readCompetition(root: string): PublishedCompetition {
   const result = join(root, 'result');
-  const need = (name: string) => {
-    const path = join(result, name);
-    if (!existsSync(path))
-      throw new SbevalError('input', `${path} does not exist`, 'publish a scored competition: run `sbeval run <root>` or `sbeval score <root>` first');
-    return readCsv(path);
-  };
-  const ranking = need('prompt_scores_ranks.csv');
-  const table = need('trials.csv');
-  const at = (name: string) => column(table, name);
+  const ranking = join(result, 'prompt_scores_ranks.csv');
+  if (!existsSync(ranking))
+    throw new SbevalError('input', `${ranking} does not exist`, 'publish a scored competition: run `sbeval run <root>` or `sbeval score <root>` first');
   const files = new Map<string, ReturnType<typeof letterFiles>>();
   const trials: PublishedTrial[] = [];
-  // 2025 rules also list a row per model; the site shows the folder's own trials (the unlabelled rows), as the viewer's listing does.
-  for (const row of table.rows.filter((r) => (r[at('model')] ?? '') === '')) {
-    const [team, letter, trial] = [row[at('team')]!, row[at('letter')]!, row[at('trial')]!];
+  for (const { team, letter, trial, reason } of trialFates(root)) {
     const key = `${team}\u0000${letter}`;
     if (!files.has(key)) files.set(key, letterFiles(root, team, letter));
     const f = files.get(key)!;
     const entry = f.entries.get(trial);
     const level = f.levels.get(trial);
     const image = f.images.get(trial);
+    const similarity = f.similarities.get(trial);
     trials.push({
       team,
       letter,
       trial,
-      stage: row[at('stage_reached')] ?? '',
-      reason: row[at('reason')] ?? '',
-      stability: row[at('stability')] ?? '',
-      similarity: row[at('similarity')] ?? '',
+      reason,
+      ...(similarity === undefined ? {} : { similarity }),
       recorded: entry ? { score: entry.score, startingObjects: entry.startingObjects, movingObjects: entry.movingObjects } : null,
       ...(level ? { xml: join(root, team, 'levels', letter, level) } : {}),
       ...(image ? { image: join(root, team, 'images', letter, image) } : {}),
     });
   }
-  const intervals = existsSync(join(result, 'score_intervals.csv')) ? readCsv(join(result, 'score_intervals.csv')) : undefined;
-  return { ranking, ...(intervals ? { intervals } : {}), trials };
+  const intervals = join(result, 'score_intervals.csv');
+  return { ranking: readCsv(ranking), ...(existsSync(intervals) ? { intervals: readCsv(intervals) } : {}), trials };
 }

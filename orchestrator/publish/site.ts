@@ -61,7 +61,7 @@ function glanceHtml(trials: readonly PublishedTrial[], thumbs: ReadonlyMap<Publi
   const byGroup = groups(trials);
   const cell = (t: PublishedTrial) => {
     const thumb = thumbs.get(t);
-    const label = `${t.team} ${t.letter} ${t.trial}: ${t.reason || `stability ${t.stability}`}`;
+    const label = `${t.team} ${t.letter} ${t.trial}: ${t.reason || `stability ${t.recorded?.score ?? 'not recorded'}`}`;
     const inner = thumb ? `<img src="${thumb}" width="40" height="40" alt="${escapeXml(label)}">` : `<span class="failed">✗</span>`;
     return `<a href="${escapeXml(trialHref(t))}" title="${escapeXml(label)}">${inner}</a>`;
   };
@@ -71,7 +71,7 @@ function glanceHtml(trials: readonly PublishedTrial[], thumbs: ReadonlyMap<Publi
   return `<table id="glance"><thead><tr><th></th>${letters.map((l) => `<th>${escapeXml(l)}</th>`).join('')}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
 }
 
-/** One table per letter: every trial with its recorded stability and similarity (trials.csv), its reason, its page. */
+/** One table per letter: every trial with its recorded stability and similarity, its failure reason, its page. */
 function lettersHtml(trials: readonly PublishedTrial[]): string {
   const letters = [...new Set(trials.map((t) => t.letter))].sort();
   return letters
@@ -81,7 +81,7 @@ function lettersHtml(trials: readonly PublishedTrial[]): string {
         .map(
           (t) =>
             `<tr data-team="${escapeXml(t.team)}" data-trial="${escapeXml(t.trial)}"><td>${escapeXml(t.team)}</td><td><a href="${escapeXml(trialHref(t))}">${escapeXml(t.trial)}</a></td>` +
-            `<td>${escapeXml(t.stability)}</td><td>${escapeXml(t.similarity)}</td><td>${escapeXml(t.reason)}</td></tr>`,
+            `<td>${t.recorded?.score ?? ''}</td><td>${t.similarity ?? ''}</td><td>${escapeXml(t.reason)}</td></tr>`,
         );
       return `<h3 id="letter-${escapeXml(letter)}">${escapeXml(letter)}</h3>\n<table class="letter"><thead><tr><th>team</th><th>trial</th><th>stability</th><th>similarity</th><th>reason</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
     })
