@@ -147,7 +147,13 @@ export async function publishSite(root: string, out: string, options: { title?: 
   mkdirSync(join(out, 'data'), { recursive: true });
   for (const name of PAGE_FILES) cpSync(join(page, name), join(out, name));
   const thumbs = new Map<PublishedTrial, string>();
-  for (const t of competition.trials) if (t.image) thumbs.set(t, await thumbnailDataUri(t.image, root));
+  // Four at a time: sharp decodes on libuv's thread pool (as the report's gallery makes them).
+  const withImage = competition.trials.filter((t) => t.image !== undefined);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < withImage.length; i = next++) thumbs.set(withImage[i]!, await thumbnailDataUri(withImage[i]!.image!, root));
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
   writeFileSync(join(out, 'index.html'), indexHtml(competition, options.title ?? 'Competition results', thumbs));
   for (const trials of groups(competition.trials).values()) {
     const { team, letter } = trials[0]!;
