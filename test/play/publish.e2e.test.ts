@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -165,5 +167,36 @@ describe('sbeval publish, opened from file:// in Chromium', () => {
     const folder = pathToFileURL(`${site}/`).href;
     expect(requests.filter((r) => r.startsWith(`${folder}data/`)).length).toBeGreaterThan(1);
     expect(requests.filter((r) => !r.startsWith(folder) && !r.startsWith('data:'))).toEqual([]);
+  });
+
+  it('works from a plain static host the same way', async () => {
+    // Any static file server: the site's files by path, nothing else.
+    const types: Record<string, string> = { html: 'text/html', js: 'text/javascript', css: 'text/css' };
+    const server = createServer((req, res) => {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      try {
+        const body = readFileSync(join(site, path.includes('..') ? '-' : path));
+        res.writeHead(200, { 'content-type': types[path.split('.').at(-1)!] ?? 'application/octet-stream' });
+        res.end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const hosted = await openPage(browser);
+    const seen: string[] = [];
+    hosted.on('request', (r) => seen.push(r.url()));
+    try {
+      const [team, , letter, trial] = trialRows(scored).find((r) => r[4] === 'image')!;
+      await hosted.goto(`${origin}trial.html#${new URLSearchParams({ team: team!, letter: letter!, trial: trial! })}`);
+      await hosted.waitForFunction(() => document.body.dataset.shown !== undefined);
+      expect(await hosted.evaluate(() => document.body.dataset.agree)).toBe('true');
+      expect(await hosted.textContent('#recorded')).toMatch(/^stability /);
+      expect(seen.filter((r) => !r.startsWith(origin) && !r.startsWith('data:'))).toEqual([]);
+    } finally {
+      await hosted.close();
+      server.close();
+    }
   });
 });
