@@ -7,9 +7,12 @@
 // the page loads from its own folder only when the user picks a model. A classic script, not a module,
 // so the page also opens from file:// (Chromium refuses module scripts there).
 //
-// `node scripts/build-play.mjs [outDir]`; build-if-stale.mjs runs it after tsc.
+// The published competition's trial page (`sbeval publish`, viewer/publish/page/) is bundled the same
+// way into dist/publish/: the same evaluation and panel modules, another entry.
+//
+// `node scripts/build-play.mjs [outDir [publishDir]]`; build-if-stale.mjs runs it after tsc.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -22,15 +25,15 @@ const ORT_FILES = ['ort.wasm.bundle.min.mjs', 'ort-wasm-simd-threaded.wasm'];
 const PAGE_FILES = ['index.html', 'play.css'];
 
 /** Bundles the page's script for browsers into `outDir` (nothing written with `write: false`); gives esbuild's metafile and the script's text. */
-export async function bundlePlayScript(outDir, { write = true } = {}) {
+export async function bundlePlayScript(outDir, { write = true, entry = join(PAGE, 'play.js') } = {}) {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [join(PAGE, 'play.js')],
+    entryPoints: [entry],
     bundle: true,
     platform: 'browser',
     format: 'iife',
     target: ['chrome110', 'firefox115', 'safari16'],
-    outfile: join(outDir, 'play.js'),
+    outfile: join(outDir, basename(entry)),
     minify: true,
     sourcemap: false,
     metafile: true,
@@ -55,6 +58,18 @@ export async function buildPlayground(outDir) {
   for (const name of ORT_FILES) copyFileSync(join(ORT, name), join(outDir, 'ort', name));
 }
 
+const PUBLISH_PAGE = join(root, 'viewer', 'publish', 'page');
+
+/** The published competition's trial page into `outDir` (emptied first): its script, its HTML, the playground's CSS. */
+export async function buildPublishPage(outDir) {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  await bundlePlayScript(outDir, { entry: join(PUBLISH_PAGE, 'trial.js') });
+  copyFileSync(join(PUBLISH_PAGE, 'trial.html'), join(outDir, 'trial.html'));
+  copyFileSync(join(PAGE, 'play.css'), join(outDir, 'play.css'));
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await buildPlayground(process.argv[2] ?? join(root, 'dist', 'play'));
+  await buildPublishPage(process.argv[3] ?? join(root, 'dist', 'publish'));
 }

@@ -26,6 +26,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { commands: ['score'], load: async () => (await import('./score.js')).registerScoreCommands },
   { commands: ['view'], load: async () => (await import('./view.js')).registerViewCommands },
   { commands: ['play'], load: async () => (await import('./play.js')).registerPlayCommand },
+  { commands: ['publish'], load: async () => (await import('./publish.js')).registerPublishCommand },
   { commands: ['explain'], load: async () => (await import('./explain.js')).registerExplainCommands },
   { commands: ['record', 'verify'], load: async () => (await import('./verify.js')).registerVerifyCommands },
   { commands: ['engine'], load: async () => (await import('./engine.js')).registerEngineCommands },

@@ -19,6 +19,7 @@ export const COMMAND_SUMMARIES = {
   score: 'Official weights, scores and ranks from <root>/<team>/{stability,similarity,diversity}/<C>.json into <root>/result/',
   view: 'serve the frame-by-frame viewer for a trace, a level, or a competition folder, and print its URL',
   play: 'the evaluator in a browser tab: paste a response, a drop program or a level, see it fall, its stability, image and letter probabilities',
+  publish: 'a scored competition as a static site: the ranking, every level at a glance, a page per trial replaying its level in the browser',
   explain: 'why a level collapsed: first mover and reason, order of failure, contacts, deaths, per-block displacement over time',
   record: 'simulate every level under a folder once and keep each run as a trace: a corpus for sbeval verify',
   verify: 're-run recorded levels and compare with their traces: identical / within tolerance / diverged, first divergence, verdict changes',

@@ -117,7 +117,7 @@ export function listCompetition(root: string): CompetitionTrial[] {
  * One `result/trials.csv` line (RFC 4180, as orchestrator/run/accounting.ts writes it) into fields,
  * each as it was before the writer neutralized a formula-leading text (scoring/formats/text-escape.ts).
  */
-function csvFields(line: string): string[] {
+export function csvFields(line: string): string[] {
   const out: string[] = [];
   let field = '';
   let quoted = false;

@@ -9,6 +9,7 @@ import { judgesSuite } from './judges.js';
 import { levelsSuite } from './levels.js';
 import { modelCallsSuite } from './model-calls.js';
 import { pipelineSuite } from './pipeline.js';
+import { publishSuite } from './publish.js';
 import { readinessSuite } from './readiness.js';
 import { reportSuite } from './report.js';
 import { robustnessSuite } from './robustness.js';
@@ -31,6 +32,7 @@ export const SUITES: BenchSuite[] = [
   bridgeSuite,
   explainSuite,
   reportSuite,
+  publishSuite,
   hostileSuite,
   judgesSuite,
   uncertaintySuite,

@@ -44,9 +44,13 @@ async function commandModules(args: string[]): Promise<string[]> {
   return [...new Set(modules.map((url) => url.slice(url.lastIndexOf('/') + 1)))].sort();
 }
 
-describe('the unity commands load lazily', () => {
+describe('the unity and publish commands load lazily', () => {
   it('`unity doctor` loads the doctor and not unity.js or unity-calibrate.js; `unity launch` loads unity.js', async () => {
     expect(await commandModules(['unity', 'doctor', '--help'])).toEqual(['index.js', 'summaries.js', 'unity-doctor.js']);
     expect(await commandModules(['unity', 'launch', '--help'])).toEqual(expect.arrayContaining(['unity.js', 'unity-calibrate.js', 'unity-doctor.js']));
+  }, 60_000);
+
+  it('`publish` loads its own command module and no other command', async () => {
+    expect(await commandModules(['publish', '--help'])).toEqual(['index.js', 'publish.js', 'summaries.js']);
   }, 60_000);
 });

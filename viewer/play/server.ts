@@ -16,18 +16,20 @@ import { API_PATHS, answerApi, MAX_BODY_BYTES } from './api.js';
  * local JSON API (./api.ts).
  */
 
-/** The built page: `dist/play/` beside `dist/viewer/play/` once compiled, or the checkout's `dist/play/` when run from the sources. */
-function playgroundDir(): string {
-  for (const candidate of ['../../play/', '../../dist/play/']) {
+/**
+ * A built page folder (`play`: the playground, `publish`: a published competition's trial page):
+ * `dist/<folder>/` beside `dist/viewer/play/` once compiled, or the checkout's `dist/<folder>/` when run
+ * from the sources.
+ */
+export function builtPageDir(folder: 'play' | 'publish', files: readonly string[]): string {
+  for (const candidate of [`../../${folder}/`, `../../dist/${folder}/`]) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(`${dir}index.html`) && existsSync(`${dir}play.js`)) return dir;
+    if (files.every((f) => existsSync(`${dir}${f}`))) return dir;
   }
-  throw new SbevalError(
-    'launch',
-    'the playground page (dist/play/) is not built in this installation',
-    'run `npm run build` in a checkout, or reinstall sbeval',
-  );
+  throw new SbevalError('launch', `the page dist/${folder}/ is not built in this installation`, 'run `npm run build` in a checkout, or reinstall sbeval');
 }
+
+const playgroundDir = (): string => builtPageDir('play', ['index.html', 'play.js']);
 
 const CONTENT_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
