@@ -19,6 +19,8 @@ export const ROOT_WRITERS: ReadonlyMap<string, GuardOptions> = new Map([
   ['similarity', {}],
   ['diversity', {}],
   ['score', {}],
+  // Reads result/ as the run left it (not half-written by a live one) and caches thumbnails in .sbeval/.
+  ['publish', {}],
   ['judge rubric', {}],
   ['judge order', {}],
   ['survey build', {}],
