@@ -11,7 +11,7 @@
 // way into dist/publish/: the same evaluation and panel modules, another entry.
 //
 // `node scripts/build-play.mjs [outDir [publishDir]]`; build-if-stale.mjs runs it after tsc.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -22,7 +22,7 @@ const ORT = join(root, 'node_modules', 'onnxruntime-web', 'dist');
 /** onnxruntime-web's files the page loads: the WebAssembly build with its glue inlined, and its binary. */
 const ORT_FILES = ['ort.wasm.bundle.min.mjs', 'ort-wasm-simd-threaded.wasm'];
 /** The page's own static files, copied as they are. */
-const PAGE_FILES = ['index.html', 'play.css'];
+const PAGE_FILES = ['play.css'];
 
 /** Bundles the page's script for browsers into `outDir` (nothing written with `write: false`); gives esbuild's metafile and the script's text. */
 export async function bundlePlayScript(outDir, { write = true, entry = join(PAGE, 'play.js') } = {}) {
@@ -49,11 +49,22 @@ export async function bundlePlayScript(outDir, { write = true, entry = join(PAGE
   return { metafile: result.metafile, code };
 }
 
+/** Where a page's HTML holds the level panel both pages show (the scene, playback, chart, blocks, image). */
+const PANEL_MARKER = '    <!-- the level panel (viewer/play/page/panel.html), put in by scripts/build-play.mjs -->\n';
+
+/** A page's HTML with the one level panel put in (the playground and the published trial page share it). */
+function writePage(source, target) {
+  const html = readFileSync(source, 'utf8');
+  if (!html.includes(PANEL_MARKER)) throw new Error(`${source} has no place for the level panel`);
+  writeFileSync(target, html.replace(PANEL_MARKER, readFileSync(join(PAGE, 'panel.html'), 'utf8')));
+}
+
 /** The whole page into `outDir` (emptied first). */
 export async function buildPlayground(outDir) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'ort'), { recursive: true });
   await bundlePlayScript(outDir);
+  writePage(join(PAGE, 'index.html'), join(outDir, 'index.html'));
   for (const name of PAGE_FILES) copyFileSync(join(PAGE, name), join(outDir, name));
   for (const name of ORT_FILES) copyFileSync(join(ORT, name), join(outDir, 'ort', name));
 }
@@ -65,7 +76,7 @@ export async function buildPublishPage(outDir) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   await bundlePlayScript(outDir, { entry: join(PUBLISH_PAGE, 'trial.js') });
-  copyFileSync(join(PUBLISH_PAGE, 'trial.html'), join(outDir, 'trial.html'));
+  writePage(join(PUBLISH_PAGE, 'trial.html'), join(outDir, 'trial.html'));
   copyFileSync(join(PAGE, 'play.css'), join(outDir, 'play.css'));
 }
 
