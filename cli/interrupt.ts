@@ -44,3 +44,17 @@ export function stopOnInterrupt(command: string, onStop?: () => void): Interrupt
     },
   };
 }
+
+/**
+ * The local servers' commands (`view`, `play`, `survey serve`): print where the server listens, serve
+ * until Ctrl-C or SIGTERM, then close it (its in-flight answers end; nothing else is running).
+ */
+export async function serveUntilStopped(banner: string, server: { close(): Promise<void> }): Promise<void> {
+  process.stdout.write(`${banner}\n`);
+  process.stderr.write('press Ctrl-C to stop\n');
+  await new Promise<void>((stopped) => {
+    process.once('SIGINT', () => stopped());
+    process.once('SIGTERM', () => stopped());
+  });
+  await server.close();
+}

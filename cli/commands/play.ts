@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startPlayServer, writePlayground } from '../../viewer/play/server.js';
+import { serveUntilStopped } from '../interrupt.js';
 import { option, port } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -18,14 +19,7 @@ async function playAction(flags: PlayFlags): Promise<void> {
     return;
   }
   const server = await startPlayServer({ port: flags.port });
-  process.stdout.write(`sbeval playground: ${server.url}\n`);
-  process.stderr.write('press Ctrl-C to stop\n');
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await server.close();
+  await serveUntilStopped(`sbeval playground: ${server.url}`, server);
 }
 
 export function registerPlayCommand(program: Command): void {

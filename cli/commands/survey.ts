@@ -9,6 +9,7 @@ import { loadMetrics } from '../../llm/survey/metrics.js';
 import { startSurveyServer } from '../../llm/survey/server.js';
 import { DEFAULTS, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 import { removeDeadTemps, scanRoot } from '../../orchestrator/layout/root-guard.js';
+import { serveUntilStopped } from '../interrupt.js';
 import { list, option, port, wholeNumber } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -121,13 +122,7 @@ function registerServe(survey: Command): void {
       const removed = existsSync(out) ? removeDeadTemps(scanRoot(guardWrite(out, { folder: true }))) : 0;
       if (removed > 0) process.stderr.write(`sbeval: removed ${removed} temporary file(s) left by an interrupted survey server\n`);
       const server = await startSurveyServer({ out, port: flags.port, host: flags.host, ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}) });
-      process.stdout.write(`sbeval survey: ${server.url}\n`);
-      process.stderr.write('press Ctrl-C to stop\n');
-      await new Promise<void>((done) => {
-        process.once('SIGINT', () => done());
-        process.once('SIGTERM', () => done());
-      });
-      await server.close();
+      await serveUntilStopped(`sbeval survey: ${server.url}`, server);
     });
 }
 

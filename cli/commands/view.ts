@@ -8,6 +8,7 @@ import { checkCompetitionRoot } from '../../orchestrator/layout/root-check.js';
 import { competitionSource } from '../../orchestrator/layout/trial-listing.js';
 import { startViewer, type ViewerSource } from '../../viewer/server.js';
 import { openTraceFile } from '../../viewer/trace-source.js';
+import { serveUntilStopped } from '../interrupt.js';
 import { option, port } from '../options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -91,13 +92,6 @@ Example: sbeval view run.trace --reference unity.png`,
         port: flags.port,
         ...(flags.reference ? { reference: resolve(flags.reference) } : {}),
       });
-      process.stdout.write(`sbeval viewer: ${server.url}\n`);
-      process.stderr.write('press Ctrl-C to stop\n');
-      await new Promise<void>((resolveStop) => {
-        const stop = () => resolveStop();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      await server.close();
+      await serveUntilStopped(`sbeval viewer: ${server.url}`, server);
     });
 }
