@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /**
  * Request checks shared by the local HTTP servers (the viewer and the survey): both listen on a
@@ -64,4 +65,21 @@ export function decodeSegment(segment: string, what: string): string {
   } catch {
     throw new HttpError(400, `malformed ${what} in the URL: ${JSON.stringify(segment.slice(0, 200))}`);
   }
+}
+
+/** Starts `server` listening on `host` and `port` (0: any free one); resolves to the port it got. */
+export async function listenOn(server: Server, host: string, port = 0): Promise<number> {
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, host, () => listening());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Closes `server` at once: open connections (idle keep-alives, a stuck client) are ended, not waited for. */
+export function closeNow(server: Server): Promise<void> {
+  return new Promise<void>((closed) => {
+    server.closeAllConnections();
+    server.close(() => closed());
+  });
 }

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WorkerEngine } from '../bridge/headless/worker-engine.js';
 import { TraceFormatError } from '../bridge/trace.js';
 import { describeError, SbevalError } from '../core/errors.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../core/http-guard.js';
+import { allowedHosts, checkHost, closeNow, decodeSegment, HttpError, listenOn, requestPath, urlHost } from '../core/http-guard.js';
 import type { ViewerMeta, ViewerSession } from './page-data.js';
 import { simulateTrialData } from './simulate-trial.js';
 import { type TrialData, viewerFrames, viewerMeta } from './trial.js';
@@ -325,20 +324,13 @@ export async function startViewer(options: ViewerOptions): Promise<ViewerServer>
       res.end(JSON.stringify({ error: describeError(error) }));
     });
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolveListen());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, host, options.port);
   hosts = allowedHosts(host, port);
   return {
     url: `http://${urlHost(host)}:${port}/`,
     port,
     close: async () => {
-      await new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      });
+      await closeNow(server);
       await handler.close();
     },
   };

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { allowedHosts, checkHost, decodeSegment, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
+import { allowedHosts, checkHost, decodeSegment, HttpError, listenOn, requestPath, urlHost } from '../../core/http-guard.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { createViewerHandler, type ViewerHandler, viewerErrorStatus } from '../../viewer/server.js';
 import { answerPath, answerText, checkAnswer, type ItemAnswer, itemOrder, levelOf, MAX_COMMENT, readRater } from './answers.js';
@@ -364,11 +363,7 @@ export async function startSurveyServer(options: SurveyServerOptions): Promise<S
       json(res, { error: `the survey could not do this (reference ${reference}); the organizer has the detail` }, viewerErrorStatus(error));
     });
   });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? 0, host, () => ok());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, host, options.port);
   hosts = hostsFor(host, port, publicUrl);
   return {
     url: publicUrl?.toString() ?? `http://${urlHost(WILDCARDS.has(host) ? '127.0.0.1' : host)}:${port}/`,

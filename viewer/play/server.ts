@@ -1,10 +1,9 @@
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describeError, SbevalError } from '../../core/errors.js';
-import { allowedHosts, checkHost, HttpError, requestPath, urlHost } from '../../core/http-guard.js';
+import { allowedHosts, checkHost, closeNow, HttpError, listenOn, requestPath, urlHost } from '../../core/http-guard.js';
 import { API_PATHS, answerApi, MAX_BODY_BYTES } from './api.js';
 
 /**
@@ -114,18 +113,10 @@ export async function startPlayServer(options: { port?: number; host?: string } 
       res.end(JSON.stringify({ error: describeError(error) }));
     });
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolveListen());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, host, options.port);
   hosts = allowedHosts(host, port);
   return {
     url: `http://${urlHost(host)}:${port}/`,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    close: () => closeNow(server),
   };
 }
