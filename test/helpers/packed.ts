@@ -26,7 +26,7 @@ export interface PackedInstall {
 }
 
 export async function packedInstall(): Promise<PackedInstall> {
-  const root = await runShared('packed', packAndInstall);
+  const root = await runShared('packed', install);
   const { dir, tarball } = JSON.parse(readFileSync(join(root, 'install.json'), 'utf8')) as { dir: string; tarball: string };
   return {
     dir,
@@ -39,11 +39,22 @@ export async function packedInstall(): Promise<PackedInstall> {
   };
 }
 
-async function packAndInstall(root: string): Promise<void> {
+/** `npm pack` of this checkout, made once per test run: the path of the tarball. */
+export async function packedTarball(): Promise<string> {
+  const root = await runShared('packed-tarball', pack);
+  return (JSON.parse(readFileSync(join(root, 'tarball.json'), 'utf8')) as { tarball: string }).tarball;
+}
+
+async function pack(root: string): Promise<void> {
   // dist/ must be what the sources say: build it if stale (the package's own `prepare` step), then pack without scripts.
   await execa(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: PROJECT_ROOT });
   const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', root], { cwd: PROJECT_ROOT });
   const tarball = join(root, (JSON.parse(String(packed.stdout)) as Array<{ filename: string }>)[0]!.filename);
+  writeFileSync(join(root, 'tarball.json'), JSON.stringify({ tarball }));
+}
+
+async function install(root: string): Promise<void> {
+  const tarball = await packedTarball();
   const dir = join(root, 'installed');
   mkdirSync(dir);
   writeInstallManifest(dir, tarball);
@@ -55,12 +66,12 @@ async function packAndInstall(root: string): Promise<void> {
 /**
  * package.json and package-lock.json of an empty project that depends on the tarball: the lock lists
  * the tarball and this checkout's locked production dependencies (every entry not marked dev), so
- * `npm ci --offline` takes each from the npm cache by its integrity.
+ * `npm ci --offline` (or `npm install --offline <spec>`) takes each from the npm cache by its integrity.
+ * `spec` is how the project names the tarball (a path relative to `dir` is what `npm install x.tgz` writes).
  */
-function writeInstallManifest(dir: string, tarball: string): void {
+export function writeInstallManifest(dir: string, tarball: string, spec = `file:${tarball}`): void {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
   const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  const spec = `file:${tarball}`;
   const packages: Record<string, unknown> = {
     '': { name: 'sbeval-installed', dependencies: { sbeval: spec } },
     'node_modules/sbeval': {
