@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { writeRandomVit } from '../../../scripts/make-random-vit.js';
+import { TINY_VIT, writeRandomVit } from '../../../scripts/make-random-vit.js';
 import { copyExampleSources } from '../../helpers/cli.js';
 import { runShared } from '../../helpers/run-cache.js';
 import { sbevalInProcess } from './in-process-cli.js';
@@ -18,8 +18,8 @@ export interface Workspace {
   restore(): void;
 }
 
-/** The tiny random ViT's shape and seed: every workspace's model has the same bytes (so the shared scored copy's similarity files hold). */
-const VIT = { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 7 };
+/** The tiny random ViT: every workspace's model has the same bytes (so the shared scored copy's similarity files hold). */
+const VIT = TINY_VIT;
 
 export function workspace(prefix: string): Workspace {
   const dir = mkdtempSync(join(tmpdir(), prefix));
