@@ -52,11 +52,15 @@ function offlinePrefix(): string[] {
   );
 }
 
-/** The environment of a user's shell: none of the test run's npm or onnxruntime settings. */
+/**
+ * The environment of a user's shell: none of the test run's onnxruntime setting (CI exports it) or of
+ * the variables `npm test` gives its scripts (their project and prefix are this checkout), the npm
+ * cache kept.
+ */
 function userEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = { FORCE_COLOR: '0' };
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key === 'ONNXRUNTIME_NODE_INSTALL' || /^npm_/i.test(key)) continue;
+    if (value === undefined || key === 'ONNXRUNTIME_NODE_INSTALL' || (/^npm_/i.test(key) && key.toLowerCase() !== 'npm_config_cache')) continue;
     env[key] = value;
   }
   return { ...env, ...extra };
