@@ -77,6 +77,34 @@ function expectShot(name: string, facts: PageFacts): void {
   expect(sha256, `docs/images/${shot!.png} is not the picture the record was made with: ${REGENERATE}`).toBe(shot!.sha256);
 }
 
+/** What the README says beside the pictures, as the record has it (so the prose cannot drift from the pictures either). */
+describe("the README's words about its pictures", () => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
+
+  it("the viewer: the step it is paused at and the first mover's explanation it quotes", () => {
+    const viewer = record.viewer?.facts;
+    expect(viewer, `no record of the viewer picture: ${REGENERATE}`).toBeDefined();
+    const step = /`sbeval view` on .*?, paused at step (\d+):/.exec(readme)?.[1];
+    expect(step).toBe(String(VIEWER_STEP));
+    const quote = /names the first mover and why \("([^"]+)"\)/.exec(readme)?.[1];
+    expect(quote, "README.md quotes the viewer's explanation").toBeDefined();
+    const summary = String(viewer!.summary);
+    let from = 0;
+    for (const piece of quote!.split('…').map((p) => p.trim())) {
+      const at = summary.indexOf(piece, from);
+      expect(at, `README.md quotes "${piece}", which the viewer picture does not show after position ${from}: ${summary}`).toBeGreaterThanOrEqual(0);
+      from = at + piece.length;
+    }
+  });
+
+  it("the playground: the verdict its picture's description names", () => {
+    const verdict = String(record.playground?.facts.verdict);
+    const [, stability, moving, objects] = /stability ([\d.]+) with (\d+) of (\d+) moving/.exec(readme) ?? [];
+    expect(stability, "README.md names the playground picture's verdict").toBeDefined();
+    expect(verdict).toContain(`stability ${stability} — ${moving} of ${objects} objects moving`);
+  });
+});
+
 describe("the README's pictures show the current code", { timeout: 300_000 }, () => {
   it('the report: title, settings, winner, ranking bars with their intervals, headings, levels at a glance', async () => {
     const facts = await factsOf(await openReport(browser, join(root, 'result', 'report.html')), reportFacts);
