@@ -107,13 +107,13 @@ export function writeRandomVit(dir: string, spec: RandomVitSpec = VIT_B16): { di
   return { dir, onnx, parameters };
 }
 
-/** A few-layer model that converts in a second: for trying the pipeline, not for numbers. */
 /**
  * One layer × 32 hidden at 32 px, seed 7: the test suite's scored example (test/orchestrator/helpers/result-folder.ts)
  * and the README's pictures (scripts/make-screenshots.ts) are scored with it, so the two runs are the same.
  */
 export const TINY_VIT: RandomVitSpec = { layers: 1, hidden: 32, heads: 2, intermediate: 64, image: 32, patch: 16, labels: 26, seed: 7 };
 
+/** A few-layer model that converts in a second: for trying the pipeline, not for numbers. */
 export const SMALL_VIT: RandomVitSpec = { layers: 2, hidden: 64, heads: 2, intermediate: 128, image: 64, patch: 16, labels: 26, seed: 1 };
 
 const USAGE = `Usage: npx tsx scripts/make-random-vit.ts [--out <dir>] [--small] [--seed N]
