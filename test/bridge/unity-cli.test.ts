@@ -114,7 +114,7 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
       failed: number;
       outcomes: Array<{ level: string; ok: boolean; attempts: number }>;
     };
-    expect(summary).toMatchObject({ succeeded: 7, failed: 0, restarts: 1 });
+    expect(summary, result.stderr).toMatchObject({ succeeded: 7, failed: 0, restarts: 1 });
     expect(summary.outcomes.find((o) => o.level === 'a')?.attempts).toBe(2);
     expect(summary.outcomes.filter((o) => o.level !== 'a').every((o) => o.attempts === 1)).toBe(true);
 
