@@ -55,6 +55,8 @@ describe('trials beyond T follow one rule', () => {
     copyFileSync(join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_1.txt'), join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_7.txt'));
     const run = await ok(['run', root, '--model', ws.model]);
     expect(run.stderr).toMatch(/accounting: 1 trial\(s\) numbered beyond T = 3 \(BlockSmith\/I\/BlockSmith_I_7\): not trials of the competition/);
+    // The summary's levels line counts the 45 trials of trials.csv, and the file beyond T apart.
+    expect(`${run.stdout}\n${run.stderr}`).toMatch(/^levels: 45 trials and 1 file\(s\) numbered beyond T: /m);
     const rows = trialRows(root);
     expect(rows).toHaveLength(45);
     expect(rows.some((r) => r[3] === '7')).toBe(false);
