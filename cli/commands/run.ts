@@ -153,7 +153,7 @@ function closingLines(report: RunReport): string[] {
     lines.push(`${report.warnings.length} warning(s), as printed above${where}:`, ...report.warnings.map((w) => `  - ${warningText(w)}`));
   }
   if (report.ranking && report.winners)
-    lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners));
+    lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners, report.similarityModel));
   else if (report.cancelled) lines.push('ranking: none — the run was cancelled before scoring');
   else if (!report.similarity) lines.push(`ranking: none — no similarity model, so no scores (\`${MODEL_HINT}\`, then run again)`);
   else lines.push('ranking: none — the score stage did not run');

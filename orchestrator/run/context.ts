@@ -93,6 +93,8 @@ export interface RunReport {
   /** The ranking and the winner decision when the run scored (the summary ends with them). */
   ranking?: RankedRow[];
   winners?: WinnerDecision;
+  /** The similarity model the written scores came from, named as the report names it. */
+  similarityModel?: string;
 }
 
 /** How to get the competition's similarity model (`sbeval model fetch`). */
