@@ -153,7 +153,7 @@ function closingLines(report: RunReport): string[] {
     lines.push(`${report.warnings.length} warning(s), as printed above${where}:`, ...report.warnings.map((w) => `  - ${warningText(w)}`));
   }
   if (report.ranking && report.winners)
-    lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners));
+    lines.push(`ranking (result/prompt_scores_ranks.csv, normalized prompt score):`, ...rankingLines(report.ranking, report.winners, report.similarityModel));
   else if (report.cancelled) lines.push('ranking: none — the run was cancelled before scoring');
   else if (!report.similarity) lines.push(`ranking: none — no similarity model, so no scores (\`${MODEL_HINT}\`, then run again)`);
   else lines.push('ranking: none — the score stage did not run');
@@ -165,13 +165,15 @@ function closingLines(report: RunReport): string[] {
  * (stopped before they started), outside --team/--chars; then the work behind them.
  */
 function levelsLine(report: RunReport): string {
-  const { total, simulated, cached, failed, retries, outside, notRun } = report.levels;
+  const { total, simulated, cached, failed, retries, outside, notRun, beyondT } = report.levels;
   const done = total - cached - failed - notRun - outside;
   const why = report.trials.length > 0 ? ' (why: result/trials.csv)' : ' (why: the run log)';
   const parts = [`${done} done now`, `${cached} already done by an earlier run`, `${failed} failed${failed > 0 ? why : ''}`];
   if (notRun > 0) parts.push(`${notRun} not run: interrupted before they started (run the same command to do them)`);
   if (outside > 0) parts.push(`${outside} outside --team/--chars`);
-  return `levels: ${total} trials: ${parts.join(', ')}; ${simulated} simulated now, ${retries} engine retries`;
+  // Files numbered beyond T go through the stages but are no trials (no rows of trials.csv): named apart.
+  const what = beyondT > 0 ? `${total - beyondT} trials and ${beyondT} file(s) numbered beyond T` : `${total} trials`;
+  return `levels: ${what}: ${parts.join(', ')}; ${simulated} simulated now, ${retries} engine retries`;
 }
 
 function formatReport(report: RunReport, tallies: string[]): string {

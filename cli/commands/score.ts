@@ -3,6 +3,7 @@ import { SbevalError } from '../../core/errors.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
 import type { Settings } from '../../orchestrator/config/index.js';
 import { teamsFound } from '../../orchestrator/config/subset.js';
+import { recordedModelText } from '../../orchestrator/report/settings.js';
 import { readScoreFolder, type ScoreStageOptions, type TeamOrder } from '../../orchestrator/stages/score.js';
 import { rankingLines } from '../../orchestrator/stages/score-report.js';
 import { type ScoreStageResult, scoreResults, stageResult } from '../../orchestrator/stages/score-stage.js';
@@ -27,11 +28,11 @@ interface ScoreFlags extends SharedFlags {
   json?: boolean;
 }
 
-function summary(result: ScoreStageResult): string {
+function summary(result: ScoreStageResult, model: string): string {
   const lines = [
     `score (${result.rules} rules): competition score ${result.competitionScore}${result.models ? `, ${result.models.length} models (${result.models.join(', ')})` : ''}`,
   ];
-  lines.push(...rankingLines(result.ranking, result.winners));
+  lines.push(...rankingLines(result.ranking, result.winners, model));
   lines.push(`  uncertainty: ${result.uncertainty.message}`);
   lines.push(`  ${result.warnings.length} warning(s); results in ${result.resultDir} (report.md, report.html)`);
   return lines.join('\n');
@@ -105,7 +106,7 @@ async function scoreAction(root: string, flags: ScoreFlags): Promise<void> {
     process.stdout.write(
       `${JSON.stringify({ rules: result.rules, competitionScore: result.competitionScore, ranking: result.ranking, winners: result.winners.winners, notes: result.winners.notes, warnings: result.warnings, files: result.files, models: result.models ?? null, uncertainty: result.uncertainty }, null, 2)}\n`,
     );
-  } else process.stdout.write(`${summary(result)}\n`);
+  } else process.stdout.write(`${summary(result, recordedModelText(outcome.manifest.identity.similarityModel))}\n`);
 }
 
 export function registerScoreCommands(program: Command): void {

@@ -13,7 +13,12 @@ import { modelIdentity } from '../similarity/model-identity.js';
  * revision, whether it is the competition's model, or "not verifiable" (similarity/model-identity.ts).
  */
 function recordedModelFact(models: readonly string[]): ReportFact {
-  return { name: 'similarity model', value: models.length === 0 ? 'none recorded' : models.map((sha) => modelIdentity(sha).text).join('; ') };
+  return { name: 'similarity model', value: recordedModelText(models) };
+}
+
+/** The same words for the command summaries, beside the winner (a random model's ranking looks like any other). */
+export function recordedModelText(models: readonly string[]): string {
+  return models.length === 0 ? 'none recorded' : models.map((sha) => modelIdentity(sha).text).join('; ');
 }
 
 /**

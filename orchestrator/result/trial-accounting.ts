@@ -12,6 +12,7 @@ import { observeLevel } from '../run/observe.js';
 import { robustnessLookup } from '../run/robustness-stage.js';
 import { simulationIdentity } from '../stages/level-cache.js';
 import type { LevelRobustnessResult } from '../stages/robustness.js';
+import { notUtf8Text } from '../stages/trial-transform.js';
 import { ACCOUNTING_FILES } from './files.js';
 import { similarityIsCurrent } from './readiness.js';
 
@@ -62,13 +63,19 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
           settings.trials,
         )}`,
       });
+    const notText: string[] = [];
     for (const level of levels) {
       if (Number.isFinite(level.ref.trial) && level.ref.trial > settings.trials) continue;
       const observed = await observeLevel(competition.root, level, settings.prefix, digest);
       // The folder says "not done yet": the run that worked on the level knows why.
       const outcome = observed.failure?.kind === 'pending' ? (live.get(level.ref.id) ?? observed) : observed;
-      rows.push({ ...trialRow(outcome, lookup), robustness: robustness(level.ref) });
+      const row = { ...trialRow(outcome, lookup), robustness: robustness(level.ref) };
+      rows.push(row);
+      const why = row.stageReached === 'raw' && level.paths.raw !== undefined ? notTextReason(level.paths.raw) : undefined;
+      if (why !== undefined) notText.push(`${level.ref.id}: ${why}`);
     }
+    if (notText.length > 0)
+      warnings.push({ code: 'run', message: `accounting: ${competition.model ? `${competition.model}: ` : ''}${notTextMessage(notText)}` });
   }
   sortRows(rows);
   const section = failureSection(rows);
@@ -78,6 +85,27 @@ export async function trialAccounting(settings: Settings, options: AccountingOpt
     [failures, `## ${section.title}\n\n${section.markdown}\n`],
   ]);
   return { rows, section, files, warnings };
+}
+
+/** Why a response file is not UTF-8 text, or undefined (also when it cannot be read: its row says so). */
+function notTextReason(path: string): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  return notUtf8Text(bytes, bytes.toString('utf8'));
+}
+
+/**
+ * The one sentence for responses that are not UTF-8 text: the official extraction reads them as UTF-8
+ * all the same, so their rows hold what that reading gives (most often `Code not found.`), and only
+ * this warning says that the file, not the model's answer, is why.
+ */
+function notTextMessage(entries: readonly string[]): string {
+  const shown = entries.slice(0, 2).join('; ');
+  return `${entries.length} response(s) not UTF-8 text (${shown}${entries.length > 2 ? '; …' : ''}): read as UTF-8 the official way, so their rows in result/trials.csv give what that reading gives; save them as UTF-8 text`;
 }
 
 /** The one sentence for trial files numbered beyond T. */

@@ -75,9 +75,10 @@ export interface RunReport {
   trialsCsv: string;
   /**
    * `outside`: trials of the competition outside `--team`/`--chars`, read as they are (run/observe.ts);
-   * `notRun`: trials of the work not started because the run was stopped (the next run does them).
+   * `notRun`: trials of the work not started because the run was stopped (the next run does them);
+   * `beyondT`: of `total`, the trial files numbered beyond T (the stages process them; not trials of the competition).
    */
-  levels: { total: number; simulated: number; cached: number; failed: number; retries: number; outside: number; notRun: number };
+  levels: { total: number; simulated: number; cached: number; failed: number; retries: number; outside: number; notRun: number; beyondT: number };
   /** False when the run had no similarity model: no similarity file was computed. */
   similarity: boolean;
   /** Whether `result/` holds a ranking that describes the folder (written or still up to date) after the run. */
@@ -92,6 +93,8 @@ export interface RunReport {
   /** The ranking and the winner decision when the run scored (the summary ends with them). */
   ranking?: RankedRow[];
   winners?: WinnerDecision;
+  /** The similarity model the written scores came from, named as the report names it. */
+  similarityModel?: string;
 }
 
 /** How to get the competition's similarity model (`sbeval model fetch`). */
@@ -155,7 +158,7 @@ export function createRunContext(outer: RunOptions): RunContext {
     stages: [],
     trials: [],
     trialsCsv: join(resultDir(settings.root), 'trials.csv'),
-    levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0, outside: 0, notRun: 0 },
+    levels: { total: 0, simulated: 0, cached: 0, failed: 0, retries: 0, outside: 0, notRun: 0, beyondT: 0 },
     similarity: settings.model !== undefined,
     scored: false,
     warnings: [],

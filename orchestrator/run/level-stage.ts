@@ -43,6 +43,7 @@ export async function levelStage(ctx: RunContext, competition: CompetitionFolder
   const outside = planned.filter((l) => !inWork.has(l));
   for (const level of outside) ctx.outcomes.push(await observeLevel(competition.root, level, settings.prefix, digest));
   report.levels.total += planned.length;
+  report.levels.beyondT += planned.filter((l) => Number.isFinite(l.ref.trial) && l.ref.trial > settings.trials).length;
   report.levels.outside += outside.length;
   const cached = work.length - todo.length;
   report.levels.cached += cached;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Settings } from '../config/index.js';
+import { recordedModelText } from '../report/settings.js';
 import { scoreSettingsRecord, writeResults } from '../result/step.js';
 import type { Scored } from '../stages/score.js';
 import type { RunContext } from './context.js';
@@ -78,6 +79,7 @@ export async function resultsStage(ctx: RunContext): Promise<void> {
     const scored = outcome.scored as Scored;
     ctx.report.ranking = scored.ranking;
     ctx.report.winners = scored.winners;
+    ctx.report.similarityModel = recordedModelText(outcome.manifest.identity.similarityModel);
     // Printed where they arise; the report lists them with the run's own.
     for (const w of scored.warnings)
       ctx.progress.note('score', `warning [${w.code}] ${w.file && !w.message.includes(w.file) ? `${w.file}: ` : ''}${w.message}`);

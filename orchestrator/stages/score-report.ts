@@ -67,11 +67,15 @@ function rankingTable(rows: readonly RankedRow[], roles: (team: string) => strin
   };
 }
 
-/** The ranking and the winner as the command summaries print them (`score`, and last in `run`'s). */
-export function rankingLines(rows: readonly RankedRow[], winners: WinnerDecision): string[] {
+/**
+ * The ranking and the winner as the command summaries print them (`score`, and last in `run`'s), with
+ * the similarity model the scores came from as the report names it (`model`, when known).
+ */
+export function rankingLines(rows: readonly RankedRow[], winners: WinnerDecision, model?: string): string[] {
   const lines = rows.map((r) => `  ${String(r.rank).padStart(2)}. ${r.team}  ${r.normalizedPromptScore}`);
   lines.push(winners.winners.length === 0 ? '  no winner' : `  ${winners.winners.length > 1 ? 'co-winners' : 'winner'}: ${winners.winners.join(', ')}`);
   for (const note of winners.notes) lines.push(`  ${note}`);
+  if (model !== undefined) lines.push(`  similarity model: ${model}`);
   return lines;
 }
 

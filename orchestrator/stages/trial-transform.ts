@@ -43,7 +43,7 @@ interface TrialTransformSpec {
 }
 
 /** Why a response file is not UTF-8 text (a UTF-16 file, binary data), or undefined when it is. */
-function notUtf8Text(bytes: Uint8Array, text: string): string | undefined {
+export function notUtf8Text(bytes: Uint8Array, text: string): string | undefined {
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return 'a UTF-16 byte order mark';
   if (bytes.includes(0)) return 'NUL bytes: binary data or UTF-16';
   if (!text.includes('\uFFFD')) return undefined;

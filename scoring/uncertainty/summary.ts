@@ -214,32 +214,14 @@ function winnerSentence(teams: readonly TeamUncertainty[], resamples: number, no
   const rest = candidates.slice(shown.length).reduce((s, t) => s + t.win, 0);
   if (rest > 0) entries.push(['others', rest]);
   if (noWinner > 0) entries.push(['no winner', noWinner]);
-  const whole = wholePercents(entries.map(([, share]) => share));
-  // Whole percents that sum to 100 when the shares allow it; otherwise each rounded share says it is one.
-  const parts = entries.map(([label, share], i) =>
-    whole ? `${label} ${whole[i]} %` : `${label} ${/^[<>]/.test(percent(share)) ? '' : '≈ '}${percent(share)}`,
-  );
+  // Each share printed as the tables and the heat map print it (percent), so the sentence and the
+  // report's P(wins) column never disagree; when those whole percents do not sum to 100 the sentence
+  // says so by marking each rounded share "≈" (rounding to a sum, e.g. Hamilton's method, would print
+  // some share unlike its table cell).
+  const printed = entries.map(([, share]) => percent(share));
+  const whole = printed.every((p) => /^\d+ %$/.test(p)) && printed.reduce((s, p) => s + Number.parseInt(p, 10), 0) === 100;
+  const parts = entries.map(([label], i) => `${label} ${whole || /^[<>]/.test(printed[i]!) ? '' : '≈ '}${printed[i]}`);
   return { sentence: `no clear winner: ${parts.join(', ')}`, clear: false };
-}
-
-/**
- * Shares that make a whole (they sum to 1), as whole percents that sum to exactly 100: each rounded
- * down, the points left over given to the largest remainders (Hamilton's method). Undefined when the
- * shares are not a whole, or when a share above 0 would print as 0 %.
- */
-function wholePercents(shares: readonly number[]): number[] | undefined {
-  const total = shares.reduce((a, b) => a + b, 0);
-  if (!(Math.abs(total - 1) <= 1e-9)) return undefined;
-  const raw = shares.map((s) => s * 100);
-  const out = raw.map((r) => Math.floor(r + 1e-9));
-  let left = 100 - out.reduce((a, b) => a + b, 0);
-  const order = raw.map((r, i) => [r - out[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  for (const [, i] of order) {
-    if (left <= 0) break;
-    out[i]! += 1;
-    left -= 1;
-  }
-  return out.some((p, i) => (p === 0 && shares[i]! > 0) || (p === 100 && shares[i]! < 1)) ? undefined : out;
 }
 
 /** [1 + teams whose joint interval lies wholly above, P − teams whose joint interval lies wholly below]. */

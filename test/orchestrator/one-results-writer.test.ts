@@ -32,7 +32,9 @@ describe('score writes result/ as run does', () => {
     expect(truth.get('report.md')).toMatch(/\| engine \| headless \|/);
     expect(truth.get('report.md')).toMatch(/\| similarity model \| sha256 [0-9a-f]{16}…: not verifiable \(/);
     const root = copyOf(scored, join(ws.dir, 'after-run'));
-    await ok(['score', root]);
+    const score = await ok(['score', root]);
+    // The summary names the model beside the winner as the report does: a random model's ranking looks like any other.
+    expect(score.stdout).toMatch(/^ {2}winner: .*\n(?: {2}.*\n)*? {2}similarity model: sha256 [0-9a-f]{16}…: not verifiable \(/m);
     expect(withoutManifest(resultFiles(root))).toEqual(withoutManifest(truth));
     expect((await sbeval(['check', root])).code).toBe(0);
   }, 120_000);
@@ -55,6 +57,9 @@ describe('trials beyond T follow one rule', () => {
     copyFileSync(join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_1.txt'), join(root, 'BlockSmith', 'raw', 'I', 'BlockSmith_I_7.txt'));
     const run = await ok(['run', root, '--model', ws.model]);
     expect(run.stderr).toMatch(/accounting: 1 trial\(s\) numbered beyond T = 3 \(BlockSmith\/I\/BlockSmith_I_7\): not trials of the competition/);
+    // The summary's levels line counts the 45 trials of trials.csv, and the file beyond T apart.
+    expect(`${run.stdout}\n${run.stderr}`).toMatch(/^levels: 45 trials and 1 file\(s\) numbered beyond T: /m);
+    expect(`${run.stdout}\n${run.stderr}`).toMatch(/^ {2}similarity model: sha256 [0-9a-f]{16}…: not verifiable \(/m);
     const rows = trialRows(root);
     expect(rows).toHaveLength(45);
     expect(rows.some((r) => r[3] === '7')).toBe(false);
