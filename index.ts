@@ -4,9 +4,8 @@
 
 export type { EndpointOptions, RejectedConnection } from './bridge/endpoint.js';
 export { EngineEndpoint } from './bridge/endpoint.js';
-export type { EngineKind } from './bridge/engine-kinds.js';
+export type { CreateEnginesOptions, EngineKind } from './bridge/engine-kinds.js';
 export { ENGINE_KINDS } from './bridge/engine-kinds.js';
-export type { CreateEnginesOptions } from './bridge/engines.js';
 export { createEngines, defaultEngineCount } from './bridge/engines.js';
 // Headless engine: the evaluator's physics, damage, stability and image without Unity.
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
