@@ -1,5 +1,5 @@
 export { CONFIG_FILES, loadConfigFile, parseConfigText } from './load.js';
-export { type ConfigFile, configSchema, ENGINES, type EngineKind, keyChoices, limitsSchema, RULES, type Rules, submissionSchema } from './schema.js';
+export { configSchema, ENGINES, type EngineKind, keyChoices, limitsSchema, RULES, type Rules, submissionSchema } from './schema.js';
 export {
   type CompetitionFolder,
   checkRootForCommand,
@@ -7,7 +7,6 @@ export {
   type ResolvedSubmission,
   type RunConfig,
   type RunFlags,
-  resolveRunConfig,
   resolveSettings,
   type Settings,
   type SettingsCommand,

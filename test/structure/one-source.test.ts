@@ -7,6 +7,7 @@ import { ENGINE_KINDS } from '../../bridge/engine-kinds.js';
 import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { NEWLINES } from '../../llm/generate/submission.js';
+import { MODEL_APIS } from '../../llm/model-calls/apis.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
 import { OBJECT_STYLES, RULE_SET_NAMES } from '../../scoring/score/rules.js';
 import { OFFICIAL_MOVEMENT_THRESHOLD } from '../../scoring/stability.js';
@@ -136,6 +137,7 @@ const LISTS: readonly ListRule[] = [
     },
   },
   { name: 'damage formulas', home: 'bridge/engine.ts', kind: 'enumeration', members: DAMAGE_FORMULAS },
+  { name: 'model APIs', home: 'llm/model-calls/apis.ts', kind: 'enumeration', members: MODEL_APIS },
   { name: '<OBJECT> styles', home: RULE_SETS_FILE, kind: 'enumeration', members: OBJECT_STYLES },
   { name: 'prompt line ends', home: 'llm/generate/submission.ts', kind: 'enumeration', members: NEWLINES },
   { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
