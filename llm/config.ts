@@ -4,6 +4,7 @@ import {
   configSchema,
   loadConfigFile as loadEvaluatorConfig,
   parseConfigText as parseEvaluatorConfig,
+  type ResolveOptions,
   resolveSettings as resolveEvaluatorSettings,
   type Settings,
   type SettingsFlags,
@@ -25,10 +26,8 @@ export const CONFIG_SCHEMA = configSchema.extend({
 /** What a config file holds once the whole schema has checked it. */
 export type ConfigFile = z.infer<typeof CONFIG_SCHEMA>;
 
-type ResolveOptions = Omit<NonNullable<Parameters<typeof resolveEvaluatorSettings>[2]>, 'schema'>;
-
 /** The one settings resolution (orchestrator/config/settings.ts) with the whole config schema. */
-export function resolveSettings(root: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
+export function resolveSettings(root: string, flags: SettingsFlags = {}, options: Omit<ResolveOptions, 'schema'> = {}): Settings {
   return resolveEvaluatorSettings(root, flags, { ...options, schema: CONFIG_SCHEMA });
 }
 

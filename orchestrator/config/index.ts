@@ -5,6 +5,7 @@ export {
   checkRootForCommand,
   DEFAULTS,
   type ResolvedSubmission,
+  type ResolveOptions,
   type RunConfig,
   type RunFlags,
   resolveSettings,

@@ -323,7 +323,7 @@ function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFla
   };
 }
 
-interface ResolveOptions {
+export interface ResolveOptions {
   /** The command (for messages). */
   command?: string;
   /** Base of `--model` (default: the working folder). */
