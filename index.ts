@@ -4,9 +4,8 @@
 
 export type { EndpointOptions, RejectedConnection } from './bridge/endpoint.js';
 export { EngineEndpoint } from './bridge/endpoint.js';
-export type { EngineKind } from './bridge/engine-kinds.js';
+export type { CreateEnginesOptions, EngineKind } from './bridge/engine-kinds.js';
 export { ENGINE_KINDS } from './bridge/engine-kinds.js';
-export type { CreateEnginesOptions } from './bridge/engines.js';
 export { createEngines, defaultEngineCount } from './bridge/engines.js';
 // Headless engine: the evaluator's physics, damage, stability and image without Unity.
 /** Engines: in-process, worker threads, by kind; the physics settings (one frozen object each). */
@@ -117,6 +116,8 @@ export {
 export type { LevelFrame } from './levels/xml-write.js';
 /** Byte-identical official XML (exact 1e-5 integer arithmetic), the same level as data, and any Level as XML. */
 export { blockCentreUnits, formatUnits, GRID_WORLD, levelFrame, levelToXml, structureToLevel, structureToXml } from './levels/xml-write.js';
+export type { ConfigFile } from './llm/config.js';
+export { CONFIG_SCHEMA as configSchema, loadConfigFile, parseConfigText, resolveRunConfig } from './llm/config.js';
 export type { HostEvent, HostPoolSettings } from './llm/generate/host-pool.js';
 export { DEFAULT_POOL_SETTINGS, HostPool, HostsUnavailable, withModelCalls } from './llm/generate/host-pool.js';
 /** llms4pcg 2.0.1 limits: time before each call, tokens after; the official messages. */
@@ -162,6 +163,7 @@ export {
   chatOnce,
   DEFAULT_CALL_DEADLINE_S,
   DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MODEL_API,
   describeModel,
   hostHasModel,
   hostLabel,
@@ -175,8 +177,8 @@ export { buildSurvey, readSurvey } from './llm/survey/build.js';
 export { collectSurvey } from './llm/survey/collect.js';
 export { loadSurveyRatings } from './llm/survey/ratings.js';
 export { startSurveyServer } from './llm/survey/server.js';
-export type { ConfigFile, EngineKind as RunEngineKind, Rules, RunConfig, RunFlags } from './orchestrator/config/index.js';
-export { configSchema, ENGINES, loadConfigFile, parseConfigText, RULES, resolveRunConfig } from './orchestrator/config/index.js';
+export type { EngineKind as RunEngineKind, Rules, RunConfig, RunFlags } from './orchestrator/config/index.js';
+export { ENGINES, RULES } from './orchestrator/config/index.js';
 // The one reading of a competition folder (teams, or model folders of teams), shared by every command.
 export { checkCompetitionRoot, type RootLayout } from './orchestrator/layout/root-check.js';
 export { competitionSource, listCompetition } from './orchestrator/layout/trial-listing.js';

@@ -135,3 +135,17 @@ function isDanglingLink(path: string): boolean {
     return false;
   }
 }
+
+/** The editor and project of `--engine unity` when no options name them: SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT. */
+export function unityFromEnvironment(env: NodeJS.ProcessEnv = process.env): UnityLaunchOptions {
+  const editor = env.SBEVAL_UNITY_EDITOR;
+  const project = env.SBEVAL_UNITY_PROJECT;
+  if (!editor || !project) {
+    throw new SbevalError(
+      'config',
+      'the unity engine needs the editor binary and the Science Birds project',
+      'set SBEVAL_UNITY_EDITOR and SBEVAL_UNITY_PROJECT (see unity-plugin/README.md)',
+    );
+  }
+  return { editor, project };
+}

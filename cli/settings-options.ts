@@ -1,16 +1,8 @@
 import type { Command, Option } from 'commander';
 import { DEFAULT_SIMULATION } from '../bridge/engine.js';
-import { backendOf, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, MODEL_APIS } from '../llm/model-calls/index.js';
-import {
-  checkRootForCommand,
-  DEFAULTS,
-  keyChoices,
-  resolveSettings,
-  type Settings,
-  type SettingsCommand,
-  type SettingsFlags,
-  settingsLine,
-} from '../orchestrator/config/index.js';
+import { CONFIG_SCHEMA, checkRootForCommand, resolveSettings } from '../llm/config.js';
+import { backendOf, DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MODEL_API, MODEL_APIS } from '../llm/model-calls/index.js';
+import { DEFAULTS, keyChoices, type Settings, type SettingsCommand, type SettingsFlags, settingsLine } from '../orchestrator/config/index.js';
 import { list, option, positiveNumber, wholeNumber } from './options.js';
 
 /**
@@ -75,7 +67,7 @@ export interface SharedFlags {
 const OPTIONS: Record<SharedOption, () => Option[]> = {
   rules: () => [
     option('--rules <year>', 'competition rules: scoring, function name, similarity format', {
-      choices: keyChoices('rules'),
+      choices: keyChoices('rules', CONFIG_SCHEMA),
       defaultText: `the config's, else ${DEFAULTS.rules}`,
     }),
   ],
@@ -104,7 +96,7 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
     option(
       '--engine <kind>',
       'physics engine: headless-ws runs sbeval engine processes over WebSocket; unity: see unity-plugin/README.md; bridge: engines dial in (--listen)',
-      { choices: keyChoices('engine'), defaultText: "the config's, else headless" },
+      { choices: keyChoices('engine', CONFIG_SCHEMA), defaultText: "the config's, else headless" },
     ),
   ],
   workers: () => [option('--workers <n>', 'engines in parallel', { parse: wholeNumber(1, 1024), defaultText: "the config's, else one per core" })],
@@ -116,13 +108,13 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   ],
   damage: () => [
     option('--damage <formula>', 'damage at contact begin: contact-point (relative velocity at the contact points) or body (linear velocities)', {
-      choices: keyChoices('damage'),
+      choices: keyChoices('damage', CONFIG_SCHEMA),
       defaultText: `the config's, else ${DEFAULT_SIMULATION.damage}`,
     }),
   ],
   eol: () => [
     option('--eol <eol>', 'line ends of the result CSV files (the published 2024/2025 files are crlf)', {
-      choices: keyChoices('eol'),
+      choices: keyChoices('eol', CONFIG_SCHEMA),
       defaultText: "the config's, else this system's, as the official scoring script",
     }),
   ],
@@ -139,8 +131,8 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
   ],
   api: () => [
     option('--api <api>', `the API the model hosts speak: ${MODEL_APIS.map((api) => `${api} (${backendOf(api).help})`).join(' or ')}`, {
-      choices: keyChoices('api'),
-      defaultText: "the config's api, else ollama",
+      choices: keyChoices('api', CONFIG_SCHEMA),
+      defaultText: `the config's api, else ${DEFAULT_MODEL_API}`,
     }),
   ],
   callTimeout: () => [
@@ -159,7 +151,7 @@ const OPTIONS: Record<SharedOption, () => Option[]> = {
     option(
       '--uncertainty <on|off>',
       "the ranking's uncertainty: a seeded bootstrap over trials (with --robustness, over the physics too) writes result/score_intervals.csv and result/rank_probabilities.csv beside the official files (needs T ≥ 2)",
-      { choices: keyChoices('uncertainty'), defaultText: `the config's, else ${DEFAULTS.uncertainty.enabled ? 'on' : 'off'}` },
+      { choices: keyChoices('uncertainty', CONFIG_SCHEMA), defaultText: `the config's, else ${DEFAULTS.uncertainty.enabled ? 'on' : 'off'}` },
     ),
     option('--resamples <n>', 'bootstrap resamples (at most 100000)', {
       parse: wholeNumber(1, 100_000),

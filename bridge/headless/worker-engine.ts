@@ -210,3 +210,15 @@ export class WorkerEngine implements Engine {
     this.onDeath('closed');
   }
 }
+
+/** `count` engines in worker threads, once every one has loaded the engine; none is left running when one cannot start. */
+export async function startWorkerEngines(count: number): Promise<WorkerEngine[]> {
+  const engines = Array.from({ length: count }, () => new WorkerEngine());
+  try {
+    await Promise.all(engines.map((e) => e.started()));
+  } catch (error) {
+    await Promise.all(engines.map((e) => e.close()));
+    throw new SbevalError('launch', `headless worker failed to start: ${(error as Error).message}`, undefined, { cause: error });
+  }
+  return engines;
+}

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { resolveSettings } from '../../llm/config.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
-import { resolveSettings } from '../../orchestrator/config/index.js';
 import { checkLines, checkResults } from '../../orchestrator/result/check.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { SbevalError } from '../../core/errors.js';
+import { resolveSettings } from '../../llm/config.js';
 import { requireProgramConsent } from '../../llm/generate/consent.js';
 import { DEFAULT_POOL_SETTINGS, type HostEvent } from '../../llm/generate/host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TIME_LIMIT_S, OFFICIAL_TOKEN_LIMIT, OFFICIAL_TOP_P } from '../../llm/generate/limits.js';
@@ -10,7 +11,7 @@ import { OFFICIAL_MASTER_SEED_2025 } from '../../llm/generate/seeds.js';
 import { type GenerateOptions, type GenerateSummary, type LayoutChoice, runGenerate, stageName } from '../../llm/generate/stage.js';
 import { describeSubmission, loadSubmission, NEWLINES, type Newlines, type ObjectStyle, type Submission } from '../../llm/generate/submission.js';
 import { TokenMeter } from '../../llm/generate/token-meter.js';
-import { DEFAULTS, resolveSettings, type Settings, settingsLine } from '../../orchestrator/config/index.js';
+import { DEFAULTS, type Settings, settingsLine } from '../../orchestrator/config/index.js';
 import { formatSummary } from '../../orchestrator/layout/stage-log.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { OBJECT_STYLES } from '../../scoring/score/rules.js';

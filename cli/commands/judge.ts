@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { SbevalError } from '../../core/errors.js';
+import { resolveSettings } from '../../llm/config.js';
 import { DEFAULT_POOL_SETTINGS, withModelCalls } from '../../llm/generate/host-pool.js';
 import { type BackendOptions, DEFAULT_MAX_REFUSAL_RATE, type FailureCounts, refusalProblem } from '../../llm/judges/judge-run.js';
 import type { LevelFilter } from '../../llm/judges/levels.js';
@@ -14,7 +15,8 @@ import { RANK_SCORES, type RankScores } from '../../llm/judges/scoring/order.js'
 import { PERSPECTIVES } from '../../llm/judges/scoring/order-prompt.js';
 import { LOW_TIERS, reachableScores } from '../../llm/judges/scoring/rubric.js';
 import { VIEWS, type ViewKind } from '../../llm/judges/scoring/views.js';
-import { DEFAULTS, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
+import { modelCallSettings } from '../../llm/model-calls/settings.js';
+import { DEFAULTS, settingsLine } from '../../orchestrator/config/index.js';
 import { createProgressDisplay } from '../../orchestrator/progress/index.js';
 import { EXIT_CHECK_FAILED } from '../exit-codes.js';
 import { list, nonNegativeNumber, option, share, wholeNumber, wrapHelp } from '../options.js';
@@ -155,8 +157,9 @@ function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' 
     trials: config.sources.trials === 'default' ? undefined : config.trials,
   };
   const hosts = config.hosts;
+  const modelCalls = modelCallSettings(config.modelCalls);
   const judge: JudgeSettings = {
-    api: config.modelCalls.api,
+    api: modelCalls.api,
     model: flags.judge,
     temperature: flags.temperature,
     seed: flags.seed ?? config.seed,
@@ -171,7 +174,7 @@ function settingsFrom(root: string, flags: CommonFlags, command: 'judge rubric' 
       maxAttempts: flags.maxAttempts,
       call: { ...DEFAULT_POOL_SETTINGS.call, stream: true, stallTimeoutMs: flags.stallTimeout * 1000 },
     },
-    config.modelCalls,
+    modelCalls,
   );
   const backend: BackendOptions = { hosts, pool };
   return { config, filter, judge, backend, id: judgeId(flags.judge, flags.label) };

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { printable } from '../../core/printable.js';
+import { CONFIG_SCHEMA } from '../../llm/config.js';
 import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
 import { LLM_RESULT_CONTRIBUTORS } from '../../llm/result-contributors.js';
-import { CONFIG_FILES, configSchema, limitsSchema, settingsRecord, submissionSchema } from '../../orchestrator/config/index.js';
+import { CONFIG_FILES, limitsSchema, settingsRecord, submissionSchema } from '../../orchestrator/config/index.js';
 import { createProgressDisplay, formatSummaryLines } from '../../orchestrator/progress/index.js';
 import { isUnfinished, MODEL_HINT, type RunReport, runCompetition, unfinishedLines } from '../../orchestrator/run/index.js';
 import { rankingLines } from '../../orchestrator/stages/score-report.js';
@@ -26,9 +27,9 @@ interface RunCommandFlags extends SharedFlags {
   allowPrograms?: boolean;
 }
 
-/** The config file's keys as the schema has them (orchestrator/config/schema.ts), wrapped for --help. */
+/** The config file's keys as the schema has them (llm/config.ts), wrapped for --help. */
 function configKeysHelp(): string {
-  const keys = Object.keys(configSchema.shape).map((key) =>
+  const keys = Object.keys(CONFIG_SCHEMA.shape).map((key) =>
     key === 'limits'
       ? `limits {${Object.keys(limitsSchema.shape).join(', ')}}`
       : key === 'submissions'

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import type { ResolvedSubmission, Settings } from '../../orchestrator/config/index.js';
 import type { GenerateStage, RunContext } from '../../orchestrator/run/context.js';
+import { modelCallSettings } from '../model-calls/settings.js';
 import { type ConfiguredSubmission, requireProgramConsent } from './consent.js';
 import { DEFAULT_POOL_SETTINGS, type HostPoolSettings, withModelCalls } from './host-pool.js';
 import { OFFICIAL_TEMPERATURE, OFFICIAL_TOP_P } from './limits.js';
@@ -39,7 +40,7 @@ export function generateOptions(
     concurrency: choices.concurrency ?? settings.hosts.length,
     layout: choices.layout ?? 'auto',
     retryFailed: choices.retryFailed ?? false,
-    pool: withModelCalls(choices.pool ?? DEFAULT_POOL_SETTINGS, settings.modelCalls),
+    pool: withModelCalls(choices.pool ?? DEFAULT_POOL_SETTINGS, modelCallSettings(settings.modelCalls)),
   };
 }
 

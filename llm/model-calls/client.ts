@@ -1,7 +1,6 @@
-import type { ModelApi } from '../../orchestrator/config/model-calls.js';
 import { AnswerText, lineCap, parseJson } from './answer.js';
 import type { ModelDetails, ModelListing } from './api-backend.js';
-import { backendOf } from './apis.js';
+import { backendOf, type ModelApi } from './apis.js';
 import type { ModelEndpoint } from './endpoint.js';
 import { Exchange, type ExchangeBounds } from './exchange.js';
 import { CallError, type CallSettings, type ChatRequestSpec, type ChatResult } from './types.js';

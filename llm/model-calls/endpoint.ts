@@ -1,6 +1,5 @@
 import { SbevalError } from '../../core/errors.js';
-import { MODEL_APIS, type ModelApi } from '../../orchestrator/config/model-calls.js';
-import { backendOf } from './apis.js';
+import { backendOf, MODEL_APIS, type ModelApi } from './apis.js';
 import { type Host, hostLabel } from './host.js';
 
 /**

@@ -1,13 +1,13 @@
 export { CONFIG_FILES, loadConfigFile, parseConfigText } from './load.js';
-export { type ConfigFile, configSchema, ENGINES, type EngineKind, keyChoices, limitsSchema, RULES, type Rules, submissionSchema } from './schema.js';
+export { configSchema, ENGINES, type EngineKind, keyChoices, limitsSchema, RULES, type Rules, submissionSchema } from './schema.js';
 export {
   type CompetitionFolder,
   checkRootForCommand,
   DEFAULTS,
   type ResolvedSubmission,
+  type ResolveOptions,
   type RunConfig,
   type RunFlags,
-  resolveRunConfig,
   resolveSettings,
   type Settings,
   type SettingsCommand,

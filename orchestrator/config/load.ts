@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { SbevalError } from '../../core/errors.js';
 import { closestName } from '../../core/suggest.js';
-import { type ConfigFile, configSchema } from './schema.js';
+import { type ConfigFile, type ConfigSchema, configSchema } from './schema.js';
 
 /** Looked up at the competition root, in this order; two at once is an error (which one would win?). */
 export const CONFIG_FILES = ['sbeval.config.json', 'sbeval.config.yaml', 'sbeval.config.yml'] as const;
@@ -14,19 +14,19 @@ export interface LoadedConfig {
   config: ConfigFile;
 }
 
-/** The config file of a competition root, validated; `{}` when there is none. */
-export function loadConfigFile(root: string): LoadedConfig {
+/** The config file of a competition root, validated by `schema`; `{}` when there is none. */
+export function loadConfigFile(root: string, schema: ConfigSchema = configSchema): LoadedConfig {
   const present = CONFIG_FILES.map((name) => join(root, name)).filter((path) => existsSync(path));
   if (present.length > 1) {
     throw new SbevalError('config', `more than one config file at ${root}: ${present.map((p) => p.slice(root.length + 1)).join(', ')}`, 'keep one of them');
   }
   const file = present[0];
   if (!file) return { file: undefined, config: {} };
-  return { file, config: parseConfigText(readFileSync(file, 'utf8'), file) };
+  return { file, config: parseConfigText(readFileSync(file, 'utf8'), file, schema) };
 }
 
 /** Parses and validates config text; errors name the file and the key. */
-export function parseConfigText(text: string, file: string): ConfigFile {
+export function parseConfigText(text: string, file: string, schema: ConfigSchema = configSchema): ConfigFile {
   let data: unknown;
   try {
     data = file.endsWith('.json') ? JSON.parse(text.replace(/^\uFEFF/, '')) : parseYaml(text);
@@ -34,9 +34,9 @@ export function parseConfigText(text: string, file: string): ConfigFile {
     throw new SbevalError('config', `${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
   }
   if (data === null || data === undefined) return {};
-  const result = configSchema.safeParse(data);
+  const result = schema.safeParse(data);
   if (!result.success) {
-    const describe = issueDescriber(configSchema, data);
+    const describe = issueDescriber(schema, data);
     const lines = result.error.issues.map((issue) => `  ${describe(issue)}`);
     throw new SbevalError(
       'config',
@@ -171,7 +171,7 @@ function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[]
 }
 
 /** The schema of the value at `path` (through optional, default, array and record wrappers). */
-function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
+export function schemaAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
   let node: z.core.$ZodType | undefined = unwrap(schema);
   for (const key of path) {
     const def = node?._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType; valueType?: z.core.$ZodType } | undefined;

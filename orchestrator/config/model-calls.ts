@@ -1,10 +1,10 @@
 /**
- * What the settings hold about model calls (generation and the judges, llm/model-calls/): the APIs a
- * host may speak and the bounds of one call. They are settings like any other, resolved once with the
- * rest (settings.ts); the client that makes the calls reads them from here.
+ * What the settings hold about model calls (generation and the judges, llm/model-calls/): the API the
+ * hosts speak and the bounds of one call. They are settings like any other, resolved once with the
+ * rest (settings.ts). Which APIs exist is the LLM tooling's to say (llm/model-calls/apis.ts): the
+ * evaluator carries the name as the flag or the config gave it, checked by the config schema that
+ * knows them (llm/config.ts), and the client reads it from there.
  */
-export const MODEL_APIS = ['ollama', 'openai'] as const;
-export type ModelApi = (typeof MODEL_APIS)[number];
 
 /**
  * 1 MiB of answer text. A trial's answer is capped at the official 25,000 tokens (llms4pcg
@@ -21,8 +21,9 @@ export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 export const DEFAULT_CALL_DEADLINE_S = 600;
 
 /** The model-call settings every command resolves the same way (settings.ts). */
-export interface ModelCallSettings {
-  api: ModelApi;
+export interface ResolvedModelCalls {
+  /** The API `--api` or the config names; undefined: neither does (the tooling's default, llm/model-calls/apis.ts). */
+  api: string | undefined;
   /** The deadline of one call attempt (ms). */
   deadlineMs: number;
   maxAnswerBytes: number;

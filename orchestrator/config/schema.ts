@@ -4,7 +4,6 @@ import { ENGINE_KINDS, type EngineKind } from '../../bridge/engine-kinds.js';
 import { parseListen } from '../../bridge/listen.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../../scoring/score/rules.js';
 import { checkName } from '../layout/names.js';
-import { MODEL_APIS } from './model-calls.js';
 
 /**
  * `sbeval.config.(json|yaml|yml)` at the competition root: everything `sbeval run` needs that is not
@@ -77,8 +76,12 @@ export const configSchema = z.strictObject({
   models: z.array(z.string().min(1)).min(1).optional(),
   /** Model hosts sharing the generation work (URLs; credentials as userinfo only, never a key: keys come from the environment). */
   hosts: z.array(z.url()).min(1).optional(),
-  /** The API the hosts speak: Ollama's native one (default) or the OpenAI-style one (`…/v1/chat/completions`). */
-  api: z.enum(MODEL_APIS).optional(),
+  /**
+   * The API the hosts speak (Ollama's native one by default, or the OpenAI-style one). Its allowed
+   * values are the model APIs of llm/model-calls/apis.ts, which the evaluator does not read: the
+   * config schema of the CLI and the package (llm/config.ts) is this one with them.
+   */
+  api: z.string().min(1).optional(),
   /** Master seed of the generation (official 2025: 6280). */
   seed: z.number().int().optional(),
   /** Engine: in-process headless (default), headless worker processes over WebSocket, or remote engines over the bridge. */
@@ -121,8 +124,15 @@ export const configSchema = z.strictObject({
 
 export type ConfigFile = z.infer<typeof configSchema>;
 
+/**
+ * A schema of the whole config file: `configSchema`, or the one a floor above composes from it with
+ * the allowed values the evaluator does not know (llm/config.ts). Files and flags are checked by the
+ * one a command is given.
+ */
+export type ConfigSchema = z.ZodType<ConfigFile> & { shape: Record<keyof typeof configSchema.shape, z.core.$ZodType> };
+
 /** The text values a config key allows (its enum members, through optional and union): the choices of its flag. */
-export function keyChoices(key: keyof typeof configSchema.shape): string[] {
+export function keyChoices(key: keyof typeof configSchema.shape, schema: ConfigSchema = configSchema): string[] {
   const values = (node: z.core.$ZodType): string[] => {
     const def = node._zod.def as { type: string; innerType?: z.core.$ZodType; entries?: Record<string, unknown>; options?: z.core.$ZodType[] };
     if (def.type === 'optional' && def.innerType) return values(def.innerType);
@@ -130,7 +140,7 @@ export function keyChoices(key: keyof typeof configSchema.shape): string[] {
     if (def.type === 'union' && def.options) return [...new Set(def.options.flatMap(values))];
     return [];
   };
-  return values(configSchema.shape[key]);
+  return values(schema.shape[key]);
 }
 
 /** Where a resolved setting came from: its default, the config file, or a flag. */

@@ -5,15 +5,16 @@ import type { z } from 'zod';
 import { type DamageFormula, DEFAULT_SIMULATION } from '../../bridge/engine.js';
 import { parseListen } from '../../bridge/listen.js';
 import { SbevalError } from '../../core/errors.js';
+import { invariant } from '../../core/invariant.js';
 import { DEFAULT_RULES, RULE_SETS, ruleSetChoice } from '../../scoring/score/rules.js';
 import { ALPHABET, type StageFilter } from '../layout/competition.js';
 import { assertSafeName, modelFolderName } from '../layout/names.js';
 import { checkCompetitionRoot, lettersFound, type RootLayout, shownPath } from '../layout/root-check.js';
 import { COMPETITION_MODEL, cachedModelPath } from '../stages/model.js';
 import { parseCharacters } from './characters.js';
-import { type LoadedConfig, loadConfigFile, valueProblem } from './load.js';
-import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, type ModelApi, type ModelCallSettings } from './model-calls.js';
-import { type ConfigFile, configSchema, type EngineKind, limitsSchema, type Rules, type Source } from './schema.js';
+import { type LoadedConfig, loadConfigFile, schemaAt, valueProblem } from './load.js';
+import { DEFAULT_CALL_DEADLINE_S, DEFAULT_MAX_ANSWER_BYTES, type ResolvedModelCalls } from './model-calls.js';
+import { type ConfigFile, type ConfigSchema, configSchema, type EngineKind, type Rules, type Source } from './schema.js';
 import { assertSubsetMatches } from './subset.js';
 
 /**
@@ -64,7 +65,7 @@ export interface SettingsFlags {
   models?: readonly string[] | undefined;
   /** Model hosts and the master seed of generation. */
   hosts?: readonly string[] | undefined;
-  /** `ollama` | `openai`: the API the hosts speak. */
+  /** The API the hosts speak (llm/model-calls/apis.ts names them). */
   api?: string | undefined;
   /** Generation limits per trial (`--time-limit` s, `--token-limit`). */
   timeLimit?: number | undefined;
@@ -133,7 +134,7 @@ export interface Settings {
   models: Array<{ name: string; folder: string }>;
   hosts: string[];
   /** The API of the hosts, the call deadline and the answer cap (llm/model-calls). */
-  modelCalls: ModelCallSettings;
+  modelCalls: ResolvedModelCalls;
   seed: number;
   engine: EngineKind;
   workers: number;
@@ -273,34 +274,36 @@ function tokenFilePath(root: string, value: string | undefined, fromFlag: boolea
 }
 
 /**
- * Each flag is checked by the schema of the config key it stands for (schema.ts), so a flag and the
- * config file have one set of allowed values and bounds, and one "did you mean". In the order the
- * settings are picked (the first bad value is the one reported).
+ * Each flag is checked by the schema of the config key it stands for (schema.ts, or the one the
+ * command was given), so a flag and the config file have one set of allowed values and bounds, and one
+ * "did you mean". In the order the settings are picked (the first bad value is the one reported).
  */
-const FLAG_SCHEMAS: ReadonlyArray<readonly [keyof SettingsFlags, string, z.core.$ZodType]> = [
-  ['rules', '--rules', configSchema.shape.rules],
-  ['engine', '--engine', configSchema.shape.engine],
-  ['workers', '--workers', configSchema.shape.workers],
-  ['trials', '--trials', configSchema.shape.trials],
-  ['simulationTrials', '--sim-trials', configSchema.shape.simulationTrials],
-  ['damage', '--damage', configSchema.shape.damage],
-  ['robustness', '--robustness', configSchema.shape.robustness],
-  ['uncertainty', '--uncertainty', configSchema.shape.uncertainty],
-  ['resamples', '--resamples', configSchema.shape.resamples],
-  ['uncertaintySeed', '--uncertainty-seed', configSchema.shape.uncertaintySeed],
-  ['eol', '--eol', configSchema.shape.eol],
-  ['seed', '--seed', configSchema.shape.seed],
-  ['api', '--api', configSchema.shape.api],
-  ['timeLimit', '--time-limit', limitsSchema.shape.timeSeconds],
-  ['tokenLimit', '--token-limit', limitsSchema.shape.tokens],
-  ['callTimeout', '--call-timeout', limitsSchema.shape.callSeconds],
-  ['maxAnswerBytes', '--max-answer-bytes', limitsSchema.shape.answerBytes],
+const FLAG_KEYS: ReadonlyArray<readonly [keyof SettingsFlags, string, readonly string[]]> = [
+  ['rules', '--rules', ['rules']],
+  ['engine', '--engine', ['engine']],
+  ['workers', '--workers', ['workers']],
+  ['trials', '--trials', ['trials']],
+  ['simulationTrials', '--sim-trials', ['simulationTrials']],
+  ['damage', '--damage', ['damage']],
+  ['robustness', '--robustness', ['robustness']],
+  ['uncertainty', '--uncertainty', ['uncertainty']],
+  ['resamples', '--resamples', ['resamples']],
+  ['uncertaintySeed', '--uncertainty-seed', ['uncertaintySeed']],
+  ['eol', '--eol', ['eol']],
+  ['seed', '--seed', ['seed']],
+  ['api', '--api', ['api']],
+  ['timeLimit', '--time-limit', ['limits', 'timeSeconds']],
+  ['tokenLimit', '--token-limit', ['limits', 'tokens']],
+  ['callTimeout', '--call-timeout', ['limits', 'callSeconds']],
+  ['maxAnswerBytes', '--max-answer-bytes', ['limits', 'answerBytes']],
 ];
 
-function checkFlags(flags: SettingsFlags): void {
-  for (const [key, name, schema] of FLAG_SCHEMAS) {
+function checkFlags(flags: SettingsFlags, configFile: ConfigSchema): void {
+  for (const [key, name, path] of FLAG_KEYS) {
     const value = flags[key];
     if (value === undefined) continue;
+    const schema = schemaAt(configFile, path);
+    invariant(schema !== undefined, `the config schema has no key ${path.join('.')} for ${name}`);
     const result = schema['~standard'].validate(value);
     if (result instanceof Promise || !result.issues) continue;
     const issue = result.issues[0] as z.core.$ZodIssue;
@@ -320,7 +323,7 @@ function uncertaintySettings(sources: Record<string, Source>, flags: SettingsFla
   };
 }
 
-interface ResolveOptions {
+export interface ResolveOptions {
   /** The command (for messages). */
   command?: string;
   /** Base of `--model` (default: the working folder). */
@@ -335,11 +338,13 @@ interface ResolveOptions {
   env?: NodeJS.ProcessEnv;
   /** The model `sbeval model fetch` caches (default: the competition's, in `$SBEVAL_CACHE` or ~/.cache/sbeval). */
   cachedModel?: string;
+  /** The schema the config file and the flags are checked by (default: the evaluator's, schema.ts; the CLI's is llm/config.ts). */
+  schema?: ConfigSchema;
 }
 
 /** The root's config file (read only from a folder) and its layout check; configured submissions imply `allowEmpty`. */
 function loadRoot(root: string, flags: SettingsFlags, options: ResolveOptions): { loaded: LoadedConfig; file: ConfigFile; where: string; layout: RootLayout } {
-  const loaded = options.loaded ?? (existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root) : { file: undefined, config: {} });
+  const loaded = options.loaded ?? (existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root, options.schema) : { file: undefined, config: {} });
   const file: ConfigFile = loaded.config;
   const layout = checkCompetitionRoot(root, {
     command: options.command ?? 'run',
@@ -412,7 +417,7 @@ function pickWork(root: string, layout: RootLayout, sources: Record<string, Sour
 export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, options: ResolveOptions = {}): Settings {
   const root = resolve(rootArg);
   const { loaded, file, where, layout } = loadRoot(root, flags, options);
-  checkFlags(flags);
+  checkFlags(flags, options.schema ?? configSchema);
   const sources: Record<string, Source> = {};
   const { rules, engineText, workers, teams, characters, trials } = pickScope(sources, flags, file);
   const { simulationTrials, damage, robustness } = pickPhysics(sources, flags, file, engineText);
@@ -484,21 +489,16 @@ export function resolveSettings(rootArg: string, flags: SettingsFlags = {}, opti
 export function checkRootForCommand(
   rootArg: string,
   command: string,
-  options: { allowEmpty?: boolean; allowMissing?: boolean; models?: readonly string[] } = {},
+  options: { allowEmpty?: boolean; allowMissing?: boolean; models?: readonly string[]; schema?: ConfigSchema } = {},
 ): RootLayout {
   const root = resolve(rootArg);
-  const file = existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root).config : {};
+  const file = existsSync(root) && statSync(root).isDirectory() ? loadConfigFile(root, options.schema).config : {};
   return checkCompetitionRoot(root, {
     command,
     allowEmpty: options.allowEmpty === true || (file.submissions?.length ?? 0) > 0,
     allowMissing: options.allowMissing === true,
     modelFolders: [...(options.models ?? []), ...(file.models ?? [])].map(modelFolderName),
   });
-}
-
-/** @deprecated the old name of {@link resolveSettings}; the third argument was the loaded config file. */
-export function resolveRunConfig(rootArg: string, flags: SettingsFlags = {}, loaded?: LoadedConfig): Settings {
-  return resolveSettings(rootArg, flags, loaded ? { loaded } : {});
 }
 
 function resolveModel(
@@ -532,15 +532,15 @@ function resolveModel(
  * The model-call bounds: a call attempt may take the whole trial time limit (a call longer than the
  * entire budget could only have counted officially as a trial's last call; here it is the host's
  * failure, retried), or `DEFAULT_CALL_DEADLINE_S` when there is no limit; the answer cap defaults to
- * `DEFAULT_MAX_ANSWER_BYTES`.
+ * `DEFAULT_MAX_ANSWER_BYTES`. The API's default is the tooling's (llm/model-calls/apis.ts).
  */
-function modelCallSettings(flags: SettingsFlags, file: ConfigFile, timeSeconds: number, sources: Record<string, Source>): ModelCallSettings {
+function modelCallSettings(flags: SettingsFlags, file: ConfigFile, timeSeconds: number, sources: Record<string, Source>): ResolvedModelCalls {
   const limits = file.limits ?? {};
-  const api = pick<string>(sources, 'api', flags.api, file.api, 'ollama');
+  const api = pick<string | undefined>(sources, 'api', flags.api, file.api, undefined);
   const fallback = timeSeconds > 0 ? timeSeconds : DEFAULT_CALL_DEADLINE_S;
   const callSeconds = pick(sources, 'callTimeout', flags.callTimeout, limits.callSeconds, fallback);
   const maxAnswerBytes = pick(sources, 'maxAnswerBytes', flags.maxAnswerBytes, limits.answerBytes, DEFAULT_MAX_ANSWER_BYTES);
-  return { api: api as ModelApi, deadlineMs: Math.round(callSeconds * 1000), maxAnswerBytes };
+  return { api, deadlineMs: Math.round(callSeconds * 1000), maxAnswerBytes };
 }
 
 function resolveModels(names: readonly string[]): Array<{ name: string; folder: string }> {

@@ -16,7 +16,11 @@ const REQUEST: ChatRequestSpec = {
 };
 const BOUNDS: CallSettings = { stream: true, stallTimeoutMs: 5000, deadlineMs: 5000, maxAnswerBytes: 1024 * 1024 };
 
-async function normal(api: ModelApi, stream: boolean, calls: number) {
+/** The APIs the fake hosts speak (test/helpers/fake-ollama.ts, test/helpers/hostile-host.ts). */
+const FAKED_APIS = ['ollama', 'openai'] as const satisfies readonly ModelApi[];
+type FakedApi = (typeof FAKED_APIS)[number];
+
+async function normal(api: FakedApi, stream: boolean, calls: number) {
   const server = await new FakeOllama({ models: ['m'] }).start();
   try {
     const endpoint = ModelEndpoint.parse(server.url, api, {});
@@ -37,7 +41,7 @@ async function normal(api: ModelApi, stream: boolean, calls: number) {
   }
 }
 
-async function hostile(api: ModelApi, mode: HostileMode) {
+async function hostile(api: FakedApi, mode: HostileMode) {
   const target = mode === 'redirect' ? await new FakeOllama({ models: ['m'] }).start() : undefined;
   const host = await new HostileHost({ mode, api, models: ['m'], ...(target ? { redirectTo: target.url } : {}) }).start();
   try {
@@ -70,7 +74,7 @@ export const modelCallsSuite: BenchSuite = {
   description: 'one model call per API against an instant fake host, and against hostile hosts until the bounds end it (deadline 5 s, answer cap 1 MiB)',
   async run() {
     const rows = [];
-    for (const api of ['ollama', 'openai'] as const) {
+    for (const api of FAKED_APIS) {
       rows.push(await normal(api, true, 500));
       rows.push(await normal(api, false, 500));
       for (const mode of ['drip', 'endless', 'endless-line', 'redirect'] as const) rows.push(await hostile(api, mode));

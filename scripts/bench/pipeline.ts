@@ -18,7 +18,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { mulberry32 as prng } from '../../bridge/headless/order.js';
-import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
 import { listTrialFiles } from '../../orchestrator/layout/competition.js';
 import type { ProgressSink, TickOutcome } from '../../orchestrator/progress/types.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
@@ -109,7 +109,7 @@ async function timedRun(root: string, model: string, label: string, overlapSimil
   const started = performance.now();
   const cpu = process.cpuUsage();
   const report = await runCompetition({
-    config: resolveRunConfig(root, { model, workers: availableParallelism() }),
+    config: resolveSettings(root, { model, workers: availableParallelism() }),
     progress: clock,
     ...(overlapSimilarity !== undefined ? { overlapSimilarity } : {}),
   });

@@ -5,10 +5,10 @@ import type { Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/main.js';
 import { type SharedFlags, settingsFlags } from '../../cli/settings-options.js';
+import { resolveSettings } from '../../llm/config.js';
 import { loadRubric } from '../../llm/judges/rubric-file.js';
 import { LOW_TIERS, reachableScores } from '../../llm/judges/scoring/rubric.js';
 import { parseRubricAnswer } from '../../llm/judges/scoring/rubric-answer.js';
-import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { RootGuard } from '../../orchestrator/layout/root-guard.js';
 import { runBuilt } from '../helpers/built-cli.js';
 import { copyExampleSources } from '../helpers/cli.js';
@@ -63,7 +63,7 @@ describe('the help of every command', async () => {
         for (const choice of option.argChoices!) {
           const flags = await parsedFlags(path, option, choice);
           expect(flags[option.attributeName()], `${path.join(' ')} ${option.long} ${choice}`).toBe(choice);
-          // A shared setting goes through the one settings resolution (orchestrator/config/settings.ts).
+          // A shared setting goes through the one settings resolution (orchestrator/config/settings.ts, with the CLI's schema: llm/config.ts).
           if (isSetting(option))
             expect(
               () => resolveSettings(root, settingsFlags(flags as SharedFlags), { command: path.join(' ') }),

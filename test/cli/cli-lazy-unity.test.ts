@@ -9,7 +9,7 @@ import { sbevalArgv } from '../helpers/sbeval-bin.js';
 
 /**
  * `sbeval unity doctor` loads the doctor's modules and none of the other unity commands' (the command
- * groups of cli/commands/index.ts): the real CLI in a child process, with a module-resolution hook
+ * groups of cli/commands/index.ts), and `sbeval --help` none of the LLM tooling: the real CLI in a child process, with a module-resolution hook
  * that writes every module URL it resolves to a file.
  */
 const dir = mkdtempSync(join(tmpdir(), 'sbeval-lazy-unity-'));
@@ -28,8 +28,8 @@ writeFileSync(
 const register = join(dir, 'register.mjs');
 writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
 
-/** The CLI's own command modules (dist/cli/commands/*.js) a run of `args` resolved. */
-async function commandModules(args: string[]): Promise<string[]> {
+/** The modules under `dist/<folder>/` a run of `args` resolved (default: the CLI's own command modules, by file name). */
+async function commandModules(args: string[], folder = 'cli/commands/'): Promise<string[]> {
   const log = join(dir, `${args.join('-')}.log`);
   writeFileSync(log, '');
   const result = await execa(process.execPath, ['--import', pathToFileURL(register).href, ...sbevalArgv(args)], {
@@ -40,14 +40,20 @@ async function commandModules(args: string[]): Promise<string[]> {
   expect(result.exitCode, String(result.stderr)).toBe(0);
   const modules = readFileSync(log, 'utf8')
     .split('\n')
-    .filter((url) => url.includes('/dist/cli/commands/'));
+    .filter((url) => url.includes(`/dist/${folder}`));
   return [...new Set(modules.map((url) => url.slice(url.lastIndexOf('/') + 1)))].sort();
 }
 
-describe('the unity and publish commands load lazily', () => {
+describe('the CLI loads only the command it runs', () => {
   it('`unity doctor` loads the doctor and not unity.js or unity-calibrate.js; `unity launch` loads unity.js', async () => {
     expect(await commandModules(['unity', 'doctor', '--help'])).toEqual(['index.js', 'summaries.js', 'unity-doctor.js']);
     expect(await commandModules(['unity', 'launch', '--help'])).toEqual(expect.arrayContaining(['unity.js', 'unity-calibrate.js', 'unity-doctor.js']));
+  }, 60_000);
+
+  it('`--help` and `view --help` load no module of the LLM tooling (no model-call client, no config schema of its own); `judge rubric --help` does', async () => {
+    expect(await commandModules(['--help'], 'llm/')).toEqual([]);
+    expect(await commandModules(['view', '--help'], 'llm/')).toEqual([]);
+    expect(await commandModules(['judge', 'rubric', '--help'], 'llm/')).toEqual(expect.arrayContaining(['apis.js', 'config.js', 'client.js']));
   }, 60_000);
 
   it('`publish` loads its own command module and no other command', async () => {

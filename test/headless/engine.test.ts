@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIMULATION, type LevelJob, type LevelSink } from '../../bridge/engine.js';
+import { ENGINE_KINDS, STARTED_ENGINES } from '../../bridge/engine-kinds.js';
 import { createEngines } from '../../bridge/engines.js';
 import type { FrameBatch, SimEvent } from '../../bridge/frames.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
@@ -185,6 +186,10 @@ describe('WorkerEngine (worker thread)', () => {
   it('createEngines refuses unknown kinds and counts', async () => {
     await expect(createEngines('quantum', 1)).rejects.toThrow(/unknown engine "quantum"/);
     await expect(createEngines('headless', 0)).rejects.toThrow(/positive integer/);
+    // The kinds it starts are the entries of bridge/engine-kinds.ts with a `start`: `bridge` has none.
+    await expect(createEngines('bridge', 1)).rejects.toMatchObject({ message: 'unknown engine "bridge"', hint: 'choose one of: headless, headless-ws, unity' });
+    await expect(createEngines('toString', 1)).rejects.toThrow(/unknown engine "toString"/);
+    expect(STARTED_ENGINES).toEqual(ENGINE_KINDS.filter((kind) => kind !== 'bridge'));
   });
 });
 

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../core/errors.js';
-import { loadConfigFile, resolveRunConfig, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
+import { resolveSettings as resolveWholeSettings } from '../../llm/config.js';
+import { modelCallSettings } from '../../llm/model-calls/settings.js';
+import { loadConfigFile, resolveSettings, settingsLine } from '../../orchestrator/config/index.js';
 
 /** A competition root (one team with a raw folder) plus the given files. */
 function competition(files: Record<string, string> = {}): string {
@@ -27,7 +29,7 @@ const errorOf = (fn: () => unknown): string => {
 
 describe('run config', () => {
   it('works without a config file: official defaults, A–Z, 10 trials, 2025 rules', () => {
-    const config = resolveRunConfig(competition(), { workers: 2 });
+    const config = resolveSettings(competition(), { workers: 2 });
     expect(config.configFile).toBeUndefined();
     expect(config.rules).toBe('2025');
     expect(config.prefix).toBe('drop_block');
@@ -42,7 +44,7 @@ describe('run config', () => {
     const yamlRoot = competition({
       'sbeval.config.yaml': 'rules: 2023\ncharacters: A-C\ntrials: 5\nworkers: 3\nlimits:\n  stallSeconds: 2\n  engineRetries: 1\n',
     });
-    const fromYaml = resolveRunConfig(yamlRoot);
+    const fromYaml = resolveSettings(yamlRoot);
     expect(fromYaml.rules).toBe('2023');
     expect(fromYaml.prefix).toBe('ab_drop');
     expect(fromYaml.characters).toEqual(['A', 'B', 'C']);
@@ -52,7 +54,7 @@ describe('run config', () => {
     expect(fromYaml.limits.engineRetries).toBe(1);
     expect(fromYaml.sources.rules).toBe('config');
 
-    const overridden = resolveRunConfig(yamlRoot, { rules: '2024', workers: 1, chars: 'A' });
+    const overridden = resolveSettings(yamlRoot, { rules: '2024', workers: 1, chars: 'A' });
     expect(overridden.rules).toBe('2024');
     expect(overridden.prefix).toBe('drop_block');
     expect(overridden.workers).toBe(1);
@@ -64,7 +66,7 @@ describe('run config', () => {
       'a/raw/A/a_A_1.txt': '',
       'b/raw/A/b_A_1.txt': '',
     });
-    const fromJson = resolveRunConfig(jsonRoot);
+    const fromJson = resolveSettings(jsonRoot);
     expect(fromJson.engine).toBe('headless-ws');
     expect(fromJson.teams).toEqual(['a', 'b']);
   });
@@ -80,22 +82,27 @@ describe('run config', () => {
   });
 
   it('resolves the model-call API and bounds the same way for every command: flags, then the config, then the defaults', () => {
-    const bare = resolveSettings(competition(), {}, { env: {} });
+    // The CLI's resolution: the evaluator's with the whole config schema (llm/config.ts), the API's default applied by the tooling.
+    const calls = (root: string, flags = {}) => modelCallSettings(resolveWholeSettings(root, flags, { env: {} }).modelCalls);
     // The call deadline follows the time limit (500 s officially), the answer cap is 1 MiB.
-    expect(bare.modelCalls).toEqual({ api: 'ollama', deadlineMs: 500_000, maxAnswerBytes: 1_048_576 });
+    expect(calls(competition())).toEqual({ api: 'ollama', deadlineMs: 500_000, maxAnswerBytes: 1_048_576 });
+    expect(resolveSettings(competition(), {}, { env: {} }).modelCalls).toEqual({ api: undefined, deadlineMs: 500_000, maxAnswerBytes: 1_048_576 });
     expect(resolveSettings(competition(), { timeLimit: 0 }, { env: {} }).modelCalls.deadlineMs).toBe(600_000);
     expect(resolveSettings(competition(), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(5000);
     const root = competition({ 'sbeval.config.yaml': 'api: openai\nlimits:\n  timeSeconds: 120\n  answerBytes: 65536\n' });
-    expect(resolveSettings(root, {}, { env: {} }).modelCalls).toEqual({ api: 'openai', deadlineMs: 120_000, maxAnswerBytes: 65_536 });
-    expect(resolveSettings(root, { api: 'ollama', callTimeout: 2.5, maxAnswerBytes: 4096 }, { env: {} }).modelCalls).toEqual({
-      api: 'ollama',
-      deadlineMs: 2500,
-      maxAnswerBytes: 4096,
-    });
+    expect(calls(root)).toEqual({ api: 'openai', deadlineMs: 120_000, maxAnswerBytes: 65_536 });
+    expect(calls(root, { api: 'ollama', callTimeout: 2.5, maxAnswerBytes: 4096 })).toEqual({ api: 'ollama', deadlineMs: 2500, maxAnswerBytes: 4096 });
     expect(resolveSettings(competition({ 'sbeval.config.yaml': 'limits:\n  callSeconds: 30\n' }), { timeLimit: 5 }, { env: {} }).modelCalls.deadlineMs).toBe(
       30_000,
     );
-    expect(errorOf(() => resolveSettings(competition(), { api: 'anthropic' }, { env: {} }))).toBe('--api "anthropic" is not one of ollama, openai');
+    expect(errorOf(() => resolveWholeSettings(competition(), { api: 'anthropic' }, { env: {} }))).toBe('--api "anthropic" is not one of ollama, openai');
+    expect(errorOf(() => resolveWholeSettings(competition({ 'sbeval.config.yaml': 'api: olama\n' }), {}, { env: {} }))).toMatch(
+      /key "api": "olama" is not one of ollama, openai — did you mean "ollama"\?/,
+    );
+    // The evaluator alone carries the name without knowing the APIs; the tooling refuses it in the same words before a call.
+    const unknown = resolveSettings(competition(), { api: 'openia' }, { env: {} }).modelCalls;
+    expect(unknown.api).toBe('openia');
+    expect(errorOf(() => modelCallSettings(unknown))).toMatch(/^api "openia" is not one of ollama, openai — did you mean "openai"\?/);
     expect(errorOf(() => resolveSettings(competition(), { maxAnswerBytes: 10 }, { env: {} }))).toBe('--max-answer-bytes must be a whole number ≥ 1024, got 10');
     // A key has no place in the config: only the environment holds it.
     expect(errorOf(() => resolveSettings(competition({ 'sbeval.config.yaml': 'apiKey: sk-123\n' }), {}))).toMatch(/apiKey/);
@@ -147,39 +154,39 @@ describe('run config', () => {
   it('rejects team names that could leave the root, from the config and from flags', () => {
     for (const team of ['..', '../x', 'a/b', '.hidden', '']) {
       const root = competition({ 'sbeval.config.json': JSON.stringify({ teams: [team] }) });
-      expect(errorOf(() => resolveRunConfig(root))).toMatch(/key "teams\.0"/);
+      expect(errorOf(() => resolveSettings(root))).toMatch(/key "teams\.0"/);
     }
-    expect(errorOf(() => resolveRunConfig(competition(), { teams: ['x/../../etc'] }))).toMatch(/team name "x\/\.\.\/\.\.\/etc" contains a path separator/);
+    expect(errorOf(() => resolveSettings(competition(), { teams: ['x/../../etc'] }))).toMatch(/team name "x\/\.\.\/\.\.\/etc" contains a path separator/);
     const submission = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 'x/..', file: 'p.txt' }], models: ['m'] }) });
-    expect(errorOf(() => resolveRunConfig(submission))).toMatch(/key "submissions\.0\.team"/);
+    expect(errorOf(() => resolveSettings(submission))).toMatch(/key "submissions\.0\.team"/);
   });
 
   it('keeps submission files inside the root, also through symbolic links', () => {
     const outside = competition({ 'secret.txt': 'not a prompt' });
     const escaping = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: '../secret.txt' }], models: ['m'] }) });
-    expect(errorOf(() => resolveRunConfig(escaping))).toMatch(/submissions\.0\.file "\.\.\/secret\.txt" points outside the competition root/);
+    expect(errorOf(() => resolveSettings(escaping))).toMatch(/submissions\.0\.file "\.\.\/secret\.txt" points outside the competition root/);
     const linked = competition({ 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompt.txt' }], models: ['m'] }) });
     symlinkSync(join(outside, 'secret.txt'), join(linked, 'prompt.txt'));
-    expect(errorOf(() => resolveRunConfig(linked))).toMatch(/is a link that leads outside the competition root/);
+    expect(errorOf(() => resolveSettings(linked))).toMatch(/is a link that leads outside the competition root/);
     const fine = competition({
       'prompts/p.txt': 'Build <OBJECT>',
       'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'prompts/p.txt' }], models: ['qwen2.5:32b'] }),
     });
-    const config = resolveRunConfig(fine);
+    const config = resolveSettings(fine);
     expect(config.submissions[0]!.file).toBe(join(fine, 'prompts', 'p.txt'));
     expect(config.models).toEqual([{ name: 'qwen2.5:32b', folder: 'qwen2.5_32b' }]);
   });
 
   it('needs models when submissions are configured, and distinct model folders', () => {
     const noModels = competition({ 'p.txt': 'x', 'sbeval.config.json': JSON.stringify({ submissions: [{ team: 't', file: 'p.txt' }] }) });
-    expect(errorOf(() => resolveRunConfig(noModels))).toMatch(/submissions are configured but no models/);
+    expect(errorOf(() => resolveSettings(noModels))).toMatch(/submissions are configured but no models/);
     const clash = competition({ 'sbeval.config.json': JSON.stringify({ models: ['a:b', 'a/b'] }) });
-    expect(errorOf(() => resolveRunConfig(clash))).toMatch(/"a:b" and "a\/b" map to the same folder "a_b"/);
+    expect(errorOf(() => resolveSettings(clash))).toMatch(/"a:b" and "a\/b" map to the same folder "a_b"/);
   });
 
   it('says how to get a similarity model when the configured one is missing', () => {
     const root = competition({ 'sbeval.config.json': JSON.stringify({ model: 'models/vit.onnx' }) });
-    expect(errorOf(() => resolveRunConfig(root))).toMatch(/vit\.onnx does not exist \(sbeval model fetch pittawat\/vit-base-uppercase-english-characters\)/);
+    expect(errorOf(() => resolveSettings(root))).toMatch(/vit\.onnx does not exist \(sbeval model fetch pittawat\/vit-base-uppercase-english-characters\)/);
   });
 
   it("finds the model: --model against the working folder, the config's against the root, else the cached one, named", () => {
@@ -207,8 +214,8 @@ describe('run config', () => {
   });
 
   it('rejects bad flag values with the flag name', () => {
-    expect(errorOf(() => resolveRunConfig(competition(), { rules: '2022' }))).toMatch(/--rules "2022" is not one of 2023, 2024, 2025/);
-    expect(errorOf(() => resolveRunConfig(competition(), { engine: 'box2d' }))).toMatch(/--engine "box2d" is not one of headless, headless-ws, unity, bridge/);
-    expect(errorOf(() => resolveRunConfig(competition(), { chars: 'A-5' }))).toMatch(/not in the alphabet/);
+    expect(errorOf(() => resolveSettings(competition(), { rules: '2022' }))).toMatch(/--rules "2022" is not one of 2023, 2024, 2025/);
+    expect(errorOf(() => resolveSettings(competition(), { engine: 'box2d' }))).toMatch(/--engine "box2d" is not one of headless, headless-ws, unity, bridge/);
+    expect(errorOf(() => resolveSettings(competition(), { chars: 'A-5' }))).toMatch(/not in the alphabet/);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { EngineEndpoint } from '../../bridge/endpoint.js';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import type { RemoteEngine } from '../../bridge/remote-engine.js';
-import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { runSimulateStage } from '../../orchestrator/stages/simulate.js';
@@ -60,7 +60,7 @@ describe('sbeval run with faulty engines', () => {
     };
     let report;
     try {
-      report = await runCompetition({ config: resolveRunConfig(root, { workers: 3 }), engineFactory: factory });
+      report = await runCompetition({ config: resolveSettings(root, { workers: 3 }), engineFactory: factory });
     } finally {
       await endpoint.close();
       for (const child of children) child.kill('SIGKILL');

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { HeadlessEngine } from '../../bridge/headless/engine.js';
 import { readTrace } from '../../bridge/trace.js';
 import { GENERATE_STAGE } from '../../llm/generate/run-stage.js';
-import { resolveRunConfig } from '../../orchestrator/config/index.js';
+import { resolveSettings } from '../../orchestrator/config/index.js';
 import type { EngineFactory } from '../../orchestrator/pool/index.js';
 import { runCompetition } from '../../orchestrator/run/index.js';
 import { parseDiversityJson } from '../../scoring/formats/diversity.js';
@@ -40,7 +40,7 @@ beforeAll(() => {
 describe('sbeval run with a similarity model', () => {
   it('scores the competition, puts the failure accounting in the report, and is idempotent', async () => {
     const root = exampleCopy({ config: 'rules: 2024\ntrials: 3\n' });
-    const config = resolveRunConfig(root, { model, workers: 2 });
+    const config = resolveSettings(root, { model, workers: 2 });
     const report = await runCompetition({ config, engineFactory: inProcess });
     expect(report.similarity).toBe(true);
     expect(report.stages.map((s) => `${s.stage}:${s.status}`)).toEqual([
@@ -99,7 +99,7 @@ describe('sbeval run with a similarity model', () => {
     expect(rows.filter((r) => r[4] !== 'image').every((r) => r[7] === '')).toBe(true);
 
     const before = snapshot(root);
-    const again = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
+    const again = await runCompetition({ config: resolveSettings(root, { model, workers: 2 }), engineFactory: inProcess });
     expect(again.levels.simulated).toBe(0);
     expect(again.levels.cached).toBe(rows.filter((r) => r[4] === 'image').length);
     const after = snapshot(root);
@@ -110,7 +110,7 @@ describe('sbeval run with a similarity model', () => {
     writeFileSync(join(root, 'BlockSmith', 'stability', 'notes.txt'), 'a stray file\n');
     const notes: string[] = [];
     const progress = { start() {}, tick() {}, end() {}, note: (stage: string, message: string) => void notes.push(`${stage}: ${message}`) };
-    const third = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess, progress });
+    const third = await runCompetition({ config: resolveSettings(root, { model, workers: 2 }), engineFactory: inProcess, progress });
     const stray = third.warnings.filter((w) => w.message.includes('notes.txt'));
     expect(stray).toHaveLength(1);
     expect(notes.filter((n) => n.includes('notes.txt'))).toHaveLength(1);
@@ -128,7 +128,7 @@ describe('sbeval run with a similarity model', () => {
     // The second model lost one response: its row must say so.
     rmSync(join(root, 'beta_3b', 'BlockSmith', 'raw', 'I', 'BlockSmith_I_2.txt'));
     writeFileSync(join(root, 'sbeval.config.yaml'), 'rules: 2025\ntrials: 3\nmodels: ["alpha:7b", "beta:3b"]\n');
-    const report = await runCompetition({ config: resolveRunConfig(root, { model, workers: 2 }), engineFactory: inProcess });
+    const report = await runCompetition({ config: resolveSettings(root, { model, workers: 2 }), engineFactory: inProcess });
     expect(report.stages.filter((s) => s.stage === 'similarity').map((s) => s.model)).toEqual(['alpha_7b', 'beta_3b']);
     expect(report.stages.slice(-3)).toMatchObject([
       { stage: 'score', status: 'done' },
@@ -172,7 +172,7 @@ describe('sbeval run with a similarity model', () => {
 describe('sbeval run --traces', () => {
   it('records every simulated trial as a trace that reads back to the level, its trial and the stability verdict', async () => {
     const root = exampleCopy({ teams: ['GridThinkers'], letters: ['I', 'O'] });
-    const report = await runCompetition({ config: resolveRunConfig(root, { traces: true, workers: 2 }), engineFactory: inProcess });
+    const report = await runCompetition({ config: resolveSettings(root, { traces: true, workers: 2 }), engineFactory: inProcess });
     const simulated = report.trials.filter((t) => t.stageReached === 'image');
     expect(simulated.length).toBeGreaterThan(0);
     for (const row of simulated) {
@@ -198,7 +198,7 @@ describe('sbeval run --traces', () => {
     }
     // A second run keeps the traces byte for byte (no times in them) and records nothing new.
     const before = snapshot(root);
-    await runCompetition({ config: resolveRunConfig(root, { traces: true, workers: 2 }), engineFactory: inProcess });
+    await runCompetition({ config: resolveSettings(root, { traces: true, workers: 2 }), engineFactory: inProcess });
     const after = snapshot(root);
     for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
     expect([...after.keys()]).toEqual([...before.keys()]);
@@ -212,7 +212,7 @@ describe('sbeval run with a configured submission', () => {
       join(root, 'sbeval.config.yaml'),
       'rules: 2024\ncharacters: A\ntrials: 1\nmodels: [m1]\nhosts: ["http://127.0.0.1:9"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n',
     );
-    await expect(runCompetition({ config: resolveRunConfig(root, { workers: 1 }), engineFactory: inProcess })).rejects.toThrow(
+    await expect(runCompetition({ config: resolveSettings(root, { workers: 1 }), engineFactory: inProcess })).rejects.toThrow(
       /the config lists submissions, but this caller gave runCompetition no generate stage/,
     );
     expect(list(root)).toEqual(['sbeval.config.yaml']);
@@ -226,7 +226,7 @@ describe('sbeval run with a configured submission', () => {
         join(root, 'sbeval.config.yaml'),
         `rules: 2024\ncharacters: A-C\ntrials: 2\nmodels: [m1]\nhosts: ["${server.url}"]\nsubmissions:\n  - team: zero_shot\n    file: "builtin:zero-shot"\n`,
       );
-      const report = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
+      const report = await runCompetition({ config: resolveSettings(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
       expect(report.stages[0]).toMatchObject({ stage: 'generate', status: 'done' });
       const answered = server.calls.filter((c) => c.outcome === 'ok').length;
       expect(answered).toBe(6);
@@ -236,7 +236,7 @@ describe('sbeval run with a configured submission', () => {
       expect(report.trials.every((t) => t.stageReached !== 'none')).toBe(true);
 
       const before = snapshot(root);
-      await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
+      await runCompetition({ config: resolveSettings(root, { workers: 2 }), engineFactory: inProcess, generate: GENERATE_STAGE });
       expect(server.calls.filter((c) => c.outcome === 'ok').length).toBe(answered);
       const after = snapshot(root);
       for (const [file, hash] of before) expect(after.get(file), file).toBe(hash);
@@ -261,7 +261,7 @@ describe('sbeval run when engines keep failing one level', () => {
       return engine;
     };
     writeFileSync(join(root, 'sbeval.config.yaml'), 'trials: 3\nlimits:\n  engineRetries: 1\n');
-    const first = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: flaky });
+    const first = await runCompetition({ config: resolveSettings(root, { workers: 2 }), engineFactory: flaky });
     const row = first.trials.find((t) => t.letter === 'I' && t.trial === '2')!;
     expect(row.stageReached).toBe('level');
     expect(row.reason).toMatch(/connection reset by peer \(after 1 retry on other engines\)/);
@@ -275,7 +275,7 @@ describe('sbeval run when engines keep failing one level', () => {
     const attempts = lines.filter((l) => l.type === 'pool.attempt-start' && l.levelId === victim).map((l) => l.engineId);
     expect(new Set(attempts).size).toBe(2);
 
-    const second = await runCompetition({ config: resolveRunConfig(root, { workers: 2 }), engineFactory: inProcess });
+    const second = await runCompetition({ config: resolveSettings(root, { workers: 2 }), engineFactory: inProcess });
     expect(second.levels.simulated).toBe(1);
     expect(second.trials.find((t) => t.letter === 'I' && t.trial === '2')!.stageReached).toBe('image');
     expect(list(join(root, 'BlockSmith', 'stability'))).toEqual(['I.json', 'L.json']);

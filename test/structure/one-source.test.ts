@@ -7,6 +7,7 @@ import { ENGINE_KINDS } from '../../bridge/engine-kinds.js';
 import { DROP_FAILURES } from '../../levels/drop.js';
 import { CODE_NOT_FOUND } from '../../levels/extract.js';
 import { NEWLINES } from '../../llm/generate/submission.js';
+import { MODEL_APIS } from '../../llm/model-calls/apis.js';
 import { NEVER_GENERATED, NOT_CONVERTED, NOT_EXTRACTED, NOT_SIMULATED } from '../../orchestrator/report/fates.js';
 import { OBJECT_STYLES, RULE_SET_NAMES } from '../../scoring/score/rules.js';
 import { OFFICIAL_MOVEMENT_THRESHOLD } from '../../scoring/stability.js';
@@ -129,9 +130,14 @@ const LISTS: readonly ListRule[] = [
     home: 'bridge/engine-kinds.ts',
     kind: 'enumeration',
     members: ENGINE_KINDS,
-    kept: { 'orchestrator/stages/calibrate.ts unity headless': 'the two sides a calibration compares, not a choice of engine' },
+    kept: {
+      'orchestrator/stages/calibrate.ts unity headless': 'the two sides a calibration compares, not a choice of engine',
+      'orchestrator/stages/calibrate.ts headless unity': "the two sides' trials a calibration collects, not a choice of engine",
+      'cli/commands/unity-calibrate.ts unity headless': "the two sides' results a calibration prints, not a choice of engine",
+    },
   },
   { name: 'damage formulas', home: 'bridge/engine.ts', kind: 'enumeration', members: DAMAGE_FORMULAS },
+  { name: 'model APIs', home: 'llm/model-calls/apis.ts', kind: 'enumeration', members: MODEL_APIS },
   { name: '<OBJECT> styles', home: RULE_SETS_FILE, kind: 'enumeration', members: OBJECT_STYLES },
   { name: 'prompt line ends', home: 'llm/generate/submission.ts', kind: 'enumeration', members: NEWLINES },
   { name: "the official converter's failures", home: 'levels/drop.ts', kind: 'wording', members: DROP_FAILURES },
@@ -146,7 +152,18 @@ const LISTS: readonly ListRule[] = [
 
 const stringValue = (node: ts.Node): string | undefined => (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : undefined);
 
-/** The string members of a list written in one place: an array's elements, a union's literal types, a chain's compared literals. */
+/** The key of an object literal's property written as a name or a string (`headless:`, `'headless-ws':`). */
+const propertyName = (node: ts.ObjectLiteralElementLike): string | undefined =>
+  ts.isPropertyAssignment(node) || ts.isMethodDeclaration(node) || ts.isShorthandPropertyAssignment(node)
+    ? ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)
+      ? node.name.text
+      : undefined
+    : undefined;
+
+/**
+ * The string members of a list written in one place: an array's elements, a union's literal types, a
+ * chain's compared literals, an object literal's keys (a record keyed by the members).
+ */
 function groupsOf(file: ts.SourceFile): Array<{ node: ts.Node; values: string[] }> {
   const groups: Array<{ node: ts.Node; values: string[] }> = [];
   const isChain = (node: ts.Node): node is ts.BinaryExpression =>
@@ -161,6 +178,7 @@ function groupsOf(file: ts.SourceFile): Array<{ node: ts.Node; values: string[] 
   };
   const visit = (node: ts.Node): void => {
     if (ts.isArrayLiteralExpression(node)) groups.push({ node, values: node.elements.map(stringValue).filter((v) => v !== undefined) });
+    if (ts.isObjectLiteralExpression(node)) groups.push({ node, values: node.properties.map(propertyName).filter((v) => v !== undefined) });
     if (ts.isUnionTypeNode(node))
       groups.push({ node, values: node.types.map((t) => (ts.isLiteralTypeNode(t) ? stringValue(t.literal) : undefined)).filter((v) => v !== undefined) });
     if (isChain(node) && !isChain(node.parent)) groups.push({ node, values: compared(node) });
@@ -210,7 +228,7 @@ describe('each list of allowed values is written once', () => {
     });
   }
 
-  it('names planted copies: a zod enum, a union type, a chain of comparisons, a choices list, a reason quoted in a help text', () => {
+  it('names planted copies: a zod enum, a union type, a chain of comparisons, a choices list, a reason quoted in a help text, a record keyed by the members', () => {
     const engines = LISTS.find((l) => l.name === 'engine kinds')!;
     const lineEnds = LISTS.find((l) => l.name === 'prompt line ends')!;
     const fates = LISTS.find((l) => l.name === 'the fates of unfinished trials')!;
@@ -223,12 +241,14 @@ describe('each list of allowed values is written once', () => {
         "export const one = (k: string) => k === 'unity';",
         `export const help = \`a trial with no file is "${NEVER_GENERATED}"\`;`,
         "export const flag = option('--newlines <mode>', 'line ends', { choices: ['lf', 'keep'] });",
+        "export const starts = { unity: startUnity, 'headless-ws': startFleet };",
       ].join('\n'),
     };
     expect(listCopies([planted], engines).map(shown)).toEqual([
       'orchestrator/planted.ts:1 "headless unity"',
       'orchestrator/planted.ts:2 "headless-ws bridge"',
       'orchestrator/planted.ts:3 "unity bridge"',
+      'orchestrator/planted.ts:7 "unity headless-ws"',
     ]);
     expect(listCopies([planted], fates).map(shown)).toEqual([`orchestrator/planted.ts:5 ${JSON.stringify(NEVER_GENERATED)}`]);
     expect(listCopies([planted], lineEnds).map(shown)).toEqual(['orchestrator/planted.ts:6 "lf keep"']);

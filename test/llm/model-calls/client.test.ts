@@ -6,6 +6,7 @@ import {
   chatOnce,
   describeModel,
   listModels,
+  MODEL_APIS,
   type ModelApi,
   ModelEndpoint,
 } from '../../../llm/model-calls/index.js';
@@ -17,7 +18,12 @@ import { HostileHost, type HostileMode } from '../../helpers/hostile-host.js';
  * native API and its OpenAI-compatible `/v1`, and hostile hosts (a byte every 2 s, endless streams,
  * redirects, servers that echo credentials). Each bound is shown for both APIs.
  */
-const APIS: ModelApi[] = ['ollama', 'openai'];
+/** The APIs the fake hosts speak (test/helpers/fake-ollama.ts, test/helpers/hostile-host.ts): every one of llm/model-calls/apis.ts. */
+const APIS = ['ollama', 'openai'] as const satisfies readonly ModelApi[];
+
+it('covers every model API the registry lists (a new one needs its fake host and its cases here)', () => {
+  expect([...MODEL_APIS].sort()).toEqual([...APIS].sort());
+});
 const BOUNDS: CallSettings = { stream: true, stallTimeoutMs: 30_000, deadlineMs: 60_000, maxAnswerBytes: 1024 * 1024 };
 const stoppers: Array<() => Promise<void>> = [];
 
