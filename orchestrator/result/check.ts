@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileSha256Sync } from '../../core/hash.js';
 import type { Settings } from '../config/index.js';
+import { simulationIdentity } from '../stages/level-cache.js';
 import type { ResultContributor } from './contributors.js';
 import { ACCOUNTING_FILES, ROBUSTNESS_FILE, resultFolders, SCORE_FILES } from './files.js';
 import { inputFiles, kindOfPath } from './inputs.js';
@@ -34,6 +35,12 @@ export interface CheckResult {
    * settings of the config): differs when the ranking would now be written or refused otherwise.
    */
   readiness: { recorded: Manifest['score']; now: Manifest['score'] } | undefined;
+  /**
+   * The simulation settings the manifest was written with (`run --engine headless-ws`) and those this
+   * check asks with (the config's, as `score` and `run` without options), when they differ: the folder
+   * may be unchanged and yet not be scored again as it is.
+   */
+  simulation: { recorded: string; asked: string } | undefined;
   /** The engines' and similarity model's records of the stage files (manifest.ts `identity`), when they changed. */
   identity: { recorded: Manifest['identity']; now: Manifest['identity'] } | undefined;
   /** Result files vouched for by the manifest that were edited or removed. */
@@ -93,7 +100,24 @@ export function checkResults(settings: Settings, contributors: readonly ResultCo
     folders.removed.length +
     (readiness ? 1 : 0) +
     (identity ? 1 : 0);
-  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, folders, readiness, identity, versions, kinds };
+  const simulation = simulationChange(manifest, settings);
+  return { current: manifest !== undefined && changes === 0, manifest, inputs, outputs, folders, readiness, simulation, identity, versions, kinds };
+}
+
+/** `CheckResult.simulation`: the manifest's simulation settings against the check's, when both are known and differ. */
+function simulationChange(manifest: Manifest | undefined, settings: Settings): CheckResult['simulation'] {
+  const s = manifest?.settings;
+  if (!s || typeof s.engine !== 'string' || typeof s.simulationTrials !== 'number' || typeof s.damage !== 'string') return undefined;
+  const recorded = simulationIdentity({ engine: s.engine, simulationTrials: s.simulationTrials, damage: s.damage as Settings['damage'] }).label;
+  const asked = simulationIdentity(settings).label;
+  return recorded === asked ? undefined : { recorded, asked };
+}
+
+/** Whether the only difference `check` found is that the folder cannot be scored again with other simulation settings. */
+function onlyOtherSettings(result: CheckResult): boolean {
+  const { inputs, outputs, folders } = result;
+  const counts = [inputs.changed, inputs.added, inputs.removed, outputs.changed, outputs.missing, outputs.unlisted, folders.added, folders.removed];
+  return result.simulation !== undefined && result.identity === undefined && counts.every((list) => list.length === 0);
 }
 
 /** Folders of the root now that the manifest does not list, and listed ones that are gone (a manifest without the list: all are new). */
@@ -131,10 +155,17 @@ export function checkLines(result: CheckResult, shown = 5): string[] {
     ];
   }
   const total = Object.keys(manifest.inputs).length;
+  const rerun = manifest.command === 'run' ? 'run' : 'score';
   const head = result.current
     ? `result/ describes the folder: ${total} input file(s) unchanged since sbeval ${manifest.command} wrote it`
-    : `result/ does not describe the folder any more (written by sbeval ${manifest.command}); run sbeval ${manifest.command === 'run' ? 'run' : 'score'} to bring it up to date`;
+    : onlyOtherSettings(result)
+      ? `result/ holds what sbeval ${manifest.command} wrote from these ${total} unchanged input file(s), but with other simulation settings than the configuration's`
+      : `result/ does not describe the folder any more (written by sbeval ${manifest.command}); run sbeval ${rerun} to bring it up to date`;
   const lines = [head];
+  if (result.simulation)
+    lines.push(
+      `  written with ${result.simulation.recorded}; the configuration gives ${result.simulation.asked}: without the same --engine, --sim-trials and --damage, score refuses these levels and run simulates them again (or set them in sbeval.config.yaml)`,
+    );
   for (const [label, list] of [
     ['changed', inputs.changed],
     ['added', inputs.added],

@@ -59,7 +59,13 @@ export async function scoreResults(
       settings,
       contributors,
       command: 'score',
-      record: scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
+      // The simulation settings decide whether the levels can be scored (result/readiness.ts): recorded, `check` names them.
+      record: {
+        ...scoreSettingsRecord({ ...options, trials: settings.trials, eol: settings.eol }),
+        engine: settings.engine,
+        simulationTrials: settings.simulationTrials,
+        damage: settings.damage,
+      },
       options,
       // --robustness N: each folder's knife-edge table from the cached runs, as run writes it.
       ...(options.physics ? { robustness: { runs: options.physics.runs, levels: options.physics.levels } } : {}),

@@ -66,4 +66,25 @@ describe('check sees what decides the ranking', () => {
     const score = await sbeval(['score', root]);
     expect(score.code).toBe(1);
   }, 120_000);
+
+  it('a run with another engine than the config’s, nothing changed since: check says so, naming both settings, as score refuses', async () => {
+    const root = copyOf(scored, join(ws.dir, 'engine'));
+    await ok(['run', root, '--engine', 'headless-ws', '--workers', '1']);
+    const check = await sbeval(['check', root]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(
+      /^result\/ holds what sbeval run wrote from these \d+ unchanged input file\(s\), but with other simulation settings than the configuration's\n/,
+    );
+    expect(check.stdout).toContain(
+      '\n  written with engine headless-ws, 3 stability trial(s), damage contact-point; the configuration gives engine headless, 3 stability trial(s), damage contact-point:',
+    );
+    expect(check.stdout).not.toContain('does not describe the folder any more');
+    expect((await sbeval(['score', root])).code).toBe(1);
+
+    // The same settings given to score: recorded in its manifest, so check names them again.
+    await ok(['score', root, '--engine', 'headless-ws']);
+    const after = await sbeval(['check', root]);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toMatch(/^result\/ holds what sbeval score wrote from these \d+ unchanged input file\(s\)/);
+  }, 240_000);
 });
