@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DamageFormula } from '../../bridge/engine.js';
 import { TraceRecorder } from '../../bridge/trace.js';
-import { describeError } from '../../core/errors.js';
 import { CODE_NOT_FOUND, extractCode } from '../../levels/extract.js';
 import { convertProgram } from '../../levels/pipeline.js';
 import { OFFICIAL_RULE, OFFICIAL_WINDOW_STEPS } from '../../scoring/stability.js';
@@ -157,7 +156,10 @@ async function commitStep(state: EffectsState, { level, stability, trials }: Com
   return { status: 'ok', cached: false };
 }
 
-/** A level the engine cannot load fails the same way every time: kept like the simulate stage keeps it. */
+/**
+ * A level the engine cannot load fails the same way every time: kept like the simulate stage keeps it.
+ * A storage fault while keeping it is thrown: it stops the run (orchestrator/run/fault.ts).
+ */
 async function recordLevelError(state: EffectsState, level: LevelRef, reason: string): Promise<void> {
   try {
     await state.options.results.keepLevelError(
@@ -166,9 +168,6 @@ async function recordLevelError(state: EffectsState, level: LevelRef, reason: st
       await xmlOf(state, level.id),
       reason,
     );
-  } catch (error) {
-    // Not cached: the level is simply tried again next run.
-    void describeError(error);
   } finally {
     state.xmls.delete(level.id);
     state.trials.forget(level);

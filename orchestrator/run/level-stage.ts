@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { storageFault } from '../../core/storage.js';
 import { type CompetitionFolder, stageFilter } from '../config/index.js';
 import { StageLog } from '../layout/stage-log.js';
-import { type LevelInput, provideLevelMachine, startLevel } from '../machine/index.js';
+import { type LevelInput, type LevelRef, provideLevelMachine, startLevel } from '../machine/index.js';
 import { type EnginePool, NOT_KEPT_REASON } from '../pool/index.js';
 import { type EngineIdentityCheck, simulationIdentity } from '../stages/level-cache.js';
 import { LevelResults, validCache } from '../stages/level-results.js';
@@ -178,6 +179,19 @@ function levelEffects(ctx: RunContext, competition: CompetitionFolder, todo: rea
   });
 }
 
+/** Keeps a level's error like simulate keeps it; false after a storage fault, which the latch turns into the run's end. */
+async function keptLevelError(ctx: RunContext, effects: RunEffects, level: LevelRef, reason: string): Promise<boolean> {
+  try {
+    await effects.recordLevelError(level, reason);
+    return true;
+  } catch (error) {
+    const fault = storageFault(error);
+    if (!fault) throw error;
+    ctx.latch.report(fault);
+    return false;
+  }
+}
+
 /** One machine per level, a bounded number in flight (memory stays flat; the pool queues their trials). */
 async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effects: RunEffects, results: LevelResults): Promise<void> {
   const { report, progress, options } = ctx;
@@ -195,7 +209,8 @@ async function runMachines(ctx: RunContext, todo: readonly PlannedLevel[], effec
       if (outcome.failure?.kind === 'cancelled') return; // not an outcome: the next run does this level
       ctx.outcomes.push(outcome);
       report.levels.retries += outcome.retries.length;
-      if (outcome.failure?.kind === 'level' && outcome.failure.stage === 'simulate') await effects.recordLevelError(level.ref, outcome.failure.reason);
+      if (outcome.failure?.kind === 'level' && outcome.failure.stage === 'simulate' && !(await keptLevelError(ctx, effects, level.ref, outcome.failure.reason)))
+        return;
       if (outcome.status === 'failed') report.levels.failed += 1;
       if (willSimulate) {
         report.levels.simulated += 1;

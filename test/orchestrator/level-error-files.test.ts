@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SBEVAL_BIN } from '../helpers/sbeval-bin.js';
 import { copyOf, ok, scoredExample, type Workspace, workspace } from './helpers/result-folder.js';
 
 /**
@@ -59,5 +62,25 @@ describe('a level that can no longer be loaded', () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/ - Failed - \S/);
     expect(newLines(byRun, before)).toEqual(logged);
+  }, 180_000);
+
+  it('that cannot be kept because its cache folder turned read-only stops simulate and run alike with one storage line', async () => {
+    // The fault-injection seam of test/orchestrator/storage-faults.test.ts: every change under the folder fails (EROFS).
+    const seam = fileURLToPath(new URL('../helpers/fs-faults.mjs', import.meta.url));
+    for (const command of ['simulate', 'run']) {
+      const root = copyOf(scored, join(ws.dir, `read-only-${command}`));
+      for (const source of SOURCES) rmSync(join(root, source));
+      writeFileSync(join(root, LEVEL), 'not a level XML\n');
+      const fault = { code: 'EROFS', under: join(root, '.sbeval', 'simulate', 'BlockSmith', 'I') };
+      const result = await execa(process.execPath, [SBEVAL_BIN, command, root, ...(command === 'run' ? ['--model', ws.model] : [])], {
+        reject: false,
+        env: { NODE_OPTIONS: `--import ${seam}`, SBEVAL_FS_FAULT: JSON.stringify(fault) },
+      });
+      const lines = result.stderr.split('\n').filter((l) => l.startsWith('sbeval:'));
+      expect(result.exitCode, `${command}: ${result.stderr}`).toBe(2);
+      expect(lines, command).toEqual([expect.stringMatching(/^sbeval: \[storage\] cannot .*BlockSmith_I_1.*: the file system is read-only \(EROFS\)/)]);
+      // Nothing kept: the level's cache is still the earlier run's (of the level before it was edited).
+      expect(readFileSync(join(root, CACHE), 'utf8'), command).toBe(readFileSync(join(scored, CACHE), 'utf8'));
+    }
   }, 180_000);
 });
