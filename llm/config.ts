@@ -31,7 +31,7 @@ export function resolveSettings(root: string, flags: SettingsFlags = {}, options
   return resolveEvaluatorSettings(root, flags, { ...options, schema: CONFIG_SCHEMA });
 }
 
-/** @deprecated the old name of {@link resolveSettings}; the third argument was the loaded config file. */
+/** {@link resolveSettings} as the package API offers it (index.ts): the third argument is a config file already loaded. */
 export function resolveRunConfig(root: string, flags: SettingsFlags = {}, loaded?: LoadedConfig): Settings {
   return resolveSettings(root, flags, loaded ? { loaded } : {});
 }
