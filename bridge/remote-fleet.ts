@@ -108,6 +108,8 @@ class Instance {
   process: ResultPromise | undefined;
   pid: number | undefined;
   remote: RemoteEngine | undefined;
+  /** Whether the process of the latest start has connected: one that never did cannot be told to quit. */
+  connectedSinceStart = false;
   identity: EngineIdentity | undefined;
   starts = 0;
   gaveUp = false;
@@ -168,6 +170,7 @@ class Instance {
   attach(remote: RemoteEngine): void {
     const old = this.remote;
     this.remote = remote;
+    this.connectedSinceStart = true;
     this.identity = remote.identity;
     if (old && old !== remote && old.alive) void old.close('superseded by a new connection of the same instance');
     const waiters = this.waiters;
@@ -191,6 +194,7 @@ class Instance {
   start(): void {
     const spec = this.fleet.launcher.spec(this.info);
     this.starts += 1;
+    this.connectedSinceStart = false;
     appendFileSync(
       this.info.logFile,
       `\n=== sbeval: start ${this.starts} of ${this.info.name}: ${spec.file} ${spec.args.join(' ')} (${new Date().toISOString()})\n`,
@@ -230,15 +234,19 @@ class Instance {
     this.fleet.onInstanceDied(this);
   }
 
-  /** Graceful quit: bye, wait, SIGTERM, wait, SIGKILL (to the whole process group). */
+  /** Graceful quit: bye, wait (when this start connected), SIGTERM, wait, SIGKILL (to the whole process group). */
   async stop(quitMs: number, killMs: number): Promise<void> {
     this.stopping = true;
     this.failWaiters(new SbevalError('shutdown', `engine ${this.info.name} is shutting down`));
     const child = this.process;
     if (this.remote?.alive) await this.remote.close('orchestrator finished').catch(() => undefined);
     if (!child) return;
-    this.stoppedBy = 'bye';
-    if (await settlesWithin(this.exited, quitMs)) return;
+    // An editor that never connected (still importing, or stuck before play mode) hears no bye: waiting
+    // for it to quit would only add the quit timeout before the SIGTERM it needs anyway.
+    if (this.connectedSinceStart) {
+      this.stoppedBy = 'bye';
+      if (await settlesWithin(this.exited, quitMs)) return;
+    }
     this.stoppedBy = 'SIGTERM';
     this.signalGroup('SIGTERM');
     if (await settlesWithin(this.exited, killMs)) return;

@@ -20,6 +20,7 @@ let dir: string;
 let project: string;
 let scripts: string;
 let exe: string;
+let noPlayMode: ReturnType<typeof doctor>;
 
 interface Report {
   ok: boolean;
@@ -34,6 +35,9 @@ beforeAll(async () => {
   scripts = join(dir, 'scripts');
   const levels = [loadRuler().levels[0]!.xml, loadReference().find((l) => l.level === 'V1_L_10')!.xml];
   writeScripts(scripts, headlessPasses(levels));
+  // An editor that never enters play mode makes the doctor wait out its deadline: that wait runs
+  // beside the other cases instead of after them (its test awaits it).
+  noPlayMode = doctor(standInExecutable(dir, exe, 'Unity-no-play', ['-doubleBroken', 'no-play-mode']), ['--deadline', '20']);
 }, 900_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -93,8 +97,7 @@ describe('sbeval unity doctor (the stand-in editor runs the plugin on the test d
   }, 120_000);
 
   it('an editor that never enters play mode: exit 1 at "play mode entered", within its own deadline', async () => {
-    const unity = standInExecutable(dir, exe, 'Unity-no-play', ['-doubleBroken', 'no-play-mode']);
-    const result = await doctor(unity, ['--deadline', '20']);
+    const result = await noPlayMode;
     expect(result.exitCode, result.stderr).toBe(1);
     expect(line(result.stdout, 'editor start')).toMatch(
       /^FAIL +editor start +reached "entry method ran", not "play mode entered" within 20 s \(.*did not connect within 20 s.*\) — fix: the editor did not enter play mode from -executeMethod in batch mode/,
