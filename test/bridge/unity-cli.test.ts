@@ -81,10 +81,10 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
   it('starts the instances, feeds every level, restarts the one that crashed mid-level, loses no level', async () => {
     const levels = join(dir, 'levels');
     mkdirSync(levels, { recursive: true });
-    // `a` kills its instance mid-level; the others take a second each, so work is still queued when
-    // the crashed instance comes back.
+    // `a` kills its instance mid-level; the others are held until the crashed instance has started
+    // again, so the run cannot end before the restart.
     const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
-    for (const n of names) writeFileSync(join(levels, `${n}.xml`), `${goldenLevel('V1_L_1')}<!-- sbeval-test:slow -->\n`);
+    for (const n of names) writeFileSync(join(levels, `${n}.xml`), `${goldenLevel('V1_L_1')}<!-- sbeval-test:until-restart -->\n`);
     writeFileSync(join(levels, 'a.xml'), `${goldenLevel('V1_L_5')}<!-- sbeval-test:crash-once -->\n`);
     const out = join(dir, 'out');
     const logDir = join(dir, 'logs');

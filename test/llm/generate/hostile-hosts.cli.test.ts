@@ -98,9 +98,10 @@ describe('generate against hostile model hosts (real CLI)', () => {
   it('ends each call to a host that drips 1 byte every 2 s at the deadline the time limit sets, and stops the run with the reason', async () => {
     const host = await hostile('drip');
     const root = tempRoot();
-    const result = await run(generateArgs(root, host.url, ['--time-limit', '5', '--stall-timeout', '5']));
+    // The drip never stalls (a byte every 2 s < --stall-timeout 5 s); only the 3 s call deadline ends it.
+    const result = await run(generateArgs(root, host.url, ['--time-limit', '3', '--stall-timeout', '5']));
     expect(result.exitCode, result.stderr).toBe(1);
-    const reason = `no complete answer from ${host.url} within the call deadline of 5 s (--call-timeout)`;
+    const reason = `no complete answer from ${host.url} within the call deadline of 3 s (--call-timeout)`;
     const calls = runLog(root).filter((l) => l.type === 'call');
     // --host-failures 3 (default): three attempts, then the only host is set aside and the call gives up.
     expect(calls.map((c) => [c.ok, c.error])).toEqual([
