@@ -159,6 +159,19 @@ export function readRater(out: string, rater: string): { file: RaterFile; warnin
   return readRaterAnswers(out, checkRaterId(rater));
 }
 
+/**
+ * One item's answer of a rater, as `readRater` would give it (the item's own file before the
+ * one-file-per-rater layout), reading only that item's file: a save reads one answer, not all of them.
+ */
+export function readRaterItem(out: string, rater: string, itemId: string): { answer: ItemAnswer | undefined; warnings: string[] } {
+  const path = answerPath(out, rater, itemId);
+  const old = () => readOldRaterFile(out, rater)[itemId];
+  if (path === undefined || !existsSync(path)) return { answer: old(), warnings: [] };
+  const answer = readAnswerFile(path);
+  if ('problem' in answer) return { answer: old(), warnings: [`${join('answers', rater, `${itemId}.json`)}: ${answer.problem}; skipped`] };
+  return { answer, warnings: [] };
+}
+
 /** Every rater with a folder in `answers/`; what is not a rater's folder or answer is named in `warnings`. */
 export function listRaters(out: string): { raters: RaterFile[]; warnings: string[]; entries: number } {
   const dir = join(out, 'answers');

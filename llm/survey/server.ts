@@ -8,7 +8,7 @@ import { describeError, SbevalError } from '../../core/errors.js';
 import { allowedHosts, checkHost, decodeSegment, HttpError, listenOn, requestPath, urlHost } from '../../core/http-guard.js';
 import { writeFileAtomic } from '../../orchestrator/layout/atomic.js';
 import { createViewerHandler, type ViewerHandler, viewerErrorStatus } from '../../viewer/server.js';
-import { answerPath, answerText, checkAnswer, type ItemAnswer, itemOrder, levelOf, MAX_COMMENT, readRater } from './answers.js';
+import { answerPath, answerText, checkAnswer, type ItemAnswer, itemOrder, levelOf, MAX_COMMENT, readRater, readRaterItem } from './answers.js';
 import { readSurvey, type SurveyFile } from './build.js';
 import { type Invite, raterOfToken, readInvites } from './invites.js';
 import type { PublicSurvey, RaterAnswer, RaterView } from './page-data.js';
@@ -179,7 +179,8 @@ class AnswerFiles {
       const path = answerPath(this.out, rater, itemId);
       const item = this.survey.items.find((i) => i.id === itemId);
       if (path === undefined || item === undefined) throw new HttpError(400, `no item ${itemId}`);
-      const stored = raterAnswers(this.out, rater)[itemId];
+      const { answer: stored, warnings } = readRaterItem(this.out, rater, itemId);
+      for (const w of warnings) log(w);
       // An answer to another level under the same item id (the survey was rebuilt) is not merged into.
       const previous = stored && (stored.level === undefined || stored.level === levelOf(item)) ? stored : undefined;
       const comment = answer.comment ?? previous?.comment;
