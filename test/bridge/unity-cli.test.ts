@@ -82,7 +82,7 @@ describe('sbeval unity launch (with a stand-in editor)', () => {
     const levels = join(dir, 'levels');
     mkdirSync(levels, { recursive: true });
     // `a` kills its instance mid-level; the others are held until the crashed instance has started
-    // again, so the run cannot end before the restart.
+    // again (at most 5 s each), so the run does not end before the restart.
     const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
     for (const n of names) writeFileSync(join(levels, `${n}.xml`), `${goldenLevel('V1_L_1')}<!-- sbeval-test:until-restart -->\n`);
     writeFileSync(join(levels, 'a.xml'), `${goldenLevel('V1_L_5')}<!-- sbeval-test:crash-once -->\n`);
