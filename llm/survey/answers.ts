@@ -101,6 +101,9 @@ function readAnswerFile(path: string): ItemAnswer | { problem: string } {
   return parsed.data;
 }
 
+/** The organizer's line for an answer file that is left out. */
+const skipped = (shown: string, problem: string): string => `${shown}: ${problem}; skipped`;
+
 /** One rater's answers so far (none yet: no folder), and the files that could not be read. */
 function readRaterDir(dir: string, rater: string): { file: RaterFile; warnings: string[] } {
   const answers: Record<string, ItemAnswer> = {};
@@ -112,7 +115,7 @@ function readRaterDir(dir: string, rater: string): { file: RaterFile; warnings: 
     const shown = join('answers', rater, name);
     const itemId = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
     const answer = ITEM_ID.test(itemId) ? readAnswerFile(join(dir, name)) : { problem: 'the file name is not <item>.json' };
-    if ('problem' in answer) warnings.push(`${shown}: ${answer.problem}; skipped`);
+    if ('problem' in answer) warnings.push(skipped(shown, answer.problem));
     else answers[itemId] = answer;
   }
   return { file: { rater, answers }, warnings };
@@ -168,7 +171,7 @@ export function readRaterItem(out: string, rater: string, itemId: string): { ans
   const old = () => readOldRaterFile(out, rater)[itemId];
   if (path === undefined || !existsSync(path)) return { answer: old(), warnings: [] };
   const answer = readAnswerFile(path);
-  if ('problem' in answer) return { answer: old(), warnings: [`${join('answers', rater, `${itemId}.json`)}: ${answer.problem}; skipped`] };
+  if ('problem' in answer) return { answer: old(), warnings: [skipped(join('answers', rater, `${itemId}.json`), answer.problem)] };
   return { answer, warnings: [] };
 }
 
